@@ -1,0 +1,399 @@
+//! The event trace: every operation is a sequence of typed events.
+//!
+//! Two kinds of events share one stream:
+//! * **mutations** (`FreeListAdd`, `PcpDel`, `SetPageblock`, `Counter`, …) are the only way the
+//!   engine changes a [`crate::zone::Zone`]. Each carries what is needed to undo it, so the
+//!   timeline can step backwards exactly ([`crate::zone::Zone::unapply`]) and replay forwards
+//!   from a checkpoint ([`crate::zone::Zone::apply`]) through the same code the live run used.
+//! * **annotations** (tracepoints, fallback probes, watermark checks, messages, call
+//!   enter/exit) explain what happened; they change nothing but the cost counters.
+//!
+//! Every event names the kernel function it belongs to and a [`Step`], the stable id of a line
+//! in that function's pseudocode ([`crate::pseudocode`]).
+
+use crate::types::MigrateType;
+use serde::{Deserialize, Serialize};
+
+/// "No pfn": list end, or "inserted at the head".
+pub const NIL: u32 = u32::MAX;
+
+/// Kernel functions the model follows, by their `mm/page_alloc.c` / `mm/vmalloc.c` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[allow(non_camel_case_types)]
+pub enum KernelFn {
+    alloc_pages,
+    get_page_from_freelist,
+    __alloc_pages_slowpath,
+    rmqueue,
+    rmqueue_pcplist,
+    nr_pcp_alloc,
+    rmqueue_bulk,
+    rmqueue_buddy,
+    __rmqueue,
+    __rmqueue_smallest,
+    expand,
+    __rmqueue_claim,
+    find_suitable_fallback,
+    try_to_claim_block,
+    __rmqueue_steal,
+    reserve_highatomic_pageblock,
+    zone_watermark_ok,
+    __free_pages,
+    __free_frozen_pages,
+    free_pages_prepare,
+    free_frozen_page_commit,
+    free_pcppages_bulk,
+    free_one_page,
+    __free_one_page,
+    split_page,
+    drain_pages_zone,
+    free_contig_range,
+    __free_contig_range_common,
+    free_prepared_contig_range,
+    alloc_contig_range,
+    vmalloc,
+    vm_area_alloc_pages,
+    alloc_pages_bulk,
+    vfree,
+    memblock_free_all,
+}
+
+impl KernelFn {
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelFn::alloc_pages => "alloc_pages",
+            KernelFn::get_page_from_freelist => "get_page_from_freelist",
+            KernelFn::__alloc_pages_slowpath => "__alloc_pages_slowpath",
+            KernelFn::rmqueue => "rmqueue",
+            KernelFn::rmqueue_pcplist => "rmqueue_pcplist",
+            KernelFn::nr_pcp_alloc => "nr_pcp_alloc",
+            KernelFn::rmqueue_bulk => "rmqueue_bulk",
+            KernelFn::rmqueue_buddy => "rmqueue_buddy",
+            KernelFn::__rmqueue => "__rmqueue",
+            KernelFn::__rmqueue_smallest => "__rmqueue_smallest",
+            KernelFn::expand => "expand",
+            KernelFn::__rmqueue_claim => "__rmqueue_claim",
+            KernelFn::find_suitable_fallback => "find_suitable_fallback",
+            KernelFn::try_to_claim_block => "try_to_claim_block",
+            KernelFn::__rmqueue_steal => "__rmqueue_steal",
+            KernelFn::reserve_highatomic_pageblock => "reserve_highatomic_pageblock",
+            KernelFn::zone_watermark_ok => "zone_watermark_ok",
+            KernelFn::__free_pages => "__free_pages",
+            KernelFn::__free_frozen_pages => "__free_frozen_pages",
+            KernelFn::free_pages_prepare => "free_pages_prepare",
+            KernelFn::free_frozen_page_commit => "free_frozen_page_commit",
+            KernelFn::free_pcppages_bulk => "free_pcppages_bulk",
+            KernelFn::free_one_page => "free_one_page",
+            KernelFn::__free_one_page => "__free_one_page",
+            KernelFn::split_page => "split_page",
+            KernelFn::drain_pages_zone => "drain_pages_zone",
+            KernelFn::free_contig_range => "free_contig_range",
+            KernelFn::__free_contig_range_common => "__free_contig_range_common",
+            KernelFn::free_prepared_contig_range => "free_prepared_contig_range",
+            KernelFn::alloc_contig_range => "alloc_contig_range",
+            KernelFn::vmalloc => "vmalloc",
+            KernelFn::vm_area_alloc_pages => "vm_area_alloc_pages",
+            KernelFn::alloc_pages_bulk => "alloc_pages_bulk",
+            KernelFn::vfree => "vfree",
+            KernelFn::memblock_free_all => "memblock_free_all",
+        }
+    }
+
+    /// Source file of the function, for the elixir link.
+    pub fn source_file(self) -> &'static str {
+        match self {
+            KernelFn::vmalloc | KernelFn::vm_area_alloc_pages | KernelFn::vfree => "mm/vmalloc.c",
+            KernelFn::memblock_free_all => "mm/memblock.c",
+            KernelFn::split_page
+            | KernelFn::__free_pages
+            | KernelFn::alloc_pages
+            | KernelFn::alloc_pages_bulk => "mm/page_alloc.c",
+            _ => "mm/page_alloc.c",
+        }
+    }
+
+    /// The identifier to look up on elixir (some names are macros over `_noprof` functions).
+    pub fn elixir_ident(self) -> &'static str {
+        match self {
+            KernelFn::alloc_pages => "__alloc_frozen_pages_noprof",
+            KernelFn::alloc_pages_bulk => "alloc_pages_bulk_noprof",
+            KernelFn::__free_contig_range_common => "free_contig_range",
+            KernelFn::free_prepared_contig_range => "free_contig_range",
+            KernelFn::vmalloc => "__vmalloc_node_range_noprof",
+            KernelFn::zone_watermark_ok => "__zone_watermark_ok",
+            KernelFn::drain_pages_zone => "drain_pages_zone",
+            KernelFn::free_pages_prepare => "__free_pages_prepare",
+            f => f.name(),
+        }
+    }
+
+    /// `https://elixir.bootlin.com/linux/<tag>/A/ident/<name>`.
+    pub fn elixir_url(self, kernel: crate::types::Kernel) -> String {
+        format!(
+            "https://elixir.bootlin.com/linux/{}/A/ident/{}",
+            kernel.elixir_tag(),
+            self.elixir_ident()
+        )
+    }
+}
+
+/// Zone and pcp scalar fields that change by delta (so a `Counter` event undoes by negation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(non_camel_case_types)]
+pub enum CounterId {
+    watermark_boost,
+    nr_reserved_highatomic,
+    /// `ZONE_BELOW_HIGH` as 0/1.
+    zone_below_high,
+    /// `ZONE_BOOSTED_WATERMARK` as 0/1.
+    zone_boosted_watermark,
+    pcp_high,
+    pcp_alloc_factor,
+    pcp_free_count,
+    /// `PCPF_PREV_FREE_HIGH_ORDER` as 0/1.
+    pcp_prev_free_high_order,
+}
+
+/// Kernel tracepoints (`include/trace/events/kmem.h`, §9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tracepoint {
+    /// `mm_page_alloc`; `pfn` is `None` for a failed allocation.
+    MmPageAlloc {
+        pfn: Option<u32>,
+        order: u8,
+        mt: MigrateType,
+        gfp: u32,
+    },
+    MmPageFree {
+        pfn: u32,
+        order: u8,
+    },
+    MmPageAllocZoneLocked {
+        pfn: u32,
+        order: u8,
+        mt: MigrateType,
+        percpu_refill: bool,
+    },
+    MmPagePcpuDrain {
+        pfn: u32,
+        order: u8,
+        mt: MigrateType,
+    },
+    MmPageAllocExtfrag {
+        pfn: u32,
+        alloc_order: u8,
+        fallback_order: u8,
+        alloc_mt: MigrateType,
+        fallback_mt: MigrateType,
+        change_ownership: bool,
+    },
+}
+
+/// Severity of an engine message (`# ...` lines of the trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MsgLevel {
+    Note,
+    Info,
+    Warning,
+    Failure,
+}
+
+/// Which end of a list a block went to or came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum End {
+    Head,
+    Tail,
+}
+
+/// What an event did. `pfn`s are zone-relative page indices (the zone adds `start_pfn` when it
+/// prints them); buddy alignment is the same because `start_pfn` is a multiple of 1024.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventKind {
+    // ---- mutations ----
+    /// `__add_to_free_list` + `set_buddy_order`.
+    FreeListAdd {
+        pfn: u32,
+        order: u8,
+        mt: MigrateType,
+        end: End,
+    },
+    /// `__del_page_from_free_list`; `prev` is the list neighbour before it (NIL: it was the head).
+    FreeListDel {
+        pfn: u32,
+        order: u8,
+        mt: MigrateType,
+        prev: u32,
+    },
+    /// `move_to_free_list`: unlink from `from`, append to `to`.
+    FreeListMove {
+        pfn: u32,
+        order: u8,
+        from: MigrateType,
+        to: MigrateType,
+        prev: u32,
+    },
+    /// `account_freepages` (never for ISOLATE).
+    Account { mt: MigrateType, delta: i32 },
+    /// A block enters a pcp list (`pcp.count += 2^order`).
+    PcpAdd {
+        cpu: u8,
+        pindex: u8,
+        pfn: u32,
+        end: End,
+    },
+    /// A block leaves a pcp list (`pcp.count -= 2^order`); `prev` as in `FreeListDel`.
+    PcpDel {
+        cpu: u8,
+        pindex: u8,
+        pfn: u32,
+        prev: u32,
+    },
+    /// Raw pageblock bits (migratetype index, isolate bit 3).
+    SetPageblock { pb: u32, old: u8, new: u8 },
+    /// A zone or pcp scalar changes by `delta`.
+    Counter { id: CounterId, cpu: u8, delta: i32 },
+    /// `prep_new_page`: the block is handed out (head refcount 1) to `owner`.
+    PrepNewPage {
+        pfn: u32,
+        order: u8,
+        owner: u32,
+        lru: bool,
+    },
+    /// `split_page`: every tail page gets refcount 1.
+    SplitPage { pfn: u32, order: u8 },
+    /// The owner drops the block (`put_page_testzero` reached 0): head refcount 1 → 0.
+    PutPage {
+        pfn: u32,
+        order: u8,
+        owner: u32,
+        lru: bool,
+    },
+    /// `alloc_contig_range`: `nr` pages become allocated, refcount 1 each.
+    ContigAlloc { pfn: u32, nr: u32, owner: u32 },
+
+    // ---- annotations ----
+    /// A lock is taken (`spin_lock_irqsave(&zone->lock)` or `pcp_spin_trylock`).
+    Lock { zone: bool, cpu: u8 },
+    /// Call-chain bookkeeping.
+    Enter { func: KernelFn },
+    Exit { func: KernelFn },
+    Trace(Tracepoint),
+    /// `find_suitable_fallback(order, start_mt, claimable)`: `found` is the fallback type, or
+    /// `None` (-1), and `refused` is -2 (`should_try_claim_block` said no).
+    FallbackProbe {
+        order: u8,
+        start_mt: MigrateType,
+        found: Option<MigrateType>,
+        refused: bool,
+    },
+    /// A claim of the pageblock(s) at `pfn` succeeded (`pageblocks` re-typed).
+    Claimed {
+        pfn: u32,
+        order: u8,
+        from: MigrateType,
+        to: MigrateType,
+        pageblocks: u32,
+        free: u32,
+        alike: u32,
+    },
+    /// `try_to_claim_block` refused a partial pageblock (`free + alike < 256`).
+    ClaimRefused {
+        pfn: u32,
+        order: u8,
+        free: u32,
+        alike: u32,
+    },
+    /// `__rmqueue_steal` took `2^alloc_order` pages of a foreign block.
+    Stolen {
+        pfn: u32,
+        order: u8,
+        alloc_order: u8,
+        from: MigrateType,
+    },
+    /// A watermark check (`zone_watermark_fast`).
+    Watermark {
+        order: u8,
+        mark: u32,
+        free: i32,
+        ok: bool,
+    },
+    /// `rmqueue_bulk` asked for `want` blocks and got `got`.
+    PcpRefill {
+        cpu: u8,
+        order: u8,
+        mt: MigrateType,
+        want: u32,
+        got: u32,
+    },
+    /// `free_pcppages_bulk(count)` starts.
+    PcpDrain { cpu: u8, count: u32, pindex: u8 },
+    /// Two buddies merge into one block of `order` (the result) at `pfn`.
+    Merge {
+        pfn: u32,
+        buddy: u32,
+        order: u8,
+    },
+    /// A contiguous-range chunk chosen by `free_prepared_contig_range` (or boot freeing).
+    Chunk { pfn: u32, order: u8 },
+    /// A run of physically consecutive pages handed to `__free_contig_range` by `vfree`.
+    Run { pfn: u32, nr: u32 },
+    /// A vmalloc order attempt.
+    VmallocAttempt { order: u8, ok: bool },
+    /// An engine message; its text is in the log's message table.
+    Message { level: MsgLevel, id: u32 },
+}
+
+/// One event: what, where in the kernel (`step`), and on which CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub step: crate::pseudocode::Step,
+    pub kind: EventKind,
+}
+
+impl Event {
+    /// Mutations change the zone; annotations only explain (and count costs).
+    pub fn is_mutation(&self) -> bool {
+        matches!(
+            self.kind,
+            EventKind::FreeListAdd { .. }
+                | EventKind::FreeListDel { .. }
+                | EventKind::FreeListMove { .. }
+                | EventKind::Account { .. }
+                | EventKind::PcpAdd { .. }
+                | EventKind::PcpDel { .. }
+                | EventKind::SetPageblock { .. }
+                | EventKind::Counter { .. }
+                | EventKind::PrepNewPage { .. }
+                | EventKind::SplitPage { .. }
+                | EventKind::PutPage { .. }
+                | EventKind::ContigAlloc { .. }
+        )
+    }
+
+    /// Events a user steps through. Bookkeeping (counters, accounting, locks, call
+    /// enter/exit, tracepoints that repeat a visible step) is applied on the way.
+    pub fn is_visible(&self) -> bool {
+        match self.kind {
+            EventKind::Account { .. }
+            | EventKind::Counter { .. }
+            | EventKind::Lock { .. }
+            | EventKind::Enter { .. }
+            | EventKind::Exit { .. } => false,
+            EventKind::Trace(t) => matches!(t, Tracepoint::MmPageAlloc { .. }),
+            _ => true,
+        }
+    }
+}
+
+/// The recorded stream of one run: events and the text of their messages.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct EventLog {
+    pub events: Vec<Event>,
+    pub messages: Vec<String>,
+}
+
+impl EventLog {
+    pub fn message(&self, id: u32) -> &str {
+        self.messages.get(id as usize).map(|s| s.as_str()).unwrap_or("")
+    }
+}

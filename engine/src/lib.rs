@@ -1,0 +1,20 @@
+//! buddyscope engine: a deterministic, steppable model of the Linux buddy page allocator
+//! (`mm/page_alloc.c`, `mm/vmalloc.c`) with Linux 6.18, 7.1 and 7.2 behaviour profiles.
+//!
+//! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
+
+pub mod events;
+pub mod ops;
+pub mod page_alloc;
+pub mod pseudocode;
+pub mod runner;
+pub mod scenario;
+pub mod setup;
+pub mod types;
+pub mod zone;
+pub mod builtin;
+pub mod metrics;
+pub mod narrate;
+pub mod report;
+pub mod timeline;
+pub mod procfs;

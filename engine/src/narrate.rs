@@ -1,0 +1,278 @@
+//! Words for events: the kernel's tracepoint lines (kernel-model.md §9, scenario-format.md
+//! "trace") and a one-line narration for the UI.
+
+use crate::events::*;
+use crate::types::{gfp, PAGEBLOCK_ORDER};
+use crate::zone::{pindex_to_mt, pindex_to_order};
+
+/// Zone facts a line needs: the pfn offset and the migratetype numbering.
+#[derive(Clone, Copy, Debug)]
+pub struct Ctx {
+    pub start_pfn: u64,
+    pub cma: bool,
+}
+
+impl Ctx {
+    pub fn of(z: &crate::zone::Zone) -> Ctx {
+        Ctx {
+            start_pfn: z.cfg.start_pfn,
+            cma: z.cfg.cma,
+        }
+    }
+    fn pfn(&self, p: u32) -> u64 {
+        self.start_pfn + p as u64
+    }
+    /// `page=%p` as `no_hash_pointers` prints it with x86_64's default vmemmap.
+    fn page(&self, p: u32) -> String {
+        format!("{:016x}", 0xffff_ea00_0000_0000u64 + 64 * self.pfn(p))
+    }
+    fn mt(&self, mt: crate::types::MigrateType) -> u32 {
+        mt.kernel_number(self.cma)
+    }
+}
+
+/// The tracepoint line of an event (`EVENT: FIELDS`), if it is one.
+pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
+    match *t {
+        Tracepoint::MmPageAlloc { pfn, order, mt, gfp: g } => match pfn {
+            Some(p) => format!(
+                "mm_page_alloc: page={} pfn={:#x} order={} migratetype={} gfp_flags={}",
+                ctx.page(p),
+                ctx.pfn(p),
+                order,
+                ctx.mt(mt),
+                gfp::format(g)
+            ),
+            None => format!(
+                "mm_page_alloc: page=0000000000000000 pfn=0x0 order={} migratetype={} gfp_flags={}",
+                order,
+                ctx.mt(mt),
+                gfp::format(g)
+            ),
+        },
+        Tracepoint::MmPageFree { pfn, order } => format!(
+            "mm_page_free: page={} pfn={:#x} order={}",
+            ctx.page(pfn),
+            ctx.pfn(pfn),
+            order
+        ),
+        Tracepoint::MmPageAllocZoneLocked { pfn, order, mt, percpu_refill } => format!(
+            "mm_page_alloc_zone_locked: page={} pfn={:#x} order={} migratetype={} percpu_refill={}",
+            ctx.page(pfn),
+            ctx.pfn(pfn),
+            order,
+            ctx.mt(mt),
+            percpu_refill as u8
+        ),
+        Tracepoint::MmPagePcpuDrain { pfn, order, mt } => format!(
+            "mm_page_pcpu_drain: page={} pfn={:#x} order={} migratetype={}",
+            ctx.page(pfn),
+            ctx.pfn(pfn),
+            order,
+            ctx.mt(mt)
+        ),
+        Tracepoint::MmPageAllocExtfrag { pfn, alloc_order, fallback_order, alloc_mt, fallback_mt, change_ownership } => format!(
+            "mm_page_alloc_extfrag: page={} pfn={:#x} alloc_order={} fallback_order={} pageblock_order={} alloc_migratetype={} fallback_migratetype={} fragmenting={} change_ownership={}",
+            ctx.page(pfn),
+            ctx.pfn(pfn),
+            alloc_order,
+            fallback_order,
+            PAGEBLOCK_ORDER,
+            ctx.mt(alloc_mt),
+            ctx.mt(fallback_mt),
+            (fallback_order < PAGEBLOCK_ORDER) as u8,
+            change_ownership as u8
+        ),
+    }
+}
+
+/// One line in words for an event, naming the function it is in.
+pub fn narrate(ctx: &Ctx, log: &EventLog, ev: &Event) -> String {
+    let f = ev.step.func().name();
+    let x = |p: u32| format!("{:#x}", ctx.pfn(p));
+    let end = |e: End| if e == End::Head { "head" } else { "tail" };
+    match ev.kind {
+        EventKind::FreeListAdd { pfn, order, mt, end: e } => format!(
+            "{f}: order-{order} block at pfn {} goes to the {} of the {} list",
+            x(pfn),
+            end(e),
+            mt.kernel_name()
+        ),
+        EventKind::FreeListDel { pfn, order, mt, .. } => format!(
+            "{f}: order-{order} block at pfn {} leaves the {} list",
+            x(pfn),
+            mt.kernel_name()
+        ),
+        EventKind::FreeListMove { pfn, order, from, to, .. } => format!(
+            "{f}: order-{order} block at pfn {} moves from the {} to the tail of the {} list",
+            x(pfn),
+            from.kernel_name(),
+            to.kernel_name()
+        ),
+        EventKind::Account { mt, delta } => {
+            format!("{f}: NR_FREE_PAGES {delta:+} ({})", mt.kernel_name())
+        }
+        EventKind::PcpAdd { cpu, pindex, pfn, end: e } => format!(
+            "{f}: order-{} block at pfn {} goes to the {} of CPU {cpu}'s {} pcp list",
+            pindex_to_order(pindex as usize),
+            x(pfn),
+            end(e),
+            pindex_to_mt(pindex as usize).kernel_name()
+        ),
+        EventKind::PcpDel { cpu, pindex, pfn, prev } => format!(
+            "{f}: order-{} block at pfn {} taken from the {} of CPU {cpu}'s {} pcp list",
+            pindex_to_order(pindex as usize),
+            x(pfn),
+            if prev == NIL { "head" } else { "tail" },
+            pindex_to_mt(pindex as usize).kernel_name()
+        ),
+        EventKind::SetPageblock { pb, old, new } => format!(
+            "{f}: pageblock {pb} (pfn {}) changes type {} → {}",
+            x(pb << PAGEBLOCK_ORDER),
+            pb_name(old),
+            pb_name(new)
+        ),
+        EventKind::Counter { id, cpu, delta } => format!("{f}: {id:?} {delta:+} (cpu {cpu})"),
+        EventKind::PrepNewPage { pfn, order, .. } => {
+            format!("{f}: order-{order} block at pfn {} is handed out", x(pfn))
+        }
+        EventKind::SplitPage { pfn, order } => format!(
+            "{f}: the order-{order} block at pfn {} becomes {} separate pages",
+            x(pfn),
+            1u32 << order
+        ),
+        EventKind::PutPage { pfn, order, .. } => {
+            format!("{f}: the owner drops the order-{order} block at pfn {}", x(pfn))
+        }
+        EventKind::ContigAlloc { pfn, nr, .. } => {
+            format!("{f}: {nr} pages from pfn {} are allocated", x(pfn))
+        }
+        EventKind::Lock { zone, cpu } => {
+            if zone {
+                format!("{f}: zone->lock taken")
+            } else {
+                format!("{f}: CPU {cpu}'s pcp lock taken")
+            }
+        }
+        EventKind::Enter { func } => format!("→ {}", func.name()),
+        EventKind::Exit { func } => format!("← {}", func.name()),
+        EventKind::Trace(t) => trace_line(ctx, &t),
+        EventKind::FallbackProbe { order, start_mt, found, refused } => {
+            if refused {
+                format!(
+                    "{f}: order {order} is too small to claim for a {} request: stop",
+                    start_mt.kernel_name()
+                )
+            } else {
+                match found {
+                    Some(m) => format!(
+                        "{f}: order {order}: {} list has a block for a {} request",
+                        m.kernel_name(),
+                        start_mt.kernel_name()
+                    ),
+                    None => format!("{f}: order {order}: no fallback block"),
+                }
+            }
+        }
+        EventKind::Claimed { pfn, order, from, to, pageblocks, free, alike } => {
+            if order >= PAGEBLOCK_ORDER && pageblocks > 1 || free == 1 << order {
+                format!(
+                    "{f}: claims {pageblocks} whole pageblock(s) at pfn {}: {} → {}",
+                    x(pfn),
+                    from.kernel_name(),
+                    to.kernel_name()
+                )
+            } else {
+                format!(
+                    "{f}: claims pageblock at pfn {} ({free} free + {alike} alike ≥ 256): {} → {}",
+                    x(pfn),
+                    from.kernel_name(),
+                    to.kernel_name()
+                )
+            }
+        }
+        EventKind::ClaimRefused { pfn, order, free, alike } => format!(
+            "{f}: claim of the order-{order} block at pfn {} refused ({free} free + {alike} alike < 256)",
+            x(pfn)
+        ),
+        EventKind::Stolen { pfn, order, alloc_order, from } => format!(
+            "{f}: steals {} page(s) from the {} order-{order} block at pfn {}; the pageblock keeps its type",
+            1u32 << alloc_order,
+            from.kernel_name(),
+            x(pfn)
+        ),
+        EventKind::Watermark { order, mark, free, ok } => format!(
+            "{f}: watermark check order {order}: free {free} vs mark {mark}: {}",
+            if ok { "ok" } else { "FAIL" }
+        ),
+        EventKind::PcpRefill { cpu, order, mt, want, got } => format!(
+            "{f}: CPU {cpu} refilled its order-{order} {} pcp list with {got} of {want} blocks",
+            mt.kernel_name()
+        ),
+        EventKind::PcpDrain { cpu, count, pindex } => format!(
+            "{f}: CPU {cpu} frees {count} pcp pages to the buddy, starting at list {pindex}"
+        ),
+        EventKind::Merge { pfn, buddy, order } => format!(
+            "{f}: merges with its buddy at pfn {} into an order-{order} block at pfn {}",
+            x(buddy),
+            x(pfn)
+        ),
+        EventKind::Chunk { pfn, order } => format!("{f}: chunk pfn {} order {order}", x(pfn)),
+        EventKind::Run { pfn, nr } => {
+            format!("{f}: {nr} consecutive pages from pfn {} go to __free_contig_range", x(pfn))
+        }
+        EventKind::VmallocAttempt { order, ok } => format!(
+            "{f}: order-{order} attempt {}",
+            if ok { "succeeded" } else { "failed: try the next lower order" }
+        ),
+        EventKind::Message { level, id } => {
+            format!("{}: {}", level_word(level), log.message(id))
+        }
+    }
+}
+
+fn level_word(l: MsgLevel) -> &'static str {
+    match l {
+        MsgLevel::Note => "note",
+        MsgLevel::Info => "info",
+        MsgLevel::Warning => "warning",
+        MsgLevel::Failure => "failure",
+    }
+}
+
+fn pb_name(bits: u8) -> &'static str {
+    if bits & crate::zone::PB_ISOLATE != 0 {
+        "Isolate"
+    } else {
+        crate::types::MigrateType::from_idx((bits & 7) as usize).kernel_name()
+    }
+}
+
+/// The CLI's `trace` output: tracepoint lines, `# note:` lines, and `#` lines for failures,
+/// warnings and the op boundaries.
+pub fn trace_text(run: &crate::runner::Run) -> String {
+    let ctx = Ctx::of(&run.initial);
+    let mut out = String::new();
+    let mut next_op = 0usize;
+    for (i, ev) in run.log.events.iter().enumerate() {
+        while next_op < run.ops.len() && run.ops[next_op].start as usize <= i {
+            let o = &run.ops[next_op];
+            let d = &run.op_defs[o.def as usize];
+            out.push_str(&format!("# op {}: {}\n", d.path, d.summary));
+            next_op += 1;
+        }
+        match ev.kind {
+            EventKind::Trace(t) => {
+                out.push_str(&trace_line(&ctx, &t));
+                out.push('\n');
+            }
+            EventKind::Message { level, id } => {
+                for line in run.log.message(id).lines() {
+                    out.push_str(&format!("# {}: {}\n", level_word(level), line));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,1344 @@
+//! The allocation and free paths of `mm/page_alloc.c` (kernel-model.md §2–§4, §7).
+//!
+//! [`Engine`] owns a [`Zone`] and the [`EventLog`]. Every state change goes through
+//! [`Engine::emit`], which applies a mutation event to the zone and records it: a replay of the
+//! log through [`Zone::apply`] therefore reproduces the run exactly.
+
+use crate::events::*;
+use crate::pseudocode::Step;
+use crate::types::alloc_flags::*;
+use crate::types::gfp::*;
+use crate::types::*;
+use crate::zone::*;
+
+/// `FPI_*` flags of `__free_pages_ok` / `__free_frozen_pages`.
+pub type Fpi = u32;
+pub const FPI_NONE: Fpi = 0;
+/// Put the block at the tail of its free list (boot, memory onlining).
+pub const FPI_TO_TAIL: Fpi = 1 << 1;
+/// [7.2] `free_pages_prepare()` already ran for every page of the block.
+pub const FPI_PREPARED: Fpi = 1 << 3;
+
+/// `enum rmqueue_mode` (§2.5): where a `__rmqueue` call starts within one `rmqueue_bulk`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmqueueMode {
+    Normal,
+    Cma,
+    Claim,
+    Steal,
+}
+
+/// The simulated kernel: a zone plus the trace being recorded.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    pub zone: Zone,
+    pub log: EventLog,
+    /// When false, mutations still apply but nothing is stored (benchmarks, boot).
+    pub recording: bool,
+}
+
+/// Result of `find_suitable_fallback`.
+enum Fallback {
+    Found(MigrateType),
+    /// -1: no block of that order on a fallback list.
+    None,
+    /// -2: `should_try_claim_block` refused this order.
+    Refused,
+}
+
+pub fn pcp_allowed_order(order: u8) -> bool {
+    order <= PAGE_ALLOC_COSTLY_ORDER || order == HPAGE_PMD_ORDER
+}
+
+impl Engine {
+    pub fn new(zone: Zone) -> Engine {
+        Engine {
+            zone,
+            log: EventLog::default(),
+            recording: true,
+        }
+    }
+
+    // ------------------------------------------------------------------ event plumbing
+
+    /// Applies an event to the zone and records it.
+    #[inline]
+    pub fn emit(&mut self, step: Step, kind: EventKind) {
+        let ev = Event { step, kind };
+        self.zone.apply(&ev);
+        if self.recording {
+            self.log.events.push(ev);
+        }
+    }
+
+    /// Records an annotation that changes nothing (not even a counter): skipped when not
+    /// recording, so the fast path pays nothing for call-chain bookkeeping.
+    #[inline]
+    pub fn note(&mut self, step: Step, kind: EventKind) {
+        if self.recording {
+            self.log.events.push(Event { step, kind });
+        }
+    }
+
+    #[inline]
+    pub fn enter(&mut self, f: KernelFn) {
+        self.note(Step::Enter, EventKind::Enter { func: f });
+    }
+
+    #[inline]
+    pub fn exit(&mut self, f: KernelFn) {
+        self.note(Step::Exit, EventKind::Exit { func: f });
+    }
+
+    /// An engine message (`# ...` trace line).
+    pub fn message(&mut self, step: Step, level: MsgLevel, text: String) {
+        if self.recording {
+            let id = self.log.messages.len() as u32;
+            self.log.messages.push(text);
+            self.log.events.push(Event {
+                step,
+                kind: EventKind::Message { level, id },
+            });
+        }
+    }
+
+    fn counter(&mut self, step: Step, id: CounterId, cpu: usize, delta: i64) {
+        if delta != 0 {
+            self.emit(
+                step,
+                EventKind::Counter {
+                    id,
+                    cpu: cpu as u8,
+                    delta: delta as i32,
+                },
+            );
+        }
+    }
+
+    fn set_flag(&mut self, step: Step, id: CounterId, cpu: usize, cur: bool, want: bool) {
+        if cur != want {
+            self.counter(step, id, cpu, if want { 1 } else { -1 });
+        }
+    }
+
+    fn trace(&mut self, step: Step, t: Tracepoint) {
+        self.emit(step, EventKind::Trace(t));
+    }
+
+    fn lock_zone(&mut self, step: Step) {
+        self.emit(step, EventKind::Lock { zone: true, cpu: 0 });
+    }
+
+    fn lock_pcp(&mut self, step: Step, cpu: usize) {
+        self.emit(
+            step,
+            EventKind::Lock {
+                zone: false,
+                cpu: cpu as u8,
+            },
+        );
+    }
+
+    // ------------------------------------------------------------------ free list primitives
+
+    /// `__add_to_free_list` + `set_buddy_order` (no `NR_FREE_PAGES` change).
+    fn add_to_free_list(&mut self, step: Step, pfn: u32, order: u8, mt: MigrateType, tail: bool) {
+        let end = if tail { End::Tail } else { End::Head };
+        self.emit(step, EventKind::FreeListAdd { pfn, order, mt, end });
+    }
+
+    /// `__del_page_from_free_list` (no `NR_FREE_PAGES` change).
+    fn del_from_free_list(&mut self, step: Step, pfn: u32, order: u8, mt: MigrateType) {
+        let prev = self.zone.prev[pfn as usize];
+        self.emit(
+            step,
+            EventKind::FreeListDel {
+                pfn,
+                order,
+                mt,
+                prev,
+            },
+        );
+    }
+
+    /// `account_freepages`.
+    fn account_freepages(&mut self, step: Step, nr: i64, mt: MigrateType) {
+        if mt != MigrateType::Isolate && nr != 0 {
+            self.emit(
+                step,
+                EventKind::Account {
+                    mt,
+                    delta: nr as i32,
+                },
+            );
+        }
+    }
+
+    /// `move_to_free_list`: unlink, append to the new type's list, move the accounting.
+    fn move_to_free_list(&mut self, step: Step, pfn: u32, order: u8, from: MigrateType, to: MigrateType) {
+        let prev = self.zone.prev[pfn as usize];
+        self.emit(
+            step,
+            EventKind::FreeListMove {
+                pfn,
+                order,
+                from,
+                to,
+                prev,
+            },
+        );
+        self.account_freepages(step, -(1i64 << order), from);
+        self.account_freepages(step, 1i64 << order, to);
+    }
+
+    /// `set_pageblock_migratetype`: mobility grouping off writes UNMOVABLE for the pcp types;
+    /// writing clears the isolate bit.
+    pub fn set_pageblock_migratetype(&mut self, step: Step, pb: u32, mt: MigrateType) {
+        let mt = if self.zone.cfg.mobility_disabled && mt.is_mergeable() {
+            MigrateType::Unmovable
+        } else {
+            mt
+        };
+        let old = self.zone.pageblock[pb as usize];
+        let new = mt as u8;
+        if old != new {
+            self.emit(step, EventKind::SetPageblock { pb, old, new });
+        }
+    }
+
+    /// `change_pageblock_range`: every pageblock of the block at `pfn` of `order`.
+    fn change_pageblock_range(&mut self, step: Step, pfn: u32, order: u8, mt: MigrateType) {
+        let first = pfn >> PAGEBLOCK_ORDER;
+        let n = if order >= PAGEBLOCK_ORDER {
+            1u32 << (order - PAGEBLOCK_ORDER)
+        } else {
+            1
+        };
+        for pb in first..first + n {
+            if pb < self.zone.nr_pageblocks() {
+                self.set_pageblock_migratetype(step, pb, mt);
+            }
+        }
+    }
+
+    fn front(&self, order: u8, mt: MigrateType) -> Option<u32> {
+        let h = self.zone.free_lists[order as usize][mt.idx()].head;
+        (h != NIL).then_some(h)
+    }
+
+    // ------------------------------------------------------------------ watermarks
+
+    /// `__zone_watermark_unusable_free`.
+    fn unusable_free(&self, order: u8, flags: u32) -> i64 {
+        let mut u = (1i64 << order) - 1;
+        if flags & ALLOC_RESERVES == 0 {
+            u += self.zone.nr_free_highatomic;
+        }
+        if self.zone.cfg.cma && flags & ALLOC_CMA == 0 {
+            u += self.zone.nr_free_cma;
+        }
+        u
+    }
+
+    /// `__zone_watermark_ok` (§7.1). Looks only at the buddy lists: pcp pages do not count.
+    pub fn zone_watermark_ok(&self, order: u8, mark: u64, flags: u32, free: i64) -> bool {
+        let free = free - self.unusable_free(order, flags);
+        let mut min = mark as i64;
+        if flags & ALLOC_RESERVES != 0 {
+            if flags & ALLOC_MIN_RESERVE != 0 {
+                min -= min / 2;
+                if flags & ALLOC_NON_BLOCK != 0 {
+                    min -= min / 4;
+                }
+            }
+            if flags & ALLOC_OOM != 0 {
+                min -= min / 2;
+            }
+        }
+        if free <= min {
+            return false;
+        }
+        if order == 0 {
+            return true;
+        }
+        for o in order..=MAX_PAGE_ORDER {
+            if self.zone.nr_free[o as usize] == 0 {
+                continue;
+            }
+            let fl = &self.zone.free_lists[o as usize];
+            if fl[..MIGRATE_PCPTYPES].iter().any(|l| l.len > 0) {
+                return true;
+            }
+            if flags & ALLOC_CMA != 0 && fl[MigrateType::Cma.idx()].len > 0 {
+                return true;
+            }
+            if flags & (ALLOC_HIGHATOMIC | ALLOC_OOM) != 0
+                && fl[MigrateType::HighAtomic.idx()].len > 0
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `zone_watermark_fast`: order-0 shortcut, the full check, and the `__GFP_HIGH` retry
+    /// without the boost. Records a `Watermark` event.
+    fn zone_watermark_fast(&mut self, step: Step, order: u8, mark: u64, flags: u32) -> bool {
+        let free = self.zone.nr_free_pages;
+        let mut ok = false;
+        if order == 0 {
+            let reserved = self.unusable_free(0, flags);
+            let usable = free - free.min(reserved);
+            ok = usable > mark as i64;
+        }
+        if !ok {
+            ok = self.zone_watermark_ok(order, mark, flags, free);
+        }
+        if !ok
+            && order == 0
+            && flags & ALLOC_MIN_RESERVE != 0
+            && self.zone.watermark_boost != 0
+            && flags & ALLOC_WMARK_MASK == ALLOC_WMARK_MIN
+        {
+            let m = self.zone.watermark[WMARK_MIN];
+            ok = self.zone_watermark_ok(order, m, flags, free);
+        }
+        self.emit(
+            step,
+            EventKind::Watermark {
+                order,
+                mark: mark.min(u32::MAX as u64) as u32,
+                free: free.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+                ok,
+            },
+        );
+        ok
+    }
+
+    /// `boost_watermark` (§7.1).
+    fn boost_watermark(&mut self) -> bool {
+        let managed = self.zone.cfg.pages as u64;
+        if PAGEBLOCK_NR_PAGES as u64 * 4 > managed {
+            return false;
+        }
+        let high = self.zone.watermark[WMARK_HIGH];
+        // mult_frac(high, watermark_boost_factor = 15000, 10000)
+        let max_boost = (high / 10000) * 15000 + (high % 10000) * 15000 / 10000;
+        if max_boost == 0 {
+            return false;
+        }
+        let max_boost = max_boost.max(PAGEBLOCK_NR_PAGES as u64) as i64;
+        let new = (self.zone.watermark_boost + PAGEBLOCK_NR_PAGES as i64).min(max_boost);
+        let d = new - self.zone.watermark_boost;
+        self.counter(Step::BoostWatermark, CounterId::watermark_boost, 0, d);
+        true
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    /// `gfp_migratetype`.
+    pub fn gfp_migratetype(&self, gfp: u32) -> MigrateType {
+        if self.zone.cfg.mobility_disabled {
+            MigrateType::Unmovable
+        } else if gfp & __GFP_MOVABLE != 0 {
+            MigrateType::Movable
+        } else if gfp & __GFP_RECLAIMABLE != 0 {
+            MigrateType::Reclaimable
+        } else {
+            MigrateType::Unmovable
+        }
+    }
+
+    /// `alloc_pages(gfp, order)` → `__alloc_frozen_pages_noprof` (§2.1). On success the block is
+    /// handed to `owner` (head refcount 1); `lru` marks it as `PageLRU` for claim decisions.
+    pub fn alloc_pages(&mut self, gfp: u32, order: u8, cpu: usize, owner: u32, lru: bool) -> Option<u32> {
+        self.enter(KernelFn::alloc_pages);
+        let mt = self.gfp_migratetype(gfp);
+        let mut page = None;
+        if order <= MAX_PAGE_ORDER {
+            let mut flags = ALLOC_WMARK_LOW;
+            if self.zone.cfg.cma && mt == MigrateType::Movable {
+                flags |= ALLOC_CMA;
+            }
+            // alloc_flags_nofragment(): __GFP_KSWAPD_RECLAIM is ALLOC_KSWAPD's bit.
+            if gfp & __GFP_KSWAPD_RECLAIM != 0 {
+                flags |= ALLOC_KSWAPD;
+            }
+            if self.zone.cfg.nofragment_first_pass {
+                flags |= ALLOC_NOFRAGMENT;
+            }
+            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+            if page.is_none() {
+                page = self.alloc_pages_slowpath(gfp, order, mt, cpu);
+            }
+        }
+        if let Some(pfn) = page {
+            self.emit(
+                Step::PrepNewPage,
+                EventKind::PrepNewPage {
+                    pfn,
+                    order,
+                    owner,
+                    lru,
+                },
+            );
+        }
+        self.trace(
+            Step::TraceMmPageAlloc,
+            Tracepoint::MmPageAlloc {
+                pfn: page,
+                order,
+                mt,
+                gfp,
+            },
+        );
+        self.exit(KernelFn::alloc_pages);
+        page
+    }
+
+    /// `get_page_from_freelist` for the one zone (§2.2), with the `ALLOC_NOFRAGMENT` retry.
+    fn get_page_from_freelist(&mut self, _gfp: u32, order: u8, mut flags: u32, mt: MigrateType, cpu: usize) -> Option<u32> {
+        self.enter(KernelFn::get_page_from_freelist);
+        let page = loop {
+            let no_fallback = flags & ALLOC_NOFRAGMENT != 0;
+            let mut try_zone = false;
+            if !self.zone.below_high {
+                let high = self.zone.wmark_pages(WMARK_HIGH);
+                if self.zone_watermark_fast(Step::GpffHighGate, order, high, flags) {
+                    try_zone = true;
+                } else {
+                    self.set_flag(Step::GpffSetBelowHigh, CounterId::zone_below_high, 0, false, true);
+                }
+            }
+            if !try_zone {
+                let w = (flags & ALLOC_WMARK_MASK) as usize;
+                let mark = self.zone.wmark_pages(w);
+                try_zone = self.zone_watermark_fast(Step::GpffWatermark, order, mark, flags);
+            }
+            if try_zone {
+                if let Some(p) = self.rmqueue(order, flags, mt, cpu) {
+                    // ≤ 6.19 reserved highatomic blocks here, after any successful rmqueue.
+                    if flags & ALLOC_HIGHATOMIC != 0 && !self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
+                        self.reserve_highatomic_pageblock(p, order);
+                    }
+                    break Some(p);
+                }
+            }
+            if no_fallback {
+                flags &= !ALLOC_NOFRAGMENT;
+                self.note(Step::GpffRetryNoFragment, EventKind::Enter { func: KernelFn::get_page_from_freelist });
+                self.note(Step::GpffRetryNoFragment, EventKind::Exit { func: KernelFn::get_page_from_freelist });
+                continue;
+            }
+            break None;
+        };
+        self.exit(KernelFn::get_page_from_freelist);
+        page
+    }
+
+    /// Simulator slow path (§7.2): the profile's number of `get_page_from_freelist` attempts
+    /// with `ALLOC_WMARK_MIN`, then failure (no reclaim, compaction or OOM).
+    fn alloc_pages_slowpath(&mut self, gfp: u32, order: u8, mt: MigrateType, cpu: usize) -> Option<u32> {
+        self.enter(KernelFn::__alloc_pages_slowpath);
+        let mut flags = ALLOC_WMARK_MIN | ALLOC_CPUSET;
+        if gfp & __GFP_HIGH != 0 {
+            flags |= ALLOC_MIN_RESERVE;
+        }
+        if gfp & __GFP_KSWAPD_RECLAIM != 0 {
+            flags |= ALLOC_KSWAPD;
+        }
+        if gfp & __GFP_DIRECT_RECLAIM == 0 {
+            if gfp & __GFP_NOMEMALLOC == 0 {
+                flags |= ALLOC_NON_BLOCK;
+                if order > 0 && flags & ALLOC_MIN_RESERVE != 0 {
+                    flags |= ALLOC_HIGHATOMIC;
+                }
+            }
+            if flags & ALLOC_MIN_RESERVE != 0 {
+                flags &= !ALLOC_CPUSET;
+            }
+        }
+        if self.zone.cfg.cma && mt == MigrateType::Movable {
+            flags |= ALLOC_CMA;
+        }
+        let attempts = if self.zone.cfg.kernel.slowpath_7x() {
+            let cpuset_dropped = flags & ALLOC_CPUSET == 0;
+            let compact_first = gfp & __GFP_DIRECT_RECLAIM != 0
+                && gfp & __GFP_IO != 0
+                && (order > PAGE_ALLOC_COSTLY_ORDER || (order > 0 && mt != MigrateType::Movable))
+                && !(gfp & __GFP_NORETRY != 0 && gfp & __GFP_THISNODE != 0);
+            1 + cpuset_dropped as u32 + compact_first as u32
+        } else if order > PAGE_ALLOC_COSTLY_ORDER && gfp & __GFP_NORETRY != 0 {
+            1
+        } else {
+            2
+        };
+        let mut page = None;
+        for _ in 0..attempts {
+            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+            if page.is_some() {
+                break;
+            }
+        }
+        if page.is_none() {
+            self.message(
+                Step::SlowpathFail,
+                MsgLevel::Failure,
+                format!(
+                    "order-{order} {} allocation failed after {attempts} slow-path attempt(s); the kernel would now reclaim, compact or OOM (not modelled)",
+                    mt.kernel_name()
+                ),
+            );
+        }
+        self.exit(KernelFn::__alloc_pages_slowpath);
+        page
+    }
+
+    /// `rmqueue` (§2.3).
+    fn rmqueue(&mut self, order: u8, flags: u32, mt: MigrateType, cpu: usize) -> Option<u32> {
+        self.enter(KernelFn::rmqueue);
+        let mut page = None;
+        if pcp_allowed_order(order) {
+            page = self.rmqueue_pcplist(order, mt, flags, cpu);
+        }
+        if page.is_none() {
+            page = self.rmqueue_buddy(order, flags, mt);
+        }
+        if flags & ALLOC_KSWAPD != 0 && self.zone.boosted_watermark {
+            // Boost policy (b): kswapd is woken and (not modelled) would reclaim and zero the
+            // boost; the simulator zeroes it here.
+            self.set_flag(Step::RmqueueBoostReset, CounterId::zone_boosted_watermark, 0, true, false);
+            let b = self.zone.watermark_boost;
+            self.counter(Step::RmqueueBoostReset, CounterId::watermark_boost, 0, -b);
+        }
+        self.exit(KernelFn::rmqueue);
+        page
+    }
+
+    /// `rmqueue_pcplist` (§4.4).
+    fn rmqueue_pcplist(&mut self, order: u8, mt: MigrateType, flags: u32, cpu: usize) -> Option<u32> {
+        self.enter(KernelFn::rmqueue_pcplist);
+        self.lock_pcp(Step::PcplistLock, cpu);
+        let fc = self.zone.pcp[cpu].free_count;
+        self.counter(Step::PcplistHalveFreeCount, CounterId::pcp_free_count, cpu, (fc >> 1) as i64 - fc as i64);
+        let page = self.__rmqueue_pcplist(order, mt, flags, cpu);
+        self.exit(KernelFn::rmqueue_pcplist);
+        page
+    }
+
+    /// `__rmqueue_pcplist`: refill an empty list with `rmqueue_bulk`, then take the front.
+    fn __rmqueue_pcplist(&mut self, order: u8, mt: MigrateType, flags: u32, cpu: usize) -> Option<u32> {
+        let pindex = order_to_pindex(mt, order);
+        if self.zone.pcp[cpu].lists[pindex].len == 0 {
+            let batch = self.nr_pcp_alloc(order, cpu);
+            if flags & ALLOC_HIGHATOMIC != 0 && self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
+                return None;
+            }
+            let got = self.rmqueue_bulk(order, batch as u32, mt, flags, cpu);
+            self.emit(
+                Step::PcplistRefilled,
+                EventKind::PcpRefill {
+                    cpu: cpu as u8,
+                    order,
+                    mt,
+                    want: batch as u32,
+                    got,
+                },
+            );
+            if self.zone.pcp[cpu].lists[pindex].len == 0 {
+                return None;
+            }
+        }
+        let pfn = self.zone.pcp[cpu].lists[pindex].head;
+        self.emit(
+            Step::PcplistTakeFront,
+            EventKind::PcpDel {
+                cpu: cpu as u8,
+                pindex: pindex as u8,
+                pfn,
+                prev: NIL,
+            },
+        );
+        Some(pfn)
+    }
+
+    /// The zone gate of `alloc_pages_bulk` (order 0).
+    pub(crate) fn bulk_gate(&mut self, mark: u64, flags: u32) -> bool {
+        self.zone_watermark_fast(Step::BulkGate, 0, mark, flags)
+    }
+
+    /// One page of the `alloc_pages_bulk` loop: `__rmqueue_pcplist` without halving
+    /// `free_count` and without `ALLOC_NOFRAGMENT`.
+    pub(crate) fn bulk_take(&mut self, mt: MigrateType, flags: u32, cpu: usize) -> Option<u32> {
+        self.__rmqueue_pcplist(0, mt, flags, cpu)
+    }
+
+    /// The kernel's `clamp(v, lo, hi)`: `hi` wins when `lo > hi`.
+    fn kclamp(v: i32, lo: i32, hi: i32) -> i32 {
+        if v >= hi {
+            hi
+        } else if v <= lo {
+            lo
+        } else {
+            v
+        }
+    }
+
+    fn set_pcp_high(&mut self, step: Step, cpu: usize, new: i32) {
+        let old = self.zone.pcp[cpu].high;
+        self.counter(step, CounterId::pcp_high, cpu, new as i64 - old as i64);
+    }
+
+    /// `nr_pcp_alloc` (§4.4): how many blocks a refill asks for; grows `high` and
+    /// `alloc_factor`.
+    fn nr_pcp_alloc(&mut self, order: u8, cpu: usize) -> i32 {
+        let p = &self.zone.pcp[cpu];
+        let (base, high_min, high_max) = (p.batch, p.high_min, p.high_max);
+        let mut high = Self::kclamp(p.high, high_min, high_max);
+        self.set_pcp_high(Step::NrPcpAllocClamp, cpu, high);
+        if high < base {
+            return 1;
+        }
+        let af = self.zone.pcp[cpu].alloc_factor;
+        let mut b = if order == 0 { base << af } else { base };
+        if high_min != high_max && !self.zone.below_high {
+            high = (high + b).min(high_max);
+            self.set_pcp_high(Step::NrPcpAllocGrowHigh, cpu, high);
+        }
+        if order == 0 {
+            let count = self.zone.pcp[cpu].count;
+            let max_nr = (high - count - base).max(base);
+            if b <= max_nr && af < PCP_BATCH_SCALE_MAX as i32 {
+                self.counter(Step::NrPcpAllocFactor, CounterId::pcp_alloc_factor, cpu, 1);
+            }
+            b = b.min(max_nr);
+        }
+        if b > 1 {
+            b = (b >> order).max(2);
+        }
+        b
+    }
+
+    /// `rmqueue_bulk` (§2.8): `count` blocks under one zone lock, each to the list's tail;
+    /// the fallback mode is remembered across iterations.
+    fn rmqueue_bulk(&mut self, order: u8, count: u32, mt: MigrateType, flags: u32, cpu: usize) -> u32 {
+        self.enter(KernelFn::rmqueue_bulk);
+        self.lock_zone(Step::BulkLock);
+        let pindex = order_to_pindex(mt, order) as u8;
+        let mut mode = RmqueueMode::Normal;
+        let mut i = 0;
+        while i < count {
+            let Some(p) = self.__rmqueue(order, mt, flags, &mut mode) else {
+                break;
+            };
+            self.emit(
+                Step::BulkAddTail,
+                EventKind::PcpAdd {
+                    cpu: cpu as u8,
+                    pindex,
+                    pfn: p,
+                    end: End::Tail,
+                },
+            );
+            i += 1;
+        }
+        self.exit(KernelFn::rmqueue_bulk);
+        i
+    }
+
+    /// `rmqueue_buddy` (§2.4).
+    fn rmqueue_buddy(&mut self, order: u8, flags: u32, mt: MigrateType) -> Option<u32> {
+        self.enter(KernelFn::rmqueue_buddy);
+        self.lock_zone(Step::BuddyLock);
+        let mut page = None;
+        if flags & ALLOC_HIGHATOMIC != 0 {
+            page = self.__rmqueue_smallest(order, MigrateType::HighAtomic);
+        }
+        if page.is_none() {
+            let mut mode = RmqueueMode::Normal;
+            page = self.__rmqueue(order, mt, flags, &mut mode);
+            if page.is_none() && flags & (ALLOC_OOM | ALLOC_NON_BLOCK) != 0 {
+                page = self.__rmqueue_smallest(order, MigrateType::HighAtomic);
+            }
+        }
+        if let Some(p) = page {
+            if flags & ALLOC_HIGHATOMIC != 0 && self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
+                self.reserve_highatomic_pageblock(p, order);
+            }
+        }
+        self.exit(KernelFn::rmqueue_buddy);
+        page
+    }
+
+    /// `__rmqueue` with `enum rmqueue_mode` (§2.5). Without mode memory every call starts at
+    /// `RMQUEUE_NORMAL`, as before the rmqueue_bulk fix.
+    fn __rmqueue(&mut self, order: u8, mt: MigrateType, flags: u32, mode: &mut RmqueueMode) -> Option<u32> {
+        self.enter(KernelFn::__rmqueue);
+        if !self.zone.cfg.rmqueue_mode_memory {
+            *mode = RmqueueMode::Normal;
+        }
+        let r = self.__rmqueue_modes(order, mt, flags, mode);
+        self.exit(KernelFn::__rmqueue);
+        r
+    }
+
+    fn __rmqueue_modes(&mut self, order: u8, mt: MigrateType, flags: u32, mode: &mut RmqueueMode) -> Option<u32> {
+        if self.zone.cfg.cma
+            && flags & ALLOC_CMA != 0
+            && self.zone.nr_free_cma > self.zone.nr_free_pages / 2
+        {
+            if let Some(p) = self.__rmqueue_smallest(order, MigrateType::Cma) {
+                return Some(p);
+            }
+        }
+        // The switch falls through from the remembered mode.
+        if *mode == RmqueueMode::Normal {
+            if let Some(p) = self.__rmqueue_smallest(order, mt) {
+                return Some(p);
+            }
+        }
+        if matches!(*mode, RmqueueMode::Normal | RmqueueMode::Cma) && flags & ALLOC_CMA != 0 {
+            if let Some(p) = self.__rmqueue_smallest(order, MigrateType::Cma) {
+                *mode = RmqueueMode::Cma;
+                return Some(p);
+            }
+        }
+        if *mode != RmqueueMode::Steal {
+            if let Some(p) = self.__rmqueue_claim(order, mt, flags) {
+                *mode = RmqueueMode::Normal;
+                return Some(p);
+            }
+        }
+        if flags & ALLOC_NOFRAGMENT == 0 {
+            if let Some(p) = self.__rmqueue_steal(order, mt) {
+                if *mode != RmqueueMode::Steal && self.zone.cfg.rmqueue_mode_memory {
+                    self.message(
+                        Step::RmqueueModeSteal,
+                        MsgLevel::Info,
+                        "rmqueue_mode := RMQUEUE_STEAL: the rest of this refill skips the native and claim searches".into(),
+                    );
+                }
+                *mode = RmqueueMode::Steal;
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    /// `__rmqueue_smallest` (§2.6): the first block of order ≥ `order` on `mt`'s lists.
+    fn __rmqueue_smallest(&mut self, order: u8, mt: MigrateType) -> Option<u32> {
+        for o in order..=MAX_PAGE_ORDER {
+            if let Some(pfn) = self.front(o, mt) {
+                self.enter(KernelFn::__rmqueue_smallest);
+                self.page_del_and_expand(Step::SmallestTake, pfn, order, o, mt);
+                let percpu_refill = pcp_allowed_order(order) && mt.idx() < MIGRATE_PCPTYPES;
+                self.trace(
+                    Step::TraceZoneLocked,
+                    Tracepoint::MmPageAllocZoneLocked {
+                        pfn,
+                        order,
+                        mt,
+                        percpu_refill,
+                    },
+                );
+                self.exit(KernelFn::__rmqueue_smallest);
+                return Some(pfn);
+            }
+        }
+        None
+    }
+
+    /// `page_del_and_expand`: take the block off its list, give back the upper halves,
+    /// account the net `-2^low` pages.
+    fn page_del_and_expand(&mut self, step: Step, pfn: u32, low: u8, high: u8, mt: MigrateType) {
+        self.del_from_free_list(step, pfn, high, mt);
+        let added = self.expand(pfn, low, high, mt);
+        self.account_freepages(Step::ExpandAccount, -((1i64 << high) - added as i64), mt);
+    }
+
+    /// `expand` (§2.6): keep the lower part, push each split-off upper half to the FRONT of
+    /// its list, from order `high-1` down to `low`.
+    fn expand(&mut self, pfn: u32, low: u8, mut high: u8, mt: MigrateType) -> u32 {
+        if high == low {
+            return 0;
+        }
+        self.enter(KernelFn::expand);
+        let mut added = 0;
+        while high > low {
+            high -= 1;
+            let upper = pfn + (1 << high);
+            self.add_to_free_list(Step::ExpandAddUpper, upper, high, mt, false);
+            added += 1 << high;
+        }
+        self.exit(KernelFn::expand);
+        added
+    }
+
+    /// `should_try_claim_block` (§2.7.2), on the order of the free block examined.
+    fn should_try_claim_block(&self, order: u8, start_mt: MigrateType) -> bool {
+        order >= PAGEBLOCK_ORDER
+            || order >= PAGEBLOCK_ORDER / 2
+            || start_mt == MigrateType::Reclaimable
+            || start_mt == MigrateType::Unmovable
+            || self.zone.cfg.mobility_disabled
+    }
+
+    /// `find_suitable_fallback`: only the FIRST non-empty fallback type is returned.
+    fn find_suitable_fallback(&mut self, step: Step, order: u8, start_mt: MigrateType, claimable: bool) -> Fallback {
+        let r = if claimable && !self.should_try_claim_block(order, start_mt) {
+            Fallback::Refused
+        } else if self.zone.nr_free[order as usize] == 0 {
+            Fallback::None
+        } else {
+            fallbacks(start_mt)
+                .into_iter()
+                .find(|f| self.zone.free_lists[order as usize][f.idx()].len > 0)
+                .map_or(Fallback::None, Fallback::Found)
+        };
+        let (found, refused) = match r {
+            Fallback::Found(f) => (Some(f), false),
+            Fallback::None => (None, false),
+            Fallback::Refused => (None, true),
+        };
+        self.emit(
+            step,
+            EventKind::FallbackProbe {
+                order,
+                start_mt,
+                found,
+                refused,
+            },
+        );
+        r
+    }
+
+    /// `__rmqueue_claim` (§2.7.4): top-down search for a block whose pageblock(s) can be
+    /// claimed. With `ALLOC_NOFRAGMENT` only whole pageblocks (order ≥ 9) qualify.
+    fn __rmqueue_claim(&mut self, order: u8, start_mt: MigrateType, flags: u32) -> Option<u32> {
+        self.enter(KernelFn::__rmqueue_claim);
+        let mut min_order = order;
+        if order < PAGEBLOCK_ORDER && flags & ALLOC_NOFRAGMENT != 0 {
+            min_order = PAGEBLOCK_ORDER;
+        }
+        let mut result = None;
+        for cur in (min_order..=MAX_PAGE_ORDER).rev() {
+            let f = match self.find_suitable_fallback(Step::ClaimProbe, cur, start_mt, true) {
+                Fallback::None => continue,
+                Fallback::Refused => break,
+                Fallback::Found(f) => f,
+            };
+            let pfn = self.front(cur, f).expect("fallback list non-empty");
+            if let Some(p) = self.try_to_claim_block(pfn, cur, order, start_mt, f, flags) {
+                let change_ownership = self.zone.pageblock_mt(p) == start_mt;
+                self.trace(
+                    Step::TraceExtfrag,
+                    Tracepoint::MmPageAllocExtfrag {
+                        pfn: p,
+                        alloc_order: order,
+                        fallback_order: cur,
+                        alloc_mt: start_mt,
+                        fallback_mt: f,
+                        change_ownership,
+                    },
+                );
+                result = Some(p);
+                break;
+            }
+        }
+        self.exit(KernelFn::__rmqueue_claim);
+        result
+    }
+
+    /// `try_to_claim_block` (§2.7.3).
+    fn try_to_claim_block(&mut self, pfn: u32, cur: u8, order: u8, start_mt: MigrateType, block_mt: MigrateType, flags: u32) -> Option<u32> {
+        self.enter(KernelFn::try_to_claim_block);
+        let r = self.try_to_claim_block_inner(pfn, cur, order, start_mt, block_mt, flags);
+        self.exit(KernelFn::try_to_claim_block);
+        r
+    }
+
+    fn try_to_claim_block_inner(&mut self, pfn: u32, cur: u8, order: u8, start_mt: MigrateType, block_mt: MigrateType, flags: u32) -> Option<u32> {
+        if cur >= PAGEBLOCK_ORDER {
+            // Whole pageblock(s): always succeeds.
+            self.del_from_free_list(Step::ClaimWholeDel, pfn, cur, block_mt);
+            self.account_freepages(Step::ClaimWholeDel, -(1i64 << cur), block_mt);
+            self.change_pageblock_range(Step::ClaimWholeRetype, pfn, cur, start_mt);
+            self.emit(
+                Step::ClaimWholeRetype,
+                EventKind::Claimed {
+                    pfn,
+                    order: cur,
+                    from: block_mt,
+                    to: start_mt,
+                    pageblocks: 1 << (cur - PAGEBLOCK_ORDER),
+                    free: 1 << cur,
+                    alike: 0,
+                },
+            );
+            let added = self.expand(pfn, order, cur, start_mt);
+            self.account_freepages(Step::ExpandAccount, added as i64, start_mt);
+            return Some(pfn);
+        }
+        if self.boost_watermark() && flags & ALLOC_KSWAPD != 0 {
+            let b = self.zone.boosted_watermark;
+            self.set_flag(Step::BoostWatermark, CounterId::zone_boosted_watermark, 0, b, true);
+        }
+        // prep_move_freepages_block: the pageblock must lie inside the zone.
+        let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
+        let end = start + PAGEBLOCK_NR_PAGES;
+        if end > self.zone.pages() {
+            return None;
+        }
+        let (free, movable) = self.count_free_and_movable(start, end);
+        let alike = if start_mt == MigrateType::Movable {
+            movable
+        } else if block_mt == MigrateType::Movable {
+            PAGEBLOCK_NR_PAGES - (free + movable)
+        } else {
+            0
+        };
+        if free + alike >= 1 << (PAGEBLOCK_ORDER - 1) || self.zone.cfg.mobility_disabled {
+            self.__move_freepages_block(Step::ClaimMoveFree, start, end, block_mt, start_mt);
+            self.set_pageblock_migratetype(Step::ClaimPartialRetype, start >> PAGEBLOCK_ORDER, start_mt);
+            self.emit(
+                Step::ClaimPartialRetype,
+                EventKind::Claimed {
+                    pfn: start,
+                    order: PAGEBLOCK_ORDER,
+                    from: block_mt,
+                    to: start_mt,
+                    pageblocks: 1,
+                    free,
+                    alike,
+                },
+            );
+            return self.__rmqueue_smallest(order, start_mt);
+        }
+        self.emit(
+            Step::ClaimRefused,
+            EventKind::ClaimRefused {
+                pfn,
+                order: cur,
+                free,
+                alike,
+            },
+        );
+        None
+    }
+
+    /// The walk of `prep_move_freepages_block`: free pages (buddy heads, skipping their
+    /// blocks) and `PageLRU` pages of `[start, end)`.
+    fn count_free_and_movable(&self, start: u32, end: u32) -> (u32, u32) {
+        let z = &self.zone;
+        let (mut free, mut movable) = (0, 0);
+        let mut p = start;
+        while p < end {
+            if z.kind[p as usize] == PK_BUDDY {
+                let nr = 1 << z.order[p as usize];
+                free += nr;
+                p += nr;
+                continue;
+            }
+            if z.kind[p as usize] == PK_OTHER && z.pflags[p as usize] & PF_LRU != 0 {
+                movable += 1;
+            }
+            p += 1;
+        }
+        (free, movable)
+    }
+
+    /// `__move_freepages_block`: every buddy block of the pageblock, ascending, to the tail of
+    /// the new type's list.
+    fn __move_freepages_block(&mut self, step: Step, start: u32, end: u32, old: MigrateType, new: MigrateType) {
+        let mut p = start;
+        while p < end {
+            if self.zone.kind[p as usize] != PK_BUDDY {
+                p += 1;
+                continue;
+            }
+            let o = self.zone.order[p as usize];
+            self.move_to_free_list(step, p, o, old, new);
+            p += 1 << o;
+        }
+    }
+
+    /// `__rmqueue_steal` (§2.7.5): bottom-up; the remainder stays on the foreign type's lists.
+    fn __rmqueue_steal(&mut self, order: u8, start_mt: MigrateType) -> Option<u32> {
+        self.enter(KernelFn::__rmqueue_steal);
+        let mut result = None;
+        for cur in order..=MAX_PAGE_ORDER {
+            let f = match self.find_suitable_fallback(Step::StealProbe, cur, start_mt, false) {
+                Fallback::Found(f) => f,
+                _ => continue,
+            };
+            let pfn = self.front(cur, f).expect("fallback list non-empty");
+            self.page_del_and_expand(Step::StealTake, pfn, order, cur, f);
+            self.emit(
+                Step::StealTake,
+                EventKind::Stolen {
+                    pfn,
+                    order: cur,
+                    alloc_order: order,
+                    from: f,
+                },
+            );
+            let change_ownership = self.zone.pageblock_mt(pfn) == start_mt;
+            self.trace(
+                Step::TraceExtfrag,
+                Tracepoint::MmPageAllocExtfrag {
+                    pfn,
+                    alloc_order: order,
+                    fallback_order: cur,
+                    alloc_mt: start_mt,
+                    fallback_mt: f,
+                    change_ownership,
+                },
+            );
+            result = Some(pfn);
+            break;
+        }
+        self.exit(KernelFn::__rmqueue_steal);
+        result
+    }
+
+    /// `reserve_highatomic_pageblock` (§2.9).
+    fn reserve_highatomic_pageblock(&mut self, pfn: u32, order: u8) {
+        let managed = self.zone.cfg.pages as i64;
+        if managed / 100 < PAGEBLOCK_NR_PAGES as i64 {
+            return;
+        }
+        let pb = PAGEBLOCK_NR_PAGES as i64;
+        let max = (managed / 100 + pb - 1) / pb * pb;
+        if self.zone.nr_reserved_highatomic >= max {
+            return;
+        }
+        self.enter(KernelFn::reserve_highatomic_pageblock);
+        if !self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
+            self.lock_zone(Step::HighatomicReserve);
+        }
+        let mt = self.zone.pageblock_mt(pfn);
+        if mt.is_mergeable() {
+            if order < PAGEBLOCK_ORDER {
+                let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
+                let end = start + PAGEBLOCK_NR_PAGES;
+                if end <= self.zone.pages() {
+                    self.__move_freepages_block(Step::HighatomicReserve, start, end, mt, MigrateType::HighAtomic);
+                    self.set_pageblock_migratetype(Step::HighatomicReserve, start >> PAGEBLOCK_ORDER, MigrateType::HighAtomic);
+                    self.counter(Step::HighatomicReserve, CounterId::nr_reserved_highatomic, 0, pb);
+                }
+            } else {
+                self.change_pageblock_range(Step::HighatomicReserve, pfn, order, MigrateType::HighAtomic);
+                self.counter(Step::HighatomicReserve, CounterId::nr_reserved_highatomic, 0, 1 << order);
+            }
+        }
+        self.exit(KernelFn::reserve_highatomic_pageblock);
+    }
+
+    // ------------------------------------------------------------------ freeing
+
+    /// `__free_pages(page, order)` of a block `owner` holds with refcount 1 (§3.1): the
+    /// refcount drops to zero, so the whole block is freed.
+    pub fn free_pages(&mut self, pfn: u32, order: u8, cpu: usize) {
+        self.enter(KernelFn::__free_pages);
+        self.put_page(pfn, order);
+        self.__free_frozen_pages(pfn, order, FPI_NONE, cpu);
+        self.exit(KernelFn::__free_pages);
+    }
+
+    /// `put_page_testzero` reaching zero: the owner lets go of the block.
+    pub fn put_page(&mut self, pfn: u32, order: u8) {
+        let owner = self.zone.owner[pfn as usize];
+        let lru = self.zone.pflags[pfn as usize] & PF_LRU != 0;
+        self.emit(
+            Step::PutPage,
+            EventKind::PutPage {
+                pfn,
+                order,
+                owner,
+                lru,
+            },
+        );
+    }
+
+    /// `__free_pages_prepare`: emits `mm_page_free` unless the block was prepared already.
+    fn free_pages_prepare(&mut self, pfn: u32, order: u8, fpi: Fpi) -> bool {
+        if fpi & FPI_PREPARED != 0 {
+            return true;
+        }
+        self.trace(Step::TraceMmPageFree, Tracepoint::MmPageFree { pfn, order });
+        true
+    }
+
+    /// Per-page `free_pages_prepare(page, 0)` of the chunked contiguous free (§5.2).
+    pub fn prepare_one_page(&mut self, pfn: u32) {
+        self.free_pages_prepare(pfn, 0, FPI_NONE);
+    }
+
+    /// `__free_frozen_pages` (§3.2): pcp for orders 0–3 and 9, buddy otherwise.
+    pub fn __free_frozen_pages(&mut self, pfn: u32, order: u8, fpi: Fpi, cpu: usize) {
+        self.enter(KernelFn::__free_frozen_pages);
+        if !pcp_allowed_order(order) {
+            self.__free_pages_ok(pfn, order, fpi);
+        } else if self.free_pages_prepare(pfn, order, fpi) {
+            let mut mt = self.zone.pageblock_mt(pfn);
+            if mt.idx() >= MIGRATE_PCPTYPES {
+                if mt == MigrateType::Isolate {
+                    self.free_one_page(pfn, order, fpi);
+                    self.exit(KernelFn::__free_frozen_pages);
+                    return;
+                }
+                // HIGHATOMIC and CMA pages use the MOVABLE pcp list.
+                mt = MigrateType::Movable;
+            }
+            self.lock_pcp(Step::FreeFrozenPcpLock, cpu);
+            self.free_frozen_page_commit(cpu, pfn, mt, order);
+        }
+        self.exit(KernelFn::__free_frozen_pages);
+    }
+
+    /// `__free_pages_ok`: prepare, then straight to the buddy.
+    fn __free_pages_ok(&mut self, pfn: u32, order: u8, fpi: Fpi) {
+        if self.free_pages_prepare(pfn, order, fpi) {
+            self.free_one_page(pfn, order, fpi);
+        }
+    }
+
+    /// `free_one_page` → `split_large_buddy`: at most one pageblock at a time.
+    pub fn free_one_page(&mut self, pfn: u32, order: u8, fpi: Fpi) {
+        self.enter(KernelFn::free_one_page);
+        self.lock_zone(Step::FreeOnePageLock);
+        let piece = order.min(PAGEBLOCK_ORDER);
+        let end = pfn + (1 << order);
+        let mut p = pfn;
+        while p < end {
+            let mt = self.zone.pageblock_mt(p);
+            self.__free_one_page(p, piece, mt, fpi);
+            p += 1 << piece;
+        }
+        self.exit(KernelFn::free_one_page);
+    }
+
+    /// `__free_one_page` (§3.4): merge with free buddies, then head or tail placement.
+    pub fn __free_one_page(&mut self, mut pfn: u32, mut order: u8, mt: MigrateType, fpi: Fpi) {
+        self.enter(KernelFn::__free_one_page);
+        self.account_freepages(Step::FreeOneAccount, 1i64 << order, mt);
+        let mut buddy_pfn = 0u32;
+        while order < MAX_PAGE_ORDER {
+            buddy_pfn = pfn ^ (1 << order);
+            if !self.zone.is_buddy(buddy_pfn, order) {
+                break;
+            }
+            let mut buddy_mt = mt;
+            if order >= PAGEBLOCK_ORDER {
+                buddy_mt = self.zone.pageblock_mt(buddy_pfn);
+                if buddy_mt != mt && (!mt.is_mergeable() || !buddy_mt.is_mergeable()) {
+                    break;
+                }
+            }
+            self.del_from_free_list(Step::FreeOneDelBuddy, buddy_pfn, order, buddy_mt);
+            if buddy_mt != mt {
+                self.change_pageblock_range(Step::FreeOneRetypeBuddy, buddy_pfn, order, mt);
+            }
+            let combined = buddy_pfn & pfn;
+            self.emit(
+                Step::FreeOneMerge,
+                EventKind::Merge {
+                    pfn: combined,
+                    buddy: buddy_pfn,
+                    order: order + 1,
+                },
+            );
+            pfn = combined;
+            order += 1;
+        }
+        let to_tail = if fpi & FPI_TO_TAIL != 0 {
+            true
+        } else {
+            self.buddy_merge_likely(pfn, buddy_pfn, order)
+        };
+        let step = if to_tail { Step::FreeOneAddTail } else { Step::FreeOneAddHead };
+        self.add_to_free_list(step, pfn, order, mt, to_tail);
+        self.exit(KernelFn::__free_one_page);
+    }
+
+    /// `buddy_merge_likely`: is the order+1 buddy of the combined block free?
+    fn buddy_merge_likely(&self, pfn: u32, buddy_pfn: u32, order: u8) -> bool {
+        if order >= MAX_PAGE_ORDER - 1 {
+            return false;
+        }
+        let higher = buddy_pfn & pfn;
+        self.zone.is_buddy(higher ^ (1 << (order + 1)), order + 1)
+    }
+
+    /// `free_frozen_page_commit` (§4.5).
+    fn free_frozen_page_commit(&mut self, cpu: usize, pfn: u32, mt: MigrateType, order: u8) {
+        self.enter(KernelFn::free_frozen_page_commit);
+        let af = self.zone.pcp[cpu].alloc_factor;
+        self.counter(Step::CommitAllocFactor, CounterId::pcp_alloc_factor, cpu, (af >> 1) as i64 - af as i64);
+        let pindex = order_to_pindex(mt, order);
+        self.emit(
+            Step::CommitAddHead,
+            EventKind::PcpAdd {
+                cpu: cpu as u8,
+                pindex: pindex as u8,
+                pfn,
+                end: End::Head,
+            },
+        );
+        let p = &self.zone.pcp[cpu];
+        let batch = p.batch;
+        let mut free_high = false;
+        let prev_high = p.prev_free_high_order;
+        if (1..=PAGE_ALLOC_COSTLY_ORDER).contains(&order) {
+            free_high = p.free_count >= batch + p.high_min / 2
+                && prev_high
+                && (!p.free_high_batch || p.count >= batch);
+            self.set_flag(Step::CommitFreeHigh, CounterId::pcp_prev_free_high_order, cpu, prev_high, true);
+        } else {
+            self.set_flag(Step::CommitFreeHigh, CounterId::pcp_prev_free_high_order, cpu, prev_high, false);
+        }
+        if self.zone.pcp[cpu].free_count < (batch << PCP_BATCH_SCALE_MAX) {
+            self.counter(Step::CommitFreeCount, CounterId::pcp_free_count, cpu, 1 << order);
+        }
+        let high = self.nr_pcp_high(cpu, batch, free_high);
+        if self.zone.pcp[cpu].count >= high {
+            let mut to_free = self.nr_pcp_free(cpu, batch, high, free_high);
+            if self.zone.cfg.kernel.pcp_free_in_batches() {
+                while to_free > 0 && self.zone.pcp[cpu].count > 0 {
+                    let chunk = to_free.min(batch);
+                    self.free_pcppages_bulk(Step::CommitDrain, cpu, chunk, pindex);
+                    to_free -= chunk;
+                }
+            } else if to_free > 0 && self.zone.pcp[cpu].count > 0 {
+                self.free_pcppages_bulk(Step::CommitDrain, cpu, to_free, pindex);
+            }
+            if self.zone.below_high {
+                let high_w = self.zone.wmark_pages(WMARK_HIGH);
+                let free = self.zone.nr_free_pages;
+                if self.zone_watermark_ok(0, high_w, 0, free) {
+                    self.set_flag(Step::CommitClearBelowHigh, CounterId::zone_below_high, 0, true, false);
+                }
+            }
+        }
+        self.exit(KernelFn::free_frozen_page_commit);
+    }
+
+    /// `nr_pcp_high` (§4.5): the limit for this free; may move `pcp.high`.
+    fn nr_pcp_high(&mut self, cpu: usize, batch: i32, free_high: bool) -> i32 {
+        let p = &self.zone.pcp[cpu];
+        let (high_min, high_max) = (p.high_min, p.high_max);
+        let high = Self::kclamp(p.high, high_min, high_max);
+        self.set_pcp_high(Step::NrPcpHigh, cpu, high);
+        if high == 0 {
+            return 0;
+        }
+        if free_high {
+            self.set_pcp_high(Step::NrPcpHigh, cpu, (high - (batch << PCP_BATCH_SCALE_MAX)).max(high_min));
+            return 0;
+        }
+        if high_min == high_max {
+            return high;
+        }
+        let p = &self.zone.pcp[cpu];
+        let (count, free_count) = (p.count, p.free_count);
+        if self.zone.below_high {
+            self.set_pcp_high(Step::NrPcpHigh, cpu, (high - free_count.max(batch)).max(high_min));
+            return count.max(high_min);
+        }
+        if count >= high {
+            let need = free_count + batch;
+            if self.zone.pcp[cpu].high < need {
+                self.set_pcp_high(Step::NrPcpHigh, cpu, Self::kclamp(need, high_min, high_max));
+            }
+        }
+        high
+    }
+
+    /// `nr_pcp_free`.
+    fn nr_pcp_free(&self, cpu: usize, batch: i32, high: i32, free_high: bool) -> i32 {
+        let p = &self.zone.pcp[cpu];
+        if free_high {
+            return p.count.min(batch << PCP_BATCH_SCALE_MAX);
+        }
+        if high < batch {
+            return 1;
+        }
+        Self::kclamp(p.free_count, batch, high - batch)
+    }
+
+    /// `free_pcppages_bulk` (§4.6): from the back of the list at `pindex` first, one list
+    /// emptied before the next, round robin; the pageblock type is re-read per page.
+    pub fn free_pcppages_bulk(&mut self, step: Step, cpu: usize, count: i32, pindex: usize) {
+        self.enter(KernelFn::free_pcppages_bulk);
+        let mut count = count.min(self.zone.pcp[cpu].count);
+        self.emit(
+            step,
+            EventKind::PcpDrain {
+                cpu: cpu as u8,
+                count: count.max(0) as u32,
+                pindex: pindex as u8,
+            },
+        );
+        self.lock_zone(Step::BulkFreeLock);
+        let mut i = pindex + NR_PCP_LISTS - 1;
+        while count > 0 {
+            loop {
+                i = (i + 1) % NR_PCP_LISTS;
+                if self.zone.pcp[cpu].lists[i].len > 0 {
+                    break;
+                }
+            }
+            let o = pindex_to_order(i);
+            loop {
+                let list = self.zone.pcp[cpu].lists[i];
+                let p = list.tail;
+                let mt = self.zone.pageblock_mt(p);
+                let prev = self.zone.prev[p as usize];
+                self.emit(
+                    Step::BulkFreeTakeTail,
+                    EventKind::PcpDel {
+                        cpu: cpu as u8,
+                        pindex: i as u8,
+                        pfn: p,
+                        prev,
+                    },
+                );
+                count -= 1 << o;
+                self.__free_one_page(p, o, mt, FPI_NONE);
+                self.trace(Step::TracePcpuDrain, Tracepoint::MmPagePcpuDrain { pfn: p, order: o, mt });
+                if count <= 0 || self.zone.pcp[cpu].lists[i].len == 0 {
+                    break;
+                }
+            }
+        }
+        self.exit(KernelFn::free_pcppages_bulk);
+    }
+
+    /// `drain_pages_zone(cpu)` (§4.7).
+    pub fn drain_pages_zone(&mut self, cpu: usize) {
+        self.enter(KernelFn::drain_pages_zone);
+        loop {
+            self.lock_pcp(Step::DrainLock, cpu);
+            let mut count = self.zone.pcp[cpu].count;
+            if count > 0 {
+                let to_drain = count.min(self.zone.pcp[cpu].batch << PCP_BATCH_SCALE_MAX);
+                self.free_pcppages_bulk(Step::DrainBulk, cpu, to_drain, 0);
+                count -= to_drain;
+            }
+            if count <= 0 {
+                break;
+            }
+        }
+        self.exit(KernelFn::drain_pages_zone);
+    }
+
+    /// `split_page`: every tail page gets its own reference.
+    pub fn split_page(&mut self, pfn: u32, order: u8) {
+        if order == 0 {
+            return;
+        }
+        self.enter(KernelFn::split_page);
+        self.emit(Step::SplitPage, EventKind::SplitPage { pfn, order });
+        self.exit(KernelFn::split_page);
+    }
+}

@@ -1,0 +1,404 @@
+//! Short pseudocode of each modelled kernel function, written for this project (not kernel
+//! source), and the [`Step`] ids that events carry: each step is one line of one function, so
+//! the UI can highlight "where we are" for any event.
+
+use crate::events::KernelFn;
+use serde::{Deserialize, Serialize};
+
+macro_rules! steps {
+    ($($name:ident => $func:ident : $line:expr),* $(,)?) => {
+        /// A stable id of a pseudocode line (see [`Step::func`] and [`Step::line`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[repr(u16)]
+        pub enum Step { $($name),* }
+
+        impl Step {
+            /// Every step, for tests and tooling.
+            pub const ALL: &'static [Step] = &[$(Step::$name),*];
+            /// The kernel function this step is in.
+            pub fn func(self) -> KernelFn {
+                match self { $(Step::$name => KernelFn::$func),* }
+            }
+            /// Index into [`lines`]`(self.func())`.
+            pub fn line(self) -> usize {
+                match self { $(Step::$name => $line),* }
+            }
+            pub fn name(self) -> &'static str {
+                match self { $(Step::$name => stringify!($name)),* }
+            }
+        }
+    };
+}
+
+steps! {
+    // Call bookkeeping (the function comes from the event itself).
+    Enter => alloc_pages: 0,
+    Exit => alloc_pages: 0,
+    // engine-level messages of scenario ops
+    OpNote => alloc_pages: 0,
+    OpWarning => alloc_pages: 0,
+    OpFailure => alloc_pages: 6,
+
+    PrepNewPage => alloc_pages: 4,
+    TraceMmPageAlloc => alloc_pages: 5,
+
+    GpffHighGate => get_page_from_freelist: 1,
+    GpffSetBelowHigh => get_page_from_freelist: 2,
+    GpffWatermark => get_page_from_freelist: 3,
+    GpffRetryNoFragment => get_page_from_freelist: 6,
+
+    SlowpathFail => __alloc_pages_slowpath: 4,
+
+    RmqueueBoostReset => rmqueue: 3,
+
+    PcplistLock => rmqueue_pcplist: 0,
+    PcplistHalveFreeCount => rmqueue_pcplist: 1,
+    PcplistRefilled => rmqueue_pcplist: 4,
+    PcplistTakeFront => rmqueue_pcplist: 6,
+
+    NrPcpAllocClamp => nr_pcp_alloc: 0,
+    NrPcpAllocGrowHigh => nr_pcp_alloc: 2,
+    NrPcpAllocFactor => nr_pcp_alloc: 3,
+
+    BulkLock => rmqueue_bulk: 0,
+    BulkAddTail => rmqueue_bulk: 3,
+
+    BuddyLock => rmqueue_buddy: 0,
+
+    RmqueueModeSteal => __rmqueue: 5,
+
+    SmallestTake => __rmqueue_smallest: 2,
+    TraceZoneLocked => __rmqueue_smallest: 4,
+
+    ExpandAddUpper => expand: 3,
+    ExpandAccount => expand: 5,
+
+    ClaimProbe => __rmqueue_claim: 2,
+    TraceExtfrag => __rmqueue_claim: 6,
+
+    ClaimWholeDel => try_to_claim_block: 1,
+    ClaimWholeRetype => try_to_claim_block: 2,
+    BoostWatermark => try_to_claim_block: 4,
+    ClaimMoveFree => try_to_claim_block: 7,
+    ClaimPartialRetype => try_to_claim_block: 8,
+    ClaimRefused => try_to_claim_block: 10,
+
+    StealProbe => __rmqueue_steal: 1,
+    StealTake => __rmqueue_steal: 3,
+
+    HighatomicReserve => reserve_highatomic_pageblock: 2,
+
+    PutPage => __free_pages: 0,
+    TraceMmPageFree => free_pages_prepare: 0,
+
+    FreeFrozenPcpLock => __free_frozen_pages: 5,
+
+    FreeOnePageLock => free_one_page: 0,
+
+    FreeOneAccount => __free_one_page: 0,
+    FreeOneDelBuddy => __free_one_page: 5,
+    FreeOneRetypeBuddy => __free_one_page: 6,
+    FreeOneMerge => __free_one_page: 7,
+    FreeOneAddTail => __free_one_page: 9,
+    FreeOneAddHead => __free_one_page: 10,
+
+    CommitAllocFactor => free_frozen_page_commit: 0,
+    CommitAddHead => free_frozen_page_commit: 1,
+    CommitFreeHigh => free_frozen_page_commit: 2,
+    CommitFreeCount => free_frozen_page_commit: 3,
+    NrPcpHigh => free_frozen_page_commit: 4,
+    CommitDrain => free_frozen_page_commit: 6,
+    CommitClearBelowHigh => free_frozen_page_commit: 7,
+
+    BulkFreeLock => free_pcppages_bulk: 1,
+    BulkFreeTakeTail => free_pcppages_bulk: 4,
+    TracePcpuDrain => free_pcppages_bulk: 6,
+
+    DrainLock => drain_pages_zone: 0,
+    DrainBulk => drain_pages_zone: 1,
+
+    SplitPage => split_page: 0,
+
+    ContigRunBreak => __free_contig_range_common: 2,
+    ContigChunk => free_prepared_contig_range: 1,
+
+    AllocContigFail => alloc_contig_range: 0,
+    AllocContigTake => alloc_contig_range: 2,
+    AllocContigGiveBack => alloc_contig_range: 3,
+    AllocContigAlloc => alloc_contig_range: 4,
+
+    BulkGate => alloc_pages_bulk: 1,
+    BulkPcpLock => alloc_pages_bulk: 2,
+    BulkPrep => alloc_pages_bulk: 3,
+
+    VmallocArray => vmalloc: 0,
+    VmallocAttempt => vm_area_alloc_pages: 2,
+
+    VfreeRun => vfree: 2,
+
+    BootChunk => memblock_free_all: 1,
+}
+
+/// The pseudocode of a function, one line per entry.
+pub fn lines(f: KernelFn) -> &'static [&'static str] {
+    use KernelFn::*;
+    match f {
+        alloc_pages => &[
+            "mt = gfp_migratetype(gfp); flags = WMARK_LOW | KSWAPD | NOFRAGMENT",
+            "page = get_page_from_freelist(order, flags)      // fast path",
+            "if !page: page = __alloc_pages_slowpath(...)      // WMARK_MIN attempts",
+            "if page:",
+            "    prep_new_page(page): refcount 1, owner set",
+            "trace mm_page_alloc(page, order, mt, gfp)",
+            "return page                                       // NULL = failure",
+        ],
+        get_page_from_freelist => &[
+            "retry:",
+            "  if !BELOW_HIGH and watermark_ok(high): goto try_zone",
+            "  else set ZONE_BELOW_HIGH",
+            "  if !watermark_ok(mark of flags): goto failed",
+            "try_zone: page = rmqueue(order, flags); if page: return page",
+            "failed:",
+            "  if ALLOC_NOFRAGMENT: clear it; goto retry       // now claim < 9 and steal",
+            "  return NULL",
+        ],
+        __alloc_pages_slowpath => &[
+            "flags = WMARK_MIN | CPUSET | KSWAPD | (NON_BLOCK, HIGHATOMIC if atomic)",
+            "attempts = 2 (6.18) | 1 + cpuset_dropped + compact_first (7.x)",
+            "repeat attempts:",
+            "    page = get_page_from_freelist(order, flags); if page: return page",
+            "fail: the kernel would reclaim / compact / OOM here (not modelled)",
+        ],
+        rmqueue => &[
+            "if pcp_allowed_order(order): page = rmqueue_pcplist(order, mt)",
+            "if !page: page = rmqueue_buddy(order, mt)",
+            "if KSWAPD and ZONE_BOOSTED_WATERMARK:",
+            "    clear flag, wake kswapd; boost = 0           // policy (b)",
+            "return page",
+        ],
+        rmqueue_pcplist => &[
+            "lock this CPU's pcp",
+            "pcp.free_count >>= 1",
+            "list = pcp.lists[order_to_pindex(mt, order)]",
+            "if list empty: n = nr_pcp_alloc(order)",
+            "    pcp.count += rmqueue_bulk(order, n, list) << order",
+            "    if list still empty: return NULL",
+            "page = pop_front(list); pcp.count -= 1 << order",
+        ],
+        nr_pcp_alloc => &[
+            "high = clamp(pcp.high, high_min, high_max)",
+            "b = order == 0 ? batch << alloc_factor : batch",
+            "if high_min != high_max and !BELOW_HIGH: high = min(high + b, high_max)",
+            "if order == 0 and b fits: alloc_factor++ (max 5)",
+            "return order ? max(b >> order, 2) : min(b, high - count - batch)",
+        ],
+        rmqueue_bulk => &[
+            "lock zone (held for the whole batch)",
+            "mode = RMQUEUE_NORMAL",
+            "for i in 0..count: page = __rmqueue(order, mt, &mode); if !page: break",
+            "    list_add_tail(page, list)                     // arrive in returned order",
+            "return i",
+        ],
+        rmqueue_buddy => &[
+            "lock zone",
+            "if HIGHATOMIC: page = __rmqueue_smallest(order, HighAtomic)",
+            "if !page: mode = NORMAL; page = __rmqueue(order, mt, &mode)",
+            "if !page and (OOM|NON_BLOCK): page = __rmqueue_smallest(order, HighAtomic)",
+            "if page and HIGHATOMIC: reserve_highatomic_pageblock(page)   // 7.x",
+            "return page",
+        ],
+        __rmqueue => &[
+            "switch mode:                                      // falls through",
+            "  NORMAL: if (p = __rmqueue_smallest(order, mt)): return p",
+            "  CMA:    if ALLOC_CMA and (p = smallest(order, CMA)): mode = CMA; return p",
+            "  CLAIM:  if (p = __rmqueue_claim(order, mt)): mode = NORMAL; return p",
+            "  STEAL:  if !NOFRAGMENT and (p = __rmqueue_steal(order, mt)):",
+            "              mode = STEAL; return p              // next refill page starts here",
+            "return NULL",
+        ],
+        __rmqueue_smallest => &[
+            "for o in order..=10:",
+            "    page = front(free_area[o].free_list[mt]); if !page: continue",
+            "    del_from_free_list(page, o, mt)",
+            "    expand(page, order, o, mt)                    // give back upper halves",
+            "    trace mm_page_alloc_zone_locked; return page",
+            "return NULL",
+        ],
+        expand => &[
+            "while high > low:",
+            "    high -= 1",
+            "    upper = page + 2^high",
+            "    add_to_free_list(upper, high, mt, HEAD)        // keep the LOWER half",
+            "    set_buddy_order(upper, high)",
+            "account_freepages(-(2^high_orig - added), mt)",
+        ],
+        __rmqueue_claim => &[
+            "min = NOFRAGMENT and order < 9 ? 9 : order",
+            "for o in 10 down to min:                          // top-down",
+            "    f = find_suitable_fallback(o, mt, claimable)",
+            "    if f == -1: continue; if f == -2: break",
+            "    page = front(free_list[o][f])",
+            "    if try_to_claim_block(page, o, order, mt, f):",
+            "        trace mm_page_alloc_extfrag; return page",
+            "return NULL                                       // refused: next lower order",
+        ],
+        find_suitable_fallback => &[
+            "if claimable and !should_try_claim_block(order, mt): return -2",
+            "if free_area[order].nr_free == 0: return -1",
+            "return first fallbacks[mt] with a non-empty list, else -1",
+        ],
+        try_to_claim_block => &[
+            "if current_order >= 9:                            // whole pageblock(s)",
+            "    del_page_from_free_list(page)",
+            "    change_pageblock_range(page, mt); expand(...); return page",
+            "// partial pageblock",
+            "boost_watermark(); if KSWAPD: set ZONE_BOOSTED_WATERMARK",
+            "free, movable = walk the pageblock",
+            "alike = mt == MOVABLE ? movable : block MOVABLE ? 512 - free - movable : 0",
+            "if free + alike >= 256: move every free block to mt's lists (tail)",
+            "    set_pageblock_migratetype(block, mt)",
+            "    return __rmqueue_smallest(order, mt)",
+            "return NULL                                       // claim refused",
+        ],
+        __rmqueue_steal => &[
+            "for o in order..=10:                              // bottom-up",
+            "    f = find_suitable_fallback(o, mt, false); if f == -1: continue",
+            "    page = front(free_list[o][f])",
+            "    del + expand on f's lists (block keeps its type); trace extfrag",
+            "    return page",
+            "return NULL",
+        ],
+        reserve_highatomic_pageblock => &[
+            "if managed/100 < 512 or reserved >= ALIGN(managed/100, 512): return",
+            "if block type not mergeable: return",
+            "move the block's free pages to HighAtomic; reserved += 512",
+        ],
+        zone_watermark_ok => &[
+            "free = NR_FREE_PAGES - unusable (highatomic, cma)",
+            "if free <= mark: return false",
+            "return order == 0 or some buddy list of order >= order is non-empty",
+        ],
+        __free_pages => &[
+            "if put_page_testzero(page): __free_frozen_pages(page, order)",
+        ],
+        __free_frozen_pages => &[
+            "if !pcp_allowed_order(order): __free_pages_ok(page, order); return",
+            "free_pages_prepare(page, order)                   // mm_page_free",
+            "mt = get_pfnblock_migratetype(page)",
+            "if mt == ISOLATE: free_one_page(); return",
+            "if mt is HighAtomic or CMA: mt = MOVABLE",
+            "lock pcp; free_frozen_page_commit(pcp, page, mt, order)",
+        ],
+        free_pages_prepare => &[
+            "trace mm_page_free(page, order) unless FPI_PREPARED; checks; reset state",
+        ],
+        free_frozen_page_commit => &[
+            "pcp.alloc_factor >>= 1",
+            "list_add(page, pcp.lists[pindex]); pcp.count += 2^order   // FRONT",
+            "free_high = order 1..3 and free_count large and prev free was high-order",
+            "free_count += 2^order (capped at batch << 5)",
+            "high = nr_pcp_high(batch, free_high)",
+            "if pcp.count < high: return",
+            "free_pcppages_bulk(nr_pcp_free(...), pindex)       // 6.19+: batch-sized chunks",
+            "if BELOW_HIGH and watermark_ok(high): clear BELOW_HIGH",
+        ],
+        free_pcppages_bulk => &[
+            "count = min(pcp.count, count)",
+            "lock zone",
+            "while count > 0:",
+            "    pick the next non-empty list, starting at pindex",
+            "    page = pop_back(list)                         // oldest first",
+            "    mt = get_pfnblock_migratetype(page); __free_one_page(page, order, mt)",
+            "    trace mm_page_pcpu_drain; until list empty or count <= 0",
+        ],
+        free_one_page => &[
+            "lock zone; split_large_buddy: at most one pageblock at a time",
+            "    __free_one_page(piece, order, get_pfnblock_migratetype(piece))",
+        ],
+        __free_one_page => &[
+            "account_freepages(+2^order, mt)",
+            "while order < 10:",
+            "    buddy = pfn ^ (1 << order)",
+            "    if buddy is not a free block of exactly this order: break",
+            "    if order >= 9 and types differ and one is not mergeable: break",
+            "    del_from_free_list(buddy)",
+            "    if buddy type differs: change_pageblock_range(buddy, mt)",
+            "    pfn = pfn & buddy; order += 1                 // merged",
+            "set_buddy_order(pfn, order)",
+            "if FPI_TO_TAIL or buddy_merge_likely(): add_to_free_list(TAIL)",
+            "else add_to_free_list(HEAD)",
+        ],
+        split_page => &["every tail page gets refcount 1: now 2^order separate pages"],
+        drain_pages_zone => &[
+            "lock pcp; while pcp.count:",
+            "    free_pcppages_bulk(min(count, batch << 5), pindex 0)",
+        ],
+        free_contig_range => &[
+            "for pfn in range, ascending:                      // ≤ 7.1",
+            "    __free_page(pfn)                              // order-0 pcp list each",
+        ],
+        __free_contig_range_common => &[
+            "for pfn in range, ascending:                      // 7.2",
+            "    put_page_testzero(pfn); free_pages_prepare(pfn, 0)",
+            "    not freeable: free_prepared_contig_range(run); start a new run",
+            "free_prepared_contig_range(last run)",
+        ],
+        free_prepared_contig_range => &[
+            "while n > 0:",
+            "    o = min(ctz(pfn) or 10, ilog2(n), 10)          // largest aligned chunk",
+            "    __free_frozen_pages(pfn, o, FPI_PREPARED)      // pcp if o <= 3 or 9",
+            "    pfn += 2^o; n -= 2^o",
+        ],
+        alloc_contig_range => &[
+            "if any page of the range is allocated: fail",
+            "drain_all_pages()",
+            "take every free block overlapping the range off its list",
+            "give back the parts outside the range as aligned chunks (tail)",
+            "the range's pages are allocated, refcount 1 each",
+        ],
+        vmalloc => &[
+            "if pages > 512: array = nested vmalloc(8 × pages bytes)",
+            "vm_area_alloc_pages(GFP_KERNEL | __GFP_NOWARN, nr_pages)",
+            "fewer pages than asked: failure, free the area",
+        ],
+        vm_area_alloc_pages => &[
+            "large = min(10, ilog2(remaining))                 // 6.19+",
+            "while large > 0 and remaining:",
+            "    page = alloc_pages(gfp & ~DIRECT_RECLAIM, large)",
+            "    if !page: large -= 1; continue                // never back up",
+            "    split_page(page, large); large = min(last, ilog2(remaining))",
+            "while allocated < n: alloc_pages_bulk(min(100, n - allocated))",
+            "while allocated < n: alloc_pages(gfp, 0)          // single-page fallback",
+        ],
+        alloc_pages_bulk => &[
+            "if nr == 1: goto single",
+            "if !watermark_ok(low + nr): goto single",
+            "lock pcp",
+            "while populated < nr: page = __rmqueue_pcplist(0, mt); prep_new_page",
+            "single: alloc_pages(gfp, 0)",
+        ],
+        vfree => &[
+            "remove_vm_area()",
+            "≤ 7.1: for each page: __free_page(page)",
+            "7.2: free_pages_bulk: each run of consecutive pfns → __free_contig_range",
+            "free the page array",
+        ],
+        memblock_free_all => &[
+            "for each free range, ascending:",
+            "    o = largest aligned order that fits; __free_pages_ok(o, FPI_TO_TAIL)",
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_step_points_at_a_line() {
+        for &s in Step::ALL {
+            let l = lines(s.func());
+            assert!(s.line() < l.len(), "{:?} line {} of {}", s, s.line(), s.func().name());
+        }
+    }
+}

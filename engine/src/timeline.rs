@@ -1,0 +1,180 @@
+//! Stepping through a run: the zone state at any event index.
+//!
+//! Compute, then render by index: a [`Run`] holds the whole event trace; a [`Timeline`] keeps
+//! one zone at a cursor and moves it. Short moves apply or undo events one by one (every
+//! mutation is invertible, so one step back costs one event); long jumps restore the nearest
+//! checkpoint at or before the target and replay forwards — never from the start.
+
+use crate::events::{Event, EventKind, KernelFn};
+use crate::runner::{OpRecord, Run};
+use crate::zone::Zone;
+
+/// Beyond this many events a jump goes through a checkpoint instead of stepping.
+const STEP_LIMIT: u32 = 4096;
+
+/// A cursor over a run.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    pub run: Run,
+    zone: Zone,
+    /// Number of events applied: the zone is the state *after* events `[0, pos)`.
+    pos: u32,
+    /// Indices of the events a user steps through (see [`Event::is_visible`]).
+    visible: Vec<u32>,
+}
+
+impl Timeline {
+    pub fn new(run: Run) -> Timeline {
+        let visible = run
+            .log
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.is_visible())
+            .map(|(i, _)| i as u32)
+            .collect();
+        Timeline {
+            zone: run.initial.clone(),
+            pos: 0,
+            visible,
+            run,
+        }
+    }
+
+    pub fn len(&self) -> u32 {
+        self.run.log.events.len() as u32
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Events applied so far.
+    pub fn pos(&self) -> u32 {
+        self.pos
+    }
+
+    /// The zone after the first `pos()` events.
+    pub fn zone(&self) -> &Zone {
+        &self.zone
+    }
+
+    /// Visible event indices, ascending (the stops of "step one event").
+    pub fn visible(&self) -> &[u32] {
+        &self.visible
+    }
+
+    /// The last applied event (the one being shown), if any.
+    pub fn current(&self) -> Option<&Event> {
+        self.pos.checked_sub(1).map(|i| &self.run.log.events[i as usize])
+    }
+
+    /// Moves the cursor so that exactly `target` events are applied.
+    pub fn seek(&mut self, target: u32) {
+        let target = target.min(self.len());
+        let cp = self
+            .run
+            .checkpoints
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= target)
+            .map(|(at, _)| *at)
+            .unwrap_or(0);
+        let direct = target.abs_diff(self.pos);
+        let via_checkpoint = target - cp;
+        if direct > STEP_LIMIT && via_checkpoint < direct {
+            let (at, z) = self
+                .run
+                .checkpoints
+                .iter()
+                .rev()
+                .find(|(at, _)| *at <= target)
+                .expect("checkpoint 0 exists");
+            self.zone = z.clone();
+            self.pos = *at;
+        }
+        while self.pos < target {
+            self.zone.apply(&self.run.log.events[self.pos as usize]);
+            self.pos += 1;
+        }
+        while self.pos > target {
+            self.pos -= 1;
+            self.zone.unapply(&self.run.log.events[self.pos as usize]);
+        }
+    }
+
+    /// Steps to just after the next visible event.
+    pub fn step_forward(&mut self) {
+        let i = self.visible.partition_point(|&v| v < self.pos);
+        let t = self.visible.get(i).map(|&v| v + 1).unwrap_or(self.len());
+        self.seek(t);
+    }
+
+    /// Steps back to just after the previous visible event (or the start).
+    pub fn step_back(&mut self) {
+        let i = self.visible.partition_point(|&v| v + 1 < self.pos);
+        let t = if i == 0 { 0 } else { self.visible[i - 1] + 1 };
+        self.seek(t);
+    }
+
+    /// The op containing the last applied event, or the op about to start.
+    pub fn op_index(&self) -> Option<usize> {
+        let ops = &self.run.ops;
+        if ops.is_empty() {
+            return None;
+        }
+        let i = ops.partition_point(|o| o.end < self.pos.max(1));
+        Some(i.min(ops.len() - 1))
+    }
+
+    /// To the end of the current op, or of the next one if already at an op end.
+    pub fn op_forward(&mut self) {
+        let ops = &self.run.ops;
+        let i = ops.partition_point(|o| o.end <= self.pos);
+        let t = ops.get(i).map(|o| o.end).unwrap_or(self.len());
+        self.seek(t);
+    }
+
+    /// To the end of the previous op (the state before the current one), or the start.
+    pub fn op_back(&mut self) {
+        let ops = &self.run.ops;
+        let i = ops.partition_point(|o| o.end < self.pos);
+        let t = if i == 0 { 0 } else { ops[i - 1].end };
+        self.seek(t);
+    }
+
+    /// The op record at an index.
+    pub fn op(&self, i: usize) -> &OpRecord {
+        &self.run.ops[i]
+    }
+
+    /// The kernel call chain at the cursor: functions entered and not yet left, outermost
+    /// first (scanned from the start of the current op).
+    pub fn call_chain(&self) -> Vec<KernelFn> {
+        let start = self
+            .op_index()
+            .map(|i| self.run.ops[i].start)
+            .unwrap_or(0)
+            .min(self.pos);
+        let mut stack = Vec::new();
+        for e in &self.run.log.events[start as usize..self.pos as usize] {
+            match e.kind {
+                EventKind::Enter { func } => stack.push(func),
+                EventKind::Exit { .. } => {
+                    stack.pop();
+                }
+                _ => {}
+            }
+        }
+        if let Some(e) = self.current() {
+            let f = match e.kind {
+                EventKind::Enter { func } | EventKind::Exit { func } => func,
+                _ => e.step.func(),
+            };
+            if stack.last() != Some(&f) {
+                stack.push(f);
+            }
+        }
+        stack
+    }
+}

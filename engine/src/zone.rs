@@ -1,0 +1,688 @@
+//! One memory zone: per-page state, pageblock bits, `free_area[]`, per-CPU pagesets, counters
+//! and watermarks (kernel-model.md §1.3–§1.5, §4.1).
+//!
+//! A `Zone` is plain state. It changes only through [`Zone::apply`] of a mutation
+//! [`Event`], and every mutation can be undone with [`Zone::unapply`]: the timeline steps
+//! backwards exactly and replays from checkpoints through the code the live run used.
+
+use crate::events::{CounterId, End, Event, EventKind, NIL};
+use crate::types::*;
+use serde::{Deserialize, Serialize};
+
+/// Per-page `kind`: what the first page of a block is.
+pub const PK_OTHER: u8 = 0;
+/// `PageBuddy`: the head of a free block on a `free_area` list.
+pub const PK_BUDDY: u8 = 1;
+/// The head of a block on a pcp list (not PageBuddy: invisible to the buddy allocator).
+pub const PK_PCP: u8 = 2;
+
+/// Per-page flag bit: the approximation of `PageLRU` (§2.7.3: pages allocated as MOVABLE).
+pub const PF_LRU: u8 = 1;
+
+/// `owner` of a page nobody holds.
+pub const NO_OWNER: u32 = u32::MAX;
+
+/// Pageblock bits: low 3 bits the migratetype, bit 3 `PB_migrate_isolate`.
+pub const PB_ISOLATE: u8 = 1 << 3;
+
+/// An intrusive doubly linked list of block heads, linked through the zone's per-page
+/// `next`/`prev` arrays, like the kernel's `struct list_head` inside `struct page`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct List {
+    pub head: u32,
+    pub tail: u32,
+    pub len: u32,
+}
+
+impl Default for List {
+    fn default() -> Self {
+        List {
+            head: NIL,
+            tail: NIL,
+            len: 0,
+        }
+    }
+}
+
+/// `struct per_cpu_pages` (§4.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerCpuPages {
+    /// Pages on all lists, weighted by `2^order`.
+    pub count: i32,
+    pub high: i32,
+    pub high_min: i32,
+    pub high_max: i32,
+    pub batch: i32,
+    /// `PCPF_PREV_FREE_HIGH_ORDER`.
+    pub prev_free_high_order: bool,
+    /// `PCPF_FREE_HIGH_BATCH` (cache-geometry dependent; set by default, §4.2).
+    pub free_high_batch: bool,
+    pub alloc_factor: i32,
+    /// `short free_count`.
+    pub free_count: i32,
+    pub lists: [List; NR_PCP_LISTS],
+}
+
+/// Cost counters, cumulative; a per-operation figure is the difference across the operation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    pub zone_lock: u64,
+    pub pcp_lock: u64,
+    /// `free_area` list operations (add, del, move).
+    pub freelist_ops: u64,
+    /// pcp list operations (add, del).
+    pub pcp_ops: u64,
+    /// Pages through `free_pages_prepare` (each `mm_page_free` counts `2^order`).
+    pub pages_prepared: u64,
+    pub fallback_probes: u64,
+    pub pageblocks_claimed: u64,
+    pub claims_refused: u64,
+    pub pages_stolen: u64,
+    pub merges: u64,
+    /// Upper halves split off by `expand`.
+    pub splits: u64,
+    pub pcp_refills: u64,
+    /// `free_pcppages_bulk` calls.
+    pub pcp_drains: u64,
+    pub watermark_checks: u64,
+    pub watermark_failures: u64,
+}
+
+/// Static configuration of a zone (from the scenario's `kernel` and `zone`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZoneConfig {
+    pub name: String,
+    pub kernel: Kernel,
+    pub start_pfn: u64,
+    pub pages: u32,
+    pub cpus: u32,
+    pub cma: bool,
+    pub rmqueue_mode_memory: bool,
+    /// `page_group_by_mobility_disabled` (zone < 2560 pages, 3072 with CMA; §1.8).
+    pub mobility_disabled: bool,
+    /// Fixed in v1: THP on, `ALLOC_NOFRAGMENT` first pass on.
+    pub thp: bool,
+    pub nofragment_first_pass: bool,
+}
+
+/// One zone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zone {
+    pub cfg: ZoneConfig,
+    // --- per page (index = pfn - start_pfn) ---
+    pub kind: Vec<u8>,
+    pub order: Vec<u8>,
+    pub next: Vec<u32>,
+    pub prev: Vec<u32>,
+    pub refcount: Vec<u8>,
+    pub pflags: Vec<u8>,
+    /// Allocation id for allocated pages; the CPU for a pcp head.
+    pub owner: Vec<u32>,
+    // --- per pageblock ---
+    pub pageblock: Vec<u8>,
+    // --- free_area ---
+    pub free_lists: [[List; MT_SLOTS]; NR_PAGE_ORDERS],
+    pub nr_free: [u64; NR_PAGE_ORDERS],
+    // --- vmstat counters (exact, §7.3) ---
+    pub nr_free_pages: i64,
+    pub nr_free_pages_blocks: i64,
+    pub nr_free_cma: i64,
+    pub nr_free_highatomic: i64,
+    pub nr_reserved_highatomic: i64,
+    pub watermark_boost: i64,
+    pub below_high: bool,
+    pub boosted_watermark: bool,
+    /// `_watermark[WMARK_MIN, LOW, HIGH, PROMO]` without the boost.
+    pub watermark: [u64; 4],
+    pub min_free_kbytes: u64,
+    pub pcp: Vec<PerCpuPages>,
+    pub stats: Stats,
+}
+
+pub const WMARK_MIN: usize = 0;
+pub const WMARK_LOW: usize = 1;
+pub const WMARK_HIGH: usize = 2;
+pub const WMARK_PROMO: usize = 3;
+
+/// `order_to_pindex(mt, order)` (§4.1): orders 0..=3 have three lists each; order 9 has two
+/// (UNMOVABLE and RECLAIMABLE share one).
+pub fn order_to_pindex(mt: MigrateType, order: u8) -> usize {
+    if order as usize <= PAGE_ALLOC_COSTLY_ORDER as usize {
+        MIGRATE_PCPTYPES * order as usize + mt.idx()
+    } else {
+        NR_LOWORDER_PCP_LISTS + usize::from(mt == MigrateType::Movable)
+    }
+}
+
+/// `pindex_to_order`.
+pub fn pindex_to_order(pindex: usize) -> u8 {
+    if pindex < NR_LOWORDER_PCP_LISTS {
+        (pindex / MIGRATE_PCPTYPES) as u8
+    } else {
+        HPAGE_PMD_ORDER
+    }
+}
+
+/// The migratetype a pcp list is named after (order-9 list 12 serves U and R).
+pub fn pindex_to_mt(pindex: usize) -> MigrateType {
+    if pindex < NR_LOWORDER_PCP_LISTS {
+        MigrateType::from_idx(pindex % MIGRATE_PCPTYPES)
+    } else if pindex == NR_LOWORDER_PCP_LISTS {
+        MigrateType::Unmovable
+    } else {
+        MigrateType::Movable
+    }
+}
+
+impl Zone {
+    /// An empty zone: every page allocated (refcount 0, no owner), every pageblock MOVABLE
+    /// (`memmap_init_range`), no free blocks, pcp parameters zero. Callers fill it by freeing.
+    pub fn new_empty(cfg: ZoneConfig) -> Zone {
+        let n = cfg.pages as usize;
+        let nblocks = n.div_ceil(PAGEBLOCK_NR_PAGES as usize);
+        let cpus = cfg.cpus as usize;
+        Zone {
+            kind: vec![PK_OTHER; n],
+            order: vec![0; n],
+            next: vec![NIL; n],
+            prev: vec![NIL; n],
+            refcount: vec![0; n],
+            pflags: vec![0; n],
+            owner: vec![NO_OWNER; n],
+            pageblock: vec![MigrateType::Movable as u8; nblocks],
+            free_lists: [[List::default(); MT_SLOTS]; NR_PAGE_ORDERS],
+            nr_free: [0; NR_PAGE_ORDERS],
+            nr_free_pages: 0,
+            nr_free_pages_blocks: 0,
+            nr_free_cma: 0,
+            nr_free_highatomic: 0,
+            nr_reserved_highatomic: 0,
+            watermark_boost: 0,
+            below_high: false,
+            boosted_watermark: false,
+            watermark: [0; 4],
+            min_free_kbytes: 0,
+            pcp: (0..cpus)
+                .map(|_| PerCpuPages {
+                    count: 0,
+                    high: 0,
+                    high_min: 0,
+                    high_max: 0,
+                    batch: 0,
+                    prev_free_high_order: false,
+                    free_high_batch: true,
+                    alloc_factor: 0,
+                    free_count: 0,
+                    lists: [List::default(); NR_PCP_LISTS],
+                })
+                .collect(),
+            stats: Stats::default(),
+            cfg,
+        }
+    }
+
+    pub fn pages(&self) -> u32 {
+        self.cfg.pages
+    }
+
+    /// Absolute pfn of a zone-relative index.
+    pub fn abs_pfn(&self, idx: u32) -> u64 {
+        self.cfg.start_pfn + idx as u64
+    }
+
+    pub fn nr_pageblocks(&self) -> u32 {
+        self.pageblock.len() as u32
+    }
+
+    /// `get_pfnblock_migratetype`: ISOLATE if the isolate bit is set, else the 3-bit type.
+    pub fn pageblock_mt(&self, pfn: u32) -> MigrateType {
+        self.pb_mt(pfn >> PAGEBLOCK_ORDER)
+    }
+
+    pub fn pb_mt(&self, pb: u32) -> MigrateType {
+        let bits = self.pageblock[pb as usize];
+        if bits & PB_ISOLATE != 0 {
+            MigrateType::Isolate
+        } else {
+            MigrateType::from_idx((bits & 7) as usize)
+        }
+    }
+
+    /// True if `pfn` is the head of a free buddy block of exactly `order`.
+    pub fn is_buddy(&self, pfn: u32, order: u8) -> bool {
+        (pfn as usize) < self.kind.len()
+            && self.kind[pfn as usize] == PK_BUDDY
+            && self.order[pfn as usize] == order
+    }
+
+    pub fn free_list(&self, order: u8, mt: MigrateType) -> &List {
+        &self.free_lists[order as usize][mt.idx()]
+    }
+
+    /// Walks a list from its head (`list_for_each_entry`).
+    pub fn list_iter(&self, list: &List) -> ListIter<'_> {
+        ListIter {
+            zone: self,
+            cur: list.head,
+        }
+    }
+
+    /// The pfns of a free list, head first.
+    pub fn free_list_pfns(&self, order: u8, mt: MigrateType) -> Vec<u32> {
+        self.list_iter(self.free_list(order, mt)).collect()
+    }
+
+    pub fn pcp_list_pfns(&self, cpu: usize, pindex: usize) -> Vec<u32> {
+        self.list_iter(&self.pcp[cpu].lists[pindex]).collect()
+    }
+
+    /// `wmark_pages()`: the watermark plus the boost.
+    pub fn wmark_pages(&self, w: usize) -> u64 {
+        self.watermark[w] + self.watermark_boost as u64
+    }
+
+    /// Free pages cached on all pcp lists.
+    pub fn pcp_pages(&self) -> i64 {
+        self.pcp.iter().map(|p| p.count as i64).sum()
+    }
+
+    // ------------------------------------------------------------------ list primitives
+
+    fn link_head(&mut self, l: (bool, usize, usize), pfn: u32) {
+        let list = self.list_mut(l);
+        let old = list.head;
+        list.head = pfn;
+        if old == NIL {
+            list.tail = pfn;
+        }
+        list.len += 1;
+        self.prev[pfn as usize] = NIL;
+        self.next[pfn as usize] = old;
+        if old != NIL {
+            self.prev[old as usize] = pfn;
+        }
+    }
+
+    fn link_tail(&mut self, l: (bool, usize, usize), pfn: u32) {
+        let list = self.list_mut(l);
+        let old = list.tail;
+        list.tail = pfn;
+        if old == NIL {
+            list.head = pfn;
+        }
+        list.len += 1;
+        self.next[pfn as usize] = NIL;
+        self.prev[pfn as usize] = old;
+        if old != NIL {
+            self.next[old as usize] = pfn;
+        }
+    }
+
+    /// Inserts after `after` (NIL: at the head). Used to undo an unlink.
+    fn link_after(&mut self, l: (bool, usize, usize), after: u32, pfn: u32) {
+        if after == NIL {
+            return self.link_head(l, pfn);
+        }
+        let nxt = self.next[after as usize];
+        if nxt == NIL {
+            return self.link_tail(l, pfn);
+        }
+        self.next[after as usize] = pfn;
+        self.prev[pfn as usize] = after;
+        self.next[pfn as usize] = nxt;
+        self.prev[nxt as usize] = pfn;
+        self.list_mut(l).len += 1;
+    }
+
+    /// Unlinks and returns the previous neighbour (NIL if it was the head).
+    fn unlink(&mut self, l: (bool, usize, usize), pfn: u32) -> u32 {
+        let p = self.prev[pfn as usize];
+        let n = self.next[pfn as usize];
+        if p != NIL {
+            self.next[p as usize] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = p;
+        }
+        let list = self.list_mut(l);
+        if list.head == pfn {
+            list.head = n;
+        }
+        if list.tail == pfn {
+            list.tail = p;
+        }
+        list.len -= 1;
+        self.next[pfn as usize] = NIL;
+        self.prev[pfn as usize] = NIL;
+        p
+    }
+
+    /// `(is_pcp, a, b)`: `free_lists[a][b]` or `pcp[a].lists[b]`.
+    fn list_mut(&mut self, l: (bool, usize, usize)) -> &mut List {
+        if l.0 {
+            &mut self.pcp[l.1].lists[l.2]
+        } else {
+            &mut self.free_lists[l.1][l.2]
+        }
+    }
+
+    fn blocks_delta(&mut self, order: u8, mt: MigrateType, sign: i64) {
+        if order >= PAGEBLOCK_ORDER && mt != MigrateType::Isolate {
+            self.nr_free_pages_blocks += sign << order;
+        }
+    }
+
+    fn account(&mut self, mt: MigrateType, delta: i64) {
+        if mt == MigrateType::Isolate {
+            return;
+        }
+        self.nr_free_pages += delta;
+        match mt {
+            MigrateType::Cma => self.nr_free_cma += delta,
+            MigrateType::HighAtomic => self.nr_free_highatomic += delta,
+            _ => {}
+        }
+    }
+
+    fn counter(&mut self, id: CounterId, cpu: u8, delta: i64) {
+        let flag = |b: &mut bool, d: i64| *b = (*b as i64 + d) != 0;
+        match id {
+            CounterId::watermark_boost => self.watermark_boost += delta,
+            CounterId::nr_reserved_highatomic => self.nr_reserved_highatomic += delta,
+            CounterId::zone_below_high => flag(&mut self.below_high, delta),
+            CounterId::zone_boosted_watermark => flag(&mut self.boosted_watermark, delta),
+            CounterId::pcp_high => self.pcp[cpu as usize].high += delta as i32,
+            CounterId::pcp_alloc_factor => self.pcp[cpu as usize].alloc_factor += delta as i32,
+            CounterId::pcp_free_count => self.pcp[cpu as usize].free_count += delta as i32,
+            CounterId::pcp_prev_free_high_order => {
+                flag(&mut self.pcp[cpu as usize].prev_free_high_order, delta)
+            }
+        }
+    }
+
+    fn set_owner_range(&mut self, pfn: u32, n: u32, owner: u32, lru: bool) {
+        let r = pfn as usize..(pfn + n) as usize;
+        self.owner[r.clone()].fill(owner);
+        let f = if lru { PF_LRU } else { 0 };
+        for x in &mut self.pflags[r] {
+            *x = (*x & !PF_LRU) | f;
+        }
+    }
+
+    /// Applies an event forwards. Annotations only move the cost counters.
+    pub fn apply(&mut self, ev: &Event) {
+        match ev.kind {
+            EventKind::FreeListAdd { pfn, order, mt, end } => {
+                let l = (false, order as usize, mt.idx());
+                match end {
+                    End::Head => self.link_head(l, pfn),
+                    End::Tail => self.link_tail(l, pfn),
+                }
+                self.kind[pfn as usize] = PK_BUDDY;
+                self.order[pfn as usize] = order;
+                self.nr_free[order as usize] += 1;
+                self.blocks_delta(order, mt, 1);
+                self.stats.freelist_ops += 1;
+            }
+            EventKind::FreeListDel { pfn, order, mt, .. } => {
+                self.unlink((false, order as usize, mt.idx()), pfn);
+                self.kind[pfn as usize] = PK_OTHER;
+                self.order[pfn as usize] = 0;
+                self.nr_free[order as usize] -= 1;
+                self.blocks_delta(order, mt, -1);
+                self.stats.freelist_ops += 1;
+            }
+            EventKind::FreeListMove {
+                pfn,
+                order,
+                from,
+                to,
+                ..
+            } => {
+                self.unlink((false, order as usize, from.idx()), pfn);
+                self.link_tail((false, order as usize, to.idx()), pfn);
+                self.blocks_delta(order, from, -1);
+                self.blocks_delta(order, to, 1);
+                self.stats.freelist_ops += 1;
+            }
+            EventKind::Account { mt, delta } => self.account(mt, delta as i64),
+            EventKind::PcpAdd {
+                cpu,
+                pindex,
+                pfn,
+                end,
+            } => {
+                let l = (true, cpu as usize, pindex as usize);
+                match end {
+                    End::Head => self.link_head(l, pfn),
+                    End::Tail => self.link_tail(l, pfn),
+                }
+                let order = pindex_to_order(pindex as usize);
+                self.kind[pfn as usize] = PK_PCP;
+                self.order[pfn as usize] = order;
+                self.owner[pfn as usize] = cpu as u32;
+                self.pcp[cpu as usize].count += 1 << order;
+                self.stats.pcp_ops += 1;
+            }
+            EventKind::PcpDel {
+                cpu, pindex, pfn, ..
+            } => {
+                self.unlink((true, cpu as usize, pindex as usize), pfn);
+                let order = pindex_to_order(pindex as usize);
+                self.kind[pfn as usize] = PK_OTHER;
+                self.order[pfn as usize] = 0;
+                self.owner[pfn as usize] = NO_OWNER;
+                self.pcp[cpu as usize].count -= 1 << order;
+                self.stats.pcp_ops += 1;
+            }
+            EventKind::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
+            EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, delta as i64),
+            EventKind::PrepNewPage {
+                pfn,
+                order,
+                owner,
+                lru,
+            } => {
+                self.refcount[pfn as usize] = 1;
+                self.set_owner_range(pfn, 1 << order, owner, lru);
+            }
+            EventKind::SplitPage { pfn, order } => {
+                for p in pfn + 1..pfn + (1 << order) {
+                    self.refcount[p as usize] = 1;
+                }
+            }
+            EventKind::PutPage { pfn, order, .. } => {
+                self.refcount[pfn as usize] = 0;
+                self.set_owner_range(pfn, 1 << order, NO_OWNER, false);
+            }
+            EventKind::ContigAlloc { pfn, nr, owner } => {
+                self.refcount[pfn as usize..(pfn + nr) as usize].fill(1);
+                self.set_owner_range(pfn, nr, owner, false);
+            }
+            EventKind::Lock { zone, .. } => {
+                if zone {
+                    self.stats.zone_lock += 1
+                } else {
+                    self.stats.pcp_lock += 1
+                }
+            }
+            EventKind::FallbackProbe { .. } => self.stats.fallback_probes += 1,
+            EventKind::Claimed { pageblocks, .. } => {
+                self.stats.pageblocks_claimed += pageblocks as u64
+            }
+            EventKind::ClaimRefused { .. } => self.stats.claims_refused += 1,
+            EventKind::Stolen { alloc_order, .. } => self.stats.pages_stolen += 1 << alloc_order,
+            EventKind::Merge { .. } => self.stats.merges += 1,
+            EventKind::PcpRefill { .. } => self.stats.pcp_refills += 1,
+            EventKind::PcpDrain { .. } => self.stats.pcp_drains += 1,
+            EventKind::Watermark { ok, .. } => {
+                self.stats.watermark_checks += 1;
+                if !ok {
+                    self.stats.watermark_failures += 1
+                }
+            }
+            EventKind::Trace(crate::events::Tracepoint::MmPageFree { order, .. }) => {
+                self.stats.pages_prepared += 1 << order
+            }
+            EventKind::Trace(_)
+            | EventKind::Enter { .. }
+            | EventKind::Exit { .. }
+            | EventKind::Chunk { .. }
+            | EventKind::Run { .. }
+            | EventKind::VmallocAttempt { .. }
+            | EventKind::Message { .. } => {}
+        }
+        if let EventKind::FreeListAdd { end: _, .. } = ev.kind {
+            // expand() is the only place that adds split-off halves; count them here so the
+            // counter also follows replays.
+            if matches!(ev.step, crate::pseudocode::Step::ExpandAddUpper) {
+                self.stats.splits += 1;
+            }
+        }
+    }
+
+    /// Undoes `apply(ev)`; must be called in reverse event order.
+    pub fn unapply(&mut self, ev: &Event) {
+        if let EventKind::FreeListAdd { .. } = ev.kind {
+            if matches!(ev.step, crate::pseudocode::Step::ExpandAddUpper) {
+                self.stats.splits -= 1;
+            }
+        }
+        match ev.kind {
+            EventKind::FreeListAdd { pfn, order, mt, .. } => {
+                self.unlink((false, order as usize, mt.idx()), pfn);
+                self.kind[pfn as usize] = PK_OTHER;
+                self.order[pfn as usize] = 0;
+                self.nr_free[order as usize] -= 1;
+                self.blocks_delta(order, mt, -1);
+                self.stats.freelist_ops -= 1;
+            }
+            EventKind::FreeListDel {
+                pfn,
+                order,
+                mt,
+                prev,
+            } => {
+                self.link_after((false, order as usize, mt.idx()), prev, pfn);
+                self.kind[pfn as usize] = PK_BUDDY;
+                self.order[pfn as usize] = order;
+                self.nr_free[order as usize] += 1;
+                self.blocks_delta(order, mt, 1);
+                self.stats.freelist_ops -= 1;
+            }
+            EventKind::FreeListMove {
+                pfn,
+                order,
+                from,
+                to,
+                prev,
+            } => {
+                self.unlink((false, order as usize, to.idx()), pfn);
+                self.link_after((false, order as usize, from.idx()), prev, pfn);
+                self.blocks_delta(order, to, -1);
+                self.blocks_delta(order, from, 1);
+                self.stats.freelist_ops -= 1;
+            }
+            EventKind::Account { mt, delta } => self.account(mt, -(delta as i64)),
+            EventKind::PcpAdd {
+                cpu, pindex, pfn, ..
+            } => {
+                self.unlink((true, cpu as usize, pindex as usize), pfn);
+                let order = pindex_to_order(pindex as usize);
+                self.kind[pfn as usize] = PK_OTHER;
+                self.order[pfn as usize] = 0;
+                self.owner[pfn as usize] = NO_OWNER;
+                self.pcp[cpu as usize].count -= 1 << order;
+                self.stats.pcp_ops -= 1;
+            }
+            EventKind::PcpDel {
+                cpu,
+                pindex,
+                pfn,
+                prev,
+            } => {
+                self.link_after((true, cpu as usize, pindex as usize), prev, pfn);
+                let order = pindex_to_order(pindex as usize);
+                self.kind[pfn as usize] = PK_PCP;
+                self.order[pfn as usize] = order;
+                self.owner[pfn as usize] = cpu as u32;
+                self.pcp[cpu as usize].count += 1 << order;
+                self.stats.pcp_ops -= 1;
+            }
+            EventKind::SetPageblock { pb, old, .. } => self.pageblock[pb as usize] = old,
+            EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, -(delta as i64)),
+            EventKind::PrepNewPage { pfn, order, .. } => {
+                self.refcount[pfn as usize] = 0;
+                self.set_owner_range(pfn, 1 << order, NO_OWNER, false);
+            }
+            EventKind::SplitPage { pfn, order } => {
+                for p in pfn + 1..pfn + (1 << order) {
+                    self.refcount[p as usize] = 0;
+                }
+            }
+            EventKind::PutPage {
+                pfn,
+                order,
+                owner,
+                lru,
+            } => {
+                self.refcount[pfn as usize] = 1;
+                self.set_owner_range(pfn, 1 << order, owner, lru);
+            }
+            EventKind::ContigAlloc { pfn, nr, .. } => {
+                self.refcount[pfn as usize..(pfn + nr) as usize].fill(0);
+                self.set_owner_range(pfn, nr, NO_OWNER, false);
+            }
+            EventKind::Lock { zone, .. } => {
+                if zone {
+                    self.stats.zone_lock -= 1
+                } else {
+                    self.stats.pcp_lock -= 1
+                }
+            }
+            EventKind::FallbackProbe { .. } => self.stats.fallback_probes -= 1,
+            EventKind::Claimed { pageblocks, .. } => {
+                self.stats.pageblocks_claimed -= pageblocks as u64
+            }
+            EventKind::ClaimRefused { .. } => self.stats.claims_refused -= 1,
+            EventKind::Stolen { alloc_order, .. } => self.stats.pages_stolen -= 1 << alloc_order,
+            EventKind::Merge { .. } => self.stats.merges -= 1,
+            EventKind::PcpRefill { .. } => self.stats.pcp_refills -= 1,
+            EventKind::PcpDrain { .. } => self.stats.pcp_drains -= 1,
+            EventKind::Watermark { ok, .. } => {
+                self.stats.watermark_checks -= 1;
+                if !ok {
+                    self.stats.watermark_failures -= 1
+                }
+            }
+            EventKind::Trace(crate::events::Tracepoint::MmPageFree { order, .. }) => {
+                self.stats.pages_prepared -= 1 << order
+            }
+            EventKind::Trace(_)
+            | EventKind::Enter { .. }
+            | EventKind::Exit { .. }
+            | EventKind::Chunk { .. }
+            | EventKind::Run { .. }
+            | EventKind::VmallocAttempt { .. }
+            | EventKind::Message { .. } => {}
+        }
+    }
+}
+
+/// Iterator over a list's pfns, head first.
+pub struct ListIter<'a> {
+    zone: &'a Zone,
+    cur: u32,
+}
+
+impl Iterator for ListIter<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.cur == NIL {
+            return None;
+        }
+        let c = self.cur;
+        self.cur = self.zone.next[c as usize];
+        Some(c)
+    }
+}
