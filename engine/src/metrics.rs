@@ -13,9 +13,14 @@ pub struct ContigPageInfo {
 }
 
 pub fn contig_page_info(z: &Zone, order: u8) -> ContigPageInfo {
+    contig_page_info_of(&z.nr_free, order)
+}
+
+/// `fill_contig_page_info` from `nr_free[]` alone.
+pub fn contig_page_info_of(nr_free: &[u64; NR_PAGE_ORDERS], order: u8) -> ContigPageInfo {
     let mut i = ContigPageInfo::default();
     for o in 0..NR_PAGE_ORDERS {
-        let n = z.nr_free[o];
+        let n = nr_free[o];
         i.free_blocks_total += n;
         i.free_pages += n << o;
         if o >= order as usize {
@@ -28,7 +33,12 @@ pub fn contig_page_info(z: &Zone, order: u8) -> ContigPageInfo {
 /// `__fragmentation_index` in thousandths: -1000 when a block of `order` is free (the index
 /// only makes sense for a request that would fail), 0 no free memory … 1000 all fragmentation.
 pub fn fragmentation_index(z: &Zone, order: u8) -> i64 {
-    let info = contig_page_info(z, order);
+    fragmentation_index_of(&z.nr_free, order)
+}
+
+/// [`fragmentation_index`] from `nr_free[]` (for charts over recorded ops).
+pub fn fragmentation_index_of(nr_free: &[u64; NR_PAGE_ORDERS], order: u8) -> i64 {
+    let info = contig_page_info_of(nr_free, order);
     if info.free_blocks_total == 0 {
         return 0;
     }
@@ -41,7 +51,12 @@ pub fn fragmentation_index(z: &Zone, order: u8) -> i64 {
 
 /// `unusable_free_index` in thousandths: the share of free memory unusable for `order`.
 pub fn unusable_free_index(z: &Zone, order: u8) -> i64 {
-    let info = contig_page_info(z, order);
+    unusable_free_index_of(&z.nr_free, order)
+}
+
+/// [`unusable_free_index`] from `nr_free[]`.
+pub fn unusable_free_index_of(nr_free: &[u64; NR_PAGE_ORDERS], order: u8) -> i64 {
+    let info = contig_page_info_of(nr_free, order);
     if info.free_pages == 0 {
         return 1000;
     }

@@ -714,7 +714,22 @@ pub fn parse_import(
         },
         ..Scenario::default()
     };
-    let pages = probe.resolve_proc_zone_pages(managed, pageblocks)?;
+    let pages = probe
+        .resolve_proc_zone_pages(managed, pageblocks)
+        .map_err(|mut e| {
+            // The usual cause on a real machine: pagetypeinfo counts the pageblocks over the
+            // zone's present memory, while `managed` leaves out reserved pages.
+            if e.path == "init.pagetypeinfo" && managed.is_some() && zone_pages.is_none() {
+                e.hint = format!(
+                    "{}; or leave out init.zoneinfo to size the zone from the pageblock counts \
+                     ({pageblocks} × 512 = {} pages): /proc/pagetypeinfo counts the pageblocks of \
+                     present memory, zoneinfo's managed leaves out reserved pages",
+                    e.hint,
+                    pageblocks * u64::from(PAGEBLOCK_NR_PAGES)
+                );
+            }
+            e
+        })?;
     let mut initial_high = Vec::new();
     if let Some(zi) = &zi {
         for &(cpu, high) in &zi.highs {
@@ -908,7 +923,6 @@ fn plan(imp: &ProcImport) -> Result<Plan, ScenarioError> {
 /// refcount 1, owner [`filler_owner`] of its pageblock type and `PageLRU` in Movable pageblocks,
 /// set directly (`init` emits no events). Cost counters are reset.
 pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), ScenarioError> {
-    let plan = plan(imp)?;
     let z = &engine.zone;
     let empty = z.nr_free.iter().all(|&n| n == 0)
         && z.nr_free_pages == 0
@@ -926,6 +940,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
             "build the zone with setup::new_zone(pages = ProcImport::pages)",
         ));
     }
+    let plan = plan(imp)?;
     let recording = engine.recording;
     engine.recording = false;
     for (pb, &t) in plan.pb_types.iter().enumerate() {
@@ -1626,5 +1641,9 @@ Node 0, zone   Normal            1            3            0            0       
         };
         let out = pagetypeinfo(&e.zone);
         assert_eq!(zone_lines(&out, 0, &zone), zone_lines(&pti, node, &zone));
+        println!(
+            "note: this machine's node {node} zone {zone} ({} pages) round-tripped",
+            e.zone.pages()
+        );
     }
 }

@@ -51,6 +51,9 @@ pub struct OpRecord {
     pub pageblocks_touched: u32,
     /// What the op did, in words (failure, pfn obtained, refused ...).
     pub outcome: String,
+    /// `nr_free[order]` after the op: enough for the free-pages and fragmentation-index charts
+    /// over time (both indices depend only on these counts).
+    pub nr_free_after: [u64; NR_PAGE_ORDERS],
 }
 
 /// A finished run: everything the CLI prints and the timeline steps through.
@@ -340,6 +343,7 @@ impl Runner<'_> {
             cost,
             pageblocks_touched: touched,
             outcome,
+            nr_free_after: self.engine.zone.nr_free,
         });
         self.maybe_checkpoint();
     }

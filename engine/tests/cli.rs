@@ -1,0 +1,84 @@
+//! The `buddyscope` CLI contract: formats, exit codes, error messages.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn cli(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_buddyscope"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn malformed_scenario_names_the_op_and_field() {
+    let doc = r#"{"version":1,"ops":[{"op":"alloc","order":0},{"op":"alloc","order":11}]}"#;
+    let (code, out, err) = cli(&["run", "-", "--format", "buddyinfo"], doc);
+    assert_ne!(code, 0);
+    assert!(out.is_empty());
+    assert!(err.contains("ops[1].order"), "{err}");
+    let (code, _, err) = cli(&["check", "-"], r#"{"version":1,"ops":[{"op":"free","ref":"nope"}]}"#);
+    assert_ne!(code, 0);
+    assert!(err.contains("ops[0].ref"), "{err}");
+    let (code, _, err) = cli(&["run", "-"], r#"{"version":1,"ops":[{"op":"alloc","order":1,"colour":2}]}"#);
+    assert_ne!(code, 0);
+    assert!(err.contains("colour"), "{err}");
+}
+
+#[test]
+fn buddyinfo_of_a_fresh_zone() {
+    let (code, out, _) = cli(&["run", "-", "--format", "buddyinfo"], r#"{"version":1}"#);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "Node 0, zone   Normal      0      0      0      0      0      0      0      0      0      0    256 \n"
+    );
+}
+
+#[test]
+fn trace_of_one_allocation_in_kernel_format() {
+    let doc = r#"{"version":1,"kernel":"v7.1","ops":[{"op":"alloc","order":0,"note":"hello"}]}"#;
+    let (code, out, _) = cli(&["run", "-", "--format", "trace"], doc);
+    assert_eq!(code, 0);
+    let kernel: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(out.lines().any(|l| l == "# note: hello"), "{out}");
+    assert_eq!(
+        kernel.first().copied(),
+        Some("mm_page_alloc_extfrag: page=ffffea0000000000 pfn=0x0 alloc_order=0 fallback_order=10 pageblock_order=9 alloc_migratetype=0 fallback_migratetype=1 fragmenting=0 change_ownership=1")
+    );
+    assert_eq!(kernel.len(), 1 + 62 + 1, "{out}");
+    assert_eq!(
+        kernel.last().copied(),
+        Some("mm_page_alloc: page=ffffea0000000000 pfn=0x0 order=0 migratetype=0 gfp_flags=GFP_KERNEL")
+    );
+    assert_eq!(
+        kernel[1],
+        "mm_page_alloc_zone_locked: page=ffffea0000000040 pfn=0x1 order=0 migratetype=0 percpu_refill=1"
+    );
+}
+
+#[test]
+fn every_builtin_runs_through_the_cli() {
+    let (code, list, _) = cli(&["builtin"], "");
+    assert_eq!(code, 0);
+    for line in list.lines() {
+        let id = line.split_whitespace().next().unwrap();
+        let (code, json, _) = cli(&["builtin", id], "");
+        assert_eq!(code, 0);
+        for fmt in ["buddyinfo", "pagetypeinfo", "zoneinfo", "summary", "json"] {
+            let (code, out, err) = cli(&["run", "-", "--format", fmt], &json);
+            assert_eq!(code, 0, "{id} {fmt}: {err}");
+            assert!(!out.is_empty());
+        }
+    }
+}
