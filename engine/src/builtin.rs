@@ -21,13 +21,34 @@ macro_rules! builtin {
 
 /// Every built-in scenario; the first is the default the app opens with.
 pub const ALL: &[Builtin] = &[
-    builtin!("free-contig-range-thp", "free_contig_range: page by page vs chunked (split THP)"),
-    builtin!("free-contig-range-unaligned", "free_contig_range of an unaligned range"),
-    builtin!("cma-frozen-range", "__free_contig_frozen_range: CMA release of 16384 pages"),
-    builtin!("vmalloc-large-order", "vmalloc: order-0 bulk vs large orders"),
-    builtin!("fallback-claim", "Unmovable burst that claims movable pageblocks"),
-    builtin!("fallback-steal", "Unmovable burst that can only steal (rmqueue_mode memory)"),
-    builtin!("fallback-steal-no-mode-memory", "The same burst without rmqueue_mode memory"),
+    builtin!(
+        "free-contig-range-thp",
+        "free_contig_range: page by page vs chunked (split THP)"
+    ),
+    builtin!(
+        "free-contig-range-unaligned",
+        "free_contig_range of an unaligned range"
+    ),
+    builtin!(
+        "cma-frozen-range",
+        "__free_contig_frozen_range: CMA release of 16384 pages"
+    ),
+    builtin!(
+        "vmalloc-large-order",
+        "vmalloc: order-0 bulk vs large orders"
+    ),
+    builtin!(
+        "fallback-claim",
+        "Unmovable burst that claims movable pageblocks"
+    ),
+    builtin!(
+        "fallback-steal",
+        "Unmovable burst that can only steal (rmqueue_mode memory)"
+    ),
+    builtin!(
+        "fallback-steal-no-mode-memory",
+        "The same burst without rmqueue_mode memory"
+    ),
     builtin!("pcp-overflow-2cpu", "pcp overflow and drain on 2 CPUs"),
     builtin!("fragmented-sandbox", "Fragmented sandbox (seeded workload)"),
 ];

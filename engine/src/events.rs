@@ -233,7 +233,10 @@ pub enum EventKind {
         prev: u32,
     },
     /// `account_freepages` (never for ISOLATE).
-    Account { mt: MigrateType, delta: i32 },
+    Account {
+        mt: MigrateType,
+        delta: i32,
+    },
     /// A block enters a pcp list (`pcp.count += 2^order`).
     PcpAdd {
         cpu: u8,
@@ -249,9 +252,17 @@ pub enum EventKind {
         prev: u32,
     },
     /// Raw pageblock bits (migratetype index, isolate bit 3).
-    SetPageblock { pb: u32, old: u8, new: u8 },
+    SetPageblock {
+        pb: u32,
+        old: u8,
+        new: u8,
+    },
     /// A zone or pcp scalar changes by `delta`.
-    Counter { id: CounterId, cpu: u8, delta: i32 },
+    Counter {
+        id: CounterId,
+        cpu: u8,
+        delta: i32,
+    },
     /// `prep_new_page`: the block is handed out (head refcount 1) to `owner`.
     PrepNewPage {
         pfn: u32,
@@ -260,7 +271,10 @@ pub enum EventKind {
         lru: bool,
     },
     /// `split_page`: every tail page gets refcount 1.
-    SplitPage { pfn: u32, order: u8 },
+    SplitPage {
+        pfn: u32,
+        order: u8,
+    },
     /// The owner drops the block (`put_page_testzero` reached 0): head refcount 1 → 0.
     PutPage {
         pfn: u32,
@@ -269,14 +283,25 @@ pub enum EventKind {
         lru: bool,
     },
     /// `alloc_contig_range`: `nr` pages become allocated, refcount 1 each.
-    ContigAlloc { pfn: u32, nr: u32, owner: u32 },
+    ContigAlloc {
+        pfn: u32,
+        nr: u32,
+        owner: u32,
+    },
 
     // ---- annotations ----
     /// A lock is taken (`spin_lock_irqsave(&zone->lock)` or `pcp_spin_trylock`).
-    Lock { zone: bool, cpu: u8 },
+    Lock {
+        zone: bool,
+        cpu: u8,
+    },
     /// Call-chain bookkeeping.
-    Enter { func: KernelFn },
-    Exit { func: KernelFn },
+    Enter {
+        func: KernelFn,
+    },
+    Exit {
+        func: KernelFn,
+    },
     Trace(Tracepoint),
     /// `find_suitable_fallback(order, start_mt, claimable)`: `found` is the fallback type, or
     /// `None` (-1), and `refused` is -2 (`should_try_claim_block` said no).
@@ -326,7 +351,11 @@ pub enum EventKind {
         got: u32,
     },
     /// `free_pcppages_bulk(count)` starts.
-    PcpDrain { cpu: u8, count: u32, pindex: u8 },
+    PcpDrain {
+        cpu: u8,
+        count: u32,
+        pindex: u8,
+    },
     /// Two buddies merge into one block of `order` (the result) at `pfn`.
     Merge {
         pfn: u32,
@@ -334,13 +363,25 @@ pub enum EventKind {
         order: u8,
     },
     /// A contiguous-range chunk chosen by `free_prepared_contig_range` (or boot freeing).
-    Chunk { pfn: u32, order: u8 },
+    Chunk {
+        pfn: u32,
+        order: u8,
+    },
     /// A run of physically consecutive pages handed to `__free_contig_range` by `vfree`.
-    Run { pfn: u32, nr: u32 },
+    Run {
+        pfn: u32,
+        nr: u32,
+    },
     /// A vmalloc order attempt.
-    VmallocAttempt { order: u8, ok: bool },
+    VmallocAttempt {
+        order: u8,
+        ok: bool,
+    },
     /// An engine message; its text is in the log's message table.
-    Message { level: MsgLevel, id: u32 },
+    Message {
+        level: MsgLevel,
+        id: u32,
+    },
 }
 
 /// One event: what, where in the kernel (`step`), and on which CPU.
@@ -394,6 +435,9 @@ pub struct EventLog {
 
 impl EventLog {
     pub fn message(&self, id: u32) -> &str {
-        self.messages.get(id as usize).map(|s| s.as_str()).unwrap_or("")
+        self.messages
+            .get(id as usize)
+            .map(|s| s.as_str())
+            .unwrap_or("")
     }
 }

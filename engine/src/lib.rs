@@ -3,18 +3,18 @@
 //!
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
 
+pub mod builtin;
 pub mod events;
+pub mod metrics;
+pub mod narrate;
 pub mod ops;
 pub mod page_alloc;
+pub mod procfs;
 pub mod pseudocode;
+pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod setup;
+pub mod timeline;
 pub mod types;
 pub mod zone;
-pub mod builtin;
-pub mod metrics;
-pub mod narrate;
-pub mod report;
-pub mod timeline;
-pub mod procfs;

@@ -19,8 +19,7 @@ pub fn contig_page_info(z: &Zone, order: u8) -> ContigPageInfo {
 /// `fill_contig_page_info` from `nr_free[]` alone.
 pub fn contig_page_info_of(nr_free: &[u64; NR_PAGE_ORDERS], order: u8) -> ContigPageInfo {
     let mut i = ContigPageInfo::default();
-    for o in 0..NR_PAGE_ORDERS {
-        let n = nr_free[o];
+    for (o, &n) in nr_free.iter().enumerate() {
         i.free_blocks_total += n;
         i.free_pages += n << o;
         if o >= order as usize {
@@ -142,15 +141,23 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
             let list = z.free_list(o as u8, mt);
             let pfns: Vec<u32> = z.list_iter(list).collect();
             if pfns.len() as u32 != list.len {
-                return Err(format!("free_list[{o}][{mt:?}] len {} but {} linked", list.len, pfns.len()));
+                return Err(format!(
+                    "free_list[{o}][{mt:?}] len {} but {} linked",
+                    list.len,
+                    pfns.len()
+                ));
             }
             total += pfns.len() as u64;
             for p in pfns {
                 if p & ((1 << o) - 1) != 0 || p + (1 << o) > n {
-                    return Err(format!("block {p:#x} order {o} misaligned or outside the zone"));
+                    return Err(format!(
+                        "block {p:#x} order {o} misaligned or outside the zone"
+                    ));
                 }
                 if z.kind[p as usize] != PK_BUDDY || z.order[p as usize] != o as u8 {
-                    return Err(format!("block {p:#x} on order-{o} list is not a buddy head of that order"));
+                    return Err(format!(
+                        "block {p:#x} on order-{o} list is not a buddy head of that order"
+                    ));
                 }
                 for q in p..p + (1 << o) {
                     if covered[q as usize] {
@@ -181,17 +188,29 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
             }
         }
         if total != z.nr_free[o] {
-            return Err(format!("nr_free[{o}] = {} but lists hold {total}", z.nr_free[o]));
+            return Err(format!(
+                "nr_free[{o}] = {} but lists hold {total}",
+                z.nr_free[o]
+            ));
         }
     }
     if nr_free_pages != z.nr_free_pages {
-        return Err(format!("NR_FREE_PAGES {} but lists hold {nr_free_pages}", z.nr_free_pages));
+        return Err(format!(
+            "NR_FREE_PAGES {} but lists hold {nr_free_pages}",
+            z.nr_free_pages
+        ));
     }
     if blocks != z.nr_free_pages_blocks {
-        return Err(format!("NR_FREE_PAGES_BLOCKS {} but lists hold {blocks}", z.nr_free_pages_blocks));
+        return Err(format!(
+            "NR_FREE_PAGES_BLOCKS {} but lists hold {blocks}",
+            z.nr_free_pages_blocks
+        ));
     }
     if highatomic != z.nr_free_highatomic {
-        return Err(format!("nr_free_highatomic {} but lists hold {highatomic}", z.nr_free_highatomic));
+        return Err(format!(
+            "nr_free_highatomic {} but lists hold {highatomic}",
+            z.nr_free_highatomic
+        ));
     }
     for (cpu, pcp) in z.pcp.iter().enumerate() {
         let mut count = 0i64;
@@ -215,16 +234,19 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
             }
         }
         if count != pcp.count as i64 {
-            return Err(format!("cpu {cpu} pcp count {} but lists hold {count}", pcp.count));
+            return Err(format!(
+                "cpu {cpu} pcp count {} but lists hold {count}",
+                pcp.count
+            ));
         }
     }
     // Page conservation: every page is free (buddy or pcp) or not, exactly once; a free page
     // has no owner and no reference.
-    for p in 0..n as usize {
-        if covered[p] && z.refcount[p] != 0 {
+    for (p, &cov) in covered.iter().enumerate() {
+        if cov && z.refcount[p] != 0 {
             return Err(format!("free page {p:#x} has refcount {}", z.refcount[p]));
         }
-        if !covered[p] && (z.kind[p] != PK_OTHER) {
+        if !cov && (z.kind[p] != PK_OTHER) {
             return Err(format!("page {p:#x} marked free but on no list"));
         }
     }
@@ -235,7 +257,9 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
                 let b = p ^ (1 << o);
                 if b < n && z.is_buddy(b, o) {
                     let bmt = z.pageblock_mt(b);
-                    let ok = o >= PAGEBLOCK_ORDER && bmt != mt && (!bmt.is_mergeable() || !mt.is_mergeable());
+                    let ok = o >= PAGEBLOCK_ORDER
+                        && bmt != mt
+                        && (!bmt.is_mergeable() || !mt.is_mergeable());
                     if !ok {
                         return Err(format!("unmerged buddies {p:#x} and {b:#x} at order {o}"));
                     }

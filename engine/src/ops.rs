@@ -41,7 +41,10 @@ impl Engine {
         for o in 0..=MAX_PAGE_ORDER {
             let head = pfn & !((1u32 << o) - 1);
             let k = z.kind[head as usize];
-            if k != PK_OTHER && z.order[head as usize] >= o && head + (1 << z.order[head as usize]) > pfn {
+            if k != PK_OTHER
+                && z.order[head as usize] >= o
+                && head + (1 << z.order[head as usize]) > pfn
+            {
                 return Some((head, z.order[head as usize], k == PK_PCP));
             }
         }
@@ -72,7 +75,10 @@ impl Engine {
                 self.message(
                     Step::ContigRunBreak,
                     MsgLevel::Warning,
-                    format!("page {:#x} is not held once: skipped, the run is split", self.zone.abs_pfn(p)),
+                    format!(
+                        "page {:#x} is not held once: skipped, the run is split",
+                        self.zone.abs_pfn(p)
+                    ),
                 );
                 continue;
             }
@@ -128,7 +134,10 @@ impl Engine {
                 self.drain_pages_zone(cpu);
             }
         }
-        self.emit(Step::AllocContigTake, EventKind::Lock { zone: true, cpu: 0 });
+        self.emit(
+            Step::AllocContigTake,
+            EventKind::Lock { zone: true, cpu: 0 },
+        );
         let mut p = pfn;
         while p < end {
             let (head, o, _) = self
@@ -146,10 +155,19 @@ impl Engine {
                 },
             );
             if mt != MigrateType::Isolate {
-                self.emit(Step::AllocContigTake, EventKind::Account { mt, delta: -(1 << o) });
+                self.emit(
+                    Step::AllocContigTake,
+                    EventKind::Account {
+                        mt,
+                        delta: -(1 << o),
+                    },
+                );
             }
             let bend = head + (1 << o);
-            let outside = [(head, pfn.max(head).min(bend)), (end.min(bend).max(head), bend)];
+            let outside = [
+                (head, pfn.max(head).min(bend)),
+                (end.min(bend).max(head), bend),
+            ];
             for (s, e) in outside {
                 if e > s {
                     for (c, co) in contig_chunks(self.zone.abs_pfn(s), (e - s) as u64) {
@@ -178,21 +196,38 @@ impl Engine {
             }
             p = bend;
         }
-        self.emit(Step::AllocContigAlloc, EventKind::ContigAlloc { pfn, nr, owner });
+        self.emit(
+            Step::AllocContigAlloc,
+            EventKind::ContigAlloc { pfn, nr, owner },
+        );
         self.exit(KernelFn::alloc_contig_range);
         true
     }
 
     /// `alloc_pages_bulk_noprof` for order 0 (§6.4): one watermark gate, then pages straight
     /// off the order-0 pcp list (refilled by `rmqueue_bulk`), no `mm_page_alloc` events.
-    pub fn alloc_pages_bulk(&mut self, gfp: u32, nr: u32, cpu: usize, owner: u32, out: &mut Vec<u32>) -> u32 {
+    pub fn alloc_pages_bulk(
+        &mut self,
+        gfp: u32,
+        nr: u32,
+        cpu: usize,
+        owner: u32,
+        out: &mut Vec<u32>,
+    ) -> u32 {
         self.enter(KernelFn::alloc_pages_bulk);
         let got = self.alloc_pages_bulk_inner(gfp, nr, cpu, owner, out);
         self.exit(KernelFn::alloc_pages_bulk);
         got
     }
 
-    fn alloc_pages_bulk_inner(&mut self, gfp: u32, nr: u32, cpu: usize, owner: u32, out: &mut Vec<u32>) -> u32 {
+    fn alloc_pages_bulk_inner(
+        &mut self,
+        gfp: u32,
+        nr: u32,
+        cpu: usize,
+        owner: u32,
+        out: &mut Vec<u32>,
+    ) -> u32 {
         if nr == 0 {
             return 0;
         }
@@ -205,7 +240,13 @@ impl Engine {
             // 6.18/6.19 add `nr`, 7.x `nr - populated`: the same for vmalloc's empty slice.
             let mark = self.zone.wmark_pages(crate::zone::WMARK_LOW) + nr as u64;
             if self.bulk_gate(mark, flags) {
-                self.emit(Step::BulkPcpLock, EventKind::Lock { zone: false, cpu: cpu as u8 });
+                self.emit(
+                    Step::BulkPcpLock,
+                    EventKind::Lock {
+                        zone: false,
+                        cpu: cpu as u8,
+                    },
+                );
                 let mut got = 0;
                 while got < nr {
                     match self.bulk_take(mt, flags, cpu) {
@@ -241,7 +282,15 @@ impl Engine {
     }
 
     /// vmalloc's page population: `vm_area_alloc_pages` (§6.2 / §6.3) for `n` order-0 pages.
-    pub fn vm_area_alloc_pages(&mut self, gfp: u32, n: u32, strategy: VmallocStrategy, cpu: usize, owner: u32, area: &mut VmArea) {
+    pub fn vm_area_alloc_pages(
+        &mut self,
+        gfp: u32,
+        n: u32,
+        strategy: VmallocStrategy,
+        cpu: usize,
+        owner: u32,
+        area: &mut VmArea,
+    ) {
         self.enter(KernelFn::vm_area_alloc_pages);
         let mut allocated = 0u32;
         if strategy == VmallocStrategy::LargeOrder {
@@ -258,7 +307,13 @@ impl Engine {
             while large > 0 && remaining > 0 {
                 let o = large as u8;
                 let page = self.alloc_pages(large_gfp, o, cpu, owner, false);
-                self.emit(Step::VmallocAttempt, EventKind::VmallocAttempt { order: o, ok: page.is_some() });
+                self.emit(
+                    Step::VmallocAttempt,
+                    EventKind::VmallocAttempt {
+                        order: o,
+                        ok: page.is_some(),
+                    },
+                );
                 area.attempts.push((o, page.is_some()));
                 let Some(p) = page else {
                     large -= 1;
@@ -304,7 +359,14 @@ impl Engine {
 
     /// `vmalloc(pages)`: the nested page-array vmalloc first when the array exceeds a page,
     /// then the data pages. Returns the area and whether it is complete.
-    pub fn vmalloc(&mut self, pages: u32, strategy: VmallocStrategy, cpu: usize, owner: u32, gfp: u32) -> (VmArea, bool) {
+    pub fn vmalloc(
+        &mut self,
+        pages: u32,
+        strategy: VmallocStrategy,
+        cpu: usize,
+        owner: u32,
+        gfp: u32,
+    ) -> (VmArea, bool) {
         self.enter(KernelFn::vmalloc);
         let mut area = VmArea::default();
         let mut ok = true;

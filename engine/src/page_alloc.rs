@@ -144,7 +144,15 @@ impl Engine {
     /// `__add_to_free_list` + `set_buddy_order` (no `NR_FREE_PAGES` change).
     fn add_to_free_list(&mut self, step: Step, pfn: u32, order: u8, mt: MigrateType, tail: bool) {
         let end = if tail { End::Tail } else { End::Head };
-        self.emit(step, EventKind::FreeListAdd { pfn, order, mt, end });
+        self.emit(
+            step,
+            EventKind::FreeListAdd {
+                pfn,
+                order,
+                mt,
+                end,
+            },
+        );
     }
 
     /// `__del_page_from_free_list` (no `NR_FREE_PAGES` change).
@@ -175,7 +183,14 @@ impl Engine {
     }
 
     /// `move_to_free_list`: unlink, append to the new type's list, move the accounting.
-    fn move_to_free_list(&mut self, step: Step, pfn: u32, order: u8, from: MigrateType, to: MigrateType) {
+    fn move_to_free_list(
+        &mut self,
+        step: Step,
+        pfn: u32,
+        order: u8,
+        from: MigrateType,
+        to: MigrateType,
+    ) {
         let prev = self.zone.prev[pfn as usize];
         self.emit(
             step,
@@ -351,7 +366,14 @@ impl Engine {
 
     /// `alloc_pages(gfp, order)` → `__alloc_frozen_pages_noprof` (§2.1). On success the block is
     /// handed to `owner` (head refcount 1); `lru` marks it as `PageLRU` for claim decisions.
-    pub fn alloc_pages(&mut self, gfp: u32, order: u8, cpu: usize, owner: u32, lru: bool) -> Option<u32> {
+    pub fn alloc_pages(
+        &mut self,
+        gfp: u32,
+        order: u8,
+        cpu: usize,
+        owner: u32,
+        lru: bool,
+    ) -> Option<u32> {
         self.enter(KernelFn::alloc_pages);
         let mt = self.gfp_migratetype(gfp);
         let mut page = None;
@@ -397,7 +419,14 @@ impl Engine {
     }
 
     /// `get_page_from_freelist` for the one zone (§2.2), with the `ALLOC_NOFRAGMENT` retry.
-    fn get_page_from_freelist(&mut self, _gfp: u32, order: u8, mut flags: u32, mt: MigrateType, cpu: usize) -> Option<u32> {
+    fn get_page_from_freelist(
+        &mut self,
+        _gfp: u32,
+        order: u8,
+        mut flags: u32,
+        mt: MigrateType,
+        cpu: usize,
+    ) -> Option<u32> {
         self.enter(KernelFn::get_page_from_freelist);
         let page = loop {
             let no_fallback = flags & ALLOC_NOFRAGMENT != 0;
@@ -407,7 +436,13 @@ impl Engine {
                 if self.zone_watermark_fast(Step::GpffHighGate, order, high, flags) {
                     try_zone = true;
                 } else {
-                    self.set_flag(Step::GpffSetBelowHigh, CounterId::zone_below_high, 0, false, true);
+                    self.set_flag(
+                        Step::GpffSetBelowHigh,
+                        CounterId::zone_below_high,
+                        0,
+                        false,
+                        true,
+                    );
                 }
             }
             if !try_zone {
@@ -418,7 +453,9 @@ impl Engine {
             if try_zone {
                 if let Some(p) = self.rmqueue(order, flags, mt, cpu) {
                     // ≤ 6.19 reserved highatomic blocks here, after any successful rmqueue.
-                    if flags & ALLOC_HIGHATOMIC != 0 && !self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
+                    if flags & ALLOC_HIGHATOMIC != 0
+                        && !self.zone.cfg.kernel.highatomic_in_rmqueue_buddy()
+                    {
                         self.reserve_highatomic_pageblock(p, order);
                     }
                     break Some(p);
@@ -426,8 +463,18 @@ impl Engine {
             }
             if no_fallback {
                 flags &= !ALLOC_NOFRAGMENT;
-                self.note(Step::GpffRetryNoFragment, EventKind::Enter { func: KernelFn::get_page_from_freelist });
-                self.note(Step::GpffRetryNoFragment, EventKind::Exit { func: KernelFn::get_page_from_freelist });
+                self.note(
+                    Step::GpffRetryNoFragment,
+                    EventKind::Enter {
+                        func: KernelFn::get_page_from_freelist,
+                    },
+                );
+                self.note(
+                    Step::GpffRetryNoFragment,
+                    EventKind::Exit {
+                        func: KernelFn::get_page_from_freelist,
+                    },
+                );
                 continue;
             }
             break None;
@@ -438,7 +485,13 @@ impl Engine {
 
     /// Simulator slow path (§7.2): the profile's number of `get_page_from_freelist` attempts
     /// with `ALLOC_WMARK_MIN`, then failure (no reclaim, compaction or OOM).
-    fn alloc_pages_slowpath(&mut self, gfp: u32, order: u8, mt: MigrateType, cpu: usize) -> Option<u32> {
+    fn alloc_pages_slowpath(
+        &mut self,
+        gfp: u32,
+        order: u8,
+        mt: MigrateType,
+        cpu: usize,
+    ) -> Option<u32> {
         self.enter(KernelFn::__alloc_pages_slowpath);
         let mut flags = ALLOC_WMARK_MIN | ALLOC_CPUSET;
         if gfp & __GFP_HIGH != 0 {
@@ -507,7 +560,13 @@ impl Engine {
         if flags & ALLOC_KSWAPD != 0 && self.zone.boosted_watermark {
             // Boost policy (b): kswapd is woken and (not modelled) would reclaim and zero the
             // boost; the simulator zeroes it here.
-            self.set_flag(Step::RmqueueBoostReset, CounterId::zone_boosted_watermark, 0, true, false);
+            self.set_flag(
+                Step::RmqueueBoostReset,
+                CounterId::zone_boosted_watermark,
+                0,
+                true,
+                false,
+            );
             let b = self.zone.watermark_boost;
             self.counter(Step::RmqueueBoostReset, CounterId::watermark_boost, 0, -b);
         }
@@ -516,18 +575,35 @@ impl Engine {
     }
 
     /// `rmqueue_pcplist` (§4.4).
-    fn rmqueue_pcplist(&mut self, order: u8, mt: MigrateType, flags: u32, cpu: usize) -> Option<u32> {
+    fn rmqueue_pcplist(
+        &mut self,
+        order: u8,
+        mt: MigrateType,
+        flags: u32,
+        cpu: usize,
+    ) -> Option<u32> {
         self.enter(KernelFn::rmqueue_pcplist);
         self.lock_pcp(Step::PcplistLock, cpu);
         let fc = self.zone.pcp[cpu].free_count;
-        self.counter(Step::PcplistHalveFreeCount, CounterId::pcp_free_count, cpu, (fc >> 1) as i64 - fc as i64);
+        self.counter(
+            Step::PcplistHalveFreeCount,
+            CounterId::pcp_free_count,
+            cpu,
+            (fc >> 1) as i64 - fc as i64,
+        );
         let page = self.__rmqueue_pcplist(order, mt, flags, cpu);
         self.exit(KernelFn::rmqueue_pcplist);
         page
     }
 
     /// `__rmqueue_pcplist`: refill an empty list with `rmqueue_bulk`, then take the front.
-    fn __rmqueue_pcplist(&mut self, order: u8, mt: MigrateType, flags: u32, cpu: usize) -> Option<u32> {
+    fn __rmqueue_pcplist(
+        &mut self,
+        order: u8,
+        mt: MigrateType,
+        flags: u32,
+        cpu: usize,
+    ) -> Option<u32> {
         let pindex = order_to_pindex(mt, order);
         if self.zone.pcp[cpu].lists[pindex].len == 0 {
             let batch = self.nr_pcp_alloc(order, cpu);
@@ -621,7 +697,14 @@ impl Engine {
 
     /// `rmqueue_bulk` (§2.8): `count` blocks under one zone lock, each to the list's tail;
     /// the fallback mode is remembered across iterations.
-    fn rmqueue_bulk(&mut self, order: u8, count: u32, mt: MigrateType, flags: u32, cpu: usize) -> u32 {
+    fn rmqueue_bulk(
+        &mut self,
+        order: u8,
+        count: u32,
+        mt: MigrateType,
+        flags: u32,
+        cpu: usize,
+    ) -> u32 {
         self.enter(KernelFn::rmqueue_bulk);
         self.lock_zone(Step::BulkLock);
         let pindex = order_to_pindex(mt, order) as u8;
@@ -672,7 +755,13 @@ impl Engine {
 
     /// `__rmqueue` with `enum rmqueue_mode` (§2.5). Without mode memory every call starts at
     /// `RMQUEUE_NORMAL`, as before the rmqueue_bulk fix.
-    fn __rmqueue(&mut self, order: u8, mt: MigrateType, flags: u32, mode: &mut RmqueueMode) -> Option<u32> {
+    fn __rmqueue(
+        &mut self,
+        order: u8,
+        mt: MigrateType,
+        flags: u32,
+        mode: &mut RmqueueMode,
+    ) -> Option<u32> {
         self.enter(KernelFn::__rmqueue);
         if !self.zone.cfg.rmqueue_mode_memory {
             *mode = RmqueueMode::Normal;
@@ -682,7 +771,13 @@ impl Engine {
         r
     }
 
-    fn __rmqueue_modes(&mut self, order: u8, mt: MigrateType, flags: u32, mode: &mut RmqueueMode) -> Option<u32> {
+    fn __rmqueue_modes(
+        &mut self,
+        order: u8,
+        mt: MigrateType,
+        flags: u32,
+        mode: &mut RmqueueMode,
+    ) -> Option<u32> {
         if self.zone.cfg.cma
             && flags & ALLOC_CMA != 0
             && self.zone.nr_free_cma > self.zone.nr_free_pages / 2
@@ -784,7 +879,13 @@ impl Engine {
     }
 
     /// `find_suitable_fallback`: only the FIRST non-empty fallback type is returned.
-    fn find_suitable_fallback(&mut self, step: Step, order: u8, start_mt: MigrateType, claimable: bool) -> Fallback {
+    fn find_suitable_fallback(
+        &mut self,
+        step: Step,
+        order: u8,
+        start_mt: MigrateType,
+        claimable: bool,
+    ) -> Fallback {
         let r = if claimable && !self.should_try_claim_block(order, start_mt) {
             Fallback::Refused
         } else if self.zone.nr_free[order as usize] == 0 {
@@ -850,14 +951,30 @@ impl Engine {
     }
 
     /// `try_to_claim_block` (§2.7.3).
-    fn try_to_claim_block(&mut self, pfn: u32, cur: u8, order: u8, start_mt: MigrateType, block_mt: MigrateType, flags: u32) -> Option<u32> {
+    fn try_to_claim_block(
+        &mut self,
+        pfn: u32,
+        cur: u8,
+        order: u8,
+        start_mt: MigrateType,
+        block_mt: MigrateType,
+        flags: u32,
+    ) -> Option<u32> {
         self.enter(KernelFn::try_to_claim_block);
         let r = self.try_to_claim_block_inner(pfn, cur, order, start_mt, block_mt, flags);
         self.exit(KernelFn::try_to_claim_block);
         r
     }
 
-    fn try_to_claim_block_inner(&mut self, pfn: u32, cur: u8, order: u8, start_mt: MigrateType, block_mt: MigrateType, flags: u32) -> Option<u32> {
+    fn try_to_claim_block_inner(
+        &mut self,
+        pfn: u32,
+        cur: u8,
+        order: u8,
+        start_mt: MigrateType,
+        block_mt: MigrateType,
+        flags: u32,
+    ) -> Option<u32> {
         if cur >= PAGEBLOCK_ORDER {
             // Whole pageblock(s): always succeeds.
             self.del_from_free_list(Step::ClaimWholeDel, pfn, cur, block_mt);
@@ -881,7 +998,13 @@ impl Engine {
         }
         if self.boost_watermark() && flags & ALLOC_KSWAPD != 0 {
             let b = self.zone.boosted_watermark;
-            self.set_flag(Step::BoostWatermark, CounterId::zone_boosted_watermark, 0, b, true);
+            self.set_flag(
+                Step::BoostWatermark,
+                CounterId::zone_boosted_watermark,
+                0,
+                b,
+                true,
+            );
         }
         // prep_move_freepages_block: the pageblock must lie inside the zone.
         let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
@@ -899,7 +1022,11 @@ impl Engine {
         };
         if free + alike >= 1 << (PAGEBLOCK_ORDER - 1) || self.zone.cfg.mobility_disabled {
             self.__move_freepages_block(Step::ClaimMoveFree, start, end, block_mt, start_mt);
-            self.set_pageblock_migratetype(Step::ClaimPartialRetype, start >> PAGEBLOCK_ORDER, start_mt);
+            self.set_pageblock_migratetype(
+                Step::ClaimPartialRetype,
+                start >> PAGEBLOCK_ORDER,
+                start_mt,
+            );
             self.emit(
                 Step::ClaimPartialRetype,
                 EventKind::Claimed {
@@ -949,7 +1076,14 @@ impl Engine {
 
     /// `__move_freepages_block`: every buddy block of the pageblock, ascending, to the tail of
     /// the new type's list.
-    fn __move_freepages_block(&mut self, step: Step, start: u32, end: u32, old: MigrateType, new: MigrateType) {
+    fn __move_freepages_block(
+        &mut self,
+        step: Step,
+        start: u32,
+        end: u32,
+        old: MigrateType,
+        new: MigrateType,
+    ) {
         let mut p = start;
         while p < end {
             if self.zone.kind[p as usize] != PK_BUDDY {
@@ -1022,13 +1156,38 @@ impl Engine {
                 let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
                 let end = start + PAGEBLOCK_NR_PAGES;
                 if end <= self.zone.pages() {
-                    self.__move_freepages_block(Step::HighatomicReserve, start, end, mt, MigrateType::HighAtomic);
-                    self.set_pageblock_migratetype(Step::HighatomicReserve, start >> PAGEBLOCK_ORDER, MigrateType::HighAtomic);
-                    self.counter(Step::HighatomicReserve, CounterId::nr_reserved_highatomic, 0, pb);
+                    self.__move_freepages_block(
+                        Step::HighatomicReserve,
+                        start,
+                        end,
+                        mt,
+                        MigrateType::HighAtomic,
+                    );
+                    self.set_pageblock_migratetype(
+                        Step::HighatomicReserve,
+                        start >> PAGEBLOCK_ORDER,
+                        MigrateType::HighAtomic,
+                    );
+                    self.counter(
+                        Step::HighatomicReserve,
+                        CounterId::nr_reserved_highatomic,
+                        0,
+                        pb,
+                    );
                 }
             } else {
-                self.change_pageblock_range(Step::HighatomicReserve, pfn, order, MigrateType::HighAtomic);
-                self.counter(Step::HighatomicReserve, CounterId::nr_reserved_highatomic, 0, 1 << order);
+                self.change_pageblock_range(
+                    Step::HighatomicReserve,
+                    pfn,
+                    order,
+                    MigrateType::HighAtomic,
+                );
+                self.counter(
+                    Step::HighatomicReserve,
+                    CounterId::nr_reserved_highatomic,
+                    0,
+                    1 << order,
+                );
             }
         }
         self.exit(KernelFn::reserve_highatomic_pageblock);
@@ -1156,7 +1315,11 @@ impl Engine {
         } else {
             self.buddy_merge_likely(pfn, buddy_pfn, order)
         };
-        let step = if to_tail { Step::FreeOneAddTail } else { Step::FreeOneAddHead };
+        let step = if to_tail {
+            Step::FreeOneAddTail
+        } else {
+            Step::FreeOneAddHead
+        };
         self.add_to_free_list(step, pfn, order, mt, to_tail);
         self.exit(KernelFn::__free_one_page);
     }
@@ -1174,7 +1337,12 @@ impl Engine {
     fn free_frozen_page_commit(&mut self, cpu: usize, pfn: u32, mt: MigrateType, order: u8) {
         self.enter(KernelFn::free_frozen_page_commit);
         let af = self.zone.pcp[cpu].alloc_factor;
-        self.counter(Step::CommitAllocFactor, CounterId::pcp_alloc_factor, cpu, (af >> 1) as i64 - af as i64);
+        self.counter(
+            Step::CommitAllocFactor,
+            CounterId::pcp_alloc_factor,
+            cpu,
+            (af >> 1) as i64 - af as i64,
+        );
         let pindex = order_to_pindex(mt, order);
         self.emit(
             Step::CommitAddHead,
@@ -1193,12 +1361,29 @@ impl Engine {
             free_high = p.free_count >= batch + p.high_min / 2
                 && prev_high
                 && (!p.free_high_batch || p.count >= batch);
-            self.set_flag(Step::CommitFreeHigh, CounterId::pcp_prev_free_high_order, cpu, prev_high, true);
+            self.set_flag(
+                Step::CommitFreeHigh,
+                CounterId::pcp_prev_free_high_order,
+                cpu,
+                prev_high,
+                true,
+            );
         } else {
-            self.set_flag(Step::CommitFreeHigh, CounterId::pcp_prev_free_high_order, cpu, prev_high, false);
+            self.set_flag(
+                Step::CommitFreeHigh,
+                CounterId::pcp_prev_free_high_order,
+                cpu,
+                prev_high,
+                false,
+            );
         }
         if self.zone.pcp[cpu].free_count < (batch << PCP_BATCH_SCALE_MAX) {
-            self.counter(Step::CommitFreeCount, CounterId::pcp_free_count, cpu, 1 << order);
+            self.counter(
+                Step::CommitFreeCount,
+                CounterId::pcp_free_count,
+                cpu,
+                1 << order,
+            );
         }
         let high = self.nr_pcp_high(cpu, batch, free_high);
         if self.zone.pcp[cpu].count >= high {
@@ -1216,7 +1401,13 @@ impl Engine {
                 let high_w = self.zone.wmark_pages(WMARK_HIGH);
                 let free = self.zone.nr_free_pages;
                 if self.zone_watermark_ok(0, high_w, 0, free) {
-                    self.set_flag(Step::CommitClearBelowHigh, CounterId::zone_below_high, 0, true, false);
+                    self.set_flag(
+                        Step::CommitClearBelowHigh,
+                        CounterId::zone_below_high,
+                        0,
+                        true,
+                        false,
+                    );
                 }
             }
         }
@@ -1233,7 +1424,11 @@ impl Engine {
             return 0;
         }
         if free_high {
-            self.set_pcp_high(Step::NrPcpHigh, cpu, (high - (batch << PCP_BATCH_SCALE_MAX)).max(high_min));
+            self.set_pcp_high(
+                Step::NrPcpHigh,
+                cpu,
+                (high - (batch << PCP_BATCH_SCALE_MAX)).max(high_min),
+            );
             return 0;
         }
         if high_min == high_max {
@@ -1242,7 +1437,11 @@ impl Engine {
         let p = &self.zone.pcp[cpu];
         let (count, free_count) = (p.count, p.free_count);
         if self.zone.below_high {
-            self.set_pcp_high(Step::NrPcpHigh, cpu, (high - free_count.max(batch)).max(high_min));
+            self.set_pcp_high(
+                Step::NrPcpHigh,
+                cpu,
+                (high - free_count.max(batch)).max(high_min),
+            );
             return count.max(high_min);
         }
         if count >= high {
@@ -1305,7 +1504,14 @@ impl Engine {
                 );
                 count -= 1 << o;
                 self.__free_one_page(p, o, mt, FPI_NONE);
-                self.trace(Step::TracePcpuDrain, Tracepoint::MmPagePcpuDrain { pfn: p, order: o, mt });
+                self.trace(
+                    Step::TracePcpuDrain,
+                    Tracepoint::MmPagePcpuDrain {
+                        pfn: p,
+                        order: o,
+                        mt,
+                    },
+                );
                 if count <= 0 || self.zone.pcp[cpu].lists[i].len == 0 {
                     break;
                 }

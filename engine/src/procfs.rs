@@ -1335,6 +1335,7 @@ Node 0, zone    DMA32
         let err = import(MACHINE_PTI, Some(MACHINE_ZI), "DMA32", 2, Kernel::V6_18).unwrap_err();
         assert_eq!(err.path, "init.pagetypeinfo");
         assert!(err.message.contains("sum to 1528"), "{err}");
+        assert!(err.hint.contains("leave out init.zoneinfo"), "{err}");
         // Without zoneinfo the size is 1528 × 512.
         let e = import(MACHINE_PTI, None, "DMA32", 2, Kernel::V6_18).unwrap();
         assert_eq!(e.zone.pages(), 1528 * 512);

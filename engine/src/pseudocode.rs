@@ -278,9 +278,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "if free <= mark: return false",
             "return order == 0 or some buddy list of order >= order is non-empty",
         ],
-        __free_pages => &[
-            "if put_page_testzero(page): __free_frozen_pages(page, order)",
-        ],
+        __free_pages => &["if put_page_testzero(page): __free_frozen_pages(page, order)"],
         __free_frozen_pages => &[
             "if !pcp_allowed_order(order): __free_pages_ok(page, order); return",
             "free_pages_prepare(page, order)                   // mm_page_free",
@@ -289,9 +287,9 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "if mt is HighAtomic or CMA: mt = MOVABLE",
             "lock pcp; free_frozen_page_commit(pcp, page, mt, order)",
         ],
-        free_pages_prepare => &[
-            "trace mm_page_free(page, order) unless FPI_PREPARED; checks; reset state",
-        ],
+        free_pages_prepare => {
+            &["trace mm_page_free(page, order) unless FPI_PREPARED; checks; reset state"]
+        }
         free_frozen_page_commit => &[
             "pcp.alloc_factor >>= 1",
             "list_add(page, pcp.lists[pindex]); pcp.count += 2^order   // FRONT",
@@ -398,7 +396,13 @@ mod tests {
     fn every_step_points_at_a_line() {
         for &s in Step::ALL {
             let l = lines(s.func());
-            assert!(s.line() < l.len(), "{:?} line {} of {}", s, s.line(), s.func().name());
+            assert!(
+                s.line() < l.len(),
+                "{:?} line {} of {}",
+                s,
+                s.line(),
+                s.func().name()
+            );
         }
     }
 }

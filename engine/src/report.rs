@@ -76,7 +76,10 @@ struct StateOut<'a> {
 /// The owner → allocation migratetype map of a run (filler owners map to their type).
 pub fn owner_mt(run: &Run) -> impl Fn(u32) -> Option<MigrateType> + '_ {
     move |o| {
-        run.owners.get(o as usize).map(|i| i.mt).or_else(|| crate::procfs::filler_owner_mt(o))
+        run.owners
+            .get(o as usize)
+            .map(|i| i.mt)
+            .or_else(|| crate::procfs::filler_owner_mt(o))
     }
 }
 
@@ -84,9 +87,17 @@ fn zone_lists(z: &Zone) -> Vec<FreeListOut> {
     let mut v = Vec::new();
     for o in 0..=MAX_PAGE_ORDER {
         for mt in MigrateType::ALL {
-            let pfns: Vec<u64> = z.free_list_pfns(o, mt).into_iter().map(|p| z.abs_pfn(p)).collect();
+            let pfns: Vec<u64> = z
+                .free_list_pfns(o, mt)
+                .into_iter()
+                .map(|p| z.abs_pfn(p))
+                .collect();
             if !pfns.is_empty() {
-                v.push(FreeListOut { order: o, migratetype: mt.kernel_name(), pfns });
+                v.push(FreeListOut {
+                    order: o,
+                    migratetype: mt.kernel_name(),
+                    pfns,
+                });
             }
         }
     }
@@ -114,7 +125,9 @@ pub fn json(run: &Run) -> String {
         min_free_kbytes: z.min_free_kbytes,
         zone_below_high: z.below_high,
         zone_boosted_watermark: z.boosted_watermark,
-        pageblocks: (0..z.nr_pageblocks()).map(|pb| z.pb_mt(pb).kernel_name()).collect(),
+        pageblocks: (0..z.nr_pageblocks())
+            .map(|pb| z.pb_mt(pb).kernel_name())
+            .collect(),
         free_lists: zone_lists(z),
         pcp: z
             .pcp
@@ -135,7 +148,11 @@ pub fn json(run: &Run) -> String {
                         pindex: i,
                         order: crate::zone::pindex_to_order(i),
                         migratetype: crate::zone::pindex_to_mt(i).kernel_name(),
-                        pfns: z.pcp_list_pfns(cpu, i).into_iter().map(|p| z.abs_pfn(p)).collect(),
+                        pfns: z
+                            .pcp_list_pfns(cpu, i)
+                            .into_iter()
+                            .map(|p| z.abs_pfn(p))
+                            .collect(),
                     })
                     .collect(),
             })
@@ -237,18 +254,42 @@ pub fn summary(run: &Run) -> String {
     }
     let m = metrics(z, owner_mt(run));
     let _ = writeln!(o, "\nmetrics:");
-    let _ = writeln!(o, "  order                {}", (0..11).map(|i| format!("{i:>6}")).collect::<String>());
-    let _ = writeln!(o, "  nr_free              {}", z.nr_free.iter().map(|v| format!("{v:>6}")).collect::<String>());
-    let _ = writeln!(o, "  free pages           {}", m.free_pages.iter().map(|v| format!("{v:>6}")).collect::<String>());
+    let _ = writeln!(
+        o,
+        "  order                {}",
+        (0..11).map(|i| format!("{i:>6}")).collect::<String>()
+    );
+    let _ = writeln!(
+        o,
+        "  nr_free              {}",
+        z.nr_free
+            .iter()
+            .map(|v| format!("{v:>6}"))
+            .collect::<String>()
+    );
+    let _ = writeln!(
+        o,
+        "  free pages           {}",
+        m.free_pages
+            .iter()
+            .map(|v| format!("{v:>6}"))
+            .collect::<String>()
+    );
     let _ = writeln!(
         o,
         "  fragmentation index  {}",
-        m.fragmentation_index.iter().map(|v| format!("{:>6}", fmt_index(*v))).collect::<String>()
+        m.fragmentation_index
+            .iter()
+            .map(|v| format!("{:>6}", fmt_index(*v)))
+            .collect::<String>()
     );
     let _ = writeln!(
         o,
         "  unusable index       {}",
-        m.unusable_free_index.iter().map(|v| format!("{:>6}", fmt_index(*v))).collect::<String>()
+        m.unusable_free_index
+            .iter()
+            .map(|v| format!("{:>6}", fmt_index(*v)))
+            .collect::<String>()
     );
     let _ = writeln!(o, "  mixed pageblocks     {}", m.mixed_pageblocks);
     let _ = writeln!(o, "  pcp pages            {}", m.pcp_pages);

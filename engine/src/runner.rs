@@ -149,7 +149,13 @@ pub fn init_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
             zoneinfo,
             zone,
         } => {
-            let imp = crate::procfs::parse_import(pagetypeinfo, zoneinfo.as_deref(), zone, s.zone.cma, s.zone.pages)?;
+            let imp = crate::procfs::parse_import(
+                pagetypeinfo,
+                zoneinfo.as_deref(),
+                zone,
+                s.zone.cma,
+                s.zone.pages,
+            )?;
             crate::scenario::validate_with_zone_pages(s, imp.pages)?;
             let mut p = zone_params(s, imp.pages);
             // Precedence: zone.pcp > init.zoneinfo > computed.
@@ -281,7 +287,9 @@ impl Runner<'_> {
 
     fn describe(&self, h: usize) -> String {
         match &self.handles[h] {
-            Handle::Alloc { pfn, order, split, .. } => format!(
+            Handle::Alloc {
+                pfn, order, split, ..
+            } => format!(
                 "order-{order} block at pfn {:#x}{}",
                 self.engine.zone.abs_pfn(*pfn),
                 if *split { " (split)" } else { "" }
@@ -303,7 +311,9 @@ impl Runner<'_> {
             let def = *next_def;
             *next_def += 1;
             match op {
-                Op::Repeat { times, ops: body, .. } => {
+                Op::Repeat {
+                    times, ops: body, ..
+                } => {
                     let body_start = *next_def;
                     let mut body_end = body_start;
                     for it in 0..*times {
@@ -371,7 +381,8 @@ impl Runner<'_> {
     }
 
     fn warn(&mut self, text: String) -> String {
-        self.engine.message(Step::OpWarning, MsgLevel::Warning, text.clone());
+        self.engine
+            .message(Step::OpWarning, MsgLevel::Warning, text.clone());
         text
     }
 
@@ -393,7 +404,11 @@ impl Runner<'_> {
     fn held(&self, pfn: u32, n: u32, owner: u32) -> Vec<u32> {
         let z = &self.engine.zone;
         (pfn..pfn + n)
-            .filter(|&p| z.kind[p as usize] == PK_OTHER && z.owner[p as usize] == owner && z.refcount[p as usize] >= 1)
+            .filter(|&p| {
+                z.kind[p as usize] == PK_OTHER
+                    && z.owner[p as usize] == owner
+                    && z.refcount[p as usize] >= 1
+            })
             .collect()
     }
 
@@ -402,44 +417,89 @@ impl Runner<'_> {
         let cpu = op.cpu() as usize;
         let mut touched = 0;
         let outcome = match op {
-            Op::Alloc { order, mt, highatomic, .. } => {
+            Op::Alloc {
+                order,
+                mt,
+                highatomic,
+                ..
+            } => {
                 let owner = self.new_owner(def, *mt, 0);
                 let gfp = alloc_gfp(*mt, *highatomic);
                 let lru = *mt == MigrateType::Movable;
                 match self.engine.alloc_pages(gfp, *order, cpu, owner, lru) {
                     Some(pfn) => {
-                        self.bind(op, Handle::Alloc { pfn, order: *order, split: false, owner, cpu });
+                        self.bind(
+                            op,
+                            Handle::Alloc {
+                                pfn,
+                                order: *order,
+                                split: false,
+                                owner,
+                                cpu,
+                            },
+                        );
                         touched = 1;
-                        format!("order-{order} block at pfn {:#x}", self.engine.zone.abs_pfn(pfn))
+                        format!(
+                            "order-{order} block at pfn {:#x}",
+                            self.engine.zone.abs_pfn(pfn)
+                        )
                     }
                     None => {
                         self.bind(op, Handle::Failed);
-                        self.engine.message(Step::OpFailure, MsgLevel::Failure, format!("alloc order {order} failed"));
+                        self.engine.message(
+                            Step::OpFailure,
+                            MsgLevel::Failure,
+                            format!("alloc order {order} failed"),
+                        );
                         "failed".into()
                     }
                 }
             }
-            Op::Split { ref_name, .. } => match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
-                Some((h, Handle::Alloc { pfn, order, split, owner, cpu: c })) => {
-                    if self.held(pfn, 1, owner).is_empty() {
-                        self.warn(format!("split {ref_name}: already freed, skipped"))
-                    } else if split || order == 0 {
-                        "nothing to split".into()
-                    } else {
-                        self.engine.split_page(pfn, order);
-                        self.handles[h] = Handle::Alloc { pfn, order, split: true, owner, cpu: c };
-                        format!("{} order-0 pages", 1u32 << order)
+            Op::Split { ref_name, .. } => {
+                match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
+                    Some((
+                        h,
+                        Handle::Alloc {
+                            pfn,
+                            order,
+                            split,
+                            owner,
+                            cpu: c,
+                        },
+                    )) => {
+                        if self.held(pfn, 1, owner).is_empty() {
+                            self.warn(format!("split {ref_name}: already freed, skipped"))
+                        } else if split || order == 0 {
+                            "nothing to split".into()
+                        } else {
+                            self.engine.split_page(pfn, order);
+                            self.handles[h] = Handle::Alloc {
+                                pfn,
+                                order,
+                                split: true,
+                                owner,
+                                cpu: c,
+                            };
+                            format!("{} order-0 pages", 1u32 << order)
+                        }
                     }
+                    _ => self.warn(format!("split {ref_name}: the allocation failed, skipped")),
                 }
-                _ => self.warn(format!("split {ref_name}: the allocation failed, skipped")),
-            },
+            }
             Op::Free { ref_name, page, .. } => self.op_free(ref_name, *page, cpu),
             Op::AllocContigRange { pfn, nr_pages, .. } => {
                 let owner = self.new_owner(def, MigrateType::Movable, 0);
                 let rel = (*pfn - self.engine.zone.cfg.start_pfn) as u32;
                 let n = *nr_pages as u32;
                 if self.engine.alloc_contig_range(rel, n, owner) {
-                    self.bind(op, Handle::Contig { pfn: rel, nr: n, owner });
+                    self.bind(
+                        op,
+                        Handle::Contig {
+                            pfn: rel,
+                            nr: n,
+                            owner,
+                        },
+                    );
                     touched = pageblocks_of(rel..rel + n);
                     format!("{n} pages at pfn {pfn:#x}")
                 } else {
@@ -447,19 +507,35 @@ impl Runner<'_> {
                     "failed: range in use".into()
                 }
             }
-            Op::FreeContigRange { ref_name, pfn, nr_pages, method, .. } => {
+            Op::FreeContigRange {
+                ref_name,
+                pfn,
+                nr_pages,
+                method,
+                ..
+            } => {
                 let method = self.s.free_contig_range_method(*method);
                 self.op_free_contig_range(ref_name.as_deref(), *pfn, *nr_pages, method, cpu)
             }
-            Op::Vmalloc { pages, strategy, .. } => {
+            Op::Vmalloc {
+                pages, strategy, ..
+            } => {
                 let strategy = self.s.vmalloc_strategy(*strategy);
                 let owner = self.new_owner(def, MigrateType::Unmovable, 0);
-                let (area, ok) = self.engine.vmalloc(*pages as u32, strategy, cpu, owner, VMALLOC_GFP);
+                let (area, ok) =
+                    self.engine
+                        .vmalloc(*pages as u32, strategy, cpu, owner, VMALLOC_GFP);
                 let orders: Vec<String> = area
                     .attempts
                     .iter()
                     .filter(|a| a.0 > 0 || !a.1)
-                    .map(|&(o, okk)| if okk { o.to_string() } else { format!("{o}✗") })
+                    .map(|&(o, okk)| {
+                        if okk {
+                            o.to_string()
+                        } else {
+                            format!("{o}✗")
+                        }
+                    })
                     .collect();
                 touched = pageblocks_of(area.all_pages().into_iter());
                 if ok {
@@ -469,31 +545,57 @@ impl Runner<'_> {
                         orders.join(", "),
                         area.attempts.iter().filter(|a| a.0 == 0 && a.1).count()
                     );
-                    self.bind(op, Handle::Vmalloc { area, owner, freed: false });
+                    self.bind(
+                        op,
+                        Handle::Vmalloc {
+                            area,
+                            owner,
+                            freed: false,
+                        },
+                    );
                     out
                 } else {
                     let method = self.s.vfree_method(None);
-                    let when = if self.s.kernel == Kernel::V6_18 { "immediately" } else { "deferred" };
+                    let when = if self.s.kernel == Kernel::V6_18 {
+                        "immediately"
+                    } else {
+                        "deferred"
+                    };
                     self.engine.message(
                         Step::OpFailure,
                         MsgLevel::Failure,
-                        format!("vmalloc of {pages} pages failed after {} pages; area freed ({when})", area.pages.len()),
+                        format!(
+                            "vmalloc of {pages} pages failed after {} pages; area freed ({when})",
+                            area.pages.len()
+                        ),
                     );
                     self.engine.vfree(&area, method, cpu);
                     self.bind(op, Handle::Failed);
                     "failed".into()
                 }
             }
-            Op::Vfree { ref_name, method, .. } => {
+            Op::Vfree {
+                ref_name, method, ..
+            } => {
                 let method = self.s.vfree_method(*method);
                 match self.lookup(ref_name) {
                     Some(h) => match self.handles[h].clone() {
-                        Handle::Vmalloc { area, owner, freed: false } => {
+                        Handle::Vmalloc {
+                            area,
+                            owner,
+                            freed: false,
+                        } => {
                             self.engine.vfree(&area, method, cpu);
-                            self.handles[h] = Handle::Vmalloc { area, owner, freed: true };
+                            self.handles[h] = Handle::Vmalloc {
+                                area,
+                                owner,
+                                freed: true,
+                            };
                             "freed".into()
                         }
-                        Handle::Vmalloc { .. } => self.warn(format!("vfree {ref_name}: already freed, skipped")),
+                        Handle::Vmalloc { .. } => {
+                            self.warn(format!("vfree {ref_name}: already freed, skipped"))
+                        }
                         _ => self.warn(format!("vfree {ref_name}: the allocation failed, skipped")),
                     },
                     None => self.warn(format!("vfree {ref_name}: unknown name")),
@@ -524,14 +626,24 @@ impl Runner<'_> {
         match self.handles[h].clone() {
             Handle::Failed => self.warn(format!("free {name}: the allocation failed, skipped")),
             Handle::Vmalloc { .. } => self.warn(format!("free {name}: use vfree for a vmalloc")),
-            Handle::Alloc { pfn, order, split, owner, .. } => {
+            Handle::Alloc {
+                pfn,
+                order,
+                split,
+                owner,
+                ..
+            } => {
                 let n = 1u32 << order;
                 if let Some(i) = page {
                     if !split && order > 0 {
-                        return self.warn(format!("free {name} page {i}: the order-{order} block is not split; refused"));
+                        return self.warn(format!(
+                            "free {name} page {i}: the order-{order} block is not split; refused"
+                        ));
                     }
                     if i >= n as u64 {
-                        return self.warn(format!("free {name} page {i}: beyond the {n}-page allocation; refused"));
+                        return self.warn(format!(
+                            "free {name} page {i}: beyond the {n}-page allocation; refused"
+                        ));
                     }
                     let p = pfn + i as u32;
                     if self.held(p, 1, owner).is_empty() {
@@ -560,7 +672,9 @@ impl Runner<'_> {
             Handle::Contig { pfn, nr, owner } => {
                 if let Some(i) = page {
                     if i >= nr as u64 {
-                        return self.warn(format!("free {name} page {i}: beyond the {nr}-page range; refused"));
+                        return self.warn(format!(
+                            "free {name} page {i}: beyond the {nr}-page range; refused"
+                        ));
                     }
                     let p = pfn + i as u32;
                     if self.held(p, 1, owner).is_empty() {
@@ -581,10 +695,19 @@ impl Runner<'_> {
         }
     }
 
-    fn op_free_contig_range(&mut self, name: Option<&str>, pfn: Option<u64>, nr: Option<u64>, method: FreeMethod, cpu: usize) -> String {
+    fn op_free_contig_range(
+        &mut self,
+        name: Option<&str>,
+        pfn: Option<u64>,
+        nr: Option<u64>,
+        method: FreeMethod,
+        cpu: usize,
+    ) -> String {
         let (start, n) = match name {
             Some(name) => match self.lookup(name).map(|h| self.handles[h].clone()) {
-                Some(Handle::Alloc { pfn, order, split, .. }) => {
+                Some(Handle::Alloc {
+                    pfn, order, split, ..
+                }) => {
                     if !split && order > 0 {
                         return self.warn(format!(
                             "free_contig_range {name}: order-{order} block is not split (tail pages have refcount 0); refused"
@@ -594,7 +717,9 @@ impl Runner<'_> {
                 }
                 Some(Handle::Contig { pfn, nr, .. }) => (pfn, nr),
                 Some(Handle::Failed) => {
-                    return self.warn(format!("free_contig_range {name}: the allocation failed, skipped"))
+                    return self.warn(format!(
+                        "free_contig_range {name}: the allocation failed, skipped"
+                    ))
                 }
                 _ => return self.warn(format!("free_contig_range {name}: not a page range")),
             },
@@ -604,7 +729,9 @@ impl Runner<'_> {
             }
         };
         let z = &self.engine.zone;
-        if let Some(bad) = (start..start + n).find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PK_OTHER) {
+        if let Some(bad) = (start..start + n)
+            .find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PK_OTHER)
+        {
             return self.warn(format!(
                 "free_contig_range: page {:#x} does not have refcount 1 (freed, never allocated, or the tail of an unsplit block); refused, nothing freed",
                 z.abs_pfn(bad)
@@ -614,19 +741,38 @@ impl Runner<'_> {
             FreeMethod::PerPage => self.engine.free_contig_range_per_page(start, n, cpu),
             FreeMethod::Chunked => self.engine.free_contig_range_chunked(start, n, cpu),
         }
-        format!("{n} pages freed ({})", if method == FreeMethod::Chunked { "chunked" } else { "page by page" })
+        format!(
+            "{n} pages freed ({})",
+            if method == FreeMethod::Chunked {
+                "chunked"
+            } else {
+                "page by page"
+            }
+        )
     }
 
     /// `workload`: a seeded alloc/free mix (implementation-defined stream, stable per seed
     /// within a build). Each step is its own op record so the UI can step through it.
     fn run_workload(&mut self, op: &Op, def: u32) {
-        let Op::Workload { seed, steps, order_weights, mt_weights, free_probability, .. } = op else {
+        let Op::Workload {
+            seed,
+            steps,
+            order_weights,
+            mt_weights,
+            free_probability,
+            ..
+        } = op
+        else {
             return;
         };
         let cpu = op.cpu() as usize;
         let mut rng = SplitMix64(*seed);
         let mut live: Vec<(u32, u8)> = Vec::new();
-        let mts = [MigrateType::Unmovable, MigrateType::Movable, MigrateType::Reclaimable];
+        let mts = [
+            MigrateType::Unmovable,
+            MigrateType::Movable,
+            MigrateType::Reclaimable,
+        ];
         let mw: Vec<f64> = mts.iter().map(|&m| mt_weights.get(m)).collect();
         for i in 0..*steps {
             let start = self.begin_quiet();
@@ -636,18 +782,36 @@ impl Runner<'_> {
                 let k = (rng.next_u64() % live.len() as u64) as usize;
                 let (pfn, order) = live.swap_remove(k);
                 self.engine.free_pages(pfn, order, cpu);
-                outcome = format!("step {}: free order-{order} at {:#x}", i + 1, self.engine.zone.abs_pfn(pfn));
+                outcome = format!(
+                    "step {}: free order-{order} at {:#x}",
+                    i + 1,
+                    self.engine.zone.abs_pfn(pfn)
+                );
             } else {
                 let order = pick(&mut rng, order_weights) as u8;
                 let mt = mts[pick(&mut rng, &mw)];
                 let owner = self.new_owner(def, mt, (i + 1) as u32);
-                match self.engine.alloc_pages(mt_gfp(mt), order, cpu, owner, mt == MigrateType::Movable) {
+                match self.engine.alloc_pages(
+                    mt_gfp(mt),
+                    order,
+                    cpu,
+                    owner,
+                    mt == MigrateType::Movable,
+                ) {
                     Some(p) => {
                         live.push((p, order));
                         touched = 1;
-                        outcome = format!("step {}: alloc order-{order} {} at {:#x}", i + 1, mt.slug(), self.engine.zone.abs_pfn(p));
+                        outcome = format!(
+                            "step {}: alloc order-{order} {} at {:#x}",
+                            i + 1,
+                            mt.slug(),
+                            self.engine.zone.abs_pfn(p)
+                        );
                     }
-                    None => outcome = format!("step {}: alloc order-{order} {} failed", i + 1, mt.slug()),
+                    None => {
+                        outcome =
+                            format!("step {}: alloc order-{order} {} failed", i + 1, mt.slug())
+                    }
                 }
             }
             self.end(def, start, touched, outcome);
@@ -728,7 +892,13 @@ pub fn stats_diff(a: &Stats, b: &Stats) -> Stats {
 pub fn summarize(op: &Op) -> String {
     let name = |n: &Option<String>| n.as_ref().map(|n| format!(" as {n}")).unwrap_or_default();
     match op {
-        Op::Alloc { order, mt, highatomic, as_name, .. } => format!(
+        Op::Alloc {
+            order,
+            mt,
+            highatomic,
+            as_name,
+            ..
+        } => format!(
             "alloc order {order} {}{}{}",
             mt.slug(),
             if *highatomic { " (GFP_ATOMIC)" } else { "" },
@@ -739,10 +909,22 @@ pub fn summarize(op: &Op) -> String {
             None => format!("free {ref_name}"),
         },
         Op::Split { ref_name, .. } => format!("split_page {ref_name}"),
-        Op::AllocContigRange { pfn, nr_pages, as_name, .. } => {
+        Op::AllocContigRange {
+            pfn,
+            nr_pages,
+            as_name,
+            ..
+        } => {
             format!("alloc_contig_range {pfn:#x} +{nr_pages}{}", name(as_name))
         }
-        Op::FreeContigRange { ref_name, pfn, nr_pages, method, frozen, .. } => {
+        Op::FreeContigRange {
+            ref_name,
+            pfn,
+            nr_pages,
+            method,
+            frozen,
+            ..
+        } => {
             let what = match ref_name {
                 Some(r) => r.clone(),
                 None => format!("{:#x} +{}", pfn.unwrap_or(0), nr_pages.unwrap_or(0)),
@@ -752,9 +934,17 @@ pub fn summarize(op: &Op) -> String {
                 Some(FreeMethod::Chunked) => " (chunked)",
                 None => "",
             };
-            format!("{}free_contig_range {what}{m}", if *frozen { "__frozen " } else { "" })
+            format!(
+                "{}free_contig_range {what}{m}",
+                if *frozen { "__frozen " } else { "" }
+            )
         }
-        Op::Vmalloc { pages, strategy, as_name, .. } => format!(
+        Op::Vmalloc {
+            pages,
+            strategy,
+            as_name,
+            ..
+        } => format!(
             "vmalloc {} KB{}{}",
             pages * 4,
             match strategy {

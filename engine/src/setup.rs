@@ -217,10 +217,24 @@ mod tests {
     #[test]
     fn boot_of_3000_pages_example_3_7() {
         let e = boot_engine(&ZoneParams::new(3000));
-        assert_eq!(e.zone.free_list_pfns(10, MigrateType::Movable), vec![0, 1024]);
-        let expect = [(2048, 9), (2560, 8), (2816, 7), (2944, 5), (2976, 4), (2992, 3)];
+        assert_eq!(
+            e.zone.free_list_pfns(10, MigrateType::Movable),
+            vec![0, 1024]
+        );
+        let expect = [
+            (2048, 9),
+            (2560, 8),
+            (2816, 7),
+            (2944, 5),
+            (2976, 4),
+            (2992, 3),
+        ];
         for (pfn, o) in expect {
-            assert_eq!(e.zone.free_list_pfns(o, MigrateType::Movable), vec![pfn], "order {o}");
+            assert_eq!(
+                e.zone.free_list_pfns(o, MigrateType::Movable),
+                vec![pfn],
+                "order {o}"
+            );
         }
         assert_eq!(e.zone.nr_free_pages, 3000);
     }

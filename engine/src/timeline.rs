@@ -66,7 +66,9 @@ impl Timeline {
 
     /// The last applied event (the one being shown), if any.
     pub fn current(&self) -> Option<&Event> {
-        self.pos.checked_sub(1).map(|i| &self.run.log.events[i as usize])
+        self.pos
+            .checked_sub(1)
+            .map(|i| &self.run.log.events[i as usize])
     }
 
     /// Moves the cursor so that exactly `target` events are applied.

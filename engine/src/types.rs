@@ -389,15 +389,18 @@ mod tests {
     #[test]
     fn gfp_names_are_greedy_composites() {
         assert_eq!(gfp::format(gfp::GFP_KERNEL), "GFP_KERNEL");
-        assert_eq!(gfp::format(gfp::GFP_HIGHUSER_MOVABLE), "GFP_HIGHUSER_MOVABLE");
+        assert_eq!(
+            gfp::format(gfp::GFP_HIGHUSER_MOVABLE),
+            "GFP_HIGHUSER_MOVABLE"
+        );
         assert_eq!(
             gfp::format(gfp::GFP_KERNEL | gfp::__GFP_RECLAIMABLE),
             "GFP_KERNEL|__GFP_RECLAIMABLE"
         );
         assert_eq!(gfp::format(0), "none");
         // §9: a 6.19+ large vmalloc attempt.
-        let large = (gfp::GFP_KERNEL | gfp::__GFP_HIGHMEM | gfp::__GFP_NOWARN)
-            & !gfp::__GFP_DIRECT_RECLAIM;
+        let large =
+            (gfp::GFP_KERNEL | gfp::__GFP_HIGHMEM | gfp::__GFP_NOWARN) & !gfp::__GFP_DIRECT_RECLAIM;
         assert_eq!(
             gfp::format(large),
             "GFP_NOWAIT|__GFP_HIGHMEM|__GFP_IO|__GFP_FS"

@@ -412,7 +412,12 @@ impl Zone {
     /// Applies an event forwards. Annotations only move the cost counters.
     pub fn apply(&mut self, ev: &Event) {
         match ev.kind {
-            EventKind::FreeListAdd { pfn, order, mt, end } => {
+            EventKind::FreeListAdd {
+                pfn,
+                order,
+                mt,
+                end,
+            } => {
                 let l = (false, order as usize, mt.idx());
                 match end {
                     End::Head => self.link_head(l, pfn),

@@ -53,8 +53,14 @@ fn every_builtin_keeps_the_invariants_after_every_op() {
 #[test]
 fn chunked_free_of_a_split_thp_is_one_pcp_op_instead_of_512() {
     let r = run("free-contig-range-thp");
-    let per_page = r.ops.iter().filter(|o| r.op_defs[o.def as usize].summary.contains("(per page)"));
-    let chunked = r.ops.iter().filter(|o| r.op_defs[o.def as usize].summary.contains("(chunked)"));
+    let per_page = r
+        .ops
+        .iter()
+        .filter(|o| r.op_defs[o.def as usize].summary.contains("(per page)"));
+    let chunked = r
+        .ops
+        .iter()
+        .filter(|o| r.op_defs[o.def as usize].summary.contains("(chunked)"));
     for o in per_page {
         assert!(o.cost.pcp_ops >= 512, "{:?}", o.cost);
         assert_eq!(o.cost.pages_prepared, 512);
@@ -73,7 +79,10 @@ fn cma_release_chunked_takes_sixteen_zone_locks() {
     let r = run("cma-frozen-range");
     let per_page = cost(&r, "ops[1]");
     let chunked = cost(&r, "ops[4]");
-    assert_eq!(chunked.zone_lock, 16, "sixteen order-10 chunks straight into the buddy");
+    assert_eq!(
+        chunked.zone_lock, 16,
+        "sixteen order-10 chunks straight into the buddy"
+    );
     assert_eq!(chunked.pcp_ops, 0);
     assert!(per_page.pcp_ops >= 16384);
     assert!(per_page.zone_lock > chunked.zone_lock);
@@ -83,8 +92,16 @@ fn cma_release_chunked_takes_sixteen_zone_locks() {
 fn vmalloc_large_order_touches_fewer_pageblocks() {
     let r = run("vmalloc-large-order");
     let touched = |name: &str| {
-        let d = r.op_defs.iter().position(|d| d.name.as_deref() == Some(name)).unwrap() as u32;
-        r.ops.iter().find(|o| o.def == d).unwrap().pageblocks_touched
+        let d = r
+            .op_defs
+            .iter()
+            .position(|d| d.name.as_deref() == Some(name))
+            .unwrap() as u32;
+        r.ops
+            .iter()
+            .find(|o| o.def == d)
+            .unwrap()
+            .pageblocks_touched
     };
     assert!(touched("v2048_large") < touched("v2048_bulk"));
     assert!(touched("v4000_large") <= touched("v4000_bulk"));
@@ -101,7 +118,10 @@ fn fallback_claim_retypes_a_pageblock_and_steal_does_not() {
     let nomem = run("fallback-steal-no-mode-memory");
     // Same pages stolen, but without the mode memory every refill page repeats the claim
     // search: more probes and more refused claims.
-    assert_eq!(nomem.final_zone.stats.pages_stolen, steal.final_zone.stats.pages_stolen);
+    assert_eq!(
+        nomem.final_zone.stats.pages_stolen,
+        steal.final_zone.stats.pages_stolen
+    );
     assert!(nomem.final_zone.stats.fallback_probes > 3 * steal.final_zone.stats.fallback_probes);
     assert!(nomem.final_zone.stats.claims_refused > steal.final_zone.stats.claims_refused);
 }

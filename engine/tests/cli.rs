@@ -11,7 +11,12 @@ fn cli(args: &[&str], stdin: &str) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
@@ -27,10 +32,16 @@ fn malformed_scenario_names_the_op_and_field() {
     assert_ne!(code, 0);
     assert!(out.is_empty());
     assert!(err.contains("ops[1].order"), "{err}");
-    let (code, _, err) = cli(&["check", "-"], r#"{"version":1,"ops":[{"op":"free","ref":"nope"}]}"#);
+    let (code, _, err) = cli(
+        &["check", "-"],
+        r#"{"version":1,"ops":[{"op":"free","ref":"nope"}]}"#,
+    );
     assert_ne!(code, 0);
     assert!(err.contains("ops[0].ref"), "{err}");
-    let (code, _, err) = cli(&["run", "-"], r#"{"version":1,"ops":[{"op":"alloc","order":1,"colour":2}]}"#);
+    let (code, _, err) = cli(
+        &["run", "-"],
+        r#"{"version":1,"ops":[{"op":"alloc","order":1,"colour":2}]}"#,
+    );
     assert_ne!(code, 0);
     assert!(err.contains("colour"), "{err}");
 }

@@ -26,7 +26,10 @@ fn first_unmovable_allocation_claims_block_0_and_refills_63() {
     assert_eq!(pcp.high, 7103);
     assert_eq!(pcp.alloc_factor, 1);
     assert_eq!(pcp.count, 62);
-    assert_eq!(e.zone.pcp_list_pfns(0, order_to_pindex(U, 0)), (1..63).collect::<Vec<_>>());
+    assert_eq!(
+        e.zone.pcp_list_pfns(0, order_to_pindex(U, 0)),
+        (1..63).collect::<Vec<_>>()
+    );
     assert_eq!(e.zone.free_list_pfns(0, U), vec![63]);
     for (o, pfn) in [(6, 64), (7, 128), (8, 256), (9, 512)] {
         assert_eq!(e.zone.free_list_pfns(o, U), vec![pfn], "order {o}");
@@ -88,15 +91,23 @@ fn draining_the_pcp_merges_back_to_order_10() {
         .events
         .iter()
         .filter_map(|ev| match ev.kind {
-            EventKind::FreeListAdd { pfn, order, end, .. } => {
-                Some((pfn, order, end == buddyscope::events::End::Tail))
-            }
+            EventKind::FreeListAdd {
+                pfn, order, end, ..
+            } => Some((pfn, order, end == buddyscope::events::End::Tail)),
             _ => None,
         })
         .collect();
     assert_eq!(
         &adds[..7],
-        &[(62, 1, false), (61, 0, true), (60, 2, false), (59, 0, false), (58, 1, true), (57, 0, true), (56, 3, false)]
+        &[
+            (62, 1, false),
+            (61, 0, true),
+            (60, 2, false),
+            (59, 0, false),
+            (58, 1, true),
+            (57, 0, true),
+            (56, 3, false)
+        ]
     );
     check_invariants(&e.zone).unwrap();
 }
@@ -131,9 +142,15 @@ fn chunked_free_of_an_unaligned_range() {
             _ => None,
         })
         .collect();
-    assert_eq!(chunks, vec![(1000, 3), (1008, 4), (1024, 6), (1088, 3), (1096, 2)]);
+    assert_eq!(
+        chunks,
+        vec![(1000, 3), (1008, 4), (1024, 6), (1088, 3), (1096, 2)]
+    );
     // Orders 3 and 2 sit on pcp lists of the pageblock's type (Movable).
-    assert_eq!(e.zone.pcp_list_pfns(0, order_to_pindex(M, 3)), vec![1088, 1000]);
+    assert_eq!(
+        e.zone.pcp_list_pfns(0, order_to_pindex(M, 3)),
+        vec![1088, 1000]
+    );
     assert_eq!(e.zone.pcp_list_pfns(0, order_to_pindex(M, 2)), vec![1096]);
     check_invariants(&e.zone).unwrap();
 }
@@ -187,7 +204,13 @@ fn vmalloc_50_on_a_fresh_zone() {
     let mut p = ZoneParams::new(262144);
     p.kernel = Kernel::V7_1;
     let mut e = boot_engine(&p);
-    let (area, ok) = e.vmalloc(50, VmallocStrategy::LargeOrder, 0, 3, buddyscope::ops::VMALLOC_GFP);
+    let (area, ok) = e.vmalloc(
+        50,
+        VmallocStrategy::LargeOrder,
+        0,
+        3,
+        buddyscope::ops::VMALLOC_GFP,
+    );
     assert!(ok);
     let b = area.pages[0];
     assert_eq!(area.pages, (b..b + 50).collect::<Vec<_>>());
@@ -214,12 +237,28 @@ fn vmalloc_steps_down_and_never_back_up() {
     e.drain_pages_zone(0);
     assert!(e.zone.nr_free[3] >= 64);
     assert_eq!(e.zone.nr_free[4..].iter().sum::<u64>(), 0);
-    let (area, ok) = e.vmalloc(50, VmallocStrategy::LargeOrder, 0, 3, buddyscope::ops::VMALLOC_GFP);
+    let (area, ok) = e.vmalloc(
+        50,
+        VmallocStrategy::LargeOrder,
+        0,
+        3,
+        buddyscope::ops::VMALLOC_GFP,
+    );
     assert!(ok);
     let large: Vec<(u8, bool)> = area.attempts.iter().copied().filter(|a| a.0 > 0).collect();
     assert_eq!(
         large,
-        vec![(5, false), (4, false), (3, true), (3, true), (3, true), (3, true), (3, true), (3, true), (1, true)]
+        vec![
+            (5, false),
+            (4, false),
+            (3, true),
+            (3, true),
+            (3, true),
+            (3, true),
+            (3, true),
+            (3, true),
+            (1, true)
+        ]
     );
     check_invariants(&e.zone).unwrap();
 }

@@ -8,7 +8,11 @@ use std::io::Read;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "buddyscope", version, about = "A steppable model of the Linux buddy page allocator")]
+#[command(
+    name = "buddyscope",
+    version,
+    about = "A steppable model of the Linux buddy page allocator"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -86,9 +90,15 @@ fn main() -> ExitCode {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
-            match scenario::parse(&text).and_then(|s| buddyscope::runner::init_engine(&s).map(|_| s)) {
+            match scenario::parse(&text)
+                .and_then(|s| buddyscope::runner::init_engine(&s).map(|_| s))
+            {
                 Ok(s) => {
-                    println!("{file}: ok ({} ops, kernel {})", s.ops.len(), s.kernel.as_str());
+                    println!(
+                        "{file}: ok ({} ops, kernel {})",
+                        s.ops.len(),
+                        s.kernel.as_str()
+                    );
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&format!("{file}: {e}")),
@@ -106,7 +116,9 @@ fn main() -> ExitCode {
                     print!("{}", b.json);
                     ExitCode::SUCCESS
                 }
-                None => fail(&format!("no built-in scenario {n:?}; `buddyscope builtin` lists them")),
+                None => fail(&format!(
+                    "no built-in scenario {n:?}; `buddyscope builtin` lists them"
+                )),
             },
         },
     }

@@ -1,0 +1,12 @@
+//! buddyscope web UI: a Leptos client-side-rendered app compiled to WebAssembly by trunk.
+
+mod app;
+mod panic_banner;
+mod theme;
+
+fn main() {
+    // First thing: a panic anywhere below shows a visible banner, never a blank page.
+    panic_banner::install();
+    leptos::mount::mount_to_body(app::App);
+    panic_banner::maybe_debug_panic();
+}

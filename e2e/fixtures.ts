@@ -1,0 +1,98 @@
+// Shared fixtures and helpers for every e2e test. Import `test` and `expect` from here, not from
+// '@playwright/test':
+//
+//   import { test, expect, saveScreenshot } from '../fixtures';
+//
+// - Every test fails if the page logs a console error, throws (pageerror) or gets an HTTP error
+//   response. A test that expects errors opts out with `test.use({ allowErrors: true })` and can
+//   inspect them through the `pageErrors` fixture.
+// - saveScreenshot(page, name) writes e2e/artifacts/<name>.png (gitignored) and attaches it to the
+//   report.
+// - runCli(args) runs the native engine CLI (target/debug/buddyscope, built by scripts/e2e.sh).
+import { test as base, expect, type Page, type Locator } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export { expect };
+
+export const REPO_ROOT = path.resolve(__dirname, '..');
+export const ARTIFACTS_DIR = path.join(__dirname, 'artifacts');
+
+type Fixtures = {
+  /** Set to true (test.use) for tests that expect console/page errors. */
+  allowErrors: boolean;
+  /** Console errors, uncaught exceptions and HTTP error responses seen so far, one string each. */
+  pageErrors: string[];
+};
+
+export const test = base.extend<Fixtures>({
+  allowErrors: [false, { option: true }],
+  pageErrors: [
+    async ({ page, allowErrors }, use) => {
+      const errors: string[] = [];
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') {
+          const loc = msg.location();
+          errors.push(`console.error: ${msg.text()}${loc.url ? ` (${loc.url}:${loc.lineNumber})` : ''}`);
+        }
+      });
+      page.on('pageerror', (err) => errors.push(`pageerror: ${err.stack ?? err.message}`));
+      page.on('response', (res) => {
+        if (res.status() >= 400) errors.push(`HTTP ${res.status()}: ${res.url()}`);
+      });
+      page.on('requestfailed', (req) => errors.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+      await use(errors);
+      if (!allowErrors) {
+        expect(errors, 'console errors, page errors or failed requests').toEqual([]);
+      }
+    },
+    { auto: true },
+  ],
+});
+
+/** Loads the app and waits until it has mounted (the header is rendered by the wasm app). */
+export async function openApp(page: Page, query = ''): Promise<void> {
+  await page.goto(`/${query}`);
+  await expect(page.getByRole('heading', { level: 1, name: 'buddyscope' })).toBeVisible();
+}
+
+/** Screenshot of the page (or of one element) to e2e/artifacts/<name>.png. */
+export async function saveScreenshot(page: Page, name: string, target?: Locator): Promise<string> {
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const file = path.join(ARTIFACTS_DIR, `${name}.png`);
+  const body = target ? await target.screenshot({ path: file }) : await page.screenshot({ path: file, fullPage: true });
+  await test.info().attach(name, { body, contentType: 'image/png' });
+  return file;
+}
+
+/** Path of the native CLI binary that scripts/e2e.sh builds (honours CARGO_TARGET_DIR). */
+export function cliPath(): string {
+  const target = process.env.CARGO_TARGET_DIR
+    ? path.resolve(REPO_ROOT, process.env.CARGO_TARGET_DIR)
+    : path.join(REPO_ROOT, 'target');
+  return path.join(target, 'debug', 'buddyscope');
+}
+
+/**
+ * Runs the native CLI with `args` from the repository root and returns its stdout, e.g.
+ * `runCli(['run', 'engine/scenarios/x.json', '--format', 'buddyinfo'])`. Throws (with stderr in the
+ * message) on a non-zero exit.
+ */
+export function runCli(args: string[]): string {
+  const bin = cliPath();
+  if (!fs.existsSync(bin)) {
+    throw new Error(`${bin} not found: build it with \`cargo build -p buddyscope-engine --bin buddyscope\``);
+  }
+  try {
+    return execFileSync(bin, args, {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    const err = e as { status?: number; stderr?: string };
+    throw new Error(`buddyscope ${args.join(' ')} exited with ${err.status}: ${err.stderr ?? ''}`);
+  }
+}

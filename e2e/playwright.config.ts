@@ -1,0 +1,62 @@
+import { defineConfig, devices } from '@playwright/test';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+// The release build that `trunk build --release` writes (scripts/e2e.sh runs it first).
+const DIST = path.resolve(__dirname, '..', 'dist');
+// Not trunk serve's 8080, so the dev server and the suite can run side by side.
+const PORT = Number(process.env.E2E_PORT ?? 4180);
+
+if (!fs.existsSync(path.join(DIST, 'index.html'))) {
+  throw new Error(`${DIST}/index.html is missing: run \`trunk build --release\` (or bash scripts/e2e.sh) first`);
+}
+
+// System Chromium from Debian: Playwright never downloads browsers here.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox', // runs as root
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking', // else Chromium keeps trying to reach the internet
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export default defineConfig({
+  testDir: './tests',
+  outputDir: './test-results',
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: true,
+  // Two cores: one browser at a time keeps timings steady.
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        ...devices['Desktop Chrome'],
+        viewport: { width: 1280, height: 800 },
+        launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
+      },
+    },
+  ],
+  webServer: {
+    // python's http.server, quiet and with no-store (static_server.py).
+    command: `python3 "${path.join(__dirname, 'static_server.py')}" ${PORT} "${DIST}"`,
+    url: `http://127.0.0.1:${PORT}/`,
+    reuseExistingServer: false,
+    timeout: 30_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+});

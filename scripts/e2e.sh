@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Release build + Playwright e2e suite against dist/ (served statically by Playwright's webServer).
+# Arguments go to `playwright test`, e.g. `bash scripts/e2e.sh tests/smoke.spec.ts`.
+# Runs scripts/setup.sh first unless BUDDYSCOPE_SETUP_DONE=1 (scripts/test.sh sets it).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$BUDDYSCOPE_ROOT"
+if [ "${BUDDYSCOPE_SETUP_DONE:-}" != 1 ]; then
+    bash scripts/setup.sh
+fi
+
+# Chromium and Playwright leave folders in $TMPDIR: give them one this run owns.
+if [ -z "${BUDDYSCOPE_RUN_TMP:-}" ]; then
+    BUDDYSCOPE_RUN_TMP="$BUDDYSCOPE_ROOT/target/run-tmp/e2e-$$"
+    mkdir -p "$BUDDYSCOPE_RUN_TMP"
+    trap 'rm -rf "$BUDDYSCOPE_RUN_TMP"' EXIT
+fi
+export TMPDIR="$BUDDYSCOPE_RUN_TMP"
+
+step "e2e: native CLI (cargo build -p buddyscope-engine --bin buddyscope)"
+t=$SECONDS
+cargo build -p buddyscope-engine --bin buddyscope
+info "built in $((SECONDS - t)) s"
+
+step "e2e: trunk build --release"
+t=$SECONDS
+trunk build --release
+info "built in $((SECONDS - t)) s; dist/:"
+(cd dist && for f in *; do info "$(printf '%8d  %s' "$(stat -c %s "$f")" "$f")"; done)
+
+step "e2e: playwright test"
+cd e2e
+./node_modules/.bin/playwright test "$@"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The whole check, as CI runs it (.ci/run): setup, rustfmt, clippy (host and wasm32), the engine's
+# tests, the release wasm build and the Playwright e2e suite.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$BUDDYSCOPE_ROOT"
+
+TEST_START=$SECONDS
+current="setup"
+done_steps=()
+timings=()
+
+# A folder this run owns for every temporary file (Chromium, Playwright, cargo); removed at exit.
+BUDDYSCOPE_RUN_TMP="$BUDDYSCOPE_ROOT/target/run-tmp/test-$$"
+mkdir -p "$BUDDYSCOPE_RUN_TMP"
+export BUDDYSCOPE_RUN_TMP TMPDIR="$BUDDYSCOPE_RUN_TMP"
+
+finish() {
+    local rc=$?
+    rm -rf "$BUDDYSCOPE_RUN_TMP"
+    local total=$((SECONDS - TEST_START))
+    if [ "$rc" -eq 0 ]; then
+        printf '\ntest.sh: PASSED in %d s (%s)\n' "$total" "${timings[*]}"
+    else
+        printf '\ntest.sh: FAILED at step "%s" (exit %d) after %d s; passed: %s\n' \
+            "$current" "$rc" "$total" "${done_steps[*]:-none}"
+    fi
+}
+trap finish EXIT
+
+run_step() {
+    local name=$1
+    shift
+    current=$name
+    step "$name: $*"
+    local t=$SECONDS
+    "$@"
+    done_steps+=("$name")
+    timings+=("$name $((SECONDS - t))s")
+}
+
+run_step setup bash scripts/setup.sh
+export BUDDYSCOPE_SETUP_DONE=1
+run_step fmt cargo fmt --all --check
+run_step clippy cargo clippy --workspace --all-targets -- -D warnings
+# The app's wasm-only code paths, as trunk compiles them.
+run_step clippy-wasm cargo clippy -p buddyscope-app --target wasm32-unknown-unknown -- -D warnings
+# default-members = ["engine"]: the engine's unit, property and doc tests.
+run_step test cargo test
+run_step e2e bash scripts/e2e.sh
