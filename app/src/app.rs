@@ -6,6 +6,7 @@ use crate::theme;
 
 #[component]
 pub fn App() -> impl IntoView {
+    let state = crate::state::AppState::provide();
     let (theme, set_theme) = signal(theme::initial());
     Effect::new(move |_| theme::apply(theme.get()));
 
@@ -29,6 +30,7 @@ pub fn App() -> impl IntoView {
             <section class="panel" aria-labelledby="engine-heading">
                 <h2 id="engine-heading">"Engine"</h2>
                 <pre data-testid="engine-version">{engine_summary()}</pre>
+                <p>{move || state.with(|s| format!("{}: {} events", s.scenario.name, s.timeline.len()))}</p>
             </section>
         </main>
     }

@@ -2,6 +2,7 @@
 
 mod app;
 mod panic_banner;
+mod state;
 mod theme;
 
 fn main() {

@@ -80,6 +80,9 @@ pub struct RunOptions {
     pub record: bool,
     /// Memory the checkpoints may use, in bytes (0: no checkpoints but the initial state).
     pub checkpoint_budget: usize,
+    /// Stop after this many executed ops (op records): the state a stepper shows after that
+    /// many "operation forward" steps. `None`: run everything.
+    pub max_ops: Option<usize>,
 }
 
 impl Default for RunOptions {
@@ -87,6 +90,7 @@ impl Default for RunOptions {
         RunOptions {
             record: true,
             checkpoint_budget: 256 << 20,
+            max_ops: None,
         }
     }
 }
@@ -198,6 +202,7 @@ pub fn run(s: &Scenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
         max_checkpoints: 0,
         last_checkpoint: 0,
         record: opts.record,
+        max_ops: opts.max_ops.unwrap_or(usize::MAX),
     };
     r.max_checkpoints = (opts.checkpoint_budget / zone_bytes(&initial)).max(1);
     r.interval = 2048;
@@ -238,6 +243,7 @@ struct Runner<'a> {
     max_checkpoints: usize,
     last_checkpoint: usize,
     record: bool,
+    max_ops: usize,
 }
 
 fn mt_gfp(mt: MigrateType) -> u32 {
@@ -308,6 +314,9 @@ impl Runner<'_> {
 
     fn run_ops(&mut self, ops: &[Op], next_def: &mut u32) {
         for op in ops {
+            if self.ops.len() >= self.max_ops {
+                return;
+            }
             let def = *next_def;
             *next_def += 1;
             match op {
@@ -317,6 +326,9 @@ impl Runner<'_> {
                     let body_start = *next_def;
                     let mut body_end = body_start;
                     for it in 0..*times {
+                        if self.ops.len() >= self.max_ops {
+                            break;
+                        }
                         let mut d = body_start;
                         self.iteration.push(it as u32);
                         self.scopes.push();
@@ -775,6 +787,9 @@ impl Runner<'_> {
         ];
         let mw: Vec<f64> = mts.iter().map(|&m| mt_weights.get(m)).collect();
         for i in 0..*steps {
+            if self.ops.len() >= self.max_ops {
+                return;
+            }
             let start = self.begin_quiet();
             let outcome;
             let mut touched = 0;

@@ -25,6 +25,10 @@ enum Cmd {
         file: String,
         #[arg(long, value_enum, default_value_t = Format::Summary)]
         format: Format,
+        /// Stop after this many executed operations (a repeat body counts once per iteration,
+        /// a workload once per step): the state the app shows after that many op steps.
+        #[arg(long)]
+        ops: Option<usize>,
     },
     /// Check a scenario (everything before the first op) and stop.
     Check { file: String },
@@ -57,7 +61,7 @@ fn read(file: &str) -> Result<String, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Run { file, format } => {
+        Cmd::Run { file, format, ops } => {
             let text = match read(&file) {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
             let opts = RunOptions {
                 record: matches!(format, Format::Trace),
                 checkpoint_budget: 0,
+                max_ops: ops,
             };
             let r = match run(&s, &opts) {
                 Ok(r) => r,
