@@ -271,6 +271,12 @@ pub fn trace_text(run: &crate::runner::Run) -> String {
                     out.push_str(&format!("# {}: {}\n", level_word(level), line));
                 }
             }
+            // The engine's own finer steps, as `#` lines (trace comparisons ignore them).
+            _ if ev.is_visible() => {
+                out.push_str("# ");
+                out.push_str(&narrate(&ctx, &run.log, ev));
+                out.push('\n');
+            }
             _ => {}
         }
     }
