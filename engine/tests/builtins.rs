@@ -139,3 +139,12 @@ fn stepping_back_one_event_is_exact() {
         assert!(tl.zone() == fwd.zone(), "position {p}");
     }
 }
+
+#[test]
+fn pcp_overflow_drains_during_the_per_page_vfree() {
+    let r = run("pcp-overflow-2cpu");
+    let vfree = cost(&r, "ops[2]");
+    assert!(vfree.pcp_drains > 0, "{vfree:?}");
+    // 6.19+: free_pcppages_bulk in batch-sized chunks (batch 15 on a 256 MiB zone).
+    assert!(vfree.zone_lock >= vfree.pcp_drains);
+}
