@@ -1,21 +1,56 @@
-//! The root component.
+//! The root component: header with the stepping controls, the scrubber, the narration bar and
+//! the panel grid.
+//!
+//! Slots for the panels built in `app/src/panels/` (pseudocode, counters, charts, scenario):
+//! each is an element with the class and id `slot-…`; put the component inside it.
 
 use leptos::prelude::*;
 
+use crate::panels::{ChartsPanel, CountersPanel, PseudocodePanel, ScenarioPanel};
+use crate::state::AppState;
 use crate::theme;
+use crate::view::controls::{Controls, Position};
+use crate::view::freelists::FreeLists;
+use crate::view::memmap::{dark_signal, MemoryMap};
+use crate::view::narration::Narration;
+use crate::view::pcp::PcpLists;
+use crate::view::scrubber::Scrubber;
+use crate::view::DarkMode;
+
+/// The value of `name` in the page's query string (`?scenario=fallback-claim`).
+fn query_param(name: &str) -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .filter_map(|kv| kv.split_once('=').or(Some((kv, ""))))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
 
 #[component]
 pub fn App() -> impl IntoView {
-    let state = crate::state::AppState::provide();
+    let state = AppState::provide();
+    // `?scenario=<builtin id>` opens that scenario (shareable links; the e2e tests use it).
+    if let Some(id) = query_param("scenario") {
+        if id != state.scenario_id.get_untracked() {
+            let _ = state.load_builtin(&id);
+        }
+    }
     let (theme, set_theme) = signal(theme::initial());
     Effect::new(move |_| theme::apply(theme.get()));
+    provide_context(DarkMode(dark_signal(theme)));
+    let scenario_name = move || state.with(|s| s.scenario.name.clone()).unwrap_or_default();
 
     view! {
         <header class="site-header">
             <div class="brand">
                 <h1>"buddyscope"</h1>
-                <p class="tagline">"the Linux kernel buddy page allocator, step by step"</p>
+                <p class="tagline" data-testid="scenario-name">
+                    <a href="#slot-scenario" title="Scenario picker and editor (below the panels)">{scenario_name}</a>
+                </p>
             </div>
+            <Controls/>
             <button
                 type="button"
                 class="theme-toggle"
@@ -26,47 +61,27 @@ pub fn App() -> impl IntoView {
                 {move || format!("Theme: {}", theme.get().as_str())}
             </button>
         </header>
-        <main>
-            <section class="panel" aria-labelledby="engine-heading">
-                <h2 id="engine-heading">"Engine"</h2>
-                <pre data-testid="engine-version">{engine_summary()}</pre>
-                <p>{move || state.with(|s| format!("{}: {} events", s.scenario.name, s.timeline.len()))}</p>
-            </section>
+        <div class="timebar">
+            <Position/>
+            <Scrubber/>
+        </div>
+        <Narration/>
+        <main class="layout">
+            // panels: scenario picker / editor (app/src/panels/scenario.rs)
+            <div class="slot-scenario" id="slot-scenario"><ScenarioPanel/></div>
+            <div class="col-map">
+                <MemoryMap/>
+                <PcpLists/>
+            </div>
+            <div class="col-side">
+                // panels: pseudocode pane (app/src/panels/pseudocode.rs)
+                <div class="slot-pseudocode" id="slot-pseudocode"><PseudocodePanel/></div>
+                <FreeLists/>
+            </div>
+            // panels: counters (app/src/panels/counters.rs)
+            <div class="slot-counters" id="slot-counters"><CountersPanel/></div>
+            // panels: charts (app/src/panels/charts.rs)
+            <div class="slot-charts" id="slot-charts"><ChartsPanel/></div>
         </main>
-    }
-}
-
-/// A few facts read from the engine crate (proves the wasm build links it).
-fn engine_summary() -> String {
-    let order = buddyscope::types::MAX_PAGE_ORDER;
-    let pages = 1u64 << order;
-    format!(
-        "buddyscope-app {}\nMAX_PAGE_ORDER = {order}\nlargest block: order {order} = {pages} pages = {}",
-        env!("CARGO_PKG_VERSION"),
-        format_bytes(pages * 4096),
-    )
-}
-
-/// `4194304` → `4 MiB`; exact binary units only, else bytes.
-fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut value = bytes;
-    let mut unit = 0;
-    while unit + 1 < UNITS.len() && value >= 1024 && value.is_multiple_of(1024) {
-        value /= 1024;
-        unit += 1;
-    }
-    format!("{value} {}", UNITS[unit])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::format_bytes;
-
-    #[test]
-    fn formats_exact_binary_units() {
-        assert_eq!(format_bytes(4 * 1024 * 1024), "4 MiB");
-        assert_eq!(format_bytes(4096), "4 KiB");
-        assert_eq!(format_bytes(1000), "1000 B");
     }
 }

@@ -1,11 +1,12 @@
 import { test, expect, openApp, saveScreenshot } from '../fixtures';
 
-test('the app loads, shows engine facts and no error banner', async ({ page }) => {
+test('the app loads the default scenario with its core panels and no error banner', async ({ page }) => {
   await openApp(page);
   await expect(page).toHaveTitle('buddyscope');
-  const facts = page.getByTestId('engine-version');
-  await expect(facts).toContainText('MAX_PAGE_ORDER = 10');
-  await expect(facts).toContainText('order 10 = 1024 pages = 4 MiB');
+  for (const id of ['memory-map', 'freelists', 'scrubber', 'position', 'narration', 'play']) {
+    await expect(page.getByTestId(id)).toBeVisible();
+  }
+  await expect(page.getByTestId('position')).toContainText('event 0 /');
   await expect(page.getByTestId('error-banner')).toHaveCount(0);
   await saveScreenshot(page, 'smoke');
 });

@@ -1,0 +1,178 @@
+//! Pseudocode of the kernel function at the cursor, the call chain and an elixir link.
+
+use buddyscope::events::{Event, EventKind, KernelFn};
+use buddyscope::pseudocode::{lines, Step};
+use buddyscope::timeline::Timeline;
+use leptos::prelude::*;
+
+use crate::state::AppState;
+
+/// What the pane shows for one cursor position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodeView {
+    pub func: KernelFn,
+    /// Outermost first.
+    pub chain: Vec<KernelFn>,
+    /// The line of the current step in `func`.
+    pub current: Option<usize>,
+    /// The line executed just before it in the same function (if different).
+    pub previous: Option<usize>,
+    pub url: String,
+    pub kernel: &'static str,
+}
+
+/// True if the event carries a real pseudocode line (not call bookkeeping or an engine note).
+fn has_line(e: &Event) -> bool {
+    !matches!(e.kind, EventKind::Enter { .. } | EventKind::Exit { .. })
+        && !matches!(
+            e.step,
+            Step::Enter | Step::Exit | Step::OpNote | Step::OpWarning
+        )
+}
+
+/// How far back to look for a function's lines (keeps a step O(1)-ish on huge ops).
+const SCAN_LIMIT: usize = 20_000;
+
+pub fn code_view(t: &Timeline) -> Option<CodeView> {
+    let pos = t.pos() as usize;
+    t.current()?;
+    let chain = t.call_chain();
+    let func = *chain.last()?;
+    let start = t
+        .op_index()
+        .map(|i| t.op(i).start as usize)
+        .unwrap_or(0)
+        .min(pos);
+    let lo = start.max(pos.saturating_sub(SCAN_LIMIT));
+    let events = &t.run.log.events[lo..pos];
+    let mut in_func = events
+        .iter()
+        .rev()
+        .filter(|e| has_line(e) && e.step.func() == func)
+        .map(|e| e.step.line());
+    let current = in_func.next();
+    let previous = in_func.find(|&l| Some(l) != current);
+    let kernel = t.run.scenario.kernel;
+    Some(CodeView {
+        func,
+        chain,
+        current,
+        previous,
+        url: func.elixir_url(kernel),
+        kernel: kernel.elixir_tag(),
+    })
+}
+
+#[component]
+pub fn PseudocodePanel() -> impl IntoView {
+    let state = AppState::get();
+    let view_data = Memo::new(move |_| state.with(|s| code_view(&s.timeline)).flatten());
+
+    view! {
+        <section class="bs-panel bs-pseudocode" data-testid="pseudocode" aria-labelledby="bs-pseudocode-h">
+            <h2 id="bs-pseudocode-h">"Kernel code"</h2>
+            {move || match view_data.get() {
+                None => view! {
+                    <p class="bs-muted" data-testid="pseudocode-empty">
+                        "Step forward to see the kernel function that runs, line by line."
+                    </p>
+                }
+                .into_any(),
+                Some(v) => {
+                    let n = v.chain.len();
+                    let chain = v
+                        .chain
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| {
+                            let last = i + 1 == n;
+                            view! {
+                                <li class:bs-chain-current=last>
+                                    {(i > 0).then(|| view! { <span class="bs-arrow" aria-hidden="true">" → "</span> })}
+                                    <code>{f.name()}</code>
+                                </li>
+                            }
+                        })
+                        .collect_view();
+                    let code = lines(v.func)
+                        .iter()
+                        .enumerate()
+                        .map(|(i, l)| {
+                            let cur = v.current == Some(i);
+                            let prev = !cur && v.previous == Some(i);
+                            let testid = if cur {
+                                "pseudocode-current"
+                            } else if prev {
+                                "pseudocode-previous"
+                            } else {
+                                "pseudocode-line"
+                            };
+                            view! {
+                                <li
+                                    class="bs-code-line"
+                                    class:bs-current=cur
+                                    class:bs-previous=prev
+                                    data-testid=testid
+                                    aria-current=if cur { Some("step") } else { None }
+                                >
+                                    <span class="bs-lineno">{i + 1}</span>
+                                    <code>{*l}</code>
+                                </li>
+                            }
+                        })
+                        .collect_view();
+                    view! {
+                        <ol class="bs-call-chain" data-testid="call-chain" aria-label="Call chain, outermost first">
+                            {chain}
+                        </ol>
+                        <div class="bs-code-head">
+                            <code class="bs-func">{v.func.name()}"()"</code>
+                            <a
+                                class="bs-elixir"
+                                data-testid="elixir-link"
+                                href=v.url.clone()
+                                target="_blank"
+                                rel="noopener"
+                                title=format!("{} in {} of Linux {} on elixir.bootlin.com (opens a new tab)", v.func.name(), v.func.source_file(), v.kernel)
+                            >
+                                {format!("source ({}, {}) ↗", v.func.source_file(), v.kernel)}
+                            </a>
+                        </div>
+                        <ol class="bs-code" aria-label="Pseudocode (written for buddyscope, not kernel source)">
+                            {code}
+                        </ol>
+                        <p class="bs-legend bs-muted">
+                            <span class="bs-swatch bs-current"></span>" current step "
+                            <span class="bs-swatch bs-previous"></span>" just executed"
+                        </p>
+                    }
+                    .into_any()
+                }
+            }}
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::Session;
+
+    #[test]
+    fn every_visible_stop_of_the_seed_has_a_function_and_a_current_line() {
+        let mut s = Session::load(buddyscope::builtin::default().json).unwrap();
+        let t = &mut s.timeline;
+        assert_eq!(code_view(t), None);
+        let mut seen_prev = false;
+        for _ in 0..400 {
+            t.step_forward();
+            let v = code_view(t).expect("a function after a step");
+            assert_eq!(v.chain.last(), Some(&v.func));
+            let n = lines(v.func).len();
+            assert!(v.current.is_some_and(|l| l < n), "{:?}", v);
+            seen_prev |= v.previous.is_some();
+            assert!(v.url.contains("elixir.bootlin.com/linux/v"));
+        }
+        assert!(seen_prev);
+    }
+}

@@ -1,0 +1,193 @@
+//! Stepping controls: buttons, play/pause at a speed, the position readout and the keyboard
+//! shortcuts (scoped: never while typing in an input, textarea, select or contenteditable).
+
+use leptos::leptos_dom::helpers::IntervalHandle;
+use leptos::prelude::*;
+use std::time::Duration;
+use wasm_bindgen::JsCast;
+
+use super::{now_ms, op_label};
+use crate::state::AppState;
+
+/// Speeds offered, events per second.
+pub const SPEEDS: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+/// Starts/stops the playback timer with `state.playing`.
+fn install_player(state: AppState) {
+    let handle = StoredValue::new_local(None::<IntervalHandle>);
+    let last = StoredValue::new_local(0.0f64);
+    let carry = StoredValue::new_local(0.0f64);
+    Effect::new(move |_| {
+        let playing = state.playing.get();
+        if let Some(h) = handle.get_value() {
+            h.clear();
+            handle.set_value(None);
+        }
+        if !playing {
+            return;
+        }
+        if state.at_end() {
+            // Play from the end starts over.
+            state.jump_start();
+        }
+        last.set_value(now_ms());
+        carry.set_value(0.0);
+        let h = set_interval_with_handle(
+            move || {
+                let t = now_ms();
+                let dt = (t - last.get_value()).max(0.0) / 1000.0;
+                last.set_value(t);
+                let want = carry.get_value() + dt * state.speed.get_untracked();
+                let n = want.floor() as u32;
+                carry.set_value(want - n as f64);
+                if n > 0 {
+                    state.update(|tl| {
+                        for _ in 0..n {
+                            if tl.pos() >= tl.len() {
+                                break;
+                            }
+                            tl.step_forward();
+                        }
+                    });
+                }
+                if state.at_end() {
+                    state.playing.set(false);
+                }
+            },
+            Duration::from_millis(16),
+        )
+        .ok();
+        handle.set_value(h);
+    });
+}
+
+/// True if the key event comes from a place where keys mean text (or a select's own keys).
+fn typing_target(ev: &web_sys::KeyboardEvent) -> bool {
+    let Some(el) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
+    else {
+        return false;
+    };
+    let tag = el.tag_name().to_ascii_lowercase();
+    matches!(tag.as_str(), "input" | "textarea" | "select") || el.is_content_editable()
+}
+
+/// Global keyboard shortcuts.
+fn install_keys(state: AppState) {
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.default_prevented() || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        if typing_target(&ev) {
+            return;
+        }
+        let shift = ev.shift_key();
+        let nav = |f: &dyn Fn()| {
+            state.playing.set(false);
+            f();
+        };
+        match ev.key().as_str() {
+            "ArrowRight" if shift => nav(&|| state.op_forward()),
+            "ArrowLeft" if shift => nav(&|| state.op_back()),
+            "ArrowRight" => nav(&|| state.step_forward()),
+            "ArrowLeft" => nav(&|| state.step_back()),
+            "PageDown" => nav(&|| state.op_forward()),
+            "PageUp" => nav(&|| state.op_back()),
+            "Home" => nav(&|| state.jump_start()),
+            "End" => nav(&|| state.jump_end()),
+            " " | "Spacebar" => state.playing.update(|p| *p = !*p),
+            _ => return,
+        }
+        ev.prevent_default();
+    });
+    on_cleanup(move || handle.remove());
+}
+
+#[component]
+pub fn Controls() -> impl IntoView {
+    let state = AppState::get();
+    install_player(state);
+    install_keys(state);
+    let stop = move || state.playing.set(false);
+
+    let btn =
+        move |id: &'static str, label: &'static str, title: &'static str, f: fn(&AppState)| {
+            view! {
+                <button
+                    type="button"
+                    class="ctl"
+                    data-testid=id
+                    title=title
+                    aria-label=title
+                    on:click=move |_| {
+                        stop();
+                        f(&state);
+                    }
+                >
+                    {label}
+                </button>
+            }
+        };
+
+    view! {
+        <div class="controls" role="toolbar" aria-label="Stepping">
+            {btn("jump-start", "\u{21e4}", "Jump to the start (Home)", |s| s.jump_start())}
+            {btn("op-back", "\u{25c0}\u{25c0}", "Previous operation (Shift+\u{2190}, PageUp)", |s| s.op_back())}
+            {btn("step-back", "\u{2759}\u{25c0}", "Previous event (\u{2190})", |s| s.step_back())}
+            <button
+                type="button"
+                class="ctl play"
+                data-testid="play"
+                aria-pressed=move || state.playing.get().to_string()
+                title="Play / pause (Space)"
+                aria-label=move || if state.playing.get() { "Pause (Space)" } else { "Play (Space)" }
+                on:click=move |_| state.playing.update(|p| *p = !*p)
+            >
+                {move || if state.playing.get() { "\u{275a}\u{275a}" } else { "\u{25b6}" }}
+            </button>
+            {btn("step-forward", "\u{25b6}\u{2759}", "Next event (\u{2192})", |s| s.step_forward())}
+            {btn("op-forward", "\u{25b6}\u{25b6}", "Next operation (Shift+\u{2192}, PageDown)", |s| s.op_forward())}
+            {btn("jump-end", "\u{21e5}", "Jump to the end (End)", |s| s.jump_end())}
+            <label class="speed">
+                <span class="speed-label">"speed"</span>
+                <select
+                    data-testid="speed"
+                    aria-label="Playback speed, events per second"
+                    prop:value=move || (state.speed.get() as u32).to_string()
+                    on:change=move |ev| {
+                        if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                            state.speed.set(v);
+                        }
+                    }
+                >
+                    {SPEEDS
+                        .iter()
+                        .map(|&s| view! { <option value=s.to_string()>{format!("{s}/s")}</option> })
+                        .collect_view()}
+                </select>
+            </label>
+        </div>
+    }
+}
+
+/// "event i / n · op k / m: summary".
+#[component]
+pub fn Position() -> impl IntoView {
+    let state = AppState::get();
+    let text = move || {
+        state
+            .with(|s| {
+                let tl = &s.timeline;
+                let ops = tl.run.ops.len();
+                let op = match tl.op_index() {
+                    Some(_) if tl.pos() == 0 => format!("before op 1 / {ops}"),
+                    Some(i) => format!("op {} / {ops}: {}", i + 1, op_label(&tl.run, i)),
+                    None => "no ops".to_string(),
+                };
+                format!("event {} / {} \u{b7} {op}", tl.pos(), tl.len())
+            })
+            .unwrap_or_default()
+    };
+    view! { <div class="position" data-testid="position">{text}</div> }
+}

@@ -1,0 +1,779 @@
+//! The memory map: every page of the zone a cell on one `<canvas>`, drawn from a pixel buffer
+//! with `putImageData` (never a DOM node per page).
+//!
+//! Pages are grouped by pageblock (512 pages) into tiles of 32 × 16 cells, framed in the
+//! pageblock's migratetype colour (thicker for the rarer types). A cell's colour says what the
+//! engine reports for the page: free in the buddy allocator (lighter for bigger blocks), on a
+//! pcp list (yellow, hatched), allocated (a tone per op definition, dotted if the allocation's
+//! type differs from its pageblock's) or reserved; pages the current event touched are
+//! vermilion.
+//!
+//! Repainting: the renderer keeps the canvas's pixel buffer. A small cursor move repaints only
+//! the tiles of the pageblocks the events between the old and the new cursor touched (events
+//! carry pfn and order); a big jump, a new run, a zoom or a theme change repaints everything.
+
+use buddyscope::procfs::filler_owner_mt;
+use buddyscope::runner::Run;
+use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
+use buddyscope::zone::{Zone, NO_OWNER, PK_BUDDY, PK_OTHER, PK_PCP};
+use leptos::prelude::*;
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+
+use super::palette::{self, frame_width, Palette, Rgba};
+use super::{expose, now_ms, pfn_hex, touched, DarkMode};
+use crate::state::{AppState, Session};
+
+/// Cell sizes (pixels per page side) the zoom offers.
+const CELLS: [u32; 10] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
+/// Tile columns × rows of cells (one pageblock).
+const TILE_COLS: u32 = 32;
+const TILE_ROWS: u32 = PAGEBLOCK_NR_PAGES / TILE_COLS;
+/// "Fit" picks the biggest cells that keep the map at most this tall.
+const FIT_HEIGHT: u32 = 460;
+/// Beyond this many events between two cursor positions, repaint everything.
+const INCREMENTAL_LIMIT: u32 = 4096;
+
+/// Where everything is on the canvas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Geom {
+    pages: u32,
+    cell: u32,
+    pad: u32,
+    tile_w: u32,
+    tile_h: u32,
+    per_row: u32,
+    w: u32,
+    h: u32,
+}
+
+impl Geom {
+    fn new(pages: u32, cell: u32, avail_w: u32) -> Geom {
+        let pad = if cell >= 4 { 3 } else { 2 };
+        let tile_w = TILE_COLS * cell + 2 * pad;
+        let tile_h = TILE_ROWS * cell + 2 * pad;
+        let nb = pages.div_ceil(PAGEBLOCK_NR_PAGES).max(1);
+        let per_row = (avail_w / tile_w).clamp(1, nb);
+        let rows = nb.div_ceil(per_row);
+        Geom {
+            pages,
+            cell,
+            pad,
+            tile_w,
+            tile_h,
+            per_row,
+            w: per_row * tile_w,
+            h: rows * tile_h,
+        }
+    }
+
+    /// The biggest cell size that fits the width (one pageblock across at most).
+    fn max_cell(avail_w: u32) -> u32 {
+        CELLS
+            .iter()
+            .copied()
+            .filter(|&c| TILE_COLS * c + 2 * if c >= 4 { 3 } else { 2 } <= avail_w)
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// "Fit": the biggest cells that keep the whole zone within [`FIT_HEIGHT`].
+    fn fit_cell(pages: u32, avail_w: u32) -> u32 {
+        let max = Geom::max_cell(avail_w);
+        CELLS
+            .iter()
+            .copied()
+            .filter(|&c| c <= max && Geom::new(pages, c, avail_w).h <= FIT_HEIGHT)
+            .max()
+            .unwrap_or(1)
+    }
+
+    fn tile_origin(&self, pb: u32) -> (u32, u32) {
+        (
+            (pb % self.per_row) * self.tile_w,
+            (pb / self.per_row) * self.tile_h,
+        )
+    }
+
+    /// The zone page under canvas pixel `(x, y)`.
+    fn page_at(&self, x: i32, y: i32) -> Option<u32> {
+        if x < 0 || y < 0 {
+            return None;
+        }
+        let (x, y) = (x as u32, y as u32);
+        let (tc, tr) = (x / self.tile_w, y / self.tile_h);
+        if tc >= self.per_row {
+            return None;
+        }
+        let lx = (x % self.tile_w).checked_sub(self.pad)?;
+        let ly = (y % self.tile_h).checked_sub(self.pad)?;
+        let (col, row) = (lx / self.cell, ly / self.cell);
+        if col >= TILE_COLS || row >= TILE_ROWS {
+            return None;
+        }
+        let pb = tr * self.per_row + tc;
+        let idx = pb * PAGEBLOCK_NR_PAGES + row * TILE_COLS + col;
+        (idx < self.pages).then_some(idx)
+    }
+}
+
+/// What the renderer last drew.
+#[derive(Default)]
+struct Renderer {
+    geom: Option<Geom>,
+    /// Identity of the run drawn (a new session allocates a new text).
+    run_key: (usize, usize, u32),
+    dark: bool,
+    pos: u32,
+    buf: Vec<u8>,
+    first_paint_done: bool,
+}
+
+/// A page's block, as the engine's per-page arrays say: `(kind, order, head)`.
+#[derive(Clone, Copy)]
+struct BlockOf {
+    kind: u8,
+    order: u8,
+    head: u32,
+}
+
+/// Block membership of the pages `[start, end)`: scans block heads from the order-10
+/// alignment below `start` (blocks are aligned and never overlap).
+fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
+    let none = BlockOf {
+        kind: PK_OTHER,
+        order: 0,
+        head: u32::MAX,
+    };
+    let mut out = vec![none; (end - start) as usize];
+    let mut p = start & !1023;
+    while p < end {
+        let k = z.kind[p as usize];
+        if k != PK_OTHER {
+            let o = z.order[p as usize];
+            let len = 1u32 << o;
+            for q in p.max(start)..(p + len).min(end) {
+                out[(q - start) as usize] = BlockOf {
+                    kind: k,
+                    order: o,
+                    head: p,
+                };
+            }
+            p += len;
+        } else {
+            p += 1;
+        }
+    }
+    out
+}
+
+/// The free/pcp block containing page `idx`, if any.
+fn block_at(z: &Zone, idx: u32) -> Option<BlockOf> {
+    (0..=10u8).find_map(|o| {
+        let head = idx & !((1u32 << o) - 1);
+        let k = z.kind[head as usize];
+        (k != PK_OTHER && head + (1u32 << z.order[head as usize]) > idx).then(|| BlockOf {
+            kind: k,
+            order: z.order[head as usize],
+            head,
+        })
+    })
+}
+
+/// The allocation type of an owner, if it is one (filler owners: their pageblock type).
+fn owner_mt(run: &Run, owner: u32) -> Option<MigrateType> {
+    if owner == NO_OWNER {
+        return None;
+    }
+    filler_owner_mt(owner).or_else(|| run.owners.get(owner as usize).map(|o| o.mt))
+}
+
+fn put(buf: &mut [u8], stride: u32, x: u32, y: u32, c: Rgba) {
+    let i = ((y * stride + x) * 4) as usize;
+    buf[i..i + 4].copy_from_slice(&c);
+}
+
+fn fill(buf: &mut [u8], stride: u32, x0: u32, y0: u32, w: u32, h: u32, c: Rgba) {
+    for y in y0..y0 + h {
+        let row = ((y * stride + x0) * 4) as usize;
+        for px in buf[row..row + (w * 4) as usize].chunks_exact_mut(4) {
+            px.copy_from_slice(&c);
+        }
+    }
+}
+
+/// Paints pageblock `pb`'s tile into `buf` (the whole canvas, `g.w` pixels wide).
+fn paint_tile(
+    buf: &mut [u8],
+    g: &Geom,
+    z: &Zone,
+    run: &Run,
+    pb: u32,
+    hl: Option<(u32, u32)>,
+    pal: &Palette,
+) {
+    let (tx, ty) = g.tile_origin(pb);
+    let mt = z.pb_mt(pb);
+    let stride = g.w;
+    // Frame in the pageblock's colour, thickness by type, on the background.
+    fill(buf, stride, tx, ty, g.tile_w, g.tile_h, pal.bg);
+    let fw = frame_width(mt).min(g.pad);
+    let fc = pal.mt[mt.idx()];
+    fill(buf, stride, tx, ty, g.tile_w, fw, fc);
+    fill(buf, stride, tx, ty + g.tile_h - fw, g.tile_w, fw, fc);
+    fill(buf, stride, tx, ty, fw, g.tile_h, fc);
+    fill(buf, stride, tx + g.tile_w - fw, ty, fw, g.tile_h, fc);
+
+    let start = pb * PAGEBLOCK_NR_PAGES;
+    let end = (start + PAGEBLOCK_NR_PAGES).min(g.pages);
+    let blocks = blocks_in(z, start, end);
+    let c = g.cell;
+    let (hl0, hl1) = hl.map(|(s, n)| (s, s.saturating_add(n))).unwrap_or((1, 0));
+    for idx in start..end {
+        let i = idx - start;
+        let (cx, row) = (i % TILE_COLS, i / TILE_COLS);
+        let x0 = tx + g.pad + cx * c;
+        let y0 = ty + g.pad + row * c;
+        let b = blocks[i as usize];
+        let highlighted = idx >= hl0 && idx < hl1;
+        let (base, pattern) = match b.kind {
+            PK_BUDDY => (pal.free[b.order as usize], Pattern::None),
+            PK_PCP => (pal.pcp, Pattern::Hatch),
+            _ => {
+                let owner = z.owner[idx as usize];
+                match owner_mt(run, owner) {
+                    Some(omt) => {
+                        let tone = if filler_owner_mt(owner).is_some() {
+                            pal.filler
+                        } else {
+                            let def = run.owners[owner as usize].def as usize;
+                            pal.alloc[def % pal.alloc.len()]
+                        };
+                        let foreign = omt != mt && mt != MigrateType::Isolate;
+                        (tone, if foreign { Pattern::Dot } else { Pattern::None })
+                    }
+                    None => (pal.reserved, Pattern::None),
+                }
+            }
+        };
+        let base = if highlighted { pal.highlight } else { base };
+        // The block's rectangle inside this tile (free and pcp blocks), for edges.
+        let rect = (b.kind != PK_OTHER && c >= 4).then(|| block_rect(b, start));
+        for py in 0..c {
+            for px in 0..c {
+                let (x, y) = (x0 + px, y0 + py);
+                let mut colour = base;
+                match pattern {
+                    Pattern::Hatch if (x + y) % 4 == 0 => colour = pal.pcp_hatch,
+                    Pattern::Dot if is_dot(c, px, py, x, y) => colour = pal.dot,
+                    _ => {}
+                }
+                if let Some((c0, r0, c1, r1)) = rect {
+                    let edge = (cx == c0 && px == 0)
+                        || (cx + 1 == c1 && px == c - 1)
+                        || (row == r0 && py == 0)
+                        || (row + 1 == r1 && py == c - 1);
+                    if edge {
+                        colour = if highlighted {
+                            pal.highlight_edge
+                        } else {
+                            pal.free_edge
+                        };
+                    }
+                }
+                put(buf, stride, x, y, colour);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Pattern {
+    None,
+    Hatch,
+    Dot,
+}
+
+/// The dot of a foreign page: a centred square at bigger cells, a stipple at small ones.
+fn is_dot(c: u32, px: u32, py: u32, x: u32, y: u32) -> bool {
+    if c >= 3 {
+        let d = (c / 3).max(1);
+        let lo = (c - d) / 2;
+        px >= lo && px < lo + d && py >= lo && py < lo + d
+    } else {
+        x.is_multiple_of(2) && y.is_multiple_of(2)
+    }
+}
+
+/// `(col0, row0, col1, row1)` of a block's cells within the tile starting at page `start`.
+fn block_rect(b: BlockOf, start: u32) -> (u32, u32, u32, u32) {
+    if b.order >= 9 {
+        return (0, 0, TILE_COLS, TILE_ROWS);
+    }
+    let local = b.head - start;
+    let (c0, r0) = (local % TILE_COLS, local / TILE_COLS);
+    if b.order <= 5 {
+        (c0, r0, c0 + (1 << b.order), r0 + 1)
+    } else {
+        (0, r0, TILE_COLS, r0 + (1 << (b.order - 5)))
+    }
+}
+
+fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+}
+
+fn put_image(ctx: &CanvasRenderingContext2d, data: &[u8], w: u32, h: u32, x: u32, y: u32) {
+    if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(data), w, h) {
+        let _ = ctx.put_image_data(&img, x as f64, y as f64);
+    }
+}
+
+impl Renderer {
+    /// Draws the session at its cursor. Returns true for a full repaint.
+    fn render(
+        &mut self,
+        canvas: &HtmlCanvasElement,
+        s: &Session,
+        cell: u32,
+        avail_w: u32,
+        dark: bool,
+    ) -> bool {
+        let tl = &s.timeline;
+        let z = tl.zone();
+        let run = &tl.run;
+        let g = Geom::new(z.pages(), cell, avail_w);
+        let key = (s.text.as_ptr() as usize, s.text.len(), tl.len());
+        let pos = tl.pos();
+        let pal = palette::palette(dark);
+        let hl = tl.current().and_then(|e| touched(&e.kind));
+        let Some(ctx) = context(canvas) else {
+            return false;
+        };
+        let full = self.geom != Some(g)
+            || self.run_key != key
+            || self.dark != dark
+            || pos.abs_diff(self.pos) > INCREMENTAL_LIMIT;
+        let nb = g.pages.div_ceil(PAGEBLOCK_NR_PAGES);
+        let mut dirty = Vec::new();
+        if !full {
+            let (lo, hi) = (pos.min(self.pos), pos.max(self.pos));
+            let events = &run.log.events;
+            let mut mark = |i: u32| {
+                if let Some((s, n)) = events.get(i as usize).and_then(|e| touched(&e.kind)) {
+                    let first = s / PAGEBLOCK_NR_PAGES;
+                    let last = (s + n.max(1) - 1) / PAGEBLOCK_NR_PAGES;
+                    dirty.extend(first..=last.min(nb - 1));
+                }
+            };
+            for i in lo..hi {
+                mark(i);
+            }
+            // The highlight moves from the old current event to the new one.
+            if self.pos > 0 {
+                mark(self.pos - 1);
+            }
+            if pos > 0 {
+                mark(pos - 1);
+            }
+            dirty.sort_unstable();
+            dirty.dedup();
+        }
+        let full = full || dirty.len() as u32 > nb / 2;
+        if full {
+            if canvas.width() != g.w {
+                canvas.set_width(g.w);
+            }
+            if canvas.height() != g.h {
+                canvas.set_height(g.h);
+            }
+            self.buf.clear();
+            self.buf.resize((g.w * g.h * 4) as usize, 0);
+            fill(&mut self.buf, g.w, 0, 0, g.w, g.h, pal.bg);
+            for pb in 0..nb {
+                paint_tile(&mut self.buf, &g, z, run, pb, hl, pal);
+            }
+            put_image(&ctx, &self.buf, g.w, g.h, 0, 0);
+        } else {
+            let mut tile = Vec::with_capacity((g.tile_w * g.tile_h * 4) as usize);
+            for pb in dirty {
+                paint_tile(&mut self.buf, &g, z, run, pb, hl, pal);
+                let (tx, ty) = g.tile_origin(pb);
+                tile.clear();
+                for y in ty..ty + g.tile_h {
+                    let row = ((y * g.w + tx) * 4) as usize;
+                    tile.extend_from_slice(&self.buf[row..row + (g.tile_w * 4) as usize]);
+                }
+                put_image(&ctx, &tile, g.tile_w, g.tile_h, tx, ty);
+            }
+        }
+        if self.geom != Some(g) {
+            // The geometry, for tests and tools that map pages to pixels.
+            for (k, v) in [
+                ("data-cell", g.cell),
+                ("data-pad", g.pad),
+                ("data-tile-w", g.tile_w),
+                ("data-tile-h", g.tile_h),
+                ("data-per-row", g.per_row),
+            ] {
+                let _ = canvas.set_attribute(k, &v.to_string());
+            }
+        }
+        let _ = canvas.set_attribute("data-start-pfn", &z.cfg.start_pfn.to_string());
+        self.geom = Some(g);
+        self.run_key = key;
+        self.dark = dark;
+        self.pos = pos;
+        full
+    }
+}
+
+/// The tooltip's lines for page `idx`.
+fn describe(s: &Session, idx: u32) -> Vec<String> {
+    let tl = &s.timeline;
+    let z = tl.zone();
+    let run = &tl.run;
+    if idx >= z.pages() {
+        return Vec::new();
+    }
+    let pb = idx / PAGEBLOCK_NR_PAGES;
+    let pbmt = z.pb_mt(pb);
+    let mut out = vec![
+        format!("pfn {}", pfn_hex(z, idx)),
+        format!("pageblock {pb}: {}", pbmt.kernel_name()),
+    ];
+    match block_at(z, idx) {
+        Some(b) if b.kind == PK_BUDDY => out.push(format!(
+            "free: order-{} block at {} ({} pages)",
+            b.order,
+            pfn_hex(z, b.head),
+            1u32 << b.order
+        )),
+        Some(b) => out.push(format!(
+            "on the pcp of CPU {}: order-{} block at {}",
+            z.owner[b.head as usize],
+            b.order,
+            pfn_hex(z, b.head)
+        )),
+        None => {
+            let owner = z.owner[idx as usize];
+            if let Some(fmt) = filler_owner_mt(owner) {
+                out.push(format!(
+                    "allocated (imported from /proc, {} pageblock filler)",
+                    fmt.kernel_name()
+                ));
+            } else if let Some(o) = run.owners.get(owner as usize) {
+                let def = &run.op_defs[o.def as usize];
+                let mut line = format!("allocated by: {}", def.summary);
+                if let Some(n) = &def.name {
+                    line.push_str(&format!(" \u{201c}{n}\u{201d}"));
+                }
+                if o.seq > 0 {
+                    line.push_str(&format!(" #{}", o.seq));
+                }
+                out.push(line);
+                if o.mt != pbmt && pbmt != MigrateType::Isolate {
+                    out.push(format!(
+                        "\u{2022} a {} allocation in a {} pageblock",
+                        o.mt.kernel_name(),
+                        pbmt.kernel_name()
+                    ));
+                }
+            } else {
+                out.push("reserved: not free, no recorded owner".to_string());
+            }
+            out.push(format!("refcount {}", z.refcount[idx as usize]));
+        }
+    }
+    if let Some((s0, n)) = tl.current().and_then(|e| touched(&e.kind)) {
+        if idx >= s0 && idx - s0 < n {
+            out.push("touched by the current event".to_string());
+        }
+    }
+    out
+}
+
+fn is_dark_now() -> bool {
+    let Some(w) = web_sys::window() else {
+        return false;
+    };
+    let attr = w
+        .document()
+        .and_then(|d| d.document_element())
+        .and_then(|e| e.get_attribute("data-theme"));
+    match attr.as_deref() {
+        Some("dark") => true,
+        Some("light") => false,
+        _ => w
+            .match_media("(prefers-color-scheme: dark)")
+            .ok()
+            .flatten()
+            .map(|m| m.matches())
+            .unwrap_or(false),
+    }
+}
+
+/// Dark-mode signal derived from the theme choice (and the OS preference in "auto").
+pub fn dark_signal<T: Send + Sync + 'static>(theme: ReadSignal<T>) -> Signal<bool> {
+    Signal::derive(move || {
+        theme.track();
+        is_dark_now()
+    })
+}
+
+#[component]
+pub fn MemoryMap() -> impl IntoView {
+    let state = AppState::get();
+    let dark = DarkMode::get();
+    let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
+    let scroll_ref = NodeRef::<leptos::html::Div>::new();
+    let renderer = StoredValue::new_local(Renderer::default());
+    // Zoom: None = fit the zone; Some(cell px).
+    let zoom = RwSignal::new(None::<u32>);
+    let avail = RwSignal::new(0u32);
+    let tip_at = RwSignal::new((0i32, 0i32));
+
+    let measure = move || {
+        if let Some(el) = scroll_ref.get_untracked() {
+            let w = (el.client_width() as u32).saturating_sub(4).max(40);
+            if avail.get_untracked() != w {
+                avail.set(w);
+            }
+        }
+    };
+    Effect::new(move |_| {
+        scroll_ref.track();
+        measure();
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+
+    let cell = Memo::new(move |_| {
+        let w = avail.get().max(40);
+        let pages = state.with(|s| s.timeline.zone().pages()).unwrap_or(1024);
+        match zoom.get() {
+            Some(c) => c.min(Geom::max_cell(w)),
+            None => Geom::fit_cell(pages, w),
+        }
+    });
+
+    Effect::new(move |_| {
+        let c = cell.get();
+        let w = avail.get();
+        let d = dark.get();
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        if w == 0 {
+            return;
+        }
+        let t0 = now_ms();
+        let full = state
+            .with(|s| renderer.try_update_value(|r| r.render(&canvas, s, c, w, d)))
+            .flatten()
+            .unwrap_or(false);
+        let t1 = now_ms();
+        expose("__buddyscope_last_render_ms", t1 - t0);
+        expose(
+            "__buddyscope_last_render_full",
+            if full { 1.0 } else { 0.0 },
+        );
+        renderer.update_value(|r| {
+            if !r.first_paint_done {
+                r.first_paint_done = true;
+                expose("__buddyscope_first_map_paint_ms", t1);
+            }
+        });
+    });
+
+    let on_move = move |ev: web_sys::MouseEvent| {
+        let (x, y) = (ev.offset_x(), ev.offset_y());
+        let page = renderer.with_value(|r| r.geom.and_then(|g| g.page_at(x, y)));
+        tip_at.set((x, y));
+        if state.hover.get_untracked() != page {
+            state.hover.set(page);
+        }
+    };
+
+    let zoom_label = move |c: u32| format!("{c} px per page");
+    let zoom_step = move |dir: i32| {
+        let cur = cell.get_untracked();
+        let max = Geom::max_cell(avail.get_untracked().max(40));
+        let i = CELLS.iter().position(|&c| c == cur).unwrap_or(0) as i32;
+        let j = (i + dir).clamp(0, CELLS.len() as i32 - 1) as usize;
+        zoom.set(Some(CELLS[j].min(max)));
+    };
+
+    let tooltip = move || {
+        let idx = state.hover.get()?;
+        let lines = state.with(|s| describe(s, idx))?;
+        if lines.is_empty() {
+            return None;
+        }
+        let (x, y) = tip_at.get();
+        let w = renderer.with_value(|r| r.geom.map(|g| g.w).unwrap_or(0)) as i32;
+        let style = if x > w - 340 {
+            format!("right:{}px;top:{}px", (w - x + 14).max(0), y + 16)
+        } else {
+            format!("left:{}px;top:{}px", x + 14, y + 16)
+        };
+        Some(view! {
+            <div class="map-tooltip" data-testid="map-tooltip" role="tooltip" style=style>
+                {lines
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, l)| {
+                        view! { <div class=if i == 0 { "tip-pfn" } else { "tip-line" }>{l}</div> }
+                    })
+                    .collect_view()}
+            </div>
+        })
+    };
+
+    let summary = move || {
+        state
+            .with(|s| {
+                let z = s.timeline.zone();
+                format!(
+                    "{} pages ({} pageblocks), pfn {:#x}\u{2013}{:#x}",
+                    z.pages(),
+                    z.nr_pageblocks(),
+                    z.cfg.start_pfn,
+                    z.cfg.start_pfn + z.pages() as u64 - 1
+                )
+            })
+            .unwrap_or_default()
+    };
+
+    view! {
+        <section class="panel map-panel" aria-labelledby="map-heading">
+            <div class="panel-head">
+                <h2 id="map-heading">"Memory map"</h2>
+                <span class="panel-sub">{summary}</span>
+                <div class="zoom" role="group" aria-label="Zoom">
+                    <button type="button" class="icon-btn" title="Zoom out" aria-label="Zoom out"
+                        on:click=move |_| zoom_step(-1)>"\u{2212}"</button>
+                    <select
+                        data-testid="map-zoom"
+                        aria-label="Zoom: pixels per page"
+                        prop:value=move || match zoom.get() {
+                            None => "fit".to_string(),
+                            Some(_) => cell.get().to_string(),
+                        }
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            zoom.set(v.parse::<u32>().ok());
+                        }
+                    >
+                        <option value="fit">{move || format!("Fit ({} px)", cell.get())}</option>
+                        {CELLS
+                            .iter()
+                            .map(|&c| view! { <option value=c.to_string()>{zoom_label(c)}</option> })
+                            .collect_view()}
+                    </select>
+                    <button type="button" class="icon-btn" title="Zoom in" aria-label="Zoom in"
+                        on:click=move |_| zoom_step(1)>"+"</button>
+                </div>
+            </div>
+            <p class="panel-help">
+                "Every page is a cell; every 32\u{d7}16 tile is one pageblock (512 pages), framed in its migratetype\u{2019}s colour. Hover a cell for its pfn and owner."
+            </p>
+            <div class="map-scroll" node_ref=scroll_ref>
+                <div class="map-inner">
+                    <canvas
+                        data-testid="memory-map"
+                        node_ref=canvas_ref
+                        role="img"
+                        aria-label="Memory map of the zone: one cell per page"
+                        on:mousemove=on_move
+                        on:mouseleave=move |_| state.hover.set(None)
+                    ></canvas>
+                    {tooltip}
+                </div>
+            </div>
+            <Legend/>
+        </section>
+    }
+}
+
+#[component]
+fn Legend() -> impl IntoView {
+    let dark = DarkMode::get();
+    let sw = move |bg: String| format!("background:{bg}");
+    let item = move |label: &'static str, style: Signal<String>| {
+        view! {
+            <li><span class="swatch" style=move || style.get()></span>{label}</li>
+        }
+    };
+    let pal = move || palette::palette(dark.get());
+    let free = Signal::derive(move || {
+        let p = pal();
+        sw(format!(
+            "linear-gradient(90deg,{},{})",
+            palette::css(p.free[0]),
+            palette::css(p.free[10])
+        ))
+    });
+    let alloc = Signal::derive(move || {
+        let p = pal();
+        sw(format!(
+            "linear-gradient(90deg,{} 0 25%,{} 25% 50%,{} 50% 75%,{} 75%)",
+            palette::css(p.alloc[0]),
+            palette::css(p.alloc[1]),
+            palette::css(p.alloc[2]),
+            palette::css(p.alloc[3])
+        ))
+    });
+    let pcp = Signal::derive(move || {
+        let p = pal();
+        sw(format!(
+            "repeating-linear-gradient(135deg,{} 0 3px,{} 3px 5px)",
+            palette::css(p.pcp),
+            palette::css(p.pcp_hatch)
+        ))
+    });
+    let foreign = Signal::derive(move || {
+        let p = pal();
+        format!(
+            "background:radial-gradient(circle,{} 0 28%,transparent 32%),{}",
+            palette::css(p.dot),
+            palette::css(p.alloc[0])
+        )
+    });
+    let hl = Signal::derive(move || sw(palette::css(pal().highlight)));
+    let reserved = Signal::derive(move || sw(palette::css(pal().reserved)));
+    let frames = move || {
+        let p = pal();
+        MigrateType::ALL
+            .into_iter()
+            .map(|mt| {
+                let style = format!(
+                    "border:{}px solid {}",
+                    frame_width(mt) + 1,
+                    palette::css(p.mt[mt.idx()])
+                );
+                view! { <li><span class="swatch frame" style=style></span>{mt.kernel_name()}</li> }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="legend" data-testid="map-legend">
+            <ul class="legend-cells" aria-label="Cell colours">
+                {item("free (lighter = bigger block)", free)}
+                {item("allocated (a tone per op)", alloc)}
+                {item("on a pcp list (hatched)", pcp)}
+                {item("current event", hl)}
+                {item("foreign type (dot)", foreign)}
+                {item("reserved", reserved)}
+            </ul>
+            <ul class="legend-frames" aria-label="Pageblock frames">
+                <li class="legend-title">"pageblock:"</li>
+                {frames}
+            </ul>
+        </div>
+    }
+}
