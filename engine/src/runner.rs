@@ -424,6 +424,24 @@ impl Runner<'_> {
             .collect()
     }
 
+    /// The part of a vmalloc area still held by `owner` (array order kept).
+    fn held_area(&self, area: &VmArea, owner: u32) -> VmArea {
+        let z = &self.engine.zone;
+        let keep = |p: &u32| {
+            z.kind[*p as usize] == PK_OTHER
+                && z.owner[*p as usize] == owner
+                && z.refcount[*p as usize] == 1
+        };
+        VmArea {
+            pages: area.pages.iter().copied().filter(keep).collect(),
+            array: area
+                .array
+                .as_ref()
+                .map(|a| Box::new(self.held_area(a, owner))),
+            attempts: Vec::new(),
+        }
+    }
+
     fn run_leaf(&mut self, op: &Op, def: u32) {
         let start = self.begin(def);
         let cpu = op.cpu() as usize;
@@ -597,7 +615,19 @@ impl Runner<'_> {
                             owner,
                             freed: false,
                         } => {
-                            self.engine.vfree(&area, method, cpu);
+                            // Pages a pfn-based free_contig_range already released are no
+                            // longer the area's (the contract leaves this undefined): free only
+                            // what the area still holds, never a page twice.
+                            let held = self.held_area(&area, owner);
+                            if held.pages.len()
+                                + held.array.as_ref().map_or(0, |a| a.all_pages().len())
+                                < area.all_pages().len()
+                            {
+                                self.warn(format!(
+                                    "vfree {ref_name}: some pages were already freed by pfn; only the pages still held are freed"
+                                ));
+                            }
+                            self.engine.vfree(&held, method, cpu);
                             self.handles[h] = Handle::Vmalloc {
                                 area,
                                 owner,
@@ -718,8 +748,18 @@ impl Runner<'_> {
         let (start, n) = match name {
             Some(name) => match self.lookup(name).map(|h| self.handles[h].clone()) {
                 Some(Handle::Alloc {
-                    pfn, order, split, ..
+                    pfn,
+                    order,
+                    split,
+                    owner,
+                    ..
                 }) => {
+                    // A name counts as freed once all its pages are: skip, never free pages
+                    // that have been handed to someone else since.
+                    if self.held(pfn, 1 << order, owner).is_empty() {
+                        return self
+                            .warn(format!("free_contig_range {name}: already freed, skipped"));
+                    }
                     if !split && order > 0 {
                         return self.warn(format!(
                             "free_contig_range {name}: order-{order} block is not split (tail pages have refcount 0); refused"
@@ -727,7 +767,13 @@ impl Runner<'_> {
                     }
                     (pfn, 1u32 << order)
                 }
-                Some(Handle::Contig { pfn, nr, .. }) => (pfn, nr),
+                Some(Handle::Contig { pfn, nr, owner }) => {
+                    if self.held(pfn, nr, owner).is_empty() {
+                        return self
+                            .warn(format!("free_contig_range {name}: already freed, skipped"));
+                    }
+                    (pfn, nr)
+                }
                 Some(Handle::Failed) => {
                     return self.warn(format!(
                         "free_contig_range {name}: the allocation failed, skipped"
@@ -741,11 +787,21 @@ impl Runner<'_> {
             }
         };
         let z = &self.engine.zone;
-        if let Some(bad) = (start..start + n)
-            .find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PK_OTHER)
-        {
+        // The head of an unsplit order > 0 block has refcount 1 but its tails 0: freeing the
+        // head alone as an order-0 page would leak the tails, so refuse it like a ref to it.
+        let unsplit_head = |p: u32| {
+            let q = p as usize + 1;
+            q < z.refcount.len()
+                && z.kind[q] == PK_OTHER
+                && z.refcount[q] == 0
+                && z.owner[q] == z.owner[p as usize]
+                && z.owner[q] != NO_OWNER
+        };
+        if let Some(bad) = (start..start + n).find(|&p| {
+            z.refcount[p as usize] != 1 || z.kind[p as usize] != PK_OTHER || unsplit_head(p)
+        }) {
             return self.warn(format!(
-                "free_contig_range: page {:#x} does not have refcount 1 (freed, never allocated, or the tail of an unsplit block); refused, nothing freed",
+                "free_contig_range: page {:#x} does not have refcount 1 (freed, never allocated, or part of an unsplit block); refused, nothing freed",
                 z.abs_pfn(bad)
             ));
         }
