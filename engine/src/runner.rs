@@ -787,19 +787,12 @@ impl Runner<'_> {
             }
         };
         let z = &self.engine.zone;
-        // The head of an unsplit order > 0 block has refcount 1 but its tails 0: freeing the
-        // head alone as an order-0 page would leak the tails, so refuse it like a ref to it.
-        let unsplit_head = |p: u32| {
-            let q = p as usize + 1;
-            q < z.refcount.len()
-                && z.kind[q] == PK_OTHER
-                && z.refcount[q] == 0
-                && z.owner[q] == z.owner[p as usize]
-                && z.owner[q] != NO_OWNER
-        };
-        if let Some(bad) = (start..start + n).find(|&p| {
-            z.refcount[p as usize] != 1 || z.kind[p as usize] != PK_OTHER || unsplit_head(p)
-        }) {
+        // The contract's refusal rule is the refcount: the head of an unsplit block has
+        // refcount 1, so freeing it alone by pfn goes ahead (its tails stay allocated, as the
+        // kernel's `__free_page` of such a head would leave them).
+        if let Some(bad) = (start..start + n)
+            .find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PK_OTHER)
+        {
             return self.warn(format!(
                 "free_contig_range: page {:#x} does not have refcount 1 (freed, never allocated, or part of an unsplit block); refused, nothing freed",
                 z.abs_pfn(bad)
