@@ -143,7 +143,7 @@ impl Engine {
             let (head, o, _) = self
                 .free_block_containing(p)
                 .expect("range is free after the drain");
-            let mt = self.zone.pageblock_mt(head);
+            let mt = self.zone.list_mt_of(head);
             let prev = self.zone.prev[head as usize];
             self.emit(
                 Step::AllocContigTake,
@@ -371,7 +371,8 @@ impl Engine {
         let mut area = VmArea::default();
         let mut ok = true;
         if pages > 512 {
-            let array_pages = (8 * pages).div_ceil(PAGE_SIZE as u32);
+            // 8 bytes per page pointer; u64 so that absurd sizes cannot overflow.
+            let array_pages = (8 * pages as u64).div_ceil(PAGE_SIZE) as u32;
             self.message(
                 Step::VmallocArray,
                 MsgLevel::Info,

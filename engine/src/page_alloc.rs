@@ -155,9 +155,12 @@ impl Engine {
         );
     }
 
-    /// `__del_page_from_free_list` (no `NR_FREE_PAGES` change).
-    fn del_from_free_list(&mut self, step: Step, pfn: u32, order: u8, mt: MigrateType) {
+    /// `__del_page_from_free_list` (no `NR_FREE_PAGES` change). `list_del` unlinks the block
+    /// from the list it is really on; `mt` (the caller's idea of it) only matters for
+    /// accounting, which the callers do.
+    fn del_from_free_list(&mut self, step: Step, pfn: u32, order: u8, _mt: MigrateType) {
         let prev = self.zone.prev[pfn as usize];
+        let mt = self.zone.list_mt_of(pfn);
         self.emit(
             step,
             EventKind::FreeListDel {
@@ -192,12 +195,13 @@ impl Engine {
         to: MigrateType,
     ) {
         let prev = self.zone.prev[pfn as usize];
+        let actual = self.zone.list_mt_of(pfn);
         self.emit(
             step,
             EventKind::FreeListMove {
                 pfn,
                 order,
-                from,
+                from: actual,
                 to,
                 prev,
             },

@@ -552,9 +552,13 @@ impl Runner<'_> {
             } => {
                 let strategy = self.s.vmalloc_strategy(*strategy);
                 let owner = self.new_owner(def, MigrateType::Unmovable, 0);
-                let (area, ok) =
-                    self.engine
-                        .vmalloc(*pages as u32, strategy, cpu, owner, VMALLOC_GFP);
+                let (area, ok) = self.engine.vmalloc(
+                    u32::try_from(*pages).unwrap_or(u32::MAX),
+                    strategy,
+                    cpu,
+                    owner,
+                    VMALLOC_GFP,
+                );
                 let orders: Vec<String> = area
                     .attempts
                     .iter()

@@ -118,6 +118,12 @@ pub struct Zone {
     pub pflags: Vec<u8>,
     /// Allocation id for allocated pages; the CPU for a pcp head.
     pub owner: Vec<u32>,
+    /// For a buddy head: the migratetype of the free list it is on. Normally its pageblock's
+    /// type (freelist hygiene), but with mobility grouping disabled a merge across pageblocks
+    /// can leave a block on a list other than its pageblock's, exactly as in the kernel
+    /// (which warns); `list_del` then unlinks it from the list it is really on. 0 for every
+    /// page that is not a buddy head, so that equal states compare equal.
+    pub list_mt: Vec<u8>,
     // --- per pageblock ---
     pub pageblock: Vec<u8>,
     // --- free_area ---
@@ -189,6 +195,7 @@ impl Zone {
             refcount: vec![0; n],
             pflags: vec![0; n],
             owner: vec![NO_OWNER; n],
+            list_mt: vec![0; n],
             pageblock: vec![MigrateType::Movable as u8; nblocks],
             free_lists: [[List::default(); MT_SLOTS]; NR_PAGE_ORDERS],
             nr_free: [0; NR_PAGE_ORDERS],
@@ -246,6 +253,11 @@ impl Zone {
         } else {
             MigrateType::from_idx((bits & 7) as usize)
         }
+    }
+
+    /// The free list a buddy head is on.
+    pub fn list_mt_of(&self, pfn: u32) -> MigrateType {
+        MigrateType::from_idx(self.list_mt[pfn as usize] as usize)
     }
 
     /// True if `pfn` is the head of a free buddy block of exactly `order`.
@@ -429,6 +441,7 @@ impl Zone {
                 }
                 self.kind[pfn as usize] = PK_BUDDY;
                 self.order[pfn as usize] = order;
+                self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
                 self.stats.freelist_ops += 1;
@@ -437,6 +450,7 @@ impl Zone {
                 self.unlink((false, order as usize, mt.idx()), pfn);
                 self.kind[pfn as usize] = PK_OTHER;
                 self.order[pfn as usize] = 0;
+                self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
                 self.stats.freelist_ops += 1;
@@ -450,6 +464,7 @@ impl Zone {
             } => {
                 self.unlink((false, order as usize, from.idx()), pfn);
                 self.link_tail((false, order as usize, to.idx()), pfn);
+                self.list_mt[pfn as usize] = to as u8;
                 self.blocks_delta(order, from, -1);
                 self.blocks_delta(order, to, 1);
                 self.stats.freelist_ops += 1;
@@ -562,6 +577,7 @@ impl Zone {
                 self.unlink((false, order as usize, mt.idx()), pfn);
                 self.kind[pfn as usize] = PK_OTHER;
                 self.order[pfn as usize] = 0;
+                self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
                 self.stats.freelist_ops -= 1;
@@ -575,6 +591,7 @@ impl Zone {
                 self.link_after((false, order as usize, mt.idx()), prev, pfn);
                 self.kind[pfn as usize] = PK_BUDDY;
                 self.order[pfn as usize] = order;
+                self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
                 self.stats.freelist_ops -= 1;
@@ -588,6 +605,7 @@ impl Zone {
             } => {
                 self.unlink((false, order as usize, to.idx()), pfn);
                 self.link_after((false, order as usize, from.idx()), prev, pfn);
+                self.list_mt[pfn as usize] = from as u8;
                 self.blocks_delta(order, to, -1);
                 self.blocks_delta(order, from, 1);
                 self.stats.freelist_ops -= 1;

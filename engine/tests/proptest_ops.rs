@@ -309,16 +309,14 @@ fn random_ops_keep_invariants() {
 
 /// The same on zones with mobility grouping disabled (< 2560 pages, < 3072 with CMA).
 ///
-/// KNOWN ENGINE BUG (ignored until fixed): with grouping disabled, `__free_one_page` merging a
-/// block across pageblocks of different pcp types calls `set_pageblock_migratetype(buddy, mt)`,
-/// which writes UNMOVABLE instead of `mt`; the merged block then sits on the `mt` list while
-/// a pageblock it covers is UNMOVABLE (`check_invariants`: "order-10 block … on the Movable
-/// list but pageblock … is Unmovable"; the kernel's `__add_to_free_list` VM_WARN fires on the
-/// same state). A later `alloc_contig_range` removes the block from the list its pageblock
-/// names, where it is not: `Zone::unlink` underflows `len` (zone.rs "attempt to subtract with
-/// overflow"). See the two reduced cases below.
+/// With grouping disabled, `__free_one_page` merging a block across pageblocks of different
+/// pcp types calls `set_pageblock_migratetype(buddy, mt)`, which writes UNMOVABLE instead of
+/// `mt`: the merged block sits on the `mt` list while a pageblock it covers is UNMOVABLE, as in
+/// the kernel (its debug check warns). The zone records which list each block is on
+/// (`Zone::list_mt`), so later unlinks (e.g. `alloc_contig_range`) take it off the right list.
+/// These tests and the two reduced cases below once caught the engine unlinking from the wrong
+/// list.
 #[test]
-#[ignore = "engine bug: mobility-disabled merge leaves a block on the wrong free list"]
 fn mobility_disabled_zones_keep_invariants() {
     let target = env_or("BUDDYSCOPE_PROPTEST_OPS", 200_000);
     run_until("mobility_disabled_zones_keep_invariants", target, |_| {
@@ -343,7 +341,6 @@ fn ungrouped_1617() -> Cfg {
 /// order-9 block with pageblock 1's: an order-10 block on the MOVABLE list over an UNMOVABLE
 /// pageblock.
 #[test]
-#[ignore = "engine bug: mobility-disabled merge leaves a block on the wrong free list"]
 fn mobility_disabled_merge_keeps_freelist_hygiene() {
     let ops = [
         Op::AllocContig {
@@ -379,7 +376,6 @@ fn mobility_disabled_merge_keeps_freelist_hygiene() {
 /// Reduced case 2: the same merge happens inside `alloc_contig_range`'s drain, which then
 /// unlinks the order-10 block from the UNMOVABLE list: panic in `Zone::unlink`.
 #[test]
-#[ignore = "engine bug: alloc_contig_range panics after a mobility-disabled merge"]
 fn mobility_disabled_alloc_contig_range_does_not_panic() {
     let ops = [
         Op::AllocContig {

@@ -168,7 +168,10 @@ fn per_page_free_of_an_unaligned_range() {
     check_invariants(&e.zone).unwrap();
 }
 
-fn vmalloc_orders(kernel: Kernel, pages: u32) -> (Vec<(u8, bool)>, Vec<(u8, bool)>) {
+/// Order attempts of the page-array vmalloc and of the data pages.
+type Attempts = (Vec<(u8, bool)>, Vec<(u8, bool)>);
+
+fn vmalloc_orders(kernel: Kernel, pages: u32) -> Attempts {
     let mut p = ZoneParams::new(262144);
     p.kernel = kernel;
     let mut e = boot_engine(&p);
