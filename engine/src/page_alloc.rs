@@ -934,24 +934,37 @@ impl Engine {
             };
             let pfn = self.front(cur, f).expect("fallback list non-empty");
             if let Some(p) = self.try_to_claim_block(pfn, cur, order, start_mt, f, flags) {
-                let change_ownership = self.zone.pageblock_mt(p) == start_mt;
-                self.trace(
-                    Step::TraceExtfrag,
-                    Tracepoint::MmPageAllocExtfrag {
-                        pfn: p,
-                        alloc_order: order,
-                        fallback_order: cur,
-                        alloc_mt: start_mt,
-                        fallback_mt: f,
-                        change_ownership,
-                    },
-                );
+                self.trace_extfrag(Step::TraceExtfrag, p, order, cur, start_mt, f);
                 result = Some(p);
                 break;
             }
         }
         self.exit(KernelFn::__rmqueue_claim);
         result
+    }
+
+    /// `trace_mm_page_alloc_extfrag`: `change_ownership` is read after a claim or steal, so it
+    /// is 1 for claims and usually 0 for steals.
+    fn trace_extfrag(
+        &mut self,
+        pfn: u32,
+        order: u8,
+        cur: u8,
+        start_mt: MigrateType,
+        f: MigrateType,
+    ) {
+        let change_ownership = self.zone.pageblock_mt(pfn) == start_mt;
+        self.trace(
+            step,
+            Tracepoint::MmPageAllocExtfrag {
+                pfn,
+                alloc_order: order,
+                fallback_order: cur,
+                alloc_mt: start_mt,
+                fallback_mt: f,
+                change_ownership,
+            },
+        );
     }
 
     /// `try_to_claim_block` (§2.7.3).
@@ -1120,18 +1133,7 @@ impl Engine {
                     from: f,
                 },
             );
-            let change_ownership = self.zone.pageblock_mt(pfn) == start_mt;
-            self.trace(
-                Step::TraceExtfrag,
-                Tracepoint::MmPageAllocExtfrag {
-                    pfn,
-                    alloc_order: order,
-                    fallback_order: cur,
-                    alloc_mt: start_mt,
-                    fallback_mt: f,
-                    change_ownership,
-                },
-            );
+            self.trace_extfrag(Step::StealTraceExtfrag, pfn, order, cur, start_mt, f);
             result = Some(pfn);
             break;
         }

@@ -85,6 +85,7 @@ steps! {
 
     StealProbe => __rmqueue_steal: 1,
     StealTake => __rmqueue_steal: 3,
+    StealTraceExtfrag => __rmqueue_steal: 3,
 
     HighatomicReserve => reserve_highatomic_pageblock: 2,
 
