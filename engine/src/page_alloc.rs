@@ -947,6 +947,7 @@ impl Engine {
     /// is 1 for claims and usually 0 for steals.
     fn trace_extfrag(
         &mut self,
+        step: Step,
         pfn: u32,
         order: u8,
         cur: u8,
