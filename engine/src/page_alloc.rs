@@ -467,17 +467,10 @@ impl Engine {
             }
             if no_fallback {
                 flags &= !ALLOC_NOFRAGMENT;
-                self.note(
+                self.message(
                     Step::GpffRetryNoFragment,
-                    EventKind::Enter {
-                        func: KernelFn::get_page_from_freelist,
-                    },
-                );
-                self.note(
-                    Step::GpffRetryNoFragment,
-                    EventKind::Exit {
-                        func: KernelFn::get_page_from_freelist,
-                    },
+                    MsgLevel::Info,
+                    "no page without fragmenting: retry without ALLOC_NOFRAGMENT (claims below order 9 and steals allowed)".into(),
                 );
                 continue;
             }
