@@ -47,4 +47,6 @@ run_step clippy cargo clippy --workspace --all-targets -- -D warnings
 run_step clippy-wasm cargo clippy -p buddyscope-app --target wasm32-unknown-unknown -- -D warnings
 # default-members = ["engine"]: the engine's unit, property and doc tests.
 run_step test cargo test
+# The app's component logic that needs no browser (JSON-path locator, chart helpers, ...).
+run_step test-app cargo test -p buddyscope-app
 run_step e2e bash scripts/e2e.sh
