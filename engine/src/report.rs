@@ -257,14 +257,14 @@ pub fn summary(run: &Run) -> String {
     let _ = writeln!(
         o,
         "  order                {}",
-        (0..11).map(|i| format!("{i:>6}")).collect::<String>()
+        (0..11).map(|i| format!("{i:>7}")).collect::<String>()
     );
     let _ = writeln!(
         o,
         "  nr_free              {}",
         z.nr_free
             .iter()
-            .map(|v| format!("{v:>6}"))
+            .map(|v| format!("{v:>7}"))
             .collect::<String>()
     );
     let _ = writeln!(
@@ -272,7 +272,7 @@ pub fn summary(run: &Run) -> String {
         "  free pages           {}",
         m.free_pages
             .iter()
-            .map(|v| format!("{v:>6}"))
+            .map(|v| format!("{v:>7}"))
             .collect::<String>()
     );
     let _ = writeln!(
@@ -280,7 +280,7 @@ pub fn summary(run: &Run) -> String {
         "  fragmentation index  {}",
         m.fragmentation_index
             .iter()
-            .map(|v| format!("{:>6}", fmt_index(*v)))
+            .map(|v| format!("{:>7}", fmt_index(*v)))
             .collect::<String>()
     );
     let _ = writeln!(
@@ -288,7 +288,7 @@ pub fn summary(run: &Run) -> String {
         "  unusable index       {}",
         m.unusable_free_index
             .iter()
-            .map(|v| format!("{:>6}", fmt_index(*v)))
+            .map(|v| format!("{:>7}", fmt_index(*v)))
             .collect::<String>()
     );
     let _ = writeln!(o, "  mixed pageblocks     {}", m.mixed_pageblocks);

@@ -831,6 +831,9 @@ impl Runner<'_> {
             return;
         };
         let cpu = op.cpu() as usize;
+        if let Some(n) = self.op_defs[def as usize].note.clone() {
+            self.engine.message(Step::OpNote, MsgLevel::Note, n);
+        }
         let mut rng = SplitMix64(*seed);
         let mut live: Vec<(u32, u8)> = Vec::new();
         let mts = [
