@@ -104,10 +104,6 @@ impl KernelFn {
         match self {
             KernelFn::vmalloc | KernelFn::vm_area_alloc_pages | KernelFn::vfree => "mm/vmalloc.c",
             KernelFn::memblock_free_all => "mm/memblock.c",
-            KernelFn::split_page
-            | KernelFn::__free_pages
-            | KernelFn::alloc_pages
-            | KernelFn::alloc_pages_bulk => "mm/page_alloc.c",
             _ => "mm/page_alloc.c",
         }
     }

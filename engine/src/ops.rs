@@ -144,25 +144,8 @@ impl Engine {
                 .free_block_containing(p)
                 .expect("range is free after the drain");
             let mt = self.zone.list_mt_of(head);
-            let prev = self.zone.prev[head as usize];
-            self.emit(
-                Step::AllocContigTake,
-                EventKind::FreeListDel {
-                    pfn: head,
-                    order: o,
-                    mt,
-                    prev,
-                },
-            );
-            if mt != MigrateType::Isolate {
-                self.emit(
-                    Step::AllocContigTake,
-                    EventKind::Account {
-                        mt,
-                        delta: -(1 << o),
-                    },
-                );
-            }
+            self.del_from_free_list(Step::AllocContigTake, head, o, mt);
+            self.account_freepages(Step::AllocContigTake, -(1i64 << o), mt);
             let bend = head + (1 << o);
             let outside = [
                 (head, pfn.max(head).min(bend)),
@@ -173,24 +156,8 @@ impl Engine {
                     for (c, co) in contig_chunks(self.zone.abs_pfn(s), (e - s) as u64) {
                         let c = (c - self.zone.cfg.start_pfn) as u32;
                         let cmt = self.zone.pageblock_mt(c);
-                        self.emit(
-                            Step::AllocContigGiveBack,
-                            EventKind::FreeListAdd {
-                                pfn: c,
-                                order: co,
-                                mt: cmt,
-                                end: End::Tail,
-                            },
-                        );
-                        if cmt != MigrateType::Isolate {
-                            self.emit(
-                                Step::AllocContigGiveBack,
-                                EventKind::Account {
-                                    mt: cmt,
-                                    delta: 1 << co,
-                                },
-                            );
-                        }
+                        self.add_to_free_list(Step::AllocContigGiveBack, c, co, cmt, true);
+                        self.account_freepages(Step::AllocContigGiveBack, 1i64 << co, cmt);
                     }
                 }
             }

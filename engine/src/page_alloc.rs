@@ -142,7 +142,14 @@ impl Engine {
     // ------------------------------------------------------------------ free list primitives
 
     /// `__add_to_free_list` + `set_buddy_order` (no `NR_FREE_PAGES` change).
-    fn add_to_free_list(&mut self, step: Step, pfn: u32, order: u8, mt: MigrateType, tail: bool) {
+    pub(crate) fn add_to_free_list(
+        &mut self,
+        step: Step,
+        pfn: u32,
+        order: u8,
+        mt: MigrateType,
+        tail: bool,
+    ) {
         let end = if tail { End::Tail } else { End::Head };
         self.emit(
             step,
@@ -158,7 +165,7 @@ impl Engine {
     /// `__del_page_from_free_list` (no `NR_FREE_PAGES` change). `list_del` unlinks the block
     /// from the list it is really on; `mt` (the caller's idea of it) only matters for
     /// accounting, which the callers do.
-    fn del_from_free_list(&mut self, step: Step, pfn: u32, order: u8, _mt: MigrateType) {
+    pub(crate) fn del_from_free_list(&mut self, step: Step, pfn: u32, order: u8, _mt: MigrateType) {
         let prev = self.zone.prev[pfn as usize];
         let mt = self.zone.list_mt_of(pfn);
         self.emit(
@@ -173,7 +180,7 @@ impl Engine {
     }
 
     /// `account_freepages`.
-    fn account_freepages(&mut self, step: Step, nr: i64, mt: MigrateType) {
+    pub(crate) fn account_freepages(&mut self, step: Step, nr: i64, mt: MigrateType) {
         if mt != MigrateType::Isolate && nr != 0 {
             self.emit(
                 step,

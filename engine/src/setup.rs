@@ -2,7 +2,7 @@
 //! `set_recommended_min_free_kbytes`), pcp parameters (`zone_batchsize`, `zone_highsize`) and
 //! the boot-time freeing of `memblock_free_all` (kernel-model.md §3.7, §4.2, §7.1).
 
-use crate::events::{EventKind, KernelFn};
+use crate::events::EventKind;
 use crate::page_alloc::{Engine, FPI_TO_TAIL};
 use crate::pseudocode::Step;
 use crate::types::*;
@@ -161,7 +161,6 @@ pub fn boot_free(engine: &mut Engine) {
         engine.free_one_page(idx, o, FPI_TO_TAIL);
     }
     engine.recording = rec;
-    let _ = KernelFn::memblock_free_all;
 }
 
 /// A booted engine for these parameters.
