@@ -3,6 +3,11 @@
 # toolchain (rustup). Idempotent: each tool is installed only when the right version is missing, so
 # a second run takes seconds. Only package registries are used (crates.io, npm, Debian), no GitHub
 # downloads.
+#
+#   bash scripts/setup.sh          everything: what serving needs, plus Chromium, python3 and the e2e
+#                                  npm packages that the test command needs
+#   bash scripts/setup.sh serve    only what `trunk serve` needs (Rust wasm target, trunk,
+#                                  wasm-bindgen-cli, wasm-opt): scripts/serve.sh uses this
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$BUDDYSCOPE_ROOT"
@@ -10,6 +15,11 @@ cd "$BUDDYSCOPE_ROOT"
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132.0.0
 SETUP_START=$SECONDS
+WHAT="${1:-all}"
+case "$WHAT" in
+serve | all) ;;
+*) die "usage: bash scripts/setup.sh [serve|all]" ;;
+esac
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then
@@ -97,6 +107,11 @@ else
         "binaryen@$BINARYEN_VERSION"
 fi
 info "$(command -v wasm-opt): $(wasm-opt --version)"
+
+if [ "$WHAT" = serve ]; then
+    step "setup (serve): done in $((SECONDS - SETUP_START)) s (TRUNK_OFFLINE=$TRUNK_OFFLINE)"
+    exit 0
+fi
 
 step "setup: Chromium"
 if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
