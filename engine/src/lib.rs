@@ -17,4 +17,5 @@ pub mod scenario;
 pub mod setup;
 pub mod timeline;
 pub mod types;
+pub mod vmalloc;
 pub mod zone;

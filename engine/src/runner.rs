@@ -2,13 +2,13 @@
 //! them, per-operation cost figures, and checkpoints for the timeline.
 
 use crate::events::*;
-use crate::ops::{VmArea, VMALLOC_GFP};
 use crate::page_alloc::Engine;
 use crate::pseudocode::Step;
 use crate::scenario::{DrainTarget, Init, Op, Scenario, ScenarioError, Scopes};
 use crate::setup::{self, ZoneParams};
 use crate::types::gfp::*;
 use crate::types::*;
+use crate::vmalloc::{VmArea, VMALLOC_GFP};
 use crate::zone::*;
 use serde::{Deserialize, Serialize};
 
