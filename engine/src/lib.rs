@@ -18,4 +18,5 @@ pub mod setup;
 pub mod timeline;
 pub mod types;
 pub mod vmalloc;
+pub mod workload;
 pub mod zone;

@@ -9,6 +9,7 @@ use crate::setup::{self, ZoneParams};
 use crate::types::gfp::*;
 use crate::types::*;
 use crate::vmalloc::{VmArea, VMALLOC_GFP};
+use crate::workload::{Workload, WorkloadStep};
 use crate::zone::*;
 use serde::{Deserialize, Serialize};
 
@@ -861,8 +862,8 @@ impl Runner<'_> {
         )
     }
 
-    /// `workload`: a seeded alloc/free mix (implementation-defined stream, stable per seed
-    /// within a build). Each step is its own op record so the UI can step through it.
+    /// `workload`: the steps of [`Workload`], each its own op record so the UI can step
+    /// through it.
     fn run_workload(&mut self, op: &Op, def: u32) {
         let Op::Workload {
             seed,
@@ -879,14 +880,8 @@ impl Runner<'_> {
         if let Some(n) = self.op_defs[def as usize].note.clone() {
             self.engine.message(Step::OpNote, MsgLevel::Note, n);
         }
-        let mut rng = SplitMix64(*seed);
+        let mut workload = Workload::new(*seed, *order_weights, mt_weights, *free_probability);
         let mut live: Vec<(u32, u8)> = Vec::new();
-        let mts = [
-            MigrateType::Unmovable,
-            MigrateType::Movable,
-            MigrateType::Reclaimable,
-        ];
-        let mw: Vec<f64> = mts.iter().map(|&m| mt_weights.get(m)).collect();
         for i in 0..*steps {
             if self.ops.len() >= self.max_ops {
                 return;
@@ -894,39 +889,39 @@ impl Runner<'_> {
             let start = self.begin_quiet();
             let outcome;
             let mut touched = 0;
-            if !live.is_empty() && rng.next_f64() < *free_probability {
-                let k = (rng.next_u64() % live.len() as u64) as usize;
-                let (pfn, order) = live.swap_remove(k);
-                self.engine.free_pages(pfn, order, cpu);
-                outcome = format!(
-                    "step {}: free order-{order} at {:#x}",
-                    i + 1,
-                    self.engine.zone.abs_pfn(pfn)
-                );
-            } else {
-                let order = pick(&mut rng, order_weights) as u8;
-                let mt = mts[pick(&mut rng, &mw)];
-                let owner = self.new_owner(def, mt, (i + 1) as u32);
-                match self.engine.alloc_pages(
-                    mt_gfp(mt),
-                    order,
-                    cpu,
-                    owner,
-                    mt == MigrateType::Movable,
-                ) {
-                    Some(p) => {
-                        live.push((p, order));
-                        touched = 1;
-                        outcome = format!(
-                            "step {}: alloc order-{order} {} at {:#x}",
-                            i + 1,
-                            mt.slug(),
-                            self.engine.zone.abs_pfn(p)
-                        );
-                    }
-                    None => {
-                        outcome =
-                            format!("step {}: alloc order-{order} {} failed", i + 1, mt.slug())
+            match workload.next_step(live.len()) {
+                WorkloadStep::Free(k) => {
+                    let (pfn, order) = live.swap_remove(k);
+                    self.engine.free_pages(pfn, order, cpu);
+                    outcome = format!(
+                        "step {}: free order-{order} at {:#x}",
+                        i + 1,
+                        self.engine.zone.abs_pfn(pfn)
+                    );
+                }
+                WorkloadStep::Alloc { order, mt } => {
+                    let owner = self.new_owner(def, mt, (i + 1) as u32);
+                    match self.engine.alloc_pages(
+                        mt_gfp(mt),
+                        order,
+                        cpu,
+                        owner,
+                        mt == MigrateType::Movable,
+                    ) {
+                        Some(p) => {
+                            live.push((p, order));
+                            touched = 1;
+                            outcome = format!(
+                                "step {}: alloc order-{order} {} at {:#x}",
+                                i + 1,
+                                mt.slug(),
+                                self.engine.zone.abs_pfn(p)
+                            );
+                        }
+                        None => {
+                            outcome =
+                                format!("step {}: alloc order-{order} {} failed", i + 1, mt.slug())
+                        }
                     }
                 }
             }
@@ -953,34 +948,6 @@ fn pageblocks_of(pages: impl Iterator<Item = u32>) -> u32 {
     v.sort_unstable();
     v.dedup();
     v.len() as u32
-}
-
-fn pick(rng: &mut SplitMix64, weights: &[f64]) -> usize {
-    let total: f64 = weights.iter().sum();
-    let mut x = rng.next_f64() * total;
-    for (i, w) in weights.iter().enumerate() {
-        if x < *w {
-            return i;
-        }
-        x -= w;
-    }
-    weights.iter().rposition(|w| *w > 0.0).unwrap_or(0)
-}
-
-/// `splitmix64`: a small deterministic PRNG (no dependency, identical on every target).
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// `a - b`, field by field.
