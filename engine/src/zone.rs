@@ -63,30 +63,7 @@ pub struct PerCpuPages {
     pub lists: [List; NR_PCP_LISTS],
 }
 
-/// Cost counters, cumulative; a per-operation figure is the difference across the operation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stats {
-    pub zone_lock: u64,
-    pub pcp_lock: u64,
-    /// `free_area` list operations (add, del, move).
-    pub freelist_ops: u64,
-    /// pcp list operations (add, del).
-    pub pcp_ops: u64,
-    /// Pages through `free_pages_prepare` (each `mm_page_free` counts `2^order`).
-    pub pages_prepared: u64,
-    pub fallback_probes: u64,
-    pub pageblocks_claimed: u64,
-    pub claims_refused: u64,
-    pub pages_stolen: u64,
-    pub merges: u64,
-    /// Upper halves split off by `expand`.
-    pub splits: u64,
-    pub pcp_refills: u64,
-    /// `free_pcppages_bulk` calls.
-    pub pcp_drains: u64,
-    pub watermark_checks: u64,
-    pub watermark_failures: u64,
-}
+pub use crate::stats::Stats;
 
 /// Static configuration of a zone (from the scenario's `kernel` and `zone`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -291,6 +268,21 @@ impl Zone {
     /// `wmark_pages()`: the watermark plus the boost.
     pub fn wmark_pages(&self, w: usize) -> u64 {
         self.watermark[w] + self.watermark_boost as u64
+    }
+
+    /// The free block (buddy or pcp) that contains page `pfn`, if any: `(head, order, on_pcp)`.
+    /// Blocks are naturally aligned, so the head is `pfn` rounded down to some order.
+    pub fn block_containing(&self, pfn: u32) -> Option<(u32, u8, bool)> {
+        (0..=MAX_PAGE_ORDER).find_map(|o| {
+            let head = pfn & !((1u32 << o) - 1);
+            let k = self.kind[head as usize];
+            let order = self.order[head as usize];
+            (k != PK_OTHER && order >= o && head + (1 << order) > pfn).then_some((
+                head,
+                order,
+                k == PK_PCP,
+            ))
+        })
     }
 
     /// Free pages cached on all pcp lists.

@@ -1,6 +1,5 @@
 //! Live cost counters at the cursor (the zone's cumulative `Stats`, plus a few zone fields).
 
-use buddyscope::report::stat_rows;
 use leptos::prelude::*;
 
 use crate::state::AppState;
@@ -36,10 +35,8 @@ fn rows(state: AppState) -> Vec<(&'static str, i64)> {
         .with(|s| {
             let t = &s.timeline;
             let z = t.zone();
-            let mut v: Vec<(&'static str, i64)> = stat_rows(&z.stats)
-                .iter()
-                .map(|&(n, x)| (n, x as i64))
-                .collect();
+            let mut v: Vec<(&'static str, i64)> =
+                z.stats.iter().map(|(d, x)| (d.name, x as i64)).collect();
             let touched = if t.pos() == 0 {
                 0
             } else {

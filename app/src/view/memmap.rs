@@ -15,13 +15,13 @@
 use buddyscope::procfs::filler_owner_mt;
 use buddyscope::runner::Run;
 use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
-use buddyscope::zone::{Zone, NO_OWNER, PK_BUDDY, PK_OTHER, PK_PCP};
+use buddyscope::zone::{Zone, PK_BUDDY, PK_OTHER, PK_PCP};
 use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 use super::palette::{self, frame_width, Palette, Rgba};
-use super::{expose, now_ms, pfn_hex, touched, DarkMode};
+use super::{expose, now_ms, pfn_hex, DarkMode};
 use crate::state::{AppState, Session};
 
 /// Cell sizes (pixels per page side) the zoom offers.
@@ -167,27 +167,6 @@ fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
     out
 }
 
-/// The free/pcp block containing page `idx`, if any.
-fn block_at(z: &Zone, idx: u32) -> Option<BlockOf> {
-    (0..=10u8).find_map(|o| {
-        let head = idx & !((1u32 << o) - 1);
-        let k = z.kind[head as usize];
-        (k != PK_OTHER && head + (1u32 << z.order[head as usize]) > idx).then(|| BlockOf {
-            kind: k,
-            order: z.order[head as usize],
-            head,
-        })
-    })
-}
-
-/// The allocation type of an owner, if it is one (filler owners: their pageblock type).
-fn owner_mt(run: &Run, owner: u32) -> Option<MigrateType> {
-    if owner == NO_OWNER {
-        return None;
-    }
-    filler_owner_mt(owner).or_else(|| run.owners.get(owner as usize).map(|o| o.mt))
-}
-
 fn put(buf: &mut [u8], stride: u32, x: u32, y: u32, c: Rgba) {
     let i = ((y * stride + x) * 4) as usize;
     buf[i..i + 4].copy_from_slice(&c);
@@ -241,7 +220,7 @@ fn paint_tile(
             PK_PCP => (pal.pcp, Pattern::Hatch),
             _ => {
                 let owner = z.owner[idx as usize];
-                match owner_mt(run, owner) {
+                match run.owner_mt(owner) {
                     Some(omt) => {
                         let tone = if filler_owner_mt(owner).is_some() {
                             pal.filler
@@ -350,7 +329,7 @@ impl Renderer {
         let key = (s.text.as_ptr() as usize, s.text.len(), tl.len());
         let pos = tl.pos();
         let pal = palette::palette(dark);
-        let hl = tl.current().and_then(|e| touched(&e.kind));
+        let hl = tl.current().and_then(|e| e.kind.touched_pages());
         let Some(ctx) = context(canvas) else {
             return false;
         };
@@ -364,7 +343,7 @@ impl Renderer {
             let (lo, hi) = (pos.min(self.pos), pos.max(self.pos));
             let events = &run.log.events;
             let mut mark = |i: u32| {
-                if let Some((s, n)) = events.get(i as usize).and_then(|e| touched(&e.kind)) {
+                if let Some((s, n)) = events.get(i as usize).and_then(|e| e.kind.touched_pages()) {
                     let first = s / PAGEBLOCK_NR_PAGES;
                     let last = (s + n.max(1) - 1) / PAGEBLOCK_NR_PAGES;
                     dirty.extend(first..=last.min(nb - 1));
@@ -446,18 +425,18 @@ fn describe(s: &Session, idx: u32) -> Vec<String> {
         format!("pfn {}", pfn_hex(z, idx)),
         format!("pageblock {pb}: {}", pbmt.kernel_name()),
     ];
-    match block_at(z, idx) {
-        Some(b) if b.kind == PK_BUDDY => out.push(format!(
+    match z.block_containing(idx) {
+        Some((head, order, false)) => out.push(format!(
             "free: order-{} block at {} ({} pages)",
-            b.order,
-            pfn_hex(z, b.head),
-            1u32 << b.order
+            order,
+            pfn_hex(z, head),
+            1u32 << order
         )),
-        Some(b) => out.push(format!(
+        Some((head, order, true)) => out.push(format!(
             "on the pcp of CPU {}: order-{} block at {}",
-            z.owner[b.head as usize],
-            b.order,
-            pfn_hex(z, b.head)
+            z.owner[head as usize],
+            order,
+            pfn_hex(z, head)
         )),
         None => {
             let owner = z.owner[idx as usize];
@@ -489,7 +468,7 @@ fn describe(s: &Session, idx: u32) -> Vec<String> {
             out.push(format!("refcount {}", z.refcount[idx as usize]));
         }
     }
-    if let Some((s0, n)) = tl.current().and_then(|e| touched(&e.kind)) {
+    if let Some((s0, n)) = tl.current().and_then(|e| e.kind.touched_pages()) {
         if idx >= s0 && idx - s0 < n {
             out.push("touched by the current event".to_string());
         }

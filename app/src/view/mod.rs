@@ -11,9 +11,8 @@ pub mod palette;
 pub mod pcp;
 pub mod scrubber;
 
-use buddyscope::events::{EventKind, Tracepoint};
-use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
-use buddyscope::zone::{pindex_to_order, Zone};
+use buddyscope::types::MigrateType;
+use buddyscope::zone::Zone;
 use leptos::prelude::*;
 
 /// Whether the dark palette is in effect (the canvas needs it; CSS follows by itself).
@@ -25,48 +24,6 @@ impl DarkMode {
         use_context::<DarkMode>()
             .map(|d| d.0)
             .unwrap_or_else(|| Signal::derive(|| false))
-    }
-}
-
-/// The zone-relative page range `[start, start + len)` an event touched, if it names pages.
-pub fn touched(kind: &EventKind) -> Option<(u32, u32)> {
-    let block = |pfn: u32, order: u8| Some((pfn, 1u32 << order));
-    match *kind {
-        EventKind::FreeListAdd { pfn, order, .. }
-        | EventKind::FreeListDel { pfn, order, .. }
-        | EventKind::FreeListMove { pfn, order, .. }
-        | EventKind::PrepNewPage { pfn, order, .. }
-        | EventKind::SplitPage { pfn, order }
-        | EventKind::PutPage { pfn, order, .. }
-        | EventKind::Stolen { pfn, order, .. }
-        | EventKind::ClaimRefused { pfn, order, .. }
-        | EventKind::Chunk { pfn, order } => block(pfn, order),
-        EventKind::Merge { pfn, order, .. } => block(pfn, order),
-        EventKind::Claimed {
-            pfn,
-            order,
-            pageblocks,
-            ..
-        } => Some((pfn, (1u32 << order).max(pageblocks * PAGEBLOCK_NR_PAGES))),
-        EventKind::PcpAdd { pindex, pfn, .. } | EventKind::PcpDel { pindex, pfn, .. } => {
-            block(pfn, pindex_to_order(pindex as usize))
-        }
-        EventKind::SetPageblock { pb, .. } => Some((pb * PAGEBLOCK_NR_PAGES, PAGEBLOCK_NR_PAGES)),
-        EventKind::ContigAlloc { pfn, nr, .. } | EventKind::Run { pfn, nr } => Some((pfn, nr)),
-        EventKind::Trace(Tracepoint::MmPageAlloc {
-            pfn: Some(pfn),
-            order,
-            ..
-        }) => block(pfn, order),
-        EventKind::Trace(Tracepoint::MmPageFree { pfn, order })
-        | EventKind::Trace(Tracepoint::MmPageAllocZoneLocked { pfn, order, .. })
-        | EventKind::Trace(Tracepoint::MmPagePcpuDrain { pfn, order, .. }) => block(pfn, order),
-        EventKind::Trace(Tracepoint::MmPageAllocExtfrag {
-            pfn,
-            fallback_order,
-            ..
-        }) => block(pfn, fallback_order),
-        _ => None,
     }
 }
 
