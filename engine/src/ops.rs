@@ -57,7 +57,8 @@ impl Engine {
         let mut start: Option<u32> = None;
         for p in pfn..pfn + n {
             // A page someone else still references ends the run; its last put frees it.
-            if self.zone.refcount[p as usize] != 1 || self.zone.kind[p as usize] != PK_OTHER {
+            if self.zone.refcount[p as usize] != 1 || self.zone.kind[p as usize] != PageKind::Other
+            {
                 if let Some(s) = start.take() {
                     self.free_prepared_contig_range(s, p - s, cpu);
                 }

@@ -428,7 +428,7 @@ impl Runner<'_> {
         let z = &self.engine.zone;
         (pfn..pfn + n)
             .filter(|&p| {
-                z.kind[p as usize] == PK_OTHER
+                z.kind[p as usize] == PageKind::Other
                     && z.owner[p as usize] == owner
                     && z.refcount[p as usize] >= 1
             })
@@ -439,7 +439,7 @@ impl Runner<'_> {
     fn held_area(&self, area: &VmArea, owner: u32) -> VmArea {
         let z = &self.engine.zone;
         let keep = |p: &u32| {
-            z.kind[*p as usize] == PK_OTHER
+            z.kind[*p as usize] == PageKind::Other
                 && z.owner[*p as usize] == owner
                 && z.refcount[*p as usize] == 1
         };
@@ -806,7 +806,7 @@ impl Runner<'_> {
         // refcount 1, so freeing it alone by pfn goes ahead (its tails stay allocated, as the
         // kernel's `__free_page` of such a head would leave them).
         if let Some(bad) = (start..start + n)
-            .find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PK_OTHER)
+            .find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PageKind::Other)
         {
             return self.warn(format!(
                 "free_contig_range: page {:#x} does not have refcount 1 (freed, never allocated, or part of an unsplit block); refused, nothing freed",

@@ -15,7 +15,7 @@
 use buddyscope::procfs::filler_owner_mt;
 use buddyscope::runner::Run;
 use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
-use buddyscope::zone::{Zone, PK_BUDDY, PK_OTHER, PK_PCP};
+use buddyscope::zone::{PageKind, Zone};
 use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -132,7 +132,7 @@ struct Renderer {
 /// A page's block, as the engine's per-page arrays say: `(kind, order, head)`.
 #[derive(Clone, Copy)]
 struct BlockOf {
-    kind: u8,
+    kind: PageKind,
     order: u8,
     head: u32,
 }
@@ -141,7 +141,7 @@ struct BlockOf {
 /// alignment below `start` (blocks are aligned and never overlap).
 fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
     let none = BlockOf {
-        kind: PK_OTHER,
+        kind: PageKind::Other,
         order: 0,
         head: u32::MAX,
     };
@@ -149,7 +149,7 @@ fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
     let mut p = start & !1023;
     while p < end {
         let k = z.kind[p as usize];
-        if k != PK_OTHER {
+        if k != PageKind::Other {
             let o = z.order[p as usize];
             let len = 1u32 << o;
             for q in p.max(start)..(p + len).min(end) {
@@ -216,8 +216,8 @@ fn paint_tile(
         let b = blocks[i as usize];
         let highlighted = idx >= hl0 && idx < hl1;
         let (base, pattern) = match b.kind {
-            PK_BUDDY => (pal.free[b.order as usize], Pattern::None),
-            PK_PCP => (pal.pcp, Pattern::Hatch),
+            PageKind::Buddy => (pal.free[b.order as usize], Pattern::None),
+            PageKind::Pcp => (pal.pcp, Pattern::Hatch),
             _ => {
                 let owner = z.owner[idx as usize];
                 match run.owner_mt(owner) {
@@ -237,7 +237,7 @@ fn paint_tile(
         };
         let base = if highlighted { pal.highlight } else { base };
         // The block's rectangle inside this tile (free and pcp blocks), for edges.
-        let rect = (b.kind != PK_OTHER && c >= 4).then(|| block_rect(b, start));
+        let rect = (b.kind != PageKind::Other && c >= 4).then(|| block_rect(b, start));
         for py in 0..c {
             for px in 0..c {
                 let (x, y) = (x0 + px, y0 + py);
