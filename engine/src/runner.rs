@@ -182,7 +182,7 @@ pub fn init_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
             e.recording = false;
             crate::procfs::apply_import(&mut e, &imp)?;
             e.recording = true;
-            e.zone.stats = Stats::default();
+            e.zone.reset_stats();
             Ok(e)
         }
     }

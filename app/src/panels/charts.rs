@@ -213,7 +213,7 @@ fn draw_free_pages(
     // State i = after i ops (0 = the initial state).
     let state = |i: usize| -> &[u64; ORDERS] {
         if i == 0 {
-            &run.initial.nr_free
+            run.initial.nr_free()
         } else {
             &run.ops[i - 1].nr_free_after
         }
@@ -494,7 +494,7 @@ pub fn ChartsPanel() -> impl IntoView {
         state.with_untracked(|s| {
             let run = &s.timeline.run;
             let nr_free = if done == 0 {
-                run.initial.nr_free
+                *run.initial.nr_free()
             } else {
                 run.ops[done - 1].nr_free_after
             };
@@ -624,7 +624,7 @@ mod tests {
         assert!(groups[0].cost.pcp_ops > 100 * groups[2].cost.pcp_ops);
         assert_eq!(groups[0].cost.pages_prepared, groups[2].cost.pages_prepared);
         let sum: u64 = groups.iter().map(|g| g.cost.pcp_ops).sum();
-        assert_eq!(sum, s.timeline.run.final_zone.stats.pcp_ops);
+        assert_eq!(sum, s.timeline.run.final_zone.stats().pcp_ops);
         assert_eq!(groups[2].last_op, s.timeline.run.ops.len() - 1);
     }
 

@@ -148,9 +148,9 @@ fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
     let mut out = vec![none; (end - start) as usize];
     let mut p = start & !1023;
     while p < end {
-        let k = z.kind[p as usize];
+        let k = z.page_kind(p);
         if k != PageKind::Other {
-            let o = z.order[p as usize];
+            let o = z.page_order(p);
             let len = 1u32 << o;
             for q in p.max(start)..(p + len).min(end) {
                 out[(q - start) as usize] = BlockOf {
@@ -219,7 +219,7 @@ fn paint_tile(
             PageKind::Buddy => (pal.free[b.order as usize], Pattern::None),
             PageKind::Pcp => (pal.pcp, Pattern::Hatch),
             _ => {
-                let owner = z.owner[idx as usize];
+                let owner = z.page_owner(idx);
                 match run.owner_mt(owner) {
                     Some(omt) => {
                         let tone = if filler_owner_mt(owner).is_some() {
@@ -402,7 +402,7 @@ impl Renderer {
                 let _ = canvas.set_attribute(k, &v.to_string());
             }
         }
-        let _ = canvas.set_attribute("data-start-pfn", &z.cfg.start_pfn.to_string());
+        let _ = canvas.set_attribute("data-start-pfn", &z.cfg().start_pfn.to_string());
         self.geom = Some(g);
         self.run_key = key;
         self.dark = dark;
@@ -434,12 +434,12 @@ fn describe(s: &Session, idx: u32) -> Vec<String> {
         )),
         Some((head, order, true)) => out.push(format!(
             "on the pcp of CPU {}: order-{} block at {}",
-            z.owner[head as usize],
+            z.page_owner(head),
             order,
             pfn_hex(z, head)
         )),
         None => {
-            let owner = z.owner[idx as usize];
+            let owner = z.page_owner(idx);
             if let Some(fmt) = filler_owner_mt(owner) {
                 out.push(format!(
                     "allocated (imported from /proc, {} pageblock filler)",
@@ -465,7 +465,7 @@ fn describe(s: &Session, idx: u32) -> Vec<String> {
             } else {
                 out.push("reserved: not free, no recorded owner".to_string());
             }
-            out.push(format!("refcount {}", z.refcount[idx as usize]));
+            out.push(format!("refcount {}", z.page_refcount(idx)));
         }
     }
     if let Some((s0, n)) = tl.current().and_then(|e| e.kind.touched_pages()) {
@@ -621,8 +621,8 @@ pub fn MemoryMap() -> impl IntoView {
                     "{} pages ({} pageblocks), pfn {:#x}\u{2013}{:#x}",
                     z.pages(),
                     z.nr_pageblocks(),
-                    z.cfg.start_pfn,
-                    z.cfg.start_pfn + z.pages() as u64 - 1
+                    z.cfg().start_pfn,
+                    z.cfg().start_pfn + z.pages() as u64 - 1
                 )
             })
             .unwrap_or_default()

@@ -35,7 +35,7 @@ pub fn pfn_hex(z: &Zone, idx: u32) -> String {
 /// The migratetypes the free-list table shows: the kernel's set for this zone (CMA only with
 /// CMA configured; ISOLATE always).
 pub fn shown_types(z: &Zone) -> Vec<MigrateType> {
-    MigrateType::kernel_types(z.cfg.cma)
+    MigrateType::kernel_types(z.cfg().cma)
 }
 
 /// Short column heading of a migratetype.
