@@ -2,13 +2,14 @@
 //! them, per-operation cost figures, and checkpoints for the timeline.
 
 use crate::events::*;
-use crate::ops::{VmArea, VMALLOC_GFP};
 use crate::page_alloc::Engine;
 use crate::pseudocode::Step;
 use crate::scenario::{DrainTarget, Init, Op, Scenario, ScenarioError, Scopes};
 use crate::setup::{self, ZoneParams};
 use crate::types::gfp::*;
 use crate::types::*;
+use crate::vmalloc::{VmArea, VMALLOC_GFP};
+use crate::workload::{Workload, WorkloadStep};
 use crate::zone::*;
 use serde::{Deserialize, Serialize};
 
@@ -453,100 +454,22 @@ impl Runner<'_> {
         }
     }
 
+    /// One leaf op as one op record: the op's own function does the work and returns the
+    /// outcome text and the pageblocks it touched.
     fn run_leaf(&mut self, op: &Op, def: u32) {
         let start = self.begin(def);
         let cpu = op.cpu() as usize;
-        let mut touched = 0;
-        let outcome = match op {
+        let (outcome, touched) = match op {
             Op::Alloc {
                 order,
                 mt,
                 highatomic,
                 ..
-            } => {
-                let owner = self.new_owner(def, *mt, 0);
-                let gfp = alloc_gfp(*mt, *highatomic);
-                let lru = *mt == MigrateType::Movable;
-                match self.engine.alloc_pages(gfp, *order, cpu, owner, lru) {
-                    Some(pfn) => {
-                        self.bind(
-                            op,
-                            Handle::Alloc {
-                                pfn,
-                                order: *order,
-                                split: false,
-                                owner,
-                                cpu,
-                            },
-                        );
-                        touched = 1;
-                        format!(
-                            "order-{order} block at pfn {:#x}",
-                            self.engine.zone.abs_pfn(pfn)
-                        )
-                    }
-                    None => {
-                        self.bind(op, Handle::Failed);
-                        self.engine.message(
-                            Step::OpFailure,
-                            MsgLevel::Failure,
-                            format!("alloc order {order} failed"),
-                        );
-                        "failed".into()
-                    }
-                }
-            }
-            Op::Split { ref_name, .. } => {
-                match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
-                    Some((
-                        h,
-                        Handle::Alloc {
-                            pfn,
-                            order,
-                            split,
-                            owner,
-                            cpu: c,
-                        },
-                    )) => {
-                        if self.held(pfn, 1, owner).is_empty() {
-                            self.warn(format!("split {ref_name}: already freed, skipped"))
-                        } else if split || order == 0 {
-                            "nothing to split".into()
-                        } else {
-                            self.engine.split_page(pfn, order);
-                            self.handles[h] = Handle::Alloc {
-                                pfn,
-                                order,
-                                split: true,
-                                owner,
-                                cpu: c,
-                            };
-                            format!("{} order-0 pages", 1u32 << order)
-                        }
-                    }
-                    _ => self.warn(format!("split {ref_name}: the allocation failed, skipped")),
-                }
-            }
-            Op::Free { ref_name, page, .. } => self.op_free(ref_name, *page, cpu),
+            } => self.op_alloc(op, def, *order, *mt, *highatomic, cpu),
+            Op::Split { ref_name, .. } => (self.op_split(ref_name), 0),
+            Op::Free { ref_name, page, .. } => (self.op_free(ref_name, *page, cpu), 0),
             Op::AllocContigRange { pfn, nr_pages, .. } => {
-                let owner = self.new_owner(def, MigrateType::Movable, 0);
-                let rel = (*pfn - self.engine.zone.cfg.start_pfn) as u32;
-                let n = *nr_pages as u32;
-                if self.engine.alloc_contig_range(rel, n, owner) {
-                    self.bind(
-                        op,
-                        Handle::Contig {
-                            pfn: rel,
-                            nr: n,
-                            owner,
-                        },
-                    );
-                    touched = pageblocks_of(rel..rel + n);
-                    format!("{n} pages at pfn {pfn:#x}")
-                } else {
-                    self.bind(op, Handle::Failed);
-                    "failed: range in use".into()
-                }
+                self.op_alloc_contig_range(op, def, *pfn, *nr_pages)
             }
             Op::FreeContigRange {
                 ref_name,
@@ -556,124 +479,247 @@ impl Runner<'_> {
                 ..
             } => {
                 let method = self.s.free_contig_range_method(*method);
-                self.op_free_contig_range(ref_name.as_deref(), *pfn, *nr_pages, method, cpu)
+                let outcome =
+                    self.op_free_contig_range(ref_name.as_deref(), *pfn, *nr_pages, method, cpu);
+                (outcome, 0)
             }
             Op::Vmalloc {
                 pages, strategy, ..
-            } => {
-                let strategy = self.s.vmalloc_strategy(*strategy);
-                let owner = self.new_owner(def, MigrateType::Unmovable, 0);
-                let (area, ok) = self.engine.vmalloc(
-                    u32::try_from(*pages).unwrap_or(u32::MAX),
-                    strategy,
-                    cpu,
-                    owner,
-                    VMALLOC_GFP,
-                );
-                let orders: Vec<String> = area
-                    .attempts
-                    .iter()
-                    .filter(|a| a.0 > 0 || !a.1)
-                    .map(|&(o, okk)| {
-                        if okk {
-                            o.to_string()
-                        } else {
-                            format!("{o}✗")
-                        }
-                    })
-                    .collect();
-                touched = pageblocks_of(area.all_pages().into_iter());
-                if ok {
-                    let out = format!(
-                        "{} pages; large orders [{}], {} order-0",
-                        area.pages.len(),
-                        orders.join(", "),
-                        area.attempts.iter().filter(|a| a.0 == 0 && a.1).count()
-                    );
-                    self.bind(
-                        op,
-                        Handle::Vmalloc {
-                            area,
-                            owner,
-                            freed: false,
-                        },
-                    );
-                    out
-                } else {
-                    let method = self.s.vfree_method(None);
-                    let when = if self.s.kernel == Kernel::V6_18 {
-                        "immediately"
-                    } else {
-                        "deferred"
-                    };
-                    self.engine.message(
-                        Step::OpFailure,
-                        MsgLevel::Failure,
-                        format!(
-                            "vmalloc of {pages} pages failed after {} pages; area freed ({when})",
-                            area.pages.len()
-                        ),
-                    );
-                    self.engine.vfree(&area, method, cpu);
-                    self.bind(op, Handle::Failed);
-                    "failed".into()
-                }
-            }
+            } => self.op_vmalloc(op, def, *pages, *strategy, cpu),
             Op::Vfree {
                 ref_name, method, ..
-            } => {
-                let method = self.s.vfree_method(*method);
-                match self.lookup(ref_name) {
-                    Some(h) => match self.handles[h].clone() {
-                        Handle::Vmalloc {
-                            area,
-                            owner,
-                            freed: false,
-                        } => {
-                            // Pages a pfn-based free_contig_range already released are no
-                            // longer the area's (the contract leaves this undefined): free only
-                            // what the area still holds, never a page twice.
-                            let held = self.held_area(&area, owner);
-                            if held.pages.len()
-                                + held.array.as_ref().map_or(0, |a| a.all_pages().len())
-                                < area.all_pages().len()
-                            {
-                                self.warn(format!(
-                                    "vfree {ref_name}: some pages were already freed by pfn; only the pages still held are freed"
-                                ));
-                            }
-                            self.engine.vfree(&held, method, cpu);
-                            self.handles[h] = Handle::Vmalloc {
-                                area,
-                                owner,
-                                freed: true,
-                            };
-                            "freed".into()
-                        }
-                        Handle::Vmalloc { .. } => {
-                            self.warn(format!("vfree {ref_name}: already freed, skipped"))
-                        }
-                        _ => self.warn(format!("vfree {ref_name}: the allocation failed, skipped")),
-                    },
-                    None => self.warn(format!("vfree {ref_name}: unknown name")),
-                }
-            }
-            Op::Drain { cpu: target, .. } => {
-                match target {
-                    DrainTarget::Cpu(c) => self.engine.drain_pages_zone(*c as usize),
-                    DrainTarget::All => {
-                        for c in 0..self.engine.zone.pcp.len() {
-                            if self.engine.zone.pcp[c].count != 0 {
-                                self.engine.drain_pages_zone(c);
-                            }
-                        }
-                    }
-                }
-                "drained".into()
-            }
+            } => (self.op_vfree(ref_name, *method, cpu), 0),
+            Op::Drain { cpu: target, .. } => (self.op_drain(target), 0),
             Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_ops"),
         };
         self.end(def, start, touched, outcome);
+    }
+
+    /// `alloc`: `alloc_pages` with the gfp of [`alloc_gfp`] (`GFP_ATOMIC` for `highatomic`).
+    fn op_alloc(
+        &mut self,
+        op: &Op,
+        def: u32,
+        order: u8,
+        mt: MigrateType,
+        highatomic: bool,
+        cpu: usize,
+    ) -> (String, u32) {
+        let owner = self.new_owner(def, mt, 0);
+        let gfp = alloc_gfp(mt, highatomic);
+        let lru = mt == MigrateType::Movable;
+        match self.engine.alloc_pages(gfp, order, cpu, owner, lru) {
+            Some(pfn) => {
+                self.bind(
+                    op,
+                    Handle::Alloc {
+                        pfn,
+                        order,
+                        split: false,
+                        owner,
+                        cpu,
+                    },
+                );
+                let outcome = format!(
+                    "order-{order} block at pfn {:#x}",
+                    self.engine.zone.abs_pfn(pfn)
+                );
+                (outcome, 1)
+            }
+            None => {
+                self.bind(op, Handle::Failed);
+                self.engine.message(
+                    Step::OpFailure,
+                    MsgLevel::Failure,
+                    format!("alloc order {order} failed"),
+                );
+                ("failed".into(), 0)
+            }
+        }
+    }
+
+    /// `split`: `split_page` of a held high-order allocation into order-0 pages.
+    fn op_split(&mut self, ref_name: &str) -> String {
+        match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
+            Some((
+                h,
+                Handle::Alloc {
+                    pfn,
+                    order,
+                    split,
+                    owner,
+                    cpu: c,
+                },
+            )) => {
+                if self.held(pfn, 1, owner).is_empty() {
+                    self.warn(format!("split {ref_name}: already freed, skipped"))
+                } else if split || order == 0 {
+                    "nothing to split".into()
+                } else {
+                    self.engine.split_page(pfn, order);
+                    self.handles[h] = Handle::Alloc {
+                        pfn,
+                        order,
+                        split: true,
+                        owner,
+                        cpu: c,
+                    };
+                    format!("{} order-0 pages", 1u32 << order)
+                }
+            }
+            _ => self.warn(format!("split {ref_name}: the allocation failed, skipped")),
+        }
+    }
+
+    /// `alloc_contig_range`: a Movable range at an absolute pfn, all or nothing.
+    fn op_alloc_contig_range(
+        &mut self,
+        op: &Op,
+        def: u32,
+        pfn: u64,
+        nr_pages: u64,
+    ) -> (String, u32) {
+        let owner = self.new_owner(def, MigrateType::Movable, 0);
+        let rel = (pfn - self.engine.zone.cfg.start_pfn) as u32;
+        let n = nr_pages as u32;
+        if self.engine.alloc_contig_range(rel, n, owner) {
+            self.bind(
+                op,
+                Handle::Contig {
+                    pfn: rel,
+                    nr: n,
+                    owner,
+                },
+            );
+            (
+                format!("{n} pages at pfn {pfn:#x}"),
+                pageblocks_of(rel..rel + n),
+            )
+        } else {
+            self.bind(op, Handle::Failed);
+            ("failed: range in use".into(), 0)
+        }
+    }
+
+    /// `vmalloc`: populate an area by the strategy; a failed area is freed again at once.
+    fn op_vmalloc(
+        &mut self,
+        op: &Op,
+        def: u32,
+        pages: u64,
+        strategy: Option<VmallocStrategy>,
+        cpu: usize,
+    ) -> (String, u32) {
+        let strategy = self.s.vmalloc_strategy(strategy);
+        let owner = self.new_owner(def, MigrateType::Unmovable, 0);
+        let (area, ok) = self.engine.vmalloc(
+            u32::try_from(pages).unwrap_or(u32::MAX),
+            strategy,
+            cpu,
+            owner,
+            VMALLOC_GFP,
+        );
+        let orders: Vec<String> = area
+            .attempts
+            .iter()
+            .filter(|a| a.0 > 0 || !a.1)
+            .map(|&(o, okk)| {
+                if okk {
+                    o.to_string()
+                } else {
+                    format!("{o}✗")
+                }
+            })
+            .collect();
+        let touched = pageblocks_of(area.all_pages().into_iter());
+        if ok {
+            let out = format!(
+                "{} pages; large orders [{}], {} order-0",
+                area.pages.len(),
+                orders.join(", "),
+                area.attempts.iter().filter(|a| a.0 == 0 && a.1).count()
+            );
+            self.bind(
+                op,
+                Handle::Vmalloc {
+                    area,
+                    owner,
+                    freed: false,
+                },
+            );
+            (out, touched)
+        } else {
+            let method = self.s.vfree_method(None);
+            let when = if self.s.kernel == Kernel::V6_18 {
+                "immediately"
+            } else {
+                "deferred"
+            };
+            self.engine.message(
+                Step::OpFailure,
+                MsgLevel::Failure,
+                format!(
+                    "vmalloc of {pages} pages failed after {} pages; area freed ({when})",
+                    area.pages.len()
+                ),
+            );
+            self.engine.vfree(&area, method, cpu);
+            self.bind(op, Handle::Failed);
+            ("failed".into(), touched)
+        }
+    }
+
+    /// `vfree`: free what a vmalloc area still holds.
+    fn op_vfree(&mut self, ref_name: &str, method: Option<FreeMethod>, cpu: usize) -> String {
+        let method = self.s.vfree_method(method);
+        match self.lookup(ref_name) {
+            Some(h) => match self.handles[h].clone() {
+                Handle::Vmalloc {
+                    area,
+                    owner,
+                    freed: false,
+                } => {
+                    // Pages a pfn-based free_contig_range already released are no
+                    // longer the area's (the contract leaves this undefined): free only
+                    // what the area still holds, never a page twice.
+                    let held = self.held_area(&area, owner);
+                    if held.pages.len() + held.array.as_ref().map_or(0, |a| a.all_pages().len())
+                        < area.all_pages().len()
+                    {
+                        self.warn(format!(
+                            "vfree {ref_name}: some pages were already freed by pfn; only the pages still held are freed"
+                        ));
+                    }
+                    self.engine.vfree(&held, method, cpu);
+                    self.handles[h] = Handle::Vmalloc {
+                        area,
+                        owner,
+                        freed: true,
+                    };
+                    "freed".into()
+                }
+                Handle::Vmalloc { .. } => {
+                    self.warn(format!("vfree {ref_name}: already freed, skipped"))
+                }
+                _ => self.warn(format!("vfree {ref_name}: the allocation failed, skipped")),
+            },
+            None => self.warn(format!("vfree {ref_name}: unknown name")),
+        }
+    }
+
+    /// `drain`: `drain_pages_zone` for one CPU, or for every CPU whose pcp holds pages.
+    fn op_drain(&mut self, target: &DrainTarget) -> String {
+        match target {
+            DrainTarget::Cpu(c) => self.engine.drain_pages_zone(*c as usize),
+            DrainTarget::All => {
+                for c in 0..self.engine.zone.pcp.len() {
+                    if self.engine.zone.pcp[c].count != 0 {
+                        self.engine.drain_pages_zone(c);
+                    }
+                }
+            }
+        }
+        "drained".into()
     }
 
     fn op_free(&mut self, name: &str, page: Option<u64>, cpu: usize) -> String {
@@ -827,8 +873,8 @@ impl Runner<'_> {
         )
     }
 
-    /// `workload`: a seeded alloc/free mix (implementation-defined stream, stable per seed
-    /// within a build). Each step is its own op record so the UI can step through it.
+    /// `workload`: the steps of [`Workload`], each its own op record so the UI can step
+    /// through it.
     fn run_workload(&mut self, op: &Op, def: u32) {
         let Op::Workload {
             seed,
@@ -845,14 +891,8 @@ impl Runner<'_> {
         if let Some(n) = self.op_defs[def as usize].note.clone() {
             self.engine.message(Step::OpNote, MsgLevel::Note, n);
         }
-        let mut rng = SplitMix64(*seed);
+        let mut workload = Workload::new(*seed, *order_weights, mt_weights, *free_probability);
         let mut live: Vec<(u32, u8)> = Vec::new();
-        let mts = [
-            MigrateType::Unmovable,
-            MigrateType::Movable,
-            MigrateType::Reclaimable,
-        ];
-        let mw: Vec<f64> = mts.iter().map(|&m| mt_weights.get(m)).collect();
         for i in 0..*steps {
             if self.ops.len() >= self.max_ops {
                 return;
@@ -860,39 +900,39 @@ impl Runner<'_> {
             let start = self.begin_quiet();
             let outcome;
             let mut touched = 0;
-            if !live.is_empty() && rng.next_f64() < *free_probability {
-                let k = (rng.next_u64() % live.len() as u64) as usize;
-                let (pfn, order) = live.swap_remove(k);
-                self.engine.free_pages(pfn, order, cpu);
-                outcome = format!(
-                    "step {}: free order-{order} at {:#x}",
-                    i + 1,
-                    self.engine.zone.abs_pfn(pfn)
-                );
-            } else {
-                let order = pick(&mut rng, order_weights) as u8;
-                let mt = mts[pick(&mut rng, &mw)];
-                let owner = self.new_owner(def, mt, (i + 1) as u32);
-                match self.engine.alloc_pages(
-                    mt_gfp(mt),
-                    order,
-                    cpu,
-                    owner,
-                    mt == MigrateType::Movable,
-                ) {
-                    Some(p) => {
-                        live.push((p, order));
-                        touched = 1;
-                        outcome = format!(
-                            "step {}: alloc order-{order} {} at {:#x}",
-                            i + 1,
-                            mt.slug(),
-                            self.engine.zone.abs_pfn(p)
-                        );
-                    }
-                    None => {
-                        outcome =
-                            format!("step {}: alloc order-{order} {} failed", i + 1, mt.slug())
+            match workload.next_step(live.len()) {
+                WorkloadStep::Free(k) => {
+                    let (pfn, order) = live.swap_remove(k);
+                    self.engine.free_pages(pfn, order, cpu);
+                    outcome = format!(
+                        "step {}: free order-{order} at {:#x}",
+                        i + 1,
+                        self.engine.zone.abs_pfn(pfn)
+                    );
+                }
+                WorkloadStep::Alloc { order, mt } => {
+                    let owner = self.new_owner(def, mt, (i + 1) as u32);
+                    match self.engine.alloc_pages(
+                        mt_gfp(mt),
+                        order,
+                        cpu,
+                        owner,
+                        mt == MigrateType::Movable,
+                    ) {
+                        Some(p) => {
+                            live.push((p, order));
+                            touched = 1;
+                            outcome = format!(
+                                "step {}: alloc order-{order} {} at {:#x}",
+                                i + 1,
+                                mt.slug(),
+                                self.engine.zone.abs_pfn(p)
+                            );
+                        }
+                        None => {
+                            outcome =
+                                format!("step {}: alloc order-{order} {} failed", i + 1, mt.slug())
+                        }
                     }
                 }
             }
@@ -919,34 +959,6 @@ fn pageblocks_of(pages: impl Iterator<Item = u32>) -> u32 {
     v.sort_unstable();
     v.dedup();
     v.len() as u32
-}
-
-fn pick(rng: &mut SplitMix64, weights: &[f64]) -> usize {
-    let total: f64 = weights.iter().sum();
-    let mut x = rng.next_f64() * total;
-    for (i, w) in weights.iter().enumerate() {
-        if x < *w {
-            return i;
-        }
-        x -= w;
-    }
-    weights.iter().rposition(|w| *w > 0.0).unwrap_or(0)
-}
-
-/// `splitmix64`: a small deterministic PRNG (no dependency, identical on every target).
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// A one-line summary of an op as written.

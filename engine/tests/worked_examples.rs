@@ -180,7 +180,7 @@ fn vmalloc_orders(kernel: Kernel, pages: u32) -> Attempts {
         kernel.default_vmalloc_strategy(),
         0,
         3,
-        buddyscope::ops::VMALLOC_GFP,
+        buddyscope::vmalloc::VMALLOC_GFP,
     );
     assert!(ok);
     assert_eq!(area.pages.len() as u32, pages);
@@ -212,7 +212,7 @@ fn vmalloc_50_on_a_fresh_zone() {
         VmallocStrategy::LargeOrder,
         0,
         3,
-        buddyscope::ops::VMALLOC_GFP,
+        buddyscope::vmalloc::VMALLOC_GFP,
     );
     assert!(ok);
     let b = area.pages[0];
@@ -245,7 +245,7 @@ fn vmalloc_steps_down_and_never_back_up() {
         VmallocStrategy::LargeOrder,
         0,
         3,
-        buddyscope::ops::VMALLOC_GFP,
+        buddyscope::vmalloc::VMALLOC_GFP,
     );
     assert!(ok);
     let large: Vec<(u8, bool)> = area.attempts.iter().copied().filter(|a| a.0 > 0).collect();

@@ -9,11 +9,11 @@
 #![allow(dead_code)]
 
 use buddyscope::metrics::check_invariants;
-use buddyscope::ops::{VmArea, VMALLOC_GFP};
 use buddyscope::page_alloc::Engine;
 use buddyscope::runner::alloc_gfp;
 use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::*;
+use buddyscope::vmalloc::{VmArea, VMALLOC_GFP};
 use buddyscope::zone::PageKind;
 
 /// The zone a sequence runs on.
