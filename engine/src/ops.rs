@@ -11,18 +11,7 @@ use crate::zone::*;
 impl Engine {
     /// The free block (buddy or pcp) that contains `pfn`, if any: `(head, order, on_pcp)`.
     pub fn free_block_containing(&self, pfn: u32) -> Option<(u32, u8, bool)> {
-        let z = &self.zone;
-        for o in 0..=MAX_PAGE_ORDER {
-            let head = pfn & !((1u32 << o) - 1);
-            let k = z.kind[head as usize];
-            if k != PK_OTHER
-                && z.order[head as usize] >= o
-                && head + (1 << z.order[head as usize]) > pfn
-            {
-                return Some((head, z.order[head as usize], k == PK_PCP));
-            }
-        }
-        None
+        self.zone.block_containing(pfn)
     }
 
     /// `free_contig_range` / `__free_contig_frozen_range`, page by page (≤ 7.1, §5.1): one
@@ -42,7 +31,8 @@ impl Engine {
         let mut start: Option<u32> = None;
         for p in pfn..pfn + n {
             // A page someone else still references ends the run; its last put frees it.
-            if self.zone.refcount[p as usize] != 1 || self.zone.kind[p as usize] != PK_OTHER {
+            if self.zone.refcount[p as usize] != 1 || self.zone.kind[p as usize] != PageKind::Other
+            {
                 if let Some(s) = start.take() {
                     self.free_prepared_contig_range(s, p - s, cpu);
                 }
@@ -143,5 +133,35 @@ impl Engine {
         );
         self.exit(KernelFn::alloc_contig_range);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::events::EventKind;
+
+    // In the crate because it takes a page reference by hand (the zone's fields are private
+    // to the crate, and no scenario op pins a page).
+    /// §5.4: pfn=3, n=13 with page 9 still referenced: run [3..8] → 3/0, 4/2, 8/0; page 9 is
+    /// skipped; run [10..15] → 10/1, 12/2.
+    #[test]
+    fn chunked_free_splits_runs_at_a_referenced_page() {
+        let mut e = crate::setup::boot_engine(&crate::setup::ZoneParams::new(262144));
+        assert!(e.alloc_contig_range(3, 13, 7));
+        // Someone else (a compaction scanner, say) holds an extra reference on page 9.
+        e.zone.refcount[9] = 2;
+        e.log.events.clear();
+        e.free_contig_range_chunked(3, 13, 0);
+        let chunks: Vec<(u32, u8)> = e
+            .log
+            .events
+            .iter()
+            .filter_map(|ev| match ev.kind {
+                EventKind::Chunk { pfn, order } => Some((pfn, order)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(chunks, vec![(3, 0), (4, 2), (8, 0), (10, 1), (12, 2)]);
+        assert_eq!(e.zone.refcount[9], 2, "page 9 is not freed by this call");
     }
 }

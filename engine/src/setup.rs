@@ -186,7 +186,7 @@ pub fn boot_free(engine: &mut Engine) {
 pub fn boot_engine(p: &ZoneParams) -> Engine {
     let mut e = Engine::new(new_zone(p));
     boot_free(&mut e);
-    e.zone.stats = Stats::default();
+    e.zone.reset_stats();
     e
 }
 
@@ -234,7 +234,7 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
             e.recording = false;
             procfs::apply_import(&mut e, &imp)?;
             e.recording = true;
-            e.zone.stats = Stats::default();
+            e.zone.reset_stats();
             e
         }
     };

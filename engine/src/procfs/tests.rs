@@ -279,7 +279,7 @@ fn check_consistent(z: &Zone, imp: &ProcImport) {
             assert_eq!(z.refcount[p], 1);
             assert_eq!(z.owner[p], filler_owner(t));
             assert_eq!(z.pflags[p] & PF_LRU != 0, t == MigrateType::Movable);
-            assert_eq!(z.kind[p], PK_OTHER);
+            assert_eq!(z.kind[p], PageKind::Other);
         }
     }
 }
