@@ -522,7 +522,8 @@ impl Zone {
         }
     }
 
-    /// Applies an event forwards. Annotations only move the cost counters.
+    /// Applies an event forwards: a mutation changes the zone; every event moves the cost
+    /// counters it counts towards ([`Stats::count`]).
     ///
     /// Always inlined: every `Engine::emit` site builds one known variant, so the match folds
     /// to that arm (a third fewer instructions on the alloc/free fast path, no larger code).
@@ -545,7 +546,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
-                self.stats.freelist_ops += 1;
             }
             EventKind::FreeListDel { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
@@ -554,7 +554,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
-                self.stats.freelist_ops += 1;
             }
             EventKind::FreeListMove {
                 pfn,
@@ -568,7 +567,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = to as u8;
                 self.blocks_delta(order, from, -1);
                 self.blocks_delta(order, to, 1);
-                self.stats.freelist_ops += 1;
             }
             EventKind::Account { mt, delta } => self.account(mt, delta as i64),
             EventKind::PcpAdd {
@@ -587,7 +585,6 @@ impl Zone {
                 self.order[pfn as usize] = order;
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
-                self.stats.pcp_ops += 1;
             }
             EventKind::PcpDel {
                 cpu, pindex, pfn, ..
@@ -598,7 +595,6 @@ impl Zone {
                 self.order[pfn as usize] = 0;
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
-                self.stats.pcp_ops += 1;
             }
             EventKind::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
             EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, delta as i64),
@@ -624,32 +620,16 @@ impl Zone {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(1);
                 self.set_owner_range(pfn, nr, owner, false);
             }
-            EventKind::Lock { zone, .. } => {
-                if zone {
-                    self.stats.zone_lock += 1
-                } else {
-                    self.stats.pcp_lock += 1
-                }
-            }
-            EventKind::FallbackProbe { .. } => self.stats.fallback_probes += 1,
-            EventKind::Claimed { pageblocks, .. } => {
-                self.stats.pageblocks_claimed += pageblocks as u64
-            }
-            EventKind::ClaimRefused { .. } => self.stats.claims_refused += 1,
-            EventKind::Stolen { alloc_order, .. } => self.stats.pages_stolen += 1 << alloc_order,
-            EventKind::Merge { .. } => self.stats.merges += 1,
-            EventKind::PcpRefill { .. } => self.stats.pcp_refills += 1,
-            EventKind::PcpDrain { .. } => self.stats.pcp_drains += 1,
-            EventKind::Watermark { ok, .. } => {
-                self.stats.watermark_checks += 1;
-                if !ok {
-                    self.stats.watermark_failures += 1
-                }
-            }
-            EventKind::Trace(crate::events::Tracepoint::MmPageFree { order, .. }) => {
-                self.stats.pages_prepared += 1 << order
-            }
-            EventKind::Trace(_)
+            EventKind::Lock { .. }
+            | EventKind::FallbackProbe { .. }
+            | EventKind::Claimed { .. }
+            | EventKind::ClaimRefused { .. }
+            | EventKind::Stolen { .. }
+            | EventKind::Merge { .. }
+            | EventKind::PcpRefill { .. }
+            | EventKind::PcpDrain { .. }
+            | EventKind::Watermark { .. }
+            | EventKind::Trace(_)
             | EventKind::Enter { .. }
             | EventKind::Exit { .. }
             | EventKind::Chunk { .. }
@@ -657,22 +637,12 @@ impl Zone {
             | EventKind::VmallocAttempt { .. }
             | EventKind::Message { .. } => {}
         }
-        if let EventKind::FreeListAdd { end: _, .. } = ev.kind {
-            // expand() is the only place that adds split-off halves; count them here so the
-            // counter also follows replays.
-            if matches!(ev.step, crate::pseudocode::Step::ExpandAddUpper) {
-                self.stats.splits += 1;
-            }
-        }
+        self.stats.count(ev, false);
     }
 
     /// Undoes `apply(ev)`; must be called in reverse event order.
     pub fn unapply(&mut self, ev: &Event) {
-        if let EventKind::FreeListAdd { .. } = ev.kind {
-            if matches!(ev.step, crate::pseudocode::Step::ExpandAddUpper) {
-                self.stats.splits -= 1;
-            }
-        }
+        self.stats.count(ev, true);
         match ev.kind {
             EventKind::FreeListAdd { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
@@ -681,7 +651,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
-                self.stats.freelist_ops -= 1;
             }
             EventKind::FreeListDel {
                 pfn,
@@ -695,7 +664,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
-                self.stats.freelist_ops -= 1;
             }
             EventKind::FreeListMove {
                 pfn,
@@ -709,7 +677,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = from as u8;
                 self.blocks_delta(order, to, -1);
                 self.blocks_delta(order, from, 1);
-                self.stats.freelist_ops -= 1;
             }
             EventKind::Account { mt, delta } => self.account(mt, -(delta as i64)),
             EventKind::PcpAdd {
@@ -721,7 +688,6 @@ impl Zone {
                 self.order[pfn as usize] = 0;
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
-                self.stats.pcp_ops -= 1;
             }
             EventKind::PcpDel {
                 cpu,
@@ -735,7 +701,6 @@ impl Zone {
                 self.order[pfn as usize] = order;
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
-                self.stats.pcp_ops -= 1;
             }
             EventKind::SetPageblock { pb, old, .. } => self.pageblock[pb as usize] = old,
             EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, -(delta as i64)),
@@ -761,32 +726,16 @@ impl Zone {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(0);
                 self.set_owner_range(pfn, nr, NO_OWNER, false);
             }
-            EventKind::Lock { zone, .. } => {
-                if zone {
-                    self.stats.zone_lock -= 1
-                } else {
-                    self.stats.pcp_lock -= 1
-                }
-            }
-            EventKind::FallbackProbe { .. } => self.stats.fallback_probes -= 1,
-            EventKind::Claimed { pageblocks, .. } => {
-                self.stats.pageblocks_claimed -= pageblocks as u64
-            }
-            EventKind::ClaimRefused { .. } => self.stats.claims_refused -= 1,
-            EventKind::Stolen { alloc_order, .. } => self.stats.pages_stolen -= 1 << alloc_order,
-            EventKind::Merge { .. } => self.stats.merges -= 1,
-            EventKind::PcpRefill { .. } => self.stats.pcp_refills -= 1,
-            EventKind::PcpDrain { .. } => self.stats.pcp_drains -= 1,
-            EventKind::Watermark { ok, .. } => {
-                self.stats.watermark_checks -= 1;
-                if !ok {
-                    self.stats.watermark_failures -= 1
-                }
-            }
-            EventKind::Trace(crate::events::Tracepoint::MmPageFree { order, .. }) => {
-                self.stats.pages_prepared -= 1 << order
-            }
-            EventKind::Trace(_)
+            EventKind::Lock { .. }
+            | EventKind::FallbackProbe { .. }
+            | EventKind::Claimed { .. }
+            | EventKind::ClaimRefused { .. }
+            | EventKind::Stolen { .. }
+            | EventKind::Merge { .. }
+            | EventKind::PcpRefill { .. }
+            | EventKind::PcpDrain { .. }
+            | EventKind::Watermark { .. }
+            | EventKind::Trace(_)
             | EventKind::Enter { .. }
             | EventKind::Exit { .. }
             | EventKind::Chunk { .. }
