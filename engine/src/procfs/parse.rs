@@ -507,7 +507,8 @@ pub fn parse_import(
     };
     let managed = zi.as_ref().and_then(|z| z.managed);
     let pageblocks: u64 = blocks.iter().sum();
-    // The size rule lives in scenario.rs; ask it with a scenario of just these fields.
+    // The size rule is `Scenario::resolve_proc_zone_pages`; ask it with a scenario of just these
+    // fields.
     let probe = Scenario {
         zone: ZoneSpec {
             pages: zone_pages,
