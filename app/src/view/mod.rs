@@ -50,7 +50,8 @@ pub fn mt_short(mt: MigrateType) -> &'static str {
     }
 }
 
-/// A human label of the op at index `i`: `#k summary (name)`.
+/// A human label of the op at index `i`: its summary, then its `as` name in quotes if it has
+/// one (callers print the op's position themselves).
 pub fn op_label(run: &buddyscope::runner::Run, i: usize) -> String {
     let rec = &run.ops[i];
     let def = &run.op_defs[rec.def as usize];
