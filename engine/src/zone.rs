@@ -9,12 +9,19 @@ use crate::events::{CounterId, End, Event, EventKind, NIL};
 use crate::types::*;
 use serde::{Deserialize, Serialize};
 
-/// Per-page `kind`: what the first page of a block is.
-pub const PK_OTHER: u8 = 0;
-/// `PageBuddy`: the head of a free block on a `free_area` list.
-pub const PK_BUDDY: u8 = 1;
-/// The head of a block on a pcp list (not PageBuddy: invisible to the buddy allocator).
-pub const PK_PCP: u8 = 2;
+/// Per-page `kind`: what the first page of a block is. One byte per page (the map of a
+/// large zone is copied into every checkpoint).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum PageKind {
+    /// Not the head of a free block: allocated, reserved, or inside a block.
+    #[default]
+    Other,
+    /// `PageBuddy`: the head of a free block on a `free_area` list.
+    Buddy,
+    /// The head of a block on a pcp list (not PageBuddy: invisible to the buddy allocator).
+    Pcp,
+}
 
 /// Per-page flag bit: the approximation of `PageLRU` (§2.7.3: pages allocated as MOVABLE).
 pub const PF_LRU: u8 = 1;
@@ -44,6 +51,14 @@ impl Default for List {
     }
 }
 
+/// Which list a block is on: `zone->free_area[order].free_list[mt]` or
+/// `pcp[cpu]->lists[pindex]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ListId {
+    Buddy { order: u8, mt: MigrateType },
+    Pcp { cpu: u8, pindex: u8 },
+}
+
 /// `struct per_cpu_pages` (§4.1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PerCpuPages {
@@ -63,30 +78,7 @@ pub struct PerCpuPages {
     pub lists: [List; NR_PCP_LISTS],
 }
 
-/// Cost counters, cumulative; a per-operation figure is the difference across the operation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stats {
-    pub zone_lock: u64,
-    pub pcp_lock: u64,
-    /// `free_area` list operations (add, del, move).
-    pub freelist_ops: u64,
-    /// pcp list operations (add, del).
-    pub pcp_ops: u64,
-    /// Pages through `free_pages_prepare` (each `mm_page_free` counts `2^order`).
-    pub pages_prepared: u64,
-    pub fallback_probes: u64,
-    pub pageblocks_claimed: u64,
-    pub claims_refused: u64,
-    pub pages_stolen: u64,
-    pub merges: u64,
-    /// Upper halves split off by `expand`.
-    pub splits: u64,
-    pub pcp_refills: u64,
-    /// `free_pcppages_bulk` calls.
-    pub pcp_drains: u64,
-    pub watermark_checks: u64,
-    pub watermark_failures: u64,
-}
+pub use crate::stats::Stats;
 
 /// Static configuration of a zone (from the scenario's `kernel` and `zone`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,41 +100,41 @@ pub struct ZoneConfig {
 /// One zone.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Zone {
-    pub cfg: ZoneConfig,
+    pub(crate) cfg: ZoneConfig,
     // --- per page (index = pfn - start_pfn) ---
-    pub kind: Vec<u8>,
-    pub order: Vec<u8>,
-    pub next: Vec<u32>,
-    pub prev: Vec<u32>,
-    pub refcount: Vec<u8>,
-    pub pflags: Vec<u8>,
+    pub(crate) kind: Vec<PageKind>,
+    pub(crate) order: Vec<u8>,
+    pub(crate) next: Vec<u32>,
+    pub(crate) prev: Vec<u32>,
+    pub(crate) refcount: Vec<u8>,
+    pub(crate) pflags: Vec<u8>,
     /// Allocation id for allocated pages; the CPU for a pcp head.
-    pub owner: Vec<u32>,
+    pub(crate) owner: Vec<u32>,
     /// For a buddy head: the migratetype of the free list it is on. Normally its pageblock's
     /// type (freelist hygiene), but with mobility grouping disabled a merge across pageblocks
     /// can leave a block on a list other than its pageblock's, exactly as in the kernel
     /// (which warns); `list_del` then unlinks it from the list it is really on. 0 for every
     /// page that is not a buddy head, so that equal states compare equal.
-    pub list_mt: Vec<u8>,
+    pub(crate) list_mt: Vec<u8>,
     // --- per pageblock ---
-    pub pageblock: Vec<u8>,
+    pub(crate) pageblock: Vec<u8>,
     // --- free_area ---
-    pub free_lists: [[List; MT_SLOTS]; NR_PAGE_ORDERS],
-    pub nr_free: [u64; NR_PAGE_ORDERS],
+    pub(crate) free_lists: [[List; MT_SLOTS]; NR_PAGE_ORDERS],
+    pub(crate) nr_free: [u64; NR_PAGE_ORDERS],
     // --- vmstat counters (exact, §7.3) ---
-    pub nr_free_pages: i64,
-    pub nr_free_pages_blocks: i64,
-    pub nr_free_cma: i64,
-    pub nr_free_highatomic: i64,
-    pub nr_reserved_highatomic: i64,
-    pub watermark_boost: i64,
-    pub below_high: bool,
-    pub boosted_watermark: bool,
+    pub(crate) nr_free_pages: i64,
+    pub(crate) nr_free_pages_blocks: i64,
+    pub(crate) nr_free_cma: i64,
+    pub(crate) nr_free_highatomic: i64,
+    pub(crate) nr_reserved_highatomic: i64,
+    pub(crate) watermark_boost: i64,
+    pub(crate) below_high: bool,
+    pub(crate) boosted_watermark: bool,
     /// `_watermark[WMARK_MIN, LOW, HIGH, PROMO]` without the boost.
-    pub watermark: [u64; 4],
-    pub min_free_kbytes: u64,
-    pub pcp: Vec<PerCpuPages>,
-    pub stats: Stats,
+    pub(crate) watermark: [u64; 4],
+    pub(crate) min_free_kbytes: u64,
+    pub(crate) pcp: Vec<PerCpuPages>,
+    pub(crate) stats: Stats,
 }
 
 pub const WMARK_MIN: usize = 0;
@@ -188,7 +180,7 @@ impl Zone {
         let nblocks = n.div_ceil(PAGEBLOCK_NR_PAGES as usize);
         let cpus = cfg.cpus as usize;
         Zone {
-            kind: vec![PK_OTHER; n],
+            kind: vec![PageKind::Other; n],
             order: vec![0; n],
             next: vec![NIL; n],
             prev: vec![NIL; n],
@@ -232,6 +224,87 @@ impl Zone {
         self.cfg.pages
     }
 
+    // ------------------------------------------------------------------ read accessors
+    // The fields are private to the crate: outside it, a zone changes only through
+    // `apply`/`unapply` of events, so a timeline can always step back.
+
+    pub fn cfg(&self) -> &ZoneConfig {
+        &self.cfg
+    }
+
+    /// The cumulative cost counters.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// `free_area[order].nr_free`: free blocks of each order (all migratetypes).
+    pub fn nr_free(&self) -> &[u64; NR_PAGE_ORDERS] {
+        &self.nr_free
+    }
+
+    /// `NR_FREE_PAGES`: pages in the buddy free lists (not on pcp lists, not ISOLATE).
+    pub fn nr_free_pages(&self) -> i64 {
+        self.nr_free_pages
+    }
+
+    pub fn watermark_boost(&self) -> i64 {
+        self.watermark_boost
+    }
+
+    /// The per-CPU pagesets, by CPU.
+    pub fn pcp(&self) -> &[PerCpuPages] {
+        &self.pcp
+    }
+
+    /// What page `pfn` is: the head of a buddy block, of a pcp block, or neither.
+    pub fn page_kind(&self, pfn: u32) -> PageKind {
+        self.kind[pfn as usize]
+    }
+
+    /// The order of the free block headed by `pfn` (`buddy_order`; 0 if not a head).
+    pub fn page_order(&self, pfn: u32) -> u8 {
+        self.order[pfn as usize]
+    }
+
+    /// `page_ref_count`.
+    pub fn page_refcount(&self, pfn: u32) -> u8 {
+        self.refcount[pfn as usize]
+    }
+
+    /// The allocation id holding page `pfn` ([`NO_OWNER`] if none); the CPU for a pcp head.
+    pub fn page_owner(&self, pfn: u32) -> u32 {
+        self.owner[pfn as usize]
+    }
+
+    /// The name of the first field in which `self` and `other` differ (`None` if equal): a
+    /// diagnostic for tests comparing two ways to the same state.
+    pub fn first_difference(&self, other: &Zone) -> Option<&'static str> {
+        let checks: [(&'static str, bool); 12] = [
+            ("cfg", self.cfg != other.cfg),
+            (
+                "kind/order",
+                self.kind != other.kind || self.order != other.order,
+            ),
+            (
+                "list links",
+                self.next != other.next || self.prev != other.prev,
+            ),
+            ("refcount", self.refcount != other.refcount),
+            (
+                "owner/pflags",
+                self.owner != other.owner || self.pflags != other.pflags,
+            ),
+            ("list_mt", self.list_mt != other.list_mt),
+            ("pageblock", self.pageblock != other.pageblock),
+            ("free_lists", self.free_lists != other.free_lists),
+            ("nr_free", self.nr_free != other.nr_free),
+            ("pcp", self.pcp != other.pcp),
+            ("stats", self.stats != other.stats),
+            ("vmstat counters and watermarks", self != other),
+        ];
+        checks.into_iter().find(|c| c.1).map(|c| c.0)
+    }
+
     /// Absolute pfn of a zone-relative index.
     pub fn abs_pfn(&self, idx: u32) -> u64 {
         self.cfg.start_pfn + idx as u64
@@ -263,12 +336,20 @@ impl Zone {
     /// True if `pfn` is the head of a free buddy block of exactly `order`.
     pub fn is_buddy(&self, pfn: u32, order: u8) -> bool {
         (pfn as usize) < self.kind.len()
-            && self.kind[pfn as usize] == PK_BUDDY
+            && self.kind[pfn as usize] == PageKind::Buddy
             && self.order[pfn as usize] == order
     }
 
+    /// The list `l` names.
+    pub fn list(&self, l: ListId) -> &List {
+        match l {
+            ListId::Buddy { order, mt } => &self.free_lists[order as usize][mt.idx()],
+            ListId::Pcp { cpu, pindex } => &self.pcp[cpu as usize].lists[pindex as usize],
+        }
+    }
+
     pub fn free_list(&self, order: u8, mt: MigrateType) -> &List {
-        &self.free_lists[order as usize][mt.idx()]
+        self.list(ListId::Buddy { order, mt })
     }
 
     /// Walks a list from its head (`list_for_each_entry`).
@@ -293,14 +374,36 @@ impl Zone {
         self.watermark[w] + self.watermark_boost as u64
     }
 
+    /// The free block (buddy or pcp) that contains page `pfn`, if any: `(head, order, on_pcp)`.
+    /// Blocks are naturally aligned, so the head is `pfn` rounded down to some order.
+    pub fn block_containing(&self, pfn: u32) -> Option<(u32, u8, bool)> {
+        (0..=MAX_PAGE_ORDER).find_map(|o| {
+            let head = pfn & !((1u32 << o) - 1);
+            let k = self.kind[head as usize];
+            let order = self.order[head as usize];
+            (k != PageKind::Other && order >= o && head + (1 << order) > pfn).then_some((
+                head,
+                order,
+                k == PageKind::Pcp,
+            ))
+        })
+    }
+
     /// Free pages cached on all pcp lists.
     pub fn pcp_pages(&self) -> i64 {
         self.pcp.iter().map(|p| p.count as i64).sum()
     }
 
+    /// Zeroes the cost counters. Setup (boot freeing, the `/proc` import) calls it once the
+    /// zone is built, so a run's counters count only its ops. Not an event: it happens before
+    /// the recorded trace starts, so no timeline ever steps across it.
+    pub(crate) fn reset_stats(&mut self) {
+        self.stats = Stats::default();
+    }
+
     // ------------------------------------------------------------------ list primitives
 
-    fn link_head(&mut self, l: (bool, usize, usize), pfn: u32) {
+    fn link_head(&mut self, l: ListId, pfn: u32) {
         let list = self.list_mut(l);
         let old = list.head;
         list.head = pfn;
@@ -315,7 +418,7 @@ impl Zone {
         }
     }
 
-    fn link_tail(&mut self, l: (bool, usize, usize), pfn: u32) {
+    fn link_tail(&mut self, l: ListId, pfn: u32) {
         let list = self.list_mut(l);
         let old = list.tail;
         list.tail = pfn;
@@ -331,7 +434,7 @@ impl Zone {
     }
 
     /// Inserts after `after` (NIL: at the head). Used to undo an unlink.
-    fn link_after(&mut self, l: (bool, usize, usize), after: u32, pfn: u32) {
+    fn link_after(&mut self, l: ListId, after: u32, pfn: u32) {
         if after == NIL {
             return self.link_head(l, pfn);
         }
@@ -347,7 +450,7 @@ impl Zone {
     }
 
     /// Unlinks and returns the previous neighbour (NIL if it was the head).
-    fn unlink(&mut self, l: (bool, usize, usize), pfn: u32) -> u32 {
+    fn unlink(&mut self, l: ListId, pfn: u32) -> u32 {
         let p = self.prev[pfn as usize];
         let n = self.next[pfn as usize];
         if p != NIL {
@@ -369,12 +472,10 @@ impl Zone {
         p
     }
 
-    /// `(is_pcp, a, b)`: `free_lists[a][b]` or `pcp[a].lists[b]`.
-    fn list_mut(&mut self, l: (bool, usize, usize)) -> &mut List {
-        if l.0 {
-            &mut self.pcp[l.1].lists[l.2]
-        } else {
-            &mut self.free_lists[l.1][l.2]
+    fn list_mut(&mut self, l: ListId) -> &mut List {
+        match l {
+            ListId::Buddy { order, mt } => &mut self.free_lists[order as usize][mt.idx()],
+            ListId::Pcp { cpu, pindex } => &mut self.pcp[cpu as usize].lists[pindex as usize],
         }
     }
 
@@ -421,7 +522,8 @@ impl Zone {
         }
     }
 
-    /// Applies an event forwards. Annotations only move the cost counters.
+    /// Applies an event forwards: a mutation changes the zone; every event moves the cost
+    /// counters it counts towards ([`Stats::count`]).
     ///
     /// Always inlined: every `Engine::emit` site builds one known variant, so the match folds
     /// to that arm (a third fewer instructions on the alloc/free fast path, no larger code).
@@ -434,26 +536,24 @@ impl Zone {
                 mt,
                 end,
             } => {
-                let l = (false, order as usize, mt.idx());
+                let l = ListId::Buddy { order, mt };
                 match end {
                     End::Head => self.link_head(l, pfn),
                     End::Tail => self.link_tail(l, pfn),
                 }
-                self.kind[pfn as usize] = PK_BUDDY;
+                self.kind[pfn as usize] = PageKind::Buddy;
                 self.order[pfn as usize] = order;
                 self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
-                self.stats.freelist_ops += 1;
             }
             EventKind::FreeListDel { pfn, order, mt, .. } => {
-                self.unlink((false, order as usize, mt.idx()), pfn);
-                self.kind[pfn as usize] = PK_OTHER;
+                self.unlink(ListId::Buddy { order, mt }, pfn);
+                self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
                 self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
-                self.stats.freelist_ops += 1;
             }
             EventKind::FreeListMove {
                 pfn,
@@ -462,12 +562,11 @@ impl Zone {
                 to,
                 ..
             } => {
-                self.unlink((false, order as usize, from.idx()), pfn);
-                self.link_tail((false, order as usize, to.idx()), pfn);
+                self.unlink(ListId::Buddy { order, mt: from }, pfn);
+                self.link_tail(ListId::Buddy { order, mt: to }, pfn);
                 self.list_mt[pfn as usize] = to as u8;
                 self.blocks_delta(order, from, -1);
                 self.blocks_delta(order, to, 1);
-                self.stats.freelist_ops += 1;
             }
             EventKind::Account { mt, delta } => self.account(mt, delta as i64),
             EventKind::PcpAdd {
@@ -476,28 +575,26 @@ impl Zone {
                 pfn,
                 end,
             } => {
-                let l = (true, cpu as usize, pindex as usize);
+                let l = ListId::Pcp { cpu, pindex };
                 match end {
                     End::Head => self.link_head(l, pfn),
                     End::Tail => self.link_tail(l, pfn),
                 }
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PK_PCP;
+                self.kind[pfn as usize] = PageKind::Pcp;
                 self.order[pfn as usize] = order;
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
-                self.stats.pcp_ops += 1;
             }
             EventKind::PcpDel {
                 cpu, pindex, pfn, ..
             } => {
-                self.unlink((true, cpu as usize, pindex as usize), pfn);
+                self.unlink(ListId::Pcp { cpu, pindex }, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PK_OTHER;
+                self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
-                self.stats.pcp_ops += 1;
             }
             EventKind::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
             EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, delta as i64),
@@ -523,32 +620,16 @@ impl Zone {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(1);
                 self.set_owner_range(pfn, nr, owner, false);
             }
-            EventKind::Lock { zone, .. } => {
-                if zone {
-                    self.stats.zone_lock += 1
-                } else {
-                    self.stats.pcp_lock += 1
-                }
-            }
-            EventKind::FallbackProbe { .. } => self.stats.fallback_probes += 1,
-            EventKind::Claimed { pageblocks, .. } => {
-                self.stats.pageblocks_claimed += pageblocks as u64
-            }
-            EventKind::ClaimRefused { .. } => self.stats.claims_refused += 1,
-            EventKind::Stolen { alloc_order, .. } => self.stats.pages_stolen += 1 << alloc_order,
-            EventKind::Merge { .. } => self.stats.merges += 1,
-            EventKind::PcpRefill { .. } => self.stats.pcp_refills += 1,
-            EventKind::PcpDrain { .. } => self.stats.pcp_drains += 1,
-            EventKind::Watermark { ok, .. } => {
-                self.stats.watermark_checks += 1;
-                if !ok {
-                    self.stats.watermark_failures += 1
-                }
-            }
-            EventKind::Trace(crate::events::Tracepoint::MmPageFree { order, .. }) => {
-                self.stats.pages_prepared += 1 << order
-            }
-            EventKind::Trace(_)
+            EventKind::Lock { .. }
+            | EventKind::FallbackProbe { .. }
+            | EventKind::Claimed { .. }
+            | EventKind::ClaimRefused { .. }
+            | EventKind::Stolen { .. }
+            | EventKind::Merge { .. }
+            | EventKind::PcpRefill { .. }
+            | EventKind::PcpDrain { .. }
+            | EventKind::Watermark { .. }
+            | EventKind::Trace(_)
             | EventKind::Enter { .. }
             | EventKind::Exit { .. }
             | EventKind::Chunk { .. }
@@ -556,31 +637,20 @@ impl Zone {
             | EventKind::VmallocAttempt { .. }
             | EventKind::Message { .. } => {}
         }
-        if let EventKind::FreeListAdd { end: _, .. } = ev.kind {
-            // expand() is the only place that adds split-off halves; count them here so the
-            // counter also follows replays.
-            if matches!(ev.step, crate::pseudocode::Step::ExpandAddUpper) {
-                self.stats.splits += 1;
-            }
-        }
+        self.stats.count(ev, false);
     }
 
     /// Undoes `apply(ev)`; must be called in reverse event order.
     pub fn unapply(&mut self, ev: &Event) {
-        if let EventKind::FreeListAdd { .. } = ev.kind {
-            if matches!(ev.step, crate::pseudocode::Step::ExpandAddUpper) {
-                self.stats.splits -= 1;
-            }
-        }
+        self.stats.count(ev, true);
         match ev.kind {
             EventKind::FreeListAdd { pfn, order, mt, .. } => {
-                self.unlink((false, order as usize, mt.idx()), pfn);
-                self.kind[pfn as usize] = PK_OTHER;
+                self.unlink(ListId::Buddy { order, mt }, pfn);
+                self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
                 self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
-                self.stats.freelist_ops -= 1;
             }
             EventKind::FreeListDel {
                 pfn,
@@ -588,13 +658,12 @@ impl Zone {
                 mt,
                 prev,
             } => {
-                self.link_after((false, order as usize, mt.idx()), prev, pfn);
-                self.kind[pfn as usize] = PK_BUDDY;
+                self.link_after(ListId::Buddy { order, mt }, prev, pfn);
+                self.kind[pfn as usize] = PageKind::Buddy;
                 self.order[pfn as usize] = order;
                 self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
-                self.stats.freelist_ops -= 1;
             }
             EventKind::FreeListMove {
                 pfn,
@@ -603,24 +672,22 @@ impl Zone {
                 to,
                 prev,
             } => {
-                self.unlink((false, order as usize, to.idx()), pfn);
-                self.link_after((false, order as usize, from.idx()), prev, pfn);
+                self.unlink(ListId::Buddy { order, mt: to }, pfn);
+                self.link_after(ListId::Buddy { order, mt: from }, prev, pfn);
                 self.list_mt[pfn as usize] = from as u8;
                 self.blocks_delta(order, to, -1);
                 self.blocks_delta(order, from, 1);
-                self.stats.freelist_ops -= 1;
             }
             EventKind::Account { mt, delta } => self.account(mt, -(delta as i64)),
             EventKind::PcpAdd {
                 cpu, pindex, pfn, ..
             } => {
-                self.unlink((true, cpu as usize, pindex as usize), pfn);
+                self.unlink(ListId::Pcp { cpu, pindex }, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PK_OTHER;
+                self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
-                self.stats.pcp_ops -= 1;
             }
             EventKind::PcpDel {
                 cpu,
@@ -628,13 +695,12 @@ impl Zone {
                 pfn,
                 prev,
             } => {
-                self.link_after((true, cpu as usize, pindex as usize), prev, pfn);
+                self.link_after(ListId::Pcp { cpu, pindex }, prev, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PK_PCP;
+                self.kind[pfn as usize] = PageKind::Pcp;
                 self.order[pfn as usize] = order;
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
-                self.stats.pcp_ops -= 1;
             }
             EventKind::SetPageblock { pb, old, .. } => self.pageblock[pb as usize] = old,
             EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, -(delta as i64)),
@@ -660,32 +726,16 @@ impl Zone {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(0);
                 self.set_owner_range(pfn, nr, NO_OWNER, false);
             }
-            EventKind::Lock { zone, .. } => {
-                if zone {
-                    self.stats.zone_lock -= 1
-                } else {
-                    self.stats.pcp_lock -= 1
-                }
-            }
-            EventKind::FallbackProbe { .. } => self.stats.fallback_probes -= 1,
-            EventKind::Claimed { pageblocks, .. } => {
-                self.stats.pageblocks_claimed -= pageblocks as u64
-            }
-            EventKind::ClaimRefused { .. } => self.stats.claims_refused -= 1,
-            EventKind::Stolen { alloc_order, .. } => self.stats.pages_stolen -= 1 << alloc_order,
-            EventKind::Merge { .. } => self.stats.merges -= 1,
-            EventKind::PcpRefill { .. } => self.stats.pcp_refills -= 1,
-            EventKind::PcpDrain { .. } => self.stats.pcp_drains -= 1,
-            EventKind::Watermark { ok, .. } => {
-                self.stats.watermark_checks -= 1;
-                if !ok {
-                    self.stats.watermark_failures -= 1
-                }
-            }
-            EventKind::Trace(crate::events::Tracepoint::MmPageFree { order, .. }) => {
-                self.stats.pages_prepared -= 1 << order
-            }
-            EventKind::Trace(_)
+            EventKind::Lock { .. }
+            | EventKind::FallbackProbe { .. }
+            | EventKind::Claimed { .. }
+            | EventKind::ClaimRefused { .. }
+            | EventKind::Stolen { .. }
+            | EventKind::Merge { .. }
+            | EventKind::PcpRefill { .. }
+            | EventKind::PcpDrain { .. }
+            | EventKind::Watermark { .. }
+            | EventKind::Trace(_)
             | EventKind::Enter { .. }
             | EventKind::Exit { .. }
             | EventKind::Chunk { .. }

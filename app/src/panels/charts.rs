@@ -2,7 +2,7 @@
 //! fragmentation indices at the cursor, and the cost of each top-level op (before/after).
 //!
 //! Chart data changes once per op: the charts show the state after the ops completed at the
-//! cursor ([`super::ops_done`]) and redraw only when that number, the run, the theme or the
+//! cursor ([`Timeline::ops_done`](buddyscope::timeline::Timeline::ops_done)) and redraw only when that number, the run, the theme or the
 //! size changes — never once per event.
 
 use std::collections::hash_map::DefaultHasher;
@@ -19,7 +19,6 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::ops_done;
 use crate::state::AppState;
 
 const ORDERS: usize = 11;
@@ -132,15 +131,7 @@ pub struct CostGroup {
 pub const COST_METRICS: [&str; 4] = ["zone_lock", "pcp_ops", "freelist_ops", "pages_prepared"];
 
 fn cost_values(s: &Stats) -> [u64; 4] {
-    [s.zone_lock, s.pcp_ops, s.freelist_ops, s.pages_prepared]
-}
-
-fn add(a: &mut Stats, b: &Stats) {
-    a.zone_lock += b.zone_lock;
-    a.pcp_lock += b.pcp_lock;
-    a.freelist_ops += b.freelist_ops;
-    a.pcp_ops += b.pcp_ops;
-    a.pages_prepared += b.pages_prepared;
+    COST_METRICS.map(|m| s.get(m).expect("a counter of Stats::DEFS"))
 }
 
 /// `ops[3].ops[0]` → `ops[3]`.
@@ -171,7 +162,7 @@ pub fn cost_groups(run: &Run) -> (Vec<CostGroup>, usize) {
                 groups.len() - 1
             }
         };
-        add(&mut groups[at].cost, &rec.cost);
+        groups[at].cost += rec.cost;
         groups[at].last_op = i;
     }
     let total = groups.len();
@@ -222,7 +213,7 @@ fn draw_free_pages(
     // State i = after i ops (0 = the initial state).
     let state = |i: usize| -> &[u64; ORDERS] {
         if i == 0 {
-            &run.initial.nr_free
+            run.initial.nr_free()
         } else {
             &run.ops[i - 1].nr_free_after
         }
@@ -477,7 +468,7 @@ pub fn ChartsPanel() -> impl IntoView {
             (
                 text_hash(&s.text),
                 s.timeline.run.ops.len(),
-                ops_done(&s.timeline),
+                s.timeline.ops_done(),
             )
         })
     });
@@ -503,7 +494,7 @@ pub fn ChartsPanel() -> impl IntoView {
         state.with_untracked(|s| {
             let run = &s.timeline.run;
             let nr_free = if done == 0 {
-                run.initial.nr_free
+                *run.initial.nr_free()
             } else {
                 run.ops[done - 1].nr_free_after
             };
@@ -633,7 +624,7 @@ mod tests {
         assert!(groups[0].cost.pcp_ops > 100 * groups[2].cost.pcp_ops);
         assert_eq!(groups[0].cost.pages_prepared, groups[2].cost.pages_prepared);
         let sum: u64 = groups.iter().map(|g| g.cost.pcp_ops).sum();
-        assert_eq!(sum, s.timeline.run.final_zone.stats.pcp_ops);
+        assert_eq!(sum, s.timeline.run.final_zone.stats().pcp_ops);
         assert_eq!(groups[2].last_op, s.timeline.run.ops.len() - 1);
     }
 

@@ -1,6 +1,5 @@
 //! Live cost counters at the cursor (the zone's cumulative `Stats`, plus a few zone fields).
 
-use buddyscope::report::stat_rows;
 use leptos::prelude::*;
 
 use crate::state::AppState;
@@ -36,10 +35,8 @@ fn rows(state: AppState) -> Vec<(&'static str, i64)> {
         .with(|s| {
             let t = &s.timeline;
             let z = t.zone();
-            let mut v: Vec<(&'static str, i64)> = stat_rows(&z.stats)
-                .iter()
-                .map(|&(n, x)| (n, x as i64))
-                .collect();
+            let mut v: Vec<(&'static str, i64)> =
+                z.stats().iter().map(|(d, x)| (d.name, x as i64)).collect();
             let touched = if t.pos() == 0 {
                 0
             } else {
@@ -48,8 +45,8 @@ fn rows(state: AppState) -> Vec<(&'static str, i64)> {
                     .unwrap_or(0)
             };
             v.push(("pageblocks_touched", touched as i64));
-            v.push(("nr_free_pages", z.nr_free_pages));
-            v.push(("watermark_boost", z.watermark_boost));
+            v.push(("nr_free_pages", z.nr_free_pages()));
+            v.push(("watermark_boost", z.watermark_boost()));
             v
         })
         .unwrap_or_default()

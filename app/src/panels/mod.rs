@@ -12,12 +12,3 @@ pub use charts::ChartsPanel;
 pub use counters::CountersPanel;
 pub use pseudocode::PseudocodePanel;
 pub use scenario::ScenarioPanel;
-
-use buddyscope::timeline::Timeline;
-
-/// Number of ops completed at the cursor: the charts show the state after that many ops
-/// (chart data changes once per op, not once per event).
-pub fn ops_done(t: &Timeline) -> usize {
-    let pos = t.pos();
-    t.run.ops.partition_point(|o| o.end <= pos)
-}

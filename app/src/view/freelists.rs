@@ -84,7 +84,7 @@ pub fn FreeLists() -> impl IntoView {
                 };
                 Snap {
                     cells,
-                    nr_free: z.nr_free,
+                    nr_free: *z.nr_free(),
                     touched,
                 }
             })

@@ -15,13 +15,13 @@
 use buddyscope::procfs::filler_owner_mt;
 use buddyscope::runner::Run;
 use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
-use buddyscope::zone::{Zone, NO_OWNER, PK_BUDDY, PK_OTHER, PK_PCP};
+use buddyscope::zone::{PageKind, Zone};
 use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 use super::palette::{self, frame_width, Palette, Rgba};
-use super::{expose, now_ms, pfn_hex, touched, DarkMode};
+use super::{expose, now_ms, pfn_hex, DarkMode};
 use crate::state::{AppState, Session};
 
 /// Cell sizes (pixels per page side) the zoom offers.
@@ -132,7 +132,7 @@ struct Renderer {
 /// A page's block, as the engine's per-page arrays say: `(kind, order, head)`.
 #[derive(Clone, Copy)]
 struct BlockOf {
-    kind: u8,
+    kind: PageKind,
     order: u8,
     head: u32,
 }
@@ -141,16 +141,16 @@ struct BlockOf {
 /// alignment below `start` (blocks are aligned and never overlap).
 fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
     let none = BlockOf {
-        kind: PK_OTHER,
+        kind: PageKind::Other,
         order: 0,
         head: u32::MAX,
     };
     let mut out = vec![none; (end - start) as usize];
     let mut p = start & !1023;
     while p < end {
-        let k = z.kind[p as usize];
-        if k != PK_OTHER {
-            let o = z.order[p as usize];
+        let k = z.page_kind(p);
+        if k != PageKind::Other {
+            let o = z.page_order(p);
             let len = 1u32 << o;
             for q in p.max(start)..(p + len).min(end) {
                 out[(q - start) as usize] = BlockOf {
@@ -165,27 +165,6 @@ fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
         }
     }
     out
-}
-
-/// The free/pcp block containing page `idx`, if any.
-fn block_at(z: &Zone, idx: u32) -> Option<BlockOf> {
-    (0..=10u8).find_map(|o| {
-        let head = idx & !((1u32 << o) - 1);
-        let k = z.kind[head as usize];
-        (k != PK_OTHER && head + (1u32 << z.order[head as usize]) > idx).then(|| BlockOf {
-            kind: k,
-            order: z.order[head as usize],
-            head,
-        })
-    })
-}
-
-/// The allocation type of an owner, if it is one (filler owners: their pageblock type).
-fn owner_mt(run: &Run, owner: u32) -> Option<MigrateType> {
-    if owner == NO_OWNER {
-        return None;
-    }
-    filler_owner_mt(owner).or_else(|| run.owners.get(owner as usize).map(|o| o.mt))
 }
 
 fn put(buf: &mut [u8], stride: u32, x: u32, y: u32, c: Rgba) {
@@ -237,11 +216,11 @@ fn paint_tile(
         let b = blocks[i as usize];
         let highlighted = idx >= hl0 && idx < hl1;
         let (base, pattern) = match b.kind {
-            PK_BUDDY => (pal.free[b.order as usize], Pattern::None),
-            PK_PCP => (pal.pcp, Pattern::Hatch),
+            PageKind::Buddy => (pal.free[b.order as usize], Pattern::None),
+            PageKind::Pcp => (pal.pcp, Pattern::Hatch),
             _ => {
-                let owner = z.owner[idx as usize];
-                match owner_mt(run, owner) {
+                let owner = z.page_owner(idx);
+                match run.owner_mt(owner) {
                     Some(omt) => {
                         let tone = if filler_owner_mt(owner).is_some() {
                             pal.filler
@@ -258,7 +237,7 @@ fn paint_tile(
         };
         let base = if highlighted { pal.highlight } else { base };
         // The block's rectangle inside this tile (free and pcp blocks), for edges.
-        let rect = (b.kind != PK_OTHER && c >= 4).then(|| block_rect(b, start));
+        let rect = (b.kind != PageKind::Other && c >= 4).then(|| block_rect(b, start));
         for py in 0..c {
             for px in 0..c {
                 let (x, y) = (x0 + px, y0 + py);
@@ -350,7 +329,7 @@ impl Renderer {
         let key = (s.text.as_ptr() as usize, s.text.len(), tl.len());
         let pos = tl.pos();
         let pal = palette::palette(dark);
-        let hl = tl.current().and_then(|e| touched(&e.kind));
+        let hl = tl.current().and_then(|e| e.kind.touched_pages());
         let Some(ctx) = context(canvas) else {
             return false;
         };
@@ -364,7 +343,7 @@ impl Renderer {
             let (lo, hi) = (pos.min(self.pos), pos.max(self.pos));
             let events = &run.log.events;
             let mut mark = |i: u32| {
-                if let Some((s, n)) = events.get(i as usize).and_then(|e| touched(&e.kind)) {
+                if let Some((s, n)) = events.get(i as usize).and_then(|e| e.kind.touched_pages()) {
                     let first = s / PAGEBLOCK_NR_PAGES;
                     let last = (s + n.max(1) - 1) / PAGEBLOCK_NR_PAGES;
                     dirty.extend(first..=last.min(nb - 1));
@@ -423,7 +402,7 @@ impl Renderer {
                 let _ = canvas.set_attribute(k, &v.to_string());
             }
         }
-        let _ = canvas.set_attribute("data-start-pfn", &z.cfg.start_pfn.to_string());
+        let _ = canvas.set_attribute("data-start-pfn", &z.cfg().start_pfn.to_string());
         self.geom = Some(g);
         self.run_key = key;
         self.dark = dark;
@@ -446,21 +425,21 @@ fn describe(s: &Session, idx: u32) -> Vec<String> {
         format!("pfn {}", pfn_hex(z, idx)),
         format!("pageblock {pb}: {}", pbmt.kernel_name()),
     ];
-    match block_at(z, idx) {
-        Some(b) if b.kind == PK_BUDDY => out.push(format!(
+    match z.block_containing(idx) {
+        Some((head, order, false)) => out.push(format!(
             "free: order-{} block at {} ({} pages)",
-            b.order,
-            pfn_hex(z, b.head),
-            1u32 << b.order
+            order,
+            pfn_hex(z, head),
+            1u32 << order
         )),
-        Some(b) => out.push(format!(
+        Some((head, order, true)) => out.push(format!(
             "on the pcp of CPU {}: order-{} block at {}",
-            z.owner[b.head as usize],
-            b.order,
-            pfn_hex(z, b.head)
+            z.page_owner(head),
+            order,
+            pfn_hex(z, head)
         )),
         None => {
-            let owner = z.owner[idx as usize];
+            let owner = z.page_owner(idx);
             if let Some(fmt) = filler_owner_mt(owner) {
                 out.push(format!(
                     "allocated (imported from /proc, {} pageblock filler)",
@@ -486,10 +465,10 @@ fn describe(s: &Session, idx: u32) -> Vec<String> {
             } else {
                 out.push("reserved: not free, no recorded owner".to_string());
             }
-            out.push(format!("refcount {}", z.refcount[idx as usize]));
+            out.push(format!("refcount {}", z.page_refcount(idx)));
         }
     }
-    if let Some((s0, n)) = tl.current().and_then(|e| touched(&e.kind)) {
+    if let Some((s0, n)) = tl.current().and_then(|e| e.kind.touched_pages()) {
         if idx >= s0 && idx - s0 < n {
             out.push("touched by the current event".to_string());
         }
@@ -642,8 +621,8 @@ pub fn MemoryMap() -> impl IntoView {
                     "{} pages ({} pageblocks), pfn {:#x}\u{2013}{:#x}",
                     z.pages(),
                     z.nr_pageblocks(),
-                    z.cfg.start_pfn,
-                    z.cfg.start_pfn + z.pages() as u64 - 1
+                    z.cfg().start_pfn,
+                    z.cfg().start_pfn + z.pages() as u64 - 1
                 )
             })
             .unwrap_or_default()

@@ -41,7 +41,7 @@ pub fn PcpLists() -> impl IntoView {
             .with(|s| {
                 let z = s.timeline.zone();
                 let cpus = z
-                    .pcp
+                    .pcp()
                     .iter()
                     .map(|p| CpuSnap {
                         count: p.count,

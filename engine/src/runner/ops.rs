@@ -1,0 +1,499 @@
+//! The semantics of each op as the scenario contract pins them: one function per op, each
+//! returning its outcome in words (and the pageblocks it touched where that is a figure).
+
+use super::{alloc_gfp, mt_gfp, pageblocks_of, Handle, Runner};
+use crate::events::*;
+use crate::pseudocode::Step;
+use crate::scenario::{DrainTarget, Op};
+use crate::types::*;
+use crate::vmalloc::VMALLOC_GFP;
+use crate::workload::{Workload, WorkloadStep};
+use crate::zone::PageKind;
+
+impl Runner<'_> {
+    /// One leaf op as one op record: the op's own function does the work and returns the
+    /// outcome text and the pageblocks it touched.
+    pub(super) fn run_leaf(&mut self, op: &Op, def: u32) {
+        let start = self.begin(def);
+        let cpu = op.cpu() as usize;
+        let (outcome, touched) = match op {
+            Op::Alloc {
+                order,
+                mt,
+                highatomic,
+                ..
+            } => self.op_alloc(op, def, *order, *mt, *highatomic, cpu),
+            Op::Split { ref_name, .. } => (self.op_split(ref_name), 0),
+            Op::Free { ref_name, page, .. } => (self.op_free(ref_name, *page, cpu), 0),
+            Op::AllocContigRange { pfn, nr_pages, .. } => {
+                self.op_alloc_contig_range(op, def, *pfn, *nr_pages)
+            }
+            Op::FreeContigRange {
+                ref_name,
+                pfn,
+                nr_pages,
+                method,
+                ..
+            } => {
+                let method = self.s.free_contig_range_method(*method);
+                let outcome =
+                    self.op_free_contig_range(ref_name.as_deref(), *pfn, *nr_pages, method, cpu);
+                (outcome, 0)
+            }
+            Op::Vmalloc {
+                pages, strategy, ..
+            } => self.op_vmalloc(op, def, *pages, *strategy, cpu),
+            Op::Vfree {
+                ref_name, method, ..
+            } => (self.op_vfree(ref_name, *method, cpu), 0),
+            Op::Drain { cpu: target, .. } => (self.op_drain(target), 0),
+            Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_ops"),
+        };
+        self.end(def, start, touched, outcome);
+    }
+
+    /// `alloc`: `alloc_pages` with the gfp of [`alloc_gfp`] (`GFP_ATOMIC` for `highatomic`).
+    fn op_alloc(
+        &mut self,
+        op: &Op,
+        def: u32,
+        order: u8,
+        mt: MigrateType,
+        highatomic: bool,
+        cpu: usize,
+    ) -> (String, u32) {
+        let owner = self.new_owner(def, mt, 0);
+        let gfp = alloc_gfp(mt, highatomic);
+        let lru = mt == MigrateType::Movable;
+        match self.engine.alloc_pages(gfp, order, cpu, owner, lru) {
+            Some(pfn) => {
+                self.bind(
+                    op,
+                    Handle::Alloc {
+                        pfn,
+                        order,
+                        split: false,
+                        owner,
+                        cpu,
+                    },
+                );
+                let outcome = format!(
+                    "order-{order} block at pfn {:#x}",
+                    self.engine.zone.abs_pfn(pfn)
+                );
+                (outcome, 1)
+            }
+            None => {
+                self.bind(op, Handle::Failed);
+                self.engine.message(
+                    Step::OpFailure,
+                    MsgLevel::Failure,
+                    format!("alloc order {order} failed"),
+                );
+                ("failed".into(), 0)
+            }
+        }
+    }
+
+    /// `split`: `split_page` of a held high-order allocation into order-0 pages.
+    fn op_split(&mut self, ref_name: &str) -> String {
+        match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
+            Some((
+                h,
+                Handle::Alloc {
+                    pfn,
+                    order,
+                    split,
+                    owner,
+                    cpu: c,
+                },
+            )) => {
+                if self.held(pfn, 1, owner).is_empty() {
+                    self.warn(format!("split {ref_name}: already freed, skipped"))
+                } else if split || order == 0 {
+                    "nothing to split".into()
+                } else {
+                    self.engine.split_page(pfn, order);
+                    self.handles[h] = Handle::Alloc {
+                        pfn,
+                        order,
+                        split: true,
+                        owner,
+                        cpu: c,
+                    };
+                    format!("{} order-0 pages", 1u32 << order)
+                }
+            }
+            _ => self.warn(format!("split {ref_name}: the allocation failed, skipped")),
+        }
+    }
+
+    /// `alloc_contig_range`: a Movable range at an absolute pfn, all or nothing.
+    fn op_alloc_contig_range(
+        &mut self,
+        op: &Op,
+        def: u32,
+        pfn: u64,
+        nr_pages: u64,
+    ) -> (String, u32) {
+        let owner = self.new_owner(def, MigrateType::Movable, 0);
+        let rel = (pfn - self.engine.zone.cfg.start_pfn) as u32;
+        let n = nr_pages as u32;
+        if self.engine.alloc_contig_range(rel, n, owner) {
+            self.bind(
+                op,
+                Handle::Contig {
+                    pfn: rel,
+                    nr: n,
+                    owner,
+                },
+            );
+            (
+                format!("{n} pages at pfn {pfn:#x}"),
+                pageblocks_of(rel..rel + n),
+            )
+        } else {
+            self.bind(op, Handle::Failed);
+            ("failed: range in use".into(), 0)
+        }
+    }
+
+    /// `vmalloc`: populate an area by the strategy; a failed area is freed again at once.
+    fn op_vmalloc(
+        &mut self,
+        op: &Op,
+        def: u32,
+        pages: u64,
+        strategy: Option<VmallocStrategy>,
+        cpu: usize,
+    ) -> (String, u32) {
+        let strategy = self.s.vmalloc_strategy(strategy);
+        let owner = self.new_owner(def, MigrateType::Unmovable, 0);
+        let (area, ok) = self.engine.vmalloc(
+            u32::try_from(pages).unwrap_or(u32::MAX),
+            strategy,
+            cpu,
+            owner,
+            VMALLOC_GFP,
+        );
+        let orders: Vec<String> = area
+            .attempts
+            .iter()
+            .filter(|a| a.0 > 0 || !a.1)
+            .map(|&(o, okk)| {
+                if okk {
+                    o.to_string()
+                } else {
+                    format!("{o}✗")
+                }
+            })
+            .collect();
+        let touched = pageblocks_of(area.all_pages().into_iter());
+        if ok {
+            let out = format!(
+                "{} pages; large orders [{}], {} order-0",
+                area.pages.len(),
+                orders.join(", "),
+                area.attempts.iter().filter(|a| a.0 == 0 && a.1).count()
+            );
+            self.bind(
+                op,
+                Handle::Vmalloc {
+                    area,
+                    owner,
+                    freed: false,
+                },
+            );
+            (out, touched)
+        } else {
+            let method = self.s.vfree_method(None);
+            let when = if self.s.kernel == Kernel::V6_18 {
+                "immediately"
+            } else {
+                "deferred"
+            };
+            self.engine.message(
+                Step::OpFailure,
+                MsgLevel::Failure,
+                format!(
+                    "vmalloc of {pages} pages failed after {} pages; area freed ({when})",
+                    area.pages.len()
+                ),
+            );
+            self.engine.vfree(&area, method, cpu);
+            self.bind(op, Handle::Failed);
+            ("failed".into(), touched)
+        }
+    }
+
+    /// `vfree`: free what a vmalloc area still holds.
+    fn op_vfree(&mut self, ref_name: &str, method: Option<FreeMethod>, cpu: usize) -> String {
+        let method = self.s.vfree_method(method);
+        match self.lookup(ref_name) {
+            Some(h) => match self.handles[h].clone() {
+                Handle::Vmalloc {
+                    area,
+                    owner,
+                    freed: false,
+                } => {
+                    // Pages a pfn-based free_contig_range already released are no
+                    // longer the area's (the contract leaves this undefined): free only
+                    // what the area still holds, never a page twice.
+                    let held = self.held_area(&area, owner);
+                    if held.pages.len() + held.array.as_ref().map_or(0, |a| a.all_pages().len())
+                        < area.all_pages().len()
+                    {
+                        self.warn(format!(
+                            "vfree {ref_name}: some pages were already freed by pfn; only the pages still held are freed"
+                        ));
+                    }
+                    self.engine.vfree(&held, method, cpu);
+                    self.handles[h] = Handle::Vmalloc {
+                        area,
+                        owner,
+                        freed: true,
+                    };
+                    "freed".into()
+                }
+                Handle::Vmalloc { .. } => {
+                    self.warn(format!("vfree {ref_name}: already freed, skipped"))
+                }
+                _ => self.warn(format!("vfree {ref_name}: the allocation failed, skipped")),
+            },
+            None => self.warn(format!("vfree {ref_name}: unknown name")),
+        }
+    }
+
+    /// `drain`: `drain_pages_zone` for one CPU, or for every CPU whose pcp holds pages.
+    fn op_drain(&mut self, target: &DrainTarget) -> String {
+        match target {
+            DrainTarget::Cpu(c) => self.engine.drain_pages_zone(*c as usize),
+            DrainTarget::All => {
+                for c in 0..self.engine.zone.pcp.len() {
+                    if self.engine.zone.pcp[c].count != 0 {
+                        self.engine.drain_pages_zone(c);
+                    }
+                }
+            }
+        }
+        "drained".into()
+    }
+
+    fn op_free(&mut self, name: &str, page: Option<u64>, cpu: usize) -> String {
+        let Some(h) = self.lookup(name) else {
+            return self.warn(format!("free {name}: unknown name"));
+        };
+        match self.handles[h].clone() {
+            Handle::Failed => self.warn(format!("free {name}: the allocation failed, skipped")),
+            Handle::Vmalloc { .. } => self.warn(format!("free {name}: use vfree for a vmalloc")),
+            Handle::Alloc {
+                pfn,
+                order,
+                split,
+                owner,
+                ..
+            } => {
+                let n = 1u32 << order;
+                if let Some(i) = page {
+                    if !split && order > 0 {
+                        return self.warn(format!(
+                            "free {name} page {i}: the order-{order} block is not split; refused"
+                        ));
+                    }
+                    if i >= n as u64 {
+                        return self.warn(format!(
+                            "free {name} page {i}: beyond the {n}-page allocation; refused"
+                        ));
+                    }
+                    let p = pfn + i as u32;
+                    if self.held(p, 1, owner).is_empty() {
+                        return self.warn(format!("free {name} page {i}: already freed; refused"));
+                    }
+                    self.engine.free_pages(p, 0, cpu);
+                    return format!("page {i} freed");
+                }
+                if split {
+                    let held = self.held(pfn, n, owner);
+                    if held.is_empty() {
+                        return self.warn(format!("free {name}: already freed, skipped"));
+                    }
+                    for &p in &held {
+                        self.engine.free_pages(p, 0, cpu);
+                    }
+                    format!("{} pages freed one by one", held.len())
+                } else {
+                    if self.held(pfn, 1, owner).is_empty() {
+                        return self.warn(format!("free {name}: already freed, skipped"));
+                    }
+                    self.engine.free_pages(pfn, order, cpu);
+                    format!("order-{order} block freed")
+                }
+            }
+            Handle::Contig { pfn, nr, owner } => {
+                if let Some(i) = page {
+                    if i >= nr as u64 {
+                        return self.warn(format!(
+                            "free {name} page {i}: beyond the {nr}-page range; refused"
+                        ));
+                    }
+                    let p = pfn + i as u32;
+                    if self.held(p, 1, owner).is_empty() {
+                        return self.warn(format!("free {name} page {i}: already freed; refused"));
+                    }
+                    self.engine.free_pages(p, 0, cpu);
+                    return format!("page {i} freed");
+                }
+                let held = self.held(pfn, nr, owner);
+                if held.is_empty() {
+                    return self.warn(format!("free {name}: already freed, skipped"));
+                }
+                for &p in &held {
+                    self.engine.free_pages(p, 0, cpu);
+                }
+                format!("{} pages freed one by one", held.len())
+            }
+        }
+    }
+
+    fn op_free_contig_range(
+        &mut self,
+        name: Option<&str>,
+        pfn: Option<u64>,
+        nr: Option<u64>,
+        method: FreeMethod,
+        cpu: usize,
+    ) -> String {
+        let (start, n) = match name {
+            Some(name) => match self.lookup(name).map(|h| self.handles[h].clone()) {
+                Some(Handle::Alloc {
+                    pfn,
+                    order,
+                    split,
+                    owner,
+                    ..
+                }) => {
+                    // A name counts as freed once all its pages are: skip, never free pages
+                    // that have been handed to someone else since.
+                    if self.held(pfn, 1 << order, owner).is_empty() {
+                        return self
+                            .warn(format!("free_contig_range {name}: already freed, skipped"));
+                    }
+                    if !split && order > 0 {
+                        return self.warn(format!(
+                            "free_contig_range {name}: order-{order} block is not split (tail pages have refcount 0); refused"
+                        ));
+                    }
+                    (pfn, 1u32 << order)
+                }
+                Some(Handle::Contig { pfn, nr, owner }) => {
+                    if self.held(pfn, nr, owner).is_empty() {
+                        return self
+                            .warn(format!("free_contig_range {name}: already freed, skipped"));
+                    }
+                    (pfn, nr)
+                }
+                Some(Handle::Failed) => {
+                    return self.warn(format!(
+                        "free_contig_range {name}: the allocation failed, skipped"
+                    ))
+                }
+                _ => return self.warn(format!("free_contig_range {name}: not a page range")),
+            },
+            None => {
+                let p = pfn.unwrap_or(0) - self.engine.zone.cfg.start_pfn;
+                (p as u32, nr.unwrap_or(0) as u32)
+            }
+        };
+        let z = &self.engine.zone;
+        // The contract's refusal rule is the refcount: the head of an unsplit block has
+        // refcount 1, so freeing it alone by pfn goes ahead (its tails stay allocated, as the
+        // kernel's `__free_page` of such a head would leave them).
+        if let Some(bad) = (start..start + n)
+            .find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PageKind::Other)
+        {
+            return self.warn(format!(
+                "free_contig_range: page {:#x} does not have refcount 1 (freed, never allocated, or part of an unsplit block); refused, nothing freed",
+                z.abs_pfn(bad)
+            ));
+        }
+        match method {
+            FreeMethod::PerPage => self.engine.free_contig_range_per_page(start, n, cpu),
+            FreeMethod::Chunked => self.engine.free_contig_range_chunked(start, n, cpu),
+        }
+        format!(
+            "{n} pages freed ({})",
+            if method == FreeMethod::Chunked {
+                "chunked"
+            } else {
+                "page by page"
+            }
+        )
+    }
+
+    /// `workload`: the steps of [`Workload`], each its own op record so the UI can step
+    /// through it.
+    pub(super) fn run_workload(&mut self, op: &Op, def: u32) {
+        let Op::Workload {
+            seed,
+            steps,
+            order_weights,
+            mt_weights,
+            free_probability,
+            ..
+        } = op
+        else {
+            return;
+        };
+        let cpu = op.cpu() as usize;
+        if let Some(n) = self.op_defs[def as usize].note.clone() {
+            self.engine.message(Step::OpNote, MsgLevel::Note, n);
+        }
+        let mut workload = Workload::new(*seed, *order_weights, mt_weights, *free_probability);
+        let mut live: Vec<(u32, u8)> = Vec::new();
+        for i in 0..*steps {
+            if self.ops.len() >= self.max_ops {
+                return;
+            }
+            let start = self.begin_quiet();
+            let outcome;
+            let mut touched = 0;
+            match workload.next_step(live.len()) {
+                WorkloadStep::Free(k) => {
+                    let (pfn, order) = live.swap_remove(k);
+                    self.engine.free_pages(pfn, order, cpu);
+                    outcome = format!(
+                        "step {}: free order-{order} at {:#x}",
+                        i + 1,
+                        self.engine.zone.abs_pfn(pfn)
+                    );
+                }
+                WorkloadStep::Alloc { order, mt } => {
+                    let owner = self.new_owner(def, mt, (i + 1) as u32);
+                    match self.engine.alloc_pages(
+                        mt_gfp(mt),
+                        order,
+                        cpu,
+                        owner,
+                        mt == MigrateType::Movable,
+                    ) {
+                        Some(p) => {
+                            live.push((p, order));
+                            touched = 1;
+                            outcome = format!(
+                                "step {}: alloc order-{order} {} at {:#x}",
+                                i + 1,
+                                mt.slug(),
+                                self.engine.zone.abs_pfn(p)
+                            );
+                        }
+                        None => {
+                            outcome =
+                                format!("step {}: alloc order-{order} {} failed", i + 1, mt.slug())
+                        }
+                    }
+                }
+            }
+            self.end(def, start, touched, outcome);
+        }
+    }
+}
