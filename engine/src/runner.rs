@@ -3,6 +3,7 @@
 
 use crate::events::*;
 use crate::ops::{VmArea, VMALLOC_GFP};
+pub use crate::outcome::Outcome;
 use crate::page_alloc::Engine;
 use crate::pseudocode::Step;
 use crate::scenario::{DrainTarget, Init, Op, Scenario, ScenarioError, Scopes};
@@ -49,8 +50,8 @@ pub struct OpRecord {
     pub cost: Stats,
     /// Distinct pageblocks holding the pages this op obtained (alloc, vmalloc).
     pub pageblocks_touched: u32,
-    /// What the op did, in words (failure, pfn obtained, refused ...).
-    pub outcome: String,
+    /// What the op did (failure, pfn obtained, refused ...); `Display` prints it in words.
+    pub outcome: Outcome,
     /// `nr_free[order]` after the op: enough for the free-pages and fragmentation-index charts
     /// over time (both indices depend only on these counts).
     pub nr_free_after: [u64; NR_PAGE_ORDERS],
@@ -355,7 +356,7 @@ impl Runner<'_> {
         (self.engine.log.events.len() as u32, self.engine.zone.stats)
     }
 
-    fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: String) {
+    fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: Outcome) {
         let cost = stats_diff(&self.engine.zone.stats, &start.1);
         self.ops.push(OpRecord {
             def,
@@ -392,10 +393,11 @@ impl Runner<'_> {
         }
     }
 
-    fn warn(&mut self, text: String) -> String {
+    /// Emits a warning and returns it as the op's outcome: nothing was done.
+    fn warn(&mut self, text: String) -> Outcome {
         self.engine
             .message(Step::OpWarning, MsgLevel::Warning, text.clone());
-        text
+        Outcome::Skipped(text)
     }
 
     fn lookup(&self, name: &str) -> Option<usize> {
@@ -469,10 +471,10 @@ impl Runner<'_> {
                             },
                         );
                         touched = 1;
-                        format!(
-                            "order-{order} block at pfn {:#x}",
-                            self.engine.zone.abs_pfn(pfn)
-                        )
+                        Outcome::Allocated {
+                            order: *order,
+                            pfn: self.engine.zone.abs_pfn(pfn),
+                        }
                     }
                     None => {
                         self.bind(op, Handle::Failed);
@@ -481,7 +483,7 @@ impl Runner<'_> {
                             MsgLevel::Failure,
                             format!("alloc order {order} failed"),
                         );
-                        "failed".into()
+                        Outcome::Failed
                     }
                 }
             }
@@ -500,7 +502,7 @@ impl Runner<'_> {
                         if self.held(pfn, 1, owner).is_empty() {
                             self.warn(format!("split {ref_name}: already freed, skipped"))
                         } else if split || order == 0 {
-                            "nothing to split".into()
+                            Outcome::NothingToSplit
                         } else {
                             self.engine.split_page(pfn, order);
                             self.handles[h] = Handle::Alloc {
@@ -510,7 +512,9 @@ impl Runner<'_> {
                                 owner,
                                 cpu: c,
                             };
-                            format!("{} order-0 pages", 1u32 << order)
+                            Outcome::Split {
+                                pages: 1u32 << order,
+                            }
                         }
                     }
                     _ => self.warn(format!("split {ref_name}: the allocation failed, skipped")),
@@ -531,10 +535,10 @@ impl Runner<'_> {
                         },
                     );
                     touched = pageblocks_of(rel..rel + n);
-                    format!("{n} pages at pfn {pfn:#x}")
+                    Outcome::ContigAllocated { nr: n, pfn: *pfn }
                 } else {
                     self.bind(op, Handle::Failed);
-                    "failed: range in use".into()
+                    Outcome::RangeInUse
                 }
             }
             Op::FreeContigRange {
@@ -559,26 +563,19 @@ impl Runner<'_> {
                     owner,
                     VMALLOC_GFP,
                 );
-                let orders: Vec<String> = area
+                let large: Vec<(u8, bool)> = area
                     .attempts
                     .iter()
                     .filter(|a| a.0 > 0 || !a.1)
-                    .map(|&(o, okk)| {
-                        if okk {
-                            o.to_string()
-                        } else {
-                            format!("{o}✗")
-                        }
-                    })
+                    .copied()
                     .collect();
                 touched = pageblocks_of(area.all_pages().into_iter());
                 if ok {
-                    let out = format!(
-                        "{} pages; large orders [{}], {} order-0",
-                        area.pages.len(),
-                        orders.join(", "),
-                        area.attempts.iter().filter(|a| a.0 == 0 && a.1).count()
-                    );
+                    let out = Outcome::Vmalloc {
+                        pages: area.pages.len(),
+                        large,
+                        order0: area.attempts.iter().filter(|a| a.0 == 0 && a.1).count(),
+                    };
                     self.bind(
                         op,
                         Handle::Vmalloc {
@@ -605,7 +602,7 @@ impl Runner<'_> {
                     );
                     self.engine.vfree(&area, method, cpu);
                     self.bind(op, Handle::Failed);
-                    "failed".into()
+                    Outcome::Failed
                 }
             }
             Op::Vfree {
@@ -637,7 +634,7 @@ impl Runner<'_> {
                                 owner,
                                 freed: true,
                             };
-                            "freed".into()
+                            Outcome::Vfreed
                         }
                         Handle::Vmalloc { .. } => {
                             self.warn(format!("vfree {ref_name}: already freed, skipped"))
@@ -658,14 +655,14 @@ impl Runner<'_> {
                         }
                     }
                 }
-                "drained".into()
+                Outcome::Drained
             }
             Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_ops"),
         };
         self.end(def, start, touched, outcome);
     }
 
-    fn op_free(&mut self, name: &str, page: Option<u64>, cpu: usize) -> String {
+    fn op_free(&mut self, name: &str, page: Option<u64>, cpu: usize) -> Outcome {
         let Some(h) = self.lookup(name) else {
             return self.warn(format!("free {name}: unknown name"));
         };
@@ -696,7 +693,7 @@ impl Runner<'_> {
                         return self.warn(format!("free {name} page {i}: already freed; refused"));
                     }
                     self.engine.free_pages(p, 0, cpu);
-                    return format!("page {i} freed");
+                    return Outcome::PageFreed { index: i };
                 }
                 if split {
                     let held = self.held(pfn, n, owner);
@@ -706,13 +703,13 @@ impl Runner<'_> {
                     for &p in &held {
                         self.engine.free_pages(p, 0, cpu);
                     }
-                    format!("{} pages freed one by one", held.len())
+                    Outcome::FreedOneByOne { pages: held.len() }
                 } else {
                     if self.held(pfn, 1, owner).is_empty() {
                         return self.warn(format!("free {name}: already freed, skipped"));
                     }
                     self.engine.free_pages(pfn, order, cpu);
-                    format!("order-{order} block freed")
+                    Outcome::BlockFreed { order }
                 }
             }
             Handle::Contig { pfn, nr, owner } => {
@@ -727,7 +724,7 @@ impl Runner<'_> {
                         return self.warn(format!("free {name} page {i}: already freed; refused"));
                     }
                     self.engine.free_pages(p, 0, cpu);
-                    return format!("page {i} freed");
+                    return Outcome::PageFreed { index: i };
                 }
                 let held = self.held(pfn, nr, owner);
                 if held.is_empty() {
@@ -736,7 +733,7 @@ impl Runner<'_> {
                 for &p in &held {
                     self.engine.free_pages(p, 0, cpu);
                 }
-                format!("{} pages freed one by one", held.len())
+                Outcome::FreedOneByOne { pages: held.len() }
             }
         }
     }
@@ -748,7 +745,7 @@ impl Runner<'_> {
         nr: Option<u64>,
         method: FreeMethod,
         cpu: usize,
-    ) -> String {
+    ) -> Outcome {
         let (start, n) = match name {
             Some(name) => match self.lookup(name).map(|h| self.handles[h].clone()) {
                 Some(Handle::Alloc {
@@ -806,14 +803,10 @@ impl Runner<'_> {
             FreeMethod::PerPage => self.engine.free_contig_range_per_page(start, n, cpu),
             FreeMethod::Chunked => self.engine.free_contig_range_chunked(start, n, cpu),
         }
-        format!(
-            "{n} pages freed ({})",
-            if method == FreeMethod::Chunked {
-                "chunked"
-            } else {
-                "page by page"
-            }
-        )
+        Outcome::ContigFreed {
+            nr: n,
+            chunked: method == FreeMethod::Chunked,
+        }
     }
 
     /// `workload`: a seeded alloc/free mix (implementation-defined stream, stable per seed
@@ -853,37 +846,32 @@ impl Runner<'_> {
                 let k = (rng.next_u64() % live.len() as u64) as usize;
                 let (pfn, order) = live.swap_remove(k);
                 self.engine.free_pages(pfn, order, cpu);
-                outcome = format!(
-                    "step {}: free order-{order} at {:#x}",
-                    i + 1,
-                    self.engine.zone.abs_pfn(pfn)
-                );
+                outcome = Outcome::WorkloadFree {
+                    step: i + 1,
+                    order,
+                    pfn: self.engine.zone.abs_pfn(pfn),
+                };
             } else {
                 let order = pick(&mut rng, order_weights) as u8;
                 let mt = mts[pick(&mut rng, &mw)];
                 let owner = self.new_owner(def, mt, (i + 1) as u32);
-                match self.engine.alloc_pages(
+                let got = self.engine.alloc_pages(
                     mt_gfp(mt),
                     order,
                     cpu,
                     owner,
                     mt == MigrateType::Movable,
-                ) {
-                    Some(p) => {
-                        live.push((p, order));
-                        touched = 1;
-                        outcome = format!(
-                            "step {}: alloc order-{order} {} at {:#x}",
-                            i + 1,
-                            mt.slug(),
-                            self.engine.zone.abs_pfn(p)
-                        );
-                    }
-                    None => {
-                        outcome =
-                            format!("step {}: alloc order-{order} {} failed", i + 1, mt.slug())
-                    }
+                );
+                if let Some(p) = got {
+                    live.push((p, order));
+                    touched = 1;
                 }
+                outcome = Outcome::WorkloadAlloc {
+                    step: i + 1,
+                    order,
+                    mt,
+                    pfn: got.map(|p| self.engine.zone.abs_pfn(p)),
+                };
             }
             self.end(def, start, touched, outcome);
         }
