@@ -380,6 +380,54 @@ pub enum EventKind {
     },
 }
 
+impl EventKind {
+    /// The zone-relative page range `(start, len)` the event names, if it names pages: the
+    /// block it moves, hands out or frees, the pageblock it re-types, the range it covers.
+    pub fn touched_pages(&self) -> Option<(u32, u32)> {
+        use crate::types::PAGEBLOCK_NR_PAGES;
+        let block = |pfn: u32, order: u8| Some((pfn, 1u32 << order));
+        match *self {
+            EventKind::FreeListAdd { pfn, order, .. }
+            | EventKind::FreeListDel { pfn, order, .. }
+            | EventKind::FreeListMove { pfn, order, .. }
+            | EventKind::PrepNewPage { pfn, order, .. }
+            | EventKind::SplitPage { pfn, order }
+            | EventKind::PutPage { pfn, order, .. }
+            | EventKind::Stolen { pfn, order, .. }
+            | EventKind::ClaimRefused { pfn, order, .. }
+            | EventKind::Chunk { pfn, order }
+            | EventKind::Merge { pfn, order, .. } => block(pfn, order),
+            EventKind::Claimed {
+                pfn,
+                order,
+                pageblocks,
+                ..
+            } => Some((pfn, (1u32 << order).max(pageblocks * PAGEBLOCK_NR_PAGES))),
+            EventKind::PcpAdd { pindex, pfn, .. } | EventKind::PcpDel { pindex, pfn, .. } => {
+                block(pfn, crate::zone::pindex_to_order(pindex as usize))
+            }
+            EventKind::SetPageblock { pb, .. } => {
+                Some((pb * PAGEBLOCK_NR_PAGES, PAGEBLOCK_NR_PAGES))
+            }
+            EventKind::ContigAlloc { pfn, nr, .. } | EventKind::Run { pfn, nr } => Some((pfn, nr)),
+            EventKind::Trace(Tracepoint::MmPageAlloc {
+                pfn: Some(pfn),
+                order,
+                ..
+            }) => block(pfn, order),
+            EventKind::Trace(Tracepoint::MmPageFree { pfn, order })
+            | EventKind::Trace(Tracepoint::MmPageAllocZoneLocked { pfn, order, .. })
+            | EventKind::Trace(Tracepoint::MmPagePcpuDrain { pfn, order, .. }) => block(pfn, order),
+            EventKind::Trace(Tracepoint::MmPageAllocExtfrag {
+                pfn,
+                fallback_order,
+                ..
+            }) => block(pfn, fallback_order),
+            _ => None,
+        }
+    }
+}
+
 /// One event: what, where in the kernel (`step`), and on which CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {

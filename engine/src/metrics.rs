@@ -84,7 +84,7 @@ pub fn mixed_pageblocks(z: &Zone, owner_mt: impl Fn(u32) -> Option<MigrateType>)
         let mut is_mixed = false;
         while p < end {
             let k = z.kind[p as usize];
-            if k != PK_OTHER {
+            if k != PageKind::Other {
                 p += 1 << z.order[p as usize];
                 continue;
             }
@@ -154,7 +154,7 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
                         "block {p:#x} order {o} misaligned or outside the zone"
                     ));
                 }
-                if z.kind[p as usize] != PK_BUDDY || z.order[p as usize] != o as u8 {
+                if z.kind[p as usize] != PageKind::Buddy || z.order[p as usize] != o as u8 {
                     return Err(format!(
                         "block {p:#x} on order-{o} list is not a buddy head of that order"
                     ));
@@ -230,7 +230,7 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
                 return Err(format!("cpu {cpu} pcp list {i} len mismatch"));
             }
             for p in pfns {
-                if z.kind[p as usize] != PK_PCP || z.order[p as usize] != o {
+                if z.kind[p as usize] != PageKind::Pcp || z.order[p as usize] != o {
                     return Err(format!("pcp block {p:#x} not marked"));
                 }
                 for q in p..p + (1 << o) {
@@ -255,7 +255,7 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
         if cov && z.refcount[p] != 0 {
             return Err(format!("free page {p:#x} has refcount {}", z.refcount[p]));
         }
-        if !cov && (z.kind[p] != PK_OTHER) {
+        if !cov && (z.kind[p] != PageKind::Other) {
             return Err(format!("page {p:#x} marked free but on no list"));
         }
     }

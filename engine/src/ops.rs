@@ -37,18 +37,7 @@ pub const VMALLOC_GFP: u32 = GFP_KERNEL | __GFP_HIGHMEM | __GFP_NOWARN;
 impl Engine {
     /// The free block (buddy or pcp) that contains `pfn`, if any: `(head, order, on_pcp)`.
     pub fn free_block_containing(&self, pfn: u32) -> Option<(u32, u8, bool)> {
-        let z = &self.zone;
-        for o in 0..=MAX_PAGE_ORDER {
-            let head = pfn & !((1u32 << o) - 1);
-            let k = z.kind[head as usize];
-            if k != PK_OTHER
-                && z.order[head as usize] >= o
-                && head + (1 << z.order[head as usize]) > pfn
-            {
-                return Some((head, z.order[head as usize], k == PK_PCP));
-            }
-        }
-        None
+        self.zone.block_containing(pfn)
     }
 
     /// `free_contig_range` / `__free_contig_frozen_range`, page by page (≤ 7.1, §5.1): one
@@ -68,7 +57,8 @@ impl Engine {
         let mut start: Option<u32> = None;
         for p in pfn..pfn + n {
             // A page someone else still references ends the run; its last put frees it.
-            if self.zone.refcount[p as usize] != 1 || self.zone.kind[p as usize] != PK_OTHER {
+            if self.zone.refcount[p as usize] != 1 || self.zone.kind[p as usize] != PageKind::Other
+            {
                 if let Some(s) = start.take() {
                     self.free_prepared_contig_range(s, p - s, cpu);
                 }

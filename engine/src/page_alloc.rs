@@ -1078,13 +1078,13 @@ impl Engine {
         let (mut free, mut movable) = (0, 0);
         let mut p = start;
         while p < end {
-            if z.kind[p as usize] == PK_BUDDY {
+            if z.kind[p as usize] == PageKind::Buddy {
                 let nr = 1 << z.order[p as usize];
                 free += nr;
                 p += nr;
                 continue;
             }
-            if z.kind[p as usize] == PK_OTHER && z.pflags[p as usize] & PF_LRU != 0 {
+            if z.kind[p as usize] == PageKind::Other && z.pflags[p as usize] & PF_LRU != 0 {
                 movable += 1;
             }
             p += 1;
@@ -1104,7 +1104,7 @@ impl Engine {
     ) {
         let mut p = start;
         while p < end {
-            if self.zone.kind[p as usize] != PK_BUDDY {
+            if self.zone.kind[p as usize] != PageKind::Buddy {
                 p += 1;
                 continue;
             }

@@ -73,16 +73,6 @@ struct StateOut<'a> {
     ops: Vec<OpOut<'a>>,
 }
 
-/// The owner → allocation migratetype map of a run (filler owners map to their type).
-pub fn owner_mt(run: &Run) -> impl Fn(u32) -> Option<MigrateType> + '_ {
-    move |o| {
-        run.owners
-            .get(o as usize)
-            .map(|i| i.mt)
-            .or_else(|| crate::procfs::filler_owner_mt(o))
-    }
-}
-
 fn zone_lists(z: &Zone) -> Vec<FreeListOut> {
     let mut v = Vec::new();
     for o in 0..=MAX_PAGE_ORDER {
@@ -159,7 +149,7 @@ pub fn json(run: &Run) -> String {
             .collect(),
         allocations: &run.names,
         totals: z.stats,
-        metrics: metrics(z, owner_mt(run)),
+        metrics: metrics(z, |o| run.owner_mt(o)),
         ops: run
             .ops
             .iter()
@@ -181,26 +171,14 @@ pub fn json(run: &Run) -> String {
     s
 }
 
-/// The cost counters as `(name, value)` rows, in display order.
-pub fn stat_rows(s: &Stats) -> [(&'static str, u64); 15] {
-    [
-        ("zone_lock", s.zone_lock),
-        ("pcp_lock", s.pcp_lock),
-        ("freelist_ops", s.freelist_ops),
-        ("pcp_ops", s.pcp_ops),
-        ("pages_prepared", s.pages_prepared),
-        ("fallback_probes", s.fallback_probes),
-        ("pageblocks_claimed", s.pageblocks_claimed),
-        ("claims_refused", s.claims_refused),
-        ("pages_stolen", s.pages_stolen),
-        ("merges", s.merges),
-        ("splits", s.splits),
-        ("pcp_refills", s.pcp_refills),
-        ("pcp_drains", s.pcp_drains),
-        ("watermark_checks", s.watermark_checks),
-        ("watermark_failures", s.watermark_failures),
-    ]
-}
+/// The counters of `--format summary`'s per-op lines (by machine name) and their widths.
+const OP_COLUMNS: [(&str, usize); 5] = [
+    ("zone_lock", 6),
+    ("pcp_ops", 7),
+    ("freelist_ops", 7),
+    ("pages_prepared", 6),
+    ("fallback_probes", 4),
+];
 
 /// `--format summary`: totals, per-op costs (collapsed for long runs) and metrics.
 pub fn summary(run: &Run) -> String {
@@ -218,26 +196,20 @@ pub fn summary(run: &Run) -> String {
         z.cfg.cpus
     );
     let _ = writeln!(o, "\ntotals:");
-    for (k, v) in stat_rows(&z.stats) {
-        let _ = writeln!(o, "  {k:<20} {v}");
+    for (d, v) in z.stats.iter() {
+        let _ = writeln!(o, "  {:<20} {v}", d.name);
     }
     let _ = writeln!(o, "\noperations: {}", run.ops.len());
     let show = |o: &mut String, i: usize| {
         let r = &run.ops[i];
         let d = &run.op_defs[r.def as usize];
-        let _ = writeln!(
-            o,
-            "  {:<16} {:<44} zone_lock {:>6} pcp_ops {:>7} list_ops {:>7} prepared {:>6} probes {:>4} pb_touched {:>4}  {}",
-            d.path,
-            d.summary,
-            r.cost.zone_lock,
-            r.cost.pcp_ops,
-            r.cost.freelist_ops,
-            r.cost.pages_prepared,
-            r.cost.fallback_probes,
-            r.pageblocks_touched,
-            r.outcome
-        );
+        let _ = write!(o, "  {:<16} {:<44}", d.path, d.summary);
+        for (name, width) in OP_COLUMNS {
+            let def = Stats::def(name).expect("a counter of the table");
+            let v = r.cost.get(name).expect("a counter of the table");
+            let _ = write!(o, " {} {v:>width$}", def.label);
+        }
+        let _ = writeln!(o, " pb_touched {:>4}  {}", r.pageblocks_touched, r.outcome);
     };
     if run.ops.len() <= 60 {
         for i in 0..run.ops.len() {
@@ -252,7 +224,7 @@ pub fn summary(run: &Run) -> String {
             show(&mut o, i);
         }
     }
-    let m = metrics(z, owner_mt(run));
+    let m = metrics(z, |o| run.owner_mt(o));
     let _ = writeln!(o, "\nmetrics:");
     let _ = writeln!(
         o,

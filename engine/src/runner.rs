@@ -74,6 +74,17 @@ pub struct Run {
     pub names: Vec<(String, String)>,
 }
 
+impl Run {
+    /// The migratetype an owner allocated with: a run's allocation, or a filler owner of the
+    /// `/proc` import (its pageblock's type); `None` for `NO_OWNER` and a pcp head's CPU.
+    pub fn owner_mt(&self, owner: u32) -> Option<MigrateType> {
+        self.owners
+            .get(owner as usize)
+            .map(|i| i.mt)
+            .or_else(|| crate::procfs::filler_owner_mt(owner))
+    }
+}
+
 /// How to run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -357,7 +368,7 @@ impl Runner<'_> {
     }
 
     fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: Outcome) {
-        let cost = stats_diff(&self.engine.zone.stats, &start.1);
+        let cost = self.engine.zone.stats.diff(&start.1);
         self.ops.push(OpRecord {
             def,
             iteration: self.iteration.clone(),
@@ -419,7 +430,7 @@ impl Runner<'_> {
         let z = &self.engine.zone;
         (pfn..pfn + n)
             .filter(|&p| {
-                z.kind[p as usize] == PK_OTHER
+                z.kind[p as usize] == PageKind::Other
                     && z.owner[p as usize] == owner
                     && z.refcount[p as usize] >= 1
             })
@@ -430,7 +441,7 @@ impl Runner<'_> {
     fn held_area(&self, area: &VmArea, owner: u32) -> VmArea {
         let z = &self.engine.zone;
         let keep = |p: &u32| {
-            z.kind[*p as usize] == PK_OTHER
+            z.kind[*p as usize] == PageKind::Other
                 && z.owner[*p as usize] == owner
                 && z.refcount[*p as usize] == 1
         };
@@ -792,7 +803,7 @@ impl Runner<'_> {
         // refcount 1, so freeing it alone by pfn goes ahead (its tails stay allocated, as the
         // kernel's `__free_page` of such a head would leave them).
         if let Some(bad) = (start..start + n)
-            .find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PK_OTHER)
+            .find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PageKind::Other)
         {
             return self.warn(format!(
                 "free_contig_range: page {:#x} does not have refcount 1 (freed, never allocated, or part of an unsplit block); refused, nothing freed",
@@ -923,27 +934,6 @@ impl SplitMix64 {
     }
     pub fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// `a - b`, field by field.
-pub fn stats_diff(a: &Stats, b: &Stats) -> Stats {
-    Stats {
-        zone_lock: a.zone_lock - b.zone_lock,
-        pcp_lock: a.pcp_lock - b.pcp_lock,
-        freelist_ops: a.freelist_ops - b.freelist_ops,
-        pcp_ops: a.pcp_ops - b.pcp_ops,
-        pages_prepared: a.pages_prepared - b.pages_prepared,
-        fallback_probes: a.fallback_probes - b.fallback_probes,
-        pageblocks_claimed: a.pageblocks_claimed - b.pageblocks_claimed,
-        claims_refused: a.claims_refused - b.claims_refused,
-        pages_stolen: a.pages_stolen - b.pages_stolen,
-        merges: a.merges - b.merges,
-        splits: a.splits - b.splits,
-        pcp_refills: a.pcp_refills - b.pcp_refills,
-        pcp_drains: a.pcp_drains - b.pcp_drains,
-        watermark_checks: a.watermark_checks - b.watermark_checks,
-        watermark_failures: a.watermark_failures - b.watermark_failures,
     }
 }
 

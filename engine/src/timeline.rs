@@ -145,6 +145,13 @@ impl Timeline {
         self.seek(t);
     }
 
+    /// Number of ops completed at the cursor (whose last event is before it): the state
+    /// "after that many ops", which per-op views (charts) show.
+    pub fn ops_done(&self) -> usize {
+        let pos = self.pos();
+        self.run.ops.partition_point(|o| o.end <= pos)
+    }
+
     /// The op record at an index.
     pub fn op(&self, i: usize) -> &OpRecord {
         &self.run.ops[i]

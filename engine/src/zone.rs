@@ -9,12 +9,19 @@ use crate::events::{CounterId, End, Event, EventKind, NIL};
 use crate::types::*;
 use serde::{Deserialize, Serialize};
 
-/// Per-page `kind`: what the first page of a block is.
-pub const PK_OTHER: u8 = 0;
-/// `PageBuddy`: the head of a free block on a `free_area` list.
-pub const PK_BUDDY: u8 = 1;
-/// The head of a block on a pcp list (not PageBuddy: invisible to the buddy allocator).
-pub const PK_PCP: u8 = 2;
+/// Per-page `kind`: what the first page of a block is. One byte per page (the map of a
+/// large zone is copied into every checkpoint).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum PageKind {
+    /// Not the head of a free block: allocated, reserved, or inside a block.
+    #[default]
+    Other,
+    /// `PageBuddy`: the head of a free block on a `free_area` list.
+    Buddy,
+    /// The head of a block on a pcp list (not PageBuddy: invisible to the buddy allocator).
+    Pcp,
+}
 
 /// Per-page flag bit: the approximation of `PageLRU` (§2.7.3: pages allocated as MOVABLE).
 pub const PF_LRU: u8 = 1;
@@ -44,6 +51,14 @@ impl Default for List {
     }
 }
 
+/// Which list a block is on: `zone->free_area[order].free_list[mt]` or
+/// `pcp[cpu]->lists[pindex]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ListId {
+    Buddy { order: u8, mt: MigrateType },
+    Pcp { cpu: u8, pindex: u8 },
+}
+
 /// `struct per_cpu_pages` (§4.1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PerCpuPages {
@@ -63,30 +78,7 @@ pub struct PerCpuPages {
     pub lists: [List; NR_PCP_LISTS],
 }
 
-/// Cost counters, cumulative; a per-operation figure is the difference across the operation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stats {
-    pub zone_lock: u64,
-    pub pcp_lock: u64,
-    /// `free_area` list operations (add, del, move).
-    pub freelist_ops: u64,
-    /// pcp list operations (add, del).
-    pub pcp_ops: u64,
-    /// Pages through `free_pages_prepare` (each `mm_page_free` counts `2^order`).
-    pub pages_prepared: u64,
-    pub fallback_probes: u64,
-    pub pageblocks_claimed: u64,
-    pub claims_refused: u64,
-    pub pages_stolen: u64,
-    pub merges: u64,
-    /// Upper halves split off by `expand`.
-    pub splits: u64,
-    pub pcp_refills: u64,
-    /// `free_pcppages_bulk` calls.
-    pub pcp_drains: u64,
-    pub watermark_checks: u64,
-    pub watermark_failures: u64,
-}
+pub use crate::stats::Stats;
 
 /// Static configuration of a zone (from the scenario's `kernel` and `zone`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,7 +102,7 @@ pub struct ZoneConfig {
 pub struct Zone {
     pub cfg: ZoneConfig,
     // --- per page (index = pfn - start_pfn) ---
-    pub kind: Vec<u8>,
+    pub kind: Vec<PageKind>,
     pub order: Vec<u8>,
     pub next: Vec<u32>,
     pub prev: Vec<u32>,
@@ -188,7 +180,7 @@ impl Zone {
         let nblocks = n.div_ceil(PAGEBLOCK_NR_PAGES as usize);
         let cpus = cfg.cpus as usize;
         Zone {
-            kind: vec![PK_OTHER; n],
+            kind: vec![PageKind::Other; n],
             order: vec![0; n],
             next: vec![NIL; n],
             prev: vec![NIL; n],
@@ -263,12 +255,20 @@ impl Zone {
     /// True if `pfn` is the head of a free buddy block of exactly `order`.
     pub fn is_buddy(&self, pfn: u32, order: u8) -> bool {
         (pfn as usize) < self.kind.len()
-            && self.kind[pfn as usize] == PK_BUDDY
+            && self.kind[pfn as usize] == PageKind::Buddy
             && self.order[pfn as usize] == order
     }
 
+    /// The list `l` names.
+    pub fn list(&self, l: ListId) -> &List {
+        match l {
+            ListId::Buddy { order, mt } => &self.free_lists[order as usize][mt.idx()],
+            ListId::Pcp { cpu, pindex } => &self.pcp[cpu as usize].lists[pindex as usize],
+        }
+    }
+
     pub fn free_list(&self, order: u8, mt: MigrateType) -> &List {
-        &self.free_lists[order as usize][mt.idx()]
+        self.list(ListId::Buddy { order, mt })
     }
 
     /// Walks a list from its head (`list_for_each_entry`).
@@ -293,6 +293,21 @@ impl Zone {
         self.watermark[w] + self.watermark_boost as u64
     }
 
+    /// The free block (buddy or pcp) that contains page `pfn`, if any: `(head, order, on_pcp)`.
+    /// Blocks are naturally aligned, so the head is `pfn` rounded down to some order.
+    pub fn block_containing(&self, pfn: u32) -> Option<(u32, u8, bool)> {
+        (0..=MAX_PAGE_ORDER).find_map(|o| {
+            let head = pfn & !((1u32 << o) - 1);
+            let k = self.kind[head as usize];
+            let order = self.order[head as usize];
+            (k != PageKind::Other && order >= o && head + (1 << order) > pfn).then_some((
+                head,
+                order,
+                k == PageKind::Pcp,
+            ))
+        })
+    }
+
     /// Free pages cached on all pcp lists.
     pub fn pcp_pages(&self) -> i64 {
         self.pcp.iter().map(|p| p.count as i64).sum()
@@ -300,7 +315,7 @@ impl Zone {
 
     // ------------------------------------------------------------------ list primitives
 
-    fn link_head(&mut self, l: (bool, usize, usize), pfn: u32) {
+    fn link_head(&mut self, l: ListId, pfn: u32) {
         let list = self.list_mut(l);
         let old = list.head;
         list.head = pfn;
@@ -315,7 +330,7 @@ impl Zone {
         }
     }
 
-    fn link_tail(&mut self, l: (bool, usize, usize), pfn: u32) {
+    fn link_tail(&mut self, l: ListId, pfn: u32) {
         let list = self.list_mut(l);
         let old = list.tail;
         list.tail = pfn;
@@ -331,7 +346,7 @@ impl Zone {
     }
 
     /// Inserts after `after` (NIL: at the head). Used to undo an unlink.
-    fn link_after(&mut self, l: (bool, usize, usize), after: u32, pfn: u32) {
+    fn link_after(&mut self, l: ListId, after: u32, pfn: u32) {
         if after == NIL {
             return self.link_head(l, pfn);
         }
@@ -347,7 +362,7 @@ impl Zone {
     }
 
     /// Unlinks and returns the previous neighbour (NIL if it was the head).
-    fn unlink(&mut self, l: (bool, usize, usize), pfn: u32) -> u32 {
+    fn unlink(&mut self, l: ListId, pfn: u32) -> u32 {
         let p = self.prev[pfn as usize];
         let n = self.next[pfn as usize];
         if p != NIL {
@@ -369,12 +384,10 @@ impl Zone {
         p
     }
 
-    /// `(is_pcp, a, b)`: `free_lists[a][b]` or `pcp[a].lists[b]`.
-    fn list_mut(&mut self, l: (bool, usize, usize)) -> &mut List {
-        if l.0 {
-            &mut self.pcp[l.1].lists[l.2]
-        } else {
-            &mut self.free_lists[l.1][l.2]
+    fn list_mut(&mut self, l: ListId) -> &mut List {
+        match l {
+            ListId::Buddy { order, mt } => &mut self.free_lists[order as usize][mt.idx()],
+            ListId::Pcp { cpu, pindex } => &mut self.pcp[cpu as usize].lists[pindex as usize],
         }
     }
 
@@ -434,12 +447,12 @@ impl Zone {
                 mt,
                 end,
             } => {
-                let l = (false, order as usize, mt.idx());
+                let l = ListId::Buddy { order, mt };
                 match end {
                     End::Head => self.link_head(l, pfn),
                     End::Tail => self.link_tail(l, pfn),
                 }
-                self.kind[pfn as usize] = PK_BUDDY;
+                self.kind[pfn as usize] = PageKind::Buddy;
                 self.order[pfn as usize] = order;
                 self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
@@ -447,8 +460,8 @@ impl Zone {
                 self.stats.freelist_ops += 1;
             }
             EventKind::FreeListDel { pfn, order, mt, .. } => {
-                self.unlink((false, order as usize, mt.idx()), pfn);
-                self.kind[pfn as usize] = PK_OTHER;
+                self.unlink(ListId::Buddy { order, mt }, pfn);
+                self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
                 self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
@@ -462,8 +475,8 @@ impl Zone {
                 to,
                 ..
             } => {
-                self.unlink((false, order as usize, from.idx()), pfn);
-                self.link_tail((false, order as usize, to.idx()), pfn);
+                self.unlink(ListId::Buddy { order, mt: from }, pfn);
+                self.link_tail(ListId::Buddy { order, mt: to }, pfn);
                 self.list_mt[pfn as usize] = to as u8;
                 self.blocks_delta(order, from, -1);
                 self.blocks_delta(order, to, 1);
@@ -476,13 +489,13 @@ impl Zone {
                 pfn,
                 end,
             } => {
-                let l = (true, cpu as usize, pindex as usize);
+                let l = ListId::Pcp { cpu, pindex };
                 match end {
                     End::Head => self.link_head(l, pfn),
                     End::Tail => self.link_tail(l, pfn),
                 }
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PK_PCP;
+                self.kind[pfn as usize] = PageKind::Pcp;
                 self.order[pfn as usize] = order;
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
@@ -491,9 +504,9 @@ impl Zone {
             EventKind::PcpDel {
                 cpu, pindex, pfn, ..
             } => {
-                self.unlink((true, cpu as usize, pindex as usize), pfn);
+                self.unlink(ListId::Pcp { cpu, pindex }, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PK_OTHER;
+                self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
@@ -574,8 +587,8 @@ impl Zone {
         }
         match ev.kind {
             EventKind::FreeListAdd { pfn, order, mt, .. } => {
-                self.unlink((false, order as usize, mt.idx()), pfn);
-                self.kind[pfn as usize] = PK_OTHER;
+                self.unlink(ListId::Buddy { order, mt }, pfn);
+                self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
                 self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
@@ -588,8 +601,8 @@ impl Zone {
                 mt,
                 prev,
             } => {
-                self.link_after((false, order as usize, mt.idx()), prev, pfn);
-                self.kind[pfn as usize] = PK_BUDDY;
+                self.link_after(ListId::Buddy { order, mt }, prev, pfn);
+                self.kind[pfn as usize] = PageKind::Buddy;
                 self.order[pfn as usize] = order;
                 self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
@@ -603,8 +616,8 @@ impl Zone {
                 to,
                 prev,
             } => {
-                self.unlink((false, order as usize, to.idx()), pfn);
-                self.link_after((false, order as usize, from.idx()), prev, pfn);
+                self.unlink(ListId::Buddy { order, mt: to }, pfn);
+                self.link_after(ListId::Buddy { order, mt: from }, prev, pfn);
                 self.list_mt[pfn as usize] = from as u8;
                 self.blocks_delta(order, to, -1);
                 self.blocks_delta(order, from, 1);
@@ -614,9 +627,9 @@ impl Zone {
             EventKind::PcpAdd {
                 cpu, pindex, pfn, ..
             } => {
-                self.unlink((true, cpu as usize, pindex as usize), pfn);
+                self.unlink(ListId::Pcp { cpu, pindex }, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PK_OTHER;
+                self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
@@ -628,9 +641,9 @@ impl Zone {
                 pfn,
                 prev,
             } => {
-                self.link_after((true, cpu as usize, pindex as usize), prev, pfn);
+                self.link_after(ListId::Pcp { cpu, pindex }, prev, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PK_PCP;
+                self.kind[pfn as usize] = PageKind::Pcp;
                 self.order[pfn as usize] = order;
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;

@@ -14,21 +14,11 @@ fn run(id: &str) -> Run {
 
 /// Sum of the costs of the ops whose def path starts with `prefix`.
 fn cost(r: &Run, prefix: &str) -> Stats {
-    let mut s = Stats::default();
-    for o in &r.ops {
-        if r.op_defs[o.def as usize].path.starts_with(prefix) {
-            s.zone_lock += o.cost.zone_lock;
-            s.pcp_ops += o.cost.pcp_ops;
-            s.freelist_ops += o.cost.freelist_ops;
-            s.pcp_drains += o.cost.pcp_drains;
-            s.fallback_probes += o.cost.fallback_probes;
-            s.claims_refused += o.cost.claims_refused;
-            s.pages_stolen += o.cost.pages_stolen;
-            s.pageblocks_claimed += o.cost.pageblocks_claimed;
-            s.pages_prepared += o.cost.pages_prepared;
-        }
-    }
-    s
+    r.ops
+        .iter()
+        .filter(|o| r.op_defs[o.def as usize].path.starts_with(prefix))
+        .map(|o| o.cost)
+        .sum()
 }
 
 #[test]

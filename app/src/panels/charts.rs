@@ -2,7 +2,7 @@
 //! fragmentation indices at the cursor, and the cost of each top-level op (before/after).
 //!
 //! Chart data changes once per op: the charts show the state after the ops completed at the
-//! cursor ([`ops_done`]) and redraw only when that number, the run, the theme or the size
+//! cursor ([`Timeline::ops_done`]) and redraw only when that number, the run, the theme or the size
 //! changes — never once per event. What they show is [`view_model`]; the drawing code only
 //! scales it to pixels.
 
@@ -20,7 +20,6 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
 
-use super::counters::explain;
 use super::frame::PanelFrame;
 use crate::state::AppState;
 use crate::theme::{self, ThemeState};
@@ -109,15 +108,12 @@ pub struct CostGroup {
 pub const COST_METRICS: [&str; 4] = ["zone_lock", "pcp_ops", "freelist_ops", "pages_prepared"];
 
 fn cost_values(s: &Stats) -> [u64; 4] {
-    [s.zone_lock, s.pcp_ops, s.freelist_ops, s.pages_prepared]
+    COST_METRICS.map(|m| s.get(m).expect("a counter of Stats::DEFS"))
 }
 
-fn add(a: &mut Stats, b: &Stats) {
-    a.zone_lock += b.zone_lock;
-    a.pcp_lock += b.pcp_lock;
-    a.freelist_ops += b.freelist_ops;
-    a.pcp_ops += b.pcp_ops;
-    a.pages_prepared += b.pages_prepared;
+/// The tooltip of a cost metric: the engine's explanation of the counter.
+fn help(metric: &str) -> &'static str {
+    Stats::def(metric).map(|d| d.help).unwrap_or_default()
 }
 
 /// `ops[3].ops[0]` → `ops[3]`.
@@ -148,18 +144,12 @@ pub fn cost_groups(run: &Run) -> (Vec<CostGroup>, usize) {
                 groups.len() - 1
             }
         };
-        add(&mut groups[at].cost, &rec.cost);
+        groups[at].cost += rec.cost;
         groups[at].last_op = i;
     }
     let total = groups.len();
     groups.truncate(MAX_GROUPS);
     (groups, total)
-}
-
-/// Number of ops completed at the cursor: the charts show the state after that many ops.
-pub fn ops_done(t: &Timeline) -> usize {
-    let pos = t.pos();
-    t.run.ops.partition_point(|o| o.end <= pos)
 }
 
 /// `nr_free` after `i` ops (0: the initial state).
@@ -188,7 +178,7 @@ pub struct ChartsModel {
 
 pub fn view_model(t: &Timeline) -> ChartsModel {
     let run = &t.run;
-    let done = ops_done(t);
+    let done = t.ops_done();
     let nr_free = *nr_free_after(run, done);
     let (groups, total_groups) = cost_groups(run);
     ChartsModel {
@@ -471,7 +461,7 @@ pub fn ChartsPanel() -> impl IntoView {
             (
                 text_hash(&s.text),
                 s.timeline.run.ops.len(),
-                ops_done(&s.timeline),
+                s.timeline.ops_done(),
             )
         })
     });
@@ -566,7 +556,7 @@ pub fn ChartsPanel() -> impl IntoView {
                         .iter()
                         .enumerate()
                         .map(|(i, m)| view! {
-                            <li title=explain(m)>
+                            <li title=help(m)>
                                 <span class=format!("mini-swatch series-{i}")></span>
                                 {*m}
                             </li>
@@ -634,7 +624,7 @@ mod tests {
         while t.pos() < t.len() {
             t.step_forward();
             let m = view_model(&t);
-            let done = ops_done(&t);
+            let done = t.ops_done();
             assert_eq!(m.done, done);
             // At an op boundary the chart's state is the zone's.
             if done > 0 && t.run.ops[done - 1].end == t.pos() {
@@ -653,13 +643,8 @@ mod tests {
     #[test]
     fn cost_metrics_are_engine_counters() {
         for m in COST_METRICS {
-            assert!(
-                buddyscope::report::stat_rows(&Stats::default())
-                    .iter()
-                    .any(|(n, _)| *n == m),
-                "{m}"
-            );
-            assert!(explain(m).len() > 20);
+            assert!(Stats::def(m).is_some(), "{m}");
+            assert!(help(m).len() > 20);
         }
     }
 }

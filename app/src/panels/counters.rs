@@ -1,34 +1,12 @@
-//! Live cost counters at the cursor: the zone's cumulative `Stats`, plus the current op's
-//! `pageblocks_touched` and two zone fields.
+//! Live cost counters at the cursor: the zone's cumulative `Stats` (names and help from the
+//! engine's table, `Stats::DEFS`), plus the current op's `pageblocks_touched` and two zone
+//! fields.
 
-use buddyscope::report::stat_rows;
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
 use crate::state::AppState;
-
-/// A student-level explanation of each counter (the `title` tooltip).
-pub fn explain(name: &str) -> &'static str {
-    match name {
-        "zone_lock" => "Times the zone lock was taken: every CPU that touches the buddy free lists must wait for this one lock.",
-        "pcp_lock" => "Times a per-CPU page list (pcp) lock was taken: cheap, each CPU has its own.",
-        "freelist_ops" => "Buddy free-list operations (add, remove, move a block between lists).",
-        "pcp_ops" => "Per-CPU list operations (a page or chunk put on or taken off a pcp list).",
-        "pages_prepared" => "Pages passed through free_pages_prepare (the per-page checks done when freeing).",
-        "fallback_probes" => "Times the allocator looked at another migratetype's free lists because its own were empty.",
-        "pageblocks_claimed" => "Pageblocks taken over for another migratetype during a fallback (the block changes colour).",
-        "claims_refused" => "Fallbacks that could not claim the whole pageblock (too few free pages in it).",
-        "pages_stolen" => "Pages taken from another migratetype's block without claiming the block: a source of fragmentation.",
-        "merges" => "Times a freed block merged with its free buddy into a block twice the size.",
-        "splits" => "Times a larger block was split in half to serve a smaller request (expand).",
-        "pcp_refills" => "Times a per-CPU list was refilled in a batch from the buddy (rmqueue_bulk).",
-        "pcp_drains" => "Times pages went back from a per-CPU list to the buddy in a batch (free_pcppages_bulk).",
-        "watermark_checks" => "Watermark checks: is there enough free memory left to allow this allocation?",
-        "watermark_failures" => "Watermark checks that said no.",
-        _ => "",
-    }
-}
 
 /// One counter on screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,12 +43,13 @@ impl CountersModel {
 
 pub fn view_model(t: &Timeline) -> CountersModel {
     let z = t.zone();
-    let mut rows: Vec<CounterRow> = stat_rows(&z.stats)
+    let mut rows: Vec<CounterRow> = z
+        .stats
         .iter()
-        .map(|&(name, v)| CounterRow {
-            name,
-            label: name,
-            help: explain(name),
+        .map(|(d, v)| CounterRow {
+            name: d.name,
+            label: d.name,
+            help: d.help,
             value: v as i64,
         })
         .collect();
@@ -141,6 +120,7 @@ pub fn CountersPanel() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::panels::testutil::timeline;
+    use buddyscope::stats::Stats;
 
     #[test]
     fn values_are_the_engine_stats_and_every_row_explains_itself() {
@@ -151,10 +131,18 @@ mod tests {
         t.seek(n);
         let end = view_model(&t);
         let z = &t.run.final_zone;
-        for (name, v) in stat_rows(&z.stats) {
-            let row = end.rows.iter().find(|r| r.name == name).unwrap();
-            assert_eq!(row.value, v as i64, "{name}");
+        for (d, v) in z.stats.iter() {
+            let row = end.rows.iter().find(|r| r.name == d.name).unwrap();
+            assert_eq!(row.value, v as i64, "{}", d.name);
+            assert_eq!(row.help, d.help);
         }
+        assert_eq!(
+            &end.rows[..Stats::LEN]
+                .iter()
+                .map(|r| r.name)
+                .collect::<Vec<_>>(),
+            &Stats::DEFS.iter().map(|d| d.name).collect::<Vec<_>>()
+        );
         let get = |name: &str| end.rows.iter().find(|r| r.name == name).unwrap().value;
         assert_eq!(get("nr_free_pages"), z.nr_free_pages);
         assert_eq!(get("watermark_boost"), z.watermark_boost);

@@ -12,12 +12,11 @@
 //! the tiles of the pageblocks the events between the old and the new cursor touched (events
 //! carry pfn and order); a big jump, a new run, a zoom or a theme change repaints everything.
 
-use buddyscope::events::{EventKind, Tracepoint};
 use buddyscope::procfs::filler_owner_mt;
 use buddyscope::runner::Run;
 use buddyscope::timeline::Timeline;
 use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
-use buddyscope::zone::{pindex_to_order, Zone, NO_OWNER, PK_BUDDY, PK_OTHER, PK_PCP};
+use buddyscope::zone::{PageKind, Zone};
 use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -121,48 +120,6 @@ impl Geom {
     }
 }
 
-/// The zone-relative page range `[start, start + len)` an event touched, if it names pages.
-pub fn touched(kind: &EventKind) -> Option<(u32, u32)> {
-    let block = |pfn: u32, order: u8| Some((pfn, 1u32 << order));
-    match *kind {
-        EventKind::FreeListAdd { pfn, order, .. }
-        | EventKind::FreeListDel { pfn, order, .. }
-        | EventKind::FreeListMove { pfn, order, .. }
-        | EventKind::PrepNewPage { pfn, order, .. }
-        | EventKind::SplitPage { pfn, order }
-        | EventKind::PutPage { pfn, order, .. }
-        | EventKind::Stolen { pfn, order, .. }
-        | EventKind::ClaimRefused { pfn, order, .. }
-        | EventKind::Chunk { pfn, order } => block(pfn, order),
-        EventKind::Merge { pfn, order, .. } => block(pfn, order),
-        EventKind::Claimed {
-            pfn,
-            order,
-            pageblocks,
-            ..
-        } => Some((pfn, (1u32 << order).max(pageblocks * PAGEBLOCK_NR_PAGES))),
-        EventKind::PcpAdd { pindex, pfn, .. } | EventKind::PcpDel { pindex, pfn, .. } => {
-            block(pfn, pindex_to_order(pindex as usize))
-        }
-        EventKind::SetPageblock { pb, .. } => Some((pb * PAGEBLOCK_NR_PAGES, PAGEBLOCK_NR_PAGES)),
-        EventKind::ContigAlloc { pfn, nr, .. } | EventKind::Run { pfn, nr } => Some((pfn, nr)),
-        EventKind::Trace(Tracepoint::MmPageAlloc {
-            pfn: Some(pfn),
-            order,
-            ..
-        }) => block(pfn, order),
-        EventKind::Trace(Tracepoint::MmPageFree { pfn, order })
-        | EventKind::Trace(Tracepoint::MmPageAllocZoneLocked { pfn, order, .. })
-        | EventKind::Trace(Tracepoint::MmPagePcpuDrain { pfn, order, .. }) => block(pfn, order),
-        EventKind::Trace(Tracepoint::MmPageAllocExtfrag {
-            pfn,
-            fallback_order,
-            ..
-        }) => block(pfn, fallback_order),
-        _ => None,
-    }
-}
-
 /// What the renderer last drew.
 #[derive(Default)]
 struct Renderer {
@@ -178,7 +135,7 @@ struct Renderer {
 /// A page's block, as the engine's per-page arrays say: `(kind, order, head)`.
 #[derive(Clone, Copy)]
 struct BlockOf {
-    kind: u8,
+    kind: PageKind,
     order: u8,
     head: u32,
 }
@@ -187,7 +144,7 @@ struct BlockOf {
 /// alignment below `start` (blocks are aligned and never overlap).
 fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
     let none = BlockOf {
-        kind: PK_OTHER,
+        kind: PageKind::Other,
         order: 0,
         head: u32::MAX,
     };
@@ -195,7 +152,7 @@ fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
     let mut p = start & !1023;
     while p < end {
         let k = z.kind[p as usize];
-        if k != PK_OTHER {
+        if k != PageKind::Other {
             let o = z.order[p as usize];
             let len = 1u32 << o;
             for q in p.max(start)..(p + len).min(end) {
@@ -211,27 +168,6 @@ fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
         }
     }
     out
-}
-
-/// The free/pcp block containing page `idx`, if any.
-fn block_at(z: &Zone, idx: u32) -> Option<BlockOf> {
-    (0..=10u8).find_map(|o| {
-        let head = idx & !((1u32 << o) - 1);
-        let k = z.kind[head as usize];
-        (k != PK_OTHER && head + (1u32 << z.order[head as usize]) > idx).then(|| BlockOf {
-            kind: k,
-            order: z.order[head as usize],
-            head,
-        })
-    })
-}
-
-/// The allocation type of an owner, if it is one (filler owners: their pageblock type).
-fn owner_mt(run: &Run, owner: u32) -> Option<MigrateType> {
-    if owner == NO_OWNER {
-        return None;
-    }
-    filler_owner_mt(owner).or_else(|| run.owners.get(owner as usize).map(|o| o.mt))
 }
 
 /// What a cell of the map shows: the engine's state of one page.
@@ -256,11 +192,11 @@ pub fn cell_kinds(z: &Zone, run: &Run, start: u32, end: u32) -> Vec<CellKind> {
         .into_iter()
         .zip(start..end)
         .map(|(b, idx)| match b.kind {
-            PK_BUDDY => CellKind::Free {
+            PageKind::Buddy => CellKind::Free {
                 order: b.order,
                 head: b.head,
             },
-            PK_PCP => CellKind::Pcp {
+            PageKind::Pcp => CellKind::Pcp {
                 order: b.order,
                 head: b.head,
             },
@@ -268,7 +204,7 @@ pub fn cell_kinds(z: &Zone, run: &Run, start: u32, end: u32) -> Vec<CellKind> {
                 let owner = z.owner[idx as usize];
                 let pbmt = z.pb_mt(idx / PAGEBLOCK_NR_PAGES);
                 let foreign = |omt: MigrateType| omt != pbmt && pbmt != MigrateType::Isolate;
-                match owner_mt(run, owner) {
+                match run.owner_mt(owner) {
                     Some(omt) if filler_owner_mt(owner).is_some() => CellKind::Filler {
                         foreign: foreign(omt),
                     },
@@ -440,7 +376,7 @@ impl Renderer {
         let key = (s.text.as_ptr() as usize, s.text.len(), tl.len());
         let pos = tl.pos();
         let pal = palette::palette(dark);
-        let hl = tl.current().and_then(|e| touched(&e.kind));
+        let hl = tl.current().and_then(|e| e.kind.touched_pages());
         let Some(ctx) = context(canvas) else {
             return false;
         };
@@ -454,7 +390,7 @@ impl Renderer {
             let (lo, hi) = (pos.min(self.pos), pos.max(self.pos));
             let events = &run.log.events;
             let mut mark = |i: u32| {
-                if let Some((s, n)) = events.get(i as usize).and_then(|e| touched(&e.kind)) {
+                if let Some((s, n)) = events.get(i as usize).and_then(|e| e.kind.touched_pages()) {
                     let first = s / PAGEBLOCK_NR_PAGES;
                     let last = (s + n.max(1) - 1) / PAGEBLOCK_NR_PAGES;
                     dirty.extend(first..=last.min(nb - 1));
@@ -535,18 +471,16 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
         format!("pfn {}", pfn_hex(z, idx)),
         format!("pageblock {pb}: {}", pbmt.kernel_name()),
     ];
-    match block_at(z, idx) {
-        Some(b) if b.kind == PK_BUDDY => out.push(format!(
-            "free: order-{} block at {} ({} pages)",
-            b.order,
-            pfn_hex(z, b.head),
-            1u32 << b.order
+    match z.block_containing(idx) {
+        Some((head, order, false)) => out.push(format!(
+            "free: order-{order} block at {} ({} pages)",
+            pfn_hex(z, head),
+            1u32 << order
         )),
-        Some(b) => out.push(format!(
-            "on the pcp of CPU {}: order-{} block at {}",
-            z.owner[b.head as usize],
-            b.order,
-            pfn_hex(z, b.head)
+        Some((head, order, true)) => out.push(format!(
+            "on the pcp of CPU {}: order-{order} block at {}",
+            z.owner[head as usize],
+            pfn_hex(z, head)
         )),
         None => {
             let owner = z.owner[idx as usize];
@@ -578,7 +512,7 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
             out.push(format!("refcount {}", z.refcount[idx as usize]));
         }
     }
-    if let Some((s0, n)) = tl.current().and_then(|e| touched(&e.kind)) {
+    if let Some((s0, n)) = tl.current().and_then(|e| e.kind.touched_pages()) {
         if idx >= s0 && idx - s0 < n {
             out.push("touched by the current event".to_string());
         }

@@ -14,7 +14,7 @@ use buddyscope::page_alloc::Engine;
 use buddyscope::runner::alloc_gfp;
 use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::*;
-use buddyscope::zone::PK_OTHER;
+use buddyscope::zone::PageKind;
 
 /// The zone a sequence runs on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -441,9 +441,9 @@ impl Harness {
         let z = &self.engine.zone;
         let page = |p: u32, owner: u32, refs: u8| -> Result<(), String> {
             let i = p as usize;
-            if z.kind[i] != PK_OTHER || z.owner[i] != owner || z.refcount[i] != refs {
+            if z.kind[i] != PageKind::Other || z.owner[i] != owner || z.refcount[i] != refs {
                 return Err(format!(
-                    "page {p:#x} should be held by owner {owner} with refcount {refs}: kind {} owner {} refcount {}",
+                    "page {p:#x} should be held by owner {owner} with refcount {refs}: kind {:?} owner {} refcount {}",
                     z.kind[i], z.owner[i], z.refcount[i]
                 ));
             }
@@ -463,7 +463,8 @@ impl Harness {
                     let p = pfn + k as u32;
                     if h {
                         page(p, *owner, 1)?;
-                    } else if z.kind[p as usize] == PK_OTHER && z.owner[p as usize] == *owner {
+                    } else if z.kind[p as usize] == PageKind::Other && z.owner[p as usize] == *owner
+                    {
                         // (A pcp head's `owner` is its CPU: only allocated pages count.)
                         return Err(format!("freed page {p:#x} still owned by {owner}"));
                     }

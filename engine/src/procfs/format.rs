@@ -1,0 +1,154 @@
+//! Output: the kernel's `/proc` text formats, byte for byte (kernel-model.md §8).
+
+use crate::types::*;
+use crate::zone::*;
+
+/// C's `%Ns`: right-aligned in `w` columns counted in bytes (printf pads bytes, not chars).
+fn pad_left(s: &str, w: usize) -> String {
+    let mut out = " ".repeat(w.saturating_sub(s.len()));
+    out.push_str(s);
+    out
+}
+
+/// `fls()`: 1-based index of the highest set bit, `fls(0) = 0`.
+pub(super) fn fls(x: u64) -> u64 {
+    u64::from(64 - x.leading_zeros())
+}
+
+/// `pagetypeinfo_showfree_print` stops walking a list at this many entries.
+pub const PAGETYPEINFO_FREECOUNT_CAP: u64 = 100_000;
+
+/// `/proc/buddyinfo` (§8.1): `"Node 0, zone %8s "`, then `"%6lu "` per order (`nr_free[o]`, all
+/// migratetypes including Isolate; pcp pages are not buddy blocks), then a newline.
+pub fn buddyinfo(z: &Zone) -> String {
+    let mut s = format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8));
+    for n in z.nr_free {
+        s.push_str(&format!("{n:>6} "));
+    }
+    s.push('\n');
+    s
+}
+
+/// One `"%s%6lu "` cell of the free-count table: a list of 100000 entries or more prints
+/// `>100000` (the kernel's walk stops at `++freecount >= 100000`).
+fn freecount_cell(len: u64) -> String {
+    if len >= PAGETYPEINFO_FREECOUNT_CAP {
+        format!(">{PAGETYPEINFO_FREECOUNT_CAP:>6} ")
+    } else {
+        format!("{len:>6} ")
+    }
+}
+
+/// Pageblocks per migratetype as `get_pageblock_migratetype()` sees them (an isolated block
+/// counts as Isolate), over every pageblock of the zone (a partial last one included).
+pub fn pageblock_counts(z: &Zone) -> [u64; MT_SLOTS] {
+    let mut c = [0u64; MT_SLOTS];
+    for pb in 0..z.nr_pageblocks() {
+        c[z.pb_mt(pb).idx()] += 1;
+    }
+    c
+}
+
+/// `/proc/pagetypeinfo` (§8.2) for the one zone as Node 0: rows for
+/// [`MigrateType::kernel_types`] of the zone's config, no mixed-blocks section.
+pub fn pagetypeinfo(z: &Zone) -> String {
+    let types = MigrateType::kernel_types(z.cfg.cma);
+    let zone = pad_left(&z.cfg.name, 8);
+    let mut s = String::new();
+    s.push_str(&format!("Page block order: {PAGEBLOCK_ORDER}\n"));
+    s.push_str(&format!("Pages per block:  {PAGEBLOCK_NR_PAGES}\n"));
+    s.push('\n');
+    s.push_str(&format!(
+        "{:<43} ",
+        "Free pages count per migrate type at order"
+    ));
+    for o in 0..NR_PAGE_ORDERS {
+        s.push_str(&format!("{o:>6} "));
+    }
+    s.push('\n');
+    for &mt in &types {
+        s.push_str(&format!(
+            "Node {:>4}, zone {}, type {} ",
+            0,
+            zone,
+            pad_left(mt.kernel_name(), 12)
+        ));
+        for o in 0..NR_PAGE_ORDERS {
+            s.push_str(&freecount_cell(u64::from(z.free_lists[o][mt.idx()].len)));
+        }
+        s.push('\n');
+    }
+    s.push_str(&format!("\n{:<23}", "Number of blocks type "));
+    for &mt in &types {
+        s.push_str(&format!("{} ", pad_left(mt.kernel_name(), 12)));
+    }
+    s.push('\n');
+    let counts = pageblock_counts(z);
+    s.push_str(&format!("Node 0, zone {zone} "));
+    for &mt in &types {
+        s.push_str(&format!("{:>12} ", counts[mt.idx()]));
+    }
+    s.push('\n');
+    s
+}
+
+/// `calculate_normal_threshold()`: `min(125, 2 × fls(cpus) × (1 + fls(managed >> 15)))`
+/// (`managed >> (27 − PAGE_SHIFT)`).
+pub fn vm_stats_threshold(cpus: u32, managed: u64) -> u64 {
+    (2 * fls(u64::from(cpus)) * (1 + fls(managed >> 15))).min(125)
+}
+
+/// The contract's `zoneinfo` lines (CLI section): the zone part of `/proc/zoneinfo` of a 6.18
+/// x86_64 machine (no NUMA), as Node 0; `reserved_highatomic`/`free_highatomic` only for
+/// kernels that print them ([`Kernel::zoneinfo_highatomic_lines`]).
+pub fn zoneinfo(z: &Zone) -> String {
+    let managed = u64::from(z.cfg.pages);
+    let mut l: Vec<String> = vec![
+        format!("Node 0, zone {}", pad_left(&z.cfg.name, 8)),
+        format!("  pages free     {}", z.nr_free_pages),
+        format!("        boost    {}", z.watermark_boost),
+        format!("        min      {}", z.wmark_pages(WMARK_MIN)),
+        format!("        low      {}", z.wmark_pages(WMARK_LOW)),
+        format!("        high     {}", z.wmark_pages(WMARK_HIGH)),
+        format!("        promo    {}", z.wmark_pages(WMARK_PROMO)),
+        format!("        spanned  {managed}"),
+        format!("        present  {managed}"),
+        format!("        managed  {managed}"),
+        "        cma      0".to_string(),
+        "        protection: (0, 0, 0, 0, 0)".to_string(),
+        format!("      nr_free_pages {}", z.nr_free_pages),
+        format!("      nr_free_pages_blocks {}", z.nr_free_pages_blocks),
+        "      nr_zone_inactive_anon 0".to_string(),
+        "      nr_zone_active_anon 0".to_string(),
+        "      nr_zone_inactive_file 0".to_string(),
+        "      nr_zone_active_file 0".to_string(),
+        "      nr_zone_unevictable 0".to_string(),
+        "      nr_zone_write_pending 0".to_string(),
+        "      nr_mlock     0".to_string(),
+        "      nr_zspages   0".to_string(),
+        format!("      nr_free_cma  {}", z.nr_free_cma),
+        "  pagesets".to_string(),
+    ];
+    let threshold = vm_stats_threshold(z.cfg.cpus, managed);
+    for (cpu, p) in z.pcp.iter().enumerate() {
+        l.push(format!("    cpu: {cpu}"));
+        l.push(format!("              count:    {}", p.count));
+        l.push(format!("              high:     {}", p.high));
+        l.push(format!("              batch:    {}", p.batch));
+        l.push(format!("              high_min: {}", p.high_min));
+        l.push(format!("              high_max: {}", p.high_max));
+        l.push(format!("  vm stats threshold: {threshold}"));
+    }
+    l.push("  node_unreclaimable:  0".to_string());
+    l.push(format!("  start_pfn:           {}", z.cfg.start_pfn));
+    if z.cfg.kernel.zoneinfo_highatomic_lines() {
+        l.push(format!(
+            "  reserved_highatomic: {}",
+            z.nr_reserved_highatomic
+        ));
+        l.push(format!("  free_highatomic:     {}", z.nr_free_highatomic));
+    }
+    let mut s = l.join("\n");
+    s.push('\n');
+    s
+}

@@ -1,0 +1,564 @@
+//! Import, step 1: read a machine's `pagetypeinfo` (and `zoneinfo`) text into a checked
+//! [`ProcImport`], every error pointing at the field to fix.
+
+use super::import::plan;
+use crate::scenario::{Init, Scenario, ScenarioError, ZoneSpec, MAX_PCP_VALUE};
+use crate::types::*;
+
+/// What a machine's `/proc` files say about one zone, checked: the layout of
+/// [`apply_import`] exists for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcImport {
+    /// The zone size by the contract's rule (`managed`, else `zone.pages`, else Σ pageblocks ×
+    /// 512).
+    pub pages: u64,
+    /// Free blocks per migratetype (`MigrateType::idx`) and order; `>100000` read as 100000.
+    pub counts: [[u64; NR_PAGE_ORDERS]; MT_SLOTS],
+    /// Pageblocks per migratetype.
+    pub blocks: [u64; MT_SLOTS],
+    /// The node the zone was read from (the first one that has it in `pagetypeinfo`).
+    pub node: u32,
+    /// `zoneinfo`'s `managed` for that zone, if `zoneinfo` was given.
+    pub managed: Option<u64>,
+    /// `batch`, `high_min`, `high_max` of the first CPU listed in `zoneinfo` (for every CPU);
+    /// `None` where `zoneinfo` is absent or does not print the field.
+    pub batch: Option<i32>,
+    pub high_min: Option<i32>,
+    pub high_max: Option<i32>,
+    /// Initial `high` per simulated CPU, indexed by the CPU number printed after `cpu:`
+    /// (CPUs not listed: 0). Empty without `zoneinfo`.
+    pub initial_high: Vec<i32>,
+}
+
+impl ProcImport {
+    /// `nr_reserved_highatomic` after the import: 512 × HighAtomic pageblocks.
+    pub fn reserved_highatomic(&self) -> u64 {
+        self.blocks[MigrateType::HighAtomic.idx()] * u64::from(PAGEBLOCK_NR_PAGES)
+    }
+}
+
+pub(super) fn perr(message: impl Into<String>, hint: impl Into<String>) -> ScenarioError {
+    ScenarioError::new("init.pagetypeinfo", message, hint)
+}
+
+fn zerr(message: impl Into<String>, hint: impl Into<String>) -> ScenarioError {
+    ScenarioError::new("init.zoneinfo", message, hint)
+}
+
+const PASTE_PTI: &str = "paste the whole, unedited output of `cat /proc/pagetypeinfo` (as root)";
+const PASTE_ZI: &str = "paste the whole, unedited output of `cat /proc/zoneinfo`";
+
+fn mt_from_kernel_name(name: &str) -> Option<MigrateType> {
+    MigrateType::ALL
+        .into_iter()
+        .find(|mt| mt.kernel_name() == name)
+}
+
+/// A free-count cell: a number, or `>N` (the kernel's capped walk) read as N.
+fn parse_count(tok: &str) -> Option<u64> {
+    tok.strip_prefix('>').unwrap_or(tok).parse().ok()
+}
+
+/// Splits `Node N, zone NAME ...` into (node, zone name, the rest's tokens).
+pub(super) fn split_node_line(line: &str) -> Option<(u32, String, Vec<String>)> {
+    let rest = line.strip_prefix("Node")?;
+    let toks: Vec<String> = rest
+        .replace(',', " ")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    if toks.len() < 3 || toks[1] != "zone" {
+        return None;
+    }
+    let node = toks[0].parse().ok()?;
+    Some((node, toks[2].clone(), toks[3..].to_vec()))
+}
+
+struct FreeRow {
+    line: usize,
+    node: u32,
+    zone: String,
+    mt_name: String,
+    counts: Vec<u64>,
+}
+
+pub(super) struct BlockRow {
+    line: usize,
+    pub(super) node: u32,
+    pub(super) zone: String,
+    pub(super) counts: Vec<u64>,
+}
+
+#[derive(PartialEq)]
+enum Section {
+    Start,
+    Free,
+    Blocks,
+    Mixed,
+}
+
+pub(super) struct Pti {
+    free: Vec<FreeRow>,
+    block_header: Option<(usize, Vec<String>)>,
+    pub(super) blocks: Vec<BlockRow>,
+}
+
+pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
+    let mut pti = Pti {
+        free: Vec::new(),
+        block_header: None,
+        blocks: Vec::new(),
+    };
+    let mut section = Section::Start;
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = raw.trim();
+        if let Some(v) = line.strip_prefix("Page block order:") {
+            let v = v.trim();
+            if v != PAGEBLOCK_ORDER.to_string() {
+                return Err(perr(
+                    format!("line {n}: page block order {v}; the model has pageblock order 9 (x86_64, 4 KiB pages)"),
+                    "use the file of an x86_64 machine with 4 KiB pages",
+                ));
+            }
+        } else if let Some(v) = line.strip_prefix("Pages per block:") {
+            let v = v.trim();
+            if v != PAGEBLOCK_NR_PAGES.to_string() {
+                return Err(perr(
+                    format!("line {n}: {v} pages per block; the model has 512"),
+                    "use the file of an x86_64 machine with 4 KiB pages",
+                ));
+            }
+        } else if let Some(rest) = line.strip_prefix("Free pages count per migrate type at order") {
+            let orders: Vec<&str> = rest.split_whitespace().collect();
+            let want: Vec<String> = (0..NR_PAGE_ORDERS).map(|o| o.to_string()).collect();
+            if orders != want {
+                return Err(perr(
+                    format!(
+                        "line {n}: the table has orders {}; the model has orders 0 to 10 (MAX_PAGE_ORDER 10)",
+                        orders.join(" ")
+                    ),
+                    "use the file of a kernel with MAX_PAGE_ORDER 10 (x86_64)",
+                ));
+            }
+            section = Section::Free;
+        } else if let Some(rest) = line.strip_prefix("Number of blocks type") {
+            let names: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+            pti.block_header = Some((n, names));
+            section = Section::Blocks;
+        } else if line.starts_with("Number of mixed blocks") {
+            section = Section::Mixed;
+        } else if line.starts_with("Node") {
+            let Some((node, zone, toks)) = split_node_line(line) else {
+                return Err(perr(
+                    format!("line {n}: cannot read {line:?}"),
+                    "expected `Node N, zone NAME, ...`; ".to_string() + PASTE_PTI,
+                ));
+            };
+            if toks.first().map(String::as_str) == Some("type") {
+                if section == Section::Blocks || section == Section::Mixed {
+                    return Err(perr(
+                        format!("line {n}: a free-count row after the pageblock table"),
+                        PASTE_PTI,
+                    ));
+                }
+                let Some(mt_name) = toks.get(1) else {
+                    return Err(perr(
+                        format!("line {n}: no migratetype after `type`"),
+                        PASTE_PTI,
+                    ));
+                };
+                let counts: Option<Vec<u64>> = toks[2..].iter().map(|t| parse_count(t)).collect();
+                let Some(counts) = counts else {
+                    return Err(perr(
+                        format!("line {n}: the free counts of {line:?} are not numbers"),
+                        PASTE_PTI,
+                    ));
+                };
+                if counts.len() != NR_PAGE_ORDERS {
+                    return Err(perr(
+                        format!(
+                            "line {n}: {} free counts; the model has orders 0 to 10 (11 columns)",
+                            counts.len()
+                        ),
+                        "use the file of a kernel with MAX_PAGE_ORDER 10 (x86_64); ".to_string()
+                            + PASTE_PTI,
+                    ));
+                }
+                pti.free.push(FreeRow {
+                    line: n,
+                    node,
+                    zone,
+                    mt_name: mt_name.clone(),
+                    counts,
+                });
+            } else {
+                match section {
+                    Section::Mixed => {}
+                    Section::Blocks => {
+                        let counts: Option<Vec<u64>> =
+                            toks.iter().map(|t| t.parse().ok()).collect();
+                        let Some(counts) = counts else {
+                            return Err(perr(
+                                format!(
+                                    "line {n}: the pageblock counts of {line:?} are not numbers"
+                                ),
+                                PASTE_PTI,
+                            ));
+                        };
+                        pti.blocks.push(BlockRow {
+                            line: n,
+                            node,
+                            zone,
+                            counts,
+                        });
+                    }
+                    Section::Start | Section::Free => {
+                        return Err(perr(
+                            format!("line {n}: {line:?} is neither a free-count row (`..., type NAME ...`) nor under `Number of blocks type`"),
+                            PASTE_PTI,
+                        ));
+                    }
+                }
+            }
+        }
+        // Any other line (blank, a shell prompt, ...) carries nothing we read.
+    }
+    Ok(pti)
+}
+
+/// The first node (in file order) whose `pagetypeinfo` lists `zone`.
+pub(super) fn pick_node(pti: &Pti, zone: &str) -> Result<u32, ScenarioError> {
+    let first = pti
+        .free
+        .iter()
+        .map(|r| (r.node, r.zone.as_str()))
+        .chain(pti.blocks.iter().map(|r| (r.node, r.zone.as_str())))
+        .find(|&(_, z)| z == zone);
+    if let Some((node, _)) = first {
+        return Ok(node);
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for r in &pti.free {
+        if !names.contains(&r.zone.as_str()) {
+            names.push(&r.zone);
+        }
+    }
+    if names.is_empty() {
+        return Err(perr(
+            "no free-count rows (`Node N, zone NAME, type TYPE ...`) in the text",
+            PASTE_PTI,
+        ));
+    }
+    let hint = match names.iter().find(|n| n.eq_ignore_ascii_case(zone)) {
+        Some(n) => format!("zone names are case-sensitive: use \"{n}\""),
+        None => format!(
+            "the text has zone{} {}; set init.zone to one of them",
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        ),
+    };
+    Err(ScenarioError::new(
+        "init.zone",
+        format!("no zone {zone:?} in init.pagetypeinfo"),
+        hint,
+    ))
+}
+
+/// Reads the counts of one zone of one node: (free counts, pageblock counts).
+#[allow(clippy::type_complexity)]
+fn zone_counts(
+    pti: &Pti,
+    node: u32,
+    zone: &str,
+    cma: bool,
+) -> Result<([[u64; NR_PAGE_ORDERS]; MT_SLOTS], [u64; MT_SLOTS]), ScenarioError> {
+    let cma_hint = "set zone.cma to true: the text comes from a CONFIG_CMA kernel";
+    let mut counts = [[0u64; NR_PAGE_ORDERS]; MT_SLOTS];
+    let mut seen = [false; MT_SLOTS];
+    for r in pti.free.iter().filter(|r| r.node == node && r.zone == zone) {
+        let Some(mt) = mt_from_kernel_name(&r.mt_name) else {
+            return Err(perr(
+                format!("line {}: unknown migratetype {:?}", r.line, r.mt_name),
+                "the types are Unmovable, Movable, Reclaimable, HighAtomic, CMA and Isolate",
+            ));
+        };
+        if mt == MigrateType::Cma && !cma {
+            return Err(perr(
+                format!(
+                    "line {}: the text has a CMA row but zone.cma is false",
+                    r.line
+                ),
+                cma_hint,
+            ));
+        }
+        if seen[mt.idx()] {
+            return Err(perr(
+                format!(
+                    "line {}: a second {} row for node {node}, zone {zone}",
+                    r.line,
+                    mt.kernel_name()
+                ),
+                PASTE_PTI,
+            ));
+        }
+        seen[mt.idx()] = true;
+        counts[mt.idx()].copy_from_slice(&r.counts);
+    }
+    let Some((hline, header)) = &pti.block_header else {
+        return Err(perr(
+            "no `Number of blocks type` table in the text",
+            "the pageblock counts are needed; ".to_string() + PASTE_PTI,
+        ));
+    };
+    let mut cols = Vec::new();
+    for name in header {
+        let Some(mt) = mt_from_kernel_name(name) else {
+            return Err(perr(
+                format!("line {hline}: unknown migratetype {name:?} in the pageblock table"),
+                "the types are Unmovable, Movable, Reclaimable, HighAtomic, CMA and Isolate",
+            ));
+        };
+        if mt == MigrateType::Cma && !cma {
+            return Err(perr(
+                format!("line {hline}: the text has a CMA column but zone.cma is false"),
+                cma_hint,
+            ));
+        }
+        if cols.contains(&mt) {
+            return Err(perr(
+                format!("line {hline}: the pageblock table lists {name} twice"),
+                PASTE_PTI,
+            ));
+        }
+        cols.push(mt);
+    }
+    let Some(row) = pti.blocks.iter().find(|r| r.node == node && r.zone == zone) else {
+        return Err(perr(
+            format!(
+                "no pageblock counts for node {node}, zone {zone} under `Number of blocks type`"
+            ),
+            PASTE_PTI,
+        ));
+    };
+    if row.counts.len() != cols.len() {
+        return Err(perr(
+            format!(
+                "line {}: {} pageblock counts under {} column names",
+                row.line,
+                row.counts.len(),
+                cols.len()
+            ),
+            PASTE_PTI,
+        ));
+    }
+    let mut blocks = [0u64; MT_SLOTS];
+    for (&mt, &c) in cols.iter().zip(&row.counts) {
+        blocks[mt.idx()] = c;
+    }
+    for mt in [MigrateType::Isolate, MigrateType::Cma] {
+        let nblocks = blocks[mt.idx()];
+        let nfree: u64 = counts[mt.idx()].iter().sum();
+        let why = if mt == MigrateType::Isolate {
+            "v1 starts with no isolated pageblocks (isolation is transient: read the file again)"
+        } else {
+            "v1 has no CMA pageblocks"
+        };
+        if nblocks != 0 {
+            return Err(perr(
+                format!("zone {zone} has {nblocks} {} pageblocks", mt.kernel_name()),
+                format!("{why}; set the {} counts to 0", mt.kernel_name()),
+            ));
+        }
+        if nfree != 0 {
+            return Err(perr(
+                format!("zone {zone} has {nfree} {} free blocks", mt.kernel_name()),
+                format!("{why}; set the {} counts to 0", mt.kernel_name()),
+            ));
+        }
+    }
+    Ok((counts, blocks))
+}
+
+/// What `zoneinfo` says about one zone.
+#[derive(Default)]
+struct ZoneinfoZone {
+    managed: Option<u64>,
+    batch: Option<i32>,
+    high_min: Option<i32>,
+    high_max: Option<i32>,
+    /// (cpu, high) in listing order.
+    highs: Vec<(u32, i32)>,
+}
+
+fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, ScenarioError> {
+    let mut found = false;
+    let mut inside = false;
+    let mut zi = ZoneinfoZone::default();
+    // (cpu, fields seen) of the CPU being read; only the first one gives batch/high_min/max.
+    let mut cpu: Option<u32> = None;
+    let mut cpus_seen = 0usize;
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = raw.trim();
+        if line.starts_with("Node") {
+            if inside {
+                break;
+            }
+            if let Some((nd, z, _)) = split_node_line(line) {
+                if nd == node && z == zone {
+                    found = true;
+                    inside = true;
+                }
+            }
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if toks.len() != 2 {
+            continue;
+        }
+        let int = |what: &str| -> Result<i64, ScenarioError> {
+            toks[1].parse::<i64>().map_err(|_| {
+                zerr(
+                    format!("line {n}: {what} {:?} is not a number", toks[1]),
+                    PASTE_ZI,
+                )
+            })
+        };
+        let pcp = |what: &str, min: i64| -> Result<i32, ScenarioError> {
+            let v = int(what)?;
+            if !(min..=i64::from(MAX_PCP_VALUE)).contains(&v) {
+                return Err(zerr(
+                    format!("line {n}: {what} {v} is out of range {min}..={MAX_PCP_VALUE}"),
+                    "fix the value, or override it with zone.pcp",
+                ));
+            }
+            Ok(v as i32)
+        };
+        match toks[0] {
+            "managed" => {
+                let v = int("managed")?;
+                zi.managed = Some(v.max(0) as u64);
+            }
+            "cpu:" => {
+                let c = int("cpu")?;
+                if c < 0 {
+                    return Err(zerr(format!("line {n}: cpu {c}"), PASTE_ZI));
+                }
+                cpu = Some(c as u32);
+                cpus_seen += 1;
+            }
+            "high:" | "batch:" | "high_min:" | "high_max:" => {
+                let Some(c) = cpu else {
+                    return Err(zerr(
+                        format!("line {n}: {} before any `cpu:` line", toks[0]),
+                        PASTE_ZI,
+                    ));
+                };
+                let first = cpus_seen == 1;
+                match toks[0] {
+                    "high:" => zi.highs.push((c, pcp("high", 0)?)),
+                    "batch:" if first => zi.batch = Some(pcp("batch", 1)?),
+                    "high_min:" if first => zi.high_min = Some(pcp("high_min", 0)?),
+                    "high_max:" if first => zi.high_max = Some(pcp("high_max", 0)?),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    if !found {
+        return Err(zerr(
+            format!("no `Node {node}, zone {zone}` section in the text"),
+            "use the zoneinfo of the machine the pagetypeinfo comes from, or leave out init.zoneinfo",
+        ));
+    }
+    if zi.managed.is_none() {
+        return Err(zerr(
+            format!("node {node}, zone {zone} has no `managed` line"),
+            PASTE_ZI,
+        ));
+    }
+    Ok(zi)
+}
+
+/// Reads `init` from `/proc` (scenario contract, "`init` from `/proc`"): the `zone` of the
+/// first node that has it in `pagetypeinfo`, the same node's zone in `zoneinfo` if given, the
+/// size rule (`managed` > `zone_pages` > Σ pageblocks × 512, and the pageblock counts must sum to
+/// ⌈size / 512⌉, via [`Scenario::resolve_proc_zone_pages`]) and every check of the layout
+/// [`apply_import`] will build. `cma` is `zone.cma`, `zone_pages` is `zone.pages`.
+pub fn parse_import(
+    pagetypeinfo: &str,
+    zoneinfo: Option<&str>,
+    zone: &str,
+    cma: bool,
+    zone_pages: Option<u64>,
+) -> Result<ProcImport, ScenarioError> {
+    let pti = parse_pti_text(pagetypeinfo)?;
+    let node = pick_node(&pti, zone)?;
+    let (counts, blocks) = zone_counts(&pti, node, zone, cma)?;
+    let zi = match zoneinfo {
+        Some(t) => Some(parse_zoneinfo(t, node, zone)?),
+        None => None,
+    };
+    let managed = zi.as_ref().and_then(|z| z.managed);
+    let pageblocks: u64 = blocks.iter().sum();
+    // The size rule lives in scenario.rs; ask it with a scenario of just these fields.
+    let probe = Scenario {
+        zone: ZoneSpec {
+            pages: zone_pages,
+            cma,
+            ..ZoneSpec::default()
+        },
+        init: Init::Proc {
+            pagetypeinfo: String::new(),
+            zoneinfo: zoneinfo.map(|_| String::new()),
+            zone: zone.to_string(),
+        },
+        ..Scenario::default()
+    };
+    let pages = probe
+        .resolve_proc_zone_pages(managed, pageblocks)
+        .map_err(|mut e| {
+            // The usual cause on a real machine: pagetypeinfo counts the pageblocks over the
+            // zone's present memory, while `managed` leaves out reserved pages.
+            if e.path == "init.pagetypeinfo" && managed.is_some() && zone_pages.is_none() {
+                e.hint = format!(
+                    "{}; or leave out init.zoneinfo to size the zone from the pageblock counts \
+                     ({pageblocks} × 512 = {} pages): /proc/pagetypeinfo counts the pageblocks of \
+                     present memory, zoneinfo's managed leaves out reserved pages",
+                    e.hint,
+                    pageblocks * u64::from(PAGEBLOCK_NR_PAGES)
+                );
+            }
+            e
+        })?;
+    let mut initial_high = Vec::new();
+    if let Some(zi) = &zi {
+        for &(cpu, high) in &zi.highs {
+            if cpu < MAX_CPUS {
+                let c = cpu as usize;
+                if initial_high.len() <= c {
+                    initial_high.resize(c + 1, 0);
+                }
+                initial_high[c] = high;
+            }
+        }
+    }
+    let imp = ProcImport {
+        pages,
+        counts,
+        blocks,
+        node,
+        managed,
+        batch: zi.as_ref().and_then(|z| z.batch),
+        high_min: zi.as_ref().and_then(|z| z.high_min),
+        high_max: zi.as_ref().and_then(|z| z.high_max),
+        initial_high,
+    };
+    plan(&imp)?;
+    Ok(imp)
+}

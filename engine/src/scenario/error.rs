@@ -1,0 +1,55 @@
+//! [`ScenarioError`]: every error of a scenario, pointing at the spot of the document to fix.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A document error: where (`path`, a JSON path such as `ops[2].ops[0].ref`, `zone.pages`;
+/// empty for the document itself, e.g. a syntax error, whose message then gives line and
+/// column), what (`message`) and what to do (`hint`, possibly empty).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+    pub hint: String,
+}
+
+impl ScenarioError {
+    pub fn new(
+        path: impl Into<String>,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Self {
+        ScenarioError {
+            path: path.into(),
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    pub(super) fn or_hint(mut self, hint: &str) -> Self {
+        if self.hint.is_empty() {
+            self.hint = hint.to_string();
+        }
+        self
+    }
+}
+
+/// `path: message; hint`, e.g.
+/// `ops[3].order: order 11 is above MAX_PAGE_ORDER (10); use 0..=10`.
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        f.write_str(&self.message)?;
+        if !self.hint.is_empty() {
+            write!(f, "; {}", self.hint)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+pub(super) type Res<T> = Result<T, ScenarioError>;

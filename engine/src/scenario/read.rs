@@ -1,0 +1,662 @@
+//! Step 2 of [`super::parse`]: [`Value`] → [`Scenario`] field by field, so every type error
+//! and every unknown field carries its JSON path (`ops[2].ops[0].ref`).
+
+use serde_json::{Map, Value};
+
+use super::error::{Res, ScenarioError};
+use super::validate::{
+    check_alloc_mt, check_cpus, check_min_free_kbytes, check_order, check_pcp, check_version,
+};
+use super::{default_init_zone, DrainTarget, Init, MtWeights, Op, PcpOverride, Scenario, ZoneSpec};
+use crate::types::{FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_CPUS, NR_PAGE_ORDERS};
+
+const OP_NAMES: &[&str] = &[
+    "alloc",
+    "free",
+    "split",
+    "alloc_contig_range",
+    "free_contig_range",
+    "vmalloc",
+    "vfree",
+    "drain",
+    "repeat",
+    "workload",
+];
+
+const CPU_DOC: &str = "the CPU the op runs on, 0..=zone.cpus-1 (default 0)";
+const NOTE_DOC: &str = "a text shown by the UI and the trace";
+const AS_DOC: &str = "a name for the allocation, bound once per scope";
+const FREE_METHOD_DOC: &str = "\"per_page\" or \"chunked\" (default: the kernel profile's)";
+
+/// Every object's fields, in contract order, with a one-line description for hints. Unknown-field
+/// checks read their allowed lists from here, so there is one list to extend.
+const FIELDS: &[(&str, &str, &str)] = &[
+    ("document", "version", "1, the only version this build reads"),
+    ("document", "name", "a title"),
+    ("document", "description", "a text shown in the UI (markdown allowed)"),
+    ("document", "kernel", "\"v6.18\", \"v7.1\" or \"v7.2\" (default \"v7.2\")"),
+    ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory"),
+    ("document", "init", "\"boot\", or an object {\"pagetypeinfo\": TEXT, \"zoneinfo\": TEXT, \"zone\": NAME}"),
+    ("document", "ops", "an array of ops"),
+    ("zone", "name", "one word printed in the /proc outputs (default \"Normal\")"),
+    ("zone", "pages", "the zone size in pages, 1024..=4194304 (default 262144)"),
+    ("zone", "start_pfn", "the first pfn, a multiple of 1024 (default 0)"),
+    ("zone", "cpus", "the number of per-CPU page sets, 1..=64 (default 1)"),
+    ("zone", "cma", "true or false: CONFIG_CMA (default false)"),
+    ("zone", "pcp", "an object with any of batch, high_min, high_max"),
+    ("zone", "min_free_kbytes", "the final min_free_kbytes, 0..=2147483647 (default: computed)"),
+    ("zone", "rmqueue_mode_memory", "true or false (default true)"),
+    ("zone.pcp", "batch", "an integer 1..=4194304"),
+    ("zone.pcp", "high_min", "an integer 0..=4194304"),
+    ("zone.pcp", "high_max", "an integer 0..=4194304"),
+    ("init", "pagetypeinfo", "the text of /proc/pagetypeinfo"),
+    ("init", "zoneinfo", "the text of /proc/zoneinfo (optional)"),
+    ("init", "zone", "the zone to read from the /proc text (default \"Normal\")"),
+    ("alloc", "order", "an integer 0..=10"),
+    ("alloc", "mt", "\"unmovable\", \"movable\" or \"reclaimable\" (default \"unmovable\")"),
+    ("alloc", "highatomic", "true or false (default false)"),
+    ("alloc", "as", AS_DOC),
+    ("alloc", "cpu", CPU_DOC),
+    ("alloc", "note", NOTE_DOC),
+    ("free", "ref", "the name of an alloc or alloc_contig_range"),
+    ("free", "page", "the index of one page in the allocation (optional)"),
+    ("free", "cpu", CPU_DOC),
+    ("free", "note", NOTE_DOC),
+    ("split", "ref", "the name of an alloc"),
+    ("split", "cpu", CPU_DOC),
+    ("split", "note", NOTE_DOC),
+    ("alloc_contig_range", "pfn", "the first pfn of the range, inside the zone"),
+    ("alloc_contig_range", "nr_pages", "the number of pages, at least 1"),
+    ("alloc_contig_range", "as", AS_DOC),
+    ("alloc_contig_range", "cpu", CPU_DOC),
+    ("alloc_contig_range", "note", NOTE_DOC),
+    ("free_contig_range", "ref", "the name of an alloc or alloc_contig_range (or give pfn and nr_pages)"),
+    ("free_contig_range", "pfn", "the first pfn (with nr_pages, instead of ref)"),
+    ("free_contig_range", "nr_pages", "the number of pages, at least 1 (with pfn)"),
+    ("free_contig_range", "method", FREE_METHOD_DOC),
+    ("free_contig_range", "frozen", "true or false (default false)"),
+    ("free_contig_range", "cpu", CPU_DOC),
+    ("free_contig_range", "note", NOTE_DOC),
+    ("vmalloc", "pages", "the number of pages, at least 1"),
+    ("vmalloc", "strategy", "\"bulk\" or \"large_order\" (default: the kernel profile's)"),
+    ("vmalloc", "as", AS_DOC),
+    ("vmalloc", "cpu", CPU_DOC),
+    ("vmalloc", "note", NOTE_DOC),
+    ("vfree", "ref", "the name of a vmalloc"),
+    ("vfree", "method", FREE_METHOD_DOC),
+    ("vfree", "cpu", CPU_DOC),
+    ("vfree", "note", NOTE_DOC),
+    ("drain", "cpu", "the CPU to drain, a number or \"all\" (default 0)"),
+    ("drain", "note", NOTE_DOC),
+    ("repeat", "times", "an integer ≥ 0"),
+    ("repeat", "ops", "an array of ops, run once per iteration in a new name scope"),
+    ("repeat", "cpu", "a CPU 0..=zone.cpus-1; not inherited by the repeated ops"),
+    ("repeat", "note", NOTE_DOC),
+    ("workload", "seed", "an integer"),
+    ("workload", "steps", "an integer ≥ 0"),
+    ("workload", "order_weights", "11 non-negative numbers, index = order"),
+    ("workload", "mt_weights", "an object with any of unmovable, movable, reclaimable: non-negative numbers"),
+    ("workload", "free_probability", "a number 0..=1"),
+    ("workload", "cpu", CPU_DOC),
+    ("workload", "note", NOTE_DOC),
+    ("mt_weights", "unmovable", "a non-negative number (default 0)"),
+    ("mt_weights", "movable", "a non-negative number (default 0)"),
+    ("mt_weights", "reclaimable", "a non-negative number (default 0)"),
+];
+
+fn field_doc(owner: &str, key: &str) -> &'static str {
+    FIELDS
+        .iter()
+        .find(|(o, k, _)| *o == owner && *k == key)
+        .map_or("", |(_, _, d)| d)
+}
+
+pub(super) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// A short description of a JSON value for "expected …, found …" messages.
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            let short: String = s.chars().take(40).collect();
+            let ell = if short.len() < s.len() { "…" } else { "" };
+            format!("the string {}{ell}", Value::String(short))
+        }
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    }
+}
+
+fn type_err(path: &str, expected: &str, found: &Value) -> ScenarioError {
+    ScenarioError::new(
+        path,
+        format!("expected {expected}, found {}", describe(found)),
+        "",
+    )
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(row[j]).min(cur)
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The closest candidate, if close enough to be a likely typo.
+pub(super) fn suggest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (distance(&lower, c), c))
+        .filter(|(d, c)| *d <= 2 && *d < c.len().max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// `"a", "b" or "c"`.
+pub(super) fn quoted_choices(items: &[&str]) -> String {
+    let q: Vec<String> = items.iter().map(|s| format!("\"{s}\"")).collect();
+    match q.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
+fn with_suggestion(word: &str, candidates: &[&str], rest: String) -> String {
+    match suggest(word, candidates.iter().copied()) {
+        Some(s) => format!("did you mean \"{s}\"? {rest}"),
+        None => rest,
+    }
+}
+
+type Reader<T> = fn(&Value, &str) -> Res<T>;
+
+/// A JSON object being converted: its path, its owner key in [`FIELDS`] and how to name it.
+struct Fields<'a> {
+    path: String,
+    owner: &'static str,
+    what: String,
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    fn new(v: &'a Value, path: &str, owner: &'static str, what: &str) -> Res<Self> {
+        let map = v
+            .as_object()
+            .ok_or_else(|| type_err(path, &format!("{what} (a JSON object)"), v))?;
+        Ok(Fields {
+            path: path.to_string(),
+            owner,
+            what: what.to_string(),
+            map,
+        })
+    }
+
+    fn allowed(&self) -> Vec<&'static str> {
+        let mut keys = Vec::new();
+        if OP_NAMES.contains(&self.owner) {
+            keys.push("op");
+        }
+        keys.extend(
+            FIELDS
+                .iter()
+                .filter(|(o, _, _)| *o == self.owner)
+                .map(|(_, k, _)| *k),
+        );
+        keys
+    }
+
+    /// Rejects the first unknown key (in key order, so the report is stable).
+    fn deny_unknown(&self) -> Res<()> {
+        let allowed = self.allowed();
+        if let Some(key) = self.map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            let takes = format!("{} takes: {}", self.what, allowed.join(", "));
+            let hint = match suggest(key, allowed.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`? {takes}"),
+                None => takes,
+            };
+            return Err(ScenarioError::new(
+                join(&self.path, key),
+                format!("unknown field `{key}` in {}", self.what),
+                hint,
+            ));
+        }
+        Ok(())
+    }
+
+    fn read<T>(&self, key: &str, v: &Value, read: Reader<T>) -> Res<T> {
+        read(v, &join(&self.path, key))
+            .map_err(|e| e.or_hint(&format!("`{key}`: {}", field_doc(self.owner, key))))
+    }
+
+    /// A required field.
+    fn req<T>(&self, key: &str, read: Reader<T>) -> Res<T> {
+        match self.map.get(key) {
+            Some(v) => self.read(key, v, read),
+            None => Err(ScenarioError::new(
+                join(&self.path, key),
+                format!("missing field `{key}` in {}", self.what),
+                format!("`{key}`: {}", field_doc(self.owner, key)),
+            )),
+        }
+    }
+
+    /// An optional field; `null` counts as absent (as serde reads an `Option`).
+    fn opt<T>(&self, key: &str, read: Reader<T>) -> Res<Option<T>> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => self.read(key, v, read).map(Some),
+        }
+    }
+
+    /// A field with a default.
+    fn or<T>(&self, key: &str, default: T, read: Reader<T>) -> Res<T> {
+        match self.map.get(key) {
+            None => Ok(default),
+            Some(v) => self.read(key, v, read),
+        }
+    }
+}
+
+/// Integers; an integral float such as `1.0` is accepted (JSON does not tell them apart).
+fn read_u64(v: &Value, path: &str) -> Res<u64> {
+    if let Some(n) = v.as_u64() {
+        return Ok(n);
+    }
+    if let Some(x) = v.as_f64() {
+        if x.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&x) {
+            return Ok(x as u64);
+        }
+        if x < 0.0 {
+            return Err(type_err(path, "a non-negative integer", v));
+        }
+    }
+    Err(type_err(path, "an integer", v))
+}
+
+fn read_i64(v: &Value, path: &str) -> Res<i64> {
+    if let Some(n) = v.as_i64() {
+        return Ok(n);
+    }
+    if let Some(x) = v.as_f64() {
+        if x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_992.0 {
+            return Ok(x as i64);
+        }
+    }
+    Err(type_err(path, "an integer", v))
+}
+
+fn read_f64(v: &Value, path: &str) -> Res<f64> {
+    v.as_f64().ok_or_else(|| type_err(path, "a number", v))
+}
+
+fn read_bool(v: &Value, path: &str) -> Res<bool> {
+    v.as_bool()
+        .ok_or_else(|| type_err(path, "true or false", v))
+}
+
+fn read_string(v: &Value, path: &str) -> Res<String> {
+    v.as_str()
+        .map(str::to_string)
+        .ok_or_else(|| type_err(path, "a string", v))
+}
+
+fn read_choice<T: Copy>(v: &Value, path: &str, what: &str, choices: &[(&str, T)]) -> Res<T> {
+    let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+    let s = v
+        .as_str()
+        .ok_or_else(|| type_err(path, &format!("{what} {}", quoted_choices(&names)), v))?;
+    choices
+        .iter()
+        .find(|(n, _)| *n == s)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            ScenarioError::new(
+                path,
+                format!("unknown {what} {}", Value::String(s.to_string())),
+                with_suggestion(s, &names, format!("use {}", quoted_choices(&names))),
+            )
+        })
+}
+
+fn read_kernel(v: &Value, path: &str) -> Res<Kernel> {
+    read_choice(
+        v,
+        path,
+        "kernel",
+        &[
+            ("v6.18", Kernel::V6_18),
+            ("v7.1", Kernel::V7_1),
+            ("v7.2", Kernel::V7_2),
+        ],
+    )
+}
+
+fn read_alloc_mt(v: &Value, path: &str) -> Res<MigrateType> {
+    if let Some(s) = v.as_str() {
+        if let Some(mt) = MigrateType::ALL.iter().find(|m| m.slug() == s) {
+            check_alloc_mt(path, *mt)?;
+        }
+    }
+    read_choice(
+        v,
+        path,
+        "mt",
+        &[
+            ("unmovable", MigrateType::Unmovable),
+            ("movable", MigrateType::Movable),
+            ("reclaimable", MigrateType::Reclaimable),
+        ],
+    )
+}
+
+fn read_strategy(v: &Value, path: &str) -> Res<VmallocStrategy> {
+    read_choice(
+        v,
+        path,
+        "strategy",
+        &[
+            ("bulk", VmallocStrategy::Bulk),
+            ("large_order", VmallocStrategy::LargeOrder),
+        ],
+    )
+}
+
+fn read_method(v: &Value, path: &str) -> Res<FreeMethod> {
+    read_choice(
+        v,
+        path,
+        "method",
+        &[
+            ("per_page", FreeMethod::PerPage),
+            ("chunked", FreeMethod::Chunked),
+        ],
+    )
+}
+
+fn read_version(v: &Value, path: &str) -> Res<u32> {
+    check_version(read_u64(v, path)?)
+}
+
+fn read_order(v: &Value, path: &str) -> Res<u8> {
+    check_order(path, read_u64(v, path)?)
+}
+
+fn read_cpus(v: &Value, path: &str) -> Res<u32> {
+    check_cpus(path, read_u64(v, path)?)
+}
+
+fn read_cpu(v: &Value, path: &str) -> Res<u32> {
+    let n = read_u64(v, path)?;
+    u32::try_from(n).map_err(|_| {
+        ScenarioError::new(
+            path,
+            format!("cpu {n} is out of range"),
+            format!("use 0..=zone.cpus-1 (zone.cpus is at most {MAX_CPUS})"),
+        )
+    })
+}
+
+fn read_drain_target(v: &Value, path: &str) -> Res<DrainTarget> {
+    match v {
+        Value::String(s) if s == "all" => Ok(DrainTarget::All),
+        Value::String(s) => Err(ScenarioError::new(
+            path,
+            format!("unknown drain target {}", Value::String(s.clone())),
+            "use a CPU number or \"all\"",
+        )),
+        _ => read_cpu(v, path)
+            .map(DrainTarget::Cpu)
+            .map_err(|e| e.or_hint("a CPU number or \"all\"")),
+    }
+}
+
+fn read_batch(v: &Value, path: &str) -> Res<i32> {
+    check_pcp(path, "batch", 1, read_i64(v, path)?)
+}
+
+fn read_high(v: &Value, path: &str) -> Res<i32> {
+    let name = path.rsplit('.').next().unwrap_or("high");
+    check_pcp(path, name, 0, read_i64(v, path)?)
+}
+
+fn read_min_free_kbytes(v: &Value, path: &str) -> Res<u64> {
+    let n = read_u64(v, path)?;
+    check_min_free_kbytes(path, n)?;
+    Ok(n)
+}
+
+fn read_order_weights(v: &Value, path: &str) -> Res<[f64; NR_PAGE_ORDERS]> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| type_err(path, "an array of 11 numbers", v))?;
+    if items.len() != NR_PAGE_ORDERS {
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "expected {NR_PAGE_ORDERS} order weights (orders 0..=10), found {}",
+                items.len()
+            ),
+            "give one non-negative weight per order, index = order",
+        ));
+    }
+    let mut out = [0.0; NR_PAGE_ORDERS];
+    for (k, item) in items.iter().enumerate() {
+        out[k] = read_f64(item, &format!("{path}[{k}]"))?;
+    }
+    Ok(out)
+}
+
+fn mt_weights_from_value(v: &Value, path: &str) -> Res<MtWeights> {
+    let f = Fields::new(v, path, "mt_weights", "mt_weights")?;
+    f.deny_unknown()?;
+    Ok(MtWeights {
+        unmovable: f.or("unmovable", 0.0, read_f64)?,
+        movable: f.or("movable", 0.0, read_f64)?,
+        reclaimable: f.or("reclaimable", 0.0, read_f64)?,
+    })
+}
+
+fn pcp_from_value(v: &Value, path: &str) -> Res<PcpOverride> {
+    let f = Fields::new(v, path, "zone.pcp", "zone.pcp")?;
+    f.deny_unknown()?;
+    Ok(PcpOverride {
+        batch: f.opt("batch", read_batch)?,
+        high_min: f.opt("high_min", read_high)?,
+        high_max: f.opt("high_max", read_high)?,
+    })
+}
+
+fn zone_from_value(v: &Value, path: &str) -> Res<ZoneSpec> {
+    let f = Fields::new(v, path, "zone", "zone")?;
+    f.deny_unknown()?;
+    let d = ZoneSpec::default();
+    Ok(ZoneSpec {
+        name: f.or("name", d.name, read_string)?,
+        pages: f.opt("pages", read_u64)?,
+        start_pfn: f.or("start_pfn", d.start_pfn, read_u64)?,
+        cpus: f.or("cpus", d.cpus, read_cpus)?,
+        cma: f.or("cma", d.cma, read_bool)?,
+        pcp: f.or("pcp", d.pcp, pcp_from_value)?,
+        min_free_kbytes: f.opt("min_free_kbytes", read_min_free_kbytes)?,
+        rmqueue_mode_memory: f.or("rmqueue_mode_memory", d.rmqueue_mode_memory, read_bool)?,
+    })
+}
+
+fn init_from_value(v: &Value, path: &str) -> Res<Init> {
+    let hint =
+        "use \"boot\", or an object {\"pagetypeinfo\": TEXT, \"zoneinfo\": TEXT, \"zone\": NAME}";
+    match v {
+        Value::String(s) if s == "boot" => Ok(Init::Boot),
+        Value::String(s) => Err(ScenarioError::new(
+            path,
+            format!("unknown init {}", Value::String(s.clone())),
+            hint,
+        )),
+        Value::Object(_) => {
+            let f = Fields::new(v, path, "init", "init")?;
+            f.deny_unknown()?;
+            Ok(Init::Proc {
+                pagetypeinfo: f.req("pagetypeinfo", read_string)?,
+                zoneinfo: f.opt("zoneinfo", read_string)?,
+                zone: f.or("zone", default_init_zone(), read_string)?,
+            })
+        }
+        _ => Err(type_err(path, "\"boot\" or an object", v).or_hint(hint)),
+    }
+}
+
+fn ops_from_value(v: &Value, path: &str) -> Res<Vec<Op>> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| type_err(path, "an array of ops", v))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| op_from_value(item, &format!("{path}[{i}]")))
+        .collect()
+}
+
+fn op_from_value(v: &Value, path: &str) -> Res<Op> {
+    let list = OP_NAMES.join(", ");
+    let map = v.as_object().ok_or_else(|| {
+        type_err(path, "an op (a JSON object)", v)
+            .or_hint("write an op as {\"op\": \"alloc\", \"order\": 0}")
+    })?;
+    let Some(tag) = map.get("op") else {
+        return Err(ScenarioError::new(
+            path,
+            "missing field `op`",
+            format!("every op names its kind in \"op\": {list}"),
+        ));
+    };
+    let tag_path = join(path, "op");
+    let tag = read_string(tag, &tag_path).map_err(|e| e.or_hint(&format!("one of {list}")))?;
+    let Some(&kind) = OP_NAMES.iter().find(|n| **n == tag) else {
+        return Err(ScenarioError::new(
+            tag_path,
+            format!("unknown op {}", Value::String(tag.clone())),
+            with_suggestion(&tag, OP_NAMES, format!("ops: {list}")),
+        ));
+    };
+    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    let f = Fields::new(v, path, kind, &format!("{article} {kind} op"))?;
+    f.deny_unknown()?;
+    let cpu = || f.opt("cpu", read_cpu);
+    let note = || f.opt("note", read_string);
+    Ok(match kind {
+        "alloc" => Op::Alloc {
+            order: f.req("order", read_order)?,
+            mt: f.or("mt", MigrateType::Unmovable, read_alloc_mt)?,
+            highatomic: f.or("highatomic", false, read_bool)?,
+            as_name: f.opt("as", read_string)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "free" => Op::Free {
+            ref_name: f.req("ref", read_string)?,
+            page: f.opt("page", read_u64)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "split" => Op::Split {
+            ref_name: f.req("ref", read_string)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "alloc_contig_range" => Op::AllocContigRange {
+            pfn: f.req("pfn", read_u64)?,
+            nr_pages: f.req("nr_pages", read_u64)?,
+            as_name: f.opt("as", read_string)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "free_contig_range" => Op::FreeContigRange {
+            ref_name: f.opt("ref", read_string)?,
+            pfn: f.opt("pfn", read_u64)?,
+            nr_pages: f.opt("nr_pages", read_u64)?,
+            method: f.opt("method", read_method)?,
+            frozen: f.or("frozen", false, read_bool)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "vmalloc" => Op::Vmalloc {
+            pages: f.req("pages", read_u64)?,
+            strategy: f.opt("strategy", read_strategy)?,
+            as_name: f.opt("as", read_string)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "vfree" => Op::Vfree {
+            ref_name: f.req("ref", read_string)?,
+            method: f.opt("method", read_method)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "drain" => Op::Drain {
+            cpu: f.or("cpu", DrainTarget::default(), read_drain_target)?,
+            note: note()?,
+        },
+        "repeat" => Op::Repeat {
+            times: f.req("times", read_u64)?,
+            ops: f.req("ops", ops_from_value)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "workload" => Op::Workload {
+            seed: f.req("seed", read_u64)?,
+            steps: f.req("steps", read_u64)?,
+            order_weights: f.req("order_weights", read_order_weights)?,
+            mt_weights: f.req("mt_weights", mt_weights_from_value)?,
+            free_probability: f.req("free_probability", read_f64)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        _ => unreachable!("OP_NAMES and this match list the same ops"),
+    })
+}
+
+pub(super) fn scenario_from_value(v: &Value) -> Res<Scenario> {
+    let f = Fields::new(v, "", "document", "the document")?;
+    // The version first: a newer document should be told so, not that its new fields are unknown.
+    let version = f.req("version", read_version)?;
+    f.deny_unknown()?;
+    Ok(Scenario {
+        version,
+        name: f.or("name", String::new(), read_string)?,
+        description: f.opt("description", read_string)?,
+        kernel: f.or("kernel", Kernel::default(), read_kernel)?,
+        zone: f.or("zone", ZoneSpec::default(), zone_from_value)?,
+        init: f.or("init", Init::Boot, init_from_value)?,
+        ops: f.or("ops", Vec::new(), ops_from_value)?,
+    })
+}

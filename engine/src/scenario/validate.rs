@@ -1,0 +1,501 @@
+//! Step 3 of [`super::parse`]: every check the contract makes "before anything runs" (ranges,
+//! CPUs, names, pfn ranges), on the typed value.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::error::{Res, ScenarioError};
+use super::read::join;
+use super::scopes::Scopes;
+use super::{
+    BindKind, DrainTarget, Init, MtWeights, Op, Scenario, MAX_MIN_FREE_KBYTES, MAX_PCP_VALUE,
+    MAX_PFN, MAX_REPEAT_DEPTH, SCENARIO_VERSION, ZONE_START_ALIGN,
+};
+use crate::types::{
+    MigrateType, MAX_CPUS, MAX_PAGE_ORDER, MAX_ZONE_PAGES, MIN_ZONE_PAGES, NR_PAGE_ORDERS,
+};
+
+pub(super) fn check_version(v: u64) -> Res<u32> {
+    if v == u64::from(SCENARIO_VERSION) {
+        Ok(SCENARIO_VERSION)
+    } else {
+        Err(ScenarioError::new(
+            "version",
+            format!("unsupported scenario version {v}"),
+            format!("this build reads version {SCENARIO_VERSION}"),
+        ))
+    }
+}
+
+pub(super) fn check_order(path: &str, order: u64) -> Res<u8> {
+    if order > u64::from(MAX_PAGE_ORDER) {
+        return Err(ScenarioError::new(
+            path,
+            format!("order {order} is above MAX_PAGE_ORDER ({MAX_PAGE_ORDER})"),
+            format!("use 0..={MAX_PAGE_ORDER}"),
+        ));
+    }
+    Ok(order as u8)
+}
+
+pub(super) fn check_cpus(path: &str, cpus: u64) -> Res<u32> {
+    if !(1..=u64::from(MAX_CPUS)).contains(&cpus) {
+        return Err(ScenarioError::new(
+            path,
+            format!("{cpus} CPUs is out of range"),
+            format!("use 1..={MAX_CPUS}"),
+        ));
+    }
+    Ok(cpus as u32)
+}
+
+pub(super) fn check_pcp(path: &str, name: &str, min: i64, v: i64) -> Res<i32> {
+    if !(min..=i64::from(MAX_PCP_VALUE)).contains(&v) {
+        return Err(ScenarioError::new(
+            path,
+            format!("{name} {v} is out of range"),
+            format!("use {min}..={MAX_PCP_VALUE}"),
+        ));
+    }
+    Ok(v as i32)
+}
+
+pub(super) fn check_min_free_kbytes(path: &str, v: u64) -> Res<()> {
+    if v > MAX_MIN_FREE_KBYTES {
+        return Err(ScenarioError::new(
+            path,
+            format!("min_free_kbytes {v} is above the sysctl's int range"),
+            format!("use 0..={MAX_MIN_FREE_KBYTES}"),
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn check_zone_pages(path: &str, pages: u64) -> Res<()> {
+    if !(MIN_ZONE_PAGES..=MAX_ZONE_PAGES).contains(&pages) {
+        let why = if pages < MIN_ZONE_PAGES {
+            "below the minimum of 1024 (4 MiB)"
+        } else {
+            "above the maximum of 4194304 (16 GiB)"
+        };
+        return Err(ScenarioError::new(
+            path,
+            format!("a zone of {pages} pages is {why}"),
+            format!("use {MIN_ZONE_PAGES}..={MAX_ZONE_PAGES} pages"),
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn check_alloc_mt(path: &str, mt: MigrateType) -> Res<()> {
+    if mt.is_mergeable() {
+        return Ok(());
+    }
+    let hint = if mt == MigrateType::HighAtomic {
+        "use \"unmovable\", \"movable\" or \"reclaimable\"; for the highatomic reserve add \"highatomic\": true"
+    } else {
+        "use \"unmovable\", \"movable\" or \"reclaimable\""
+    };
+    Err(ScenarioError::new(
+        path,
+        format!("mt \"{}\" cannot be requested", mt.slug()),
+        hint,
+    ))
+}
+
+/// A name printed as one `%s` word in `/proc` text.
+fn check_word(path: &str, what: &str, s: &str) -> Res<()> {
+    if s.is_empty() || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(ScenarioError::new(
+            path,
+            format!("{what} {} is not one word", Value::String(s.to_string())),
+            "it is printed as one word in the /proc outputs; use e.g. \"Normal\"",
+        ));
+    }
+    Ok(())
+}
+
+/// What a name is bound to during static validation.
+struct StaticBinding {
+    kind: BindKind,
+    at: String,
+}
+
+struct Checker {
+    cpus: u32,
+    start_pfn: u64,
+    /// One past the zone's last pfn, if the size is known.
+    end_pfn: Option<u64>,
+    scopes: Scopes<StaticBinding>,
+    /// Names whose `repeat` scope has ended, and where they were bound: only for the hint of a
+    /// `ref` that reaches into a finished scope.
+    ended: HashMap<String, String>,
+}
+
+pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()> {
+    check_version(u64::from(s.version))?;
+    let z = &s.zone;
+    check_word("zone.name", "zone name", &z.name)?;
+    if let Some(pages) = z.pages {
+        check_zone_pages("zone.pages", pages)?;
+    }
+    // A mask, not `is_multiple_of` (Rust 1.87; the workspace floor is 1.85).
+    if z.start_pfn & (ZONE_START_ALIGN - 1) != 0 {
+        let below = z.start_pfn / ZONE_START_ALIGN * ZONE_START_ALIGN;
+        return Err(ScenarioError::new(
+            "zone.start_pfn",
+            format!("start_pfn {} is not a multiple of 1024", z.start_pfn),
+            format!(
+                "use a multiple of 1024, e.g. {below} or {}",
+                below + ZONE_START_ALIGN
+            ),
+        ));
+    }
+    check_cpus("zone.cpus", u64::from(z.cpus))?;
+    if let Some(b) = z.pcp.batch {
+        check_pcp("zone.pcp.batch", "batch", 1, i64::from(b))?;
+    }
+    if let Some(h) = z.pcp.high_min {
+        check_pcp("zone.pcp.high_min", "high_min", 0, i64::from(h))?;
+    }
+    if let Some(h) = z.pcp.high_max {
+        check_pcp("zone.pcp.high_max", "high_max", 0, i64::from(h))?;
+    }
+    if let Some(k) = z.min_free_kbytes {
+        check_min_free_kbytes("zone.min_free_kbytes", k)?;
+    }
+    if let Init::Proc {
+        pagetypeinfo,
+        zoneinfo,
+        zone,
+    } = &s.init
+    {
+        if pagetypeinfo.trim().is_empty() {
+            return Err(ScenarioError::new(
+                "init.pagetypeinfo",
+                "the pagetypeinfo text is empty",
+                "paste the contents of /proc/pagetypeinfo",
+            ));
+        }
+        if zoneinfo.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            return Err(ScenarioError::new(
+                "init.zoneinfo",
+                "the zoneinfo text is empty",
+                "paste the contents of /proc/zoneinfo, or leave out init.zoneinfo",
+            ));
+        }
+        check_word("init.zone", "zone name", zone)?;
+    }
+    if let Some((pages, origin)) = size {
+        if let Some(zp) = z.pages {
+            if zp != pages {
+                return Err(ScenarioError::new(
+                    "zone.pages",
+                    format!("zone.pages is {zp} but init gives a zone of {pages} pages"),
+                    format!("remove zone.pages or set it to {pages}"),
+                ));
+            }
+        }
+        check_zone_pages(origin, pages)?;
+    }
+    let span = size.map_or(MIN_ZONE_PAGES, |(p, _)| p);
+    if z.start_pfn
+        .checked_add(span)
+        .is_none_or(|end| end > MAX_PFN)
+    {
+        return Err(ScenarioError::new(
+            "zone.start_pfn",
+            format!("a zone at pfn {} ends beyond the largest pfn", z.start_pfn),
+            format!("x86_64 addresses pfns below {MAX_PFN} (2^40); use a lower start_pfn"),
+        ));
+    }
+    let mut checker = Checker {
+        cpus: z.cpus,
+        start_pfn: z.start_pfn,
+        end_pfn: size.map(|(p, _)| z.start_pfn + p),
+        scopes: Scopes::new(),
+        ended: HashMap::new(),
+    };
+    checker.ops(&s.ops, "ops", 0)
+}
+
+impl Checker {
+    fn ops(&mut self, ops: &[Op], prefix: &str, depth: usize) -> Res<()> {
+        for (i, op) in ops.iter().enumerate() {
+            self.op(op, &format!("{prefix}[{i}]"), depth)?;
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, op: &Op, path: &str, depth: usize) -> Res<()> {
+        if let Some(cpu) = op.cpu_field() {
+            self.cpu(&join(path, "cpu"), cpu)?;
+        }
+        match op {
+            Op::Alloc { order, mt, .. } => {
+                check_order(&join(path, "order"), u64::from(*order))?;
+                check_alloc_mt(&join(path, "mt"), *mt)?;
+            }
+            Op::Free { .. } | Op::Split { .. } | Op::Vfree { .. } => {}
+            Op::AllocContigRange { pfn, nr_pages, .. } => self.range(path, *pfn, *nr_pages)?,
+            Op::FreeContigRange {
+                ref_name,
+                pfn,
+                nr_pages,
+                ..
+            } => {
+                let either = "give either ref, or pfn and nr_pages";
+                match (ref_name, pfn, nr_pages) {
+                    (Some(_), None, None) => {}
+                    (Some(_), Some(_), _) => {
+                        return Err(ScenarioError::new(
+                            join(path, "pfn"),
+                            "free_contig_range has both ref and pfn",
+                            either,
+                        ));
+                    }
+                    (Some(_), None, Some(_)) => {
+                        return Err(ScenarioError::new(
+                            join(path, "nr_pages"),
+                            "free_contig_range has both ref and nr_pages",
+                            either,
+                        ));
+                    }
+                    (None, Some(p), Some(n)) => self.range(path, *p, *n)?,
+                    (None, Some(_), None) => {
+                        return Err(ScenarioError::new(
+                            join(path, "nr_pages"),
+                            "missing field `nr_pages` in a free_contig_range op by pfn",
+                            "`nr_pages`: the number of pages, at least 1",
+                        ));
+                    }
+                    (None, None, Some(_)) => {
+                        return Err(ScenarioError::new(
+                            join(path, "pfn"),
+                            "missing field `pfn` in a free_contig_range op by pfn",
+                            "`pfn`: the first pfn of the range",
+                        ));
+                    }
+                    (None, None, None) => {
+                        return Err(ScenarioError::new(
+                            path,
+                            "free_contig_range needs ref, or pfn and nr_pages",
+                            either,
+                        ));
+                    }
+                }
+            }
+            Op::Vmalloc { pages, .. } => {
+                if *pages == 0 {
+                    return Err(ScenarioError::new(
+                        join(path, "pages"),
+                        "vmalloc of 0 pages",
+                        "use pages ≥ 1",
+                    ));
+                }
+            }
+            Op::Drain { cpu, .. } => {
+                if let DrainTarget::Cpu(c) = cpu {
+                    self.cpu(&join(path, "cpu"), *c)?;
+                }
+            }
+            Op::Repeat { ops, .. } => {
+                let level = depth + 1;
+                if level > MAX_REPEAT_DEPTH {
+                    return Err(ScenarioError::new(
+                        path,
+                        format!("repeat nested {level} deep"),
+                        format!(
+                            "repeat nests at most {MAX_REPEAT_DEPTH} deep; merge inner loops \
+                             (their times multiply)"
+                        ),
+                    ));
+                }
+                self.scopes.push();
+                let result = self.ops(ops, &join(path, "ops"), level);
+                if let Some(frame) = self.scopes.pop() {
+                    for (name, b) in frame {
+                        self.ended.insert(name, b.at);
+                    }
+                }
+                result?;
+            }
+            Op::Workload {
+                order_weights,
+                mt_weights,
+                free_probability,
+                ..
+            } => check_workload(path, order_weights, mt_weights, *free_probability)?,
+        }
+        // The ref resolves before the op's own `as` binds (an op never refers to itself).
+        if let Some((name, accepts)) = op.reference() {
+            self.resolve(&join(path, "ref"), op.op_name(), name, accepts)?;
+        }
+        if let Some((name, kind)) = op.binding() {
+            self.bind(path, name, kind)?;
+        }
+        Ok(())
+    }
+
+    fn cpu(&self, path: &str, cpu: u32) -> Res<()> {
+        if cpu >= self.cpus {
+            let hint = if self.cpus == 1 {
+                "use 0, or raise zone.cpus".to_string()
+            } else {
+                format!("use 0..={}, or raise zone.cpus", self.cpus - 1)
+            };
+            return Err(ScenarioError::new(
+                path,
+                format!("cpu {cpu} is out of range: zone.cpus is {}", self.cpus),
+                hint,
+            ));
+        }
+        Ok(())
+    }
+
+    /// `[pfn, pfn + nr)` must be non-empty and inside the zone (as far as its size is known).
+    fn range(&self, path: &str, pfn: u64, nr: u64) -> Res<()> {
+        let (pfn_path, nr_path) = (join(path, "pfn"), join(path, "nr_pages"));
+        if nr == 0 {
+            return Err(ScenarioError::new(
+                nr_path,
+                "nr_pages is 0",
+                "use nr_pages ≥ 1",
+            ));
+        }
+        let start = self.start_pfn;
+        let zone = match self.end_pfn {
+            Some(end) => format!("[{start}, {end})"),
+            None => format!("starting at pfn {start}"),
+        };
+        if pfn < start || self.end_pfn.is_some_and(|end| pfn >= end) {
+            return Err(ScenarioError::new(
+                pfn_path,
+                format!("pfn {pfn} is outside the zone {zone}"),
+                "the zone spans zone.start_pfn .. zone.start_pfn + zone.pages",
+            ));
+        }
+        let limit = self.end_pfn.unwrap_or(MAX_PFN);
+        if nr > limit - pfn {
+            let end = pfn.saturating_add(nr);
+            return Err(ScenarioError::new(
+                nr_path,
+                format!("the range [{pfn}, {end}) runs past the end of the zone {zone}"),
+                format!("use nr_pages ≤ {}", limit - pfn),
+            ));
+        }
+        Ok(())
+    }
+
+    fn resolve(&self, path: &str, op: &str, name: &str, accepts: &[BindKind]) -> Res<()> {
+        let wanted: Vec<&str> = accepts.iter().map(|k| k.with_article()).collect();
+        let wanted = wanted.join(" or ");
+        match self.scopes.lookup(name) {
+            Some(b) if accepts.contains(&b.kind) => Ok(()),
+            Some(b) => Err(ScenarioError::new(
+                path,
+                format!(
+                    "`{name}` names {} ({}); {op} takes {wanted}",
+                    b.kind.with_article(),
+                    b.at
+                ),
+                format!("ref the name of {wanted}"),
+            )),
+            None => {
+                let hint = match self.ended.get(name) {
+                    Some(at) => {
+                        format!("`{name}` was bound at {at}, inside a repeat whose scope has ended")
+                    }
+                    None => format!(
+                        "bind {wanted} with \"as\": \"{name}\" in an earlier op of this scope or \
+                         an enclosing one"
+                    ),
+                };
+                Err(ScenarioError::new(
+                    path,
+                    format!("`{name}` is not bound here"),
+                    hint,
+                ))
+            }
+        }
+    }
+
+    fn bind(&mut self, op_path: &str, name: &str, kind: BindKind) -> Res<()> {
+        let path = join(op_path, "as");
+        if name.is_empty() {
+            return Err(ScenarioError::new(
+                path,
+                "the name is empty",
+                "give a non-empty name, or leave out \"as\"",
+            ));
+        }
+        let binding = StaticBinding {
+            kind,
+            at: op_path.to_string(),
+        };
+        self.scopes.bind(name, binding).map_err(|_| {
+            let at = self.scopes.lookup_here(name).map_or("", |b| b.at.as_str());
+            ScenarioError::new(
+                path,
+                format!("`{name}` is already bound in this scope (at {at})"),
+                "a name binds once per scope: pick another name (inside a repeat, a name may \
+                 shadow an outer one)",
+            )
+        })
+    }
+}
+
+fn check_workload(
+    path: &str,
+    order_weights: &[f64; NR_PAGE_ORDERS],
+    mt_weights: &MtWeights,
+    free_probability: f64,
+) -> Res<()> {
+    let weight_err = |p: String, w: f64| {
+        ScenarioError::new(
+            p,
+            format!("weight {w} is not a non-negative number"),
+            "weights are relative frequencies ≥ 0",
+        )
+    };
+    let ow = join(path, "order_weights");
+    for (k, w) in order_weights.iter().enumerate() {
+        if !(w.is_finite() && *w >= 0.0) {
+            return Err(weight_err(format!("{ow}[{k}]"), *w));
+        }
+    }
+    if order_weights.iter().all(|w| *w == 0.0) {
+        return Err(ScenarioError::new(
+            ow,
+            "every order weight is 0",
+            "give at least one order a positive weight",
+        ));
+    }
+    let mw = join(path, "mt_weights");
+    let mts = [
+        ("unmovable", mt_weights.unmovable),
+        ("movable", mt_weights.movable),
+        ("reclaimable", mt_weights.reclaimable),
+    ];
+    for (name, w) in mts {
+        if !(w.is_finite() && w >= 0.0) {
+            return Err(weight_err(join(&mw, name), w));
+        }
+    }
+    if mts.iter().all(|(_, w)| *w == 0.0) {
+        return Err(ScenarioError::new(
+            mw,
+            "every mt weight is 0",
+            "give at least one of unmovable, movable, reclaimable a positive weight",
+        ));
+    }
+    if !(0.0..=1.0).contains(&free_probability) {
+        return Err(ScenarioError::new(
+            join(path, "free_probability"),
+            format!("free_probability {free_probability} is outside 0..=1"),
+            "use a probability between 0 and 1",
+        ));
+    }
+    Ok(())
+}
