@@ -22,7 +22,7 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 use super::frame::PanelFrame;
-use super::pfn_hex;
+use super::{pfn_hex, tracked_width};
 use crate::browser::{expose, now_ms};
 use crate::state::{AppState, Session};
 use crate::theme::{self as palette, frame_width, Palette, Rgba, ThemeState};
@@ -529,23 +529,9 @@ pub fn MemoryMapPanel() -> impl IntoView {
     let renderer = StoredValue::new_local(Renderer::default());
     // Zoom: None = fit the zone; Some(cell px).
     let zoom = RwSignal::new(None::<u32>);
-    let avail = RwSignal::new(0u32);
+    // The scroll box's inner width (a little under its client width), at least 40 px.
+    let avail = tracked_width(scroll_ref, |w| (w.max(0) as u32).saturating_sub(4).max(40));
     let tip_at = RwSignal::new((0i32, 0i32));
-
-    let measure = move || {
-        if let Some(el) = scroll_ref.get_untracked() {
-            let w = (el.client_width() as u32).saturating_sub(4).max(40);
-            if avail.get_untracked() != w {
-                avail.set(w);
-            }
-        }
-    };
-    Effect::new(move |_| {
-        scroll_ref.track();
-        measure();
-    });
-    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
 
     let cell = Memo::new(move |_| {
         let w = avail.get().max(40);

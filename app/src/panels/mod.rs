@@ -21,6 +21,29 @@ pub mod scrubber;
 use buddyscope::runner::Run;
 use buddyscope::types::MigrateType;
 use buddyscope::zone::Zone;
+use leptos::html::Div;
+use leptos::prelude::*;
+
+/// The width of an element in CSS pixels, `fit(clientWidth)`, kept up to date on window
+/// resizes (the canvases size themselves from it).
+pub fn tracked_width(el: NodeRef<Div>, fit: fn(i32) -> u32) -> RwSignal<u32> {
+    let width = RwSignal::new(0u32);
+    let measure = move || {
+        if let Some(el) = el.get_untracked() {
+            let w = fit(el.client_width());
+            if width.get_untracked() != w {
+                width.set(w);
+            }
+        }
+    };
+    Effect::new(move |_| {
+        el.track();
+        measure();
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+    width
+}
 
 /// Absolute pfn in the kernel's hex spelling.
 pub fn pfn_hex(z: &Zone, idx: u32) -> String {

@@ -171,6 +171,11 @@ mod tests {
             let n = lines(v.func).len();
             assert!(v.current.is_some_and(|l| l < n), "{:?}", v);
             seen_prev |= v.previous.is_some();
+            // The current event's own line, when it belongs to the function shown.
+            let ev = t.current().unwrap();
+            if has_line(ev) && ev.step.func() == v.func {
+                assert_eq!(v.current, Some(ev.step.line()));
+            }
             assert!(v.url.contains("elixir.bootlin.com/linux/v"));
         }
         assert!(seen_prev);

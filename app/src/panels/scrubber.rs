@@ -9,7 +9,7 @@ use web_sys::CanvasRenderingContext2d;
 
 use buddyscope::timeline::Timeline;
 
-use super::op_label;
+use super::{op_label, tracked_width};
 use crate::state::AppState;
 use crate::theme::{self, ThemeState};
 
@@ -72,22 +72,7 @@ pub fn Scrubber() -> impl IntoView {
     let track_ref = NodeRef::<leptos::html::Div>::new();
     let ticks_ref = NodeRef::<leptos::html::Canvas>::new();
     let dragging = RwSignal::new(false);
-    let width = RwSignal::new(0u32);
-
-    let measure = move || {
-        if let Some(el) = track_ref.get_untracked() {
-            let w = el.client_width().max(0) as u32;
-            if width.get_untracked() != w {
-                width.set(w);
-            }
-        }
-    };
-    Effect::new(move |_| {
-        track_ref.track();
-        measure();
-    });
-    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
+    let width = tracked_width(track_ref, |w| w.max(0) as u32);
 
     let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
     let len = Memo::new(move |_| model.with(|m| m.len));
