@@ -24,12 +24,13 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use buddy_system_allocator::FrameAllocator;
-use buddyscope::ops::VMALLOC_GFP;
 use buddyscope::page_alloc::Engine;
-use buddyscope::runner::{alloc_gfp, SplitMix64};
+use buddyscope::runner::alloc_gfp;
 use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::gfp::*;
 use buddyscope::types::*;
+use buddyscope::vmalloc::VMALLOC_GFP;
+use buddyscope::workload::SplitMix64;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 
 /// 1 GiB of 4 KiB pages.

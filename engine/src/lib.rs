@@ -19,4 +19,6 @@ pub mod setup;
 pub mod stats;
 pub mod timeline;
 pub mod types;
+pub mod vmalloc;
+pub mod workload;
 pub mod zone;

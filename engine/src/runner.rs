@@ -2,7 +2,6 @@
 //! them, per-operation cost figures, and checkpoints for the timeline.
 
 use crate::events::*;
-use crate::ops::{VmArea, VMALLOC_GFP};
 pub use crate::outcome::Outcome;
 use crate::page_alloc::Engine;
 use crate::pseudocode::Step;
@@ -10,6 +9,8 @@ use crate::scenario::{DrainTarget, Init, Op, Scenario, ScenarioError, Scopes};
 use crate::setup::{self, ZoneParams};
 use crate::types::gfp::*;
 use crate::types::*;
+use crate::vmalloc::{VmArea, VMALLOC_GFP};
+use crate::workload::{Workload, WorkloadStep};
 use crate::zone::*;
 use serde::{Deserialize, Serialize};
 
@@ -183,7 +184,7 @@ pub fn init_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
             e.recording = false;
             crate::procfs::apply_import(&mut e, &imp)?;
             e.recording = true;
-            e.zone.stats = Stats::default();
+            e.zone.reset_stats();
             Ok(e)
         }
     }
@@ -455,102 +456,22 @@ impl Runner<'_> {
         }
     }
 
+    /// One leaf op as one op record: the op's own function does the work and returns the
+    /// outcome and the pageblocks it touched.
     fn run_leaf(&mut self, op: &Op, def: u32) {
         let start = self.begin(def);
         let cpu = op.cpu() as usize;
-        let mut touched = 0;
-        let outcome = match op {
+        let (outcome, touched) = match op {
             Op::Alloc {
                 order,
                 mt,
                 highatomic,
                 ..
-            } => {
-                let owner = self.new_owner(def, *mt, 0);
-                let gfp = alloc_gfp(*mt, *highatomic);
-                let lru = *mt == MigrateType::Movable;
-                match self.engine.alloc_pages(gfp, *order, cpu, owner, lru) {
-                    Some(pfn) => {
-                        self.bind(
-                            op,
-                            Handle::Alloc {
-                                pfn,
-                                order: *order,
-                                split: false,
-                                owner,
-                                cpu,
-                            },
-                        );
-                        touched = 1;
-                        Outcome::Allocated {
-                            order: *order,
-                            pfn: self.engine.zone.abs_pfn(pfn),
-                        }
-                    }
-                    None => {
-                        self.bind(op, Handle::Failed);
-                        self.engine.message(
-                            Step::OpFailure,
-                            MsgLevel::Failure,
-                            format!("alloc order {order} failed"),
-                        );
-                        Outcome::Failed
-                    }
-                }
-            }
-            Op::Split { ref_name, .. } => {
-                match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
-                    Some((
-                        h,
-                        Handle::Alloc {
-                            pfn,
-                            order,
-                            split,
-                            owner,
-                            cpu: c,
-                        },
-                    )) => {
-                        if self.held(pfn, 1, owner).is_empty() {
-                            self.warn(format!("split {ref_name}: already freed, skipped"))
-                        } else if split || order == 0 {
-                            Outcome::NothingToSplit
-                        } else {
-                            self.engine.split_page(pfn, order);
-                            self.handles[h] = Handle::Alloc {
-                                pfn,
-                                order,
-                                split: true,
-                                owner,
-                                cpu: c,
-                            };
-                            Outcome::Split {
-                                pages: 1u32 << order,
-                            }
-                        }
-                    }
-                    _ => self.warn(format!("split {ref_name}: the allocation failed, skipped")),
-                }
-            }
-            Op::Free { ref_name, page, .. } => self.op_free(ref_name, *page, cpu),
+            } => self.op_alloc(op, def, *order, *mt, *highatomic, cpu),
+            Op::Split { ref_name, .. } => (self.op_split(ref_name), 0),
+            Op::Free { ref_name, page, .. } => (self.op_free(ref_name, *page, cpu), 0),
             Op::AllocContigRange { pfn, nr_pages, .. } => {
-                let owner = self.new_owner(def, MigrateType::Movable, 0);
-                let rel = (*pfn - self.engine.zone.cfg.start_pfn) as u32;
-                let n = *nr_pages as u32;
-                if self.engine.alloc_contig_range(rel, n, owner) {
-                    self.bind(
-                        op,
-                        Handle::Contig {
-                            pfn: rel,
-                            nr: n,
-                            owner,
-                        },
-                    );
-                    touched = pageblocks_of(rel..rel + n);
-                    Outcome::ContigAllocated { nr: n, pfn: *pfn }
-                } else {
-                    self.bind(op, Handle::Failed);
-                    Outcome::RangeInUse
-                }
+                self.op_alloc_contig_range(op, def, *pfn, *nr_pages)
             }
             Op::FreeContigRange {
                 ref_name,
@@ -560,117 +481,242 @@ impl Runner<'_> {
                 ..
             } => {
                 let method = self.s.free_contig_range_method(*method);
-                self.op_free_contig_range(ref_name.as_deref(), *pfn, *nr_pages, method, cpu)
+                let outcome =
+                    self.op_free_contig_range(ref_name.as_deref(), *pfn, *nr_pages, method, cpu);
+                (outcome, 0)
             }
             Op::Vmalloc {
                 pages, strategy, ..
-            } => {
-                let strategy = self.s.vmalloc_strategy(*strategy);
-                let owner = self.new_owner(def, MigrateType::Unmovable, 0);
-                let (area, ok) = self.engine.vmalloc(
-                    u32::try_from(*pages).unwrap_or(u32::MAX),
-                    strategy,
-                    cpu,
-                    owner,
-                    VMALLOC_GFP,
-                );
-                let large: Vec<(u8, bool)> = area
-                    .attempts
-                    .iter()
-                    .filter(|a| a.0 > 0 || !a.1)
-                    .copied()
-                    .collect();
-                touched = pageblocks_of(area.all_pages().into_iter());
-                if ok {
-                    let out = Outcome::Vmalloc {
-                        pages: area.pages.len(),
-                        large,
-                        order0: area.attempts.iter().filter(|a| a.0 == 0 && a.1).count(),
-                    };
-                    self.bind(
-                        op,
-                        Handle::Vmalloc {
-                            area,
-                            owner,
-                            freed: false,
-                        },
-                    );
-                    out
-                } else {
-                    let method = self.s.vfree_method(None);
-                    let when = if self.s.kernel == Kernel::V6_18 {
-                        "immediately"
-                    } else {
-                        "deferred"
-                    };
-                    self.engine.message(
-                        Step::OpFailure,
-                        MsgLevel::Failure,
-                        format!(
-                            "vmalloc of {pages} pages failed after {} pages; area freed ({when})",
-                            area.pages.len()
-                        ),
-                    );
-                    self.engine.vfree(&area, method, cpu);
-                    self.bind(op, Handle::Failed);
-                    Outcome::Failed
-                }
-            }
+            } => self.op_vmalloc(op, def, *pages, *strategy, cpu),
             Op::Vfree {
                 ref_name, method, ..
-            } => {
-                let method = self.s.vfree_method(*method);
-                match self.lookup(ref_name) {
-                    Some(h) => match self.handles[h].clone() {
-                        Handle::Vmalloc {
-                            area,
-                            owner,
-                            freed: false,
-                        } => {
-                            // Pages a pfn-based free_contig_range already released are no
-                            // longer the area's (the contract leaves this undefined): free only
-                            // what the area still holds, never a page twice.
-                            let held = self.held_area(&area, owner);
-                            if held.pages.len()
-                                + held.array.as_ref().map_or(0, |a| a.all_pages().len())
-                                < area.all_pages().len()
-                            {
-                                self.warn(format!(
-                                    "vfree {ref_name}: some pages were already freed by pfn; only the pages still held are freed"
-                                ));
-                            }
-                            self.engine.vfree(&held, method, cpu);
-                            self.handles[h] = Handle::Vmalloc {
-                                area,
-                                owner,
-                                freed: true,
-                            };
-                            Outcome::Vfreed
-                        }
-                        Handle::Vmalloc { .. } => {
-                            self.warn(format!("vfree {ref_name}: already freed, skipped"))
-                        }
-                        _ => self.warn(format!("vfree {ref_name}: the allocation failed, skipped")),
-                    },
-                    None => self.warn(format!("vfree {ref_name}: unknown name")),
-                }
-            }
-            Op::Drain { cpu: target, .. } => {
-                match target {
-                    DrainTarget::Cpu(c) => self.engine.drain_pages_zone(*c as usize),
-                    DrainTarget::All => {
-                        for c in 0..self.engine.zone.pcp.len() {
-                            if self.engine.zone.pcp[c].count != 0 {
-                                self.engine.drain_pages_zone(c);
-                            }
-                        }
-                    }
-                }
-                Outcome::Drained
-            }
+            } => (self.op_vfree(ref_name, *method, cpu), 0),
+            Op::Drain { cpu: target, .. } => (self.op_drain(target), 0),
             Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_ops"),
         };
         self.end(def, start, touched, outcome);
+    }
+
+    /// `alloc`: `alloc_pages` with the gfp of [`alloc_gfp`] (`GFP_ATOMIC` for `highatomic`).
+    fn op_alloc(
+        &mut self,
+        op: &Op,
+        def: u32,
+        order: u8,
+        mt: MigrateType,
+        highatomic: bool,
+        cpu: usize,
+    ) -> (Outcome, u32) {
+        let owner = self.new_owner(def, mt, 0);
+        let gfp = alloc_gfp(mt, highatomic);
+        let lru = mt == MigrateType::Movable;
+        match self.engine.alloc_pages(gfp, order, cpu, owner, lru) {
+            Some(pfn) => {
+                self.bind(
+                    op,
+                    Handle::Alloc {
+                        pfn,
+                        order,
+                        split: false,
+                        owner,
+                        cpu,
+                    },
+                );
+                let outcome = Outcome::Allocated {
+                    order,
+                    pfn: self.engine.zone.abs_pfn(pfn),
+                };
+                (outcome, 1)
+            }
+            None => {
+                self.bind(op, Handle::Failed);
+                self.engine.message(
+                    Step::OpFailure,
+                    MsgLevel::Failure,
+                    format!("alloc order {order} failed"),
+                );
+                (Outcome::Failed, 0)
+            }
+        }
+    }
+
+    /// `split`: `split_page` of a held high-order allocation into order-0 pages.
+    fn op_split(&mut self, ref_name: &str) -> Outcome {
+        match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
+            Some((
+                h,
+                Handle::Alloc {
+                    pfn,
+                    order,
+                    split,
+                    owner,
+                    cpu: c,
+                },
+            )) => {
+                if self.held(pfn, 1, owner).is_empty() {
+                    self.warn(format!("split {ref_name}: already freed, skipped"))
+                } else if split || order == 0 {
+                    Outcome::NothingToSplit
+                } else {
+                    self.engine.split_page(pfn, order);
+                    self.handles[h] = Handle::Alloc {
+                        pfn,
+                        order,
+                        split: true,
+                        owner,
+                        cpu: c,
+                    };
+                    Outcome::Split {
+                        pages: 1u32 << order,
+                    }
+                }
+            }
+            _ => self.warn(format!("split {ref_name}: the allocation failed, skipped")),
+        }
+    }
+
+    /// `alloc_contig_range`: a Movable range at an absolute pfn, all or nothing.
+    fn op_alloc_contig_range(
+        &mut self,
+        op: &Op,
+        def: u32,
+        pfn: u64,
+        nr_pages: u64,
+    ) -> (Outcome, u32) {
+        let owner = self.new_owner(def, MigrateType::Movable, 0);
+        let rel = (pfn - self.engine.zone.cfg.start_pfn) as u32;
+        let n = nr_pages as u32;
+        if self.engine.alloc_contig_range(rel, n, owner) {
+            self.bind(
+                op,
+                Handle::Contig {
+                    pfn: rel,
+                    nr: n,
+                    owner,
+                },
+            );
+            (
+                Outcome::ContigAllocated { nr: n, pfn },
+                pageblocks_of(rel..rel + n),
+            )
+        } else {
+            self.bind(op, Handle::Failed);
+            (Outcome::RangeInUse, 0)
+        }
+    }
+
+    /// `vmalloc`: populate an area by the strategy; a failed area is freed again at once.
+    fn op_vmalloc(
+        &mut self,
+        op: &Op,
+        def: u32,
+        pages: u64,
+        strategy: Option<VmallocStrategy>,
+        cpu: usize,
+    ) -> (Outcome, u32) {
+        let strategy = self.s.vmalloc_strategy(strategy);
+        let owner = self.new_owner(def, MigrateType::Unmovable, 0);
+        let (area, ok) = self.engine.vmalloc(
+            u32::try_from(pages).unwrap_or(u32::MAX),
+            strategy,
+            cpu,
+            owner,
+            VMALLOC_GFP,
+        );
+        let large: Vec<(u8, bool)> = area
+            .attempts
+            .iter()
+            .filter(|a| a.0 > 0 || !a.1)
+            .copied()
+            .collect();
+        let touched = pageblocks_of(area.all_pages().into_iter());
+        if ok {
+            let out = Outcome::Vmalloc {
+                pages: area.pages.len(),
+                large,
+                order0: area.attempts.iter().filter(|a| a.0 == 0 && a.1).count(),
+            };
+            self.bind(
+                op,
+                Handle::Vmalloc {
+                    area,
+                    owner,
+                    freed: false,
+                },
+            );
+            (out, touched)
+        } else {
+            let method = self.s.vfree_method(None);
+            let when = if self.s.kernel == Kernel::V6_18 {
+                "immediately"
+            } else {
+                "deferred"
+            };
+            self.engine.message(
+                Step::OpFailure,
+                MsgLevel::Failure,
+                format!(
+                    "vmalloc of {pages} pages failed after {} pages; area freed ({when})",
+                    area.pages.len()
+                ),
+            );
+            self.engine.vfree(&area, method, cpu);
+            self.bind(op, Handle::Failed);
+            (Outcome::Failed, touched)
+        }
+    }
+
+    /// `vfree`: free what a vmalloc area still holds.
+    fn op_vfree(&mut self, ref_name: &str, method: Option<FreeMethod>, cpu: usize) -> Outcome {
+        let method = self.s.vfree_method(method);
+        match self.lookup(ref_name) {
+            Some(h) => match self.handles[h].clone() {
+                Handle::Vmalloc {
+                    area,
+                    owner,
+                    freed: false,
+                } => {
+                    // Pages a pfn-based free_contig_range already released are no
+                    // longer the area's (the contract leaves this undefined): free only
+                    // what the area still holds, never a page twice.
+                    let held = self.held_area(&area, owner);
+                    if held.pages.len() + held.array.as_ref().map_or(0, |a| a.all_pages().len())
+                        < area.all_pages().len()
+                    {
+                        self.warn(format!(
+                            "vfree {ref_name}: some pages were already freed by pfn; only the pages still held are freed"
+                        ));
+                    }
+                    self.engine.vfree(&held, method, cpu);
+                    self.handles[h] = Handle::Vmalloc {
+                        area,
+                        owner,
+                        freed: true,
+                    };
+                    Outcome::Vfreed
+                }
+                Handle::Vmalloc { .. } => {
+                    self.warn(format!("vfree {ref_name}: already freed, skipped"))
+                }
+                _ => self.warn(format!("vfree {ref_name}: the allocation failed, skipped")),
+            },
+            None => self.warn(format!("vfree {ref_name}: unknown name")),
+        }
+    }
+
+    /// `drain`: `drain_pages_zone` for one CPU, or for every CPU whose pcp holds pages.
+    fn op_drain(&mut self, target: &DrainTarget) -> Outcome {
+        match target {
+            DrainTarget::Cpu(c) => self.engine.drain_pages_zone(*c as usize),
+            DrainTarget::All => {
+                for c in 0..self.engine.zone.pcp.len() {
+                    if self.engine.zone.pcp[c].count != 0 {
+                        self.engine.drain_pages_zone(c);
+                    }
+                }
+            }
+        }
+        Outcome::Drained
     }
 
     fn op_free(&mut self, name: &str, page: Option<u64>, cpu: usize) -> Outcome {
@@ -820,8 +866,8 @@ impl Runner<'_> {
         }
     }
 
-    /// `workload`: a seeded alloc/free mix (implementation-defined stream, stable per seed
-    /// within a build). Each step is its own op record so the UI can step through it.
+    /// `workload`: the steps of [`Workload`], each its own op record so the UI can step
+    /// through it.
     fn run_workload(&mut self, op: &Op, def: u32) {
         let Op::Workload {
             seed,
@@ -838,14 +884,8 @@ impl Runner<'_> {
         if let Some(n) = self.op_defs[def as usize].note.clone() {
             self.engine.message(Step::OpNote, MsgLevel::Note, n);
         }
-        let mut rng = SplitMix64(*seed);
+        let mut workload = Workload::new(*seed, *order_weights, mt_weights, *free_probability);
         let mut live: Vec<(u32, u8)> = Vec::new();
-        let mts = [
-            MigrateType::Unmovable,
-            MigrateType::Movable,
-            MigrateType::Reclaimable,
-        ];
-        let mw: Vec<f64> = mts.iter().map(|&m| mt_weights.get(m)).collect();
         for i in 0..*steps {
             if self.ops.len() >= self.max_ops {
                 return;
@@ -853,36 +893,36 @@ impl Runner<'_> {
             let start = self.begin_quiet();
             let outcome;
             let mut touched = 0;
-            if !live.is_empty() && rng.next_f64() < *free_probability {
-                let k = (rng.next_u64() % live.len() as u64) as usize;
-                let (pfn, order) = live.swap_remove(k);
-                self.engine.free_pages(pfn, order, cpu);
-                outcome = Outcome::WorkloadFree {
-                    step: i + 1,
-                    order,
-                    pfn: self.engine.zone.abs_pfn(pfn),
-                };
-            } else {
-                let order = pick(&mut rng, order_weights) as u8;
-                let mt = mts[pick(&mut rng, &mw)];
-                let owner = self.new_owner(def, mt, (i + 1) as u32);
-                let got = self.engine.alloc_pages(
-                    mt_gfp(mt),
-                    order,
-                    cpu,
-                    owner,
-                    mt == MigrateType::Movable,
-                );
-                if let Some(p) = got {
-                    live.push((p, order));
-                    touched = 1;
+            match workload.next_step(live.len()) {
+                WorkloadStep::Free(k) => {
+                    let (pfn, order) = live.swap_remove(k);
+                    self.engine.free_pages(pfn, order, cpu);
+                    outcome = Outcome::WorkloadFree {
+                        step: i + 1,
+                        order,
+                        pfn: self.engine.zone.abs_pfn(pfn),
+                    };
                 }
-                outcome = Outcome::WorkloadAlloc {
-                    step: i + 1,
-                    order,
-                    mt,
-                    pfn: got.map(|p| self.engine.zone.abs_pfn(p)),
-                };
+                WorkloadStep::Alloc { order, mt } => {
+                    let owner = self.new_owner(def, mt, (i + 1) as u32);
+                    let got = self.engine.alloc_pages(
+                        mt_gfp(mt),
+                        order,
+                        cpu,
+                        owner,
+                        mt == MigrateType::Movable,
+                    );
+                    if let Some(p) = got {
+                        live.push((p, order));
+                        touched = 1;
+                    }
+                    outcome = Outcome::WorkloadAlloc {
+                        step: i + 1,
+                        order,
+                        mt,
+                        pfn: got.map(|p| self.engine.zone.abs_pfn(p)),
+                    };
+                }
             }
             self.end(def, start, touched, outcome);
         }
@@ -907,34 +947,6 @@ fn pageblocks_of(pages: impl Iterator<Item = u32>) -> u32 {
     v.sort_unstable();
     v.dedup();
     v.len() as u32
-}
-
-fn pick(rng: &mut SplitMix64, weights: &[f64]) -> usize {
-    let total: f64 = weights.iter().sum();
-    let mut x = rng.next_f64() * total;
-    for (i, w) in weights.iter().enumerate() {
-        if x < *w {
-            return i;
-        }
-        x -= w;
-    }
-    weights.iter().rposition(|w| *w > 0.0).unwrap_or(0)
-}
-
-/// `splitmix64`: a small deterministic PRNG (no dependency, identical on every target).
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// A one-line summary of an op as written.

@@ -167,7 +167,7 @@ pub fn boot_free(engine: &mut Engine) {
 pub fn boot_engine(p: &ZoneParams) -> Engine {
     let mut e = Engine::new(new_zone(p));
     boot_free(&mut e);
-    e.zone.stats = Stats::default();
+    e.zone.reset_stats();
     e
 }
 

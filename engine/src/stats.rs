@@ -4,8 +4,10 @@
 //! the key in `buddyscope run --format json`), a short label (the column heading of the per-op
 //! lines of `--format summary`) and a one-sentence explanation for a student (the app's
 //! tooltips). The macro generates [`Stats`], [`Stats::DEFS`] and the field-by-field arithmetic,
-//! so a new counter is one new row here plus the event that bumps it in [`crate::zone`].
+//! so a new counter is one new row here plus the event that bumps it in [`Stats::count`].
 
+use crate::events::{Event, EventKind, Tracepoint};
+use crate::pseudocode::Step;
 use serde::{Deserialize, Serialize};
 
 /// The description of one cost counter (a row of the table).
@@ -117,6 +119,55 @@ impl Stats {
     pub fn diff(&self, earlier: &Stats) -> Stats {
         let (a, b) = (self.values(), earlier.values());
         Stats::from_values(std::array::from_fn(|i| a[i] - b[i]))
+    }
+}
+
+impl Stats {
+    /// Counts event `ev` (or un-counts it, stepping back: `undo`). The one place that says
+    /// which event moves which counter, so live runs, replays and reverse steps agree.
+    #[inline(always)]
+    pub(crate) fn count(&mut self, ev: &Event, undo: bool) {
+        let bump = |c: &mut u64, n: u64| {
+            if undo {
+                *c -= n
+            } else {
+                *c += n
+            }
+        };
+        match ev.kind {
+            EventKind::FreeListAdd { .. } => {
+                bump(&mut self.freelist_ops, 1);
+                // expand() is the only place that adds split-off halves.
+                if ev.step == Step::ExpandAddUpper {
+                    bump(&mut self.splits, 1);
+                }
+            }
+            EventKind::FreeListDel { .. } | EventKind::FreeListMove { .. } => {
+                bump(&mut self.freelist_ops, 1)
+            }
+            EventKind::PcpAdd { .. } | EventKind::PcpDel { .. } => bump(&mut self.pcp_ops, 1),
+            EventKind::Lock { zone: true, .. } => bump(&mut self.zone_lock, 1),
+            EventKind::Lock { zone: false, .. } => bump(&mut self.pcp_lock, 1),
+            EventKind::FallbackProbe { .. } => bump(&mut self.fallback_probes, 1),
+            EventKind::Claimed { pageblocks, .. } => {
+                bump(&mut self.pageblocks_claimed, pageblocks as u64)
+            }
+            EventKind::ClaimRefused { .. } => bump(&mut self.claims_refused, 1),
+            EventKind::Stolen { alloc_order, .. } => bump(&mut self.pages_stolen, 1 << alloc_order),
+            EventKind::Merge { .. } => bump(&mut self.merges, 1),
+            EventKind::PcpRefill { .. } => bump(&mut self.pcp_refills, 1),
+            EventKind::PcpDrain { .. } => bump(&mut self.pcp_drains, 1),
+            EventKind::Watermark { ok, .. } => {
+                bump(&mut self.watermark_checks, 1);
+                if !ok {
+                    bump(&mut self.watermark_failures, 1)
+                }
+            }
+            EventKind::Trace(Tracepoint::MmPageFree { order, .. }) => {
+                bump(&mut self.pages_prepared, 1 << order)
+            }
+            _ => {}
+        }
     }
 }
 

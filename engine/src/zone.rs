@@ -100,41 +100,41 @@ pub struct ZoneConfig {
 /// One zone.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Zone {
-    pub cfg: ZoneConfig,
+    pub(crate) cfg: ZoneConfig,
     // --- per page (index = pfn - start_pfn) ---
-    pub kind: Vec<PageKind>,
-    pub order: Vec<u8>,
-    pub next: Vec<u32>,
-    pub prev: Vec<u32>,
-    pub refcount: Vec<u8>,
-    pub pflags: Vec<u8>,
+    pub(crate) kind: Vec<PageKind>,
+    pub(crate) order: Vec<u8>,
+    pub(crate) next: Vec<u32>,
+    pub(crate) prev: Vec<u32>,
+    pub(crate) refcount: Vec<u8>,
+    pub(crate) pflags: Vec<u8>,
     /// Allocation id for allocated pages; the CPU for a pcp head.
-    pub owner: Vec<u32>,
+    pub(crate) owner: Vec<u32>,
     /// For a buddy head: the migratetype of the free list it is on. Normally its pageblock's
     /// type (freelist hygiene), but with mobility grouping disabled a merge across pageblocks
     /// can leave a block on a list other than its pageblock's, exactly as in the kernel
     /// (which warns); `list_del` then unlinks it from the list it is really on. 0 for every
     /// page that is not a buddy head, so that equal states compare equal.
-    pub list_mt: Vec<u8>,
+    pub(crate) list_mt: Vec<u8>,
     // --- per pageblock ---
-    pub pageblock: Vec<u8>,
+    pub(crate) pageblock: Vec<u8>,
     // --- free_area ---
-    pub free_lists: [[List; MT_SLOTS]; NR_PAGE_ORDERS],
-    pub nr_free: [u64; NR_PAGE_ORDERS],
+    pub(crate) free_lists: [[List; MT_SLOTS]; NR_PAGE_ORDERS],
+    pub(crate) nr_free: [u64; NR_PAGE_ORDERS],
     // --- vmstat counters (exact, §7.3) ---
-    pub nr_free_pages: i64,
-    pub nr_free_pages_blocks: i64,
-    pub nr_free_cma: i64,
-    pub nr_free_highatomic: i64,
-    pub nr_reserved_highatomic: i64,
-    pub watermark_boost: i64,
-    pub below_high: bool,
-    pub boosted_watermark: bool,
+    pub(crate) nr_free_pages: i64,
+    pub(crate) nr_free_pages_blocks: i64,
+    pub(crate) nr_free_cma: i64,
+    pub(crate) nr_free_highatomic: i64,
+    pub(crate) nr_reserved_highatomic: i64,
+    pub(crate) watermark_boost: i64,
+    pub(crate) below_high: bool,
+    pub(crate) boosted_watermark: bool,
     /// `_watermark[WMARK_MIN, LOW, HIGH, PROMO]` without the boost.
-    pub watermark: [u64; 4],
-    pub min_free_kbytes: u64,
-    pub pcp: Vec<PerCpuPages>,
-    pub stats: Stats,
+    pub(crate) watermark: [u64; 4],
+    pub(crate) min_free_kbytes: u64,
+    pub(crate) pcp: Vec<PerCpuPages>,
+    pub(crate) stats: Stats,
 }
 
 pub const WMARK_MIN: usize = 0;
@@ -224,6 +224,87 @@ impl Zone {
         self.cfg.pages
     }
 
+    // ------------------------------------------------------------------ read accessors
+    // The fields are private to the crate: outside it, a zone changes only through
+    // `apply`/`unapply` of events, so a timeline can always step back.
+
+    pub fn cfg(&self) -> &ZoneConfig {
+        &self.cfg
+    }
+
+    /// The cumulative cost counters.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// `free_area[order].nr_free`: free blocks of each order (all migratetypes).
+    pub fn nr_free(&self) -> &[u64; NR_PAGE_ORDERS] {
+        &self.nr_free
+    }
+
+    /// `NR_FREE_PAGES`: pages in the buddy free lists (not on pcp lists, not ISOLATE).
+    pub fn nr_free_pages(&self) -> i64 {
+        self.nr_free_pages
+    }
+
+    pub fn watermark_boost(&self) -> i64 {
+        self.watermark_boost
+    }
+
+    /// The per-CPU pagesets, by CPU.
+    pub fn pcp(&self) -> &[PerCpuPages] {
+        &self.pcp
+    }
+
+    /// What page `pfn` is: the head of a buddy block, of a pcp block, or neither.
+    pub fn page_kind(&self, pfn: u32) -> PageKind {
+        self.kind[pfn as usize]
+    }
+
+    /// The order of the free block headed by `pfn` (`buddy_order`; 0 if not a head).
+    pub fn page_order(&self, pfn: u32) -> u8 {
+        self.order[pfn as usize]
+    }
+
+    /// `page_ref_count`.
+    pub fn page_refcount(&self, pfn: u32) -> u8 {
+        self.refcount[pfn as usize]
+    }
+
+    /// The allocation id holding page `pfn` ([`NO_OWNER`] if none); the CPU for a pcp head.
+    pub fn page_owner(&self, pfn: u32) -> u32 {
+        self.owner[pfn as usize]
+    }
+
+    /// The name of the first field in which `self` and `other` differ (`None` if equal): a
+    /// diagnostic for tests comparing two ways to the same state.
+    pub fn first_difference(&self, other: &Zone) -> Option<&'static str> {
+        let checks: [(&'static str, bool); 12] = [
+            ("cfg", self.cfg != other.cfg),
+            (
+                "kind/order",
+                self.kind != other.kind || self.order != other.order,
+            ),
+            (
+                "list links",
+                self.next != other.next || self.prev != other.prev,
+            ),
+            ("refcount", self.refcount != other.refcount),
+            (
+                "owner/pflags",
+                self.owner != other.owner || self.pflags != other.pflags,
+            ),
+            ("list_mt", self.list_mt != other.list_mt),
+            ("pageblock", self.pageblock != other.pageblock),
+            ("free_lists", self.free_lists != other.free_lists),
+            ("nr_free", self.nr_free != other.nr_free),
+            ("pcp", self.pcp != other.pcp),
+            ("stats", self.stats != other.stats),
+            ("vmstat counters and watermarks", self != other),
+        ];
+        checks.into_iter().find(|c| c.1).map(|c| c.0)
+    }
+
     /// Absolute pfn of a zone-relative index.
     pub fn abs_pfn(&self, idx: u32) -> u64 {
         self.cfg.start_pfn + idx as u64
@@ -311,6 +392,13 @@ impl Zone {
     /// Free pages cached on all pcp lists.
     pub fn pcp_pages(&self) -> i64 {
         self.pcp.iter().map(|p| p.count as i64).sum()
+    }
+
+    /// Zeroes the cost counters. Setup (boot freeing, the `/proc` import) calls it once the
+    /// zone is built, so a run's counters count only its ops. Not an event: it happens before
+    /// the recorded trace starts, so no timeline ever steps across it.
+    pub(crate) fn reset_stats(&mut self) {
+        self.stats = Stats::default();
     }
 
     // ------------------------------------------------------------------ list primitives
@@ -434,7 +522,8 @@ impl Zone {
         }
     }
 
-    /// Applies an event forwards. Annotations only move the cost counters.
+    /// Applies an event forwards: a mutation changes the zone; every event moves the cost
+    /// counters it counts towards ([`Stats::count`]).
     ///
     /// Always inlined: every `Engine::emit` site builds one known variant, so the match folds
     /// to that arm (a third fewer instructions on the alloc/free fast path, no larger code).
@@ -457,7 +546,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
-                self.stats.freelist_ops += 1;
             }
             EventKind::FreeListDel { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
@@ -466,7 +554,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
-                self.stats.freelist_ops += 1;
             }
             EventKind::FreeListMove {
                 pfn,
@@ -480,7 +567,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = to as u8;
                 self.blocks_delta(order, from, -1);
                 self.blocks_delta(order, to, 1);
-                self.stats.freelist_ops += 1;
             }
             EventKind::Account { mt, delta } => self.account(mt, delta as i64),
             EventKind::PcpAdd {
@@ -499,7 +585,6 @@ impl Zone {
                 self.order[pfn as usize] = order;
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
-                self.stats.pcp_ops += 1;
             }
             EventKind::PcpDel {
                 cpu, pindex, pfn, ..
@@ -510,7 +595,6 @@ impl Zone {
                 self.order[pfn as usize] = 0;
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
-                self.stats.pcp_ops += 1;
             }
             EventKind::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
             EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, delta as i64),
@@ -536,32 +620,16 @@ impl Zone {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(1);
                 self.set_owner_range(pfn, nr, owner, false);
             }
-            EventKind::Lock { zone, .. } => {
-                if zone {
-                    self.stats.zone_lock += 1
-                } else {
-                    self.stats.pcp_lock += 1
-                }
-            }
-            EventKind::FallbackProbe { .. } => self.stats.fallback_probes += 1,
-            EventKind::Claimed { pageblocks, .. } => {
-                self.stats.pageblocks_claimed += pageblocks as u64
-            }
-            EventKind::ClaimRefused { .. } => self.stats.claims_refused += 1,
-            EventKind::Stolen { alloc_order, .. } => self.stats.pages_stolen += 1 << alloc_order,
-            EventKind::Merge { .. } => self.stats.merges += 1,
-            EventKind::PcpRefill { .. } => self.stats.pcp_refills += 1,
-            EventKind::PcpDrain { .. } => self.stats.pcp_drains += 1,
-            EventKind::Watermark { ok, .. } => {
-                self.stats.watermark_checks += 1;
-                if !ok {
-                    self.stats.watermark_failures += 1
-                }
-            }
-            EventKind::Trace(crate::events::Tracepoint::MmPageFree { order, .. }) => {
-                self.stats.pages_prepared += 1 << order
-            }
-            EventKind::Trace(_)
+            EventKind::Lock { .. }
+            | EventKind::FallbackProbe { .. }
+            | EventKind::Claimed { .. }
+            | EventKind::ClaimRefused { .. }
+            | EventKind::Stolen { .. }
+            | EventKind::Merge { .. }
+            | EventKind::PcpRefill { .. }
+            | EventKind::PcpDrain { .. }
+            | EventKind::Watermark { .. }
+            | EventKind::Trace(_)
             | EventKind::Enter { .. }
             | EventKind::Exit { .. }
             | EventKind::Chunk { .. }
@@ -569,22 +637,12 @@ impl Zone {
             | EventKind::VmallocAttempt { .. }
             | EventKind::Message { .. } => {}
         }
-        if let EventKind::FreeListAdd { end: _, .. } = ev.kind {
-            // expand() is the only place that adds split-off halves; count them here so the
-            // counter also follows replays.
-            if matches!(ev.step, crate::pseudocode::Step::ExpandAddUpper) {
-                self.stats.splits += 1;
-            }
-        }
+        self.stats.count(ev, false);
     }
 
     /// Undoes `apply(ev)`; must be called in reverse event order.
     pub fn unapply(&mut self, ev: &Event) {
-        if let EventKind::FreeListAdd { .. } = ev.kind {
-            if matches!(ev.step, crate::pseudocode::Step::ExpandAddUpper) {
-                self.stats.splits -= 1;
-            }
-        }
+        self.stats.count(ev, true);
         match ev.kind {
             EventKind::FreeListAdd { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
@@ -593,7 +651,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = 0;
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
-                self.stats.freelist_ops -= 1;
             }
             EventKind::FreeListDel {
                 pfn,
@@ -607,7 +664,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = mt as u8;
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
-                self.stats.freelist_ops -= 1;
             }
             EventKind::FreeListMove {
                 pfn,
@@ -621,7 +677,6 @@ impl Zone {
                 self.list_mt[pfn as usize] = from as u8;
                 self.blocks_delta(order, to, -1);
                 self.blocks_delta(order, from, 1);
-                self.stats.freelist_ops -= 1;
             }
             EventKind::Account { mt, delta } => self.account(mt, -(delta as i64)),
             EventKind::PcpAdd {
@@ -633,7 +688,6 @@ impl Zone {
                 self.order[pfn as usize] = 0;
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
-                self.stats.pcp_ops -= 1;
             }
             EventKind::PcpDel {
                 cpu,
@@ -647,7 +701,6 @@ impl Zone {
                 self.order[pfn as usize] = order;
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
-                self.stats.pcp_ops -= 1;
             }
             EventKind::SetPageblock { pb, old, .. } => self.pageblock[pb as usize] = old,
             EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, -(delta as i64)),
@@ -673,32 +726,16 @@ impl Zone {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(0);
                 self.set_owner_range(pfn, nr, NO_OWNER, false);
             }
-            EventKind::Lock { zone, .. } => {
-                if zone {
-                    self.stats.zone_lock -= 1
-                } else {
-                    self.stats.pcp_lock -= 1
-                }
-            }
-            EventKind::FallbackProbe { .. } => self.stats.fallback_probes -= 1,
-            EventKind::Claimed { pageblocks, .. } => {
-                self.stats.pageblocks_claimed -= pageblocks as u64
-            }
-            EventKind::ClaimRefused { .. } => self.stats.claims_refused -= 1,
-            EventKind::Stolen { alloc_order, .. } => self.stats.pages_stolen -= 1 << alloc_order,
-            EventKind::Merge { .. } => self.stats.merges -= 1,
-            EventKind::PcpRefill { .. } => self.stats.pcp_refills -= 1,
-            EventKind::PcpDrain { .. } => self.stats.pcp_drains -= 1,
-            EventKind::Watermark { ok, .. } => {
-                self.stats.watermark_checks -= 1;
-                if !ok {
-                    self.stats.watermark_failures -= 1
-                }
-            }
-            EventKind::Trace(crate::events::Tracepoint::MmPageFree { order, .. }) => {
-                self.stats.pages_prepared -= 1 << order
-            }
-            EventKind::Trace(_)
+            EventKind::Lock { .. }
+            | EventKind::FallbackProbe { .. }
+            | EventKind::Claimed { .. }
+            | EventKind::ClaimRefused { .. }
+            | EventKind::Stolen { .. }
+            | EventKind::Merge { .. }
+            | EventKind::PcpRefill { .. }
+            | EventKind::PcpDrain { .. }
+            | EventKind::Watermark { .. }
+            | EventKind::Trace(_)
             | EventKind::Enter { .. }
             | EventKind::Exit { .. }
             | EventKind::Chunk { .. }

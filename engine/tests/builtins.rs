@@ -100,20 +100,22 @@ fn vmalloc_large_order_touches_fewer_pageblocks() {
 #[test]
 fn fallback_claim_retypes_a_pageblock_and_steal_does_not() {
     let claim = run("fallback-claim");
-    assert!(claim.final_zone.stats.pageblocks_claimed >= 1);
-    assert_eq!(claim.final_zone.stats.pages_stolen, 0);
+    assert!(claim.final_zone.stats().pageblocks_claimed >= 1);
+    assert_eq!(claim.final_zone.stats().pages_stolen, 0);
     let steal = run("fallback-steal");
-    assert_eq!(steal.final_zone.stats.pageblocks_claimed, 0);
-    assert!(steal.final_zone.stats.pages_stolen > 0);
+    assert_eq!(steal.final_zone.stats().pageblocks_claimed, 0);
+    assert!(steal.final_zone.stats().pages_stolen > 0);
     let nomem = run("fallback-steal-no-mode-memory");
     // Same pages stolen, but without the mode memory every refill page repeats the claim
     // search: more probes and more refused claims.
     assert_eq!(
-        nomem.final_zone.stats.pages_stolen,
-        steal.final_zone.stats.pages_stolen
+        nomem.final_zone.stats().pages_stolen,
+        steal.final_zone.stats().pages_stolen
     );
-    assert!(nomem.final_zone.stats.fallback_probes > 3 * steal.final_zone.stats.fallback_probes);
-    assert!(nomem.final_zone.stats.claims_refused > steal.final_zone.stats.claims_refused);
+    assert!(
+        nomem.final_zone.stats().fallback_probes > 3 * steal.final_zone.stats().fallback_probes
+    );
+    assert!(nomem.final_zone.stats().claims_refused > steal.final_zone.stats().claims_refused);
 }
 
 #[test]

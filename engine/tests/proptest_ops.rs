@@ -722,19 +722,7 @@ fn same_zone(tl: &Timeline, want: &Zone, what: &str) -> Result<(), TestCaseError
     if got == want {
         return Ok(());
     }
-    let field = if got.kind != want.kind || got.order != want.order {
-        "kind/order"
-    } else if got.next != want.next || got.prev != want.prev {
-        "list links"
-    } else if got.free_lists != want.free_lists {
-        "free_lists"
-    } else if got.pcp != want.pcp {
-        "pcp"
-    } else if got.stats != want.stats {
-        "stats"
-    } else {
-        "another field"
-    };
+    let field = got.first_difference(want).unwrap_or("another field");
     Err(TestCaseError::fail(format!(
         "{what}: timeline at {} differs from the replay in {field}",
         tl.pos()

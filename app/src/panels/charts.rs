@@ -155,7 +155,7 @@ pub fn cost_groups(run: &Run) -> (Vec<CostGroup>, usize) {
 /// `nr_free` after `i` ops (0: the initial state).
 pub fn nr_free_after(run: &Run, i: usize) -> &[u64; ORDERS] {
     if i == 0 {
-        &run.initial.nr_free
+        run.initial.nr_free()
     } else {
         &run.ops[i - 1].nr_free_after
     }
@@ -604,7 +604,7 @@ mod tests {
         assert!(groups[0].cost.pcp_ops > 100 * groups[2].cost.pcp_ops);
         assert_eq!(groups[0].cost.pages_prepared, groups[2].cost.pages_prepared);
         let sum: u64 = groups.iter().map(|g| g.cost.pcp_ops).sum();
-        assert_eq!(sum, s.timeline.run.final_zone.stats.pcp_ops);
+        assert_eq!(sum, s.timeline.run.final_zone.stats().pcp_ops);
         assert_eq!(groups[2].last_op, s.timeline.run.ops.len() - 1);
     }
 
@@ -620,7 +620,7 @@ mod tests {
     #[test]
     fn the_model_is_the_state_after_the_ops_done() {
         let mut t = crate::panels::testutil::timeline("fallback-steal");
-        assert_eq!(view_model(&t).nr_free, t.zone().nr_free);
+        assert_eq!(&view_model(&t).nr_free, t.zone().nr_free());
         while t.pos() < t.len() {
             t.step_forward();
             let m = view_model(&t);
@@ -628,7 +628,7 @@ mod tests {
             assert_eq!(m.done, done);
             // At an op boundary the chart's state is the zone's.
             if done > 0 && t.run.ops[done - 1].end == t.pos() {
-                assert_eq!(m.nr_free, t.zone().nr_free, "at {}", t.pos());
+                assert_eq!(&m.nr_free, t.zone().nr_free(), "at {}", t.pos());
             }
             for (o, &(unusable, frag)) in m.fragmentation.iter().enumerate() {
                 assert!((0.0..=1.0).contains(&unusable));
@@ -637,7 +637,7 @@ mod tests {
                 assert_eq!(frag.is_none(), free_at_or_above > 0, "order {o}");
             }
         }
-        assert_eq!(view_model(&t).nr_free, t.run.final_zone.nr_free);
+        assert_eq!(&view_model(&t).nr_free, t.run.final_zone.nr_free());
     }
 
     #[test]

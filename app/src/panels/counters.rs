@@ -44,7 +44,7 @@ impl CountersModel {
 pub fn view_model(t: &Timeline) -> CountersModel {
     let z = t.zone();
     let mut rows: Vec<CounterRow> = z
-        .stats
+        .stats()
         .iter()
         .map(|(d, v)| CounterRow {
             name: d.name,
@@ -68,13 +68,13 @@ pub fn view_model(t: &Timeline) -> CountersModel {
         name: "nr_free_pages",
         label: "NR_FREE_PAGES",
         help: "NR_FREE_PAGES: free pages in the buddy free lists (pages on per-CPU lists are not counted).",
-        value: z.nr_free_pages,
+        value: z.nr_free_pages(),
     });
     rows.push(CounterRow {
         name: "watermark_boost",
         label: "watermark_boost",
         help: "Pages added to the watermarks after a fallback, so kswapd reclaims early and fragmentation is limited.",
-        value: z.watermark_boost,
+        value: z.watermark_boost(),
     });
     CountersModel { rows }
 }
@@ -131,7 +131,7 @@ mod tests {
         t.seek(n);
         let end = view_model(&t);
         let z = &t.run.final_zone;
-        for (d, v) in z.stats.iter() {
+        for (d, v) in z.stats().iter() {
             let row = end.rows.iter().find(|r| r.name == d.name).unwrap();
             assert_eq!(row.value, v as i64, "{}", d.name);
             assert_eq!(row.help, d.help);
@@ -144,8 +144,8 @@ mod tests {
             &Stats::DEFS.iter().map(|d| d.name).collect::<Vec<_>>()
         );
         let get = |name: &str| end.rows.iter().find(|r| r.name == name).unwrap().value;
-        assert_eq!(get("nr_free_pages"), z.nr_free_pages);
-        assert_eq!(get("watermark_boost"), z.watermark_boost);
+        assert_eq!(get("nr_free_pages"), z.nr_free_pages());
+        assert_eq!(get("watermark_boost"), z.watermark_boost());
         let changed = end.changed_since(&start);
         assert_eq!(changed.len(), end.rows.len());
         assert!(changed[0], "zone_lock moved");

@@ -76,10 +76,10 @@ pub fn view_model(t: &Timeline) -> FreeListsModel {
         _ => Vec::new(),
     };
     FreeListsModel {
-        types: MigrateType::kernel_types(z.cfg.cma),
+        types: MigrateType::kernel_types(z.cfg().cma),
         cells,
-        nr_free: z.nr_free,
-        free_pages: z.nr_free.iter().enumerate().map(|(o, n)| n << o).sum(),
+        nr_free: *z.nr_free(),
+        free_pages: z.nr_free().iter().enumerate().map(|(o, n)| n << o).sum(),
         touched,
     }
 }
@@ -195,7 +195,7 @@ mod tests {
             let z = t.zone();
             for o in 0..NR_PAGE_ORDERS {
                 let sum: u64 = m.cells[o].iter().map(|c| c.count as u64).sum();
-                assert_eq!(sum, z.nr_free[o], "order {o} at {}", t.pos());
+                assert_eq!(sum, z.nr_free()[o], "order {o} at {}", t.pos());
                 for mt in MigrateType::ALL {
                     let cell = &m.cells[o][mt.idx()];
                     assert_eq!(cell.count, z.free_list(o as u8, mt).len);
@@ -221,7 +221,7 @@ mod tests {
         let buddyinfo: u64 = t
             .run
             .final_zone
-            .nr_free
+            .nr_free()
             .iter()
             .enumerate()
             .map(|(o, n)| n << o)
@@ -233,8 +233,8 @@ mod tests {
     fn columns_are_the_kernel_types() {
         let t = timeline("cma-frozen-range");
         let m = view_model(&t);
-        assert_eq!(m.types, MigrateType::kernel_types(t.zone().cfg.cma));
-        assert_eq!(m.types.contains(&MigrateType::Cma), t.zone().cfg.cma);
+        assert_eq!(m.types, MigrateType::kernel_types(t.zone().cfg().cma));
+        assert_eq!(m.types.contains(&MigrateType::Cma), t.zone().cfg().cma);
         assert_eq!(m.types.last(), Some(&MigrateType::Isolate));
     }
 }

@@ -151,9 +151,9 @@ fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
     let mut out = vec![none; (end - start) as usize];
     let mut p = start & !1023;
     while p < end {
-        let k = z.kind[p as usize];
+        let k = z.page_kind(p);
         if k != PageKind::Other {
-            let o = z.order[p as usize];
+            let o = z.page_order(p);
             let len = 1u32 << o;
             for q in p.max(start)..(p + len).min(end) {
                 out[(q - start) as usize] = BlockOf {
@@ -201,7 +201,7 @@ pub fn cell_kinds(z: &Zone, run: &Run, start: u32, end: u32) -> Vec<CellKind> {
                 head: b.head,
             },
             _ => {
-                let owner = z.owner[idx as usize];
+                let owner = z.page_owner(idx);
                 let pbmt = z.pb_mt(idx / PAGEBLOCK_NR_PAGES);
                 let foreign = |omt: MigrateType| omt != pbmt && pbmt != MigrateType::Isolate;
                 match run.owner_mt(owner) {
@@ -449,7 +449,7 @@ impl Renderer {
                 let _ = canvas.set_attribute(k, &v.to_string());
             }
         }
-        let _ = canvas.set_attribute("data-start-pfn", &z.cfg.start_pfn.to_string());
+        let _ = canvas.set_attribute("data-start-pfn", &z.cfg().start_pfn.to_string());
         self.geom = Some(g);
         self.run_key = key;
         self.dark = dark;
@@ -479,11 +479,11 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
         )),
         Some((head, order, true)) => out.push(format!(
             "on the pcp of CPU {}: order-{order} block at {}",
-            z.owner[head as usize],
+            z.page_owner(head),
             pfn_hex(z, head)
         )),
         None => {
-            let owner = z.owner[idx as usize];
+            let owner = z.page_owner(idx);
             if let Some(fmt) = filler_owner_mt(owner) {
                 out.push(format!(
                     "allocated (imported from /proc, {} pageblock filler)",
@@ -509,7 +509,7 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
             } else {
                 out.push("reserved: not free, no recorded owner".to_string());
             }
-            out.push(format!("refcount {}", z.refcount[idx as usize]));
+            out.push(format!("refcount {}", z.page_refcount(idx)));
         }
     }
     if let Some((s0, n)) = tl.current().and_then(|e| e.kind.touched_pages()) {
@@ -623,8 +623,8 @@ pub fn MemoryMapPanel() -> impl IntoView {
                     "{} pages ({} pageblocks), pfn {:#x}\u{2013}{:#x}",
                     z.pages(),
                     z.nr_pageblocks(),
-                    z.cfg.start_pfn,
-                    z.cfg.start_pfn + z.pages() as u64 - 1
+                    z.cfg().start_pfn,
+                    z.cfg().start_pfn + z.pages() as u64 - 1
                 )
             })
             .unwrap_or_default()
@@ -782,13 +782,13 @@ mod tests {
                 .iter()
                 .filter(|c| matches!(c, CellKind::Free { .. }))
                 .count() as u64;
-            let buddy: u64 = z.nr_free.iter().enumerate().map(|(o, n)| n << o).sum();
+            let buddy: u64 = z.nr_free().iter().enumerate().map(|(o, n)| n << o).sum();
             assert_eq!(free, buddy, "at {target}");
             let pcp = cells
                 .iter()
                 .filter(|c| matches!(c, CellKind::Pcp { .. }))
                 .count() as i64;
-            assert_eq!(pcp, z.pcp.iter().map(|p| p.count as i64).sum::<i64>());
+            assert_eq!(pcp, z.pcp().iter().map(|p| p.count as i64).sum::<i64>());
             for (idx, c) in cells.iter().enumerate().step_by(97) {
                 let tip = tooltip(&t, idx as u32);
                 assert_eq!(tip[0], format!("pfn {}", pfn_hex(z, idx as u32)));

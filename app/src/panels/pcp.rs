@@ -66,7 +66,7 @@ pub struct PcpModel {
 pub fn view_model(t: &Timeline) -> PcpModel {
     let z = t.zone();
     let cpus = z
-        .pcp
+        .pcp()
         .iter()
         .map(|p| CpuModel {
             count: p.count,
@@ -238,7 +238,7 @@ mod tests {
         while t.pos() < t.len() {
             t.step_forward();
             let m = view_model(&t);
-            assert_eq!(m.cpus.len(), t.zone().pcp.len());
+            assert_eq!(m.cpus.len(), t.zone().pcp().len());
             for c in &m.cpus {
                 let pages: i64 = (0..NR_PCP_LISTS)
                     .map(|i| (c.lists[i] as i64) << pindex_to_order(i))

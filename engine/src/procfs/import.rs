@@ -279,7 +279,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
             z.pflags[p] &= !PF_LRU;
         }
     }
-    z.stats = Stats::default();
+    z.reset_stats();
     engine.recording = recording;
     Ok(())
 }

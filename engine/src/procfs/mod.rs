@@ -9,7 +9,7 @@
 //! order, pageblock counts per type, the zone size and what `zoneinfo` says about the pcp) and
 //! checks everything the contract checks, including that the deterministic layout exists;
 //! [`apply_import`] lays that out in an empty zone built by [`crate::setup::new_zone`]. Errors
-//! are [`ScenarioError`]s whose `path` is the field to fix (`init.pagetypeinfo`,
+//! are [`ScenarioError`](crate::scenario::ScenarioError)s whose `path` is the field to fix (`init.pagetypeinfo`,
 //! `init.zoneinfo`, `init.zone`, `zone.pages`).
 
 mod format;

@@ -9,11 +9,11 @@
 #![allow(dead_code)]
 
 use buddyscope::metrics::check_invariants;
-use buddyscope::ops::{VmArea, VMALLOC_GFP};
 use buddyscope::page_alloc::Engine;
 use buddyscope::runner::alloc_gfp;
 use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::*;
+use buddyscope::vmalloc::{VmArea, VMALLOC_GFP};
 use buddyscope::zone::PageKind;
 
 /// The zone a sequence runs on.
@@ -191,7 +191,7 @@ impl Harness {
     }
 
     fn cpu(&self, c: u8) -> usize {
-        c as usize % self.engine.zone.pcp.len()
+        c as usize % self.engine.zone.pcp().len()
     }
 
     /// Indices of live allocations matching `f`; `None` if there are none.
@@ -398,8 +398,8 @@ impl Harness {
             }
             Op::Drain { cpu, all } => {
                 if all {
-                    for c in 0..self.engine.zone.pcp.len() {
-                        if self.engine.zone.pcp[c].count != 0 {
+                    for c in 0..self.engine.zone.pcp().len() {
+                        if self.engine.zone.pcp()[c].count != 0 {
                             self.engine.drain_pages_zone(c);
                         }
                     }
@@ -416,7 +416,7 @@ impl Harness {
     pub fn check(&self) -> Result<(), String> {
         let z = &self.engine.zone;
         check_invariants(z)?;
-        let buddy: u64 = (0..NR_PAGE_ORDERS).map(|o| z.nr_free[o] << o).sum();
+        let buddy: u64 = (0..NR_PAGE_ORDERS).map(|o| z.nr_free()[o] << o).sum();
         let pcp = z.pcp_pages();
         if pcp < 0 {
             return Err(format!("negative pcp count {pcp}"));
@@ -440,11 +440,13 @@ impl Harness {
     fn check_live(&self, l: &Live) -> Result<(), String> {
         let z = &self.engine.zone;
         let page = |p: u32, owner: u32, refs: u8| -> Result<(), String> {
-            let i = p as usize;
-            if z.kind[i] != PageKind::Other || z.owner[i] != owner || z.refcount[i] != refs {
+            if z.page_kind(p) != PageKind::Other
+                || z.page_owner(p) != owner
+                || z.page_refcount(p) != refs
+            {
                 return Err(format!(
                     "page {p:#x} should be held by owner {owner} with refcount {refs}: kind {:?} owner {} refcount {}",
-                    z.kind[i], z.owner[i], z.refcount[i]
+                    z.page_kind(p), z.page_owner(p), z.page_refcount(p)
                 ));
             }
             Ok(())
@@ -463,8 +465,7 @@ impl Harness {
                     let p = pfn + k as u32;
                     if h {
                         page(p, *owner, 1)?;
-                    } else if z.kind[p as usize] == PageKind::Other && z.owner[p as usize] == *owner
-                    {
+                    } else if z.page_kind(p) == PageKind::Other && z.page_owner(p) == *owner {
                         // (A pcp head's `owner` is its CPU: only allocated pages count.)
                         return Err(format!("freed page {p:#x} still owned by {owner}"));
                     }
@@ -505,7 +506,7 @@ impl Harness {
         }
         self.apply(&Op::Drain { cpu: 0, all: true })?;
         let z = &self.engine.zone;
-        let free: u64 = (0..NR_PAGE_ORDERS).map(|o| z.nr_free[o] << o).sum();
+        let free: u64 = (0..NR_PAGE_ORDERS).map(|o| z.nr_free()[o] << o).sum();
         if free != z.pages() as u64 || z.pcp_pages() != 0 {
             return Err(format!(
                 "after freeing everything: {free} of {} pages free",

@@ -1,0 +1,383 @@
+//! The allocation and free paths of `mm/page_alloc.c` (kernel-model.md §2–§4, §7).
+//!
+//! [`Engine`] owns a [`Zone`] and the [`EventLog`]. Every state change goes through
+//! [`Engine::emit`], which applies a mutation event to the zone and records it: a replay of the
+//! log through [`Zone::apply`] therefore reproduces the run exactly.
+//!
+//! The allocation path is in `alloc.rs`, the free path in `free.rs`; this file holds the
+//! engine, its event primitives, the free-list helpers and the watermark checks they share.
+
+mod alloc;
+mod free;
+
+use crate::events::*;
+use crate::pseudocode::Step;
+use crate::types::alloc_flags::*;
+use crate::types::*;
+use crate::zone::*;
+
+/// `FPI_*` flags of `__free_pages_ok` / `__free_frozen_pages`.
+pub type Fpi = u32;
+pub const FPI_NONE: Fpi = 0;
+/// Put the block at the tail of its free list (boot, memory onlining).
+pub const FPI_TO_TAIL: Fpi = 1 << 1;
+/// [7.2] `free_pages_prepare()` already ran for every page of the block.
+pub const FPI_PREPARED: Fpi = 1 << 3;
+
+/// `enum rmqueue_mode` (§2.5): where a `__rmqueue` call starts within one `rmqueue_bulk`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmqueueMode {
+    Normal,
+    Cma,
+    Claim,
+    Steal,
+}
+
+/// The simulated kernel: a zone plus the trace being recorded.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    pub zone: Zone,
+    pub log: EventLog,
+    /// When false, mutations still apply but nothing is stored (benchmarks, boot).
+    pub recording: bool,
+}
+
+/// Result of `find_suitable_fallback`.
+enum Fallback {
+    Found(MigrateType),
+    /// -1: no block of that order on a fallback list.
+    None,
+    /// -2: `should_try_claim_block` refused this order.
+    Refused,
+}
+
+pub fn pcp_allowed_order(order: u8) -> bool {
+    order <= PAGE_ALLOC_COSTLY_ORDER || order == HPAGE_PMD_ORDER
+}
+
+impl Engine {
+    pub fn new(zone: Zone) -> Engine {
+        Engine {
+            zone,
+            log: EventLog::default(),
+            recording: true,
+        }
+    }
+
+    // ------------------------------------------------------------------ event plumbing
+
+    /// Applies an event to the zone and records it.
+    #[inline]
+    pub fn emit(&mut self, step: Step, kind: EventKind) {
+        let ev = Event { step, kind };
+        self.zone.apply(&ev);
+        if self.recording {
+            self.log.events.push(ev);
+        }
+    }
+
+    /// Records an annotation that changes nothing (not even a counter): skipped when not
+    /// recording, so the fast path pays nothing for call-chain bookkeeping.
+    #[inline]
+    pub fn note(&mut self, step: Step, kind: EventKind) {
+        if self.recording {
+            self.log.events.push(Event { step, kind });
+        }
+    }
+
+    #[inline]
+    pub fn enter(&mut self, f: KernelFn) {
+        self.note(Step::Enter, EventKind::Enter { func: f });
+    }
+
+    #[inline]
+    pub fn exit(&mut self, f: KernelFn) {
+        self.note(Step::Exit, EventKind::Exit { func: f });
+    }
+
+    /// An engine message (`# ...` trace line).
+    pub fn message(&mut self, step: Step, level: MsgLevel, text: String) {
+        if self.recording {
+            let id = self.log.messages.len() as u32;
+            self.log.messages.push(text);
+            self.log.events.push(Event {
+                step,
+                kind: EventKind::Message { level, id },
+            });
+        }
+    }
+
+    fn counter(&mut self, step: Step, id: CounterId, cpu: usize, delta: i64) {
+        if delta != 0 {
+            self.emit(
+                step,
+                EventKind::Counter {
+                    id,
+                    cpu: cpu as u8,
+                    delta: delta as i32,
+                },
+            );
+        }
+    }
+
+    fn set_flag(&mut self, step: Step, id: CounterId, cpu: usize, cur: bool, want: bool) {
+        if cur != want {
+            self.counter(step, id, cpu, if want { 1 } else { -1 });
+        }
+    }
+
+    fn trace(&mut self, step: Step, t: Tracepoint) {
+        self.emit(step, EventKind::Trace(t));
+    }
+
+    fn lock_zone(&mut self, step: Step) {
+        self.emit(step, EventKind::Lock { zone: true, cpu: 0 });
+    }
+
+    fn lock_pcp(&mut self, step: Step, cpu: usize) {
+        self.emit(
+            step,
+            EventKind::Lock {
+                zone: false,
+                cpu: cpu as u8,
+            },
+        );
+    }
+
+    // ------------------------------------------------------------------ free list primitives
+
+    /// `__add_to_free_list` + `set_buddy_order` (no `NR_FREE_PAGES` change).
+    pub(crate) fn add_to_free_list(
+        &mut self,
+        step: Step,
+        pfn: u32,
+        order: u8,
+        mt: MigrateType,
+        tail: bool,
+    ) {
+        let end = if tail { End::Tail } else { End::Head };
+        self.emit(
+            step,
+            EventKind::FreeListAdd {
+                pfn,
+                order,
+                mt,
+                end,
+            },
+        );
+    }
+
+    /// `__del_page_from_free_list` (no `NR_FREE_PAGES` change). `list_del` unlinks the block
+    /// from the list it is really on; `mt` (the caller's idea of it) only matters for
+    /// accounting, which the callers do.
+    pub(crate) fn del_from_free_list(&mut self, step: Step, pfn: u32, order: u8, _mt: MigrateType) {
+        let prev = self.zone.prev[pfn as usize];
+        let mt = self.zone.list_mt_of(pfn);
+        self.emit(
+            step,
+            EventKind::FreeListDel {
+                pfn,
+                order,
+                mt,
+                prev,
+            },
+        );
+    }
+
+    /// `account_freepages`.
+    pub(crate) fn account_freepages(&mut self, step: Step, nr: i64, mt: MigrateType) {
+        if mt != MigrateType::Isolate && nr != 0 {
+            self.emit(
+                step,
+                EventKind::Account {
+                    mt,
+                    delta: nr as i32,
+                },
+            );
+        }
+    }
+
+    /// `move_to_free_list`: unlink, append to the new type's list, move the accounting.
+    fn move_to_free_list(
+        &mut self,
+        step: Step,
+        pfn: u32,
+        order: u8,
+        from: MigrateType,
+        to: MigrateType,
+    ) {
+        let prev = self.zone.prev[pfn as usize];
+        let actual = self.zone.list_mt_of(pfn);
+        self.emit(
+            step,
+            EventKind::FreeListMove {
+                pfn,
+                order,
+                from: actual,
+                to,
+                prev,
+            },
+        );
+        self.account_freepages(step, -(1i64 << order), from);
+        self.account_freepages(step, 1i64 << order, to);
+    }
+
+    /// `set_pageblock_migratetype`: mobility grouping off writes UNMOVABLE for the pcp types;
+    /// writing clears the isolate bit.
+    pub fn set_pageblock_migratetype(&mut self, step: Step, pb: u32, mt: MigrateType) {
+        let mt = if self.zone.cfg.mobility_disabled && mt.is_mergeable() {
+            MigrateType::Unmovable
+        } else {
+            mt
+        };
+        let old = self.zone.pageblock[pb as usize];
+        let new = mt as u8;
+        if old != new {
+            self.emit(step, EventKind::SetPageblock { pb, old, new });
+        }
+    }
+
+    /// `change_pageblock_range`: every pageblock of the block at `pfn` of `order`.
+    fn change_pageblock_range(&mut self, step: Step, pfn: u32, order: u8, mt: MigrateType) {
+        let first = pfn >> PAGEBLOCK_ORDER;
+        let n = if order >= PAGEBLOCK_ORDER {
+            1u32 << (order - PAGEBLOCK_ORDER)
+        } else {
+            1
+        };
+        for pb in first..first + n {
+            if pb < self.zone.nr_pageblocks() {
+                self.set_pageblock_migratetype(step, pb, mt);
+            }
+        }
+    }
+
+    fn front(&self, order: u8, mt: MigrateType) -> Option<u32> {
+        let h = self.zone.free_lists[order as usize][mt.idx()].head;
+        (h != NIL).then_some(h)
+    }
+
+    // ------------------------------------------------------------------ watermarks
+
+    /// `__zone_watermark_unusable_free`.
+    fn unusable_free(&self, order: u8, flags: u32) -> i64 {
+        let mut u = (1i64 << order) - 1;
+        if flags & ALLOC_RESERVES == 0 {
+            u += self.zone.nr_free_highatomic;
+        }
+        if self.zone.cfg.cma && flags & ALLOC_CMA == 0 {
+            u += self.zone.nr_free_cma;
+        }
+        u
+    }
+
+    /// `__zone_watermark_ok` (§7.1). Looks only at the buddy lists: pcp pages do not count.
+    pub fn zone_watermark_ok(&self, order: u8, mark: u64, flags: u32, free: i64) -> bool {
+        let free = free - self.unusable_free(order, flags);
+        let mut min = mark as i64;
+        if flags & ALLOC_RESERVES != 0 {
+            if flags & ALLOC_MIN_RESERVE != 0 {
+                min -= min / 2;
+                if flags & ALLOC_NON_BLOCK != 0 {
+                    min -= min / 4;
+                }
+            }
+            if flags & ALLOC_OOM != 0 {
+                min -= min / 2;
+            }
+        }
+        if free <= min {
+            return false;
+        }
+        if order == 0 {
+            return true;
+        }
+        for o in order..=MAX_PAGE_ORDER {
+            if self.zone.nr_free[o as usize] == 0 {
+                continue;
+            }
+            let fl = &self.zone.free_lists[o as usize];
+            if fl[..MIGRATE_PCPTYPES].iter().any(|l| l.len > 0) {
+                return true;
+            }
+            if flags & ALLOC_CMA != 0 && fl[MigrateType::Cma.idx()].len > 0 {
+                return true;
+            }
+            if flags & (ALLOC_HIGHATOMIC | ALLOC_OOM) != 0
+                && fl[MigrateType::HighAtomic.idx()].len > 0
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `zone_watermark_fast`: order-0 shortcut, the full check, and the `__GFP_HIGH` retry
+    /// without the boost. Records a `Watermark` event.
+    fn zone_watermark_fast(&mut self, step: Step, order: u8, mark: u64, flags: u32) -> bool {
+        let free = self.zone.nr_free_pages;
+        let mut ok = false;
+        if order == 0 {
+            let reserved = self.unusable_free(0, flags);
+            let usable = free - free.min(reserved);
+            ok = usable > mark as i64;
+        }
+        if !ok {
+            ok = self.zone_watermark_ok(order, mark, flags, free);
+        }
+        if !ok
+            && order == 0
+            && flags & ALLOC_MIN_RESERVE != 0
+            && self.zone.watermark_boost != 0
+            && flags & ALLOC_WMARK_MASK == ALLOC_WMARK_MIN
+        {
+            let m = self.zone.watermark[WMARK_MIN];
+            ok = self.zone_watermark_ok(order, m, flags, free);
+        }
+        self.emit(
+            step,
+            EventKind::Watermark {
+                order,
+                mark: mark.min(u32::MAX as u64) as u32,
+                free: free.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+                ok,
+            },
+        );
+        ok
+    }
+
+    /// `boost_watermark` (§7.1).
+    fn boost_watermark(&mut self) -> bool {
+        let managed = self.zone.cfg.pages as u64;
+        if PAGEBLOCK_NR_PAGES as u64 * 4 > managed {
+            return false;
+        }
+        let high = self.zone.watermark[WMARK_HIGH];
+        // mult_frac(high, watermark_boost_factor = 15000, 10000)
+        let max_boost = (high / 10000) * 15000 + (high % 10000) * 15000 / 10000;
+        if max_boost == 0 {
+            return false;
+        }
+        let max_boost = max_boost.max(PAGEBLOCK_NR_PAGES as u64) as i64;
+        let new = (self.zone.watermark_boost + PAGEBLOCK_NR_PAGES as i64).min(max_boost);
+        let d = new - self.zone.watermark_boost;
+        self.counter(Step::BoostWatermark, CounterId::watermark_boost, 0, d);
+        true
+    }
+
+    /// The kernel's `clamp(v, lo, hi)`: `hi` wins when `lo > hi`.
+    fn kclamp(v: i32, lo: i32, hi: i32) -> i32 {
+        if v >= hi {
+            hi
+        } else if v <= lo {
+            lo
+        } else {
+            v
+        }
+    }
+
+    fn set_pcp_high(&mut self, step: Step, cpu: usize, new: i32) {
+        let old = self.zone.pcp[cpu].high;
+        self.counter(step, CounterId::pcp_high, cpu, new as i64 - old as i64);
+    }
+}
