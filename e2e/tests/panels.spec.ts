@@ -176,6 +176,17 @@ test.describe('charts', () => {
     await saveScreenshot(page, 'panels-charts', page.getByTestId('charts'));
   });
 
+  test('and the memory map repaint together when the OS switches to dark in "auto"', async ({ page }) => {
+    await openApp(page);
+    await expect(page.getByTestId('theme-toggle')).toContainText('auto');
+    await expect.poll(() => inkedPixels(page, 'memory-map')).toBeGreaterThan(500);
+    const map = await canvasHash(page, 'memory-map');
+    const chart = await canvasHash(page, 'chart-cost');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => canvasHash(page, 'memory-map')).not.toBe(map);
+    await expect.poll(() => canvasHash(page, 'chart-cost')).not.toBe(chart);
+  });
+
   test('redraw in the dark theme', async ({ page }) => {
     await openApp(page);
     const light = await canvasHash(page, 'chart-cost');
