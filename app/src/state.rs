@@ -9,8 +9,8 @@
 //! tracks it through [`AppState::with`].
 
 use buddyscope::builtin;
-use buddyscope::runner::{run, RunOptions};
-use buddyscope::scenario::{parse, Scenario, ScenarioError};
+use buddyscope::runner::{run_valid, RunOptions};
+use buddyscope::scenario::{parse_valid, Scenario, ScenarioError};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
@@ -25,9 +25,8 @@ pub struct Session {
 impl Session {
     /// Parses, validates and runs `text`. Nothing is replaced if this fails.
     pub fn load(text: &str) -> Result<Session, ScenarioError> {
-        let scenario = parse(text)?;
-        let r = run(
-            &scenario,
+        let r = run_valid(
+            parse_valid(text)?,
             &RunOptions {
                 record: true,
                 // Checkpoints for long scrubber jumps; keep the browser's memory modest.
@@ -37,7 +36,7 @@ impl Session {
         )?;
         Ok(Session {
             text: text.to_string(),
-            scenario,
+            scenario: r.scenario.clone(),
             timeline: Timeline::new(r),
         })
     }

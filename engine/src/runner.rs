@@ -5,8 +5,8 @@ use crate::events::*;
 pub use crate::outcome::Outcome;
 use crate::page_alloc::Engine;
 use crate::pseudocode::Step;
-use crate::scenario::{DrainTarget, Init, Op, Scenario, ScenarioError, Scopes};
-use crate::setup::{self, ZoneParams};
+use crate::scenario::{DrainTarget, Op, Scenario, ScenarioError, Scopes, ValidScenario};
+use crate::setup::{self, Start};
 use crate::types::gfp::*;
 use crate::types::*;
 use crate::vmalloc::{VmArea, VMALLOC_GFP};
@@ -137,68 +137,29 @@ fn zone_bytes(z: &Zone) -> usize {
     z.pages() as usize * 16 + z.pageblock.len() + 4096
 }
 
-/// Zone parameters of a scenario after defaults (and the `/proc` import's size and pcp).
-pub fn zone_params(s: &Scenario, pages: u64) -> ZoneParams {
-    let mut p = ZoneParams::new(pages as u32);
-    p.name = s.zone.name.clone();
-    p.kernel = s.kernel;
-    p.start_pfn = s.zone.start_pfn;
-    p.cpus = s.zone.cpus;
-    p.cma = s.zone.cma;
-    p.rmqueue_mode_memory = s.zone.rmqueue_mode_memory;
-    p.batch = s.zone.pcp.batch;
-    p.high_min = s.zone.pcp.high_min;
-    p.high_max = s.zone.pcp.high_max;
-    p.min_free_kbytes = s.zone.min_free_kbytes;
-    p
-}
-
-/// Builds the start state of a scenario (`init`), validating what depends on it.
-pub fn init_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
-    match &s.init {
-        Init::Boot => {
-            let pages = s.zone.pages.unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES);
-            crate::scenario::validate_with_zone_pages(s, pages)?;
-            Ok(setup::boot_engine(&zone_params(s, pages)))
-        }
-        Init::Proc {
-            pagetypeinfo,
-            zoneinfo,
-            zone,
-        } => {
-            let imp = crate::procfs::parse_import(
-                pagetypeinfo,
-                zoneinfo.as_deref(),
-                zone,
-                s.zone.cma,
-                s.zone.pages,
-            )?;
-            crate::scenario::validate_with_zone_pages(s, imp.pages)?;
-            let mut p = zone_params(s, imp.pages);
-            // Precedence: zone.pcp > init.zoneinfo > computed.
-            p.batch = p.batch.or(imp.batch);
-            p.high_min = p.high_min.or(imp.high_min);
-            p.high_max = p.high_max.or(imp.high_max);
-            p.initial_high = imp.initial_high.clone();
-            let mut e = Engine::new(setup::new_zone(&p));
-            e.recording = false;
-            crate::procfs::apply_import(&mut e, &imp)?;
-            e.recording = true;
-            e.zone.reset_stats();
-            Ok(e)
-        }
-    }
-}
-
 /// Parses, validates and runs a scenario.
 pub fn run_text(text: &str, opts: &RunOptions) -> Result<Run, ScenarioError> {
-    let s = crate::scenario::parse(text)?;
-    run(&s, opts)
+    run_valid(crate::scenario::parse_valid(text)?, opts)
 }
 
-/// Runs a validated scenario: nothing runs unless `init` is usable.
+/// Validates and runs a scenario built in code: nothing runs unless it is valid and `init` is
+/// usable.
 pub fn run(s: &Scenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
-    let mut engine = init_engine(s)?;
+    run_valid(ValidScenario::new(s.clone())?, opts)
+}
+
+/// Runs a validated scenario: [`setup::build`], then [`execute`].
+pub fn run_valid(s: ValidScenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
+    Ok(execute(setup::build(s)?, opts))
+}
+
+/// The third stage of a run: the ops on the start zone.
+pub fn execute(start: Start, opts: &RunOptions) -> Run {
+    let Start {
+        scenario,
+        mut engine,
+    } = start;
+    let s: &Scenario = &scenario;
     engine.recording = opts.record;
     let initial = engine.zone.clone();
     let mut r = Runner {
@@ -229,17 +190,25 @@ pub fn run(s: &Scenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
         .map(|(n, &h)| (n.to_string(), r.describe(h)))
         .collect();
     let final_zone = r.engine.zone.clone();
-    Ok(Run {
-        scenario: s.clone(),
+    let Runner {
+        engine,
+        ops,
+        op_defs,
+        owners,
+        checkpoints,
+        ..
+    } = r;
+    Run {
+        scenario: scenario.into_scenario(),
         initial,
-        log: r.engine.log,
-        ops: r.ops,
-        op_defs: r.op_defs,
-        owners: r.owners,
+        log: engine.log,
+        ops,
+        op_defs,
+        owners,
         final_zone,
-        checkpoints: r.checkpoints,
+        checkpoints,
         names,
-    })
+    }
 }
 
 struct Runner<'a> {

@@ -1,10 +1,13 @@
 //! Building a zone: watermarks (`__setup_per_zone_wmarks`, the THP bump of
 //! `set_recommended_min_free_kbytes`), pcp parameters (`zone_batchsize`, `zone_highsize`) and
-//! the boot-time freeing of `memblock_free_all` (kernel-model.md §3.7, §4.2, §7.1).
+//! the boot-time freeing of `memblock_free_all` (kernel-model.md §3.7, §4.2, §7.1); and
+//! [`build`], the second stage of a run: a validated scenario's start zone.
 
 use crate::events::EventKind;
 use crate::page_alloc::{Engine, FPI_TO_TAIL};
+use crate::procfs;
 use crate::pseudocode::Step;
+use crate::scenario::{validate_with_zone_pages, Init, Scenario, ScenarioError, ValidScenario};
 use crate::types::*;
 use crate::zone::*;
 
@@ -43,6 +46,22 @@ impl ZoneParams {
             min_free_kbytes: None,
             initial_high: Vec::new(),
         }
+    }
+
+    /// A scenario's zone parameters after defaults, for a zone of `pages` pages.
+    pub fn from_scenario(s: &Scenario, pages: u64) -> ZoneParams {
+        let mut p = ZoneParams::new(pages as u32);
+        p.name = s.zone.name.clone();
+        p.kernel = s.kernel;
+        p.start_pfn = s.zone.start_pfn;
+        p.cpus = s.zone.cpus;
+        p.cma = s.zone.cma;
+        p.rmqueue_mode_memory = s.zone.rmqueue_mode_memory;
+        p.batch = s.zone.pcp.batch;
+        p.high_min = s.zone.pcp.high_min;
+        p.high_max = s.zone.pcp.high_max;
+        p.min_free_kbytes = s.zone.min_free_kbytes;
+        p
     }
 }
 
@@ -169,6 +188,57 @@ pub fn boot_engine(p: &ZoneParams) -> Engine {
     boot_free(&mut e);
     e.zone.reset_stats();
     e
+}
+
+/// A validated scenario and the zone its `init` builds: what [`crate::runner::execute`] runs
+/// the ops on.
+pub struct Start {
+    pub scenario: ValidScenario,
+    pub engine: Engine,
+}
+
+/// The second stage of a run: the start zone of a validated scenario, booted or laid out from
+/// its `/proc` text. With `/proc` and no `zone.pages`, the zone size is known only now, so the
+/// pfn-range checks [`crate::scenario::parse_valid`] deferred are made here.
+pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
+    let engine = match &scenario.init {
+        Init::Boot => {
+            let pages = scenario
+                .zone
+                .pages
+                .unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES);
+            boot_engine(&ZoneParams::from_scenario(&scenario, pages))
+        }
+        Init::Proc {
+            pagetypeinfo,
+            zoneinfo,
+            zone,
+        } => {
+            let imp = procfs::parse_import(
+                pagetypeinfo,
+                zoneinfo.as_deref(),
+                zone,
+                scenario.zone.cma,
+                scenario.zone.pages,
+            )?;
+            if scenario.static_zone_pages().is_none() {
+                validate_with_zone_pages(&scenario, imp.pages)?;
+            }
+            let mut p = ZoneParams::from_scenario(&scenario, imp.pages);
+            // Precedence: zone.pcp > init.zoneinfo > computed.
+            p.batch = p.batch.or(imp.batch);
+            p.high_min = p.high_min.or(imp.high_min);
+            p.high_max = p.high_max.or(imp.high_max);
+            p.initial_high = imp.initial_high.clone();
+            let mut e = Engine::new(new_zone(&p));
+            e.recording = false;
+            procfs::apply_import(&mut e, &imp)?;
+            e.recording = true;
+            e.zone.reset_stats();
+            e
+        }
+    };
+    Ok(Start { scenario, engine })
 }
 
 #[cfg(test)]

@@ -11,8 +11,9 @@
 //!
 //! `BUDDYSCOPE_PROPTEST_OPS=n` sets the op target of the random-sequence tests (default
 //! 1,000,000); `PROPTEST_CASES=n` sets the case count of the timeline and determinism tests.
-//! Zones with mobility grouping disabled fail on a known engine bug: their tests are ignored
-//! (`cargo test --test proptest_ops -- --ignored`), see `mobility_disabled_zones_keep_invariants`.
+//! Zones with mobility grouping disabled (below 2560 pages) have their own random-sequence test,
+//! `mobility_disabled_zones_keep_invariants` (default 200,000 ops), and two reduced cases of the
+//! cross-pageblock merge it once caught (fixed: the zone records each block's list, `list_mt`).
 
 #[path = "support/op_model.rs"]
 mod op_model;
@@ -279,7 +280,8 @@ fn run_until(name: &str, target: u64, zones: fn(u64) -> Zones) -> Tally {
 
 /// Random op sequences until at least `BUDDYSCOPE_PROPTEST_OPS` (default 1,000,000) ops have
 /// been run and checked. Batches alternate between zones of 2560..=65536 pages and small ones
-/// (2560..=4096); mobility grouping is on (see `mobility_disabled_zones_keep_invariants`).
+/// (2560..=4096); mobility grouping is on (zones with it disabled:
+/// `mobility_disabled_zones_keep_invariants`).
 #[test]
 fn random_ops_keep_invariants() {
     let target = env_or("BUDDYSCOPE_PROPTEST_OPS", 1_000_000);
@@ -678,7 +680,8 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
     }
 }
 
-/// Grouped zones only: see `mobility_disabled_zones_keep_invariants`.
+/// Scenarios for the timeline and determinism tests, on zones of the given kind (they use
+/// grouped zones; the ungrouped ones are covered by `mobility_disabled_zones_keep_invariants`).
 fn scenario_strategy(zones: Zones) -> impl Strategy<Value = Scenario> {
     (
         cfg_strategy(zones),

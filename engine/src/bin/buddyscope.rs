@@ -1,7 +1,8 @@
 //! `buddyscope`: run a scenario and print the final state in the kernel's `/proc` formats, the
 //! event trace, JSON, or a summary of costs and metrics (scenario-format.md, "CLI").
 
-use buddyscope::runner::{run, RunOptions};
+use buddyscope::runner::{run_valid, RunOptions};
+use buddyscope::setup::{self, Start};
 use buddyscope::{procfs, report, scenario};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Read;
@@ -66,7 +67,7 @@ fn main() -> ExitCode {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
-            let s = match scenario::parse(&text) {
+            let s = match scenario::parse_valid(&text) {
                 Ok(s) => s,
                 Err(e) => return fail(&format!("{file}: {e}")),
             };
@@ -75,7 +76,7 @@ fn main() -> ExitCode {
                 checkpoint_budget: 0,
                 max_ops: ops,
             };
-            let r = match run(&s, &opts) {
+            let r = match run_valid(s, &opts) {
                 Ok(r) => r,
                 Err(e) => return fail(&format!("{file}: {e}")),
             };
@@ -95,10 +96,8 @@ fn main() -> ExitCode {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
-            match scenario::parse(&text)
-                .and_then(|s| buddyscope::runner::init_engine(&s).map(|_| s))
-            {
-                Ok(s) => {
+            match scenario::parse_valid(&text).and_then(setup::build) {
+                Ok(Start { scenario: s, .. }) => {
                     println!(
                         "{file}: ok ({} ops, kernel {})",
                         s.ops.len(),

@@ -552,14 +552,43 @@ impl<'de> Deserialize<'de> for Init {
 // Public entry points
 // ---------------------------------------------------------------------------------------------
 
+/// A scenario that passed every static check ([`validate`]): the first stage of a run, and the
+/// only input of the next one. A run goes one way through: [`parse_valid`] (or
+/// [`ValidScenario::new`]) → [`crate::setup::build`] (the start zone, with the `/proc` import)
+/// → [`crate::runner::execute`] (the ops) → [`crate::timeline::Timeline`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidScenario(Scenario);
+
+impl ValidScenario {
+    /// Validates a scenario built in code (the app's editor, tests) exactly as [`parse`] does.
+    pub fn new(scenario: Scenario) -> Result<ValidScenario, ScenarioError> {
+        validate(&scenario)?;
+        Ok(ValidScenario(scenario))
+    }
+
+    pub fn into_scenario(self) -> Scenario {
+        self.0
+    }
+}
+
+impl std::ops::Deref for ValidScenario {
+    type Target = Scenario;
+    fn deref(&self) -> &Scenario {
+        &self.0
+    }
+}
+
 /// Parses and statically validates a scenario. With `init` from `/proc` and no `zone.pages`,
 /// the zone size is only known once the `/proc` text is read: the pfn-range checks then wait for
-/// [`validate_with_zone_pages`].
-pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+/// [`validate_with_zone_pages`], which [`crate::setup::build`] calls.
+pub fn parse_valid(text: &str) -> Result<ValidScenario, ScenarioError> {
     let value = parse_json(text)?;
-    let scenario = scenario_from_value(&value)?;
-    validate(&scenario)?;
-    Ok(scenario)
+    ValidScenario::new(scenario_from_value(&value)?)
+}
+
+/// [`parse_valid`], for a caller that wants the plain [`Scenario`] (to edit or serialize it).
+pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    parse_valid(text).map(ValidScenario::into_scenario)
 }
 
 /// Every static check of the contract, with the zone size [`Scenario::static_zone_pages`] knows.
