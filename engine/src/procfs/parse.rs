@@ -6,7 +6,7 @@ use crate::scenario::{Init, Scenario, ScenarioError, ZoneSpec, MAX_PCP_VALUE};
 use crate::types::*;
 
 /// What a machine's `/proc` files say about one zone, checked: the layout of
-/// [`apply_import`] exists for it.
+/// [`apply_import`](super::apply_import) exists for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcImport {
     /// The zone size by the contract's rule (`managed`, else `zone.pages`, else Σ pageblocks ×
@@ -489,7 +489,8 @@ fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, Sce
 /// first node that has it in `pagetypeinfo`, the same node's zone in `zoneinfo` if given, the
 /// size rule (`managed` > `zone_pages` > Σ pageblocks × 512, and the pageblock counts must sum to
 /// ⌈size / 512⌉, via [`Scenario::resolve_proc_zone_pages`]) and every check of the layout
-/// [`apply_import`] will build. `cma` is `zone.cma`, `zone_pages` is `zone.pages`.
+/// [`apply_import`](super::apply_import) will build. `cma` is `zone.cma`, `zone_pages` is
+/// `zone.pages`.
 pub fn parse_import(
     pagetypeinfo: &str,
     zoneinfo: Option<&str>,
@@ -506,7 +507,8 @@ pub fn parse_import(
     };
     let managed = zi.as_ref().and_then(|z| z.managed);
     let pageblocks: u64 = blocks.iter().sum();
-    // The size rule lives in scenario.rs; ask it with a scenario of just these fields.
+    // The size rule is `Scenario::resolve_proc_zone_pages`; ask it with a scenario of just these
+    // fields.
     let probe = Scenario {
         zone: ZoneSpec {
             pages: zone_pages,

@@ -1,0 +1,524 @@
+//! Running a scenario: names and scopes, the semantics of each op as the scenario contract pins
+//! them, per-operation cost figures, and checkpoints for the timeline. A run is the pipeline's
+//! last stage, [`execute`]; the ops' own semantics are in `ops.rs`.
+
+mod ops;
+
+use crate::events::*;
+pub use crate::outcome::Outcome;
+use crate::page_alloc::Engine;
+use crate::pseudocode::Step;
+use crate::scenario::{DrainTarget, Op, Scenario, ScenarioError, Scopes, ValidScenario};
+use crate::setup::{self, Start};
+use crate::types::gfp::*;
+use crate::types::*;
+use crate::vmalloc::VmArea;
+use crate::zone::*;
+use serde::{Deserialize, Serialize};
+
+/// Who holds a page: one record per allocation (owner ids index `Run::owners`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerInfo {
+    /// Index into `Run::op_defs` of the op that allocated it.
+    pub def: u32,
+    /// Allocation migratetype as requested.
+    pub mt: MigrateType,
+    /// 1-based sequence within a workload op (0 otherwise).
+    pub seq: u32,
+}
+
+/// One op as written in the scenario (repeat bodies appear once).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpDef {
+    /// JSON path, e.g. `ops[2].ops[0]`.
+    pub path: String,
+    /// The `"op"` tag.
+    pub op: String,
+    pub name: Option<String>,
+    pub note: Option<String>,
+    /// Short human summary, e.g. `alloc order 9 movable as thp`.
+    pub summary: String,
+}
+
+/// One executed operation (a repeat body runs once per iteration; a workload once per step).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpRecord {
+    pub def: u32,
+    /// Iteration indices of the enclosing repeats, outermost first.
+    pub iteration: Vec<u32>,
+    /// Events `[start, end)` of this op.
+    pub start: u32,
+    pub end: u32,
+    /// Cost counters of this op alone.
+    pub cost: Stats,
+    /// Distinct pageblocks holding the pages this op obtained (alloc, vmalloc).
+    pub pageblocks_touched: u32,
+    /// What the op did (failure, pfn obtained, refused ...); `Display` prints it in words.
+    pub outcome: Outcome,
+    /// `nr_free[order]` after the op: enough for the free-pages and fragmentation-index charts
+    /// over time (both indices depend only on these counts).
+    pub nr_free_after: [u64; NR_PAGE_ORDERS],
+}
+
+/// A finished run: everything the CLI prints and the timeline steps through.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub scenario: Scenario,
+    /// State before the first op (after `init`).
+    pub initial: Zone,
+    pub log: EventLog,
+    pub ops: Vec<OpRecord>,
+    pub op_defs: Vec<OpDef>,
+    pub owners: Vec<OwnerInfo>,
+    pub final_zone: Zone,
+    /// `(event index, state before that event)`, ascending; index 0 is `initial`.
+    pub checkpoints: Vec<(u32, Zone)>,
+    /// Named allocations still visible at the top level, with their state.
+    pub names: Vec<(String, String)>,
+}
+
+impl Run {
+    /// The migratetype an owner allocated with: a run's allocation, or a filler owner of the
+    /// `/proc` import (its pageblock's type); `None` for `NO_OWNER` and a pcp head's CPU.
+    pub fn owner_mt(&self, owner: u32) -> Option<MigrateType> {
+        self.owners
+            .get(owner as usize)
+            .map(|i| i.mt)
+            .or_else(|| crate::procfs::filler_owner_mt(owner))
+    }
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Record the event trace (the CLI's `trace` format and the UI need it).
+    pub record: bool,
+    /// Memory the checkpoints may use, in bytes (0: no checkpoints but the initial state).
+    pub checkpoint_budget: usize,
+    /// Stop after this many executed ops (op records): the state a stepper shows after that
+    /// many "operation forward" steps. `None`: run everything.
+    pub max_ops: Option<usize>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            record: true,
+            checkpoint_budget: 256 << 20,
+            max_ops: None,
+        }
+    }
+}
+
+/// A named allocation at run time.
+#[derive(Clone, Debug)]
+enum Handle {
+    Alloc {
+        pfn: u32,
+        order: u8,
+        split: bool,
+        owner: u32,
+        cpu: usize,
+    },
+    Contig {
+        pfn: u32,
+        nr: u32,
+        owner: u32,
+    },
+    Vmalloc {
+        area: VmArea,
+        owner: u32,
+        freed: bool,
+    },
+    /// The allocation failed (`NULL`).
+    Failed,
+}
+
+/// Bytes a zone clone costs (per-page arrays dominate: 16 bytes a page).
+fn zone_bytes(z: &Zone) -> usize {
+    z.pages() as usize * 16 + z.pageblock.len() + 4096
+}
+
+/// Parses, validates and runs a scenario.
+pub fn run_text(text: &str, opts: &RunOptions) -> Result<Run, ScenarioError> {
+    run_valid(crate::scenario::parse_valid(text)?, opts)
+}
+
+/// Validates and runs a scenario built in code: nothing runs unless it is valid and `init` is
+/// usable.
+pub fn run(s: &Scenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
+    run_valid(ValidScenario::new(s.clone())?, opts)
+}
+
+/// Runs a validated scenario: [`setup::build`], then [`execute`].
+pub fn run_valid(s: ValidScenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
+    Ok(execute(setup::build(s)?, opts))
+}
+
+/// The third stage of a run: the ops on the start zone.
+pub fn execute(start: Start, opts: &RunOptions) -> Run {
+    let Start {
+        scenario,
+        mut engine,
+    } = start;
+    let s: &Scenario = &scenario;
+    engine.recording = opts.record;
+    let initial = engine.zone.clone();
+    let mut r = Runner {
+        s,
+        engine,
+        ops: Vec::new(),
+        op_defs: Vec::new(),
+        owners: Vec::new(),
+        handles: Vec::new(),
+        scopes: Scopes::new(),
+        iteration: Vec::new(),
+        checkpoints: vec![(0, initial.clone())],
+        interval: 0,
+        max_checkpoints: 0,
+        last_checkpoint: 0,
+        record: opts.record,
+        max_ops: opts.max_ops.unwrap_or(usize::MAX),
+    };
+    r.max_checkpoints = (opts.checkpoint_budget / zone_bytes(&initial)).max(1);
+    r.interval = 2048;
+    r.define_ops(&s.ops, "ops");
+    let mut next_def = 0u32;
+    r.run_ops(&s.ops, &mut next_def);
+    let names = r
+        .scopes
+        .visible()
+        .into_iter()
+        .map(|(n, &h)| (n.to_string(), r.describe(h)))
+        .collect();
+    let final_zone = r.engine.zone.clone();
+    let Runner {
+        engine,
+        ops,
+        op_defs,
+        owners,
+        checkpoints,
+        ..
+    } = r;
+    Run {
+        scenario: scenario.into_scenario(),
+        initial,
+        log: engine.log,
+        ops,
+        op_defs,
+        owners,
+        final_zone,
+        checkpoints,
+        names,
+    }
+}
+
+struct Runner<'a> {
+    s: &'a Scenario,
+    engine: Engine,
+    ops: Vec<OpRecord>,
+    op_defs: Vec<OpDef>,
+    owners: Vec<OwnerInfo>,
+    handles: Vec<Handle>,
+    scopes: Scopes<usize>,
+    iteration: Vec<u32>,
+    checkpoints: Vec<(u32, Zone)>,
+    interval: usize,
+    max_checkpoints: usize,
+    last_checkpoint: usize,
+    record: bool,
+    max_ops: usize,
+}
+
+fn mt_gfp(mt: MigrateType) -> u32 {
+    match mt {
+        MigrateType::Movable => GFP_HIGHUSER_MOVABLE,
+        MigrateType::Reclaimable => GFP_KERNEL | __GFP_RECLAIMABLE,
+        _ => GFP_KERNEL,
+    }
+}
+
+/// The gfp of an `alloc` op (scenario-format.md, "request" table).
+pub fn alloc_gfp(mt: MigrateType, highatomic: bool) -> u32 {
+    if highatomic {
+        GFP_ATOMIC
+            | match mt {
+                MigrateType::Movable => __GFP_MOVABLE,
+                MigrateType::Reclaimable => __GFP_RECLAIMABLE,
+                _ => 0,
+            }
+    } else {
+        mt_gfp(mt)
+    }
+}
+
+impl Runner<'_> {
+    /// Flattens the op tree into `op_defs` (pre-order, the order `run_ops` walks it).
+    fn define_ops(&mut self, ops: &[Op], path: &str) {
+        for (i, op) in ops.iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            self.op_defs.push(OpDef {
+                path: p.clone(),
+                op: op.op_name().to_string(),
+                name: op.binding().map(|(n, _)| n.to_string()),
+                note: op.note().map(str::to_string),
+                summary: summarize(op),
+            });
+            if let Op::Repeat { ops, .. } = op {
+                self.define_ops(ops, &format!("{p}.ops"));
+            }
+        }
+    }
+
+    fn new_owner(&mut self, def: u32, mt: MigrateType, seq: u32) -> u32 {
+        self.owners.push(OwnerInfo { def, mt, seq });
+        (self.owners.len() - 1) as u32
+    }
+
+    fn describe(&self, h: usize) -> String {
+        match &self.handles[h] {
+            Handle::Alloc {
+                pfn, order, split, ..
+            } => format!(
+                "order-{order} block at pfn {:#x}{}",
+                self.engine.zone.abs_pfn(*pfn),
+                if *split { " (split)" } else { "" }
+            ),
+            Handle::Contig { pfn, nr, .. } => {
+                format!("{nr} pages at pfn {:#x}", self.engine.zone.abs_pfn(*pfn))
+            }
+            Handle::Vmalloc { area, freed, .. } => format!(
+                "vmalloc area of {} pages{}",
+                area.pages.len(),
+                if *freed { " (freed)" } else { "" }
+            ),
+            Handle::Failed => "failed allocation".into(),
+        }
+    }
+
+    fn run_ops(&mut self, ops: &[Op], next_def: &mut u32) {
+        for op in ops {
+            if self.ops.len() >= self.max_ops {
+                return;
+            }
+            let def = *next_def;
+            *next_def += 1;
+            match op {
+                Op::Repeat {
+                    times, ops: body, ..
+                } => {
+                    let body_start = *next_def;
+                    let mut body_end = body_start;
+                    for it in 0..*times {
+                        if self.ops.len() >= self.max_ops {
+                            break;
+                        }
+                        let mut d = body_start;
+                        self.iteration.push(it as u32);
+                        self.scopes.push();
+                        self.run_ops(body, &mut d);
+                        self.scopes.pop();
+                        self.iteration.pop();
+                        body_end = d;
+                    }
+                    if *times == 0 {
+                        body_end = body_start + count_defs(body);
+                    }
+                    *next_def = body_end;
+                }
+                Op::Workload { .. } => self.run_workload(op, def),
+                _ => self.run_leaf(op, def),
+            }
+        }
+    }
+
+    fn begin(&mut self, def: u32) -> (u32, Stats) {
+        if let Some(n) = self.op_defs[def as usize].note.clone() {
+            self.engine.message(Step::OpNote, MsgLevel::Note, n);
+        }
+        (self.engine.log.events.len() as u32, self.engine.zone.stats)
+    }
+
+    fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: Outcome) {
+        let cost = self.engine.zone.stats.diff(&start.1);
+        self.ops.push(OpRecord {
+            def,
+            iteration: self.iteration.clone(),
+            start: start.0,
+            end: self.engine.log.events.len() as u32,
+            cost,
+            pageblocks_touched: touched,
+            outcome,
+            nr_free_after: self.engine.zone.nr_free,
+        });
+        self.maybe_checkpoint();
+    }
+
+    /// Keeps a checkpoint every `interval` events; when over budget, drops every other one
+    /// and doubles the interval (a rewind ring that thins out instead of forgetting the past).
+    fn maybe_checkpoint(&mut self) {
+        if !self.record {
+            return;
+        }
+        let n = self.engine.log.events.len();
+        if n - self.last_checkpoint < self.interval {
+            return;
+        }
+        self.checkpoints.push((n as u32, self.engine.zone.clone()));
+        self.last_checkpoint = n;
+        if self.checkpoints.len() > self.max_checkpoints {
+            let mut i = 0;
+            self.checkpoints.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.interval *= 2;
+        }
+    }
+
+    fn warn(&mut self, text: String) -> Outcome {
+        self.engine
+            .message(Step::OpWarning, MsgLevel::Warning, text.clone());
+        Outcome::Skipped(text)
+    }
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes.lookup(name).copied()
+    }
+
+    fn bind(&mut self, op: &Op, h: Handle) -> usize {
+        self.handles.push(h);
+        let idx = self.handles.len() - 1;
+        if let Some((name, _)) = op.binding() {
+            // Validation guarantees a name is bound once per scope.
+            let _ = self.scopes.bind(name, idx);
+        }
+        idx
+    }
+
+    /// Pages `[pfn, pfn+n)` that `owner` still holds.
+    fn held(&self, pfn: u32, n: u32, owner: u32) -> Vec<u32> {
+        let z = &self.engine.zone;
+        (pfn..pfn + n)
+            .filter(|&p| {
+                z.kind[p as usize] == PageKind::Other
+                    && z.owner[p as usize] == owner
+                    && z.refcount[p as usize] >= 1
+            })
+            .collect()
+    }
+
+    /// The part of a vmalloc area still held by `owner` (array order kept).
+    fn held_area(&self, area: &VmArea, owner: u32) -> VmArea {
+        let z = &self.engine.zone;
+        let keep = |p: &u32| {
+            z.kind[*p as usize] == PageKind::Other
+                && z.owner[*p as usize] == owner
+                && z.refcount[*p as usize] == 1
+        };
+        VmArea {
+            pages: area.pages.iter().copied().filter(keep).collect(),
+            array: area
+                .array
+                .as_ref()
+                .map(|a| Box::new(self.held_area(a, owner))),
+            attempts: Vec::new(),
+        }
+    }
+
+    fn begin_quiet(&mut self) -> (u32, Stats) {
+        (self.engine.log.events.len() as u32, self.engine.zone.stats)
+    }
+}
+
+fn count_defs(ops: &[Op]) -> u32 {
+    ops.iter()
+        .map(|o| match o {
+            Op::Repeat { ops, .. } => 1 + count_defs(ops),
+            _ => 1,
+        })
+        .sum()
+}
+
+fn pageblocks_of(pages: impl Iterator<Item = u32>) -> u32 {
+    let mut v: Vec<u32> = pages.map(|p| p >> PAGEBLOCK_ORDER).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len() as u32
+}
+
+/// A one-line summary of an op as written.
+pub fn summarize(op: &Op) -> String {
+    let name = |n: &Option<String>| n.as_ref().map(|n| format!(" as {n}")).unwrap_or_default();
+    match op {
+        Op::Alloc {
+            order,
+            mt,
+            highatomic,
+            as_name,
+            ..
+        } => format!(
+            "alloc order {order} {}{}{}",
+            mt.slug(),
+            if *highatomic { " (GFP_ATOMIC)" } else { "" },
+            name(as_name)
+        ),
+        Op::Free { ref_name, page, .. } => match page {
+            Some(p) => format!("free {ref_name} page {p}"),
+            None => format!("free {ref_name}"),
+        },
+        Op::Split { ref_name, .. } => format!("split_page {ref_name}"),
+        Op::AllocContigRange {
+            pfn,
+            nr_pages,
+            as_name,
+            ..
+        } => {
+            format!("alloc_contig_range {pfn:#x} +{nr_pages}{}", name(as_name))
+        }
+        Op::FreeContigRange {
+            ref_name,
+            pfn,
+            nr_pages,
+            method,
+            frozen,
+            ..
+        } => {
+            let what = match ref_name {
+                Some(r) => r.clone(),
+                None => format!("{:#x} +{}", pfn.unwrap_or(0), nr_pages.unwrap_or(0)),
+            };
+            let m = match method {
+                Some(FreeMethod::PerPage) => " (per page)",
+                Some(FreeMethod::Chunked) => " (chunked)",
+                None => "",
+            };
+            format!(
+                "{}free_contig_range {what}{m}",
+                if *frozen { "__frozen " } else { "" }
+            )
+        }
+        Op::Vmalloc {
+            pages,
+            strategy,
+            as_name,
+            ..
+        } => format!(
+            "vmalloc {} KB{}{}",
+            pages * 4,
+            match strategy {
+                Some(VmallocStrategy::Bulk) => " (bulk)",
+                Some(VmallocStrategy::LargeOrder) => " (large order)",
+                None => "",
+            },
+            name(as_name)
+        ),
+        Op::Vfree { ref_name, .. } => format!("vfree {ref_name}"),
+        Op::Drain { cpu, .. } => match cpu {
+            DrainTarget::Cpu(c) => format!("drain cpu {c}"),
+            DrainTarget::All => "drain all".into(),
+        },
+        Op::Repeat { times, .. } => format!("repeat ×{times}"),
+        Op::Workload { steps, seed, .. } => format!("workload {steps} steps (seed {seed})"),
+    }
+}
