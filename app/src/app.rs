@@ -1,32 +1,21 @@
-//! The root component: header with the stepping controls, the scrubber, the narration bar and
-//! the panel grid.
-//!
-//! Slots for the panels built in `app/src/panels/` (pseudocode, counters, charts, scenario):
-//! each is an element with the class and id `slot-…`; put the component inside it.
+//! The root component: the header with the stepping controls and the theme toggle, the time
+//! bar (position and scrubber), the narration bar and the panel grid.
 
 use leptos::prelude::*;
 
-use crate::panels::{ChartsPanel, CountersPanel, PseudocodePanel, ScenarioPanel};
+use crate::browser::query_param;
+use crate::panels::charts::ChartsPanel;
+use crate::panels::controls::{Controls, Position};
+use crate::panels::counters::CountersPanel;
+use crate::panels::freelists::FreeListsPanel;
+use crate::panels::memmap::MemoryMapPanel;
+use crate::panels::narration::NarrationBar;
+use crate::panels::pcp::PcpPanel;
+use crate::panels::pseudocode::PseudocodePanel;
+use crate::panels::scenario::ScenarioPanel;
+use crate::panels::scrubber::Scrubber;
 use crate::state::AppState;
-use crate::theme;
-use crate::view::controls::{Controls, Position};
-use crate::view::freelists::FreeLists;
-use crate::view::memmap::{dark_signal, MemoryMap};
-use crate::view::narration::Narration;
-use crate::view::pcp::PcpLists;
-use crate::view::scrubber::Scrubber;
-use crate::view::DarkMode;
-
-/// The value of `name` in the page's query string (`?scenario=fallback-claim`).
-fn query_param(name: &str) -> Option<String> {
-    let search = web_sys::window()?.location().search().ok()?;
-    search
-        .trim_start_matches('?')
-        .split('&')
-        .filter_map(|kv| kv.split_once('=').or(Some((kv, ""))))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.to_string())
-}
+use crate::theme::ThemeState;
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -37,9 +26,7 @@ pub fn App() -> impl IntoView {
             let _ = state.load_builtin(&id);
         }
     }
-    let (theme, set_theme) = signal(theme::initial());
-    Effect::new(move |_| theme::apply(theme.get()));
-    provide_context(DarkMode(dark_signal(theme)));
+    let theme = ThemeState::provide();
     let scenario_name = move || state.with(|s| s.scenario.name.clone()).unwrap_or_default();
 
     view! {
@@ -47,7 +34,7 @@ pub fn App() -> impl IntoView {
             <div class="brand">
                 <h1>"buddyscope"</h1>
                 <p class="tagline" data-testid="scenario-name">
-                    <a href="#slot-scenario" title="Scenario picker and editor (below the panels)">{scenario_name}</a>
+                    <a href="#scenario-panel" title="Scenario picker and editor (below the panels)">{scenario_name}</a>
                 </p>
             </div>
             <Controls/>
@@ -56,32 +43,28 @@ pub fn App() -> impl IntoView {
                 class="theme-toggle"
                 data-testid="theme-toggle"
                 title="Switch between automatic, light and dark colours"
-                on:click=move |_| set_theme.update(|t| *t = t.next())
+                on:click=move |_| theme.choice.update(|t| *t = t.next())
             >
-                {move || format!("Theme: {}", theme.get().as_str())}
+                {move || format!("Theme: {}", theme.choice.get().as_str())}
             </button>
         </header>
         <div class="timebar">
             <Position/>
             <Scrubber/>
         </div>
-        <Narration/>
+        <NarrationBar/>
         <main class="layout">
-            // panels: scenario picker / editor (app/src/panels/scenario.rs)
-            <div class="slot-scenario" id="slot-scenario"><ScenarioPanel/></div>
+            <ScenarioPanel/>
             <div class="col-map">
-                <MemoryMap/>
-                <PcpLists/>
+                <MemoryMapPanel/>
+                <PcpPanel/>
             </div>
             <div class="col-side">
-                // panels: pseudocode pane (app/src/panels/pseudocode.rs)
-                <div class="slot-pseudocode" id="slot-pseudocode"><PseudocodePanel/></div>
-                <FreeLists/>
+                <PseudocodePanel/>
+                <FreeListsPanel/>
             </div>
-            // panels: counters (app/src/panels/counters.rs)
-            <div class="slot-counters" id="slot-counters"><CountersPanel/></div>
-            // panels: charts (app/src/panels/charts.rs)
-            <div class="slot-charts" id="slot-charts"><ChartsPanel/></div>
+            <CountersPanel/>
+            <ChartsPanel/>
         </main>
     }
 }

@@ -1,11 +1,11 @@
 //! buddyscope web UI: a Leptos client-side-rendered app compiled to WebAssembly by trunk.
 
 mod app;
+mod browser;
 mod panels;
 mod panic_banner;
 mod state;
 mod theme;
-mod view;
 
 fn main() {
     // First thing: a panic anywhere below shows a visible banner, never a blank page.

@@ -25,14 +25,7 @@ pub fn install() {
 
 /// Panics on purpose when the page URL carries `?debug-panic`.
 pub fn maybe_debug_panic() {
-    let search = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
-    let requested = search
-        .trim_start_matches('?')
-        .split('&')
-        .any(|kv| kv.split('=').next() == Some(DEBUG_PANIC_FLAG));
-    if requested {
+    if crate::browser::query_param(DEBUG_PANIC_FLAG).is_some() {
         panic!("debug panic requested by ?{DEBUG_PANIC_FLAG}");
     }
 }

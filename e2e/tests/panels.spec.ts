@@ -1,5 +1,6 @@
-// The side panels (app/src/panels/): pseudocode, counters, charts, scenario picker/editor, and
-// that scenario text is always rendered as text.
+// The kernel code, counters, charts and scenario panels (app/src/panels/), and that scenario
+// text is always rendered as text. Counter names and values come from the CLI's JSON
+// (`buddyscope run --format json`), never from a list written here.
 import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, type Page } from '../fixtures';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -7,24 +8,6 @@ import * as path from 'node:path';
 
 const SCENARIOS = path.join(REPO_ROOT, 'engine', 'scenarios');
 const DEFAULT_FILE = path.join(SCENARIOS, 'free-contig-range-thp.json');
-
-const COUNTERS = [
-  'zone_lock',
-  'pcp_lock',
-  'freelist_ops',
-  'pcp_ops',
-  'pages_prepared',
-  'fallback_probes',
-  'pageblocks_claimed',
-  'claims_refused',
-  'pages_stolen',
-  'merges',
-  'splits',
-  'pcp_refills',
-  'pcp_drains',
-  'watermark_checks',
-  'watermark_failures',
-];
 
 type CliRun = {
   totals: Record<string, number>;
@@ -36,6 +19,9 @@ type CliRun = {
 function cliRun(file: string): CliRun {
   return JSON.parse(runCli(['run', file, '--format', 'json'])) as CliRun;
 }
+
+/** The engine's cost counters, in its order: the keys of the CLI's `totals`. */
+const COUNTERS = Object.keys(cliRun(DEFAULT_FILE).totals);
 
 /** Clicks a stepping button when the layout has it, else uses its keyboard shortcut. */
 async function control(page: Page, testid: 'step-forward' | 'op-forward' | 'jump-end'): Promise<void> {
@@ -97,7 +83,7 @@ test.describe('pseudocode pane', () => {
     await page.locator('body').press('ArrowRight');
     await control(page, 'step-forward');
     await expect(page.getByTestId('pseudocode-current')).toHaveCount(1);
-    await expect(page.getByTestId('pseudocode-current')).toHaveClass(/bs-current/);
+    await expect(page.getByTestId('pseudocode-current')).toHaveClass(/code-current/);
     const chain = page.getByTestId('call-chain');
     await expect(chain).toContainText('alloc_pages');
     // Step until a function has run two different lines: the earlier one is dimmed.
@@ -108,7 +94,7 @@ test.describe('pseudocode pane', () => {
     await expect(page.getByTestId('pseudocode-current')).toHaveCount(1);
     // The innermost function of the chain is the one whose code is shown.
     const innermost = (await chain.locator('li').last().textContent())?.replace('→', '').trim();
-    await expect(pane.locator('.bs-func')).toHaveText(`${innermost}()`);
+    await expect(pane.locator('.code-func')).toHaveText(`${innermost}()`);
     await saveScreenshot(page, 'panels-pseudocode', pane);
   });
 
@@ -162,8 +148,12 @@ test.describe('counters', () => {
 
   test('explain themselves in a tooltip', async ({ page }) => {
     await openApp(page);
-    for (const name of [...COUNTERS, 'pageblocks_touched', 'nr_free_pages', 'watermark_boost']) {
-      const item = page.locator('.bs-counter', { has: page.getByTestId(`counter-${name}`) });
+    const shown = (await page.locator('[data-testid^="counter-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!)))
+      .map((id) => id.replace(/^counter-/, ''));
+    expect(shown.length).toBeGreaterThan(COUNTERS.length);
+    for (const name of COUNTERS) expect(shown, 'every engine counter is on screen').toContain(name);
+    for (const name of shown) {
+      const item = page.locator('.counter', { has: page.getByTestId(`counter-${name}`) });
       const title = await item.getAttribute('title');
       expect(title?.length ?? 0, `${name} tooltip`).toBeGreaterThan(20);
     }
@@ -184,6 +174,17 @@ test.describe('charts', () => {
     await expect(page.getByTestId('chart-cost-groups')).toContainText('ops[0]');
     await expect(page.getByTestId('chart-cost-groups')).toContainText('ops[2]');
     await saveScreenshot(page, 'panels-charts', page.getByTestId('charts'));
+  });
+
+  test('and the memory map repaint together when the OS switches to dark in "auto"', async ({ page }) => {
+    await openApp(page);
+    await expect(page.getByTestId('theme-toggle')).toContainText('auto');
+    await expect.poll(() => inkedPixels(page, 'memory-map')).toBeGreaterThan(500);
+    const map = await canvasHash(page, 'memory-map');
+    const chart = await canvasHash(page, 'chart-cost');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => canvasHash(page, 'memory-map')).not.toBe(map);
+    await expect.poll(() => canvasHash(page, 'chart-cost')).not.toBe(chart);
   });
 
   test('redraw in the dark theme', async ({ page }) => {

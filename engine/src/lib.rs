@@ -8,6 +8,7 @@ pub mod events;
 pub mod metrics;
 pub mod narrate;
 pub mod ops;
+pub mod outcome;
 pub mod page_alloc;
 pub mod procfs;
 pub mod pseudocode;

@@ -40,7 +40,7 @@ struct OpOut<'a> {
     path: &'a str,
     summary: &'a str,
     iteration: &'a [u32],
-    outcome: &'a str,
+    outcome: String,
     cost: Stats,
     pageblocks_touched: u32,
 }
@@ -159,7 +159,7 @@ pub fn json(run: &Run) -> String {
                     path: &d.path,
                     summary: &d.summary,
                     iteration: &o.iteration,
-                    outcome: &o.outcome,
+                    outcome: o.outcome.to_string(),
                     cost: o.cost,
                     pageblocks_touched: o.pageblocks_touched,
                 }

@@ -2,32 +2,35 @@
 //! fragmentation indices at the cursor, and the cost of each top-level op (before/after).
 //!
 //! Chart data changes once per op: the charts show the state after the ops completed at the
-//! cursor ([`Timeline::ops_done`](buddyscope::timeline::Timeline::ops_done)) and redraw only when that number, the run, the theme or the
-//! size changes — never once per event.
+//! cursor ([`Timeline::ops_done`]) and redraw only when that number, the run, the theme or the size
+//! changes — never once per event. What they show is [`view_model`]; the drawing code only
+//! scales it to pixels.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use buddyscope::metrics::{fragmentation_index_of, unusable_free_index_of};
 use buddyscope::runner::Run;
+use buddyscope::timeline::Timeline;
+use buddyscope::types::NR_PAGE_ORDERS;
 use buddyscope::zone::Stats;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
+use super::frame::PanelFrame;
 use crate::state::AppState;
+use crate::theme::{self, ThemeState};
 
-const ORDERS: usize = 11;
+const ORDERS: usize = NR_PAGE_ORDERS;
 /// At most this many groups in the cost chart.
 const MAX_GROUPS: usize = 12;
 /// At most this many points per line in the free-pages chart.
 const MAX_POINTS: usize = 1200;
 
-/// Colours read from the page's CSS custom properties (so the charts follow the theme).
+/// The chart colours: the theme's palette as plotters colours.
 #[derive(Clone, Copy)]
 struct Palette {
     bg: RGBColor,
@@ -36,62 +39,36 @@ struct Palette {
     grid: RGBColor,
     accent: RGBColor,
     dark: bool,
+    /// The first four migratetype colours: one per bar series.
     series: [RGBColor; 4],
 }
 
-fn parse_hex(s: &str) -> Option<RGBColor> {
-    let h = s.trim().strip_prefix('#')?;
-    let v = |i: usize| u8::from_str_radix(h.get(i..i + 2)?, 16).ok();
-    match h.len() {
-        6 => Some(RGBColor(v(0)?, v(2)?, v(4)?)),
-        3 => {
-            let c = |i: usize| u8::from_str_radix(&h[i..i + 1], 16).ok().map(|x| x * 17);
-            Some(RGBColor(c(0)?, c(1)?, c(2)?))
-        }
-        _ => None,
-    }
+fn rgb(c: theme::Rgba) -> RGBColor {
+    RGBColor(c[0], c[1], c[2])
 }
 
-fn palette() -> Palette {
-    let get = |style: &Option<web_sys::CssStyleDeclaration>, name: &str, fallback: RGBColor| {
-        style
-            .as_ref()
-            .and_then(|s| s.get_property_value(name).ok())
-            .and_then(|v| parse_hex(&v))
-            .unwrap_or(fallback)
-    };
-    let style = web_sys::window().and_then(|w| {
-        let el = w.document()?.document_element()?;
-        w.get_computed_style(&el).ok().flatten()
-    });
-    let bg = get(&style, "--surface", RGBColor(255, 255, 255));
-    let dark = (bg.0 as u32 + bg.1 as u32 + bg.2 as u32) < 384;
+fn palette(dark: bool) -> Palette {
+    let p = theme::palette(dark);
     Palette {
-        bg,
-        fg: get(&style, "--fg", RGBColor(27, 30, 36)),
-        muted: get(&style, "--fg-muted", RGBColor(85, 93, 107)),
-        grid: get(&style, "--border", RGBColor(212, 217, 226)),
-        accent: get(&style, "--accent", RGBColor(36, 86, 184)),
+        bg: rgb(p.bg),
+        fg: rgb(p.fg),
+        muted: rgb(p.fg_muted),
+        grid: rgb(p.border),
+        accent: rgb(p.accent),
         dark,
-        series: [
-            get(&style, "--mt-unmovable", RGBColor(194, 65, 12)),
-            get(&style, "--mt-movable", RGBColor(29, 111, 214)),
-            get(&style, "--mt-reclaimable", RGBColor(21, 128, 61)),
-            get(&style, "--mt-highatomic", RGBColor(147, 51, 234)),
-        ],
+        series: std::array::from_fn(|i| rgb(p.mt[i])),
     }
 }
 
-/// Colour of an order: purple (order 0) through blue, green, yellow to red (order 10).
-pub fn order_css(order: usize, dark: bool) -> String {
-    let hue = 270.0 - order as f64 * 27.0;
-    let light = if dark { 62.0 } else { 44.0 };
-    format!("hsl({hue:.0}, 75%, {light:.0}%)")
+/// Colour of an order in the legend (CSS).
+fn order_css(order: usize, dark: bool) -> String {
+    let (h, s, l) = theme::order_hsl(order, dark);
+    format!("hsl({h:.0}, {:.0}%, {:.0}%)", s * 100.0, l * 100.0)
 }
 
 fn order_color(order: usize, dark: bool) -> HSLColor {
-    let hue = (270.0 - order as f64 * 27.0) / 360.0;
-    HSLColor(hue, 0.75, if dark { 0.62 } else { 0.44 })
+    let (h, s, l) = theme::order_hsl(order, dark);
+    HSLColor(h / 360.0, s, l)
 }
 
 /// `log10(1 + v)`: free-page counts and costs span five orders of magnitude.
@@ -134,6 +111,11 @@ fn cost_values(s: &Stats) -> [u64; 4] {
     COST_METRICS.map(|m| s.get(m).expect("a counter of Stats::DEFS"))
 }
 
+/// The tooltip of a cost metric: the engine's explanation of the counter.
+fn help(metric: &str) -> &'static str {
+    Stats::def(metric).map(|d| d.help).unwrap_or_default()
+}
+
 /// `ops[3].ops[0]` → `ops[3]`.
 fn top_path(path: &str) -> &str {
     match path.find(']') {
@@ -168,6 +150,50 @@ pub fn cost_groups(run: &Run) -> (Vec<CostGroup>, usize) {
     let total = groups.len();
     groups.truncate(MAX_GROUPS);
     (groups, total)
+}
+
+/// `nr_free` after `i` ops (0: the initial state).
+pub fn nr_free_after(run: &Run, i: usize) -> &[u64; ORDERS] {
+    if i == 0 {
+        run.initial.nr_free()
+    } else {
+        &run.ops[i - 1].nr_free_after
+    }
+}
+
+/// What the three charts show at the cursor.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChartsModel {
+    /// Ops completed: the free-pages chart's cursor line.
+    pub done: usize,
+    /// `nr_free` after those ops (the fragmentation chart's input).
+    pub nr_free: [u64; ORDERS],
+    /// Per order: the unusable free index (0..=1), and the fragmentation index (0..=1) or
+    /// `None` when a block of that order is free (the request would succeed).
+    pub fragmentation: [(f64, Option<f64>); ORDERS],
+    /// The cost chart's groups (at most [`MAX_GROUPS`]) and how many there are in all.
+    pub groups: Vec<CostGroup>,
+    pub total_groups: usize,
+}
+
+pub fn view_model(t: &Timeline) -> ChartsModel {
+    let run = &t.run;
+    let done = t.ops_done();
+    let nr_free = *nr_free_after(run, done);
+    let (groups, total_groups) = cost_groups(run);
+    ChartsModel {
+        done,
+        nr_free,
+        fragmentation: std::array::from_fn(|o| {
+            let frag = fragmentation_index_of(&nr_free, o as u8);
+            (
+                unusable_free_index_of(&nr_free, o as u8) as f64 / 1000.0,
+                (frag >= 0).then(|| frag as f64 / 1000.0),
+            )
+        }),
+        groups,
+        total_groups,
+    }
 }
 
 /// Canvas size in device pixels (set from the CSS size); `None` while hidden.
@@ -211,13 +237,7 @@ fn draw_free_pages(
     root.fill(&p.bg)?;
     let n = run.ops.len();
     // State i = after i ops (0 = the initial state).
-    let state = |i: usize| -> &[u64; ORDERS] {
-        if i == 0 {
-            run.initial.nr_free()
-        } else {
-            &run.ops[i - 1].nr_free_after
-        }
-    };
+    let state = |i: usize| nr_free_after(run, i);
     let stride = n.div_ceil(MAX_POINTS).max(1);
     let mut xs: Vec<usize> = (0..=n).step_by(stride).collect();
     if xs.last() != Some(&n) {
@@ -285,7 +305,7 @@ fn draw_free_pages(
 
 fn draw_fragmentation(
     canvas: web_sys::HtmlCanvasElement,
-    nr_free: &[u64; ORDERS],
+    fragmentation: &[(f64, Option<f64>); ORDERS],
     p: &Palette,
 ) -> DrawResult {
     let Some((_, _, k)) = fit(&canvas) else {
@@ -319,17 +339,15 @@ fn draw_fragmentation(
         .axis_style(p.muted.stroke_width(1))
         .label_style(font(12.0, k, p.muted))
         .draw()?;
-    for o in 0..ORDERS {
+    for (o, &(unusable, frag)) in fragmentation.iter().enumerate() {
         let x = o as f64;
-        let unusable = unusable_free_index_of(nr_free, o as u8) as f64 / 1000.0;
-        let frag = fragmentation_index_of(nr_free, o as u8);
         chart.draw_series(std::iter::once(Rectangle::new(
             [(x - 0.38, 0.0), (x - 0.02, unusable)],
             p.series[1].filled(),
         )))?;
-        if frag >= 0 {
+        if let Some(frag) = frag {
             chart.draw_series(std::iter::once(Rectangle::new(
-                [(x + 0.02, 0.0), (x + 0.38, frag as f64 / 1000.0)],
+                [(x + 0.02, 0.0), (x + 0.38, frag)],
                 p.series[0].filled(),
             )))?;
         } else {
@@ -431,31 +449,6 @@ fn text_hash(s: &str) -> u64 {
     h.finish()
 }
 
-/// A counter bumped when `<html data-theme>` or the system colour scheme changes.
-fn theme_tick() -> ReadSignal<u32> {
-    let (tick, set_tick) = signal(0u32);
-    let bump = move || set_tick.update(|t| *t = t.wrapping_add(1));
-    if let Some(w) = web_sys::window() {
-        let cb = Closure::<dyn FnMut()>::new(bump);
-        if let (Some(el), Ok(obs)) = (
-            w.document().and_then(|d| d.document_element()),
-            web_sys::MutationObserver::new(cb.as_ref().unchecked_ref()),
-        ) {
-            let opts = web_sys::MutationObserverInit::new();
-            opts.set_attributes(true);
-            opts.set_attribute_filter(&js_sys::Array::of1(&"data-theme".into()));
-            let _ = obs.observe_with_options(&el, &opts);
-        }
-        cb.forget();
-        if let Ok(Some(mq)) = w.match_media("(prefers-color-scheme: dark)") {
-            let cb = Closure::<dyn FnMut()>::new(bump);
-            let _ = mq.add_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
-            cb.forget();
-        }
-    }
-    tick
-}
-
 #[component]
 pub fn ChartsPanel() -> impl IntoView {
     let state = AppState::get();
@@ -472,55 +465,43 @@ pub fn ChartsPanel() -> impl IntoView {
             )
         })
     });
-    let groups = Memo::new(move |_| {
-        key.track();
+    let model = Memo::new(move |_| {
+        // Read, not just track: a memo only subscribes to its own sources once it has run.
+        key.get();
         state
-            .with_untracked(|s| cost_groups(&s.timeline.run))
+            .with_untracked(|s| view_model(&s.timeline))
             .unwrap_or_default()
     });
-    let theme = theme_tick();
+    let dark = ThemeState::dark();
     let (size, set_size) = signal(0u32);
     let resize = window_event_listener(leptos::ev::resize, move |_| set_size.update(|s| *s += 1));
     on_cleanup(move || resize.remove());
 
     Effect::new(move |_| {
-        let Some((_, _, done)) = key.get() else {
-            return;
-        };
-        theme.track();
         size.track();
-        let (grps, _) = groups.get();
-        let p = palette();
-        state.with_untracked(|s| {
-            let run = &s.timeline.run;
-            let nr_free = if done == 0 {
-                *run.initial.nr_free()
-            } else {
-                run.ops[done - 1].nr_free_after
-            };
-            if let Some(c) = free_ref.get() {
-                let _ = draw_free_pages(c, run, done, &p);
-            }
+        let p = palette(dark.get());
+        model.with(|m| {
+            state.with_untracked(|s| {
+                if let Some(c) = free_ref.get() {
+                    let _ = draw_free_pages(c, &s.timeline.run, m.done, &p);
+                }
+            });
             if let Some(c) = frag_ref.get() {
-                let _ = draw_fragmentation(c, &nr_free, &p);
+                let _ = draw_fragmentation(c, &m.fragmentation, &p);
             }
             if let Some(c) = cost_ref.get() {
-                let _ = draw_cost(c, &grps, done, &p);
+                let _ = draw_cost(c, &m.groups, m.done, &p);
             }
         });
     });
 
-    let dark = Memo::new(move |_| {
-        theme.track();
-        palette().dark
-    });
     let legend_orders = move || {
         let d = dark.get();
         (0..ORDERS)
             .map(|o| {
                 view! {
                     <li>
-                        <span class="bs-swatch" style=format!("background:{}", order_css(o, d))></span>
+                        <span class="mini-swatch" style=format!("background:{}", order_css(o, d))></span>
                         {o.to_string()}
                     </li>
                 }
@@ -529,10 +510,9 @@ pub fn ChartsPanel() -> impl IntoView {
     };
 
     view! {
-        <section class="bs-panel bs-charts" data-testid="charts" aria-labelledby="bs-charts-h">
-            <h2 id="bs-charts-h">"Charts"</h2>
-            <div class="bs-chart-grid">
-            <figure class="bs-chart">
+        <PanelFrame key="charts" title="Charts" testid="charts">
+            <div class="chart-grid">
+            <figure class="chart">
                 <figcaption>"Free pages per order (log scale) over the ops done"</figcaption>
                 <canvas
                     node_ref=free_ref
@@ -540,12 +520,12 @@ pub fn ChartsPanel() -> impl IntoView {
                     role="img"
                     aria-label="Line chart: free pages in the buddy per order after each op, with a line at the cursor"
                 ></canvas>
-                <ol class="bs-chart-legend" aria-label="Orders">
-                    <li class="bs-muted">"order"</li>
+                <ol class="chart-legend" aria-label="Orders">
+                    <li class="muted">"order"</li>
                     {legend_orders}
                 </ol>
             </figure>
-            <figure class="bs-chart">
+            <figure class="chart">
                 <figcaption>"Fragmentation by order, after the ops done"</figcaption>
                 <canvas
                     node_ref=frag_ref
@@ -553,17 +533,17 @@ pub fn ChartsPanel() -> impl IntoView {
                     role="img"
                     aria-label="Bar chart: unusable free index and fragmentation index per order"
                 ></canvas>
-                <ul class="bs-chart-legend">
+                <ul class="chart-legend">
                     <li title="Share of free memory in blocks too small for this order: 0 = all of it is usable, 1 = none of it">
-                        <span class="bs-swatch bs-s1"></span>"unusable free index"
+                        <span class="mini-swatch series-1"></span>"unusable free index"
                     </li>
                     <li title="Only when no block of this order is free: does the request fail for lack of memory (near 0) or because free memory is fragmented (near 1)?">
-                        <span class="bs-swatch bs-s0"></span>"fragmentation index"
+                        <span class="mini-swatch series-0"></span>"fragmentation index"
                     </li>
                     <li title="A free block of this order exists: the request would succeed">"✓ a block is free"</li>
                 </ul>
             </figure>
-            <figure class="bs-chart">
+            <figure class="chart">
                 <figcaption>"Cost of each top-level op (log scale)"</figcaption>
                 <canvas
                     node_ref=cost_ref
@@ -571,30 +551,30 @@ pub fn ChartsPanel() -> impl IntoView {
                     role="img"
                     aria-label="Bar chart: zone lock, pcp list, free list operations and pages prepared per top-level op"
                 ></canvas>
-                <ul class="bs-chart-legend">
+                <ul class="chart-legend">
                     {COST_METRICS
                         .iter()
                         .enumerate()
                         .map(|(i, m)| view! {
-                            <li title=super::counters::explain(m)>
-                                <span class=format!("bs-swatch bs-s{i}")></span>
+                            <li title=help(m)>
+                                <span class=format!("mini-swatch series-{i}")></span>
                                 {*m}
                             </li>
                         })
                         .collect_view()}
                 </ul>
-                <ol class="bs-cost-groups" data-testid="chart-cost-groups">
+                <ol class="cost-groups" data-testid="chart-cost-groups">
                     {move || {
-                        let (grps, total) = groups.get();
+                        let (grps, total) = model.with(|m| (m.groups.clone(), m.total_groups));
                         let more = (total > grps.len())
-                            .then(|| view! { <li class="bs-muted">{format!("… and {} more", total - grps.len())}</li> });
+                            .then(|| view! { <li class="muted">{format!("… and {} more", total - grps.len())}</li> });
                         let items = grps
                             .into_iter()
                             .map(|g| {
                                 view! {
                                     <li>
                                         <code>{g.path}</code>" "{g.label}
-                                        {g.note.map(|n| view! { <span class="bs-muted">" — "{n}</span> })}
+                                        {g.note.map(|n| view! { <span class="muted">" — "{n}</span> })}
                                     </li>
                                 }
                             })
@@ -604,7 +584,7 @@ pub fn ChartsPanel() -> impl IntoView {
                 </ol>
             </figure>
             </div>
-        </section>
+        </PanelFrame>
     }
 }
 
@@ -635,8 +615,36 @@ mod tests {
         assert_eq!(pow10_label(2.5), "");
         assert_eq!(compact(16450), "16k");
         assert_eq!(compact(8192), "8.2k");
-        assert_eq!(parse_hex("#1d6fd6"), Some(RGBColor(0x1d, 0x6f, 0xd6)));
-        assert_eq!(parse_hex(" #fff"), Some(RGBColor(255, 255, 255)));
-        assert_eq!(parse_hex("rgb(1,2,3)"), None);
+    }
+
+    #[test]
+    fn the_model_is_the_state_after_the_ops_done() {
+        let mut t = crate::panels::testutil::timeline("fallback-steal");
+        assert_eq!(&view_model(&t).nr_free, t.zone().nr_free());
+        while t.pos() < t.len() {
+            t.step_forward();
+            let m = view_model(&t);
+            let done = t.ops_done();
+            assert_eq!(m.done, done);
+            // At an op boundary the chart's state is the zone's.
+            if done > 0 && t.run.ops[done - 1].end == t.pos() {
+                assert_eq!(&m.nr_free, t.zone().nr_free(), "at {}", t.pos());
+            }
+            for (o, &(unusable, frag)) in m.fragmentation.iter().enumerate() {
+                assert!((0.0..=1.0).contains(&unusable));
+                // The fragmentation index is defined only when no block of the order is free.
+                let free_at_or_above: u64 = m.nr_free[o..].iter().sum();
+                assert_eq!(frag.is_none(), free_at_or_above > 0, "order {o}");
+            }
+        }
+        assert_eq!(&view_model(&t).nr_free, t.run.final_zone.nr_free());
+    }
+
+    #[test]
+    fn cost_metrics_are_engine_counters() {
+        for m in COST_METRICS {
+            assert!(Stats::def(m).is_some(), "{m}");
+            assert!(help(m).len() > 20);
+        }
     }
 }

@@ -5,11 +5,12 @@ use buddyscope::pseudocode::{lines, Step};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
+use super::frame::PanelFrame;
 use crate::state::AppState;
 
-/// What the pane shows for one cursor position.
+/// What the pane shows for one cursor position (`None` before the first step).
 #[derive(Clone, Debug, PartialEq)]
-pub struct CodeView {
+pub struct PseudocodeModel {
     pub func: KernelFn,
     /// Outermost first.
     pub chain: Vec<KernelFn>,
@@ -33,7 +34,7 @@ fn has_line(e: &Event) -> bool {
 /// How far back to look for a function's lines (keeps a step O(1)-ish on huge ops).
 const SCAN_LIMIT: usize = 20_000;
 
-pub fn code_view(t: &Timeline) -> Option<CodeView> {
+pub fn view_model(t: &Timeline) -> Option<PseudocodeModel> {
     let pos = t.pos() as usize;
     t.current()?;
     let chain = t.call_chain();
@@ -53,7 +54,7 @@ pub fn code_view(t: &Timeline) -> Option<CodeView> {
     let current = in_func.next();
     let previous = in_func.find(|&l| Some(l) != current);
     let kernel = t.run.scenario.kernel;
-    Some(CodeView {
+    Some(PseudocodeModel {
         func,
         chain,
         current,
@@ -66,14 +67,13 @@ pub fn code_view(t: &Timeline) -> Option<CodeView> {
 #[component]
 pub fn PseudocodePanel() -> impl IntoView {
     let state = AppState::get();
-    let view_data = Memo::new(move |_| state.with(|s| code_view(&s.timeline)).flatten());
+    let view_data = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).flatten());
 
     view! {
-        <section class="bs-panel bs-pseudocode" data-testid="pseudocode" aria-labelledby="bs-pseudocode-h">
-            <h2 id="bs-pseudocode-h">"Kernel code"</h2>
+        <PanelFrame key="pseudocode" title="Kernel code" testid="pseudocode">
             {move || match view_data.get() {
                 None => view! {
-                    <p class="bs-muted" data-testid="pseudocode-empty">
+                    <p class="muted" data-testid="pseudocode-empty">
                         "Step forward to see the kernel function that runs, line by line."
                     </p>
                 }
@@ -87,8 +87,8 @@ pub fn PseudocodePanel() -> impl IntoView {
                         .map(|(i, f)| {
                             let last = i + 1 == n;
                             view! {
-                                <li class:bs-chain-current=last>
-                                    {(i > 0).then(|| view! { <span class="bs-arrow" aria-hidden="true">" → "</span> })}
+                                <li class:chain-current=last>
+                                    {(i > 0).then(|| view! { <span class="chain-arrow" aria-hidden="true">" → "</span> })}
                                     <code>{f.name()}</code>
                                 </li>
                             }
@@ -109,26 +109,26 @@ pub fn PseudocodePanel() -> impl IntoView {
                             };
                             view! {
                                 <li
-                                    class="bs-code-line"
-                                    class:bs-current=cur
-                                    class:bs-previous=prev
+                                    class="code-line"
+                                    class:code-current=cur
+                                    class:code-previous=prev
                                     data-testid=testid
                                     aria-current=if cur { Some("step") } else { None }
                                 >
-                                    <span class="bs-lineno">{i + 1}</span>
+                                    <span class="code-lineno">{i + 1}</span>
                                     <code>{*l}</code>
                                 </li>
                             }
                         })
                         .collect_view();
                     view! {
-                        <ol class="bs-call-chain" data-testid="call-chain" aria-label="Call chain, outermost first">
+                        <ol class="call-chain" data-testid="call-chain" aria-label="Call chain, outermost first">
                             {chain}
                         </ol>
-                        <div class="bs-code-head">
-                            <code class="bs-func">{v.func.name()}"()"</code>
+                        <div class="code-head">
+                            <code class="code-func">{v.func.name()}"()"</code>
                             <a
-                                class="bs-elixir"
+                                class="code-elixir"
                                 data-testid="elixir-link"
                                 href=v.url.clone()
                                 target="_blank"
@@ -138,18 +138,18 @@ pub fn PseudocodePanel() -> impl IntoView {
                                 {format!("source ({}, {}) ↗", v.func.source_file(), v.kernel)}
                             </a>
                         </div>
-                        <ol class="bs-code" aria-label="Pseudocode (written for buddyscope, not kernel source)">
+                        <ol class="code-lines" aria-label="Pseudocode (written for buddyscope, not kernel source)">
                             {code}
                         </ol>
-                        <p class="bs-legend bs-muted">
-                            <span class="bs-swatch bs-current"></span>" current step "
-                            <span class="bs-swatch bs-previous"></span>" just executed"
+                        <p class="code-legend muted">
+                            <span class="mini-swatch code-current"></span>" current step "
+                            <span class="mini-swatch code-previous"></span>" just executed"
                         </p>
                     }
                     .into_any()
                 }
             }}
-        </section>
+        </PanelFrame>
     }
 }
 
@@ -162,15 +162,20 @@ mod tests {
     fn every_visible_stop_of_the_seed_has_a_function_and_a_current_line() {
         let mut s = Session::load(buddyscope::builtin::default().json).unwrap();
         let t = &mut s.timeline;
-        assert_eq!(code_view(t), None);
+        assert_eq!(view_model(t), None);
         let mut seen_prev = false;
         for _ in 0..400 {
             t.step_forward();
-            let v = code_view(t).expect("a function after a step");
+            let v = view_model(t).expect("a function after a step");
             assert_eq!(v.chain.last(), Some(&v.func));
             let n = lines(v.func).len();
             assert!(v.current.is_some_and(|l| l < n), "{:?}", v);
             seen_prev |= v.previous.is_some();
+            // The current event's own line, when it belongs to the function shown.
+            let ev = t.current().unwrap();
+            if has_line(ev) && ev.step.func() == v.func {
+                assert_eq!(v.current, Some(ev.step.line()));
+            }
             assert!(v.url.contains("elixir.bootlin.com/linux/v"));
         }
         assert!(seen_prev);

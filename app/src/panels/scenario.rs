@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::frame::PanelFrame;
 use crate::state::AppState;
 
 /// Runs the editor's text; keeps the built-in id when the text is a built-in unchanged.
@@ -270,9 +271,8 @@ pub fn ScenarioPanel() -> impl IntoView {
     });
 
     view! {
-        <section class="bs-panel bs-scenario" data-testid="scenario" aria-labelledby="bs-scenario-h">
-            <h2 id="bs-scenario-h">"Scenario"</h2>
-            <label class="bs-field">
+        <PanelFrame key="scenario" title="Scenario" testid="scenario">
+            <label class="field">
                 <span>"Built-in scenarios"</span>
                 <select
                     data-testid="scenario-select"
@@ -293,21 +293,21 @@ pub fn ScenarioPanel() -> impl IntoView {
                     </option>
                 </select>
             </label>
-            <div class="bs-description" data-testid="scenario-description">
+            <div class="scenario-desc" data-testid="scenario-description">
                 <h3 data-testid="scenario-title">{move || info.get().0}</h3>
-                <p class="bs-desc-text">{move || info.get().1}</p>
-                <p class="bs-muted bs-small">
+                <p class="scenario-desc-text">{move || info.get().1}</p>
+                <p class="muted small">
                     {move || {
                         let (_, _, kernel, ops) = info.get();
                         format!("Linux {kernel} model · {ops} top-level op{}", if ops == 1 { "" } else { "s" })
                     }}
                 </p>
             </div>
-            <details class="bs-editor-box" open=true>
+            <details class="editor-box" open=true>
                 <summary>"Edit the scenario (JSON)"</summary>
                 <textarea
                     node_ref=editor
-                    class="bs-editor"
+                    class="editor"
                     data-testid="scenario-editor"
                     aria-label="Scenario JSON"
                     spellcheck="false"
@@ -325,7 +325,7 @@ pub fn ScenarioPanel() -> impl IntoView {
                     }
                 ></textarea>
                 <Show when=move || state.error.with(|e| e.is_some())>
-                    <div class="bs-error" data-testid="scenario-error" role="alert">
+                    <div class="editor-error" data-testid="scenario-error" role="alert">
                         {move || {
                             state
                                 .error
@@ -335,23 +335,23 @@ pub fn ScenarioPanel() -> impl IntoView {
                                     view! {
                                         <p>
                                             <strong>"Not run: "</strong>
-                                            {(!e.path.is_empty()).then(|| view! { <code class="bs-error-path">{e.path.clone()}</code>": " })}
-                                            <span class="bs-error-message">{e.message.clone()}</span>
+                                            {(!e.path.is_empty()).then(|| view! { <code class="editor-error-path">{e.path.clone()}</code>": " })}
+                                            <span class="editor-error-message">{e.message.clone()}</span>
                                             {at}
                                         </p>
-                                        {(!e.hint.is_empty()).then(|| view! { <p class="bs-error-hint">"Hint: "{e.hint.clone()}</p> })}
-                                        <p class="bs-muted bs-small">"The last good run stays on screen."</p>
+                                        {(!e.hint.is_empty()).then(|| view! { <p class="editor-error-hint">"Hint: "{e.hint.clone()}</p> })}
+                                        <p class="muted small">"The last good run stays on screen."</p>
                                     }
                                 })
                         }}
                     </div>
                 </Show>
-                <div class="bs-editor-actions">
-                    <button type="button" class="bs-primary" data-testid="scenario-run" on:click=move |_| run() title="Run the JSON above (Ctrl+Enter or ⌘+Enter in the editor)">
+                <div class="editor-actions">
+                    <button type="button" class="primary" data-testid="scenario-run" on:click=move |_| run() title="Run the JSON above (Ctrl+Enter or ⌘+Enter in the editor)">
                         "Run"
                     </button>
-                    <span class="bs-muted bs-small">"Ctrl/⌘ + Enter"</span>
-                    <label class="bs-file">
+                    <span class="muted small">"Ctrl/⌘ + Enter"</span>
+                    <label class="file-button">
                         <span>"Open file…"</span>
                         <input
                             type="file"
@@ -365,7 +365,7 @@ pub fn ScenarioPanel() -> impl IntoView {
                         />
                     </label>
                     <a
-                        class="bs-button"
+                        class="link-button"
                         href="#"
                         download="scenario.json"
                         data-testid="scenario-download"
@@ -384,7 +384,7 @@ pub fn ScenarioPanel() -> impl IntoView {
                     </a>
                 </div>
             </details>
-        </section>
+        </PanelFrame>
     }
 }
 

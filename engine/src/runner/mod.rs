@@ -5,6 +5,7 @@
 mod ops;
 
 use crate::events::*;
+pub use crate::outcome::Outcome;
 use crate::page_alloc::Engine;
 use crate::pseudocode::Step;
 use crate::scenario::{DrainTarget, Op, Scenario, ScenarioError, Scopes, ValidScenario};
@@ -52,8 +53,8 @@ pub struct OpRecord {
     pub cost: Stats,
     /// Distinct pageblocks holding the pages this op obtained (alloc, vmalloc).
     pub pageblocks_touched: u32,
-    /// What the op did, in words (failure, pfn obtained, refused ...).
-    pub outcome: String,
+    /// What the op did (failure, pfn obtained, refused ...); `Display` prints it in words.
+    pub outcome: Outcome,
     /// `nr_free[order]` after the op: enough for the free-pages and fragmentation-index charts
     /// over time (both indices depend only on these counts).
     pub nr_free_after: [u64; NR_PAGE_ORDERS],
@@ -338,7 +339,7 @@ impl Runner<'_> {
         (self.engine.log.events.len() as u32, self.engine.zone.stats)
     }
 
-    fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: String) {
+    fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: Outcome) {
         let cost = self.engine.zone.stats.diff(&start.1);
         self.ops.push(OpRecord {
             def,
@@ -375,10 +376,10 @@ impl Runner<'_> {
         }
     }
 
-    fn warn(&mut self, text: String) -> String {
+    fn warn(&mut self, text: String) -> Outcome {
         self.engine
             .message(Step::OpWarning, MsgLevel::Warning, text.clone());
-        text
+        Outcome::Skipped(text)
     }
 
     fn lookup(&self, name: &str) -> Option<usize> {

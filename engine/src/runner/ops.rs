@@ -1,7 +1,7 @@
 //! The semantics of each op as the scenario contract pins them: one function per op, each
 //! returning its outcome in words (and the pageblocks it touched where that is a figure).
 
-use super::{alloc_gfp, mt_gfp, pageblocks_of, Handle, Runner};
+use super::{alloc_gfp, mt_gfp, pageblocks_of, Handle, Outcome, Runner};
 use crate::events::*;
 use crate::pseudocode::Step;
 use crate::scenario::{DrainTarget, Op};
@@ -61,7 +61,7 @@ impl Runner<'_> {
         mt: MigrateType,
         highatomic: bool,
         cpu: usize,
-    ) -> (String, u32) {
+    ) -> (Outcome, u32) {
         let owner = self.new_owner(def, mt, 0);
         let gfp = alloc_gfp(mt, highatomic);
         let lru = mt == MigrateType::Movable;
@@ -77,10 +77,10 @@ impl Runner<'_> {
                         cpu,
                     },
                 );
-                let outcome = format!(
-                    "order-{order} block at pfn {:#x}",
-                    self.engine.zone.abs_pfn(pfn)
-                );
+                let outcome = Outcome::Allocated {
+                    order,
+                    pfn: self.engine.zone.abs_pfn(pfn),
+                };
                 (outcome, 1)
             }
             None => {
@@ -90,13 +90,13 @@ impl Runner<'_> {
                     MsgLevel::Failure,
                     format!("alloc order {order} failed"),
                 );
-                ("failed".into(), 0)
+                (Outcome::Failed, 0)
             }
         }
     }
 
     /// `split`: `split_page` of a held high-order allocation into order-0 pages.
-    fn op_split(&mut self, ref_name: &str) -> String {
+    fn op_split(&mut self, ref_name: &str) -> Outcome {
         match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
             Some((
                 h,
@@ -111,7 +111,7 @@ impl Runner<'_> {
                 if self.held(pfn, 1, owner).is_empty() {
                     self.warn(format!("split {ref_name}: already freed, skipped"))
                 } else if split || order == 0 {
-                    "nothing to split".into()
+                    Outcome::NothingToSplit
                 } else {
                     self.engine.split_page(pfn, order);
                     self.handles[h] = Handle::Alloc {
@@ -121,7 +121,9 @@ impl Runner<'_> {
                         owner,
                         cpu: c,
                     };
-                    format!("{} order-0 pages", 1u32 << order)
+                    Outcome::Split {
+                        pages: 1u32 << order,
+                    }
                 }
             }
             _ => self.warn(format!("split {ref_name}: the allocation failed, skipped")),
@@ -135,7 +137,7 @@ impl Runner<'_> {
         def: u32,
         pfn: u64,
         nr_pages: u64,
-    ) -> (String, u32) {
+    ) -> (Outcome, u32) {
         let owner = self.new_owner(def, MigrateType::Movable, 0);
         let rel = (pfn - self.engine.zone.cfg.start_pfn) as u32;
         let n = nr_pages as u32;
@@ -149,12 +151,12 @@ impl Runner<'_> {
                 },
             );
             (
-                format!("{n} pages at pfn {pfn:#x}"),
+                Outcome::ContigAllocated { nr: n, pfn },
                 pageblocks_of(rel..rel + n),
             )
         } else {
             self.bind(op, Handle::Failed);
-            ("failed: range in use".into(), 0)
+            (Outcome::RangeInUse, 0)
         }
     }
 
@@ -166,7 +168,7 @@ impl Runner<'_> {
         pages: u64,
         strategy: Option<VmallocStrategy>,
         cpu: usize,
-    ) -> (String, u32) {
+    ) -> (Outcome, u32) {
         let strategy = self.s.vmalloc_strategy(strategy);
         let owner = self.new_owner(def, MigrateType::Unmovable, 0);
         let (area, ok) = self.engine.vmalloc(
@@ -176,26 +178,19 @@ impl Runner<'_> {
             owner,
             VMALLOC_GFP,
         );
-        let orders: Vec<String> = area
+        let large: Vec<(u8, bool)> = area
             .attempts
             .iter()
             .filter(|a| a.0 > 0 || !a.1)
-            .map(|&(o, okk)| {
-                if okk {
-                    o.to_string()
-                } else {
-                    format!("{o}✗")
-                }
-            })
+            .copied()
             .collect();
         let touched = pageblocks_of(area.all_pages().into_iter());
         if ok {
-            let out = format!(
-                "{} pages; large orders [{}], {} order-0",
-                area.pages.len(),
-                orders.join(", "),
-                area.attempts.iter().filter(|a| a.0 == 0 && a.1).count()
-            );
+            let out = Outcome::Vmalloc {
+                pages: area.pages.len(),
+                large,
+                order0: area.attempts.iter().filter(|a| a.0 == 0 && a.1).count(),
+            };
             self.bind(
                 op,
                 Handle::Vmalloc {
@@ -222,12 +217,12 @@ impl Runner<'_> {
             );
             self.engine.vfree(&area, method, cpu);
             self.bind(op, Handle::Failed);
-            ("failed".into(), touched)
+            (Outcome::Failed, touched)
         }
     }
 
     /// `vfree`: free what a vmalloc area still holds.
-    fn op_vfree(&mut self, ref_name: &str, method: Option<FreeMethod>, cpu: usize) -> String {
+    fn op_vfree(&mut self, ref_name: &str, method: Option<FreeMethod>, cpu: usize) -> Outcome {
         let method = self.s.vfree_method(method);
         match self.lookup(ref_name) {
             Some(h) => match self.handles[h].clone() {
@@ -253,7 +248,7 @@ impl Runner<'_> {
                         owner,
                         freed: true,
                     };
-                    "freed".into()
+                    Outcome::Vfreed
                 }
                 Handle::Vmalloc { .. } => {
                     self.warn(format!("vfree {ref_name}: already freed, skipped"))
@@ -265,7 +260,7 @@ impl Runner<'_> {
     }
 
     /// `drain`: `drain_pages_zone` for one CPU, or for every CPU whose pcp holds pages.
-    fn op_drain(&mut self, target: &DrainTarget) -> String {
+    fn op_drain(&mut self, target: &DrainTarget) -> Outcome {
         match target {
             DrainTarget::Cpu(c) => self.engine.drain_pages_zone(*c as usize),
             DrainTarget::All => {
@@ -276,10 +271,10 @@ impl Runner<'_> {
                 }
             }
         }
-        "drained".into()
+        Outcome::Drained
     }
 
-    fn op_free(&mut self, name: &str, page: Option<u64>, cpu: usize) -> String {
+    fn op_free(&mut self, name: &str, page: Option<u64>, cpu: usize) -> Outcome {
         let Some(h) = self.lookup(name) else {
             return self.warn(format!("free {name}: unknown name"));
         };
@@ -310,7 +305,7 @@ impl Runner<'_> {
                         return self.warn(format!("free {name} page {i}: already freed; refused"));
                     }
                     self.engine.free_pages(p, 0, cpu);
-                    return format!("page {i} freed");
+                    return Outcome::PageFreed { index: i };
                 }
                 if split {
                     let held = self.held(pfn, n, owner);
@@ -320,13 +315,13 @@ impl Runner<'_> {
                     for &p in &held {
                         self.engine.free_pages(p, 0, cpu);
                     }
-                    format!("{} pages freed one by one", held.len())
+                    Outcome::FreedOneByOne { pages: held.len() }
                 } else {
                     if self.held(pfn, 1, owner).is_empty() {
                         return self.warn(format!("free {name}: already freed, skipped"));
                     }
                     self.engine.free_pages(pfn, order, cpu);
-                    format!("order-{order} block freed")
+                    Outcome::BlockFreed { order }
                 }
             }
             Handle::Contig { pfn, nr, owner } => {
@@ -341,7 +336,7 @@ impl Runner<'_> {
                         return self.warn(format!("free {name} page {i}: already freed; refused"));
                     }
                     self.engine.free_pages(p, 0, cpu);
-                    return format!("page {i} freed");
+                    return Outcome::PageFreed { index: i };
                 }
                 let held = self.held(pfn, nr, owner);
                 if held.is_empty() {
@@ -350,7 +345,7 @@ impl Runner<'_> {
                 for &p in &held {
                     self.engine.free_pages(p, 0, cpu);
                 }
-                format!("{} pages freed one by one", held.len())
+                Outcome::FreedOneByOne { pages: held.len() }
             }
         }
     }
@@ -362,7 +357,7 @@ impl Runner<'_> {
         nr: Option<u64>,
         method: FreeMethod,
         cpu: usize,
-    ) -> String {
+    ) -> Outcome {
         let (start, n) = match name {
             Some(name) => match self.lookup(name).map(|h| self.handles[h].clone()) {
                 Some(Handle::Alloc {
@@ -420,14 +415,10 @@ impl Runner<'_> {
             FreeMethod::PerPage => self.engine.free_contig_range_per_page(start, n, cpu),
             FreeMethod::Chunked => self.engine.free_contig_range_chunked(start, n, cpu),
         }
-        format!(
-            "{n} pages freed ({})",
-            if method == FreeMethod::Chunked {
-                "chunked"
-            } else {
-                "page by page"
-            }
-        )
+        Outcome::ContigFreed {
+            nr: n,
+            chunked: method == FreeMethod::Chunked,
+        }
     }
 
     /// `workload`: the steps of [`Workload`], each its own op record so the UI can step
@@ -461,36 +452,31 @@ impl Runner<'_> {
                 WorkloadStep::Free(k) => {
                     let (pfn, order) = live.swap_remove(k);
                     self.engine.free_pages(pfn, order, cpu);
-                    outcome = format!(
-                        "step {}: free order-{order} at {:#x}",
-                        i + 1,
-                        self.engine.zone.abs_pfn(pfn)
-                    );
+                    outcome = Outcome::WorkloadFree {
+                        step: i + 1,
+                        order,
+                        pfn: self.engine.zone.abs_pfn(pfn),
+                    };
                 }
                 WorkloadStep::Alloc { order, mt } => {
                     let owner = self.new_owner(def, mt, (i + 1) as u32);
-                    match self.engine.alloc_pages(
+                    let got = self.engine.alloc_pages(
                         mt_gfp(mt),
                         order,
                         cpu,
                         owner,
                         mt == MigrateType::Movable,
-                    ) {
-                        Some(p) => {
-                            live.push((p, order));
-                            touched = 1;
-                            outcome = format!(
-                                "step {}: alloc order-{order} {} at {:#x}",
-                                i + 1,
-                                mt.slug(),
-                                self.engine.zone.abs_pfn(p)
-                            );
-                        }
-                        None => {
-                            outcome =
-                                format!("step {}: alloc order-{order} {} failed", i + 1, mt.slug())
-                        }
+                    );
+                    if let Some(p) = got {
+                        live.push((p, order));
+                        touched = 1;
                     }
+                    outcome = Outcome::WorkloadAlloc {
+                        step: i + 1,
+                        order,
+                        mt,
+                        pfn: got.map(|p| self.engine.zone.abs_pfn(p)),
+                    };
                 }
             }
             self.end(def, start, touched, outcome);

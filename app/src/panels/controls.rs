@@ -6,7 +6,10 @@ use leptos::prelude::*;
 use std::time::Duration;
 use wasm_bindgen::JsCast;
 
-use super::{now_ms, op_label};
+use buddyscope::timeline::Timeline;
+
+use super::op_label;
+use crate::browser::now_ms;
 use crate::state::AppState;
 
 /// Speeds offered, events per second.
@@ -171,23 +174,48 @@ pub fn Controls() -> impl IntoView {
     }
 }
 
-/// "event i / n · op k / m: summary".
+/// The position readout: "event i / n · op k / m: summary".
+pub fn position_text(t: &Timeline) -> String {
+    let ops = t.run.ops.len();
+    let op = match t.op_index() {
+        Some(_) if t.pos() == 0 => format!("before op 1 / {ops}"),
+        Some(i) => format!("op {} / {ops}: {}", i + 1, op_label(&t.run, i)),
+        None => "no ops".to_string(),
+    };
+    format!("event {} / {} \u{b7} {op}", t.pos(), t.len())
+}
+
 #[component]
 pub fn Position() -> impl IntoView {
     let state = AppState::get();
     let text = move || {
         state
-            .with(|s| {
-                let tl = &s.timeline;
-                let ops = tl.run.ops.len();
-                let op = match tl.op_index() {
-                    Some(_) if tl.pos() == 0 => format!("before op 1 / {ops}"),
-                    Some(i) => format!("op {} / {ops}: {}", i + 1, op_label(&tl.run, i)),
-                    None => "no ops".to_string(),
-                };
-                format!("event {} / {} \u{b7} {op}", tl.pos(), tl.len())
-            })
+            .with(|s| position_text(&s.timeline))
             .unwrap_or_default()
     };
     view! { <div class="position" data-testid="position">{text}</div> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::panels::testutil::timeline;
+
+    #[test]
+    fn position_names_the_event_and_the_op() {
+        let mut t = timeline("free-contig-range-thp");
+        let n = t.run.ops.len();
+        assert_eq!(
+            position_text(&t),
+            format!("event 0 / {} \u{b7} before op 1 / {n}", t.len())
+        );
+        t.op_forward();
+        let want = format!(
+            "event {} / {} \u{b7} op 1 / {n}: {}",
+            t.pos(),
+            t.len(),
+            op_label(&t.run, 0)
+        );
+        assert_eq!(position_text(&t), want);
+    }
 }

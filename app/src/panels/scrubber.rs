@@ -7,47 +7,83 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d;
 
-use super::{op_label, DarkMode};
+use buddyscope::timeline::Timeline;
+
+use super::{op_label, tracked_width};
 use crate::state::AppState;
+use crate::theme::{self, ThemeState};
+
+/// The slider's state at the cursor (the tick marks are [`markers`], per run).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScrubberModel {
+    pub len: u32,
+    pub pos: u32,
+    /// Events `[start, end)` of the current op, shaded.
+    pub op_span: Option<(u32, u32)>,
+    /// `aria-valuetext`: "event i of n, op k of m: summary".
+    pub valuetext: String,
+}
+
+pub fn view_model(t: &Timeline) -> ScrubberModel {
+    let op = t
+        .op_index()
+        .map(|i| {
+            format!(
+                ", op {} of {}: {}",
+                i + 1,
+                t.run.ops.len(),
+                op_label(&t.run, i)
+            )
+        })
+        .unwrap_or_default();
+    ScrubberModel {
+        len: t.len(),
+        pos: t.pos(),
+        op_span: t.op_index().map(|i| (t.op(i).start, t.op(i).end)),
+        valuetext: format!("event {} of {}{op}", t.pos(), t.len()),
+    }
+}
+
+/// The tick marks: the event position where each op ends.
+pub fn markers(t: &Timeline) -> Vec<u32> {
+    t.run.ops.iter().map(|o| o.end).collect()
+}
+
+/// Pixel columns of the ticks on a track `width` pixels wide, thinned so no two are closer
+/// than 2 px (thousands of ops stay legible).
+pub fn tick_columns(ends: &[u32], len: u32, width: u32) -> Vec<u32> {
+    let n = len.max(1) as f64;
+    let mut out: Vec<u32> = Vec::new();
+    let mut last_x = -10.0f64;
+    for &e in ends {
+        let x = (e as f64 / n * width as f64).round();
+        if x - last_x >= 2.0 {
+            out.push((x.min(width as f64 - 1.0)).max(0.0) as u32);
+            last_x = x;
+        }
+    }
+    out
+}
 
 #[component]
 pub fn Scrubber() -> impl IntoView {
     let state = AppState::get();
-    let dark = DarkMode::get();
+    let dark = ThemeState::dark();
     let track_ref = NodeRef::<leptos::html::Div>::new();
     let ticks_ref = NodeRef::<leptos::html::Canvas>::new();
     let dragging = RwSignal::new(false);
-    let width = RwSignal::new(0u32);
+    let width = tracked_width(track_ref, |w| w.max(0) as u32);
 
-    let measure = move || {
-        if let Some(el) = track_ref.get_untracked() {
-            let w = el.client_width().max(0) as u32;
-            if width.get_untracked() != w {
-                width.set(w);
-            }
-        }
-    };
-    Effect::new(move |_| {
-        track_ref.track();
-        measure();
-    });
-    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
-
-    let len = Memo::new(move |_| state.with(|s| s.timeline.len()).unwrap_or(0));
-    let pos = Memo::new(move |_| state.with(|s| s.timeline.pos()).unwrap_or(0));
+    let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let len = Memo::new(move |_| model.with(|m| m.len));
+    let pos = Memo::new(move |_| model.with(|m| m.pos));
     // Op end positions: redraw the ticks only when the run or the width changes.
-    let op_ends = Memo::new(move |_| {
-        state
-            .with(|s| s.timeline.run.ops.iter().map(|o| o.end).collect::<Vec<_>>())
-            .unwrap_or_default()
-    });
+    let op_ends = Memo::new(move |_| state.with(|s| markers(&s.timeline)).unwrap_or_default());
 
     Effect::new(move |_| {
         let w = width.get();
-        let ends = op_ends.get();
-        let n = len.get().max(1) as f64;
         let d = dark.get();
+        let cols = op_ends.with(|ends| tick_columns(ends, len.get(), w));
         let Some(c) = ticks_ref.get() else {
             return;
         };
@@ -63,15 +99,9 @@ pub fn Scrubber() -> impl IntoView {
             return;
         };
         ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
-        ctx.set_fill_style_str(if d { "#a3abb9" } else { "#555d6b" });
-        // Thin out ticks closer than 2 px so thousands of ops stay legible.
-        let mut last_x = -10.0f64;
-        for e in ends {
-            let x = (e as f64 / n * w as f64).round();
-            if x - last_x >= 2.0 {
-                ctx.fill_rect(x.min(w as f64 - 1.0), 0.0, 1.0, h as f64);
-                last_x = x;
-            }
+        ctx.set_fill_style_str(&theme::css(theme::palette(d).fg_muted));
+        for x in cols {
+            ctx.fill_rect(x as f64, 0.0, 1.0, h as f64);
         }
     });
 
@@ -96,41 +126,19 @@ pub fn Scrubber() -> impl IntoView {
         100.0 * pos.get() as f64 / n
     };
     let op_band = move || {
-        state
-            .with(|s| {
-                let tl = &s.timeline;
-                let n = tl.len().max(1) as f64;
-                tl.op_index().map(|i| {
-                    let o = tl.op(i);
-                    format!(
-                        "left:{:.3}%;width:{:.3}%",
-                        100.0 * o.start as f64 / n,
-                        100.0 * (o.end - o.start) as f64 / n
-                    )
-                })
-            })
-            .flatten()
-            .unwrap_or_else(|| "display:none".into())
+        model.with(|m| match m.op_span {
+            Some((start, end)) => {
+                let n = m.len.max(1) as f64;
+                format!(
+                    "left:{:.3}%;width:{:.3}%",
+                    100.0 * start as f64 / n,
+                    100.0 * (end - start) as f64 / n
+                )
+            }
+            None => "display:none".into(),
+        })
     };
-    let valuetext = move || {
-        state
-            .with(|s| {
-                let tl = &s.timeline;
-                let op = tl
-                    .op_index()
-                    .map(|i| {
-                        format!(
-                            ", op {} of {}: {}",
-                            i + 1,
-                            tl.run.ops.len(),
-                            op_label(&tl.run, i)
-                        )
-                    })
-                    .unwrap_or_default();
-                format!("event {} of {}{op}", tl.pos(), tl.len())
-            })
-            .unwrap_or_default()
-    };
+    let valuetext = move || model.with(|m| m.valuetext.clone());
 
     view! {
         <div
@@ -187,5 +195,34 @@ pub fn Scrubber() -> impl IntoView {
                 <div class="scrub-thumb" style=move || format!("left:{:.3}%", pct())></div>
             </div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::panels::testutil::timeline;
+
+    #[test]
+    fn the_shaded_span_is_the_current_op_and_ticks_are_op_ends() {
+        let mut t = timeline("free-contig-range-thp");
+        let ends = markers(&t);
+        assert_eq!(ends.len(), t.run.ops.len());
+        assert_eq!(*ends.last().unwrap(), t.len());
+        assert!(ends.windows(2).all(|w| w[0] <= w[1]));
+        for _ in 0..5 {
+            t.op_forward();
+            let m = view_model(&t);
+            let (s, e) = m.op_span.unwrap();
+            assert!(s < e && e == m.pos && ends.contains(&e));
+            assert!(m
+                .valuetext
+                .starts_with(&format!("event {} of {}, op ", m.pos, m.len)));
+        }
+        // Thinned: never two ticks in one 2-px band; the last op end is at the right edge.
+        let cols = tick_columns(&ends, t.len(), 300);
+        assert!(cols.windows(2).all(|w| w[1] > w[0]));
+        assert_eq!(cols.last(), Some(&299));
+        assert!(cols.len() <= 150);
     }
 }

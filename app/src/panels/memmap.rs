@@ -14,15 +14,18 @@
 
 use buddyscope::procfs::filler_owner_mt;
 use buddyscope::runner::Run;
+use buddyscope::timeline::Timeline;
 use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
 use buddyscope::zone::{PageKind, Zone};
 use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
-use super::palette::{self, frame_width, Palette, Rgba};
-use super::{expose, now_ms, pfn_hex, DarkMode};
+use super::frame::PanelFrame;
+use super::{pfn_hex, tracked_width};
+use crate::browser::{expose, now_ms};
 use crate::state::{AppState, Session};
+use crate::theme::{self as palette, frame_width, Palette, Rgba, ThemeState};
 
 /// Cell sizes (pixels per page side) the zoom offers.
 const CELLS: [u32; 10] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
@@ -167,6 +170,55 @@ fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
     out
 }
 
+/// What a cell of the map shows: the engine's state of one page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellKind {
+    /// In a free buddy block of `order` starting at `head`.
+    Free { order: u8, head: u32 },
+    /// In a block on a pcp list.
+    Pcp { order: u8, head: u32 },
+    /// Held by an allocation of op definition `def`; `foreign` if the allocation's type
+    /// differs from its pageblock's (isolated pageblocks excepted).
+    Allocated { def: u32, foreign: bool },
+    /// Left allocated by the `/proc` import (owned by a pageblock type).
+    Filler { foreign: bool },
+    /// Neither free nor held by a recorded allocation.
+    Reserved,
+}
+
+/// The cells of pages `[start, end)`.
+pub fn cell_kinds(z: &Zone, run: &Run, start: u32, end: u32) -> Vec<CellKind> {
+    blocks_in(z, start, end)
+        .into_iter()
+        .zip(start..end)
+        .map(|(b, idx)| match b.kind {
+            PageKind::Buddy => CellKind::Free {
+                order: b.order,
+                head: b.head,
+            },
+            PageKind::Pcp => CellKind::Pcp {
+                order: b.order,
+                head: b.head,
+            },
+            _ => {
+                let owner = z.page_owner(idx);
+                let pbmt = z.pb_mt(idx / PAGEBLOCK_NR_PAGES);
+                let foreign = |omt: MigrateType| omt != pbmt && pbmt != MigrateType::Isolate;
+                match run.owner_mt(owner) {
+                    Some(omt) if filler_owner_mt(owner).is_some() => CellKind::Filler {
+                        foreign: foreign(omt),
+                    },
+                    Some(omt) => CellKind::Allocated {
+                        def: run.owners[owner as usize].def,
+                        foreign: foreign(omt),
+                    },
+                    None => CellKind::Reserved,
+                }
+            }
+        })
+        .collect()
+}
+
 fn put(buf: &mut [u8], stride: u32, x: u32, y: u32, c: Rgba) {
     let i = ((y * stride + x) * 4) as usize;
     buf[i..i + 4].copy_from_slice(&c);
@@ -205,7 +257,7 @@ fn paint_tile(
 
     let start = pb * PAGEBLOCK_NR_PAGES;
     let end = (start + PAGEBLOCK_NR_PAGES).min(g.pages);
-    let blocks = blocks_in(z, start, end);
+    let cells = cell_kinds(z, run, start, end);
     let c = g.cell;
     let (hl0, hl1) = hl.map(|(s, n)| (s, s.saturating_add(n))).unwrap_or((1, 0));
     for idx in start..end {
@@ -213,31 +265,26 @@ fn paint_tile(
         let (cx, row) = (i % TILE_COLS, i / TILE_COLS);
         let x0 = tx + g.pad + cx * c;
         let y0 = ty + g.pad + row * c;
-        let b = blocks[i as usize];
+        let cell = cells[i as usize];
         let highlighted = idx >= hl0 && idx < hl1;
-        let (base, pattern) = match b.kind {
-            PageKind::Buddy => (pal.free[b.order as usize], Pattern::None),
-            PageKind::Pcp => (pal.pcp, Pattern::Hatch),
-            _ => {
-                let owner = z.page_owner(idx);
-                match run.owner_mt(owner) {
-                    Some(omt) => {
-                        let tone = if filler_owner_mt(owner).is_some() {
-                            pal.filler
-                        } else {
-                            let def = run.owners[owner as usize].def as usize;
-                            pal.alloc[def % pal.alloc.len()]
-                        };
-                        let foreign = omt != mt && mt != MigrateType::Isolate;
-                        (tone, if foreign { Pattern::Dot } else { Pattern::None })
-                    }
-                    None => (pal.reserved, Pattern::None),
-                }
+        let dotted = |foreign: bool| if foreign { Pattern::Dot } else { Pattern::None };
+        let (base, pattern) = match cell {
+            CellKind::Free { order, .. } => (pal.free[order as usize], Pattern::None),
+            CellKind::Pcp { .. } => (pal.pcp, Pattern::Hatch),
+            CellKind::Allocated { def, foreign } => {
+                (pal.alloc[def as usize % pal.alloc.len()], dotted(foreign))
             }
+            CellKind::Filler { foreign } => (pal.filler, dotted(foreign)),
+            CellKind::Reserved => (pal.reserved, Pattern::None),
         };
         let base = if highlighted { pal.highlight } else { base };
         // The block's rectangle inside this tile (free and pcp blocks), for edges.
-        let rect = (b.kind != PageKind::Other && c >= 4).then(|| block_rect(b, start));
+        let rect = match cell {
+            CellKind::Free { order, head } | CellKind::Pcp { order, head } if c >= 4 => {
+                Some(block_rect(order, head, start))
+            }
+            _ => None,
+        };
         for py in 0..c {
             for px in 0..c {
                 let (x, y) = (x0 + px, y0 + py);
@@ -285,16 +332,16 @@ fn is_dot(c: u32, px: u32, py: u32, x: u32, y: u32) -> bool {
 }
 
 /// `(col0, row0, col1, row1)` of a block's cells within the tile starting at page `start`.
-fn block_rect(b: BlockOf, start: u32) -> (u32, u32, u32, u32) {
-    if b.order >= 9 {
+fn block_rect(order: u8, head: u32, start: u32) -> (u32, u32, u32, u32) {
+    if order >= 9 {
         return (0, 0, TILE_COLS, TILE_ROWS);
     }
-    let local = b.head - start;
+    let local = head - start;
     let (c0, r0) = (local % TILE_COLS, local / TILE_COLS);
-    if b.order <= 5 {
-        (c0, r0, c0 + (1 << b.order), r0 + 1)
+    if order <= 5 {
+        (c0, r0, c0 + (1 << order), r0 + 1)
     } else {
-        (0, r0, TILE_COLS, r0 + (1 << (b.order - 5)))
+        (0, r0, TILE_COLS, r0 + (1 << (order - 5)))
     }
 }
 
@@ -411,9 +458,8 @@ impl Renderer {
     }
 }
 
-/// The tooltip's lines for page `idx`.
-fn describe(s: &Session, idx: u32) -> Vec<String> {
-    let tl = &s.timeline;
+/// The tooltip's lines for page `idx` (empty beyond the zone).
+pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
     let z = tl.zone();
     let run = &tl.run;
     if idx >= z.pages() {
@@ -427,15 +473,13 @@ fn describe(s: &Session, idx: u32) -> Vec<String> {
     ];
     match z.block_containing(idx) {
         Some((head, order, false)) => out.push(format!(
-            "free: order-{} block at {} ({} pages)",
-            order,
+            "free: order-{order} block at {} ({} pages)",
             pfn_hex(z, head),
             1u32 << order
         )),
         Some((head, order, true)) => out.push(format!(
-            "on the pcp of CPU {}: order-{} block at {}",
+            "on the pcp of CPU {}: order-{order} block at {}",
             z.page_owner(head),
-            order,
             pfn_hex(z, head)
         )),
         None => {
@@ -476,60 +520,18 @@ fn describe(s: &Session, idx: u32) -> Vec<String> {
     out
 }
 
-fn is_dark_now() -> bool {
-    let Some(w) = web_sys::window() else {
-        return false;
-    };
-    let attr = w
-        .document()
-        .and_then(|d| d.document_element())
-        .and_then(|e| e.get_attribute("data-theme"));
-    match attr.as_deref() {
-        Some("dark") => true,
-        Some("light") => false,
-        _ => w
-            .match_media("(prefers-color-scheme: dark)")
-            .ok()
-            .flatten()
-            .map(|m| m.matches())
-            .unwrap_or(false),
-    }
-}
-
-/// Dark-mode signal derived from the theme choice (and the OS preference in "auto").
-pub fn dark_signal<T: Send + Sync + 'static>(theme: ReadSignal<T>) -> Signal<bool> {
-    Signal::derive(move || {
-        theme.track();
-        is_dark_now()
-    })
-}
-
 #[component]
-pub fn MemoryMap() -> impl IntoView {
+pub fn MemoryMapPanel() -> impl IntoView {
     let state = AppState::get();
-    let dark = DarkMode::get();
+    let dark = ThemeState::dark();
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
     let scroll_ref = NodeRef::<leptos::html::Div>::new();
     let renderer = StoredValue::new_local(Renderer::default());
     // Zoom: None = fit the zone; Some(cell px).
     let zoom = RwSignal::new(None::<u32>);
-    let avail = RwSignal::new(0u32);
+    // The scroll box's inner width (a little under its client width), at least 40 px.
+    let avail = tracked_width(scroll_ref, |w| (w.max(0) as u32).saturating_sub(4).max(40));
     let tip_at = RwSignal::new((0i32, 0i32));
-
-    let measure = move || {
-        if let Some(el) = scroll_ref.get_untracked() {
-            let w = (el.client_width() as u32).saturating_sub(4).max(40);
-            if avail.get_untracked() != w {
-                avail.set(w);
-            }
-        }
-    };
-    Effect::new(move |_| {
-        scroll_ref.track();
-        measure();
-    });
-    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
 
     let cell = Memo::new(move |_| {
         let w = avail.get().max(40);
@@ -587,9 +589,9 @@ pub fn MemoryMap() -> impl IntoView {
         zoom.set(Some(CELLS[j].min(max)));
     };
 
-    let tooltip = move || {
+    let tip = move || {
         let idx = state.hover.get()?;
-        let lines = state.with(|s| describe(s, idx))?;
+        let lines = state.with(|s| tooltip(&s.timeline, idx))?;
         if lines.is_empty() {
             return None;
         }
@@ -628,39 +630,43 @@ pub fn MemoryMap() -> impl IntoView {
             .unwrap_or_default()
     };
 
-    view! {
-        <section class="panel map-panel" aria-labelledby="map-heading">
-            <div class="panel-head">
-                <h2 id="map-heading">"Memory map"</h2>
-                <span class="panel-sub">{summary}</span>
-                <div class="zoom" role="group" aria-label="Zoom">
-                    <button type="button" class="icon-btn" title="Zoom out" aria-label="Zoom out"
-                        on:click=move |_| zoom_step(-1)>"\u{2212}"</button>
-                    <select
-                        data-testid="map-zoom"
-                        aria-label="Zoom: pixels per page"
-                        prop:value=move || match zoom.get() {
-                            None => "fit".to_string(),
-                            Some(_) => cell.get().to_string(),
-                        }
-                        on:change=move |ev| {
-                            let v = event_target_value(&ev);
-                            zoom.set(v.parse::<u32>().ok());
-                        }
-                    >
-                        <option value="fit">{move || format!("Fit ({} px)", cell.get())}</option>
-                        {CELLS
-                            .iter()
-                            .map(|&c| view! { <option value=c.to_string()>{zoom_label(c)}</option> })
-                            .collect_view()}
-                    </select>
-                    <button type="button" class="icon-btn" title="Zoom in" aria-label="Zoom in"
-                        on:click=move |_| zoom_step(1)>"+"</button>
-                </div>
+    let tools = move || {
+        view! {
+            <div class="zoom" role="group" aria-label="Zoom">
+                <button type="button" class="icon-btn" title="Zoom out" aria-label="Zoom out"
+                    on:click=move |_| zoom_step(-1)>"\u{2212}"</button>
+                <select
+                    data-testid="map-zoom"
+                    aria-label="Zoom: pixels per page"
+                    prop:value=move || match zoom.get() {
+                        None => "fit".to_string(),
+                        Some(_) => cell.get().to_string(),
+                    }
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        zoom.set(v.parse::<u32>().ok());
+                    }
+                >
+                    <option value="fit">{move || format!("Fit ({} px)", cell.get())}</option>
+                    {CELLS
+                        .iter()
+                        .map(|&c| view! { <option value=c.to_string()>{zoom_label(c)}</option> })
+                        .collect_view()}
+                </select>
+                <button type="button" class="icon-btn" title="Zoom in" aria-label="Zoom in"
+                    on:click=move |_| zoom_step(1)>"+"</button>
             </div>
-            <p class="panel-help">
-                "Every page is a cell; every 32\u{d7}16 tile is one pageblock (512 pages), framed in its migratetype\u{2019}s colour. Hover a cell for its pfn and owner."
-            </p>
+        }
+    };
+
+    view! {
+        <PanelFrame
+            key="map"
+            title="Memory map"
+            sub=Signal::derive(summary)
+            tools=tools
+            help="Every page is a cell; every 32\u{d7}16 tile is one pageblock (512 pages), framed in its migratetype\u{2019}s colour. Hover a cell for its pfn and owner."
+        >
             <div class="map-scroll" node_ref=scroll_ref>
                 <div class="map-inner">
                     <canvas
@@ -671,17 +677,17 @@ pub fn MemoryMap() -> impl IntoView {
                         on:mousemove=on_move
                         on:mouseleave=move |_| state.hover.set(None)
                     ></canvas>
-                    {tooltip}
+                    {tip}
                 </div>
             </div>
             <Legend/>
-        </section>
+        </PanelFrame>
     }
 }
 
 #[component]
 fn Legend() -> impl IntoView {
-    let dark = DarkMode::get();
+    let dark = ThemeState::dark();
     let sw = move |bg: String| format!("background:{bg}");
     let item = move |label: &'static str, style: Signal<String>| {
         view! {
@@ -754,5 +760,52 @@ fn Legend() -> impl IntoView {
                 {frames}
             </ul>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::panels::testutil::timeline;
+
+    /// The cells agree with the engine's counts: free cells are the buddy's free pages, pcp
+    /// cells the pages on the per-CPU lists; the tooltip says the same as the cell.
+    #[test]
+    fn cells_and_tooltips_follow_the_engine() {
+        let mut t = timeline("pcp-overflow-2cpu");
+        let n = t.len();
+        for target in [0, n / 3, n / 2, n] {
+            t.seek(target);
+            let z = t.zone();
+            let cells = cell_kinds(z, &t.run, 0, z.pages());
+            let free = cells
+                .iter()
+                .filter(|c| matches!(c, CellKind::Free { .. }))
+                .count() as u64;
+            let buddy: u64 = z.nr_free().iter().enumerate().map(|(o, n)| n << o).sum();
+            assert_eq!(free, buddy, "at {target}");
+            let pcp = cells
+                .iter()
+                .filter(|c| matches!(c, CellKind::Pcp { .. }))
+                .count() as i64;
+            assert_eq!(pcp, z.pcp().iter().map(|p| p.count as i64).sum::<i64>());
+            for (idx, c) in cells.iter().enumerate().step_by(97) {
+                let tip = tooltip(&t, idx as u32);
+                assert_eq!(tip[0], format!("pfn {}", pfn_hex(z, idx as u32)));
+                match c {
+                    CellKind::Free { order, .. } => {
+                        assert!(
+                            tip[2].starts_with(&format!("free: order-{order} block")),
+                            "{tip:?}"
+                        )
+                    }
+                    CellKind::Pcp { .. } => assert!(tip[2].starts_with("on the pcp of CPU")),
+                    CellKind::Allocated { .. } => assert!(tip[2].starts_with("allocated by: ")),
+                    CellKind::Filler { .. } => assert!(tip[2].starts_with("allocated (imported")),
+                    CellKind::Reserved => assert!(tip[2].starts_with("reserved")),
+                }
+            }
+        }
+        assert!(tooltip(&t, t.zone().pages()).is_empty());
     }
 }

@@ -1,0 +1,161 @@
+//! What an operation did: [`Outcome`], one variant per kind of result, printed by its
+//! `Display` (the last column of `--format summary`, `outcome` in `--format json`, the app's
+//! narration bar). Tests match on variants, not on words.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::types::MigrateType;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
+    /// `alloc`: the block obtained (absolute pfn).
+    Allocated { order: u8, pfn: u64 },
+    /// `alloc`, `vmalloc`: no memory.
+    Failed,
+    /// `split`: the block became `pages` order-0 pages.
+    Split { pages: u32 },
+    /// `split` of an order-0 or already split allocation.
+    NothingToSplit,
+    /// `alloc_contig_range`: the range obtained (absolute pfn).
+    ContigAllocated { nr: u32, pfn: u64 },
+    /// `alloc_contig_range`: some page of the range is not free.
+    RangeInUse,
+    /// `vmalloc`: pages obtained; the large-order attempts `(order, succeeded)` (order-0 ones
+    /// that failed included) and the number of successful order-0 attempts.
+    Vmalloc {
+        pages: usize,
+        large: Vec<(u8, bool)>,
+        order0: usize,
+    },
+    /// `vfree`.
+    Vfreed,
+    /// `drain`.
+    Drained,
+    /// `free` of one page of a split or contiguous allocation.
+    PageFreed { index: u64 },
+    /// `free` of a split or contiguous allocation, page by page.
+    FreedOneByOne { pages: usize },
+    /// `free` of an unsplit block.
+    BlockFreed { order: u8 },
+    /// `free_contig_range`.
+    ContigFreed { nr: u32, chunked: bool },
+    /// One `workload` step that freed a block (absolute pfn).
+    WorkloadFree { step: u64, order: u8, pfn: u64 },
+    /// One `workload` step that allocated (`pfn` `None`: it failed).
+    WorkloadAlloc {
+        step: u64,
+        order: u8,
+        mt: MigrateType,
+        pfn: Option<u64>,
+    },
+    /// Nothing done: the op does not apply (already freed, unknown name, …); the warning the
+    /// trace shows too.
+    Skipped(String),
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Allocated { order, pfn } => write!(f, "order-{order} block at pfn {pfn:#x}"),
+            Outcome::Failed => f.write_str("failed"),
+            Outcome::Split { pages } => write!(f, "{pages} order-0 pages"),
+            Outcome::NothingToSplit => f.write_str("nothing to split"),
+            Outcome::ContigAllocated { nr, pfn } => write!(f, "{nr} pages at pfn {pfn:#x}"),
+            Outcome::RangeInUse => f.write_str("failed: range in use"),
+            Outcome::Vmalloc {
+                pages,
+                large,
+                order0,
+            } => {
+                let orders: Vec<String> = large
+                    .iter()
+                    .map(|&(o, ok)| if ok { o.to_string() } else { format!("{o}✗") })
+                    .collect();
+                write!(
+                    f,
+                    "{pages} pages; large orders [{}], {order0} order-0",
+                    orders.join(", ")
+                )
+            }
+            Outcome::Vfreed => f.write_str("freed"),
+            Outcome::Drained => f.write_str("drained"),
+            Outcome::PageFreed { index } => write!(f, "page {index} freed"),
+            Outcome::FreedOneByOne { pages } => write!(f, "{pages} pages freed one by one"),
+            Outcome::BlockFreed { order } => write!(f, "order-{order} block freed"),
+            Outcome::ContigFreed { nr, chunked } => write!(
+                f,
+                "{nr} pages freed ({})",
+                if *chunked { "chunked" } else { "page by page" }
+            ),
+            Outcome::WorkloadFree { step, order, pfn } => {
+                write!(f, "step {step}: free order-{order} at {pfn:#x}")
+            }
+            Outcome::WorkloadAlloc {
+                step,
+                order,
+                mt,
+                pfn,
+            } => match pfn {
+                Some(pfn) => write!(
+                    f,
+                    "step {step}: alloc order-{order} {} at {pfn:#x}",
+                    mt.slug()
+                ),
+                None => write!(f, "step {step}: alloc order-{order} {} failed", mt.slug()),
+            },
+            Outcome::Skipped(warning) => f.write_str(warning),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_the_words_of_the_cli() {
+        let cases = [
+            (
+                Outcome::Allocated {
+                    order: 9,
+                    pfn: 0x200,
+                },
+                "order-9 block at pfn 0x200",
+            ),
+            (Outcome::Failed, "failed"),
+            (
+                Outcome::Vmalloc {
+                    pages: 520,
+                    large: vec![(9, true), (3, false)],
+                    order0: 8,
+                },
+                "520 pages; large orders [9, 3✗], 8 order-0",
+            ),
+            (
+                Outcome::ContigFreed {
+                    nr: 512,
+                    chunked: true,
+                },
+                "512 pages freed (chunked)",
+            ),
+            (
+                Outcome::WorkloadAlloc {
+                    step: 4,
+                    order: 2,
+                    mt: MigrateType::Movable,
+                    pfn: None,
+                },
+                "step 4: alloc order-2 movable failed",
+            ),
+            (
+                Outcome::Skipped("free a: already freed, skipped".into()),
+                "free a: already freed, skipped",
+            ),
+        ];
+        for (o, want) in cases {
+            assert_eq!(o.to_string(), want);
+        }
+    }
+}
