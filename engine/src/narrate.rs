@@ -2,13 +2,13 @@
 //! "trace") and a one-line narration for the UI.
 
 use crate::events::*;
-use crate::types::{gfp, PAGEBLOCK_ORDER};
+use crate::types::{gfp, to_abs_pfn, Pfn, ZonePfn, PAGEBLOCK_ORDER};
 use crate::zone::{pindex_to_mt, pindex_to_order};
 
 /// Zone facts a line needs: the pfn offset and the migratetype numbering.
 #[derive(Clone, Copy, Debug)]
 pub struct Ctx {
-    pub start_pfn: u64,
+    pub start_pfn: Pfn,
     pub cma: bool,
 }
 
@@ -19,11 +19,11 @@ impl Ctx {
             cma: z.cfg.cma,
         }
     }
-    fn pfn(&self, p: u32) -> u64 {
-        self.start_pfn + p as u64
+    fn pfn(&self, p: ZonePfn) -> Pfn {
+        to_abs_pfn(self.start_pfn, p)
     }
     /// `page=%p` as `no_hash_pointers` prints it with x86_64's default vmemmap.
-    fn page(&self, p: u32) -> String {
+    fn page(&self, p: ZonePfn) -> String {
         format!("{:016x}", 0xffff_ea00_0000_0000u64 + 64 * self.pfn(p))
     }
     fn mt(&self, mt: crate::types::MigrateType) -> u32 {
@@ -89,75 +89,119 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
 /// One line in words for an event, naming the function it is in.
 pub fn narrate(ctx: &Ctx, log: &EventLog, ev: &Event) -> String {
     let f = ev.step.func().name();
-    let x = |p: u32| format!("{:#x}", ctx.pfn(p));
-    let end = |e: End| if e == End::Head { "head" } else { "tail" };
+    let x = |p: ZonePfn| format!("{:#x}", ctx.pfn(p));
     match ev.kind {
-        EventKind::FreeListAdd { pfn, order, mt, end: e } => format!(
+        EventKind::Mutation(m) => narrate_mutation(f, &x, m),
+        EventKind::Annotation(a) => narrate_annotation(ctx, log, f, &x, a),
+    }
+}
+
+/// [`narrate`] for a mutation.
+fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> String {
+    let end = |e: End| if e == End::Head { "head" } else { "tail" };
+    match m {
+        Mutation::FreeListAdd {
+            pfn,
+            order,
+            mt,
+            end: e,
+        } => format!(
             "{f}: order-{order} block at pfn {} goes to the {} of the {} list",
             x(pfn),
             end(e),
             mt.kernel_name()
         ),
-        EventKind::FreeListDel { pfn, order, mt, .. } => format!(
+        Mutation::FreeListDel { pfn, order, mt, .. } => format!(
             "{f}: order-{order} block at pfn {} leaves the {} list",
             x(pfn),
             mt.kernel_name()
         ),
-        EventKind::FreeListMove { pfn, order, from, to, .. } => format!(
+        Mutation::FreeListMove {
+            pfn,
+            order,
+            from,
+            to,
+            ..
+        } => format!(
             "{f}: order-{order} block at pfn {} moves from the {} to the tail of the {} list",
             x(pfn),
             from.kernel_name(),
             to.kernel_name()
         ),
-        EventKind::Account { mt, delta } => {
+        Mutation::Account { mt, delta } => {
             format!("{f}: NR_FREE_PAGES {delta:+} ({})", mt.kernel_name())
         }
-        EventKind::PcpAdd { cpu, pindex, pfn, end: e } => format!(
+        Mutation::PcpAdd {
+            cpu,
+            pindex,
+            pfn,
+            end: e,
+        } => format!(
             "{f}: order-{} block at pfn {} goes to the {} of CPU {cpu}'s {} pcp list",
             pindex_to_order(pindex as usize),
             x(pfn),
             end(e),
             pindex_to_mt(pindex as usize).kernel_name()
         ),
-        EventKind::PcpDel { cpu, pindex, pfn, prev } => format!(
+        Mutation::PcpDel {
+            cpu,
+            pindex,
+            pfn,
+            prev,
+        } => format!(
             "{f}: order-{} block at pfn {} taken from the {} of CPU {cpu}'s {} pcp list",
             pindex_to_order(pindex as usize),
             x(pfn),
             if prev == NIL { "head" } else { "tail" },
             pindex_to_mt(pindex as usize).kernel_name()
         ),
-        EventKind::SetPageblock { pb, old, new } => format!(
+        Mutation::SetPageblock { pb, old, new } => format!(
             "{f}: pageblock {pb} (pfn {}) changes type {} → {}",
             x(pb << PAGEBLOCK_ORDER),
             pb_name(old),
             pb_name(new)
         ),
-        EventKind::Counter { id, cpu, delta } => format!("{f}: {id:?} {delta:+} (cpu {cpu})"),
-        EventKind::PrepNewPage { pfn, order, .. } => {
+        Mutation::Counter { id, cpu, delta } => format!("{f}: {id:?} {delta:+} (cpu {cpu})"),
+        Mutation::PrepNewPage { pfn, order, .. } => {
             format!("{f}: order-{order} block at pfn {} is handed out", x(pfn))
         }
-        EventKind::SplitPage { pfn, order } => format!(
+        Mutation::SplitPage { pfn, order } => format!(
             "{f}: the order-{order} block at pfn {} becomes {} separate pages",
             x(pfn),
             1u32 << order
         ),
-        EventKind::PutPage { pfn, order, .. } => {
-            format!("{f}: the owner drops the order-{order} block at pfn {}", x(pfn))
+        Mutation::PutPage { pfn, order, .. } => {
+            format!(
+                "{f}: the owner drops the order-{order} block at pfn {}",
+                x(pfn)
+            )
         }
-        EventKind::ContigAlloc { pfn, nr, .. } => {
+        Mutation::ContigAlloc { pfn, nr, .. } => {
             format!("{f}: {nr} pages from pfn {} are allocated", x(pfn))
         }
-        EventKind::Lock { zone, cpu } => {
+    }
+}
+
+/// [`narrate`] for an annotation.
+fn narrate_annotation(
+    ctx: &Ctx,
+    log: &EventLog,
+    f: &str,
+    x: &dyn Fn(ZonePfn) -> String,
+    a: Annotation,
+) -> String {
+    match a {
+        Annotation::Lock { zone, cpu } => {
             if zone {
                 format!("{f}: zone->lock taken")
             } else {
                 format!("{f}: CPU {cpu}'s pcp lock taken")
             }
         }
-        EventKind::Enter { func } => format!("→ {}", func.name()),
-        EventKind::Exit { func } => format!("← {}", func.name()),
-        EventKind::Trace(t) => trace_line(ctx, &t),
-        EventKind::FallbackProbe { order, start_mt, found, refused } => {
+        Annotation::Enter { func } => format!("→ {}", func.name()),
+        Annotation::Exit { func } => format!("← {}", func.name()),
+        Annotation::Trace(t) => trace_line(ctx, &t),
+        Annotation::FallbackProbe { order, start_mt, found, refused } => {
             if refused {
                 format!(
                     "{f}: order {order} is too small to claim for a {} request: stop",
@@ -174,7 +218,7 @@ pub fn narrate(ctx: &Ctx, log: &EventLog, ev: &Event) -> String {
                 }
             }
         }
-        EventKind::Claimed { pfn, order, from, to, pageblocks, free, alike } => {
+        Annotation::Claimed { pfn, order, from, to, pageblocks, free, alike } => {
             if order >= PAGEBLOCK_ORDER && pageblocks > 1 || free == 1 << order {
                 format!(
                     "{f}: claims {pageblocks} whole pageblock(s) at pfn {}: {} → {}",
@@ -191,41 +235,41 @@ pub fn narrate(ctx: &Ctx, log: &EventLog, ev: &Event) -> String {
                 )
             }
         }
-        EventKind::ClaimRefused { pfn, order, free, alike } => format!(
+        Annotation::ClaimRefused { pfn, order, free, alike } => format!(
             "{f}: claim of the order-{order} block at pfn {} refused ({free} free + {alike} alike < 256)",
             x(pfn)
         ),
-        EventKind::Stolen { pfn, order, alloc_order, from } => format!(
+        Annotation::Stolen { pfn, order, alloc_order, from } => format!(
             "{f}: steals {} page(s) from the {} order-{order} block at pfn {}; the pageblock keeps its type",
             1u32 << alloc_order,
             from.kernel_name(),
             x(pfn)
         ),
-        EventKind::Watermark { order, mark, free, ok } => format!(
+        Annotation::Watermark { order, mark, free, ok } => format!(
             "{f}: watermark check order {order}: free {free} vs mark {mark}: {}",
             if ok { "ok" } else { "FAIL" }
         ),
-        EventKind::PcpRefill { cpu, order, mt, want, got } => format!(
+        Annotation::PcpRefill { cpu, order, mt, want, got } => format!(
             "{f}: CPU {cpu} refilled its order-{order} {} pcp list with {got} of {want} blocks",
             mt.kernel_name()
         ),
-        EventKind::PcpDrain { cpu, count, pindex } => format!(
+        Annotation::PcpDrain { cpu, count, pindex } => format!(
             "{f}: CPU {cpu} frees {count} pcp pages to the buddy, starting at list {pindex}"
         ),
-        EventKind::Merge { pfn, buddy, order } => format!(
+        Annotation::Merge { pfn, buddy, order } => format!(
             "{f}: merges with its buddy at pfn {} into an order-{order} block at pfn {}",
             x(buddy),
             x(pfn)
         ),
-        EventKind::Chunk { pfn, order } => format!("{f}: chunk pfn {} order {order}", x(pfn)),
-        EventKind::Run { pfn, nr } => {
+        Annotation::Chunk { pfn, order } => format!("{f}: chunk pfn {} order {order}", x(pfn)),
+        Annotation::Run { pfn, nr } => {
             format!("{f}: {nr} consecutive pages from pfn {} go to __free_contig_range", x(pfn))
         }
-        EventKind::VmallocAttempt { order, ok } => format!(
+        Annotation::VmallocAttempt { order, ok } => format!(
             "{f}: order-{order} attempt {}",
             if ok { "succeeded" } else { "failed: try the next lower order" }
         ),
-        EventKind::Message { level, id } => {
+        Annotation::Message { level, id } => {
             format!("{}: {}", level_word(level), log.message(id))
         }
     }
@@ -262,11 +306,11 @@ pub fn trace_text(run: &crate::runner::Run) -> String {
             next_op += 1;
         }
         match ev.kind {
-            EventKind::Trace(t) => {
+            EventKind::Annotation(Annotation::Trace(t)) => {
                 out.push_str(&trace_line(&ctx, &t));
                 out.push('\n');
             }
-            EventKind::Message { level, id } => {
+            EventKind::Annotation(Annotation::Message { level, id }) => {
                 for line in run.log.message(id).lines() {
                     out.push_str(&format!("# {}: {}\n", level_word(level), line));
                 }

@@ -10,13 +10,13 @@ use crate::zone::*;
 
 impl Engine {
     /// The free block (buddy or pcp) that contains `pfn`, if any: `(head, order, on_pcp)`.
-    pub fn free_block_containing(&self, pfn: u32) -> Option<(u32, u8, bool)> {
+    pub fn free_block_containing(&self, pfn: ZonePfn) -> Option<(ZonePfn, u8, bool)> {
         self.zone.block_containing(pfn)
     }
 
     /// `free_contig_range` / `__free_contig_frozen_range`, page by page (≤ 7.1, §5.1): one
     /// `__free_page` per pfn, ascending, each onto the order-0 pcp list.
-    pub fn free_contig_range_per_page(&mut self, pfn: u32, n: u32, cpu: usize) {
+    pub fn free_contig_range_per_page(&mut self, pfn: ZonePfn, n: u32, cpu: usize) {
         self.enter(KernelFn::free_contig_range);
         for p in pfn..pfn + n {
             self.free_pages(p, 0, cpu);
@@ -26,7 +26,7 @@ impl Engine {
 
     /// `__free_contig_range_common` (7.2, §5.2): every page is released and prepared as
     /// order 0, then each run of prepared pages is freed in naturally aligned chunks.
-    pub fn free_contig_range_chunked(&mut self, pfn: u32, n: u32, cpu: usize) {
+    pub fn free_contig_range_chunked(&mut self, pfn: ZonePfn, n: u32, cpu: usize) {
         self.enter(KernelFn::__free_contig_range_common);
         let mut start: Option<u32> = None;
         for p in pfn..pfn + n {
@@ -61,7 +61,7 @@ impl Engine {
         self.enter(KernelFn::free_prepared_contig_range);
         while n > 0 {
             let o = contig_chunk_order(self.zone.abs_pfn(p), n as u64);
-            self.emit(Step::ContigChunk, EventKind::Chunk { pfn: p, order: o });
+            self.emit(Step::ContigChunk, Annotation::Chunk { pfn: p, order: o });
             self.__free_frozen_pages(p, o, FPI_PREPARED, cpu);
             p += 1 << o;
             n -= 1 << o;
@@ -72,7 +72,7 @@ impl Engine {
     /// `alloc_contig_range` as the scenario format pins it: fail if any page is allocated
     /// (pcp pages count as free); drain every pcp; take the range out of the buddy, giving the
     /// parts of overlapping blocks outside the range back as aligned chunks at list tails.
-    pub fn alloc_contig_range(&mut self, pfn: u32, nr: u32, owner: u32) -> bool {
+    pub fn alloc_contig_range(&mut self, pfn: ZonePfn, nr: u32, owner: u32) -> bool {
         self.enter(KernelFn::alloc_contig_range);
         let end = pfn + nr;
         let mut p = pfn;
@@ -100,7 +100,7 @@ impl Engine {
         }
         self.emit(
             Step::AllocContigTake,
-            EventKind::Lock { zone: true, cpu: 0 },
+            Annotation::Lock { zone: true, cpu: 0 },
         );
         let mut p = pfn;
         while p < end {
@@ -118,7 +118,7 @@ impl Engine {
             for (s, e) in outside {
                 if e > s {
                     for (c, co) in contig_chunks(self.zone.abs_pfn(s), (e - s) as u64) {
-                        let c = (c - self.zone.cfg.start_pfn) as u32;
+                        let c = self.zone.zone_pfn(c);
                         let cmt = self.zone.pageblock_mt(c);
                         self.add_to_free_list(Step::AllocContigGiveBack, c, co, cmt, true);
                         self.account_freepages(Step::AllocContigGiveBack, 1i64 << co, cmt);
@@ -129,7 +129,7 @@ impl Engine {
         }
         self.emit(
             Step::AllocContigAlloc,
-            EventKind::ContigAlloc { pfn, nr, owner },
+            Mutation::ContigAlloc { pfn, nr, owner },
         );
         self.exit(KernelFn::alloc_contig_range);
         true
@@ -138,7 +138,7 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use crate::events::EventKind;
+    use crate::events::{Annotation, EventKind};
 
     // In the crate because it takes a page reference by hand (the zone's fields are private
     // to the crate, and no scenario op pins a page).
@@ -157,7 +157,7 @@ mod tests {
             .events
             .iter()
             .filter_map(|ev| match ev.kind {
-                EventKind::Chunk { pfn, order } => Some((pfn, order)),
+                EventKind::Annotation(Annotation::Chunk { pfn, order }) => Some((pfn, order)),
                 _ => None,
             })
             .collect();

@@ -6,12 +6,12 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::MigrateType;
+use crate::types::{MigrateType, Pfn};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
     /// `alloc`: the block obtained (absolute pfn).
-    Allocated { order: u8, pfn: u64 },
+    Allocated { order: u8, pfn: Pfn },
     /// `alloc`, `vmalloc`: no memory.
     Failed,
     /// `split`: the block became `pages` order-0 pages.
@@ -19,7 +19,7 @@ pub enum Outcome {
     /// `split` of an order-0 or already split allocation.
     NothingToSplit,
     /// `alloc_contig_range`: the range obtained (absolute pfn).
-    ContigAllocated { nr: u32, pfn: u64 },
+    ContigAllocated { nr: u32, pfn: Pfn },
     /// `alloc_contig_range`: some page of the range is not free.
     RangeInUse,
     /// `vmalloc`: pages obtained; the large-order attempts `(order, succeeded)` (order-0 ones
@@ -42,7 +42,7 @@ pub enum Outcome {
     /// `free_contig_range`.
     ContigFreed { nr: u32, chunked: bool },
     /// One `workload` step that freed a block (absolute pfn).
-    WorkloadFree { step: u64, order: u8, pfn: u64 },
+    WorkloadFree { step: u64, order: u8, pfn: Pfn },
     /// One `workload` step that allocated (`pfn` `None`: it failed).
     WorkloadAlloc {
         step: u64,

@@ -50,7 +50,7 @@ struct StateOut<'a> {
     name: &'a str,
     kernel: &'static str,
     zone: &'a str,
-    start_pfn: u64,
+    start_pfn: Pfn,
     pages: u32,
     cpus: u32,
     nr_free: [u64; NR_PAGE_ORDERS],

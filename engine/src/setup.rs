@@ -3,7 +3,7 @@
 //! the boot-time freeing of `memblock_free_all` (kernel-model.md §3.7, §4.2, §7.1); and
 //! [`build`], the second stage of a run: a validated scenario's start zone.
 
-use crate::events::EventKind;
+use crate::events::Annotation;
 use crate::page_alloc::{Engine, FPI_TO_TAIL};
 use crate::procfs;
 use crate::pseudocode::Step;
@@ -17,7 +17,7 @@ pub struct ZoneParams {
     pub name: String,
     pub kernel: Kernel,
     pub pages: u32,
-    pub start_pfn: u64,
+    pub start_pfn: Pfn,
     pub cpus: u32,
     pub cma: bool,
     pub rmqueue_mode_memory: bool,
@@ -175,8 +175,8 @@ pub fn boot_free(engine: &mut Engine) {
     let start = engine.zone.cfg.start_pfn;
     let n = engine.zone.pages() as u64;
     for (pfn, o) in contig_chunks(start, n) {
-        let idx = (pfn - start) as u32;
-        engine.emit(Step::BootChunk, EventKind::Chunk { pfn: idx, order: o });
+        let idx = engine.zone.zone_pfn(pfn);
+        engine.emit(Step::BootChunk, Annotation::Chunk { pfn: idx, order: o });
         engine.free_one_page(idx, o, FPI_TO_TAIL);
     }
     engine.recording = rec;

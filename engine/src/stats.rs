@@ -6,7 +6,7 @@
 //! tooltips). The macro generates [`Stats`], [`Stats::DEFS`] and the field-by-field arithmetic,
 //! so a new counter is one new row here plus the event that bumps it in [`Stats::count`].
 
-use crate::events::{Event, EventKind, Tracepoint};
+use crate::events::{Annotation, Event, EventKind, Mutation, Tracepoint};
 use crate::pseudocode::Step;
 use serde::{Deserialize, Serialize};
 
@@ -135,38 +135,45 @@ impl Stats {
             }
         };
         match ev.kind {
-            EventKind::FreeListAdd { .. } => {
-                bump(&mut self.freelist_ops, 1);
-                // expand() is the only place that adds split-off halves.
-                if ev.step == Step::ExpandAddUpper {
-                    bump(&mut self.splits, 1);
+            EventKind::Mutation(m) => match m {
+                Mutation::FreeListAdd { .. } => {
+                    bump(&mut self.freelist_ops, 1);
+                    // expand() is the only place that adds split-off halves.
+                    if ev.step == Step::ExpandAddUpper {
+                        bump(&mut self.splits, 1);
+                    }
                 }
-            }
-            EventKind::FreeListDel { .. } | EventKind::FreeListMove { .. } => {
-                bump(&mut self.freelist_ops, 1)
-            }
-            EventKind::PcpAdd { .. } | EventKind::PcpDel { .. } => bump(&mut self.pcp_ops, 1),
-            EventKind::Lock { zone: true, .. } => bump(&mut self.zone_lock, 1),
-            EventKind::Lock { zone: false, .. } => bump(&mut self.pcp_lock, 1),
-            EventKind::FallbackProbe { .. } => bump(&mut self.fallback_probes, 1),
-            EventKind::Claimed { pageblocks, .. } => {
-                bump(&mut self.pageblocks_claimed, pageblocks as u64)
-            }
-            EventKind::ClaimRefused { .. } => bump(&mut self.claims_refused, 1),
-            EventKind::Stolen { alloc_order, .. } => bump(&mut self.pages_stolen, 1 << alloc_order),
-            EventKind::Merge { .. } => bump(&mut self.merges, 1),
-            EventKind::PcpRefill { .. } => bump(&mut self.pcp_refills, 1),
-            EventKind::PcpDrain { .. } => bump(&mut self.pcp_drains, 1),
-            EventKind::Watermark { ok, .. } => {
-                bump(&mut self.watermark_checks, 1);
-                if !ok {
-                    bump(&mut self.watermark_failures, 1)
+                Mutation::FreeListDel { .. } | Mutation::FreeListMove { .. } => {
+                    bump(&mut self.freelist_ops, 1)
                 }
-            }
-            EventKind::Trace(Tracepoint::MmPageFree { order, .. }) => {
-                bump(&mut self.pages_prepared, 1 << order)
-            }
-            _ => {}
+                Mutation::PcpAdd { .. } | Mutation::PcpDel { .. } => bump(&mut self.pcp_ops, 1),
+                _ => {}
+            },
+            EventKind::Annotation(a) => match a {
+                Annotation::Lock { zone: true, .. } => bump(&mut self.zone_lock, 1),
+                Annotation::Lock { zone: false, .. } => bump(&mut self.pcp_lock, 1),
+                Annotation::FallbackProbe { .. } => bump(&mut self.fallback_probes, 1),
+                Annotation::Claimed { pageblocks, .. } => {
+                    bump(&mut self.pageblocks_claimed, pageblocks as u64)
+                }
+                Annotation::ClaimRefused { .. } => bump(&mut self.claims_refused, 1),
+                Annotation::Stolen { alloc_order, .. } => {
+                    bump(&mut self.pages_stolen, 1 << alloc_order)
+                }
+                Annotation::Merge { .. } => bump(&mut self.merges, 1),
+                Annotation::PcpRefill { .. } => bump(&mut self.pcp_refills, 1),
+                Annotation::PcpDrain { .. } => bump(&mut self.pcp_drains, 1),
+                Annotation::Watermark { ok, .. } => {
+                    bump(&mut self.watermark_checks, 1);
+                    if !ok {
+                        bump(&mut self.watermark_failures, 1)
+                    }
+                }
+                Annotation::Trace(Tracepoint::MmPageFree { order, .. }) => {
+                    bump(&mut self.pages_prepared, 1 << order)
+                }
+                _ => {}
+            },
         }
     }
 }

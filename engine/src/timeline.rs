@@ -5,7 +5,7 @@
 //! mutation is invertible, so one step back costs one event); long jumps restore the nearest
 //! checkpoint at or before the target and replay forwards — never from the start.
 
-use crate::events::{Event, EventKind, KernelFn};
+use crate::events::{Annotation, Event, KernelFn};
 use crate::runner::{OpRecord, Run};
 use crate::zone::Zone;
 
@@ -167,17 +167,17 @@ impl Timeline {
             .min(self.pos);
         let mut stack = Vec::new();
         for e in &self.run.log.events[start as usize..self.pos as usize] {
-            match e.kind {
-                EventKind::Enter { func } => stack.push(func),
-                EventKind::Exit { .. } => {
+            match e.kind.annotation() {
+                Some(Annotation::Enter { func }) => stack.push(func),
+                Some(Annotation::Exit { .. }) => {
                     stack.pop();
                 }
                 _ => {}
             }
         }
         if let Some(e) = self.current() {
-            let f = match e.kind {
-                EventKind::Enter { func } | EventKind::Exit { func } => func,
+            let f = match e.kind.annotation() {
+                Some(Annotation::Enter { func } | Annotation::Exit { func }) => func,
                 _ => e.step.func(),
             };
             if stack.last() != Some(&f) {

@@ -1,7 +1,41 @@
 //! Constants, migratetypes, gfp and alloc flags: the vocabulary of `mm/page_alloc.c`
 //! (x86_64, 4 KiB pages, distro-like config; kernel-model.md §1).
+//!
+//! **Pfns.** Two kinds, never to be mixed: [`Pfn`], the absolute page frame number the kernel
+//! prints (`/proc`, tracepoint lines, the scenario's `start_pfn` and ranges), and [`ZonePfn`],
+//! a page's index in its zone (`pfn - zone->zone_start_pfn`), which indexes the zone's per-page
+//! arrays and is what every event and list link holds. They are type aliases, not newtypes:
+//! the allocator's buddy arithmetic (`pfn ^ (1 << order)`, `pfn + (1 << order)`, masks) runs on
+//! `ZonePfn` on every path, and a newtype would need that arithmetic wrapped or unwrapped at
+//! every step for no gain in the hot code. What keeps them apart instead: a `u64` is only ever
+//! an absolute pfn and a `u32` pfn only ever zone-relative (the widths differ, so passing one
+//! for the other does not compile without a cast), and the conversion lives in one place,
+//! [`crate::zone::Zone::abs_pfn`] / [`crate::zone::Zone::zone_pfn`] (and
+//! [`crate::narrate::Ctx`] for printing, which calls the same [`to_abs_pfn`]).
 
 use serde::{Deserialize, Serialize};
+
+/// An absolute page frame number, as the kernel prints it (`/proc`, tracepoints, scenarios).
+pub type Pfn = u64;
+
+/// A page's index in its zone (`pfn - zone_start_pfn`): the index of the zone's per-page
+/// arrays, and the pfn every event and list link carries. Buddy alignment is the same as the
+/// absolute pfn's, because a zone starts at a multiple of 1024 pages.
+pub type ZonePfn = u32;
+
+/// `start_pfn + idx`: the one conversion from zone-relative to absolute.
+#[inline]
+pub fn to_abs_pfn(start_pfn: Pfn, idx: ZonePfn) -> Pfn {
+    start_pfn + Pfn::from(idx)
+}
+
+/// `pfn - start_pfn`: the one conversion from absolute to zone-relative. The caller has
+/// checked that `pfn` lies in the zone (`start_pfn <= pfn < start_pfn + pages`).
+#[inline]
+pub fn to_zone_pfn(start_pfn: Pfn, pfn: Pfn) -> ZonePfn {
+    debug_assert!(pfn >= start_pfn && pfn - start_pfn <= ZonePfn::MAX as Pfn);
+    (pfn - start_pfn) as ZonePfn
+}
 
 /// Largest buddy order: an order-10 block is 1024 pages = 4 MiB.
 pub const MAX_PAGE_ORDER: u8 = 10;
@@ -361,7 +395,7 @@ pub fn ilog2(n: u64) -> u32 {
 
 /// The chunk rule of boot freeing (§3.7) and `free_prepared_contig_range` (§5.3): the largest
 /// naturally aligned block at `pfn` that fits in `remaining` pages, capped at `MAX_PAGE_ORDER`.
-pub fn contig_chunk_order(pfn: u64, remaining: u64) -> u8 {
+pub fn contig_chunk_order(pfn: Pfn, remaining: u64) -> u8 {
     let align = if pfn == 0 {
         MAX_PAGE_ORDER as u32
     } else {
@@ -371,7 +405,7 @@ pub fn contig_chunk_order(pfn: u64, remaining: u64) -> u8 {
 }
 
 /// Splits `[pfn, pfn + n)` into the chunks of [`contig_chunk_order`], ascending.
-pub fn contig_chunks(mut pfn: u64, mut n: u64) -> Vec<(u64, u8)> {
+pub fn contig_chunks(mut pfn: Pfn, mut n: u64) -> Vec<(Pfn, u8)> {
     let mut out = Vec::new();
     while n > 0 {
         let o = contig_chunk_order(pfn, n);

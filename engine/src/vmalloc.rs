@@ -71,7 +71,7 @@ impl Engine {
             if self.bulk_gate(mark, flags) {
                 self.emit(
                     Step::BulkPcpLock,
-                    EventKind::Lock {
+                    Annotation::Lock {
                         zone: false,
                         cpu: cpu as u8,
                     },
@@ -82,7 +82,7 @@ impl Engine {
                         Some(p) => {
                             self.emit(
                                 Step::BulkPrep,
-                                EventKind::PrepNewPage {
+                                Mutation::PrepNewPage {
                                     pfn: p,
                                     order: 0,
                                     owner,
@@ -138,7 +138,7 @@ impl Engine {
                 let page = self.alloc_pages(large_gfp, o, cpu, owner, false);
                 self.emit(
                     Step::VmallocAttempt,
-                    EventKind::VmallocAttempt {
+                    Annotation::VmallocAttempt {
                         order: o,
                         ok: page.is_some(),
                     },
@@ -238,7 +238,7 @@ impl Engine {
                     }
                     self.emit(
                         Step::VfreeRun,
-                        EventKind::Run {
+                        Annotation::Run {
                             pfn: area.pages[i],
                             nr: (j - i) as u32,
                         },

@@ -5,7 +5,7 @@
 //! [`Event`], and every mutation can be undone with [`Zone::unapply`]: the timeline steps
 //! backwards exactly and replays from checkpoints through the code the live run used.
 
-use crate::events::{CounterId, End, Event, EventKind, NIL};
+use crate::events::{CounterId, End, Event, EventKind, Mutation, NIL};
 use crate::types::*;
 use serde::{Deserialize, Serialize};
 
@@ -36,8 +36,8 @@ pub const PB_ISOLATE: u8 = 1 << 3;
 /// `next`/`prev` arrays, like the kernel's `struct list_head` inside `struct page`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct List {
-    pub head: u32,
-    pub tail: u32,
+    pub head: ZonePfn,
+    pub tail: ZonePfn,
     pub len: u32,
 }
 
@@ -85,7 +85,7 @@ pub use crate::stats::Stats;
 pub struct ZoneConfig {
     pub name: String,
     pub kernel: Kernel,
-    pub start_pfn: u64,
+    pub start_pfn: Pfn,
     pub pages: u32,
     pub cpus: u32,
     pub cma: bool,
@@ -101,11 +101,11 @@ pub struct ZoneConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Zone {
     pub(crate) cfg: ZoneConfig,
-    // --- per page (index = pfn - start_pfn) ---
+    // --- per page, indexed by `ZonePfn` (pfn - start_pfn) ---
     pub(crate) kind: Vec<PageKind>,
     pub(crate) order: Vec<u8>,
-    pub(crate) next: Vec<u32>,
-    pub(crate) prev: Vec<u32>,
+    pub(crate) next: Vec<ZonePfn>,
+    pub(crate) prev: Vec<ZonePfn>,
     pub(crate) refcount: Vec<u8>,
     pub(crate) pflags: Vec<u8>,
     /// Allocation id for allocated pages; the CPU for a pcp head.
@@ -257,22 +257,22 @@ impl Zone {
     }
 
     /// What page `pfn` is: the head of a buddy block, of a pcp block, or neither.
-    pub fn page_kind(&self, pfn: u32) -> PageKind {
+    pub fn page_kind(&self, pfn: ZonePfn) -> PageKind {
         self.kind[pfn as usize]
     }
 
     /// The order of the free block headed by `pfn` (`buddy_order`; 0 if not a head).
-    pub fn page_order(&self, pfn: u32) -> u8 {
+    pub fn page_order(&self, pfn: ZonePfn) -> u8 {
         self.order[pfn as usize]
     }
 
     /// `page_ref_count`.
-    pub fn page_refcount(&self, pfn: u32) -> u8 {
+    pub fn page_refcount(&self, pfn: ZonePfn) -> u8 {
         self.refcount[pfn as usize]
     }
 
     /// The allocation id holding page `pfn` ([`NO_OWNER`] if none); the CPU for a pcp head.
-    pub fn page_owner(&self, pfn: u32) -> u32 {
+    pub fn page_owner(&self, pfn: ZonePfn) -> u32 {
         self.owner[pfn as usize]
     }
 
@@ -305,9 +305,14 @@ impl Zone {
         checks.into_iter().find(|c| c.1).map(|c| c.0)
     }
 
-    /// Absolute pfn of a zone-relative index.
-    pub fn abs_pfn(&self, idx: u32) -> u64 {
-        self.cfg.start_pfn + idx as u64
+    /// The absolute pfn of a page of this zone (see [`ZonePfn`] for the convention).
+    pub fn abs_pfn(&self, idx: ZonePfn) -> Pfn {
+        to_abs_pfn(self.cfg.start_pfn, idx)
+    }
+
+    /// The index in this zone of absolute pfn `pfn`, which the caller knows is in the zone.
+    pub fn zone_pfn(&self, pfn: Pfn) -> ZonePfn {
+        to_zone_pfn(self.cfg.start_pfn, pfn)
     }
 
     pub fn nr_pageblocks(&self) -> u32 {
@@ -315,7 +320,7 @@ impl Zone {
     }
 
     /// `get_pfnblock_migratetype`: ISOLATE if the isolate bit is set, else the 3-bit type.
-    pub fn pageblock_mt(&self, pfn: u32) -> MigrateType {
+    pub fn pageblock_mt(&self, pfn: ZonePfn) -> MigrateType {
         self.pb_mt(pfn >> PAGEBLOCK_ORDER)
     }
 
@@ -329,12 +334,12 @@ impl Zone {
     }
 
     /// The free list a buddy head is on.
-    pub fn list_mt_of(&self, pfn: u32) -> MigrateType {
+    pub fn list_mt_of(&self, pfn: ZonePfn) -> MigrateType {
         MigrateType::from_idx(self.list_mt[pfn as usize] as usize)
     }
 
     /// True if `pfn` is the head of a free buddy block of exactly `order`.
-    pub fn is_buddy(&self, pfn: u32, order: u8) -> bool {
+    pub fn is_buddy(&self, pfn: ZonePfn, order: u8) -> bool {
         (pfn as usize) < self.kind.len()
             && self.kind[pfn as usize] == PageKind::Buddy
             && self.order[pfn as usize] == order
@@ -361,11 +366,11 @@ impl Zone {
     }
 
     /// The pfns of a free list, head first.
-    pub fn free_list_pfns(&self, order: u8, mt: MigrateType) -> Vec<u32> {
+    pub fn free_list_pfns(&self, order: u8, mt: MigrateType) -> Vec<ZonePfn> {
         self.list_iter(self.free_list(order, mt)).collect()
     }
 
-    pub fn pcp_list_pfns(&self, cpu: usize, pindex: usize) -> Vec<u32> {
+    pub fn pcp_list_pfns(&self, cpu: usize, pindex: usize) -> Vec<ZonePfn> {
         self.list_iter(&self.pcp[cpu].lists[pindex]).collect()
     }
 
@@ -376,7 +381,7 @@ impl Zone {
 
     /// The free block (buddy or pcp) that contains page `pfn`, if any: `(head, order, on_pcp)`.
     /// Blocks are naturally aligned, so the head is `pfn` rounded down to some order.
-    pub fn block_containing(&self, pfn: u32) -> Option<(u32, u8, bool)> {
+    pub fn block_containing(&self, pfn: ZonePfn) -> Option<(ZonePfn, u8, bool)> {
         (0..=MAX_PAGE_ORDER).find_map(|o| {
             let head = pfn & !((1u32 << o) - 1);
             let k = self.kind[head as usize];
@@ -403,7 +408,7 @@ impl Zone {
 
     // ------------------------------------------------------------------ list primitives
 
-    fn link_head(&mut self, l: ListId, pfn: u32) {
+    fn link_head(&mut self, l: ListId, pfn: ZonePfn) {
         let list = self.list_mut(l);
         let old = list.head;
         list.head = pfn;
@@ -418,7 +423,7 @@ impl Zone {
         }
     }
 
-    fn link_tail(&mut self, l: ListId, pfn: u32) {
+    fn link_tail(&mut self, l: ListId, pfn: ZonePfn) {
         let list = self.list_mut(l);
         let old = list.tail;
         list.tail = pfn;
@@ -434,7 +439,7 @@ impl Zone {
     }
 
     /// Inserts after `after` (NIL: at the head). Used to undo an unlink.
-    fn link_after(&mut self, l: ListId, after: u32, pfn: u32) {
+    fn link_after(&mut self, l: ListId, after: ZonePfn, pfn: ZonePfn) {
         if after == NIL {
             return self.link_head(l, pfn);
         }
@@ -450,7 +455,7 @@ impl Zone {
     }
 
     /// Unlinks and returns the previous neighbour (NIL if it was the head).
-    fn unlink(&mut self, l: ListId, pfn: u32) -> u32 {
+    fn unlink(&mut self, l: ListId, pfn: ZonePfn) -> ZonePfn {
         let p = self.prev[pfn as usize];
         let n = self.next[pfn as usize];
         if p != NIL {
@@ -513,7 +518,7 @@ impl Zone {
         }
     }
 
-    fn set_owner_range(&mut self, pfn: u32, n: u32, owner: u32, lru: bool) {
+    fn set_owner_range(&mut self, pfn: ZonePfn, n: u32, owner: u32, lru: bool) {
         let r = pfn as usize..(pfn + n) as usize;
         self.owner[r.clone()].fill(owner);
         let f = if lru { PF_LRU } else { 0 };
@@ -522,15 +527,32 @@ impl Zone {
         }
     }
 
-    /// Applies an event forwards: a mutation changes the zone; every event moves the cost
-    /// counters it counts towards ([`Stats::count`]).
+    /// Applies an event forwards: a mutation changes the zone ([`Zone::mutate`]); every event
+    /// moves the cost counters it counts towards ([`Stats::count`]).
     ///
-    /// Always inlined: every `Engine::emit` site builds one known variant, so the match folds
+    /// Always inlined: every `Engine::emit` site builds one known variant, so the matches fold
     /// to that arm (a third fewer instructions on the alloc/free fast path, no larger code).
     #[inline(always)]
     pub fn apply(&mut self, ev: &Event) {
-        match ev.kind {
-            EventKind::FreeListAdd {
+        if let EventKind::Mutation(m) = ev.kind {
+            self.mutate(m);
+        }
+        self.stats.count(ev, false);
+    }
+
+    /// Undoes `apply(ev)`; must be called in reverse event order.
+    pub fn unapply(&mut self, ev: &Event) {
+        self.stats.count(ev, true);
+        if let EventKind::Mutation(m) = ev.kind {
+            self.unmutate(m);
+        }
+    }
+
+    /// Performs a mutation: the zone's one way to change after setup.
+    #[inline(always)]
+    fn mutate(&mut self, m: Mutation) {
+        match m {
+            Mutation::FreeListAdd {
                 pfn,
                 order,
                 mt,
@@ -547,7 +569,7 @@ impl Zone {
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
             }
-            EventKind::FreeListDel { pfn, order, mt, .. } => {
+            Mutation::FreeListDel { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
                 self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
@@ -555,7 +577,7 @@ impl Zone {
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
             }
-            EventKind::FreeListMove {
+            Mutation::FreeListMove {
                 pfn,
                 order,
                 from,
@@ -568,8 +590,8 @@ impl Zone {
                 self.blocks_delta(order, from, -1);
                 self.blocks_delta(order, to, 1);
             }
-            EventKind::Account { mt, delta } => self.account(mt, delta as i64),
-            EventKind::PcpAdd {
+            Mutation::Account { mt, delta } => self.account(mt, delta as i64),
+            Mutation::PcpAdd {
                 cpu,
                 pindex,
                 pfn,
@@ -586,7 +608,7 @@ impl Zone {
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
             }
-            EventKind::PcpDel {
+            Mutation::PcpDel {
                 cpu, pindex, pfn, ..
             } => {
                 self.unlink(ListId::Pcp { cpu, pindex }, pfn);
@@ -596,9 +618,9 @@ impl Zone {
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
             }
-            EventKind::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
-            EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, delta as i64),
-            EventKind::PrepNewPage {
+            Mutation::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
+            Mutation::Counter { id, cpu, delta } => self.counter(id, cpu, delta as i64),
+            Mutation::PrepNewPage {
                 pfn,
                 order,
                 owner,
@@ -607,44 +629,26 @@ impl Zone {
                 self.refcount[pfn as usize] = 1;
                 self.set_owner_range(pfn, 1 << order, owner, lru);
             }
-            EventKind::SplitPage { pfn, order } => {
+            Mutation::SplitPage { pfn, order } => {
                 for p in pfn + 1..pfn + (1 << order) {
                     self.refcount[p as usize] = 1;
                 }
             }
-            EventKind::PutPage { pfn, order, .. } => {
+            Mutation::PutPage { pfn, order, .. } => {
                 self.refcount[pfn as usize] = 0;
                 self.set_owner_range(pfn, 1 << order, NO_OWNER, false);
             }
-            EventKind::ContigAlloc { pfn, nr, owner } => {
+            Mutation::ContigAlloc { pfn, nr, owner } => {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(1);
                 self.set_owner_range(pfn, nr, owner, false);
             }
-            EventKind::Lock { .. }
-            | EventKind::FallbackProbe { .. }
-            | EventKind::Claimed { .. }
-            | EventKind::ClaimRefused { .. }
-            | EventKind::Stolen { .. }
-            | EventKind::Merge { .. }
-            | EventKind::PcpRefill { .. }
-            | EventKind::PcpDrain { .. }
-            | EventKind::Watermark { .. }
-            | EventKind::Trace(_)
-            | EventKind::Enter { .. }
-            | EventKind::Exit { .. }
-            | EventKind::Chunk { .. }
-            | EventKind::Run { .. }
-            | EventKind::VmallocAttempt { .. }
-            | EventKind::Message { .. } => {}
         }
-        self.stats.count(ev, false);
     }
 
-    /// Undoes `apply(ev)`; must be called in reverse event order.
-    pub fn unapply(&mut self, ev: &Event) {
-        self.stats.count(ev, true);
-        match ev.kind {
-            EventKind::FreeListAdd { pfn, order, mt, .. } => {
+    /// Undoes `mutate(m)`.
+    fn unmutate(&mut self, m: Mutation) {
+        match m {
+            Mutation::FreeListAdd { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
                 self.kind[pfn as usize] = PageKind::Other;
                 self.order[pfn as usize] = 0;
@@ -652,7 +656,7 @@ impl Zone {
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
             }
-            EventKind::FreeListDel {
+            Mutation::FreeListDel {
                 pfn,
                 order,
                 mt,
@@ -665,7 +669,7 @@ impl Zone {
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
             }
-            EventKind::FreeListMove {
+            Mutation::FreeListMove {
                 pfn,
                 order,
                 from,
@@ -678,8 +682,8 @@ impl Zone {
                 self.blocks_delta(order, to, -1);
                 self.blocks_delta(order, from, 1);
             }
-            EventKind::Account { mt, delta } => self.account(mt, -(delta as i64)),
-            EventKind::PcpAdd {
+            Mutation::Account { mt, delta } => self.account(mt, -(delta as i64)),
+            Mutation::PcpAdd {
                 cpu, pindex, pfn, ..
             } => {
                 self.unlink(ListId::Pcp { cpu, pindex }, pfn);
@@ -689,7 +693,7 @@ impl Zone {
                 self.owner[pfn as usize] = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
             }
-            EventKind::PcpDel {
+            Mutation::PcpDel {
                 cpu,
                 pindex,
                 pfn,
@@ -702,18 +706,18 @@ impl Zone {
                 self.owner[pfn as usize] = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
             }
-            EventKind::SetPageblock { pb, old, .. } => self.pageblock[pb as usize] = old,
-            EventKind::Counter { id, cpu, delta } => self.counter(id, cpu, -(delta as i64)),
-            EventKind::PrepNewPage { pfn, order, .. } => {
+            Mutation::SetPageblock { pb, old, .. } => self.pageblock[pb as usize] = old,
+            Mutation::Counter { id, cpu, delta } => self.counter(id, cpu, -(delta as i64)),
+            Mutation::PrepNewPage { pfn, order, .. } => {
                 self.refcount[pfn as usize] = 0;
                 self.set_owner_range(pfn, 1 << order, NO_OWNER, false);
             }
-            EventKind::SplitPage { pfn, order } => {
+            Mutation::SplitPage { pfn, order } => {
                 for p in pfn + 1..pfn + (1 << order) {
                     self.refcount[p as usize] = 0;
                 }
             }
-            EventKind::PutPage {
+            Mutation::PutPage {
                 pfn,
                 order,
                 owner,
@@ -722,26 +726,10 @@ impl Zone {
                 self.refcount[pfn as usize] = 1;
                 self.set_owner_range(pfn, 1 << order, owner, lru);
             }
-            EventKind::ContigAlloc { pfn, nr, .. } => {
+            Mutation::ContigAlloc { pfn, nr, .. } => {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(0);
                 self.set_owner_range(pfn, nr, NO_OWNER, false);
             }
-            EventKind::Lock { .. }
-            | EventKind::FallbackProbe { .. }
-            | EventKind::Claimed { .. }
-            | EventKind::ClaimRefused { .. }
-            | EventKind::Stolen { .. }
-            | EventKind::Merge { .. }
-            | EventKind::PcpRefill { .. }
-            | EventKind::PcpDrain { .. }
-            | EventKind::Watermark { .. }
-            | EventKind::Trace(_)
-            | EventKind::Enter { .. }
-            | EventKind::Exit { .. }
-            | EventKind::Chunk { .. }
-            | EventKind::Run { .. }
-            | EventKind::VmallocAttempt { .. }
-            | EventKind::Message { .. } => {}
         }
     }
 }
@@ -749,12 +737,12 @@ impl Zone {
 /// Iterator over a list's pfns, head first.
 pub struct ListIter<'a> {
     zone: &'a Zone,
-    cur: u32,
+    cur: ZonePfn,
 }
 
 impl Iterator for ListIter<'_> {
-    type Item = u32;
-    fn next(&mut self) -> Option<u32> {
+    type Item = ZonePfn;
+    fn next(&mut self) -> Option<ZonePfn> {
         if self.cur == NIL {
             return None;
         }

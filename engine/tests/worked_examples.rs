@@ -1,6 +1,6 @@
 //! Golden tests: every worked example of kernel-model.md, run through the engine.
 
-use buddyscope::events::{EventKind, Tracepoint};
+use buddyscope::events::{Annotation, Mutation, Tracepoint};
 use buddyscope::metrics::check_invariants;
 use buddyscope::page_alloc::Engine;
 use buddyscope::setup::{boot_engine, ZoneParams};
@@ -42,8 +42,8 @@ fn first_unmovable_allocation_claims_block_0_and_refills_63() {
         .log
         .events
         .iter()
-        .filter_map(|ev| match ev.kind {
-            EventKind::Trace(t @ Tracepoint::MmPageAllocExtfrag { .. }) => Some(t),
+        .filter_map(|ev| match ev.kind.annotation() {
+            Some(Annotation::Trace(t @ Tracepoint::MmPageAllocExtfrag { .. })) => Some(t),
             _ => None,
         })
         .collect();
@@ -90,10 +90,10 @@ fn draining_the_pcp_merges_back_to_order_10() {
         .log
         .events
         .iter()
-        .filter_map(|ev| match ev.kind {
-            EventKind::FreeListAdd {
+        .filter_map(|ev| match ev.kind.mutation() {
+            Some(Mutation::FreeListAdd {
                 pfn, order, end, ..
-            } => Some((pfn, order, end == buddyscope::events::End::Tail)),
+            }) => Some((pfn, order, end == buddyscope::events::End::Tail)),
             _ => None,
         })
         .collect();
@@ -127,8 +127,8 @@ fn chunked_free_of_an_unaligned_range() {
         .log
         .events
         .iter()
-        .filter_map(|ev| match ev.kind {
-            EventKind::Trace(Tracepoint::MmPageFree { pfn, order }) => Some((pfn, order)),
+        .filter_map(|ev| match ev.kind.annotation() {
+            Some(Annotation::Trace(Tracepoint::MmPageFree { pfn, order })) => Some((pfn, order)),
             _ => None,
         })
         .collect();
@@ -137,8 +137,8 @@ fn chunked_free_of_an_unaligned_range() {
         .log
         .events
         .iter()
-        .filter_map(|ev| match ev.kind {
-            EventKind::Chunk { pfn, order } => Some((pfn, order)),
+        .filter_map(|ev| match ev.kind.annotation() {
+            Some(Annotation::Chunk { pfn, order }) => Some((pfn, order)),
             _ => None,
         })
         .collect();

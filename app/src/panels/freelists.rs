@@ -2,7 +2,7 @@
 //! `free_area[order].free_list[mt]` and its first blocks (absolute pfn), plus `nr_free` per
 //! order exactly as /proc/buddyinfo prints it. Lists the current event touched are highlighted.
 
-use buddyscope::events::EventKind;
+use buddyscope::events::Mutation;
 use buddyscope::timeline::Timeline;
 use buddyscope::types::{MigrateType, NR_PAGE_ORDERS};
 use leptos::prelude::*;
@@ -67,10 +67,10 @@ pub fn view_model(t: &Timeline) -> FreeListsModel {
                 .collect()
         })
         .collect();
-    let touched = match t.current().map(|e| e.kind) {
-        Some(EventKind::FreeListAdd { order, mt, .. }) => vec![(order, mt, ListMark::Add)],
-        Some(EventKind::FreeListDel { order, mt, .. }) => vec![(order, mt, ListMark::Del)],
-        Some(EventKind::FreeListMove {
+    let touched = match t.current().and_then(|e| e.kind.mutation()) {
+        Some(Mutation::FreeListAdd { order, mt, .. }) => vec![(order, mt, ListMark::Add)],
+        Some(Mutation::FreeListDel { order, mt, .. }) => vec![(order, mt, ListMark::Del)],
+        Some(Mutation::FreeListMove {
             order, from, to, ..
         }) => vec![(order, from, ListMark::Del), (order, to, ListMark::Add)],
         _ => Vec::new(),
@@ -202,17 +202,17 @@ mod tests {
                     assert!(cell.chips.len() <= CHIPS && cell.chips.len() <= cell.count as usize);
                 }
             }
-            match t.current().map(|e| e.kind) {
-                Some(EventKind::FreeListAdd { order, mt, .. }) => {
+            match t.current().and_then(|e| e.kind.mutation()) {
+                Some(Mutation::FreeListAdd { order, mt, .. }) => {
                     adds += 1;
                     assert_eq!(m.mark(order as usize, mt), Some(ListMark::Add));
                     assert!(m.cells[order as usize][mt.idx()].count > 0);
                 }
-                Some(EventKind::FreeListDel { order, mt, .. }) => {
+                Some(Mutation::FreeListDel { order, mt, .. }) => {
                     dels += 1;
                     assert_eq!(m.mark(order as usize, mt), Some(ListMark::Del));
                 }
-                Some(EventKind::FreeListMove { .. }) => assert_eq!(m.touched.len(), 2),
+                Some(Mutation::FreeListMove { .. }) => assert_eq!(m.touched.len(), 2),
                 _ => assert!(m.touched.is_empty()),
             }
         }

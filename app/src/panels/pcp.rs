@@ -2,7 +2,7 @@
 //! with their lengths, and `count` against `high` (and `batch`) as a gauge. Refill, drain, add
 //! and del events highlight the CPU and the list they touched.
 
-use buddyscope::events::EventKind;
+use buddyscope::events::{Annotation, EventKind, Mutation};
 use buddyscope::timeline::Timeline;
 use buddyscope::types::{MigrateType, NR_PCP_LISTS};
 use buddyscope::zone::{order_to_pindex, pindex_to_mt, pindex_to_order};
@@ -85,16 +85,18 @@ pub fn view_model(t: &Timeline) -> PcpModel {
         })
     };
     let active = match t.current().map(|e| e.kind) {
-        Some(EventKind::PcpAdd { cpu, pindex, .. }) => {
+        Some(EventKind::Mutation(Mutation::PcpAdd { cpu, pindex, .. })) => {
             active(cpu, Some(pindex as usize), PcpActivity::Add)
         }
-        Some(EventKind::PcpDel { cpu, pindex, .. }) => {
+        Some(EventKind::Mutation(Mutation::PcpDel { cpu, pindex, .. })) => {
             active(cpu, Some(pindex as usize), PcpActivity::Del)
         }
-        Some(EventKind::PcpRefill { cpu, order, mt, .. }) => {
+        Some(EventKind::Annotation(Annotation::PcpRefill { cpu, order, mt, .. })) => {
             active(cpu, Some(order_to_pindex(mt, order)), PcpActivity::Refill)
         }
-        Some(EventKind::PcpDrain { cpu, .. }) => active(cpu, None, PcpActivity::Drain),
+        Some(EventKind::Annotation(Annotation::PcpDrain { cpu, .. })) => {
+            active(cpu, None, PcpActivity::Drain)
+        }
         _ => None,
     };
     PcpModel { cpus, active }

@@ -1,6 +1,6 @@
 //! Pseudocode of the kernel function at the cursor, the call chain and an elixir link.
 
-use buddyscope::events::{Event, EventKind, KernelFn};
+use buddyscope::events::{Annotation, Event, KernelFn};
 use buddyscope::pseudocode::{lines, Step};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
@@ -24,11 +24,13 @@ pub struct PseudocodeModel {
 
 /// True if the event carries a real pseudocode line (not call bookkeeping or an engine note).
 fn has_line(e: &Event) -> bool {
-    !matches!(e.kind, EventKind::Enter { .. } | EventKind::Exit { .. })
-        && !matches!(
-            e.step,
-            Step::Enter | Step::Exit | Step::OpNote | Step::OpWarning
-        )
+    !matches!(
+        e.kind.annotation(),
+        Some(Annotation::Enter { .. } | Annotation::Exit { .. })
+    ) && !matches!(
+        e.step,
+        Step::Enter | Step::Exit | Step::OpNote | Step::OpWarning
+    )
 }
 
 /// How far back to look for a function's lines (keeps a step O(1)-ish on huge ops).

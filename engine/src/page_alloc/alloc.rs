@@ -57,7 +57,7 @@ impl Engine {
         if let Some(pfn) = page {
             self.emit(
                 Step::PrepNewPage,
-                EventKind::PrepNewPage {
+                Mutation::PrepNewPage {
                     pfn,
                     order,
                     owner,
@@ -266,7 +266,7 @@ impl Engine {
             let got = self.rmqueue_bulk(order, batch as u32, mt, flags, cpu);
             self.emit(
                 Step::PcplistRefilled,
-                EventKind::PcpRefill {
+                Annotation::PcpRefill {
                     cpu: cpu as u8,
                     order,
                     mt,
@@ -281,7 +281,7 @@ impl Engine {
         let pfn = self.zone.pcp[cpu].lists[pindex].head;
         self.emit(
             Step::PcplistTakeFront,
-            EventKind::PcpDel {
+            Mutation::PcpDel {
                 cpu: cpu as u8,
                 pindex: pindex as u8,
                 pfn,
@@ -353,7 +353,7 @@ impl Engine {
             };
             self.emit(
                 Step::BulkAddTail,
-                EventKind::PcpAdd {
+                Mutation::PcpAdd {
                     cpu: cpu as u8,
                     pindex,
                     pfn: p,
@@ -482,7 +482,14 @@ impl Engine {
 
     /// `page_del_and_expand`: take the block off its list, give back the upper halves,
     /// account the net `-2^low` pages.
-    fn page_del_and_expand(&mut self, step: Step, pfn: u32, low: u8, high: u8, mt: MigrateType) {
+    fn page_del_and_expand(
+        &mut self,
+        step: Step,
+        pfn: ZonePfn,
+        low: u8,
+        high: u8,
+        mt: MigrateType,
+    ) {
         self.del_from_free_list(step, pfn, high, mt);
         let added = self.expand(pfn, low, high, mt);
         self.account_freepages(Step::ExpandAccount, -((1i64 << high) - added as i64), mt);
@@ -490,7 +497,7 @@ impl Engine {
 
     /// `expand` (§2.6): keep the lower part, push each split-off upper half to the FRONT of
     /// its list, from order `high-1` down to `low`.
-    fn expand(&mut self, pfn: u32, low: u8, mut high: u8, mt: MigrateType) -> u32 {
+    fn expand(&mut self, pfn: ZonePfn, low: u8, mut high: u8, mt: MigrateType) -> u32 {
         if high == low {
             return 0;
         }
@@ -540,7 +547,7 @@ impl Engine {
         };
         self.emit(
             step,
-            EventKind::FallbackProbe {
+            Annotation::FallbackProbe {
                 order,
                 start_mt,
                 found,
@@ -581,7 +588,7 @@ impl Engine {
     fn trace_extfrag(
         &mut self,
         step: Step,
-        pfn: u32,
+        pfn: ZonePfn,
         order: u8,
         cur: u8,
         start_mt: MigrateType,
@@ -604,7 +611,7 @@ impl Engine {
     /// `try_to_claim_block` (§2.7.3).
     fn try_to_claim_block(
         &mut self,
-        pfn: u32,
+        pfn: ZonePfn,
         cur: u8,
         order: u8,
         start_mt: MigrateType,
@@ -619,7 +626,7 @@ impl Engine {
 
     fn try_to_claim_block_inner(
         &mut self,
-        pfn: u32,
+        pfn: ZonePfn,
         cur: u8,
         order: u8,
         start_mt: MigrateType,
@@ -633,7 +640,7 @@ impl Engine {
             self.change_pageblock_range(Step::ClaimWholeRetype, pfn, cur, start_mt);
             self.emit(
                 Step::ClaimWholeRetype,
-                EventKind::Claimed {
+                Annotation::Claimed {
                     pfn,
                     order: cur,
                     from: block_mt,
@@ -680,7 +687,7 @@ impl Engine {
             );
             self.emit(
                 Step::ClaimPartialRetype,
-                EventKind::Claimed {
+                Annotation::Claimed {
                     pfn: start,
                     order: PAGEBLOCK_ORDER,
                     from: block_mt,
@@ -694,7 +701,7 @@ impl Engine {
         }
         self.emit(
             Step::ClaimRefused,
-            EventKind::ClaimRefused {
+            Annotation::ClaimRefused {
                 pfn,
                 order: cur,
                 free,
@@ -760,7 +767,7 @@ impl Engine {
             self.page_del_and_expand(Step::StealTake, pfn, order, cur, f);
             self.emit(
                 Step::StealTake,
-                EventKind::Stolen {
+                Annotation::Stolen {
                     pfn,
                     order: cur,
                     alloc_order: order,
@@ -776,7 +783,7 @@ impl Engine {
     }
 
     /// `reserve_highatomic_pageblock` (§2.9).
-    fn reserve_highatomic_pageblock(&mut self, pfn: u32, order: u8) {
+    fn reserve_highatomic_pageblock(&mut self, pfn: ZonePfn, order: u8) {
         let managed = self.zone.cfg.pages as i64;
         if managed / 100 < PAGEBLOCK_NR_PAGES as i64 {
             return;

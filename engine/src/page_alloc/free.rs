@@ -11,7 +11,7 @@ use crate::zone::*;
 impl Engine {
     /// `__free_pages(page, order)` of a block `owner` holds with refcount 1 (§3.1): the
     /// refcount drops to zero, so the whole block is freed.
-    pub fn free_pages(&mut self, pfn: u32, order: u8, cpu: usize) {
+    pub fn free_pages(&mut self, pfn: ZonePfn, order: u8, cpu: usize) {
         self.enter(KernelFn::__free_pages);
         self.put_page(pfn, order);
         self.__free_frozen_pages(pfn, order, FPI_NONE, cpu);
@@ -19,12 +19,12 @@ impl Engine {
     }
 
     /// `put_page_testzero` reaching zero: the owner lets go of the block.
-    pub fn put_page(&mut self, pfn: u32, order: u8) {
+    pub fn put_page(&mut self, pfn: ZonePfn, order: u8) {
         let owner = self.zone.owner[pfn as usize];
         let lru = self.zone.pflags[pfn as usize] & PF_LRU != 0;
         self.emit(
             Step::PutPage,
-            EventKind::PutPage {
+            Mutation::PutPage {
                 pfn,
                 order,
                 owner,
@@ -34,7 +34,7 @@ impl Engine {
     }
 
     /// `__free_pages_prepare`: emits `mm_page_free` unless the block was prepared already.
-    fn free_pages_prepare(&mut self, pfn: u32, order: u8, fpi: Fpi) -> bool {
+    fn free_pages_prepare(&mut self, pfn: ZonePfn, order: u8, fpi: Fpi) -> bool {
         if fpi & FPI_PREPARED != 0 {
             return true;
         }
@@ -43,12 +43,12 @@ impl Engine {
     }
 
     /// Per-page `free_pages_prepare(page, 0)` of the chunked contiguous free (§5.2).
-    pub fn prepare_one_page(&mut self, pfn: u32) {
+    pub fn prepare_one_page(&mut self, pfn: ZonePfn) {
         self.free_pages_prepare(pfn, 0, FPI_NONE);
     }
 
     /// `__free_frozen_pages` (§3.2): pcp for orders 0–3 and 9, buddy otherwise.
-    pub fn __free_frozen_pages(&mut self, pfn: u32, order: u8, fpi: Fpi, cpu: usize) {
+    pub fn __free_frozen_pages(&mut self, pfn: ZonePfn, order: u8, fpi: Fpi, cpu: usize) {
         self.enter(KernelFn::__free_frozen_pages);
         if !pcp_allowed_order(order) {
             self.__free_pages_ok(pfn, order, fpi);
@@ -70,14 +70,14 @@ impl Engine {
     }
 
     /// `__free_pages_ok`: prepare, then straight to the buddy.
-    fn __free_pages_ok(&mut self, pfn: u32, order: u8, fpi: Fpi) {
+    fn __free_pages_ok(&mut self, pfn: ZonePfn, order: u8, fpi: Fpi) {
         if self.free_pages_prepare(pfn, order, fpi) {
             self.free_one_page(pfn, order, fpi);
         }
     }
 
     /// `free_one_page` → `split_large_buddy`: at most one pageblock at a time.
-    pub fn free_one_page(&mut self, pfn: u32, order: u8, fpi: Fpi) {
+    pub fn free_one_page(&mut self, pfn: ZonePfn, order: u8, fpi: Fpi) {
         self.enter(KernelFn::free_one_page);
         self.lock_zone(Step::FreeOnePageLock);
         let piece = order.min(PAGEBLOCK_ORDER);
@@ -92,7 +92,7 @@ impl Engine {
     }
 
     /// `__free_one_page` (§3.4): merge with free buddies, then head or tail placement.
-    pub fn __free_one_page(&mut self, mut pfn: u32, mut order: u8, mt: MigrateType, fpi: Fpi) {
+    pub fn __free_one_page(&mut self, mut pfn: ZonePfn, mut order: u8, mt: MigrateType, fpi: Fpi) {
         self.enter(KernelFn::__free_one_page);
         self.account_freepages(Step::FreeOneAccount, 1i64 << order, mt);
         let mut buddy_pfn = 0u32;
@@ -115,7 +115,7 @@ impl Engine {
             let combined = buddy_pfn & pfn;
             self.emit(
                 Step::FreeOneMerge,
-                EventKind::Merge {
+                Annotation::Merge {
                     pfn: combined,
                     buddy: buddy_pfn,
                     order: order + 1,
@@ -139,7 +139,7 @@ impl Engine {
     }
 
     /// `buddy_merge_likely`: is the order+1 buddy of the combined block free?
-    fn buddy_merge_likely(&self, pfn: u32, buddy_pfn: u32, order: u8) -> bool {
+    fn buddy_merge_likely(&self, pfn: ZonePfn, buddy_pfn: ZonePfn, order: u8) -> bool {
         if order >= MAX_PAGE_ORDER - 1 {
             return false;
         }
@@ -148,7 +148,7 @@ impl Engine {
     }
 
     /// `free_frozen_page_commit` (§4.5).
-    fn free_frozen_page_commit(&mut self, cpu: usize, pfn: u32, mt: MigrateType, order: u8) {
+    fn free_frozen_page_commit(&mut self, cpu: usize, pfn: ZonePfn, mt: MigrateType, order: u8) {
         self.enter(KernelFn::free_frozen_page_commit);
         let af = self.zone.pcp[cpu].alloc_factor;
         self.counter(
@@ -160,7 +160,7 @@ impl Engine {
         let pindex = order_to_pindex(mt, order);
         self.emit(
             Step::CommitAddHead,
-            EventKind::PcpAdd {
+            Mutation::PcpAdd {
                 cpu: cpu as u8,
                 pindex: pindex as u8,
                 pfn,
@@ -286,7 +286,7 @@ impl Engine {
         let mut count = count.min(self.zone.pcp[cpu].count);
         self.emit(
             step,
-            EventKind::PcpDrain {
+            Annotation::PcpDrain {
                 cpu: cpu as u8,
                 count: count.max(0) as u32,
                 pindex: pindex as u8,
@@ -309,7 +309,7 @@ impl Engine {
                 let prev = self.zone.prev[p as usize];
                 self.emit(
                     Step::BulkFreeTakeTail,
-                    EventKind::PcpDel {
+                    Mutation::PcpDel {
                         cpu: cpu as u8,
                         pindex: i as u8,
                         pfn: p,
@@ -353,12 +353,12 @@ impl Engine {
     }
 
     /// `split_page`: every tail page gets its own reference.
-    pub fn split_page(&mut self, pfn: u32, order: u8) {
+    pub fn split_page(&mut self, pfn: ZonePfn, order: u8) {
         if order == 0 {
             return;
         }
         self.enter(KernelFn::split_page);
-        self.emit(Step::SplitPage, EventKind::SplitPage { pfn, order });
+        self.emit(Step::SplitPage, Mutation::SplitPage { pfn, order });
         self.exit(KernelFn::split_page);
     }
 }

@@ -68,8 +68,11 @@ impl Engine {
 
     /// Applies an event to the zone and records it.
     #[inline]
-    pub fn emit(&mut self, step: Step, kind: EventKind) {
-        let ev = Event { step, kind };
+    pub fn emit(&mut self, step: Step, kind: impl Into<EventKind>) {
+        let ev = Event {
+            step,
+            kind: kind.into(),
+        };
         self.zone.apply(&ev);
         if self.recording {
             self.log.events.push(ev);
@@ -79,20 +82,23 @@ impl Engine {
     /// Records an annotation that changes nothing (not even a counter): skipped when not
     /// recording, so the fast path pays nothing for call-chain bookkeeping.
     #[inline]
-    pub fn note(&mut self, step: Step, kind: EventKind) {
+    pub fn note(&mut self, step: Step, kind: Annotation) {
         if self.recording {
-            self.log.events.push(Event { step, kind });
+            self.log.events.push(Event {
+                step,
+                kind: kind.into(),
+            });
         }
     }
 
     #[inline]
     pub fn enter(&mut self, f: KernelFn) {
-        self.note(Step::Enter, EventKind::Enter { func: f });
+        self.note(Step::Enter, Annotation::Enter { func: f });
     }
 
     #[inline]
     pub fn exit(&mut self, f: KernelFn) {
-        self.note(Step::Exit, EventKind::Exit { func: f });
+        self.note(Step::Exit, Annotation::Exit { func: f });
     }
 
     /// An engine message (`# ...` trace line).
@@ -102,7 +108,7 @@ impl Engine {
             self.log.messages.push(text);
             self.log.events.push(Event {
                 step,
-                kind: EventKind::Message { level, id },
+                kind: Annotation::Message { level, id }.into(),
             });
         }
     }
@@ -111,7 +117,7 @@ impl Engine {
         if delta != 0 {
             self.emit(
                 step,
-                EventKind::Counter {
+                Mutation::Counter {
                     id,
                     cpu: cpu as u8,
                     delta: delta as i32,
@@ -127,17 +133,17 @@ impl Engine {
     }
 
     fn trace(&mut self, step: Step, t: Tracepoint) {
-        self.emit(step, EventKind::Trace(t));
+        self.emit(step, Annotation::Trace(t));
     }
 
     fn lock_zone(&mut self, step: Step) {
-        self.emit(step, EventKind::Lock { zone: true, cpu: 0 });
+        self.emit(step, Annotation::Lock { zone: true, cpu: 0 });
     }
 
     fn lock_pcp(&mut self, step: Step, cpu: usize) {
         self.emit(
             step,
-            EventKind::Lock {
+            Annotation::Lock {
                 zone: false,
                 cpu: cpu as u8,
             },
@@ -150,7 +156,7 @@ impl Engine {
     pub(crate) fn add_to_free_list(
         &mut self,
         step: Step,
-        pfn: u32,
+        pfn: ZonePfn,
         order: u8,
         mt: MigrateType,
         tail: bool,
@@ -158,7 +164,7 @@ impl Engine {
         let end = if tail { End::Tail } else { End::Head };
         self.emit(
             step,
-            EventKind::FreeListAdd {
+            Mutation::FreeListAdd {
                 pfn,
                 order,
                 mt,
@@ -170,12 +176,18 @@ impl Engine {
     /// `__del_page_from_free_list` (no `NR_FREE_PAGES` change). `list_del` unlinks the block
     /// from the list it is really on; `mt` (the caller's idea of it) only matters for
     /// accounting, which the callers do.
-    pub(crate) fn del_from_free_list(&mut self, step: Step, pfn: u32, order: u8, _mt: MigrateType) {
+    pub(crate) fn del_from_free_list(
+        &mut self,
+        step: Step,
+        pfn: ZonePfn,
+        order: u8,
+        _mt: MigrateType,
+    ) {
         let prev = self.zone.prev[pfn as usize];
         let mt = self.zone.list_mt_of(pfn);
         self.emit(
             step,
-            EventKind::FreeListDel {
+            Mutation::FreeListDel {
                 pfn,
                 order,
                 mt,
@@ -189,7 +201,7 @@ impl Engine {
         if mt != MigrateType::Isolate && nr != 0 {
             self.emit(
                 step,
-                EventKind::Account {
+                Mutation::Account {
                     mt,
                     delta: nr as i32,
                 },
@@ -201,7 +213,7 @@ impl Engine {
     fn move_to_free_list(
         &mut self,
         step: Step,
-        pfn: u32,
+        pfn: ZonePfn,
         order: u8,
         from: MigrateType,
         to: MigrateType,
@@ -210,7 +222,7 @@ impl Engine {
         let actual = self.zone.list_mt_of(pfn);
         self.emit(
             step,
-            EventKind::FreeListMove {
+            Mutation::FreeListMove {
                 pfn,
                 order,
                 from: actual,
@@ -233,12 +245,12 @@ impl Engine {
         let old = self.zone.pageblock[pb as usize];
         let new = mt as u8;
         if old != new {
-            self.emit(step, EventKind::SetPageblock { pb, old, new });
+            self.emit(step, Mutation::SetPageblock { pb, old, new });
         }
     }
 
     /// `change_pageblock_range`: every pageblock of the block at `pfn` of `order`.
-    fn change_pageblock_range(&mut self, step: Step, pfn: u32, order: u8, mt: MigrateType) {
+    fn change_pageblock_range(&mut self, step: Step, pfn: ZonePfn, order: u8, mt: MigrateType) {
         let first = pfn >> PAGEBLOCK_ORDER;
         let n = if order >= PAGEBLOCK_ORDER {
             1u32 << (order - PAGEBLOCK_ORDER)
@@ -336,7 +348,7 @@ impl Engine {
         }
         self.emit(
             step,
-            EventKind::Watermark {
+            Annotation::Watermark {
                 order,
                 mark: mark.min(u32::MAX as u64) as u32,
                 free: free.clamp(i32::MIN as i64, i32::MAX as i64) as i32,

@@ -1,7 +1,7 @@
 //! Import, step 2: the contract's deterministic layout of a [`ProcImport`] in an empty zone.
 
 use super::parse::{perr, ProcImport};
-use crate::events::{CounterId, End, EventKind};
+use crate::events::{CounterId, End, Mutation};
 use crate::page_alloc::Engine;
 use crate::pseudocode::Step;
 use crate::scenario::ScenarioError;
@@ -82,7 +82,7 @@ pub(super) fn plan(imp: &ProcImport) -> Result<Plan, ScenarioError> {
     let mut pb_types: Vec<MigrateType> = Vec::with_capacity(nblocks as usize);
     let mut partial_pbs: [Vec<u32>; MT_SLOTS] = Default::default();
     let mut free: Vec<(u32, u8, MigrateType)> = Vec::new();
-    let room = |pfn: u64, order: u8| -> Result<(), ScenarioError> {
+    let room = |pfn: Pfn, order: u8| -> Result<(), ScenarioError> {
         if pfn + (1u64 << order) > pages {
             return Err(perr(
                 format!(
@@ -222,7 +222,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
         if old != new {
             engine.emit(
                 Step::BootChunk,
-                EventKind::SetPageblock {
+                Mutation::SetPageblock {
                     pb: pb as u32,
                     old,
                     new,
@@ -233,7 +233,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
     for &(pfn, order, mt) in &plan.free {
         engine.emit(
             Step::BootChunk,
-            EventKind::FreeListAdd {
+            Mutation::FreeListAdd {
                 pfn,
                 order,
                 mt,
@@ -242,7 +242,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
         );
         engine.emit(
             Step::BootChunk,
-            EventKind::Account {
+            Mutation::Account {
                 mt,
                 delta: 1 << order,
             },
@@ -252,7 +252,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
     if reserved != 0 {
         engine.emit(
             Step::BootChunk,
-            EventKind::Counter {
+            Mutation::Counter {
                 id: CounterId::nr_reserved_highatomic,
                 cpu: 0,
                 delta: reserved as i32,

@@ -114,14 +114,14 @@ impl Default for RunOptions {
 #[derive(Clone, Debug)]
 enum Handle {
     Alloc {
-        pfn: u32,
+        pfn: ZonePfn,
         order: u8,
         split: bool,
         owner: u32,
         cpu: usize,
     },
     Contig {
-        pfn: u32,
+        pfn: ZonePfn,
         nr: u32,
         owner: u32,
     },
@@ -397,7 +397,7 @@ impl Runner<'_> {
     }
 
     /// Pages `[pfn, pfn+n)` that `owner` still holds.
-    fn held(&self, pfn: u32, n: u32, owner: u32) -> Vec<u32> {
+    fn held(&self, pfn: ZonePfn, n: u32, owner: u32) -> Vec<u32> {
         let z = &self.engine.zone;
         (pfn..pfn + n)
             .filter(|&p| {

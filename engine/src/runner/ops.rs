@@ -135,11 +135,11 @@ impl Runner<'_> {
         &mut self,
         op: &Op,
         def: u32,
-        pfn: u64,
+        pfn: Pfn,
         nr_pages: u64,
     ) -> (Outcome, u32) {
         let owner = self.new_owner(def, MigrateType::Movable, 0);
-        let rel = (pfn - self.engine.zone.cfg.start_pfn) as u32;
+        let rel = self.engine.zone.zone_pfn(pfn);
         let n = nr_pages as u32;
         if self.engine.alloc_contig_range(rel, n, owner) {
             self.bind(
@@ -395,8 +395,8 @@ impl Runner<'_> {
                 _ => return self.warn(format!("free_contig_range {name}: not a page range")),
             },
             None => {
-                let p = pfn.unwrap_or(0) - self.engine.zone.cfg.start_pfn;
-                (p as u32, nr.unwrap_or(0) as u32)
+                let p = self.engine.zone.zone_pfn(pfn.unwrap_or(0));
+                (p, nr.unwrap_or(0) as u32)
             }
         };
         let z = &self.engine.zone;
