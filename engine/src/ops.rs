@@ -28,7 +28,7 @@ impl Engine {
     /// order 0, then each run of prepared pages is freed in naturally aligned chunks.
     pub fn free_contig_range_chunked(&mut self, pfn: ZonePfn, n: u32, cpu: usize) {
         self.enter(KernelFn::__free_contig_range_common);
-        let mut start: Option<u32> = None;
+        let mut start: Option<ZonePfn> = None;
         for p in pfn..pfn + n {
             // A page someone else still references ends the run; its last put frees it.
             if self.zone.refcount[p as usize] != 1 || self.zone.kind[p as usize] != PageKind::Other
@@ -57,7 +57,7 @@ impl Engine {
     }
 
     /// `free_prepared_contig_range`: the largest aligned chunks, `FPI_PREPARED`.
-    fn free_prepared_contig_range(&mut self, mut p: u32, mut n: u32, cpu: usize) {
+    fn free_prepared_contig_range(&mut self, mut p: ZonePfn, mut n: u32, cpu: usize) {
         self.enter(KernelFn::free_prepared_contig_range);
         while n > 0 {
             let o = contig_chunk_order(self.zone.abs_pfn(p), n as u64);

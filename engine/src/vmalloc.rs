@@ -12,7 +12,7 @@ use crate::types::*;
 /// holds the page-pointer array.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VmArea {
-    pub pages: Vec<u32>,
+    pub pages: Vec<ZonePfn>,
     pub array: Option<Box<VmArea>>,
     /// Orders requested from the buddy/pcp, in order (`false`: the attempt failed).
     pub attempts: Vec<(u8, bool)>,
@@ -20,7 +20,7 @@ pub struct VmArea {
 
 impl VmArea {
     /// Every page the area holds, data and array, for "pageblocks touched".
-    pub fn all_pages(&self) -> Vec<u32> {
+    pub fn all_pages(&self) -> Vec<ZonePfn> {
         let mut v = self.pages.clone();
         if let Some(a) = &self.array {
             v.extend(a.all_pages());
@@ -41,7 +41,7 @@ impl Engine {
         nr: u32,
         cpu: usize,
         owner: u32,
-        out: &mut Vec<u32>,
+        out: &mut Vec<ZonePfn>,
     ) -> u32 {
         self.enter(KernelFn::alloc_pages_bulk);
         let got = self.alloc_pages_bulk_inner(gfp, nr, cpu, owner, out);
@@ -55,7 +55,7 @@ impl Engine {
         nr: u32,
         cpu: usize,
         owner: u32,
-        out: &mut Vec<u32>,
+        out: &mut Vec<ZonePfn>,
     ) -> u32 {
         if nr == 0 {
             return 0;

@@ -33,7 +33,7 @@ impl Engine {
         cpu: usize,
         owner: u32,
         lru: bool,
-    ) -> Option<u32> {
+    ) -> Option<ZonePfn> {
         self.enter(KernelFn::alloc_pages);
         let mt = self.gfp_migratetype(gfp);
         let mut page = None;
@@ -86,7 +86,7 @@ impl Engine {
         mut flags: u32,
         mt: MigrateType,
         cpu: usize,
-    ) -> Option<u32> {
+    ) -> Option<ZonePfn> {
         self.enter(KernelFn::get_page_from_freelist);
         let page = loop {
             let no_fallback = flags & ALLOC_NOFRAGMENT != 0;
@@ -144,7 +144,7 @@ impl Engine {
         order: u8,
         mt: MigrateType,
         cpu: usize,
-    ) -> Option<u32> {
+    ) -> Option<ZonePfn> {
         self.enter(KernelFn::__alloc_pages_slowpath);
         let mut flags = ALLOC_WMARK_MIN | ALLOC_CPUSET;
         if gfp & __GFP_HIGH != 0 {
@@ -201,7 +201,7 @@ impl Engine {
     }
 
     /// `rmqueue` (§2.3).
-    fn rmqueue(&mut self, order: u8, flags: u32, mt: MigrateType, cpu: usize) -> Option<u32> {
+    fn rmqueue(&mut self, order: u8, flags: u32, mt: MigrateType, cpu: usize) -> Option<ZonePfn> {
         self.enter(KernelFn::rmqueue);
         let mut page = None;
         if pcp_allowed_order(order) {
@@ -234,7 +234,7 @@ impl Engine {
         mt: MigrateType,
         flags: u32,
         cpu: usize,
-    ) -> Option<u32> {
+    ) -> Option<ZonePfn> {
         self.enter(KernelFn::rmqueue_pcplist);
         self.lock_pcp(Step::PcplistLock, cpu);
         let fc = self.zone.pcp[cpu].free_count;
@@ -256,7 +256,7 @@ impl Engine {
         mt: MigrateType,
         flags: u32,
         cpu: usize,
-    ) -> Option<u32> {
+    ) -> Option<ZonePfn> {
         let pindex = order_to_pindex(mt, order);
         if self.zone.pcp[cpu].lists[pindex].len == 0 {
             let batch = self.nr_pcp_alloc(order, cpu);
@@ -298,7 +298,7 @@ impl Engine {
 
     /// One page of the `alloc_pages_bulk` loop: `__rmqueue_pcplist` without halving
     /// `free_count` and without `ALLOC_NOFRAGMENT`.
-    pub(crate) fn bulk_take(&mut self, mt: MigrateType, flags: u32, cpu: usize) -> Option<u32> {
+    pub(crate) fn bulk_take(&mut self, mt: MigrateType, flags: u32, cpu: usize) -> Option<ZonePfn> {
         self.__rmqueue_pcplist(0, mt, flags, cpu)
     }
 
@@ -367,7 +367,7 @@ impl Engine {
     }
 
     /// `rmqueue_buddy` (§2.4).
-    fn rmqueue_buddy(&mut self, order: u8, flags: u32, mt: MigrateType) -> Option<u32> {
+    fn rmqueue_buddy(&mut self, order: u8, flags: u32, mt: MigrateType) -> Option<ZonePfn> {
         self.enter(KernelFn::rmqueue_buddy);
         self.lock_zone(Step::BuddyLock);
         let mut page = None;
@@ -398,7 +398,7 @@ impl Engine {
         mt: MigrateType,
         flags: u32,
         mode: &mut RmqueueMode,
-    ) -> Option<u32> {
+    ) -> Option<ZonePfn> {
         self.enter(KernelFn::__rmqueue);
         if !self.zone.cfg.rmqueue_mode_memory {
             *mode = RmqueueMode::Normal;
@@ -414,7 +414,7 @@ impl Engine {
         mt: MigrateType,
         flags: u32,
         mode: &mut RmqueueMode,
-    ) -> Option<u32> {
+    ) -> Option<ZonePfn> {
         if self.zone.cfg.cma
             && flags & ALLOC_CMA != 0
             && self.zone.nr_free_cma > self.zone.nr_free_pages / 2
@@ -458,7 +458,7 @@ impl Engine {
     }
 
     /// `__rmqueue_smallest` (§2.6): the first block of order ≥ `order` on `mt`'s lists.
-    fn __rmqueue_smallest(&mut self, order: u8, mt: MigrateType) -> Option<u32> {
+    fn __rmqueue_smallest(&mut self, order: u8, mt: MigrateType) -> Option<ZonePfn> {
         for o in order..=MAX_PAGE_ORDER {
             if let Some(pfn) = self.front(o, mt) {
                 self.enter(KernelFn::__rmqueue_smallest);
@@ -497,7 +497,7 @@ impl Engine {
 
     /// `expand` (§2.6): keep the lower part, push each split-off upper half to the FRONT of
     /// its list, from order `high-1` down to `low`.
-    fn expand(&mut self, pfn: ZonePfn, low: u8, mut high: u8, mt: MigrateType) -> u32 {
+    fn expand(&mut self, pfn: ZonePfn, low: u8, mut high: u8, mt: MigrateType) -> ZonePfn {
         if high == low {
             return 0;
         }
@@ -559,7 +559,7 @@ impl Engine {
 
     /// `__rmqueue_claim` (§2.7.4): top-down search for a block whose pageblock(s) can be
     /// claimed. With `ALLOC_NOFRAGMENT` only whole pageblocks (order ≥ 9) qualify.
-    fn __rmqueue_claim(&mut self, order: u8, start_mt: MigrateType, flags: u32) -> Option<u32> {
+    fn __rmqueue_claim(&mut self, order: u8, start_mt: MigrateType, flags: u32) -> Option<ZonePfn> {
         self.enter(KernelFn::__rmqueue_claim);
         let mut min_order = order;
         if order < PAGEBLOCK_ORDER && flags & ALLOC_NOFRAGMENT != 0 {
@@ -617,7 +617,7 @@ impl Engine {
         start_mt: MigrateType,
         block_mt: MigrateType,
         flags: u32,
-    ) -> Option<u32> {
+    ) -> Option<ZonePfn> {
         self.enter(KernelFn::try_to_claim_block);
         let r = self.try_to_claim_block_inner(pfn, cur, order, start_mt, block_mt, flags);
         self.exit(KernelFn::try_to_claim_block);
@@ -632,7 +632,7 @@ impl Engine {
         start_mt: MigrateType,
         block_mt: MigrateType,
         flags: u32,
-    ) -> Option<u32> {
+    ) -> Option<ZonePfn> {
         if cur >= PAGEBLOCK_ORDER {
             // Whole pageblock(s): always succeeds.
             self.del_from_free_list(Step::ClaimWholeDel, pfn, cur, block_mt);
@@ -713,7 +713,7 @@ impl Engine {
 
     /// The walk of `prep_move_freepages_block`: free pages (buddy heads, skipping their
     /// blocks) and `PageLRU` pages of `[start, end)`.
-    fn count_free_and_movable(&self, start: u32, end: u32) -> (u32, u32) {
+    fn count_free_and_movable(&self, start: ZonePfn, end: ZonePfn) -> (u32, u32) {
         let z = &self.zone;
         let (mut free, mut movable) = (0, 0);
         let mut p = start;
@@ -755,7 +755,7 @@ impl Engine {
     }
 
     /// `__rmqueue_steal` (§2.7.5): bottom-up; the remainder stays on the foreign type's lists.
-    fn __rmqueue_steal(&mut self, order: u8, start_mt: MigrateType) -> Option<u32> {
+    fn __rmqueue_steal(&mut self, order: u8, start_mt: MigrateType) -> Option<ZonePfn> {
         self.enter(KernelFn::__rmqueue_steal);
         let mut result = None;
         for cur in order..=MAX_PAGE_ORDER {

@@ -264,7 +264,7 @@ impl Engine {
         }
     }
 
-    fn front(&self, order: u8, mt: MigrateType) -> Option<u32> {
+    fn front(&self, order: u8, mt: MigrateType) -> Option<ZonePfn> {
         let h = self.zone.free_lists[order as usize][mt.idx()].head;
         (h != NIL).then_some(h)
     }

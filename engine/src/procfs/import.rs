@@ -81,12 +81,14 @@ pub(super) fn plan(imp: &ProcImport) -> Result<Plan, ScenarioError> {
     }
     let mut pb_types: Vec<MigrateType> = Vec::with_capacity(nblocks as usize);
     let mut partial_pbs: [Vec<u32>; MT_SLOTS] = Default::default();
-    let mut free: Vec<(u32, u8, MigrateType)> = Vec::new();
-    let room = |pfn: Pfn, order: u8| -> Result<(), ScenarioError> {
-        if pfn + (1u64 << order) > pages {
+    let mut free: Vec<(ZonePfn, u8, MigrateType)> = Vec::new();
+    // Zone-relative page indices are computed in u64 here so that a layout overflowing the
+    // zone is reported, not wrapped.
+    let room = |page: u64, order: u8| -> Result<(), ScenarioError> {
+        if page + (1u64 << order) > pages {
             return Err(perr(
                 format!(
-                    "no room: a free order-{order} block at page {pfn} would end beyond the zone's {pages} pages"
+                    "no room: a free order-{order} block at page {page} would end beyond the zone's {pages} pages"
                 ),
                 "the zone's last pageblock is partial; check the zone size (zone.pages, zoneinfo's managed)",
             ));
@@ -98,7 +100,7 @@ pub(super) fn plan(imp: &ProcImport) -> Result<Plan, ScenarioError> {
         for _ in 0..imp.counts[t.idx()][10] {
             let pfn = pb_types.len() as u64 * pbn;
             room(pfn, 10)?;
-            free.push((pfn as u32, 10, t));
+            free.push((pfn as ZonePfn, 10, t));
             pb_types.push(t);
             pb_types.push(t);
         }
@@ -109,7 +111,7 @@ pub(super) fn plan(imp: &ProcImport) -> Result<Plan, ScenarioError> {
         for k in 0..imp.counts[t.idx()][9] {
             let pfn = pb_types.len() as u64 * pbn;
             room(pfn, 9)?;
-            free.push((pfn as u32, 9, t));
+            free.push((pfn as ZonePfn, 9, t));
             pb_types.push(t);
             let c = if unused[t.idx()] > 0 {
                 t
@@ -174,7 +176,7 @@ pub(super) fn plan(imp: &ProcImport) -> Result<Plan, ScenarioError> {
                     let start = u64::from(pb) * pbn;
                     let end = (start + pbn).min(pages);
                     if start + off + cell <= end {
-                        free.push(((start + off + (cell >> 1)) as u32, o, t));
+                        free.push(((start + off + (cell >> 1)) as ZonePfn, o, t));
                         off += cell;
                         break;
                     }

@@ -397,7 +397,7 @@ impl Runner<'_> {
     }
 
     /// Pages `[pfn, pfn+n)` that `owner` still holds.
-    fn held(&self, pfn: ZonePfn, n: u32, owner: u32) -> Vec<u32> {
+    fn held(&self, pfn: ZonePfn, n: u32, owner: u32) -> Vec<ZonePfn> {
         let z = &self.engine.zone;
         (pfn..pfn + n)
             .filter(|&p| {
@@ -440,7 +440,7 @@ fn count_defs(ops: &[Op]) -> u32 {
         .sum()
 }
 
-fn pageblocks_of(pages: impl Iterator<Item = u32>) -> u32 {
+fn pageblocks_of(pages: impl Iterator<Item = ZonePfn>) -> u32 {
     let mut v: Vec<u32> = pages.map(|p| p >> PAGEBLOCK_ORDER).collect();
     v.sort_unstable();
     v.dedup();
