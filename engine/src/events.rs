@@ -150,7 +150,8 @@ pub enum CounterId {
     pcp_prev_free_high_order,
 }
 
-/// Kernel tracepoints (`include/trace/events/kmem.h`, §9).
+/// Kernel tracepoints (`include/trace/events/kmem.h`, §9). Pfns are [`ZonePfn`]s; the
+/// printed line ([`crate::narrate::trace_line`]) makes them absolute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Tracepoint {
     /// `mm_page_alloc`; `pfn` is `None` for a failed allocation.
@@ -268,7 +269,7 @@ pub enum Mutation {
 }
 
 /// An explanation of what happened: changes nothing in the zone but the cost counters
-/// ([`crate::stats::Stats::count`]). Pfns are [`ZonePfn`]s.
+/// (`Stats::count`). Pfns are [`ZonePfn`]s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Annotation {
     /// A lock is taken (`spin_lock_irqsave(&zone->lock)` or `pcp_spin_trylock`).

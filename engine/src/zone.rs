@@ -1,9 +1,11 @@
 //! One memory zone: per-page state, pageblock bits, `free_area[]`, per-CPU pagesets, counters
 //! and watermarks (kernel-model.md §1.3–§1.5, §4.1).
 //!
-//! A `Zone` is plain state. It changes only through [`Zone::apply`] of a mutation
-//! [`Event`], and every mutation can be undone with [`Zone::unapply`]: the timeline steps
-//! backwards exactly and replays from checkpoints through the code the live run used.
+//! A `Zone` is plain state. It changes only through [`Zone::apply`] of an [`Event`] whose kind
+//! is a [`Mutation`] (the private `mutate` matches mutations only; annotations move just the
+//! cost counters), and every mutation can be undone with [`Zone::unapply`]: the timeline steps
+//! backwards exactly and replays from checkpoints through the code the live run used. Pages are
+//! indexed by [`ZonePfn`]; [`Zone::abs_pfn`] and [`Zone::zone_pfn`] convert at the edges.
 
 use crate::events::{CounterId, End, Event, EventKind, Mutation, NIL};
 use crate::types::*;
@@ -527,7 +529,7 @@ impl Zone {
         }
     }
 
-    /// Applies an event forwards: a mutation changes the zone ([`Zone::mutate`]); every event
+    /// Applies an event forwards: a mutation changes the zone (`mutate`); every event
     /// moves the cost counters it counts towards ([`Stats::count`]).
     ///
     /// Always inlined: every `Engine::emit` site builds one known variant, so the matches fold
