@@ -11,6 +11,7 @@ pub mod ops;
 pub mod page_alloc;
 pub mod procfs;
 pub mod pseudocode;
+pub mod replay;
 pub mod report;
 pub mod runner;
 pub mod scenario;
