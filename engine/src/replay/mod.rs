@@ -8,6 +8,7 @@
 
 pub mod forced;
 pub mod parse;
+pub mod report;
 
 pub use forced::{
     replay, replay_text, Divergence, DivergenceKind, Replay, ReplayError, ReplayOptions,
