@@ -16,6 +16,7 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod setup;
+pub mod snapshot;
 pub mod timeline;
 pub mod types;
 pub mod zone;

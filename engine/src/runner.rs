@@ -174,6 +174,16 @@ pub fn init_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
             e.zone.stats = Stats::default();
             Ok(e)
         }
+        Init::Snapshot(snap) => {
+            crate::snapshot::check_zone(snap, &s.zone)?;
+            crate::scenario::validate_with_zone_pages(s, snap.pages)?;
+            let mut p = zone_params(s, snap.pages);
+            p.start_pfn = snap.start_pfn;
+            p.name = snap.zone.clone();
+            let mut e = Engine::new(setup::new_zone(&p));
+            crate::snapshot::apply(&mut e, snap);
+            Ok(e)
+        }
     }
 }
 

@@ -159,6 +159,9 @@ pub enum Init {
         /// The zone to read, in the first node that has it; default `"Normal"`.
         zone: String,
     },
+    /// Start from an exact snapshot (free blocks at their pfns, pageblock types, pcp lists),
+    /// e.g. written by `tools/drgn/snapshot.py`; see [`crate::snapshot`].
+    Snapshot(Box<crate::snapshot::Snapshot>),
 }
 
 /// How the binding kinds of `as` are named in messages and accepted by `ref`s.
@@ -500,6 +503,14 @@ fn default_init_zone() -> String {
 enum InitRepr {
     Name(String),
     Proc(ProcInitRepr),
+    Snapshot {
+        snapshot: Box<crate::snapshot::Snapshot>,
+    },
+}
+
+#[derive(Serialize)]
+struct SnapshotInitRepr<'a> {
+    snapshot: &'a crate::snapshot::Snapshot,
 }
 
 impl Serialize for Init {
@@ -516,6 +527,7 @@ impl Serialize for Init {
                 zone: zone.clone(),
             }
             .serialize(s),
+            Init::Snapshot(snap) => SnapshotInitRepr { snapshot: snap }.serialize(s),
         }
     }
 }
@@ -533,6 +545,7 @@ impl<'de> Deserialize<'de> for Init {
                 zoneinfo: p.zoneinfo,
                 zone: p.zone,
             }),
+            InitRepr::Snapshot { snapshot } => Ok(Init::Snapshot(snapshot)),
         }
     }
 }
@@ -620,6 +633,7 @@ pub fn validate_with_zone_pages(s: &Scenario, pages: u64) -> Result<(), Scenario
         } => "init.zoneinfo",
         Init::Proc { .. } if s.zone.pages.is_some() => "zone.pages",
         Init::Proc { .. } => "init.pagetypeinfo",
+        Init::Snapshot(_) => "init.snapshot.pages",
     };
     check_scenario(s, Some((pages, origin)))
 }
@@ -644,6 +658,7 @@ impl Scenario {
         match self.init {
             Init::Boot => Some(self.zone.pages.unwrap_or(DEFAULT_ZONE_PAGES)),
             Init::Proc { .. } => self.zone.pages,
+            Init::Snapshot(ref snap) => Some(snap.pages),
         }
     }
 
@@ -1399,6 +1414,17 @@ fn init_from_value(v: &Value, path: &str) -> Res<Init> {
             format!("unknown init {}", Value::String(s.clone())),
             hint,
         )),
+        Value::Object(m) if m.contains_key("snapshot") => {
+            if let Some(k) = m.keys().find(|k| *k != "snapshot") {
+                return Err(ScenarioError::new(
+                    join(path, k),
+                    format!("unknown field `{k}` next to `snapshot`"),
+                    "init is {\"snapshot\": {...}} alone",
+                ));
+            }
+            crate::snapshot::from_value(&m["snapshot"], &join(path, "snapshot"))
+                .map(|s| Init::Snapshot(Box::new(s)))
+        }
         Value::Object(_) => {
             let f = Fields::new(v, path, "init", "init")?;
             f.deny_unknown()?;
