@@ -17,6 +17,20 @@ fn round_trip_every_builtin() {
         let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
         let want = procfs::pagetypeinfo(&r.final_zone);
         let got = procfs::pagetypeinfo(&rep.run.final_zone);
+        // The replay's own trace prints the same tracepoint lines.
+        let tracepoints = |t: &str| {
+            t.lines()
+                .filter(|l| l.starts_with("mm_"))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        if tracepoints(&trace) != tracepoints(&narrate::trace_text(&rep.run)) {
+            failed.push(format!("{}: the replay's tracepoint lines differ", b.id));
+        }
+        // Free lists are exact too, order included.
+        if r.final_zone.free_lists != rep.run.final_zone.free_lists {
+            failed.push(format!("{}: the free lists differ", b.id));
+        }
         if rep.divergence_count != 0 || want != got {
             failed.push(format!(
                 "{}: {} divergences (first: {:?}), pagetypeinfo {}",

@@ -1044,39 +1044,45 @@ impl Replayer {
             );
             return "skipped".into();
         }
-        for (c, o) in contig_chunks(pfn, nr) {
-            let p = (c - start) as u32;
-            // Pages already taken (a chunk can hold smaller free blocks and allocated pages).
-            let end = p + (1 << o);
-            let mut q = p;
-            while q < end {
-                match self.e.free_block_containing(q) {
-                    Some((head, bo, false)) if head + (1 << bo) <= end && head >= p => {
-                        self.take_from_buddy(Step::AllocContigTake, head, bo);
-                        q = head + (1 << bo);
-                    }
-                    Some((head, bo, false)) => {
-                        // A larger block holding q: take q's largest aligned piece inside it.
-                        let mut po = o.min(bo);
-                        while q & ((1 << po) - 1) != 0 || q + (1 << po) > end {
-                            po -= 1;
-                        }
-                        let _ = head;
-                        self.take_from_buddy(Step::AllocContigTake, q, po);
-                        q += 1 << po;
-                    }
-                    Some((_, _, true)) | None => {
-                        self.diverge(
-                            DivergenceKind::AllocOfAllocated,
-                            format!(
-                                "alloc_contig_range: page {:#x} is not free in the buddy in the model",
-                                self.abs(q)
-                            ),
-                        );
-                        q += 1;
+        // As alloc_contig_range takes the range: whole blocks off their lists, the parts of
+        // overlapping blocks outside the range back as aligned chunks at the list tails.
+        let (first, end) = ((pfn - start) as u32, (pfn - start + nr) as u32);
+        let mut q = first;
+        while q < end {
+            let Some((head, o, false)) = self.e.free_block_containing(q) else {
+                self.diverge(
+                    DivergenceKind::AllocOfAllocated,
+                    format!(
+                        "alloc_contig_range: page {:#x} is not free in the buddy in the model",
+                        self.abs(q)
+                    ),
+                );
+                q += 1;
+                continue;
+            };
+            let mt = self.e.zone.list_mt_of(head);
+            self.e
+                .del_from_free_list(Step::AllocContigTake, head, o, mt);
+            self.e
+                .account_freepages(Step::AllocContigTake, -(1i64 << o), mt);
+            let bend = head + (1 << o);
+            let outside = [
+                (head, first.max(head).min(bend)),
+                (end.min(bend).max(head), bend),
+            ];
+            for (a, b) in outside {
+                if b > a {
+                    for (c, co) in contig_chunks(self.abs(a), (b - a) as u64) {
+                        let c = (c - start) as u32;
+                        let cmt = self.e.zone.pageblock_mt(c);
+                        self.e
+                            .add_to_free_list(Step::AllocContigGiveBack, c, co, cmt, true);
+                        self.e
+                            .account_freepages(Step::AllocContigGiveBack, 1i64 << co, cmt);
                     }
                 }
             }
+            q = bend;
         }
         let p = (pfn - start) as u32;
         let owner = self.owners.len() as u32;
