@@ -95,3 +95,32 @@ fn snapshot_errors_name_the_json_path() {
         assert!(e.message.contains(msg), "{e}");
     }
 }
+
+/// A trace replayed on a snapshot takes exactly the pages the snapshot placed.
+#[test]
+fn a_trace_replays_on_a_snapshot() {
+    use buddyscope::replay::{replay_text, DivergenceKind, ReplayOptions};
+    let s = scenario::parse(&doc("")).unwrap();
+    let trace = "\
+ a-1 [001] ..... 1.0: mm_page_alloc: page=0 pfn=0x100004 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE
+ a-1 [000] ..... 1.1: mm_page_alloc_zone_locked: page=0 pfn=0x100003 order=0 migratetype=1 percpu_refill=0
+ a-1 [000] ..... 1.2: mm_page_alloc: page=0 pfn=0x100003 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE
+ a-1 [000] ..... 1.3: mm_page_alloc: page=0 pfn=0x100002 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE
+ a-1 [000] ..... 1.4: mm_page_pcpu_drain: page=0 pfn=0x100600 order=9 migratetype=3
+";
+    let rep = replay_text(&s, trace, &ReplayOptions::default()).unwrap();
+    let got: Vec<_> = rep.divergences.iter().map(|d| (d.line, d.kind)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (4, DivergenceKind::AllocOfAllocated),
+            (5, DivergenceKind::DrainMigratetype)
+        ]
+    );
+    let z = &rep.run.final_zone;
+    assert_eq!((z.pcp[0].count, z.pcp[1].count), (0, 0));
+    assert_eq!(z.free_list_pfns(0, MigrateType::Movable), vec![1]);
+    // The drained order-9 block went to the buddy as its pageblock's type (Reclaimable) and
+    // merged with the free order-9 Movable buddy at 1024 (both types mergeable).
+    assert_eq!(z.free_list_pfns(10, MigrateType::Reclaimable), vec![1024]);
+}
