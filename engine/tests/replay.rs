@@ -141,3 +141,27 @@ fn a_rejected_line_names_its_line() {
         r => panic!("{:?}", r.map(|r| r.divergence_count)),
     }
 }
+
+/// The model compared with its own trace picks the same pfn for every request.
+#[test]
+fn the_model_agrees_with_its_own_trace() {
+    let b = builtin::get("fragmented-sandbox").unwrap();
+    let s = scenario::parse(b.json).unwrap();
+    let r = run(&s, &RunOptions::default()).unwrap();
+    let trace = narrate::trace_text(&r);
+    let c = buddyscope::replay::compare(&s, trace.as_bytes()).unwrap();
+    assert!(
+        c.requests > 5000 && c.frees > 1000,
+        "{} {}",
+        c.requests,
+        c.frees
+    );
+    assert_eq!((c.differing, c.first_difference), (0, None));
+    assert_eq!(c.model_nr_free.last(), Some(&r.final_zone.nr_free));
+    // Another start state: the same requests now land elsewhere, and the first is reported.
+    let mut other = s.clone();
+    other.zone.pages = Some(16384);
+    let c = buddyscope::replay::compare(&other, trace.as_bytes()).unwrap();
+    let d = c.first_difference.expect("a larger zone boots differently");
+    assert!(d.line > 0 && d.traced != d.model);
+}

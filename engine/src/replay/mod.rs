@@ -6,10 +6,12 @@
 //! recorded [`crate::runner::Run`] that the timeline steps through, plus the list of points
 //! where the trace and the model disagree ([`Divergence`]).
 
+pub mod compare;
 pub mod forced;
 pub mod parse;
 pub mod report;
 
+pub use compare::{compare, Comparison, Difference};
 pub use forced::{
     replay, replay_text, Divergence, DivergenceKind, Replay, ReplayError, ReplayOptions,
 };
