@@ -165,3 +165,34 @@ fn the_model_agrees_with_its_own_trace() {
     let d = c.first_difference.expect("a larger zone boots differently");
     assert!(d.line > 0 && d.traced != d.model);
 }
+
+/// Every replay is an exact, invertible event log: undoing it from the final state gives the
+/// initial state back (the timeline steps backwards through it).
+#[test]
+fn a_replay_undoes_exactly() {
+    for id in [
+        "free-contig-range-thp",
+        "vmalloc-large-order",
+        "cma-frozen-range",
+    ] {
+        let s = scenario::parse(builtin::get(id).unwrap().json).unwrap();
+        let r = run(&s, &RunOptions::default()).unwrap();
+        let rep = replay_text(&s, &narrate::trace_text(&r), &ReplayOptions::default()).unwrap();
+        let mut z = rep.run.final_zone.clone();
+        for ev in rep.run.log.events.iter().rev() {
+            z.unapply(ev);
+        }
+        z.stats = rep.run.initial.stats;
+        let i = &rep.run.initial;
+        let diff = |a: &[u8], b: &[u8]| a.iter().zip(b).position(|(x, y)| x != y);
+        assert_eq!(diff(&z.refcount, &i.refcount), None, "{id}: refcount");
+        assert_eq!(diff(&z.kind, &i.kind), None, "{id}: kind");
+        assert_eq!(diff(&z.pflags, &i.pflags), None, "{id}: pflags");
+        assert!(z.owner == i.owner, "{id}: owner");
+        assert!(z.pcp == i.pcp, "{id}: pcp");
+        assert!(
+            z == rep.run.initial,
+            "{id}: undoing the replay does not give the start back"
+        );
+    }
+}

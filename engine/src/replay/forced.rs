@@ -566,6 +566,48 @@ impl Replayer {
         }
     }
 
+    /// Before a free: the block must be held (head refcount 1), as `put_page` expects. A tail
+    /// page of a larger allocation means the owner split it (`split_page`, untraced); a block
+    /// nobody holds in the model was handed out untraced (the bulk loop): `prep_new_page`.
+    fn ensure_held(&mut self, p: u32, order: u8) {
+        let z = &self.e.zone;
+        let owner = z.owner[p as usize];
+        if owner != NO_OWNER {
+            // The allocation holding p: the largest aligned block with a held head, unsplit
+            // tails, all of this owner.
+            let alloc = (0..=MAX_PAGE_ORDER)
+                .map(|o| (p & !((1u32 << o) - 1), o))
+                .take_while(|&(h, o)| h + (1 << o) <= z.pages())
+                .filter(|&(h, o)| {
+                    let r = h as usize..(h + (1 << o)) as usize;
+                    z.refcount[h as usize] == 1
+                        && z.refcount[r.start + 1..r.end].iter().all(|&c| c == 0)
+                        && z.owner[r].iter().all(|&w| w == owner)
+                })
+                .last();
+            if let Some((h, o)) = alloc {
+                if o > order {
+                    self.e.split_page(h, o);
+                }
+            }
+            if self.e.zone.refcount[p as usize] == 1 {
+                return;
+            }
+        }
+        let mt = self.e.zone.pageblock_mt(p);
+        let owner = self.owners.len() as u32;
+        self.owners.push(OwnerInfo { def: 1, mt, seq: 0 });
+        self.e.emit(
+            Step::PrepNewPage,
+            EventKind::PrepNewPage {
+                pfn: p,
+                order,
+                owner,
+                lru: mt == MigrateType::Movable,
+            },
+        );
+    }
+
     /// Does any page of `(p, order)` lie in a free block (buddy or pcp)?
     fn any_free(&self, p: u32, order: u8) -> bool {
         let z = &self.e.zone;
@@ -767,6 +809,7 @@ impl Replayer {
             );
             return "diverged".into();
         }
+        self.ensure_held(p, order);
         self.e.put_page(p, order);
         self.trace(
             Step::TraceMmPageFree,
