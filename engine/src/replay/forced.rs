@@ -577,12 +577,18 @@ impl Replayer {
             // tails, all of this owner.
             let alloc = (0..=MAX_PAGE_ORDER)
                 .map(|o| (p & !((1u32 << o) - 1), o))
-                .take_while(|&(h, o)| h + (1 << o) <= z.pages())
+                // Owning the whole block is monotone in the order: stop at the first miss.
+                .take_while(|&(h, o)| {
+                    h + (1 << o) <= z.pages()
+                        && z.owner[h as usize..(h + (1 << o)) as usize]
+                            .iter()
+                            .all(|&w| w == owner)
+                })
                 .filter(|&(h, o)| {
-                    let r = h as usize..(h + (1 << o)) as usize;
                     z.refcount[h as usize] == 1
-                        && z.refcount[r.start + 1..r.end].iter().all(|&c| c == 0)
-                        && z.owner[r].iter().all(|&w| w == owner)
+                        && z.refcount[h as usize + 1..(h + (1 << o)) as usize]
+                            .iter()
+                            .all(|&c| c == 0)
                 })
                 .last();
             if let Some((h, o)) = alloc {
