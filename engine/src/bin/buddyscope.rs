@@ -31,6 +31,34 @@ enum Cmd {
         #[arg(long)]
         ops: Option<usize>,
     },
+    /// Replay an ftrace kmem trace (a file, or - for standard input) as forced transitions
+    /// and print the final state; summary and json add the divergences.
+    Replay {
+        trace: String,
+        #[arg(long, value_enum, default_value_t = Format::Summary)]
+        format: Format,
+        /// Start from this scenario's kernel, zone and init (its ops are ignored).
+        #[arg(long)]
+        scenario: Option<String>,
+        /// Start from a real machine's /proc files: pagetypeinfo=FILE[,zoneinfo=FILE][,zone=NAME].
+        #[arg(long)]
+        init: Option<String>,
+        /// Kernel behaviour profile (v6.18, v7.1, v7.2).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Zone size in pages.
+        #[arg(long)]
+        pages: Option<u64>,
+        /// First pfn of the zone (a multiple of 1024).
+        #[arg(long)]
+        start_pfn: Option<u64>,
+        /// CPUs (pcp lists) of the zone.
+        #[arg(long)]
+        cpus: Option<u32>,
+        /// Print progress to standard error.
+        #[arg(long)]
+        progress: bool,
+    },
     /// Check a scenario (everything before the first op) and stop.
     Check { file: String },
     /// List the built-in scenarios, or print one (`buddyscope builtin NAME`).
@@ -91,6 +119,63 @@ fn main() -> ExitCode {
             print!("{out}");
             ExitCode::SUCCESS
         }
+        Cmd::Replay {
+            trace,
+            format,
+            scenario: base,
+            init,
+            kernel,
+            pages,
+            start_pfn,
+            cpus,
+            progress,
+        } => {
+            let s = match replay_start(base, init, kernel, pages, start_pfn, cpus) {
+                Ok(s) => s,
+                Err(e) => return fail(&e),
+            };
+            let opts = buddyscope::replay::ReplayOptions {
+                record: matches!(format, Format::Trace | Format::Json),
+                checkpoint_budget: 0,
+                ..Default::default()
+            };
+            let mut report = |n: u64| {
+                if progress {
+                    eprint!("\rbuddyscope: {n} events replayed");
+                }
+            };
+            let r = if trace == "-" {
+                let stdin = std::io::stdin();
+                buddyscope::replay::replay(&s, stdin.lock(), &opts, &mut report)
+            } else {
+                match std::fs::File::open(&trace) {
+                    Ok(f) => buddyscope::replay::replay(
+                        &s,
+                        std::io::BufReader::with_capacity(1 << 16, f),
+                        &opts,
+                        &mut report,
+                    ),
+                    Err(e) => return fail(&format!("{trace}: {e}")),
+                }
+            };
+            if progress {
+                eprintln!();
+            }
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => return fail(&format!("{trace}: {e}")),
+            };
+            let out = match format {
+                Format::Buddyinfo => procfs::buddyinfo(&r.run.final_zone),
+                Format::Pagetypeinfo => procfs::pagetypeinfo(&r.run.final_zone),
+                Format::Zoneinfo => procfs::zoneinfo(&r.run.final_zone),
+                Format::Trace => buddyscope::narrate::trace_text(&r.run),
+                Format::Json => buddyscope::replay::report::json(&r),
+                Format::Summary => buddyscope::replay::report::summary(&r),
+            };
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
         Cmd::Check { file } => {
             let text = match read(&file) {
                 Ok(t) => t,
@@ -126,6 +211,60 @@ fn main() -> ExitCode {
             },
         },
     }
+}
+
+/// The start state of a replay: a scenario's (or the defaults), with the flags' overrides.
+fn replay_start(
+    base: Option<String>,
+    init: Option<String>,
+    kernel: Option<String>,
+    pages: Option<u64>,
+    start_pfn: Option<u64>,
+    cpus: Option<u32>,
+) -> Result<scenario::Scenario, String> {
+    let mut s = match &base {
+        Some(f) => scenario::parse(&read(f)?).map_err(|e| format!("{f}: {e}"))?,
+        None => scenario::Scenario::default(),
+    };
+    s.ops.clear();
+    if let Some(k) = kernel {
+        s.kernel = buddyscope::types::Kernel::parse(&k)
+            .ok_or_else(|| format!("--kernel {k}: expected v6.18, v7.1 or v7.2"))?;
+    }
+    if pages.is_some() {
+        s.zone.pages = pages;
+    }
+    if let Some(p) = start_pfn {
+        s.zone.start_pfn = p;
+    }
+    if let Some(c) = cpus {
+        s.zone.cpus = c;
+    }
+    if let Some(spec) = init {
+        let (mut pti, mut zi, mut zone) = (None, None, "Normal".to_string());
+        for part in spec.split(',') {
+            match part.split_once('=') {
+                Some(("pagetypeinfo", f)) => pti = Some(read(f)?),
+                Some(("zoneinfo", f)) => zi = Some(read(f)?),
+                Some(("zone", z)) => zone = z.to_string(),
+                _ => {
+                    return Err(format!(
+                        "--init {part}: expected pagetypeinfo=FILE, zoneinfo=FILE or zone=NAME"
+                    ))
+                }
+            }
+        }
+        s.init = scenario::Init::Proc {
+            pagetypeinfo: pti.ok_or("--init needs pagetypeinfo=FILE")?,
+            zoneinfo: zi,
+            zone,
+        };
+    }
+    if s.name.is_empty() {
+        s.name = "trace replay".to_string();
+    }
+    scenario::validate(&s).map_err(|e| e.to_string())?;
+    Ok(s)
 }
 
 fn fail(msg: &str) -> ExitCode {
