@@ -195,3 +195,55 @@ fn a_replay_undoes_exactly() {
         );
     }
 }
+
+/// `replay::summary`: the counts of the trace's events, the claim `fallback-claim` makes, the
+/// pageblock it re-types, the fragmentation series ending on the final zone's, and the model's
+/// comparison.
+#[test]
+fn summary_of_fallback_claim() {
+    use buddyscope::metrics::fragmentation_index;
+    use buddyscope::replay::{compare, summary, summary::MAX_SAMPLES};
+    let s = scenario::parse(builtin::get("fallback-claim").unwrap().json).unwrap();
+    let r = run(&s, &RunOptions::default()).unwrap();
+    let trace = narrate::trace_text(&r);
+    let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
+    let c = compare(&s, trace.as_bytes()).unwrap();
+    let sum = summary(&rep, Some(&c));
+    let lines = |ev: &str| trace.lines().filter(|l| l.starts_with(ev)).count() as u64;
+    assert_eq!(sum.divergence_count, 0);
+    assert_eq!(sum.trace_events, rep.trace_events);
+    assert_eq!(
+        sum.allocations.iter().map(|a| a.count).sum::<u64>() + sum.failed_allocations,
+        lines("mm_page_alloc:")
+    );
+    assert_eq!(sum.frees, lines("mm_page_free:"));
+    assert!(sum
+        .allocations
+        .iter()
+        .any(|a| a.order == 0 && a.migratetype == "Unmovable" && a.count > 0));
+    // One claim of a Movable pageblock by an Unmovable request, and that block re-typed.
+    assert_eq!(sum.fallbacks.len(), 1);
+    let f = &sum.fallbacks[0];
+    assert_eq!(
+        (f.from.as_str(), f.to.as_str(), f.claim, f.count),
+        ("Movable", "Unmovable", true, 1)
+    );
+    assert_eq!(sum.pageblocks_changed.len(), 1);
+    let pb = &sum.pageblocks_changed[0];
+    assert_eq!((pb.from.as_str(), pb.to.as_str()), ("Movable", "Unmovable"));
+    assert_eq!(pb.pfn % 512, 0);
+    // The series: the start, then thinned points, the last one after the last event.
+    assert!(sum.fragmentation.len() <= MAX_SAMPLES + 2 && sum.fragmentation.len() > 100);
+    assert_eq!(sum.fragmentation[0].line, 0);
+    assert!(sum.fragmentation.windows(2).all(|w| w[0].line < w[1].line));
+    let z = &rep.run.final_zone;
+    let want: Vec<i64> = (0..11).map(|o| fragmentation_index(z, o)).collect();
+    assert_eq!(sum.fragmentation.last().unwrap().index.to_vec(), want);
+    let m = sum.model.expect("a comparison was made");
+    assert_eq!(m.requests, lines("mm_page_alloc:"));
+    let d = m
+        .first_difference
+        .expect("the model picks another pfn somewhere");
+    assert!(d.line > 0 && d.traced != d.model);
+    assert_eq!(m.fragmentation[0], sum.fragmentation[0]);
+}

@@ -74,3 +74,43 @@ fn divergences_are_listed_and_errors_name_the_line() {
     let o = bin(&["replay", "-", "--init", "zoneinfo=/nonexistent"], "");
     assert!(!o.status.success());
 }
+
+/// `--compare-model`: the model's first difference and both fragmentation series, as text and
+/// as the JSON of `replay::ReplaySummary`.
+#[test]
+fn compare_model_prints_the_first_difference_and_both_series() {
+    let sc = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/fallback-claim.json");
+    let trace = ok(&["run", sc, "--format", "trace"], "");
+    let text = ok(
+        &["replay", "-", "--scenario", sc, "--compare-model"],
+        &trace,
+    );
+    assert!(text.contains("0 divergences"), "{text}");
+    assert!(text.contains("Movable -> Unmovable claim: 1"), "{text}");
+    assert!(text.contains("first difference: line "), "{text}");
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with("model ")),
+        "{text}"
+    );
+    let json = ok(
+        &[
+            "replay",
+            "-",
+            "--scenario",
+            sc,
+            "--compare-model",
+            "--format",
+            "json",
+        ],
+        &trace,
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["divergence_count"], 0);
+    assert!(v["model"]["first_difference"]["line"].as_u64().unwrap() > 0);
+    assert!(v["model"]["fragmentation"].as_array().unwrap().len() > 1);
+    let o = bin(
+        &["replay", "-", "--compare-model", "--format", "buddyinfo"],
+        "",
+    );
+    assert!(!o.status.success());
+}

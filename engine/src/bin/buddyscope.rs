@@ -58,6 +58,11 @@ enum Cmd {
         /// Print progress to standard error.
         #[arg(long)]
         progress: bool,
+        /// Also replay the trace's requests through the model choosing its own pages, and print
+        /// the replay summary: where the model's choices first differ, and the fragmentation
+        /// index per order over time in both (--format summary or json).
+        #[arg(long)]
+        compare_model: bool,
     },
     /// Check a scenario (everything before the first op) and stop.
     Check { file: String },
@@ -129,7 +134,11 @@ fn main() -> ExitCode {
             start_pfn,
             cpus,
             progress,
+            compare_model,
         } => {
+            if compare_model && !matches!(format, Format::Summary | Format::Json) {
+                return fail("--compare-model prints --format summary or json");
+            }
             let s = match replay_start(base, init, kernel, pages, start_pfn, cpus) {
                 Ok(s) => s,
                 Err(e) => return fail(&e),
@@ -144,7 +153,19 @@ fn main() -> ExitCode {
                     eprint!("\rbuddyscope: {n} events replayed");
                 }
             };
-            let r = if trace == "-" {
+            // The comparison reads the trace a second time: standard input is kept in memory.
+            let stdin_text = if trace == "-" && compare_model {
+                let mut t = String::new();
+                if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut t) {
+                    return fail(&format!("standard input: {e}"));
+                }
+                Some(t)
+            } else {
+                None
+            };
+            let r = if let Some(t) = &stdin_text {
+                buddyscope::replay::replay(&s, t.as_bytes(), &opts, &mut report)
+            } else if trace == "-" {
                 let stdin = std::io::stdin();
                 buddyscope::replay::replay(&s, stdin.lock(), &opts, &mut report)
             } else {
@@ -165,6 +186,31 @@ fn main() -> ExitCode {
                 Ok(r) => r,
                 Err(e) => return fail(&format!("{trace}: {e}")),
             };
+            if compare_model {
+                let c = match &stdin_text {
+                    Some(t) => buddyscope::replay::compare(&s, t.as_bytes()),
+                    None => match std::fs::File::open(&trace) {
+                        Ok(f) => buddyscope::replay::compare(
+                            &s,
+                            std::io::BufReader::with_capacity(1 << 16, f),
+                        ),
+                        Err(e) => return fail(&format!("{trace}: {e}")),
+                    },
+                };
+                let c = match c {
+                    Ok(c) => c,
+                    Err(e) => return fail(&format!("{trace}: {e}")),
+                };
+                let sum = buddyscope::replay::summary(&r, Some(&c));
+                match format {
+                    Format::Json => println!(
+                        "{}",
+                        serde_json::to_string_pretty(&sum).expect("serializable")
+                    ),
+                    _ => print!("{}", buddyscope::replay::summary::text(&sum)),
+                }
+                return ExitCode::SUCCESS;
+            }
             let out = match format {
                 Format::Buddyinfo => procfs::buddyinfo(&r.run.final_zone),
                 Format::Pagetypeinfo => procfs::pagetypeinfo(&r.run.final_zone),

@@ -39,6 +39,8 @@ pub struct Comparison {
     /// The model's `nr_free[order]` after each request (the free-pages and fragmentation-index
     /// series of the model's run; the traced run's is `OpRecord::nr_free_after` of a replay).
     pub model_nr_free: Vec<[u64; NR_PAGE_ORDERS]>,
+    /// The trace line of each entry of `model_nr_free`.
+    pub model_lines: Vec<u64>,
 }
 
 /// Runs the trace's requests through the model from the start state of `s`.
@@ -55,6 +57,7 @@ pub fn compare<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayE
         differing: 0,
         first_difference: None,
         model_nr_free: Vec::new(),
+        model_lines: Vec::new(),
     };
     for item in TraceReader::new(trace) {
         let tl = item.map_err(ReplayError::Parse)?;
@@ -84,6 +87,7 @@ pub fn compare<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayE
                     held.insert(t, (m, order, 1 << order, false));
                 }
                 c.model_nr_free.push(e.zone.nr_free);
+                c.model_lines.push(tl.line);
             }
             TraceEvent::Free { pfn, order } => {
                 let Some((&head, &(m, o, left, split))) = held.range(..=pfn).next_back() else {

@@ -20,6 +20,7 @@
 //! Lines without a `[cpu]` column (the engine's own trace) replay on CPU 0.
 
 use super::parse::{TraceEvent, TraceLine, TraceParseError, TraceReader};
+use super::summary::Tally;
 use crate::events::*;
 use crate::outcome::Outcome;
 use crate::page_alloc::{pcp_allowed_order, Engine, FPI_NONE};
@@ -141,6 +142,8 @@ pub struct Replay {
     /// Lines read, and lines skipped (comments, other events, headers).
     pub lines: u64,
     pub skipped_lines: u64,
+    /// Counts and the `nr_free[]` series for [`super::summary::summary`].
+    pub tally: Tally,
 }
 
 /// Why a replay could not run at all.
@@ -196,6 +199,7 @@ pub fn replay<R: BufRead>(
         divergence_count: 0,
         divergences: Vec::new(),
         line: 0,
+        tally: Tally::default(),
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -232,6 +236,7 @@ pub fn replay<R: BufRead>(
         trace_events: count,
         lines: reader.lines(),
         skipped_lines: reader.skipped,
+        tally: r.tally,
     })
 }
 
@@ -303,6 +308,7 @@ struct Replayer {
     divergence_count: u64,
     divergences: Vec<Divergence>,
     line: u64,
+    tally: Tally,
 }
 
 type Lookahead<'a, R> = Peekable<&'a mut TraceReader<R>>;
@@ -392,7 +398,9 @@ impl Replayer {
         self.line = tl.line;
         let start = (self.e.log.events.len() as u32, self.e.zone.stats);
         let def = def_of(&tl.event);
+        self.tally.count(&tl.event);
         let outcome = self.apply(&tl, ahead);
+        self.tally.nr_free.push(tl.line, self.e.zone.nr_free());
         if self.opts.record {
             self.ops.push(OpRecord {
                 def,

@@ -10,12 +10,14 @@ pub mod compare;
 pub mod forced;
 pub mod parse;
 pub mod report;
+pub mod summary;
 
 pub use compare::{compare, Comparison, Difference};
 pub use forced::{
     replay, replay_text, Divergence, DivergenceKind, Replay, ReplayError, ReplayOptions,
 };
 pub use parse::{parse_line, TraceEvent, TraceLine, TraceParseError, TraceReader};
+pub use summary::{summary, ReplaySummary};
 
 use crate::page_alloc::Engine;
 use crate::scenario::{Scenario, ScenarioError, ValidScenario};
