@@ -72,6 +72,10 @@ impl Session {
         let mut start = start.clone();
         start.ops.clear();
         start.name = format!("Replay of {file}");
+        start.description = Some(format!(
+            "The kmem trace {file}, replayed from this zone's start state (kernel, zone, init): \
+             the model takes the traced pages."
+        ));
         let opts = ReplayOptions {
             record: true,
             checkpoint_budget: CHECKPOINT_BUDGET,
