@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole check, as CI runs it (.ci/run): setup, rustfmt, clippy (host and wasm32), the engine's
-# tests, the release wasm build and the Playwright e2e suite.
+# tests, the drgn snapshot writer's tests, the release wasm build and the Playwright e2e suite.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$BUDDYSCOPE_ROOT"
@@ -47,6 +47,10 @@ run_step clippy cargo clippy --workspace --all-targets -- -D warnings
 run_step clippy-wasm cargo clippy -p buddyscope-app --target wasm32-unknown-unknown -- -D warnings
 # default-members = ["engine"]: the engine's unit, property and doc tests.
 run_step test cargo test
+# tools/drgn/snapshot.py without a kernel (python3 only; drgn is imported only for a live walk).
+# The engine tests above built the debug CLI that one of these tests feeds the snapshot to.
+run_step test-drgn env BUDDYSCOPE_REQUIRE_CLI=1 PYTHONDONTWRITEBYTECODE=1 \
+    python3 -m unittest discover -s tools/drgn
 # The app's component logic that needs no browser (JSON-path locator, chart helpers, ...).
 run_step test-app cargo test -p buddyscope-app
 run_step e2e bash scripts/e2e.sh

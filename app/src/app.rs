@@ -12,6 +12,7 @@ use crate::panels::memmap::MemoryMapPanel;
 use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
 use crate::panels::pseudocode::PseudocodePanel;
+use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
 use crate::state::AppState;
@@ -65,6 +66,11 @@ pub fn App() -> impl IntoView {
             </div>
             <CountersPanel/>
             <ChartsPanel/>
+            <div class="col-replay">
+                <TraceOpenPanel/>
+                <DivergencesPanel/>
+                <ReplaySummaryPanel/>
+            </div>
         </main>
     }
 }

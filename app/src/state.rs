@@ -9,17 +9,42 @@
 //! tracks it through [`AppState::with`].
 
 use buddyscope::builtin;
+use buddyscope::replay::{self, Divergence, ReplayError, ReplayOptions, ReplaySummary};
 use buddyscope::runner::{run_valid, RunOptions};
 use buddyscope::scenario::{parse_valid, Scenario, ScenarioError};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
+/// Checkpoints for long scrubber jumps; keep the browser's memory modest.
+const CHECKPOINT_BUDGET: usize = 96 << 20;
+
 /// One scenario run and a cursor over it.
 pub struct Session {
-    /// The scenario text that produced this run (the last good one).
+    /// The scenario text that produced this run (the last good one; for a replayed trace, the
+    /// start state's scenario as JSON).
     pub text: String,
     pub scenario: Scenario,
     pub timeline: Timeline,
+    /// Set when the run is a replayed trace.
+    pub replay: Option<ReplayInfo>,
+}
+
+/// What a replayed trace adds to its run: the engine's summary and divergences.
+pub struct ReplayInfo {
+    /// The trace file's name.
+    pub file: String,
+    pub summary: ReplaySummary,
+    /// The listed divergences (`summary.divergence_count` counts them all).
+    pub divergences: Vec<Divergence>,
+}
+
+/// Where a replayed trace starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceStart {
+    /// The current scenario's kernel, zone and init (its ops are not run).
+    Scenario,
+    /// A default zone, booted.
+    Boot,
 }
 
 impl Session {
@@ -29,8 +54,7 @@ impl Session {
             parse_valid(text)?,
             &RunOptions {
                 record: true,
-                // Checkpoints for long scrubber jumps; keep the browser's memory modest.
-                checkpoint_budget: 96 << 20,
+                checkpoint_budget: CHECKPOINT_BUDGET,
                 max_ops: None,
             },
         )?;
@@ -38,6 +62,37 @@ impl Session {
             text: text.to_string(),
             scenario: r.scenario.clone(),
             timeline: Timeline::new(r),
+            replay: None,
+        })
+    }
+
+    /// Replays `trace` from the start state of `start` (its ops are ignored) as a recorded run,
+    /// with the engine's summary and the model's comparison. Nothing is replaced if this fails.
+    pub fn load_trace(start: &Scenario, trace: &str, file: &str) -> Result<Session, ReplayError> {
+        let mut start = start.clone();
+        start.ops.clear();
+        start.name = format!("Replay of {file}");
+        start.description = Some(format!(
+            "The kmem trace {file}, replayed from this zone's start state (kernel, zone, init): \
+             the model takes the traced pages."
+        ));
+        let opts = ReplayOptions {
+            record: true,
+            checkpoint_budget: CHECKPOINT_BUDGET,
+            ..ReplayOptions::default()
+        };
+        let r = replay::replay_text(&start, trace, &opts)?;
+        let comparison = replay::compare(&start, trace.as_bytes())?;
+        let summary = replay::summary(&r, Some(&comparison));
+        Ok(Session {
+            text: r.run.scenario.to_json_pretty(),
+            scenario: r.run.scenario.clone(),
+            replay: Some(ReplayInfo {
+                file: file.to_string(),
+                summary,
+                divergences: r.divergences,
+            }),
+            timeline: Timeline::new(r.run),
         })
     }
 }
@@ -60,6 +115,13 @@ pub struct AppState {
     pub speed: RwSignal<f64>,
     /// The page under the pointer in the memory map (zone-relative index).
     pub hover: RwSignal<Option<u32>>,
+    /// The start state of the next trace opened.
+    pub trace_start: RwSignal<TraceStart>,
+    /// "Replaying …" while a trace is read, then `None`.
+    pub trace_status: RwSignal<Option<String>>,
+    /// Why the last trace opened was not replayed (the error names the line); the last good
+    /// run stays.
+    pub trace_error: RwSignal<Option<String>>,
 }
 
 impl AppState {
@@ -76,6 +138,9 @@ impl AppState {
             playing: RwSignal::new(false),
             speed: RwSignal::new(8.0),
             hover: RwSignal::new(None),
+            trace_start: RwSignal::new(TraceStart::Scenario),
+            trace_status: RwSignal::new(None),
+            trace_error: RwSignal::new(None),
         };
         provide_context(st);
         st
@@ -123,6 +188,33 @@ impl AppState {
             Err(e) => {
                 self.error.set(Some(e.clone()));
                 Err(e)
+            }
+        }
+    }
+
+    /// Replays a trace from the chosen start state. On success the replay replaces the current
+    /// run (cursor at the start); on failure `trace_error` names the line and the last good
+    /// run stays.
+    pub fn load_trace(&self, trace: &str, file: &str) -> Result<(), String> {
+        let start = match self.trace_start.get_untracked() {
+            TraceStart::Boot => Scenario::default(),
+            TraceStart::Scenario => self
+                .with_untracked(|s| s.scenario.clone())
+                .unwrap_or_default(),
+        };
+        match Session::load_trace(&start, trace, file) {
+            Ok(s) => {
+                self.session.set_value(Some(s));
+                self.scenario_id.set("custom".to_string());
+                self.trace_error.set(None);
+                self.playing.set(false);
+                self.version.update(|v| *v += 1);
+                Ok(())
+            }
+            Err(e) => {
+                let msg = format!("{file}: {e}");
+                self.trace_error.set(Some(msg.clone()));
+                Err(msg)
             }
         }
     }

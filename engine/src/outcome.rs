@@ -53,6 +53,8 @@ pub enum Outcome {
     /// Nothing done: the op does not apply (already freed, unknown name, …); the warning the
     /// trace shows too.
     Skipped(String),
+    /// One event of a replayed trace (`crate::replay`): its line and what the replay did.
+    Replayed { line: u64, what: String },
 }
 
 impl fmt::Display for Outcome {
@@ -106,6 +108,7 @@ impl fmt::Display for Outcome {
                 None => write!(f, "step {step}: alloc order-{order} {} failed", mt.slug()),
             },
             Outcome::Skipped(warning) => f.write_str(warning),
+            Outcome::Replayed { line, what } => write!(f, "line {line}: {what}"),
         }
     }
 }

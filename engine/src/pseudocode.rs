@@ -38,6 +38,8 @@ steps! {
     OpNote => alloc_pages: 0,
     OpWarning => alloc_pages: 0,
     OpFailure => alloc_pages: 6,
+    // a replayed trace and the model disagree (crate::replay)
+    ReplayDivergence => alloc_pages: 0,
 
     PrepNewPage => alloc_pages: 4,
     TraceMmPageAlloc => alloc_pages: 5,

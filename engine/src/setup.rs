@@ -237,6 +237,16 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
             e.zone.reset_stats();
             e
         }
+        Init::Snapshot(snap) => {
+            // `parse_valid` checked the scenario against the snapshot's size (its
+            // `static_zone_pages`) and `zone` against the snapshot (`snapshot::check_zone`).
+            let mut p = ZoneParams::from_scenario(&scenario, snap.pages);
+            p.start_pfn = snap.start_pfn;
+            p.name = snap.zone.clone();
+            let mut e = Engine::new(new_zone(&p));
+            crate::snapshot::apply(&mut e, snap);
+            e
+        }
     };
     Ok(Start { scenario, engine })
 }

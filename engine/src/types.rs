@@ -310,7 +310,7 @@ pub mod gfp {
         | __GFP_NOMEMALLOC;
 
     /// Composite names first, greedily, then single bits, as `show_gfp_flags()` (§9).
-    const NAMES: &[(u32, &str)] = &[
+    pub const NAMES: &[(u32, &str)] = &[
         (GFP_TRANSHUGE, "GFP_TRANSHUGE"),
         (GFP_TRANSHUGE_LIGHT, "GFP_TRANSHUGE_LIGHT"),
         (GFP_HIGHUSER_MOVABLE, "GFP_HIGHUSER_MOVABLE"),

@@ -32,22 +32,22 @@ const MAX_POINTS: usize = 1200;
 
 /// The chart colours: the theme's palette as plotters colours.
 #[derive(Clone, Copy)]
-struct Palette {
-    bg: RGBColor,
-    fg: RGBColor,
-    muted: RGBColor,
-    grid: RGBColor,
-    accent: RGBColor,
-    dark: bool,
+pub(crate) struct Palette {
+    pub(crate) bg: RGBColor,
+    pub(crate) fg: RGBColor,
+    pub(crate) muted: RGBColor,
+    pub(crate) grid: RGBColor,
+    pub(crate) accent: RGBColor,
+    pub(crate) dark: bool,
     /// The first four migratetype colours: one per bar series.
-    series: [RGBColor; 4],
+    pub(crate) series: [RGBColor; 4],
 }
 
 fn rgb(c: theme::Rgba) -> RGBColor {
     RGBColor(c[0], c[1], c[2])
 }
 
-fn palette(dark: bool) -> Palette {
+pub(crate) fn palette(dark: bool) -> Palette {
     let p = theme::palette(dark);
     Palette {
         bg: rgb(p.bg),
@@ -197,7 +197,7 @@ pub fn view_model(t: &Timeline) -> ChartsModel {
 }
 
 /// Canvas size in device pixels (set from the CSS size); `None` while hidden.
-fn fit(canvas: &web_sys::HtmlCanvasElement) -> Option<(u32, u32, f64)> {
+pub(crate) fn fit(canvas: &web_sys::HtmlCanvasElement) -> Option<(u32, u32, f64)> {
     let w = canvas.client_width();
     let h = canvas.client_height();
     if w <= 0 || h <= 0 {
@@ -217,9 +217,9 @@ fn fit(canvas: &web_sys::HtmlCanvasElement) -> Option<(u32, u32, f64)> {
     Some((pw, ph, dpr))
 }
 
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
+pub(crate) type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
-fn font(px: f64, k: f64, color: RGBColor) -> TextStyle<'static> {
+pub(crate) fn font(px: f64, k: f64, color: RGBColor) -> TextStyle<'static> {
     ("sans-serif", px * k).into_font().color(&color)
 }
 

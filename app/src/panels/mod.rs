@@ -15,6 +15,7 @@ pub mod memmap;
 pub mod narration;
 pub mod pcp;
 pub mod pseudocode;
+pub mod replay;
 pub mod scenario;
 pub mod scrubber;
 

@@ -77,6 +77,17 @@ pub fn Scrubber() -> impl IntoView {
     let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
     let len = Memo::new(move |_| model.with(|m| m.len));
     let pos = Memo::new(move |_| model.with(|m| m.pos));
+    // A replayed trace's divergences: (position, tooltip).
+    let divergences = Memo::new(move |_| {
+        state
+            .with(|s| {
+                s.replay
+                    .as_ref()
+                    .map(|r| super::replay::divergence_markers(&r.divergences))
+            })
+            .flatten()
+            .unwrap_or_default()
+    });
     // Op end positions: redraw the ticks only when the run or the width changes.
     let op_ends = Memo::new(move |_| state.with(|s| markers(&s.timeline)).unwrap_or_default());
 
@@ -192,6 +203,23 @@ pub fn Scrubber() -> impl IntoView {
                 <div class="scrub-op" style=op_band></div>
                 <div class="scrub-fill" style=move || format!("width:{:.3}%", pct())></div>
                 <canvas class="scrub-ticks" node_ref=ticks_ref aria-hidden="true"></canvas>
+                {move || {
+                    let n = len.get().max(1) as f64;
+                    divergences.with(|ds| {
+                        ds.iter()
+                            .map(|(at, tip)| {
+                                view! {
+                                    <div
+                                        class="scrub-divergence"
+                                        data-testid="scrub-divergence"
+                                        title=tip.clone()
+                                        style=format!("left:{:.3}%", 100.0 * *at as f64 / n)
+                                    ></div>
+                                }
+                            })
+                            .collect_view()
+                    })
+                }}
                 <div class="scrub-thumb" style=move || format!("left:{:.3}%", pct())></div>
             </div>
         </div>

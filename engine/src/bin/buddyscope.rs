@@ -31,6 +31,39 @@ enum Cmd {
         #[arg(long)]
         ops: Option<usize>,
     },
+    /// Replay an ftrace kmem trace (a file, or - for standard input) as forced transitions
+    /// and print the final state; summary and json add the divergences.
+    Replay {
+        trace: String,
+        #[arg(long, value_enum, default_value_t = Format::Summary)]
+        format: Format,
+        /// Start from this scenario's kernel, zone and init (its ops are ignored).
+        #[arg(long)]
+        scenario: Option<String>,
+        /// Start from a real machine's /proc files: pagetypeinfo=FILE[,zoneinfo=FILE][,zone=NAME].
+        #[arg(long)]
+        init: Option<String>,
+        /// Kernel behaviour profile (v6.18, v7.1, v7.2).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Zone size in pages.
+        #[arg(long)]
+        pages: Option<u64>,
+        /// First pfn of the zone (a multiple of 1024).
+        #[arg(long)]
+        start_pfn: Option<u64>,
+        /// CPUs (pcp lists) of the zone.
+        #[arg(long)]
+        cpus: Option<u32>,
+        /// Print progress to standard error.
+        #[arg(long)]
+        progress: bool,
+        /// Also replay the trace's requests through the model choosing its own pages, and print
+        /// the replay summary: where the model's choices first differ, and the fragmentation
+        /// index per order over time in both (--format summary or json).
+        #[arg(long)]
+        compare_model: bool,
+    },
     /// Check a scenario (everything before the first op) and stop.
     Check { file: String },
     /// List the built-in scenarios, or print one (`buddyscope builtin NAME`).
@@ -91,6 +124,104 @@ fn main() -> ExitCode {
             print!("{out}");
             ExitCode::SUCCESS
         }
+        Cmd::Replay {
+            trace,
+            format,
+            scenario: base,
+            init,
+            kernel,
+            pages,
+            start_pfn,
+            cpus,
+            progress,
+            compare_model,
+        } => {
+            if compare_model && !matches!(format, Format::Summary | Format::Json) {
+                return fail("--compare-model prints --format summary or json");
+            }
+            let s = match replay_start(base, init, kernel, pages, start_pfn, cpus) {
+                Ok(s) => s,
+                Err(e) => return fail(&e),
+            };
+            let opts = buddyscope::replay::ReplayOptions {
+                record: matches!(format, Format::Trace | Format::Json),
+                checkpoint_budget: 0,
+                ..Default::default()
+            };
+            let mut report = |n: u64| {
+                if progress {
+                    eprint!("\rbuddyscope: {n} events replayed");
+                }
+            };
+            // The comparison reads the trace a second time: standard input is kept in memory.
+            let stdin_text = if trace == "-" && compare_model {
+                let mut t = String::new();
+                if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut t) {
+                    return fail(&format!("standard input: {e}"));
+                }
+                Some(t)
+            } else {
+                None
+            };
+            let r = if let Some(t) = &stdin_text {
+                buddyscope::replay::replay(&s, t.as_bytes(), &opts, &mut report)
+            } else if trace == "-" {
+                let stdin = std::io::stdin();
+                buddyscope::replay::replay(&s, stdin.lock(), &opts, &mut report)
+            } else {
+                match std::fs::File::open(&trace) {
+                    Ok(f) => buddyscope::replay::replay(
+                        &s,
+                        std::io::BufReader::with_capacity(1 << 16, f),
+                        &opts,
+                        &mut report,
+                    ),
+                    Err(e) => return fail(&format!("{trace}: {e}")),
+                }
+            };
+            if progress {
+                eprintln!();
+            }
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => return fail(&format!("{trace}: {e}")),
+            };
+            if compare_model {
+                let c = match &stdin_text {
+                    Some(t) => buddyscope::replay::compare(&s, t.as_bytes()),
+                    None => match std::fs::File::open(&trace) {
+                        Ok(f) => buddyscope::replay::compare(
+                            &s,
+                            std::io::BufReader::with_capacity(1 << 16, f),
+                        ),
+                        Err(e) => return fail(&format!("{trace}: {e}")),
+                    },
+                };
+                let c = match c {
+                    Ok(c) => c,
+                    Err(e) => return fail(&format!("{trace}: {e}")),
+                };
+                let sum = buddyscope::replay::summary(&r, Some(&c));
+                match format {
+                    Format::Json => println!(
+                        "{}",
+                        serde_json::to_string_pretty(&sum).expect("serializable")
+                    ),
+                    _ => print!("{}", buddyscope::replay::summary::text(&sum)),
+                }
+                return ExitCode::SUCCESS;
+            }
+            let out = match format {
+                Format::Buddyinfo => procfs::buddyinfo(&r.run.final_zone),
+                Format::Pagetypeinfo => procfs::pagetypeinfo(&r.run.final_zone),
+                Format::Zoneinfo => procfs::zoneinfo(&r.run.final_zone),
+                Format::Trace => buddyscope::narrate::trace_text(&r.run),
+                Format::Json => buddyscope::replay::report::json(&r),
+                Format::Summary => buddyscope::replay::report::summary(&r),
+            };
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
         Cmd::Check { file } => {
             let text = match read(&file) {
                 Ok(t) => t,
@@ -126,6 +257,60 @@ fn main() -> ExitCode {
             },
         },
     }
+}
+
+/// The start state of a replay: a scenario's (or the defaults), with the flags' overrides.
+fn replay_start(
+    base: Option<String>,
+    init: Option<String>,
+    kernel: Option<String>,
+    pages: Option<u64>,
+    start_pfn: Option<u64>,
+    cpus: Option<u32>,
+) -> Result<scenario::Scenario, String> {
+    let mut s = match &base {
+        Some(f) => scenario::parse(&read(f)?).map_err(|e| format!("{f}: {e}"))?,
+        None => scenario::Scenario::default(),
+    };
+    s.ops.clear();
+    if let Some(k) = kernel {
+        s.kernel = buddyscope::types::Kernel::parse(&k)
+            .ok_or_else(|| format!("--kernel {k}: expected v6.18, v7.1 or v7.2"))?;
+    }
+    if pages.is_some() {
+        s.zone.pages = pages;
+    }
+    if let Some(p) = start_pfn {
+        s.zone.start_pfn = p;
+    }
+    if let Some(c) = cpus {
+        s.zone.cpus = c;
+    }
+    if let Some(spec) = init {
+        let (mut pti, mut zi, mut zone) = (None, None, "Normal".to_string());
+        for part in spec.split(',') {
+            match part.split_once('=') {
+                Some(("pagetypeinfo", f)) => pti = Some(read(f)?),
+                Some(("zoneinfo", f)) => zi = Some(read(f)?),
+                Some(("zone", z)) => zone = z.to_string(),
+                _ => {
+                    return Err(format!(
+                        "--init {part}: expected pagetypeinfo=FILE, zoneinfo=FILE or zone=NAME"
+                    ))
+                }
+            }
+        }
+        s.init = scenario::Init::Proc {
+            pagetypeinfo: pti.ok_or("--init needs pagetypeinfo=FILE")?,
+            zoneinfo: zi,
+            zone,
+        };
+    }
+    if s.name.is_empty() {
+        s.name = "trace replay".to_string();
+    }
+    scenario::validate(&s).map_err(|e| e.to_string())?;
+    Ok(s)
 }
 
 fn fail(msg: &str) -> ExitCode {

@@ -497,7 +497,13 @@ impl Engine {
 
     /// `expand` (§2.6): keep the lower part, push each split-off upper half to the FRONT of
     /// its list, from order `high-1` down to `low`.
-    fn expand(&mut self, pfn: ZonePfn, low: u8, mut high: u8, mt: MigrateType) -> ZonePfn {
+    pub(crate) fn expand(
+        &mut self,
+        pfn: ZonePfn,
+        low: u8,
+        mut high: u8,
+        mt: MigrateType,
+    ) -> ZonePfn {
         if high == low {
             return 0;
         }
@@ -713,7 +719,7 @@ impl Engine {
 
     /// The walk of `prep_move_freepages_block`: free pages (buddy heads, skipping their
     /// blocks) and `PageLRU` pages of `[start, end)`.
-    fn count_free_and_movable(&self, start: ZonePfn, end: ZonePfn) -> (u32, u32) {
+    pub(crate) fn count_free_and_movable(&self, start: ZonePfn, end: ZonePfn) -> (u32, u32) {
         let z = &self.zone;
         let (mut free, mut movable) = (0, 0);
         let mut p = start;
@@ -734,7 +740,7 @@ impl Engine {
 
     /// `__move_freepages_block`: every buddy block of the pageblock, ascending, to the tail of
     /// the new type's list.
-    fn __move_freepages_block(
+    pub(crate) fn __move_freepages_block(
         &mut self,
         step: Step,
         start: u32,

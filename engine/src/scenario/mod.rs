@@ -170,6 +170,9 @@ pub enum Init {
         /// The zone to read, in the first node that has it; default `"Normal"`.
         zone: String,
     },
+    /// Start from an exact snapshot (free blocks at their pfns, pageblock types, pcp lists),
+    /// e.g. written by `tools/drgn/snapshot.py`; see [`crate::snapshot`].
+    Snapshot(Box<crate::snapshot::Snapshot>),
 }
 
 /// How the binding kinds of `as` are named in messages and accepted by `ref`s.
@@ -511,6 +514,14 @@ fn default_init_zone() -> String {
 enum InitRepr {
     Name(String),
     Proc(ProcInitRepr),
+    Snapshot {
+        snapshot: Box<crate::snapshot::Snapshot>,
+    },
+}
+
+#[derive(Serialize)]
+struct SnapshotInitRepr<'a> {
+    snapshot: &'a crate::snapshot::Snapshot,
 }
 
 impl Serialize for Init {
@@ -527,6 +538,7 @@ impl Serialize for Init {
                 zone: zone.clone(),
             }
             .serialize(s),
+            Init::Snapshot(snap) => SnapshotInitRepr { snapshot: snap }.serialize(s),
         }
     }
 }
@@ -544,6 +556,7 @@ impl<'de> Deserialize<'de> for Init {
                 zoneinfo: p.zoneinfo,
                 zone: p.zone,
             }),
+            InitRepr::Snapshot { snapshot } => Ok(Init::Snapshot(snapshot)),
         }
     }
 }
@@ -606,6 +619,7 @@ pub fn validate_with_zone_pages(s: &Scenario, pages: u64) -> Result<(), Scenario
         } => "init.zoneinfo",
         Init::Proc { .. } if s.zone.pages.is_some() => "zone.pages",
         Init::Proc { .. } => "init.pagetypeinfo",
+        Init::Snapshot(_) => "init.snapshot.pages",
     };
     check_scenario(s, Some((pages, origin)))
 }
@@ -630,6 +644,7 @@ impl Scenario {
         match self.init {
             Init::Boot => Some(self.zone.pages.unwrap_or(DEFAULT_ZONE_PAGES)),
             Init::Proc { .. } => self.zone.pages,
+            Init::Snapshot(ref snap) => Some(snap.pages),
         }
     }
 

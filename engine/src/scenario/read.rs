@@ -518,6 +518,17 @@ fn init_from_value(v: &Value, path: &str) -> Res<Init> {
             format!("unknown init {}", Value::String(s.clone())),
             hint,
         )),
+        Value::Object(m) if m.contains_key("snapshot") => {
+            if let Some(k) = m.keys().find(|k| *k != "snapshot") {
+                return Err(ScenarioError::new(
+                    join(path, k),
+                    format!("unknown field `{k}` next to `snapshot`"),
+                    "init is {\"snapshot\": {...}} alone",
+                ));
+            }
+            crate::snapshot::from_value(&m["snapshot"], &join(path, "snapshot"))
+                .map(|s| Init::Snapshot(Box::new(s)))
+        }
         Value::Object(_) => {
             let f = Fields::new(v, path, "init", "init")?;
             f.deny_unknown()?;

@@ -187,6 +187,10 @@ pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()>
         }
         check_word("init.zone", "zone name", zone)?;
     }
+    if let Init::Snapshot(snap) = &s.init {
+        // The snapshot gives the zone's size, start and CPUs; `zone` may only agree.
+        crate::snapshot::check_zone(snap, z)?;
+    }
     if let Some((pages, origin)) = size {
         if let Some(zp) = z.pages {
             if zp != pages {

@@ -1,0 +1,157 @@
+// Trace replay in the app (issue 11): a trace the CLI printed plays to the CLI's final state with
+// no divergence; a deliberate inconsistency shows exactly one divergence (scrubber marker and list
+// entry); a broken trace names its line and keeps the last good run.
+import { test, expect, openApp, saveScreenshot, runCli, type Page } from '../fixtures';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ORDERS = [...Array(11).keys()];
+
+function scenarioPath(id: string): string {
+  return path.join('engine', 'scenarios', `${id}.json`);
+}
+
+/** `buddyscope run <builtin> --format trace`. */
+function cliTrace(id: string): string {
+  return runCli(['run', scenarioPath(id), '--format', 'trace']);
+}
+
+/** The trace in a temporary file, for the CLI's `replay`. */
+function tempTrace(text: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'buddyscope-replay-'));
+  const file = path.join(dir, 'trace.txt');
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/** The last 11 numbers of a buddyinfo line: nr_free per order. */
+function buddyinfo(out: string): number[] {
+  return out.trim().split(/\s+/).map(Number).filter((n) => Number.isFinite(n)).slice(-11);
+}
+
+async function appNrFree(page: Page): Promise<number[]> {
+  return page.evaluate(() =>
+    [...Array(11).keys()].map((o) => Number(document.querySelector(`[data-testid="nr-free-${o}"]`)!.textContent)),
+  );
+}
+
+async function appListSums(page: Page): Promise<number[]> {
+  return page.evaluate(() =>
+    [...Array(11).keys()].map((o) => {
+      let sum = 0;
+      document.querySelectorAll(`[data-testid^="freelist-${o}-"]`).forEach((el) => (sum += Number(el.textContent)));
+      return sum;
+    }),
+  );
+}
+
+async function openTrace(page: Page, name: string, text: string) {
+  await page.getByTestId('trace-open').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from(text) });
+}
+
+async function jumpEnd(page: Page) {
+  await page.getByTestId('jump-end').click();
+  const pos = (await page.getByTestId('position').textContent()) ?? '';
+  const m = /event (\d+) \/ (\d+)/.exec(pos);
+  expect(m, pos).not.toBeNull();
+  expect(m![1]).toBe(m![2]);
+}
+
+test('a trace the CLI printed replays to the same free lists, without divergences', async ({ page }) => {
+  test.setTimeout(90_000);
+  const id = 'pcp-overflow-2cpu';
+  const trace = cliTrace(id);
+  const file = tempTrace(trace);
+  const replayed = buddyinfo(runCli(['replay', file, '--scenario', scenarioPath(id), '--format', 'buddyinfo']));
+  const ran = buddyinfo(runCli(['run', scenarioPath(id), '--format', 'buddyinfo']));
+  expect(replayed).toEqual(ran);
+
+  await openApp(page, `?scenario=${id}`);
+  await expect(page.getByTestId('trace-start')).toHaveValue('scenario');
+  await openTrace(page, 'pcp.trace', trace);
+  const summary = page.getByTestId('replay-summary');
+  await expect(summary).toBeVisible();
+  await expect(page.getByTestId('scenario-name')).toHaveText('Replay of pcp.trace');
+  await expect(page.getByTestId('replay-divergence-count')).toHaveText('0');
+  await expect(page.getByTestId('replay-no-divergence')).toBeVisible();
+  await expect(page.getByTestId('scrub-divergence')).toHaveCount(0);
+  const events = Number(await page.getByTestId('replay-events').textContent());
+  expect(events).toBe(trace.split('\n').filter((l) => /^mm_page_|^# (free_prepared|alloc_contig)/.test(l)).length);
+  await expect(page.getByTestId('position')).toContainText('event 0 /');
+
+  await jumpEnd(page);
+  expect(await appNrFree(page)).toEqual(ran);
+  expect(await appListSums(page)).toEqual(ran);
+  expect(ORDERS.length).toBe(11);
+  await page.getByTestId('replay-summary').scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'replay-round-trip');
+  await saveScreenshot(page, 'replay-summary-panel', summary);
+});
+
+test('a deliberate inconsistency is exactly one divergence, marked and listed', async ({ page }) => {
+  test.setTimeout(90_000);
+  const id = 'fallback-claim';
+  let trace = cliTrace(id);
+  // The first traced allocation, again at the end: its block is allocated in the model.
+  const first = trace.split('\n').find((l) => l.startsWith('mm_page_alloc:'))!;
+  trace += `${first}\n`;
+  const cli = JSON.parse(runCli(['replay', tempTrace(trace), '--scenario', scenarioPath(id), '--format', 'json']));
+  expect(cli.replay.divergence_count).toBe(1);
+  const kind = cli.replay.divergences[0].kind as string;
+
+  await openApp(page, `?scenario=${id}`);
+  await openTrace(page, 'bad.trace', trace);
+  await expect(page.getByTestId('replay-divergence-count')).toHaveText('1');
+  const markers = page.getByTestId('scrub-divergence');
+  await expect(markers).toHaveCount(1);
+  await expect(markers.first()).toHaveAttribute('title', new RegExp(`line ${cli.replay.divergences[0].line}: ${kind}`));
+  const items = page.getByTestId('replay-divergence');
+  await expect(items).toHaveCount(1);
+  await expect(items.first()).toContainText(kind);
+  await items.first().click();
+  // The button seeks to just after the divergence's warning event.
+  await expect(page.getByTestId('position')).toContainText(`event ${cli.replay.divergences[0].event + 1} /`);
+  await expect(page.getByTestId('replay-fallbacks')).toContainText('Movable → Unmovable claim: 1');
+  await expect(page.getByTestId('replay-model')).toContainText('first difference: line');
+  await saveScreenshot(page, 'replay-divergence', page.locator('.timebar'));
+  await saveScreenshot(page, 'replay-divergence-list', page.getByTestId('replay-divergences'));
+});
+
+test('a broken trace names its line and keeps the last good run', async ({ page }) => {
+  test.setTimeout(60_000);
+  const id = 'pcp-overflow-2cpu';
+  await openApp(page, `?scenario=${id}`);
+  await openTrace(page, 'good.trace', cliTrace(id));
+  await expect(page.getByTestId('scenario-name')).toHaveText('Replay of good.trace');
+  const events = await page.getByTestId('replay-events').textContent();
+  const broken = [
+    '# tracer: nop',
+    '#',
+    '   bash-1234  [000] .....  10.000001: mm_page_alloc: page=0xffffea0000000000 pfn=0xzz order=0 migratetype=1 gfp_flags=GFP_KERNEL',
+    '',
+  ].join('\n');
+  await openTrace(page, 'broken.trace', broken);
+  const err = page.getByTestId('trace-error');
+  await expect(err).toBeVisible();
+  await expect(err).toContainText('broken.trace');
+  await expect(err).toContainText('line 3');
+  // The last good run stays.
+  await expect(page.getByTestId('scenario-name')).toHaveText('Replay of good.trace');
+  await expect(page.getByTestId('replay-events')).toHaveText(events ?? '');
+  await saveScreenshot(page, 'replay-broken', page.getByTestId('trace-error'));
+});
+
+test('boot defaults as the start state', async ({ page }) => {
+  await openApp(page, '?scenario=pcp-overflow-2cpu');
+  await page.getByTestId('trace-start').selectOption('boot');
+  // A one-CPU 1 GiB zone: the trace's CPU 1 events are divergences there, not errors.
+  const trace = [
+    '  a-1  [000] .....  1.0: mm_page_alloc: page=0x0 pfn=0x1000 order=0 migratetype=0 gfp_flags=GFP_KERNEL',
+    '  a-1  [000] .....  1.1: mm_page_free: page=0x0 pfn=0x1000 order=0',
+    '',
+  ].join('\n');
+  await openTrace(page, 'tiny.trace', trace);
+  await expect(page.getByTestId('scenario-name')).toHaveText('Replay of tiny.trace');
+  await expect(page.getByTestId('replay-events')).toHaveText('2');
+});

@@ -1,0 +1,1165 @@
+//! Forced-transition replay (kernel-model.md §9, "Replay model"): a trace records outcomes, so
+//! each event moves exactly the traced block, through the engine's primitives
+//! (`del_from_free_list`, `expand`, `__free_one_page`, pcp add/del), and every disagreement
+//! with the model becomes a [`Divergence`] (and a `# warning:` message event), never a panic.
+//!
+//! Inferences the trace forces (the kernel does not trace these steps):
+//! * `mm_page_alloc_zone_locked` with `percpu_refill=1`, and a fallback (`mm_page_alloc_extfrag`)
+//!   of a pcp order and type, put the block at the tail of the event CPU's pcp list
+//!   (`rmqueue_bulk`); the later `mm_page_alloc` takes it from there. Other buddy takes are
+//!   handed straight to the caller.
+//! * A free of a block that a refill put on a pcp list and no `mm_page_alloc` took: the
+//!   untraced `alloc_pages_bulk` loop handed it out.
+//! * A drain or allocation of a pcp block of order > 0 that the model holds as smaller pieces,
+//!   all freed through `mm_page_free`: the pieces are one `FPI_PREPARED` chunk (7.2's chunked
+//!   `free_contig_range` prepares and traces every page as order 0, then frees the chunk).
+//! * A partial claim (`change_ownership=1`, `fallback_order < pageblock_order`) prints
+//!   `mm_page_alloc_zone_locked` before `mm_page_alloc_extfrag`; the replay looks one event
+//!   ahead and re-types the pageblock first, as `try_to_claim_block` did.
+//!
+//! Lines without a `[cpu]` column (the engine's own trace) replay on CPU 0.
+
+use super::parse::{TraceEvent, TraceLine, TraceParseError, TraceReader};
+use super::summary::Tally;
+use crate::events::*;
+use crate::outcome::Outcome;
+use crate::page_alloc::{pcp_allowed_order, Engine, FPI_NONE};
+use crate::pseudocode::Step;
+use crate::runner::{OpDef, OpRecord, OwnerInfo, Run};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::types::*;
+use crate::zone::*;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt;
+use std::io::BufRead;
+use std::iter::Peekable;
+
+/// How to replay.
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    /// Record the event log, op records and checkpoints (the timeline and `--format trace`
+    /// need them; the `/proc` formats and the summary do not).
+    pub record: bool,
+    /// Memory the checkpoints may use, in bytes.
+    pub checkpoint_budget: usize,
+    /// Divergences kept in [`Replay::divergences`]; all are counted.
+    pub max_listed: usize,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            record: true,
+            checkpoint_budget: 256 << 20,
+            max_listed: 10_000,
+        }
+    }
+}
+
+/// What kind of disagreement between the trace and the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DivergenceKind {
+    /// A pfn (or a block's end) outside the zone.
+    PfnOutsideZone,
+    /// A `[cpu]` the zone does not have (the event replays on CPU 0).
+    CpuOutsideZone,
+    /// A pfn not aligned to its order.
+    Misaligned,
+    /// `mm_page_alloc` of a block the model has allocated.
+    AllocOfAllocated,
+    /// `mm_page_free` of a block the model has (partly) free.
+    FreeOfFree,
+    /// `mm_page_alloc_zone_locked` / `mm_page_alloc_extfrag` of a block the model does not have
+    /// free in the buddy.
+    NotFreeInBuddy,
+    /// The traced free list (migratetype) is not the one the model has the block on.
+    ListMismatch,
+    /// `mm_page_alloc_extfrag` while the model had a block of the requested type: the model
+    /// would not have fallen back.
+    FallbackNotPredicted,
+    /// `mm_page_pcpu_drain` of a block that is on no pcp list in the model.
+    DrainNotOnPcp,
+    /// `mm_page_pcpu_drain`'s migratetype is not the model's pageblock type.
+    DrainMigratetype,
+    /// `mm_page_alloc` took a block from another CPU's pcp list than the traced CPU.
+    PcpOtherCpu,
+}
+
+impl DivergenceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DivergenceKind::PfnOutsideZone => "pfn_outside_zone",
+            DivergenceKind::CpuOutsideZone => "cpu_outside_zone",
+            DivergenceKind::Misaligned => "misaligned",
+            DivergenceKind::AllocOfAllocated => "alloc_of_allocated",
+            DivergenceKind::FreeOfFree => "free_of_free",
+            DivergenceKind::NotFreeInBuddy => "not_free_in_buddy",
+            DivergenceKind::ListMismatch => "list_mismatch",
+            DivergenceKind::FallbackNotPredicted => "fallback_not_predicted",
+            DivergenceKind::DrainNotOnPcp => "drain_not_on_pcp",
+            DivergenceKind::DrainMigratetype => "drain_migratetype",
+            DivergenceKind::PcpOtherCpu => "pcp_other_cpu",
+        }
+    }
+}
+
+/// One disagreement.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Divergence {
+    /// 1-based line of the trace.
+    pub line: u64,
+    /// Index of its message event in the run's log (0 when the log is not recorded).
+    pub event: u32,
+    pub kind: DivergenceKind,
+    pub message: String,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}: {}: {}",
+            self.line,
+            self.kind.as_str(),
+            self.message
+        )
+    }
+}
+
+/// A finished replay.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// An ordinary run: one op record per trace event when recorded.
+    pub run: Run,
+    /// Every divergence, counted.
+    pub divergence_count: u64,
+    /// The first [`ReplayOptions::max_listed`] divergences.
+    pub divergences: Vec<Divergence>,
+    /// Trace events applied (§9 event lines).
+    pub trace_events: u64,
+    /// Lines read, and lines skipped (comments, other events, headers).
+    pub lines: u64,
+    pub skipped_lines: u64,
+    /// Counts and the `nr_free[]` series for [`super::summary::summary`].
+    pub tally: Tally,
+}
+
+/// Why a replay could not run at all.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReplayError {
+    /// The start state (the scenario's `zone`/`init`) is unusable.
+    Scenario(ScenarioError),
+    /// A line the importer rejects.
+    Parse(TraceParseError),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Scenario(e) => write!(f, "{e}"),
+            ReplayError::Parse(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// Replays a trace held in memory (tests, the app).
+pub fn replay_text(s: &Scenario, text: &str, opts: &ReplayOptions) -> Result<Replay, ReplayError> {
+    replay(s, text.as_bytes(), opts, &mut |_| {})
+}
+
+/// Replays a trace from the start state of `s` (its `kernel`, `zone` and `init`; its ops are
+/// ignored). `progress(events)` is called every 65536 events and at the end.
+pub fn replay<R: BufRead>(
+    s: &Scenario,
+    trace: R,
+    opts: &ReplayOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Replay, ReplayError> {
+    let mut engine = super::start_engine(s).map_err(ReplayError::Scenario)?;
+    engine.recording = opts.record;
+    let initial = engine.zone.clone();
+    let n = initial.pages() as usize;
+    let mut r = Replayer {
+        e: engine,
+        opts: opts.clone(),
+        origin: vec![0; n],
+        pindex: vec![0; n],
+        in_flight: HashMap::new(),
+        pre_claimed: None,
+        owners: Vec::new(),
+        ops: Vec::new(),
+        checkpoints: vec![(0, initial.clone())],
+        interval: 2048,
+        max_checkpoints: (opts.checkpoint_budget / zone_bytes(&initial)).max(1),
+        last_checkpoint: 0,
+        divergence_count: 0,
+        divergences: Vec::new(),
+        line: 0,
+        tally: Tally::default(),
+    };
+    r.index_initial_pcp();
+    let mut reader = TraceReader::new(trace);
+    let mut count = 0u64;
+    {
+        let mut it = reader.by_ref().peekable();
+        while let Some(item) = it.next() {
+            let tl = item.map_err(ReplayError::Parse)?;
+            r.step(tl, &mut it);
+            count += 1;
+            if count.is_multiple_of(65536) {
+                progress(count);
+            }
+        }
+    }
+    progress(count);
+    let mut scenario = s.clone();
+    scenario.ops.clear();
+    let final_zone = r.e.zone.clone();
+    Ok(Replay {
+        run: Run {
+            scenario,
+            initial,
+            log: r.e.log,
+            ops: r.ops,
+            op_defs: op_defs(),
+            owners: r.owners,
+            final_zone,
+            checkpoints: r.checkpoints,
+            names: Vec::new(),
+        },
+        divergence_count: r.divergence_count,
+        divergences: r.divergences,
+        trace_events: count,
+        lines: reader.lines(),
+        skipped_lines: reader.skipped,
+        tally: r.tally,
+    })
+}
+
+/// The op definitions of a replay: one per event type (`OpRecord::def` indexes them).
+const EVENT_NAMES: [&str; 7] = [
+    "mm_page_alloc",
+    "mm_page_free",
+    "mm_page_alloc_zone_locked",
+    "mm_page_pcpu_drain",
+    "mm_page_alloc_extfrag",
+    "free_prepared_contig_range",
+    "alloc_contig_range",
+];
+
+fn op_defs() -> Vec<OpDef> {
+    EVENT_NAMES
+        .iter()
+        .map(|&n| OpDef {
+            path: format!("trace:{n}"),
+            op: n.to_string(),
+            name: None,
+            note: None,
+            summary: format!("traced {n}"),
+        })
+        .collect()
+}
+
+fn def_of(e: &TraceEvent) -> u32 {
+    match e {
+        TraceEvent::Alloc { .. } => 0,
+        TraceEvent::Free { .. } => 1,
+        TraceEvent::ZoneLocked { .. } => 2,
+        TraceEvent::PcpuDrain { .. } => 3,
+        TraceEvent::Extfrag { .. } => 4,
+        TraceEvent::Chunk { .. } => 5,
+        TraceEvent::ContigAlloc { .. } => 6,
+    }
+}
+
+/// Bytes a zone clone costs (as the runner counts them).
+fn zone_bytes(z: &Zone) -> usize {
+    z.pages() as usize * 16 + z.pageblock.len() + 4096
+}
+
+/// How a block came onto a pcp list.
+const ORIGIN_NONE: u8 = 0;
+/// `rmqueue_bulk` (a refill): an untraced bulk allocation may take it.
+const ORIGIN_REFILL: u8 = 1;
+/// `mm_page_free`: a piece of a possible `FPI_PREPARED` chunk.
+const ORIGIN_FREED: u8 = 2;
+
+struct Replayer {
+    e: Engine,
+    opts: ReplayOptions,
+    /// Per page: how the pcp block headed here got onto its list.
+    origin: Vec<u8>,
+    /// Per page: the pcp list index of the pcp block headed here.
+    pindex: Vec<u8>,
+    /// Blocks taken from the buddy for the caller, awaiting their `mm_page_alloc`.
+    in_flight: HashMap<u32, u8>,
+    /// A partial claim already applied ahead of its `mm_page_alloc_extfrag` (zone pfn).
+    pre_claimed: Option<u32>,
+    owners: Vec<OwnerInfo>,
+    ops: Vec<OpRecord>,
+    checkpoints: Vec<(u32, Zone)>,
+    interval: usize,
+    max_checkpoints: usize,
+    last_checkpoint: usize,
+    divergence_count: u64,
+    divergences: Vec<Divergence>,
+    line: u64,
+    tally: Tally,
+}
+
+type Lookahead<'a, R> = Peekable<&'a mut TraceReader<R>>;
+
+impl Replayer {
+    fn index_initial_pcp(&mut self) {
+        for cpu in 0..self.e.zone.pcp.len() {
+            for pi in 0..NR_PCP_LISTS {
+                for p in self.e.zone.pcp_list_pfns(cpu, pi) {
+                    self.pindex[p as usize] = pi as u8;
+                    self.origin[p as usize] = ORIGIN_REFILL;
+                }
+            }
+        }
+    }
+
+    fn mt(&self, n: u8) -> MigrateType {
+        match n {
+            4 if self.e.zone.cfg.cma => MigrateType::Cma,
+            4 | 5 => MigrateType::Isolate,
+            n => MigrateType::from_idx(n as usize),
+        }
+    }
+
+    fn diverge(&mut self, kind: DivergenceKind, message: String) {
+        self.divergence_count += 1;
+        let event = self.e.log.events.len() as u32;
+        self.e.message(
+            Step::ReplayDivergence,
+            MsgLevel::Warning,
+            format!("replay line {}: {}: {}", self.line, kind.as_str(), message),
+        );
+        if self.divergences.len() < self.opts.max_listed {
+            self.divergences.push(Divergence {
+                line: self.line,
+                event: if self.opts.record { event } else { 0 },
+                kind,
+                message,
+            });
+        }
+    }
+
+    fn abs(&self, p: u32) -> u64 {
+        self.e.zone.abs_pfn(p)
+    }
+
+    /// The zone index of a traced block, or a divergence.
+    fn block(&mut self, pfn: u64, order: u8) -> Option<u32> {
+        let z = &self.e.zone;
+        let start = z.cfg.start_pfn;
+        if pfn < start || pfn + (1u64 << order) > start + z.pages() as u64 {
+            self.diverge(
+                DivergenceKind::PfnOutsideZone,
+                format!("pfn {pfn:#x} order {order} is outside the zone"),
+            );
+            return None;
+        }
+        let p = (pfn - start) as u32;
+        if p & ((1 << order) - 1) != 0 {
+            self.diverge(
+                DivergenceKind::Misaligned,
+                format!("pfn {pfn:#x} is not aligned to order {order}"),
+            );
+            return None;
+        }
+        Some(p)
+    }
+
+    fn cpu(&mut self, cpu: Option<u32>) -> (usize, bool) {
+        match cpu {
+            None => (0, false),
+            Some(c) if (c as usize) < self.e.zone.pcp.len() => (c as usize, true),
+            Some(c) => {
+                self.diverge(
+                    DivergenceKind::CpuOutsideZone,
+                    format!(
+                        "CPU {c}: the zone has {} CPU(s); replayed on CPU 0",
+                        self.e.zone.pcp.len()
+                    ),
+                );
+                (0, false)
+            }
+        }
+    }
+
+    fn step<R: BufRead>(&mut self, tl: TraceLine, ahead: &mut Lookahead<'_, R>) {
+        self.line = tl.line;
+        let start = (self.e.log.events.len() as u32, self.e.zone.stats);
+        let def = def_of(&tl.event);
+        self.tally.count(&tl.event);
+        let outcome = self.apply(&tl, ahead);
+        self.tally.nr_free.push(tl.line, self.e.zone.nr_free());
+        if self.opts.record {
+            self.ops.push(OpRecord {
+                def,
+                iteration: Vec::new(),
+                start: start.0,
+                end: self.e.log.events.len() as u32,
+                cost: self.e.zone.stats().diff(&start.1),
+                pageblocks_touched: 0,
+                outcome: Outcome::Replayed {
+                    line: tl.line,
+                    what: outcome,
+                },
+                nr_free_after: self.e.zone.nr_free,
+            });
+            self.maybe_checkpoint();
+        }
+    }
+
+    /// As the runner: a checkpoint every `interval` events, thinned when over budget.
+    fn maybe_checkpoint(&mut self) {
+        let n = self.e.log.events.len();
+        if n - self.last_checkpoint < self.interval {
+            return;
+        }
+        self.checkpoints.push((n as u32, self.e.zone.clone()));
+        self.last_checkpoint = n;
+        if self.checkpoints.len() > self.max_checkpoints {
+            let mut i = 0;
+            self.checkpoints.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.interval *= 2;
+        }
+    }
+
+    fn apply<R: BufRead>(&mut self, tl: &TraceLine, ahead: &mut Lookahead<'_, R>) -> String {
+        let (cpu, cpu_known) = self.cpu(tl.cpu);
+        match tl.event {
+            TraceEvent::Alloc {
+                pfn,
+                order,
+                mt,
+                gfp,
+            } => self.alloc(pfn, order, self.mt(mt), gfp, cpu, cpu_known),
+            TraceEvent::Free { pfn, order } => self.free(pfn, order, cpu),
+            TraceEvent::ZoneLocked {
+                pfn,
+                order,
+                mt,
+                percpu_refill,
+            } => {
+                let mt = self.mt(mt);
+                // A partial claim traces its __rmqueue_smallest before its extfrag line.
+                if let Some(Ok(TraceLine {
+                    event:
+                        TraceEvent::Extfrag {
+                            pfn: xpfn,
+                            alloc_order,
+                            fallback_order,
+                            alloc_mt,
+                            fallback_mt,
+                            change_ownership: true,
+                        },
+                    ..
+                })) = ahead.peek()
+                {
+                    if *xpfn == pfn && *fallback_order < PAGEBLOCK_ORDER {
+                        let ao = *alloc_order;
+                        let (am, fm) = (self.mt(*alloc_mt), self.mt(*fallback_mt));
+                        if let Some(p) = self.block(pfn, order) {
+                            self.partial_claim(p, ao, am, fm);
+                            self.pre_claimed = Some(p);
+                        }
+                    }
+                }
+                self.zone_locked(pfn, order, mt, percpu_refill, cpu)
+            }
+            TraceEvent::PcpuDrain { pfn, order, mt } => self.drain(pfn, order, mt, cpu),
+            TraceEvent::Extfrag {
+                pfn,
+                alloc_order,
+                fallback_order,
+                alloc_mt,
+                fallback_mt,
+                change_ownership,
+            } => self.extfrag(
+                pfn,
+                alloc_order,
+                fallback_order,
+                self.mt(alloc_mt),
+                self.mt(fallback_mt),
+                change_ownership,
+                cpu,
+            ),
+            TraceEvent::Chunk { pfn, order } => self.chunk(pfn, order, cpu),
+            TraceEvent::ContigAlloc { pfn, nr } => self.contig_alloc(pfn, nr),
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    fn pcp_add(&mut self, step: Step, cpu: usize, p: u32, order: u8, mt: MigrateType, end: End) {
+        let pi = order_to_pindex(mt, order);
+        self.e.emit(
+            step,
+            Mutation::PcpAdd {
+                cpu: cpu as u8,
+                pindex: pi as u8,
+                pfn: p,
+                end,
+            },
+        );
+        self.pindex[p as usize] = pi as u8;
+    }
+
+    fn pcp_del(&mut self, step: Step, p: u32) {
+        let cpu = self.e.zone.owner[p as usize] as u8;
+        let prev = self.e.zone.prev[p as usize];
+        self.e.emit(
+            step,
+            Mutation::PcpDel {
+                cpu,
+                pindex: self.pindex[p as usize],
+                pfn: p,
+                prev,
+            },
+        );
+        self.origin[p as usize] = ORIGIN_NONE;
+    }
+
+    /// Is `(p, order)` the head of a pcp block of that order?
+    fn on_pcp(&self, p: u32, order: u8) -> bool {
+        let z = &self.e.zone;
+        z.kind[p as usize] == PageKind::Pcp && z.order[p as usize] == order
+    }
+
+    /// The pcp pieces, all put there by `mm_page_free`, that exactly tile `(p, order)`.
+    fn freed_pieces(&self, p: u32, order: u8) -> Option<Vec<u32>> {
+        if order == 0 {
+            return None;
+        }
+        let z = &self.e.zone;
+        let end = p + (1 << order);
+        let mut v = Vec::new();
+        let mut q = p;
+        while q < end {
+            let o = z.order[q as usize];
+            if z.kind[q as usize] != PageKind::Pcp
+                || self.origin[q as usize] != ORIGIN_FREED
+                || q + (1 << o) > end
+            {
+                return None;
+            }
+            v.push(q);
+            q += 1 << o;
+        }
+        Some(v)
+    }
+
+    /// Takes `(p, order)` off the pcp, whole or as its freed pieces. False if it is not there.
+    fn take_pcp(&mut self, step: Step, p: u32, order: u8) -> bool {
+        if self.on_pcp(p, order) {
+            self.pcp_del(step, p);
+            return true;
+        }
+        match self.freed_pieces(p, order) {
+            Some(v) => {
+                for q in v {
+                    self.pcp_del(step, q);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Before a free: the block must be held (head refcount 1), as `put_page` expects. A tail
+    /// page of a larger allocation means the owner split it (`split_page`, untraced); a block
+    /// nobody holds in the model was handed out untraced (the bulk loop): `prep_new_page`.
+    fn ensure_held(&mut self, p: u32, order: u8) {
+        let z = &self.e.zone;
+        let owner = z.owner[p as usize];
+        if owner != NO_OWNER {
+            // The allocation holding p: the largest aligned block with a held head, unsplit
+            // tails, all of this owner.
+            let alloc = (0..=MAX_PAGE_ORDER)
+                .map(|o| (p & !((1u32 << o) - 1), o))
+                // Owning the whole block is monotone in the order: stop at the first miss.
+                .take_while(|&(h, o)| {
+                    h + (1 << o) <= z.pages()
+                        && z.owner[h as usize..(h + (1 << o)) as usize]
+                            .iter()
+                            .all(|&w| w == owner)
+                })
+                .filter(|&(h, o)| {
+                    z.refcount[h as usize] == 1
+                        && z.refcount[h as usize + 1..(h + (1 << o)) as usize]
+                            .iter()
+                            .all(|&c| c == 0)
+                })
+                .last();
+            if let Some((h, o)) = alloc {
+                if o > order {
+                    self.e.split_page(h, o);
+                }
+            }
+            if self.e.zone.refcount[p as usize] == 1 {
+                return;
+            }
+        }
+        let mt = self.e.zone.pageblock_mt(p);
+        let owner = self.owners.len() as u32;
+        self.owners.push(OwnerInfo { def: 1, mt, seq: 0 });
+        self.e.emit(
+            Step::PrepNewPage,
+            Mutation::PrepNewPage {
+                pfn: p,
+                order,
+                owner,
+                lru: mt == MigrateType::Movable,
+            },
+        );
+    }
+
+    /// Does any page of `(p, order)` lie in a free block (buddy or pcp)?
+    fn any_free(&self, p: u32, order: u8) -> bool {
+        let z = &self.e.zone;
+        self.e.free_block_containing(p).is_some()
+            || (p + 1..p + (1 << order)).any(|q| z.kind[q as usize] != PageKind::Other)
+    }
+
+    /// Removes `(p, order)` from the buddy block that contains it, splitting that block the way
+    /// `expand` does (the halves not holding `p` go to the head of the block's list). Returns
+    /// the list it was on.
+    fn take_from_buddy(&mut self, step: Step, p: u32, order: u8) -> Option<MigrateType> {
+        let (head, o, on_pcp) = self.e.free_block_containing(p)?;
+        if on_pcp || o < order {
+            return None;
+        }
+        let lmt = self.e.zone.list_mt_of(head);
+        self.e.del_from_free_list(step, head, o, lmt);
+        if head == p {
+            self.e.expand(p, order, o, lmt);
+        } else {
+            let (mut cur, mut co) = (head, o);
+            while co > order {
+                co -= 1;
+                let half = 1u32 << co;
+                let (keep, give) = if p >= cur + half {
+                    (cur + half, cur)
+                } else {
+                    (cur, cur + half)
+                };
+                self.e
+                    .add_to_free_list(Step::ExpandAddUpper, give, co, lmt, false);
+                cur = keep;
+            }
+        }
+        self.e
+            .account_freepages(Step::ExpandAccount, -(1i64 << order), lmt);
+        Some(lmt)
+    }
+
+    /// After a buddy take for an allocation of `(order, mt)`: a pcp order and type goes to the
+    /// tail of the CPU's pcp list (`rmqueue_bulk`), anything else to the caller.
+    fn deliver(&mut self, p: u32, order: u8, mt: MigrateType, cpu: usize) -> &'static str {
+        if pcp_allowed_order(order) && mt.idx() < MIGRATE_PCPTYPES {
+            self.pcp_add(Step::BulkAddTail, cpu, p, order, mt, End::Tail);
+            self.origin[p as usize] = ORIGIN_REFILL;
+            "to the pcp"
+        } else {
+            self.in_flight.insert(p, order);
+            "to the caller"
+        }
+    }
+
+    fn trace(&mut self, step: Step, t: Tracepoint) {
+        self.e.emit(step, t);
+    }
+
+    /// The model would have found a block on the requested type's own lists.
+    fn check_fallback(&mut self, order: u8, mt: MigrateType) {
+        let z = &self.e.zone;
+        if let Some(o) = (order..=MAX_PAGE_ORDER).find(|&o| z.free_list(o, mt).len > 0) {
+            self.diverge(
+                DivergenceKind::FallbackNotPredicted,
+                format!(
+                    "fallback for an order-{order} {} request, but the model has an order-{o} {} block free",
+                    mt.kernel_name(),
+                    mt.kernel_name()
+                ),
+            );
+        }
+    }
+
+    fn check_list(&mut self, p: u32, want: MigrateType, what: &str) {
+        if let Some((head, _, false)) = self.e.free_block_containing(p) {
+            let have = self.e.zone.list_mt_of(head);
+            if have != want {
+                self.diverge(
+                    DivergenceKind::ListMismatch,
+                    format!(
+                        "{what} at pfn {:#x} from the {} list, but the model has it on the {} list",
+                        self.abs(p),
+                        want.kernel_name(),
+                        have.kernel_name()
+                    ),
+                );
+            }
+        }
+    }
+
+    fn not_free(&mut self, p: u32, order: u8, what: &str) {
+        let where_ = if self.any_free(p, order) {
+            "on a pcp list"
+        } else {
+            "allocated"
+        };
+        self.diverge(
+            DivergenceKind::NotFreeInBuddy,
+            format!(
+                "{what} takes the order-{order} block at pfn {:#x} from the buddy, but the model has it {where_}",
+                self.abs(p)
+            ),
+        );
+    }
+
+    // ------------------------------------------------------------------ events
+
+    fn alloc(
+        &mut self,
+        pfn: Option<u64>,
+        order: u8,
+        mt: MigrateType,
+        gfp: u32,
+        cpu: usize,
+        cpu_known: bool,
+    ) -> String {
+        let Some(pfn) = pfn else {
+            self.trace(
+                Step::TraceMmPageAlloc,
+                Tracepoint::MmPageAlloc {
+                    pfn: None,
+                    order,
+                    mt,
+                    gfp,
+                },
+            );
+            return format!("order-{order} allocation failed");
+        };
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        let how = if self.in_flight.get(&p) == Some(&order) {
+            self.in_flight.remove(&p);
+            "from the buddy"
+        } else if self.on_pcp(p, order) || self.freed_pieces(p, order).is_some() {
+            let owner_cpu = self.e.zone.owner[p as usize] as usize;
+            if cpu_known && owner_cpu != cpu {
+                self.diverge(
+                    DivergenceKind::PcpOtherCpu,
+                    format!(
+                        "pfn {pfn:#x} is on CPU {owner_cpu}'s pcp list, the trace allocates it on CPU {cpu}"
+                    ),
+                );
+            }
+            self.take_pcp(Step::PcplistTakeFront, p, order);
+            "from the pcp"
+        } else if self.take_from_buddy(Step::SmallestTake, p, order).is_some() {
+            "from the buddy (untraced take)"
+        } else {
+            self.diverge(
+                DivergenceKind::AllocOfAllocated,
+                format!("order-{order} block at pfn {pfn:#x} is allocated in the model"),
+            );
+            self.trace(
+                Step::TraceMmPageAlloc,
+                Tracepoint::MmPageAlloc {
+                    pfn: Some(p),
+                    order,
+                    mt,
+                    gfp,
+                },
+            );
+            return "diverged".into();
+        };
+        let owner = self.owners.len() as u32;
+        self.owners.push(OwnerInfo { def: 0, mt, seq: 0 });
+        self.e.emit(
+            Step::PrepNewPage,
+            Mutation::PrepNewPage {
+                pfn: p,
+                order,
+                owner,
+                lru: mt == MigrateType::Movable,
+            },
+        );
+        self.trace(
+            Step::TraceMmPageAlloc,
+            Tracepoint::MmPageAlloc {
+                pfn: Some(p),
+                order,
+                mt,
+                gfp,
+            },
+        );
+        format!("order-{order} block at pfn {pfn:#x} allocated {how}")
+    }
+
+    fn free(&mut self, pfn: u64, order: u8, cpu: usize) -> String {
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        if self.on_pcp(p, order) && self.origin[p as usize] == ORIGIN_REFILL {
+            // Handed out by the untraced alloc_pages_bulk loop.
+            self.pcp_del(Step::PcplistTakeFront, p);
+        } else if self.in_flight.get(&p) == Some(&order) {
+            self.in_flight.remove(&p);
+        } else if self.any_free(p, order) {
+            self.diverge(
+                DivergenceKind::FreeOfFree,
+                format!("order-{order} block at pfn {pfn:#x} is already free in the model"),
+            );
+            return "diverged".into();
+        }
+        self.ensure_held(p, order);
+        self.e.put_page(p, order);
+        self.trace(
+            Step::TraceMmPageFree,
+            Tracepoint::MmPageFree { pfn: p, order },
+        );
+        let mut mt = self.e.zone.pageblock_mt(p);
+        if pcp_allowed_order(order) && mt != MigrateType::Isolate {
+            if mt.idx() >= MIGRATE_PCPTYPES {
+                mt = MigrateType::Movable;
+            }
+            self.pcp_add(Step::CommitAddHead, cpu, p, order, mt, End::Head);
+            self.origin[p as usize] = ORIGIN_FREED;
+            format!("order-{order} block at pfn {pfn:#x} freed to the pcp")
+        } else {
+            self.e.free_one_page(p, order, FPI_NONE);
+            format!("order-{order} block at pfn {pfn:#x} freed to the buddy")
+        }
+    }
+
+    fn zone_locked(
+        &mut self,
+        pfn: u64,
+        order: u8,
+        mt: MigrateType,
+        percpu_refill: bool,
+        cpu: usize,
+    ) -> String {
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        self.check_list(p, mt, "__rmqueue_smallest");
+        if self.take_from_buddy(Step::SmallestTake, p, order).is_none() {
+            self.not_free(p, order, "mm_page_alloc_zone_locked");
+            return "diverged".into();
+        }
+        self.trace(
+            Step::TraceZoneLocked,
+            Tracepoint::MmPageAllocZoneLocked {
+                pfn: p,
+                order,
+                mt,
+                percpu_refill,
+            },
+        );
+        let to = if percpu_refill {
+            self.pcp_add(Step::BulkAddTail, cpu, p, order, mt, End::Tail);
+            self.origin[p as usize] = ORIGIN_REFILL;
+            "to the pcp"
+        } else {
+            self.in_flight.insert(p, order);
+            "to the caller"
+        };
+        format!("order-{order} block at pfn {pfn:#x} taken from the buddy {to}")
+    }
+
+    fn drain(&mut self, pfn: u64, order: u8, mt: u8, _cpu: usize) -> String {
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        if !self.take_pcp(Step::BulkFreeTakeTail, p, order) {
+            self.diverge(
+                DivergenceKind::DrainNotOnPcp,
+                format!("order-{order} block at pfn {pfn:#x} is on no pcp list in the model"),
+            );
+            return "diverged".into();
+        }
+        let pb_mt = self.e.zone.pageblock_mt(p);
+        if pb_mt.kernel_number(self.e.zone.cfg.cma) != mt as u32 {
+            self.diverge(
+                DivergenceKind::DrainMigratetype,
+                format!(
+                    "drain of pfn {pfn:#x} as migratetype {mt}, the model's pageblock is {}",
+                    pb_mt.kernel_name()
+                ),
+            );
+        }
+        self.e.__free_one_page(p, order, pb_mt, FPI_NONE);
+        self.trace(
+            Step::TracePcpuDrain,
+            Tracepoint::MmPagePcpuDrain {
+                pfn: p,
+                order,
+                mt: pb_mt,
+            },
+        );
+        format!("order-{order} block at pfn {pfn:#x} drained to the buddy")
+    }
+
+    /// `try_to_claim_block` for a partial pageblock: its free blocks move to `to`, the
+    /// pageblock is re-typed.
+    fn partial_claim(&mut self, p: u32, alloc_order: u8, to: MigrateType, from: MigrateType) {
+        self.check_fallback(alloc_order, to);
+        let start = p & !(PAGEBLOCK_NR_PAGES - 1);
+        let end = (start + PAGEBLOCK_NR_PAGES).min(self.e.zone.pages());
+        let (free, movable) = self.e.count_free_and_movable(start, end);
+        self.e
+            .__move_freepages_block(Step::ClaimMoveFree, start, end, from, to);
+        self.e
+            .set_pageblock_migratetype(Step::ClaimPartialRetype, start >> PAGEBLOCK_ORDER, to);
+        self.e.emit(
+            Step::ClaimPartialRetype,
+            Annotation::Claimed {
+                pfn: start,
+                order: PAGEBLOCK_ORDER,
+                from,
+                to,
+                pageblocks: 1,
+                free,
+                alike: if to == MigrateType::Movable {
+                    movable
+                } else {
+                    0
+                },
+            },
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn extfrag(
+        &mut self,
+        pfn: u64,
+        alloc_order: u8,
+        fallback_order: u8,
+        alloc_mt: MigrateType,
+        fallback_mt: MigrateType,
+        change_ownership: bool,
+        cpu: usize,
+    ) -> String {
+        let t = |p| Tracepoint::MmPageAllocExtfrag {
+            pfn: p,
+            alloc_order,
+            fallback_order,
+            alloc_mt,
+            fallback_mt,
+            change_ownership,
+        };
+        let Some(p) = self.block(pfn, alloc_order) else {
+            return "skipped".into();
+        };
+        if self.pre_claimed.take() == Some(p) {
+            self.trace(Step::TraceExtfrag, t(p));
+            return format!(
+                "pageblock at pfn {pfn:#x} claimed {} → {}",
+                fallback_mt.kernel_name(),
+                alloc_mt.kernel_name()
+            );
+        }
+        self.check_fallback(alloc_order, alloc_mt);
+        if change_ownership && fallback_order >= PAGEBLOCK_ORDER {
+            // Whole pageblock(s): the block leaves its list, is re-typed, then expanded.
+            if self.block(pfn, fallback_order).is_none() {
+                return "skipped".into();
+            }
+            self.check_list(p, fallback_mt, "claim");
+            let Some(from) = self.take_from_buddy(Step::ClaimWholeDel, p, fallback_order) else {
+                self.not_free(p, fallback_order, "mm_page_alloc_extfrag");
+                return "diverged".into();
+            };
+            let first = p >> PAGEBLOCK_ORDER;
+            let n = 1u32 << (fallback_order - PAGEBLOCK_ORDER);
+            for pb in first..(first + n).min(self.e.zone.nr_pageblocks()) {
+                self.e
+                    .set_pageblock_migratetype(Step::ClaimWholeRetype, pb, alloc_mt);
+            }
+            self.e.emit(
+                Step::ClaimWholeRetype,
+                Annotation::Claimed {
+                    pfn: p,
+                    order: fallback_order,
+                    from,
+                    to: alloc_mt,
+                    pageblocks: n,
+                    free: 1 << fallback_order,
+                    alike: 0,
+                },
+            );
+            let added = self.e.expand(p, alloc_order, fallback_order, alloc_mt);
+            self.e
+                .account_freepages(Step::ExpandAccount, added as i64, alloc_mt);
+            self.trace(Step::TraceExtfrag, t(p));
+            let to = self.deliver(p, alloc_order, alloc_mt, cpu);
+            return format!(
+                "{} whole pageblock(s) at pfn {pfn:#x} claimed {} → {}, order-{alloc_order} block {to}",
+                n,
+                from.kernel_name(),
+                alloc_mt.kernel_name()
+            );
+        }
+        if change_ownership {
+            // A partial claim without its zone_locked line: claim, then take.
+            self.partial_claim(p, alloc_order, alloc_mt, fallback_mt);
+            self.pre_claimed = None;
+            if self
+                .take_from_buddy(Step::SmallestTake, p, alloc_order)
+                .is_none()
+            {
+                self.not_free(p, alloc_order, "mm_page_alloc_extfrag");
+                return "diverged".into();
+            }
+            self.trace(Step::TraceExtfrag, t(p));
+            let to = self.deliver(p, alloc_order, alloc_mt, cpu);
+            return format!("pageblock at pfn {pfn:#x} claimed, order-{alloc_order} block {to}");
+        }
+        // Steal: the remainder stays on the foreign type's lists.
+        self.check_list(p, fallback_mt, "steal");
+        let Some(from) = self.take_from_buddy(Step::StealTake, p, alloc_order) else {
+            self.not_free(p, alloc_order, "mm_page_alloc_extfrag");
+            return "diverged".into();
+        };
+        self.e.emit(
+            Step::StealTake,
+            Annotation::Stolen {
+                pfn: p,
+                order: fallback_order,
+                alloc_order,
+                from,
+            },
+        );
+        self.trace(Step::StealTraceExtfrag, t(p));
+        let to = self.deliver(p, alloc_order, alloc_mt, cpu);
+        format!(
+            "order-{alloc_order} block at pfn {pfn:#x} stolen from {}, {to}",
+            from.kernel_name()
+        )
+    }
+
+    /// An `FPI_PREPARED` chunk: its pages were traced (and placed on the pcp) as order 0;
+    /// they go back as one block, the way `__free_frozen_pages` frees the chunk.
+    fn chunk(&mut self, pfn: u64, order: u8, cpu: usize) -> String {
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        let pieces = if order == 0 {
+            (self.on_pcp(p, 0) && self.origin[p as usize] == ORIGIN_FREED).then(|| vec![p])
+        } else {
+            self.freed_pieces(p, order)
+        };
+        let Some(pieces) = pieces else {
+            self.diverge(
+                DivergenceKind::FreeOfFree,
+                format!(
+                    "chunk pfn {pfn:#x} order {order}: its pages were not all just freed by mm_page_free"
+                ),
+            );
+            return "diverged".into();
+        };
+        for q in pieces {
+            self.pcp_del(Step::ContigChunk, q);
+        }
+        self.e
+            .emit(Step::ContigChunk, Annotation::Chunk { pfn: p, order });
+        let mut mt = self.e.zone.pageblock_mt(p);
+        if pcp_allowed_order(order) && mt != MigrateType::Isolate {
+            if mt.idx() >= MIGRATE_PCPTYPES {
+                mt = MigrateType::Movable;
+            }
+            self.pcp_add(Step::CommitAddHead, cpu, p, order, mt, End::Head);
+            self.origin[p as usize] = ORIGIN_FREED;
+            format!("chunk pfn {pfn:#x} order {order} to the pcp")
+        } else {
+            self.e.free_one_page(p, order, FPI_NONE);
+            format!("chunk pfn {pfn:#x} order {order} to the buddy")
+        }
+    }
+
+    /// `alloc_contig_range`: every page of the range leaves the buddy (the parts of
+    /// overlapping blocks outside the range stay free), then the range is allocated.
+    fn contig_alloc(&mut self, pfn: u64, nr: u64) -> String {
+        let z = &self.e.zone;
+        let start = z.cfg.start_pfn;
+        if nr == 0 || pfn < start || pfn + nr > start + z.pages() as u64 {
+            self.diverge(
+                DivergenceKind::PfnOutsideZone,
+                format!("alloc_contig_range of {nr} pages from pfn {pfn:#x} leaves the zone"),
+            );
+            return "skipped".into();
+        }
+        // As alloc_contig_range takes the range: whole blocks off their lists, the parts of
+        // overlapping blocks outside the range back as aligned chunks at the list tails.
+        let (first, end) = ((pfn - start) as u32, (pfn - start + nr) as u32);
+        let mut q = first;
+        while q < end {
+            let Some((head, o, false)) = self.e.free_block_containing(q) else {
+                self.diverge(
+                    DivergenceKind::AllocOfAllocated,
+                    format!(
+                        "alloc_contig_range: page {:#x} is not free in the buddy in the model",
+                        self.abs(q)
+                    ),
+                );
+                q += 1;
+                continue;
+            };
+            let mt = self.e.zone.list_mt_of(head);
+            self.e
+                .del_from_free_list(Step::AllocContigTake, head, o, mt);
+            self.e
+                .account_freepages(Step::AllocContigTake, -(1i64 << o), mt);
+            let bend = head + (1 << o);
+            let outside = [
+                (head, first.max(head).min(bend)),
+                (end.min(bend).max(head), bend),
+            ];
+            for (a, b) in outside {
+                if b > a {
+                    for (c, co) in contig_chunks(self.abs(a), (b - a) as u64) {
+                        let c = (c - start) as u32;
+                        let cmt = self.e.zone.pageblock_mt(c);
+                        self.e
+                            .add_to_free_list(Step::AllocContigGiveBack, c, co, cmt, true);
+                        self.e
+                            .account_freepages(Step::AllocContigGiveBack, 1i64 << co, cmt);
+                    }
+                }
+            }
+            q = bend;
+        }
+        let p = (pfn - start) as u32;
+        let owner = self.owners.len() as u32;
+        self.owners.push(OwnerInfo {
+            def: 6,
+            mt: MigrateType::Movable,
+            seq: 0,
+        });
+        self.e.emit(
+            Step::AllocContigAlloc,
+            Mutation::ContigAlloc {
+                pfn: p,
+                nr: nr as u32,
+                owner,
+            },
+        );
+        format!("{nr} pages from pfn {pfn:#x} allocated by alloc_contig_range")
+    }
+}

@@ -1,0 +1,29 @@
+//! Replay of a real kernel's page-allocator trace (issue 11, kernel-model.md §9).
+//!
+//! [`parse`] streams the kmem tracepoint lines out of an ftrace text trace; [`forced`] applies
+//! them to the model as *forced transitions* (the model takes the traced pages instead of
+//! choosing its own) through the engine's own primitives, so the result is an ordinary
+//! recorded [`crate::runner::Run`] that the timeline steps through, plus the list of points
+//! where the trace and the model disagree ([`Divergence`]).
+
+pub mod compare;
+pub mod forced;
+pub mod parse;
+pub mod report;
+pub mod summary;
+
+pub use compare::{compare, Comparison, Difference};
+pub use forced::{
+    replay, replay_text, Divergence, DivergenceKind, Replay, ReplayError, ReplayOptions,
+};
+pub use parse::{parse_line, TraceEvent, TraceLine, TraceParseError, TraceReader};
+pub use summary::{summary, ReplaySummary};
+
+use crate::page_alloc::Engine;
+use crate::scenario::{Scenario, ScenarioError, ValidScenario};
+
+/// The start state a replay begins from: the zone `s`'s `init` builds, through the same two
+/// stages as a run ([`ValidScenario::new`] → [`crate::setup::build`]); the ops are ignored.
+pub(crate) fn start_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
+    Ok(crate::setup::build(ValidScenario::new(s.clone())?)?.engine)
+}

@@ -1,0 +1,249 @@
+//! Trace replay (issue 11): round trip of every built-in scenario, a deliberate inconsistency,
+//! parse errors that name the line.
+
+use buddyscope::replay::{replay_text, DivergenceKind, ReplayError, ReplayOptions};
+use buddyscope::runner::{run, RunOptions};
+use buddyscope::types::{MigrateType, NR_PAGE_ORDERS};
+use buddyscope::{builtin, narrate, procfs, scenario};
+
+/// `run --format trace` of a scenario, replayed from the same start state, reproduces the
+/// final `/proc/pagetypeinfo` with zero divergences.
+#[test]
+fn round_trip_every_builtin() {
+    let mut failed = Vec::new();
+    for b in builtin::ALL {
+        let s = scenario::parse(b.json).unwrap();
+        let r = run(&s, &RunOptions::default()).unwrap();
+        let trace = narrate::trace_text(&r);
+        let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
+        let want = procfs::pagetypeinfo(&r.final_zone);
+        let got = procfs::pagetypeinfo(&rep.run.final_zone);
+        // The replay's own trace prints the same tracepoint lines.
+        let tracepoints = |t: &str| {
+            t.lines()
+                .filter(|l| l.starts_with("mm_"))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        if tracepoints(&trace) != tracepoints(&narrate::trace_text(&rep.run)) {
+            failed.push(format!("{}: the replay's tracepoint lines differ", b.id));
+        }
+        // Free lists are exact too, order included.
+        let lists = |z: &buddyscope::zone::Zone| {
+            (0..NR_PAGE_ORDERS as u8)
+                .flat_map(|o| MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt)))
+                .collect::<Vec<_>>()
+        };
+        if lists(&r.final_zone) != lists(&rep.run.final_zone) {
+            failed.push(format!("{}: the free lists differ", b.id));
+        }
+        if rep.divergence_count != 0 || want != got {
+            failed.push(format!(
+                "{}: {} divergences (first: {:?}), pagetypeinfo {}",
+                b.id,
+                rep.divergence_count,
+                rep.divergences.first().map(|d| d.to_string()),
+                if want == got { "same" } else { "differs" }
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+fn small_zone(cpus: u32) -> scenario::Scenario {
+    scenario::parse(&format!(
+        r#"{{"version": 1, "zone": {{"pages": 4096, "cpus": {cpus}}}, "init": "boot"}}"#
+    ))
+    .unwrap()
+}
+
+/// A hand-made trace in the kernel's own line shape (ftrace columns, CPU 1), with one
+/// deliberate inconsistency: the same page is freed twice.
+const DOUBLE_FREE: &str = "\
+# tracer: nop
+#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
+            bash-1234    [001] d..1.   10.000001: mm_page_alloc_zone_locked: page=ffffea0000000000 pfn=0x0 order=0 migratetype=1 percpu_refill=1
+            bash-1234    [001] .....   10.000002: mm_page_alloc: page=ffffea0000000000 pfn=0x0 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE
+            bash-1234    [001] .....   10.000003: mm_page_free: page=ffffea0000000000 pfn=0x0 order=0
+            bash-1234    [001] .....   10.000004: mm_page_free: page=ffffea0000000000 pfn=0x0 order=0
+     kworker/1:0-17      [001] d..1.   10.000005: mm_page_pcpu_drain: page=ffffea0000000000 pfn=0x0 order=0 migratetype=1
+";
+
+#[test]
+fn a_double_free_is_exactly_one_divergence() {
+    let s = small_zone(2);
+    let boot = run(&s, &RunOptions::default()).unwrap();
+    let rep = replay_text(&s, DOUBLE_FREE, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 1, "{:#?}", rep.divergences);
+    let d = &rep.divergences[0];
+    assert_eq!((d.line, d.kind), (6, DivergenceKind::FreeOfFree));
+    assert_eq!(rep.trace_events, 5);
+    assert_eq!(rep.skipped_lines, 2);
+    // The divergence is a message event of the recorded run, at the index it names.
+    assert!(matches!(
+        rep.run.log.events[d.event as usize].kind,
+        buddyscope::events::EventKind::Annotation(buddyscope::events::Annotation::Message { .. })
+    ));
+    // The page went back and merged: the zone is as booted.
+    assert_eq!(
+        procfs::pagetypeinfo(&rep.run.final_zone),
+        procfs::pagetypeinfo(&boot.final_zone)
+    );
+    assert_eq!(rep.run.ops.len(), 5);
+}
+
+#[test]
+fn the_cpu_column_picks_the_pcp() {
+    let s = small_zone(2);
+    let text = DOUBLE_FREE.lines().take(5).collect::<Vec<_>>().join("\n");
+    let rep = replay_text(&s, &text, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    let z = &rep.run.final_zone;
+    assert_eq!((z.pcp()[0].count, z.pcp()[1].count), (0, 1));
+}
+
+#[test]
+fn other_inconsistencies_are_typed() {
+    let s = small_zone(1);
+    // Allocated twice; an extfrag for a Movable request while Movable blocks are free (the
+    // model would not fall back, and the block is on the Movable list, not Unmovable); a pfn
+    // outside the 4096-page zone; a drain of a page on no pcp list.
+    let text = "\
+mm_page_alloc: page=ffffea0000000000 pfn=0x0 order=3 migratetype=0 gfp_flags=GFP_KERNEL
+mm_page_alloc: page=ffffea0000000000 pfn=0x0 order=3 migratetype=0 gfp_flags=GFP_KERNEL
+mm_page_alloc_extfrag: page=ffffea0000000000 pfn=0x400 alloc_order=0 fallback_order=10 pageblock_order=9 alloc_migratetype=1 fallback_migratetype=0 fragmenting=0 change_ownership=0
+mm_page_free: page=ffffea0000000000 pfn=0x100000 order=0
+mm_page_pcpu_drain: page=ffffea0000000000 pfn=0x800 order=0 migratetype=1
+";
+    let rep = replay_text(&s, text, &ReplayOptions::default()).unwrap();
+    let got: Vec<(u64, DivergenceKind)> =
+        rep.divergences.iter().map(|d| (d.line, d.kind)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (2, DivergenceKind::AllocOfAllocated),
+            (3, DivergenceKind::FallbackNotPredicted),
+            (3, DivergenceKind::ListMismatch),
+            (4, DivergenceKind::PfnOutsideZone),
+            (5, DivergenceKind::DrainNotOnPcp),
+        ]
+    );
+    assert_eq!(rep.divergence_count, 5);
+}
+
+#[test]
+fn a_rejected_line_names_its_line() {
+    let s = small_zone(1);
+    let text =
+        "# x\nmm_page_free: page=0 pfn=0x0 order=0\nmm_page_free: page=0 pfn=0x1 order=twelve\n";
+    match replay_text(&s, text, &ReplayOptions::default()) {
+        Err(ReplayError::Parse(e)) => {
+            assert_eq!((e.line, e.column), (3, Some(30)));
+            assert_eq!(
+                e.to_string(),
+                "line 3, column 30: `order=twelve`: expected an integer"
+            );
+        }
+        r => panic!("{:?}", r.map(|r| r.divergence_count)),
+    }
+}
+
+/// The model compared with its own trace picks the same pfn for every request.
+#[test]
+fn the_model_agrees_with_its_own_trace() {
+    let b = builtin::get("fragmented-sandbox").unwrap();
+    let s = scenario::parse(b.json).unwrap();
+    let r = run(&s, &RunOptions::default()).unwrap();
+    let trace = narrate::trace_text(&r);
+    let c = buddyscope::replay::compare(&s, trace.as_bytes()).unwrap();
+    assert!(
+        c.requests > 5000 && c.frees > 1000,
+        "{} {}",
+        c.requests,
+        c.frees
+    );
+    assert_eq!((c.differing, c.first_difference), (0, None));
+    assert_eq!(c.model_nr_free.last(), Some(r.final_zone.nr_free()));
+    // Another start state: the same requests now land elsewhere, and the first is reported.
+    let mut other = s.clone();
+    other.zone.pages = Some(16384);
+    let c = buddyscope::replay::compare(&other, trace.as_bytes()).unwrap();
+    let d = c.first_difference.expect("a larger zone boots differently");
+    assert!(d.line > 0 && d.traced != d.model);
+}
+
+/// Every replay is an exact, invertible event log: undoing it from the final state gives the
+/// initial state back (the timeline steps backwards through it).
+#[test]
+fn a_replay_undoes_exactly() {
+    for id in [
+        "free-contig-range-thp",
+        "vmalloc-large-order",
+        "cma-frozen-range",
+    ] {
+        let s = scenario::parse(builtin::get(id).unwrap().json).unwrap();
+        let r = run(&s, &RunOptions::default()).unwrap();
+        let rep = replay_text(&s, &narrate::trace_text(&r), &ReplayOptions::default()).unwrap();
+        let mut z = rep.run.final_zone.clone();
+        for ev in rep.run.log.events.iter().rev() {
+            z.unapply(ev);
+        }
+        assert_eq!(
+            z.first_difference(&rep.run.initial),
+            None,
+            "{id}: undoing the replay does not give the start back"
+        );
+    }
+}
+
+/// `replay::summary`: the counts of the trace's events, the claim `fallback-claim` makes, the
+/// pageblock it re-types, the fragmentation series ending on the final zone's, and the model's
+/// comparison.
+#[test]
+fn summary_of_fallback_claim() {
+    use buddyscope::metrics::fragmentation_index;
+    use buddyscope::replay::{compare, summary, summary::MAX_SAMPLES};
+    let s = scenario::parse(builtin::get("fallback-claim").unwrap().json).unwrap();
+    let r = run(&s, &RunOptions::default()).unwrap();
+    let trace = narrate::trace_text(&r);
+    let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
+    let c = compare(&s, trace.as_bytes()).unwrap();
+    let sum = summary(&rep, Some(&c));
+    let lines = |ev: &str| trace.lines().filter(|l| l.starts_with(ev)).count() as u64;
+    assert_eq!(sum.divergence_count, 0);
+    assert_eq!(sum.trace_events, rep.trace_events);
+    assert_eq!(
+        sum.allocations.iter().map(|a| a.count).sum::<u64>() + sum.failed_allocations,
+        lines("mm_page_alloc:")
+    );
+    assert_eq!(sum.frees, lines("mm_page_free:"));
+    assert!(sum
+        .allocations
+        .iter()
+        .any(|a| a.order == 0 && a.migratetype == "Unmovable" && a.count > 0));
+    // One claim of a Movable pageblock by an Unmovable request, and that block re-typed.
+    assert_eq!(sum.fallbacks.len(), 1);
+    let f = &sum.fallbacks[0];
+    assert_eq!(
+        (f.from.as_str(), f.to.as_str(), f.claim, f.count),
+        ("Movable", "Unmovable", true, 1)
+    );
+    assert_eq!(sum.pageblocks_changed.len(), 1);
+    let pb = &sum.pageblocks_changed[0];
+    assert_eq!((pb.from.as_str(), pb.to.as_str()), ("Movable", "Unmovable"));
+    assert_eq!(pb.pfn % 512, 0);
+    // The series: the start, then thinned points, the last one after the last event.
+    assert!(sum.fragmentation.len() <= MAX_SAMPLES + 2 && sum.fragmentation.len() > 100);
+    assert_eq!(sum.fragmentation[0].line, 0);
+    assert!(sum.fragmentation.windows(2).all(|w| w[0].line < w[1].line));
+    let z = &rep.run.final_zone;
+    let want: Vec<i64> = (0..11).map(|o| fragmentation_index(z, o)).collect();
+    assert_eq!(sum.fragmentation.last().unwrap().index.to_vec(), want);
+    let m = sum.model.expect("a comparison was made");
+    assert_eq!(m.requests, lines("mm_page_alloc:"));
+    let d = m
+        .first_difference
+        .expect("the model picks another pfn somewhere");
+    assert!(d.line > 0 && d.traced != d.model);
+    assert_eq!(m.fragmentation[0], sum.fragmentation[0]);
+}
