@@ -60,6 +60,8 @@ pub struct AppState {
     pub speed: RwSignal<f64>,
     /// The page under the pointer in the memory map (zone-relative index).
     pub hover: RwSignal<Option<u32>>,
+    /// The page clicked in the memory map (zone-relative index): the page history shows it.
+    pub selected_page: RwSignal<Option<u32>>,
 }
 
 impl AppState {
@@ -76,6 +78,7 @@ impl AppState {
             playing: RwSignal::new(false),
             speed: RwSignal::new(8.0),
             hover: RwSignal::new(None),
+            selected_page: RwSignal::new(None),
         };
         provide_context(st);
         st
@@ -117,6 +120,7 @@ impl AppState {
                 self.scenario_id.set(id.to_string());
                 self.error.set(None);
                 self.playing.set(false);
+                self.selected_page.set(None);
                 self.version.update(|v| *v += 1);
                 Ok(())
             }
