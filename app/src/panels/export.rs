@@ -263,14 +263,17 @@ struct Recording {
     map: HtmlCanvasElement,
     recorder: web_sys::MediaRecorder,
     t0: f64,
+    /// `now_ms()` of the previous tick and the smoothed tick interval (ms).
+    last_tick: f64,
+    tick_ms: f64,
     shown: usize,
     stopped: bool,
 }
 
 fn supported_webm() -> &'static str {
     [
-        "video/webm;codecs=vp9",
         "video/webm;codecs=vp8",
+        "video/webm;codecs=vp9",
         "video/webm",
     ]
     .into_iter()
@@ -309,14 +312,34 @@ fn tick(state: AppState, rec: Rc<RefCell<Recording>>, dark: bool) {
         }
         draw_recording_frame(state, &r, dark);
     }
-    let elapsed = (now_ms() - rec.borrow().t0) / 1000.0;
+    let now = now_ms();
     let mut r = rec.borrow_mut();
-    if elapsed >= r.plan.duration_s() {
+    let elapsed = (now - r.t0) / 1000.0;
+    // The mean time between ticks, to see the end coming.
+    if r.last_tick > 0.0 {
+        r.tick_ms = 0.8 * r.tick_ms + 0.2 * (now - r.last_tick);
+    }
+    r.last_tick = now;
+    let remaining_ms = (r.plan.duration_s() - elapsed) * 1000.0;
+    let k = r.plan.stop_at(elapsed);
+    if remaining_ms <= r.tick_ms {
+        // The next tick would come after the end: show the last stop now and draw its final
+        // frame by a timer at the end time itself (the video's last timestamp is its length).
         r.stopped = true;
-        let _ = r.recorder.stop();
+        let last = r.plan.stops.len() - 1;
+        let p = r.plan.stops[last];
+        let seek = r.shown != last;
+        r.shown = last;
+        drop(r);
+        if seek {
+            state.seek(p);
+        }
+        set_timeout(
+            move || finish(state, rec, dark),
+            std::time::Duration::from_millis(remaining_ms.max(0.0) as u64),
+        );
         return;
     }
-    let k = r.plan.stop_at(elapsed);
     if k != r.shown {
         r.shown = k;
         let p = r.plan.stops[k];
@@ -326,6 +349,26 @@ fn tick(state: AppState, rec: Rc<RefCell<Recording>>, dark: bool) {
         drop(r);
     }
     request_animation_frame(move || tick(state, rec, dark));
+}
+
+/// At the end time: draws the final frame and pauses the recorder half a frame later, so the
+/// last frame captured (the canvas is captured at up to [`RECORDING_FPS`] even when unchanged)
+/// is within one frame of the end; stops it a little later (a pause is queued behind the frames
+/// already handed to the encoder, so none of them is lost).
+fn finish(state: AppState, rec: Rc<RefCell<Recording>>, dark: bool) {
+    draw_recording_frame(state, &rec.borrow(), dark);
+    set_timeout(
+        move || {
+            let _ = rec.borrow().recorder.pause();
+            set_timeout(
+                move || {
+                    let _ = rec.borrow().recorder.stop();
+                },
+                std::time::Duration::from_millis(400),
+            );
+        },
+        std::time::Duration::from_millis(u64::from(500 / RECORDING_FPS)),
+    );
 }
 
 /// Plays `plan` into a WebM on `canvas` and downloads it as `name`; `status` reports.
@@ -360,7 +403,7 @@ fn record(
     let mime = supported_webm();
     let opts = web_sys::MediaRecorderOptions::new();
     opts.set_mime_type(mime);
-    opts.set_video_bits_per_second(4_000_000);
+    opts.set_video_bits_per_second(2_500_000);
     let recorder =
         web_sys::MediaRecorder::new_with_media_stream_and_media_recorder_options(&stream, &opts)
             .map_err(|e| format!("MediaRecorder: {e:?}"))?;
@@ -399,6 +442,8 @@ fn record(
         map,
         recorder,
         t0: 0.0,
+        last_tick: 0.0,
+        tick_ms: 1000.0 / 60.0,
         shown: 0,
         stopped: false,
     }));
@@ -406,19 +451,23 @@ fn record(
     status.set(format!(
         "Recording {duration:.2} s at {RECORDING_FPS} fps\u{2026}"
     ));
-    // One animation frame for the map to show the first stop, then start the clock.
+    // Once the recorder has started (and the map shows the first stop), the first frame is
+    // drawn and the clock starts: the video's first frame is time 0.
+    let r2 = rec.clone();
+    let on_start = Closure::once_into_js(move |_: JsValue| {
+        request_animation_frame(move || {
+            r2.borrow_mut().t0 = now_ms();
+            tick(state, r2, dark);
+        });
+    });
+    rec.borrow().recorder.set_onstart(Some(on_start.unchecked_ref()));
     request_animation_frame(move || {
-        {
-            let r = rec.borrow();
-            draw_recording_frame(state, &r, dark);
-            if let Err(e) = r.recorder.start() {
-                status.set(format!("MediaRecorder.start failed: {e:?}"));
-                busy.set(false);
-                return;
-            }
+        let r = rec.borrow();
+        draw_recording_frame(state, &r, dark);
+        if let Err(e) = r.recorder.start() {
+            status.set(format!("MediaRecorder.start failed: {e:?}"));
+            busy.set(false);
         }
-        rec.borrow_mut().t0 = now_ms();
-        request_animation_frame(move || tick(state, rec, dark));
     });
     Ok(())
 }

@@ -286,8 +286,9 @@ pub fn panel_set(
 
 /// Height of the caption above the map in a recording.
 const CAPTION_H: f64 = 52.0;
-/// A recording is at most this wide (the map scaled down to it).
-pub const RECORDING_MAX_W: f64 = 1280.0;
+/// A recording is at most this wide (the map scaled down to it): real-time software VP8
+/// encoding must keep up on a modest laptop.
+pub const RECORDING_MAX_W: f64 = 960.0;
 
 /// One recording frame: the position and the narration over the map. Width and height are
 /// even (what VP8/VP9 encoders want).
@@ -298,7 +299,7 @@ pub fn recording_frame(
     pal: &Palette,
 ) -> Snapshot {
     let max_w = RECORDING_MAX_W.min(map.0.max(320) as f64);
-    let (mw, mh) = map_box(map, max_w, 1080.0 - CAPTION_H);
+    let (mw, mh) = map_box(map, max_w, 720.0 - CAPTION_H);
     let w = ((mw.max(320.0) as u32) + 1) & !1;
     let h = ((CAPTION_H + mh) as u32 + 1) & !1;
     let mut cap = Col {
