@@ -460,7 +460,9 @@ fn record(
             tick(state, r2, dark);
         });
     });
-    rec.borrow().recorder.set_onstart(Some(on_start.unchecked_ref()));
+    rec.borrow()
+        .recorder
+        .set_onstart(Some(on_start.unchecked_ref()));
     request_animation_frame(move || {
         let r = rec.borrow();
         draw_recording_frame(state, &r, dark);
