@@ -7,7 +7,9 @@ use crate::browser::query_param;
 use crate::panels::charts::ChartsPanel;
 use crate::panels::controls::{Controls, Position};
 use crate::panels::counters::CountersPanel;
+use crate::panels::export::ExportPanel;
 use crate::panels::freelists::FreeListsPanel;
+use crate::panels::history::PageHistoryPanel;
 use crate::panels::memmap::MemoryMapPanel;
 use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
@@ -59,6 +61,7 @@ pub fn App() -> impl IntoView {
             <div class="col-map">
                 <MemoryMapPanel/>
                 <PcpPanel/>
+                <PageHistoryPanel/>
             </div>
             <div class="col-side">
                 <PseudocodePanel/>
@@ -71,6 +74,7 @@ pub fn App() -> impl IntoView {
                 <DivergencesPanel/>
                 <ReplaySummaryPanel/>
             </div>
+            <ExportPanel/>
         </main>
     }
 }

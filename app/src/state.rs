@@ -122,6 +122,8 @@ pub struct AppState {
     /// Why the last trace opened was not replayed (the error names the line); the last good
     /// run stays.
     pub trace_error: RwSignal<Option<String>>,
+    /// The page clicked in the memory map (zone-relative index): the page history shows it.
+    pub selected_page: RwSignal<Option<u32>>,
 }
 
 impl AppState {
@@ -141,6 +143,7 @@ impl AppState {
             trace_start: RwSignal::new(TraceStart::Scenario),
             trace_status: RwSignal::new(None),
             trace_error: RwSignal::new(None),
+            selected_page: RwSignal::new(None),
         };
         provide_context(st);
         st
@@ -182,6 +185,7 @@ impl AppState {
                 self.scenario_id.set(id.to_string());
                 self.error.set(None);
                 self.playing.set(false);
+                self.selected_page.set(None);
                 self.version.update(|v| *v += 1);
                 Ok(())
             }

@@ -295,10 +295,17 @@ fn pb_name(bits: u8) -> &'static str {
 /// The CLI's `trace` output: tracepoint lines, `# note:` lines, and `#` lines for failures,
 /// warnings and the op boundaries.
 pub fn trace_text(run: &crate::runner::Run) -> String {
+    trace_text_upto(run, run.log.events.len() as u32)
+}
+
+/// [`trace_text`] of the first `end` events: at an op boundary (`end` = `ops[K-1].end`) it
+/// is what `buddyscope run … --format trace --ops K` prints; the app exports it at its cursor.
+pub fn trace_text_upto(run: &crate::runner::Run, end: u32) -> String {
     let ctx = Ctx::of(&run.initial);
     let mut out = String::new();
     let mut next_op = 0usize;
-    for (i, ev) in run.log.events.iter().enumerate() {
+    let end = (end as usize).min(run.log.events.len());
+    for (i, ev) in run.log.events[..end].iter().enumerate() {
         while next_op < run.ops.len() && run.ops[next_op].start as usize <= i {
             let o = &run.ops[next_op];
             let d = &run.op_defs[o.def as usize];
@@ -325,4 +332,37 @@ pub fn trace_text(run: &crate::runner::Run) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::{run_text, RunOptions};
+
+    /// The trace of the first K ops of a full run is the trace of a run stopped after K ops
+    /// (what `--format trace --ops K` prints).
+    #[test]
+    fn trace_upto_an_op_end_is_the_trace_of_k_ops() {
+        let b = crate::builtin::get("pcp-overflow-2cpu").expect("a built-in");
+        let full = run_text(b.json, &RunOptions::default()).expect("runs");
+        assert_eq!(
+            trace_text_upto(&full, full.log.events.len() as u32),
+            trace_text(&full)
+        );
+        for k in [1, 2, full.ops.len() / 2, full.ops.len()] {
+            let short = run_text(
+                b.json,
+                &RunOptions {
+                    max_ops: Some(k),
+                    ..RunOptions::default()
+                },
+            )
+            .expect("runs");
+            assert_eq!(
+                trace_text_upto(&full, full.ops[k - 1].end),
+                trace_text(&short),
+                "K = {k}"
+            );
+        }
+    }
 }

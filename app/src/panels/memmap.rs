@@ -665,7 +665,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
             title="Memory map"
             sub=Signal::derive(summary)
             tools=tools
-            help="Every page is a cell; every 32\u{d7}16 tile is one pageblock (512 pages), framed in its migratetype\u{2019}s colour. Hover a cell for its pfn and owner."
+            help="Every page is a cell; every 32\u{d7}16 tile is one pageblock (512 pages), framed in its migratetype\u{2019}s colour. Hover a cell for its pfn and owner; click it for its history."
         >
             <div class="map-scroll" node_ref=scroll_ref>
                 <div class="map-inner">
@@ -676,6 +676,13 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         aria-label="Memory map of the zone: one cell per page"
                         on:mousemove=on_move
                         on:mouseleave=move |_| state.hover.set(None)
+                        on:click=move |ev: web_sys::MouseEvent| {
+                            let page = renderer
+                                .with_value(|r| r.geom.and_then(|g| g.page_at(ev.offset_x(), ev.offset_y())));
+                            if page.is_some() {
+                                state.selected_page.set(page);
+                            }
+                        }
                     ></canvas>
                     {tip}
                 </div>

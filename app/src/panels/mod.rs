@@ -9,8 +9,10 @@
 pub mod charts;
 pub mod controls;
 pub mod counters;
+pub mod export;
 pub mod frame;
 pub mod freelists;
+pub mod history;
 pub mod memmap;
 pub mod narration;
 pub mod pcp;
@@ -18,6 +20,7 @@ pub mod pseudocode;
 pub mod replay;
 pub mod scenario;
 pub mod scrubber;
+pub mod snapshot;
 
 use buddyscope::runner::Run;
 use buddyscope::types::MigrateType;

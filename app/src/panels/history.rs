@@ -1,0 +1,284 @@
+//! Page history: click a page on the memory map and this panel lists every operation and event
+//! that named it — the block it was part of, the list that block entered or left
+//! (`free_area[order].free_list[mt]` or a CPU's pcp list) and who held the page — each a
+//! button that moves the cursor there. The engine computes it ([`Run::page_history`], one
+//! pass over the log); this module only groups and words it.
+//!
+//! [`Run::page_history`]: buddyscope::runner::Run::page_history
+
+use buddyscope::history::{ListChange, PageHistoryEntry};
+use buddyscope::narrate::{narrate, Ctx};
+use buddyscope::timeline::Timeline;
+use leptos::prelude::*;
+
+use super::frame::PanelFrame;
+use super::{op_label, pfn_hex};
+use crate::state::AppState;
+
+/// Events listed at most (a page inside a huge contiguous range can be named many times).
+pub const MAX_ROWS: usize = 400;
+
+/// One event row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventRow {
+    /// The position that shows the event (`event + 1`).
+    pub pos: u32,
+    /// The engine's narration of the event.
+    pub line: String,
+    /// `order-N block at 0x…` or `N pages from 0x…`.
+    pub block: String,
+    /// `enters free_area[…]…` / `leaves …`, if the event moved the block between lists.
+    pub list: Option<String>,
+    /// Who held the page after the event.
+    pub owner: String,
+    /// The cursor is exactly here.
+    pub current: bool,
+}
+
+/// One op that touched the page, with its events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpGroup {
+    /// `op k: summary`, or "outside any op".
+    pub label: String,
+    /// The position after the op (its end), to seek to.
+    pub end: Option<u32>,
+    pub events: Vec<EventRow>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HistoryModel {
+    /// `pfn 0x…` of the selected page; empty when none is selected.
+    pub pfn: String,
+    pub groups: Vec<OpGroup>,
+    /// Events that named the page (before the [`MAX_ROWS`] cut).
+    pub total: usize,
+}
+
+fn block_words(t: &Timeline, e: &PageHistoryEntry) -> String {
+    let z = t.zone();
+    let (start, n) = e.block;
+    match e.order() {
+        Some(o) => format!("order-{o} block at {}", pfn_hex(z, start)),
+        None => format!("{n} pages from {}", pfn_hex(z, start)),
+    }
+}
+
+/// The history of zone page `idx` in the run of `t`, grouped by op, marking the cursor.
+pub fn view_model(t: &Timeline, idx: u32) -> HistoryModel {
+    let run = &t.run;
+    if idx >= run.initial.pages() {
+        return HistoryModel::default();
+    }
+    let entries = run.page_history(idx);
+    let ctx = Ctx::of(&run.initial);
+    let mut groups: Vec<OpGroup> = Vec::new();
+    let mut last_op = None;
+    for e in entries.iter().take(MAX_ROWS) {
+        if groups.is_empty() || e.op != last_op {
+            last_op = e.op;
+            groups.push(OpGroup {
+                label: match e.op {
+                    Some(i) => format!("op {}: {}", i + 1, op_label(run, i as usize)),
+                    None => "outside any op".to_string(),
+                },
+                end: e.op.map(|i| run.ops[i as usize].end),
+                events: Vec::new(),
+            });
+        }
+        let ev = &run.log.events[e.event as usize];
+        let row = EventRow {
+            pos: e.event + 1,
+            line: narrate(&ctx, &run.log, ev),
+            block: block_words(t, e),
+            list: e.list.map(|(l, c)| match c {
+                ListChange::Enter => format!("enters {l}"),
+                ListChange::Leave => format!("leaves {l}"),
+            }),
+            owner: match e.owner {
+                Some(o) => format!("held by {}", run.owner_label(o)),
+                None => "free (no owner)".to_string(),
+            },
+            current: t.pos() == e.event + 1,
+        };
+        groups.last_mut().expect("pushed above").events.push(row);
+    }
+    HistoryModel {
+        pfn: format!("pfn {}", pfn_hex(t.zone(), idx)),
+        groups,
+        total: entries.len(),
+    }
+}
+
+#[component]
+pub fn PageHistoryPanel() -> impl IntoView {
+    let state = AppState::get();
+    // The history depends on the run and the page, not the cursor: recompute only then.
+    let run_key = Memo::new(move |_| {
+        state
+            .with(|s| (s.text.as_ptr() as usize, s.text.len(), s.timeline.len()))
+            .unwrap_or_default()
+    });
+    let model = Memo::new(move |_| {
+        let _ = run_key.get();
+        let idx = state.selected_page.get()?;
+        state.with_untracked(|s| view_model(&s.timeline, idx))
+    });
+    let pos = Memo::new(move |_| state.with(|s| s.timeline.pos()).unwrap_or(0));
+    let sub = Signal::derive(move || {
+        model.with(|m| match m {
+            Some(m) => format!("{}: {} event(s)", m.pfn, m.total),
+            None => String::new(),
+        })
+    });
+
+    let body = move || match model.get() {
+        None => view! {
+            <p class="history-empty" data-testid="page-history-empty">
+                "Click a page on the memory map to list the operations and events that touched it."
+            </p>
+        }
+        .into_any(),
+        Some(m) if m.groups.is_empty() => view! {
+            <p class="history-empty" data-testid="page-history-empty">
+                {format!("No recorded event named {}: it stayed as it started.", m.pfn)}
+            </p>
+        }
+        .into_any(),
+        Some(m) => {
+            let more = (m.total > MAX_ROWS)
+                .then(|| format!("\u{2026} and {} more event(s)", m.total - MAX_ROWS));
+            view! {
+                <ol class="history-ops">
+                    {m
+                        .groups
+                        .into_iter()
+                        .map(|g| {
+                            let end = g.end;
+                            view! {
+                                <li class="history-op" data-testid="page-history-op">
+                                    <button
+                                        type="button"
+                                        class="history-op-link"
+                                        disabled=end.is_none()
+                                        title="Go to the end of this operation"
+                                        on:click=move |_| {
+                                            if let Some(e) = end {
+                                                state.playing.set(false);
+                                                state.seek(e);
+                                            }
+                                        }
+                                    >
+                                        {g.label}
+                                    </button>
+                                    <ol class="history-events">
+                                        {g
+                                            .events
+                                            .into_iter()
+                                            .map(|r| {
+                                                let p = r.pos;
+                                                view! {
+                                                    <li
+                                                        class="history-event"
+                                                        class:current=move || pos.get() == p
+                                                    >
+                                                        <button
+                                                            type="button"
+                                                            class="history-link"
+                                                            data-testid="page-history-event"
+                                                            data-pos=p.to_string()
+                                                            title=format!("Go to event {p}")
+                                                            on:click=move |_| {
+                                                                state.playing.set(false);
+                                                                state.seek(p);
+                                                            }
+                                                        >
+                                                            <span class="history-pos">{format!("@{p}")}</span>
+                                                            <span class="history-line">{r.line}</span>
+                                                        </button>
+                                                        <span class="history-facts">
+                                                            {r.block}
+                                                            {r.list.map(|l| format!(" \u{b7} {l}"))}
+                                                            {format!(" \u{b7} {}", r.owner)}
+                                                        </span>
+                                                    </li>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </ol>
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ol>
+                {more.map(|t| view! { <p class="history-more">{t}</p> })}
+            }
+            .into_any()
+        }
+    };
+
+    view! {
+        <PanelFrame
+            key="history"
+            title="Page history"
+            testid="page-history"
+            sub=sub
+            help="Every event that named the clicked page, by operation: the block it was part of, the list it entered or left, who held it. Click one to go there."
+        >
+            <div class="history-body">{body}</div>
+        </PanelFrame>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::panels::testutil::timeline;
+
+    /// The groups are the engine's entries, in order, split at op changes; the rows' positions
+    /// seek to the events; the current row follows the cursor.
+    #[test]
+    fn groups_follow_the_engine_entries() {
+        let mut t = timeline("fallback-claim");
+        let n = t.len();
+        t.seek(n);
+        // A page some op allocated: the first page of the first op's block.
+        let idx = t
+            .run
+            .log
+            .events
+            .iter()
+            .find_map(|e| match e.kind.mutation() {
+                Some(buddyscope::events::Mutation::PrepNewPage { pfn, .. }) => Some(pfn),
+                _ => None,
+            })
+            .expect("an allocation");
+        let entries = t.run.page_history(idx);
+        let m = view_model(&t, idx);
+        assert_eq!(m.total, entries.len());
+        assert_eq!(m.pfn, format!("pfn {}", pfn_hex(t.zone(), idx)));
+        let rows: Vec<&EventRow> = m.groups.iter().flat_map(|g| &g.events).collect();
+        assert_eq!(rows.len(), entries.len().min(MAX_ROWS));
+        for (r, e) in rows.iter().zip(&entries) {
+            assert_eq!(r.pos, e.event + 1);
+        }
+        for w in m.groups.windows(2) {
+            assert_ne!(
+                w[0].label, w[1].label,
+                "consecutive groups are different ops"
+            );
+        }
+        assert!(m.groups[0].label.starts_with("op 1: "), "{:?}", m.groups[0]);
+        assert!(rows
+            .iter()
+            .any(|r| r.owner.starts_with("held by alloc order 10")));
+        assert!(rows.iter().any(|r| r
+            .list
+            .as_deref()
+            .is_some_and(|l| l.starts_with("leaves free_area["))));
+        assert!(rows.iter().all(|r| !r.current));
+        t.seek(rows[0].pos);
+        let m = view_model(&t, idx);
+        assert!(m.groups[0].events[0].current);
+        assert_eq!(view_model(&t, t.zone().pages()), HistoryModel::default());
+    }
+}
