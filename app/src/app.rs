@@ -13,20 +13,39 @@ use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::scenario::ScenarioPanel;
+use crate::embed::EmbedView;
 use crate::panels::scrubber::Scrubber;
+use crate::panels::sharelink::{self, ShareError, ShareLink};
 use crate::state::AppState;
 use crate::theme::ThemeState;
 
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::provide();
-    // `?scenario=<builtin id>` opens that scenario (shareable links; the e2e tests use it).
-    if let Some(id) = query_param("scenario") {
-        if id != state.scenario_id.get_untracked() {
-            let _ = state.load_builtin(&id);
+    // A share link (`#s=…`) wins; else `?scenario=<builtin id>` opens that scenario (the e2e
+    // tests use it).
+    let share_error = match sharelink::open_from_location(&state) {
+        Some(result) => result.err(),
+        None => {
+            if let Some(id) = query_param("scenario") {
+                if id != state.scenario_id.get_untracked() {
+                    let _ = state.load_builtin(&id);
+                }
+            }
+            None
         }
-    }
+    };
     let theme = ThemeState::provide();
+    // `?embed=1&panel=…`: the map and one panel, driven by the host page's messages.
+    if query_param("embed").is_some() {
+        crate::embed::install(state, query_param("origin"));
+        let panel = query_param("panel").unwrap_or_default();
+        return view! {
+            {share_error.map(|m| view! { <ShareError message=m/> })}
+            <EmbedView panel=panel/>
+        }
+        .into_any();
+    }
     let scenario_name = move || state.with(|s| s.scenario.name.clone()).unwrap_or_default();
 
     view! {
@@ -38,6 +57,7 @@ pub fn App() -> impl IntoView {
                 </p>
             </div>
             <Controls/>
+            <ShareLink/>
             <button
                 type="button"
                 class="theme-toggle"
@@ -48,6 +68,7 @@ pub fn App() -> impl IntoView {
                 {move || format!("Theme: {}", theme.choice.get().as_str())}
             </button>
         </header>
+        {share_error.map(|m| view! { <ShareError message=m/> })}
         <div class="timebar">
             <Position/>
             <Scrubber/>
@@ -67,4 +88,5 @@ pub fn App() -> impl IntoView {
             <ChartsPanel/>
         </main>
     }
+    .into_any()
 }

@@ -2,8 +2,10 @@
 
 mod app;
 mod browser;
+mod embed;
 mod panels;
 mod panic_banner;
+mod share;
 mod state;
 mod theme;
 

@@ -16,7 +16,7 @@ use crate::state::AppState;
 pub const SPEEDS: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 /// Starts/stops the playback timer with `state.playing`.
-fn install_player(state: AppState) {
+pub(crate) fn install_player(state: AppState) {
     let handle = StoredValue::new_local(None::<IntervalHandle>);
     let last = StoredValue::new_local(0.0f64);
     let carry = StoredValue::new_local(0.0f64);
@@ -77,7 +77,7 @@ fn typing_target(ev: &web_sys::KeyboardEvent) -> bool {
 }
 
 /// Global keyboard shortcuts.
-fn install_keys(state: AppState) {
+pub(crate) fn install_keys(state: AppState) {
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.default_prevented() || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
             return;

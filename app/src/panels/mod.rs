@@ -17,6 +17,7 @@ pub mod pcp;
 pub mod pseudocode;
 pub mod scenario;
 pub mod scrubber;
+pub mod sharelink;
 
 use buddyscope::runner::Run;
 use buddyscope::types::MigrateType;
