@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::browser::query_param;
+use crate::embed::EmbedView;
 use crate::panels::charts::ChartsPanel;
 use crate::panels::controls::{Controls, Position};
 use crate::panels::counters::CountersPanel;
@@ -13,7 +14,6 @@ use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::scenario::ScenarioPanel;
-use crate::embed::EmbedView;
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
 use crate::state::AppState;

@@ -191,9 +191,9 @@ pub fn run_command(state: &AppState, cmd: Command) -> Result<(), String> {
             stop();
             match (id, text, share) {
                 (Some(id), None, None) => state.load_builtin(&id).map_err(|e| e.to_string())?,
-                (None, Some(text), None) => {
-                    state.load_text(&text, "custom").map_err(|e| e.to_string())?
-                }
+                (None, Some(text), None) => state
+                    .load_text(&text, "custom")
+                    .map_err(|e| e.to_string())?,
                 (None, None, Some(share)) => {
                     let v = crate::share::fragment_value(&share).unwrap_or(&share);
                     let p = crate::share::decode(v).map_err(|e| e.to_string())?;
@@ -263,7 +263,11 @@ mod wire {
             if allowed_origin.as_deref().is_some_and(|o| o != origin) {
                 return;
             }
-            let reply_to = if origin == "null" { "*".to_string() } else { origin };
+            let reply_to = if origin == "null" {
+                "*".to_string()
+            } else {
+                origin
+            };
             target.set_value(Some(reply_to.clone()));
             let cmd: Result<Command, _> = serde_wasm_bindgen::from_value(ev.data());
             let result = cmd
@@ -358,7 +362,8 @@ mod tests {
         assert_eq!(c, Command::Step { n: Some(-2) });
         let c: Command = serde_json::from_str(r#"{"type":"op"}"#).unwrap();
         assert_eq!(c, Command::Op { n: None });
-        let c: Command = serde_json::from_str(r#"{"type":"load","id":"fallback-steal","pos":5}"#).unwrap();
+        let c: Command =
+            serde_json::from_str(r#"{"type":"load","id":"fallback-steal","pos":5}"#).unwrap();
         assert!(matches!(c, Command::Load { pos: Some(5), .. }));
         assert!(serde_json::from_str::<Command>(r#"{"type":"format-disk"}"#).is_err());
         assert!(serde_json::from_str::<Command>(r#"{"type":"seek"}"#).is_err());

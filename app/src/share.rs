@@ -163,7 +163,10 @@ mod tests {
                 .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
             assert_eq!(decode(&v).unwrap(), p);
             let l = link("http://h/sub/", &p);
-            assert_eq!(decode(fragment_value(&l[l.find('#').unwrap()..]).unwrap()).unwrap(), p);
+            assert_eq!(
+                decode(fragment_value(&l[l.find('#').unwrap()..]).unwrap()).unwrap(),
+                p
+            );
         }
     }
 

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::share::{self, SharePayload, ShareMode};
+use crate::share::{self, ShareMode, SharePayload};
 use crate::state::AppState;
 
 /// The page's address without query or fragment: what a link is appended to. Works under any
