@@ -1,10 +1,12 @@
 //! The root component: the header with the stepping controls and the theme toggle, the time
 //! bar (position and scrubber), the narration bar and the panel grid.
 
+use buddyscope::compare::ComparePair;
 use leptos::prelude::*;
 
 use crate::browser::query_param;
 use crate::panels::charts::ChartsPanel;
+use crate::panels::compare::{CompareToggle, CompareView};
 use crate::panels::controls::{Controls, Position};
 use crate::panels::counters::CountersPanel;
 use crate::panels::freelists::FreeListsPanel;
@@ -26,6 +28,17 @@ pub fn App() -> impl IntoView {
             let _ = state.load_builtin(&id);
         }
     }
+    // `?compare=1` opens compare mode with the scenario's own pair; `?compare=v7.1,v7.2` (or
+    // `v7.1-mm,v7.1+mm`) picks the sides (buddyscope::compare::ComparePair::from_query).
+    if let Some(q) = query_param("compare") {
+        let parsed = state.with_untracked(|s| ComparePair::from_query(&q, &s.scenario));
+        match parsed {
+            Some(Ok(pair)) => state.set_compare(Some(pair)),
+            Some(Err(e)) => state.compare_error.set(Some(e)),
+            None => {}
+        }
+    }
+    let comparing = Memo::new(move |_| state.compare.with(Option::is_some));
     let theme = ThemeState::provide();
     let scenario_name = move || state.with(|s| s.scenario.name.clone()).unwrap_or_default();
 
@@ -38,6 +51,7 @@ pub fn App() -> impl IntoView {
                 </p>
             </div>
             <Controls/>
+            <CompareToggle/>
             <button
                 type="button"
                 class="theme-toggle"
@@ -48,23 +62,38 @@ pub fn App() -> impl IntoView {
                 {move || format!("Theme: {}", theme.choice.get().as_str())}
             </button>
         </header>
-        <div class="timebar">
-            <Position/>
-            <Scrubber/>
-        </div>
-        <NarrationBar/>
-        <main class="layout">
-            <ScenarioPanel/>
-            <div class="col-map">
-                <MemoryMapPanel/>
-                <PcpPanel/>
-            </div>
-            <div class="col-side">
-                <PseudocodePanel/>
-                <FreeListsPanel/>
-            </div>
-            <CountersPanel/>
-            <ChartsPanel/>
-        </main>
+        {move || {
+            if comparing.get() {
+                view! {
+                    <CompareView/>
+                    <main class="layout compare-below">
+                        <ScenarioPanel/>
+                    </main>
+                }
+                    .into_any()
+            } else {
+                view! {
+                    <div class="timebar">
+                        <Position/>
+                        <Scrubber/>
+                    </div>
+                    <NarrationBar/>
+                    <main class="layout">
+                        <ScenarioPanel/>
+                        <div class="col-map">
+                            <MemoryMapPanel/>
+                            <PcpPanel/>
+                        </div>
+                        <div class="col-side">
+                            <PseudocodePanel/>
+                            <FreeListsPanel/>
+                        </div>
+                        <CountersPanel/>
+                        <ChartsPanel/>
+                    </main>
+                }
+                    .into_any()
+            }
+        }}
     }
 }

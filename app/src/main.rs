@@ -2,6 +2,7 @@
 
 mod app;
 mod browser;
+mod compare;
 mod panels;
 mod panic_banner;
 mod state;
