@@ -1,11 +1,13 @@
 //! The root component: the header with the stepping controls and the theme toggle, the time
 //! bar (position and scrubber), the narration bar and the panel grid.
 
+use buddyscope::compare::ComparePair;
 use leptos::prelude::*;
 
 use crate::browser::query_param;
 use crate::embed::EmbedView;
 use crate::panels::charts::ChartsPanel;
+use crate::panels::compare::{CompareToggle, CompareView};
 use crate::panels::controls::{Controls, Position};
 use crate::panels::counters::CountersPanel;
 use crate::panels::freelists::FreeListsPanel;
@@ -32,9 +34,21 @@ pub fn App() -> impl IntoView {
                     let _ = state.load_builtin(&id);
                 }
             }
+            // `?compare=1` opens compare mode with the scenario's own pair;
+            // `?compare=v7.1,v7.2` (or `v7.1-mm,v7.1+mm`) picks the sides
+            // (buddyscope::compare::ComparePair::from_query).
+            if let Some(q) = query_param("compare") {
+                let parsed = state.with_untracked(|s| ComparePair::from_query(&q, &s.scenario));
+                match parsed {
+                    Some(Ok(pair)) => state.set_compare(Some(pair)),
+                    Some(Err(e)) => state.compare_error.set(Some(e)),
+                    None => {}
+                }
+            }
             None
         }
     };
+    let comparing = Memo::new(move |_| state.compare.with(Option::is_some));
     let theme = ThemeState::provide();
     // `?embed=1&panel=…`: the map and one panel, driven by the host page's messages.
     if query_param("embed").is_some() {
@@ -57,6 +71,7 @@ pub fn App() -> impl IntoView {
                 </p>
             </div>
             <Controls/>
+            <CompareToggle/>
             <ShareLink/>
             <button
                 type="button"
@@ -69,24 +84,39 @@ pub fn App() -> impl IntoView {
             </button>
         </header>
         {share_error.map(|m| view! { <ShareError message=m/> })}
-        <div class="timebar">
-            <Position/>
-            <Scrubber/>
-        </div>
-        <NarrationBar/>
-        <main class="layout">
-            <ScenarioPanel/>
-            <div class="col-map">
-                <MemoryMapPanel/>
-                <PcpPanel/>
-            </div>
-            <div class="col-side">
-                <PseudocodePanel/>
-                <FreeListsPanel/>
-            </div>
-            <CountersPanel/>
-            <ChartsPanel/>
-        </main>
+        {move || {
+            if comparing.get() {
+                view! {
+                    <CompareView/>
+                    <main class="layout compare-below">
+                        <ScenarioPanel/>
+                    </main>
+                }
+                    .into_any()
+            } else {
+                view! {
+                    <div class="timebar">
+                        <Position/>
+                        <Scrubber/>
+                    </div>
+                    <NarrationBar/>
+                    <main class="layout">
+                        <ScenarioPanel/>
+                        <div class="col-map">
+                            <MemoryMapPanel/>
+                            <PcpPanel/>
+                        </div>
+                        <div class="col-side">
+                            <PseudocodePanel/>
+                            <FreeListsPanel/>
+                        </div>
+                        <CountersPanel/>
+                        <ChartsPanel/>
+                    </main>
+                }
+                    .into_any()
+            }
+        }}
     }
     .into_any()
 }

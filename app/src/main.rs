@@ -2,6 +2,7 @@
 
 mod app;
 mod browser;
+mod compare;
 mod embed;
 mod panels;
 mod panic_banner;

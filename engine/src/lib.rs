@@ -4,6 +4,7 @@
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
 
 pub mod builtin;
+pub mod compare;
 pub mod events;
 pub mod metrics;
 pub mod narrate;

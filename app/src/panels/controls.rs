@@ -44,14 +44,7 @@ pub(crate) fn install_player(state: AppState) {
                 let n = want.floor() as u32;
                 carry.set_value(want - n as f64);
                 if n > 0 {
-                    state.update(|tl| {
-                        for _ in 0..n {
-                            if tl.pos() >= tl.len() {
-                                break;
-                            }
-                            tl.step_forward();
-                        }
-                    });
+                    state.advance(n);
                 }
                 if state.at_end() {
                     state.playing.set(false);

@@ -522,7 +522,7 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
 
 #[component]
 pub fn MemoryMapPanel() -> impl IntoView {
-    let state = AppState::get();
+    let state = AppState::viewed();
     let dark = ThemeState::dark();
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
     let scroll_ref = NodeRef::<leptos::html::Div>::new();

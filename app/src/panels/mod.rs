@@ -7,6 +7,7 @@
 //! descriptions, notes) is rendered as text nodes or drawn on a canvas, never as HTML.
 
 pub mod charts;
+pub mod compare;
 pub mod controls;
 pub mod counters;
 pub mod frame;

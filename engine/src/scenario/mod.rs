@@ -36,6 +36,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use validate::{check_scenario, check_zone_pages};
 
+use crate::compare::ScenarioCompare;
 use crate::types::{
     FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_PAGE_ORDER, MAX_ZONE_PAGES,
     NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES,
@@ -84,6 +85,9 @@ pub struct Scenario {
     /// No ops is a valid scenario: it shows the state `init` builds.
     #[serde(default)]
     pub ops: Vec<Op>,
+    /// The before/after pair compare mode runs, and the thread's measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<ScenarioCompare>,
 }
 
 impl Default for Scenario {
@@ -96,6 +100,7 @@ impl Default for Scenario {
             zone: ZoneSpec::default(),
             init: Init::Boot,
             ops: Vec::new(),
+            compare: None,
         }
     }
 }
