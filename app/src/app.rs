@@ -14,6 +14,7 @@ use crate::panels::pcp::PcpPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
+use crate::presenter::{self, BlankScreen, PresenterToggle, TourBar};
 use crate::state::AppState;
 use crate::theme::ThemeState;
 
@@ -27,9 +28,20 @@ pub fn App() -> impl IntoView {
         }
     }
     let theme = ThemeState::provide();
+    presenter::install(state);
+    presenter::open_from_query(state);
     let scenario_name = move || state.with(|s| s.scenario.name.clone()).unwrap_or_default();
 
+    // Presenter mode keeps every panel mounted (the player and the keys live in them) and hides
+    // the chrome with CSS; the root then carries `presenter-view`.
+    let presenting = move || state.presenter.get();
     view! {
+        <div
+            class="app-root"
+            class:presenting=presenting
+            data-testid=move || presenting().then_some("presenter-view")
+            data-presenter-state=move || presenter::state_json(state)
+        >
         <header class="site-header">
             <div class="brand">
                 <h1>"buddyscope"</h1>
@@ -47,7 +59,11 @@ pub fn App() -> impl IntoView {
             >
                 {move || format!("Theme: {}", theme.choice.get().as_str())}
             </button>
+            <PresenterToggle/>
         </header>
+        <Show when=presenting>
+            <TourBar/>
+        </Show>
         <div class="timebar">
             <Position/>
             <Scrubber/>
@@ -66,5 +82,7 @@ pub fn App() -> impl IntoView {
             <CountersPanel/>
             <ChartsPanel/>
         </main>
+        <BlankScreen/>
+        </div>
     }
 }

@@ -4,6 +4,7 @@ mod app;
 mod browser;
 mod panels;
 mod panic_banner;
+mod presenter;
 mod state;
 mod theme;
 

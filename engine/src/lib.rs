@@ -5,6 +5,7 @@
 
 pub mod builtin;
 pub mod events;
+pub mod focus;
 pub mod metrics;
 pub mod narrate;
 pub mod ops;

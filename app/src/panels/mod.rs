@@ -9,6 +9,7 @@
 pub mod charts;
 pub mod controls;
 pub mod counters;
+pub mod follow;
 pub mod frame;
 pub mod freelists;
 pub mod memmap;

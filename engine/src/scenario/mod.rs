@@ -22,10 +22,12 @@ mod read;
 mod scopes;
 #[cfg(test)]
 mod tests;
+mod tour;
 mod validate;
 
 pub use error::ScenarioError;
 pub use scopes::Scopes;
+pub use tour::{tour_positions, TourStop, MAX_CAPTION_CHARS, MAX_TOUR_STOPS};
 
 use std::fmt;
 use std::str::FromStr;
@@ -84,6 +86,9 @@ pub struct Scenario {
     /// No ops is a valid scenario: it shows the state `init` builds.
     #[serde(default)]
     pub ops: Vec<Op>,
+    /// Stops for presenting the run (issue 7): positions and captions, see [`TourStop`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tour: Vec<TourStop>,
 }
 
 impl Default for Scenario {
@@ -96,6 +101,7 @@ impl Default for Scenario {
             zone: ZoneSpec::default(),
             init: Init::Boot,
             ops: Vec::new(),
+            tour: Vec::new(),
         }
     }
 }
