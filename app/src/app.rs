@@ -18,6 +18,7 @@ use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
+use crate::presenter::{self, BlankScreen, PresenterToggle, TourBar};
 use crate::state::AppState;
 use crate::theme::ThemeState;
 
@@ -26,7 +27,10 @@ pub fn App() -> impl IntoView {
     let state = AppState::provide();
     // A share link (`#s=…`) wins; else `?scenario=<builtin id>` opens that scenario (the e2e
     // tests use it).
-    let share_error = match sharelink::open_from_location(&state) {
+    let link = sharelink::open_from_location(&state);
+    // A link carries the presenter state too: `?present` / `?tour=` apply only without one.
+    let from_link = matches!(link, Some(Ok(())));
+    let share_error = match link {
         Some(result) => result.err(),
         None => {
             if let Some(id) = query_param("scenario") {
@@ -60,9 +64,22 @@ pub fn App() -> impl IntoView {
         }
         .into_any();
     }
+    presenter::install(state);
+    if !from_link {
+        presenter::open_from_query(state);
+    }
     let scenario_name = move || state.with(|s| s.scenario.name.clone()).unwrap_or_default();
 
+    // Presenter mode keeps every panel mounted (the player and the keys live in them) and hides
+    // the chrome with CSS; the root then carries `presenter-view`.
+    let presenting = move || state.presenter.get();
     view! {
+        <div
+            class="app-root"
+            class:presenting=presenting
+            data-testid=move || presenting().then_some("presenter-view")
+            data-presenter-state=move || presenter::state_json(state)
+        >
         <header class="site-header">
             <div class="brand">
                 <h1>"buddyscope"</h1>
@@ -82,8 +99,12 @@ pub fn App() -> impl IntoView {
             >
                 {move || format!("Theme: {}", theme.choice.get().as_str())}
             </button>
+            <PresenterToggle/>
         </header>
         {share_error.map(|m| view! { <ShareError message=m/> })}
+        <Show when=presenting>
+            <TourBar/>
+        </Show>
         {move || {
             if comparing.get() {
                 view! {
@@ -117,6 +138,8 @@ pub fn App() -> impl IntoView {
                     .into_any()
             }
         }}
+        <BlankScreen/>
+        </div>
     }
     .into_any()
 }

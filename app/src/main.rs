@@ -6,6 +6,7 @@ mod compare;
 mod embed;
 mod panels;
 mod panic_banner;
+mod presenter;
 mod share;
 mod state;
 mod theme;

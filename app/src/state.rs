@@ -87,6 +87,14 @@ pub struct AppState {
     pub speed: RwSignal<f64>,
     /// The page under the pointer in the memory map (zone-relative index).
     pub hover: RwSignal<Option<u32>>,
+    /// Presenter mode (see `crate::presenter`; `PresenterState` is its plain form).
+    pub presenter: RwSignal<bool>,
+    /// The screen is blanked (`B` / `.` in presenter mode).
+    pub blank: RwSignal<bool>,
+    /// The map follows the action outside presenter mode too.
+    pub follow: RwSignal<bool>,
+    /// The active tour stop (index into the scenario's `tour`); `None`: no tour playing.
+    pub tour_stop: RwSignal<Option<usize>>,
 }
 
 impl AppState {
@@ -107,6 +115,10 @@ impl AppState {
             playing: RwSignal::new(false),
             speed: RwSignal::new(8.0),
             hover: RwSignal::new(None),
+            presenter: RwSignal::new(false),
+            blank: RwSignal::new(false),
+            follow: RwSignal::new(false),
+            tour_stop: RwSignal::new(None),
         };
         provide_context(st);
         st
@@ -232,6 +244,7 @@ impl AppState {
                 self.scenario_id.set(id.to_string());
                 self.error.set(None);
                 self.playing.set(false);
+                self.tour_stop.set(None);
                 self.version.update(|v| *v += 1);
                 // Compare mode stays on with the new scenario's own pair.
                 if self.compare.get_untracked().is_some() {

@@ -6,6 +6,7 @@
 pub mod builtin;
 pub mod compare;
 pub mod events;
+pub mod focus;
 pub mod metrics;
 pub mod narrate;
 pub mod ops;

@@ -58,7 +58,7 @@ pub(crate) fn install_player(state: AppState) {
 }
 
 /// True if the key event comes from a place where keys mean text (or a select's own keys).
-fn typing_target(ev: &web_sys::KeyboardEvent) -> bool {
+pub fn typing_target(ev: &web_sys::KeyboardEvent) -> bool {
     let Some(el) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())

@@ -10,6 +10,7 @@ pub mod charts;
 pub mod compare;
 pub mod controls;
 pub mod counters;
+pub mod follow;
 pub mod frame;
 pub mod freelists;
 pub mod memmap;

@@ -22,10 +22,12 @@ mod read;
 mod scopes;
 #[cfg(test)]
 mod tests;
+mod tour;
 mod validate;
 
 pub use error::ScenarioError;
 pub use scopes::Scopes;
+pub use tour::{tour_positions, TourStop, MAX_CAPTION_CHARS, MAX_TOUR_STOPS};
 
 use std::fmt;
 use std::str::FromStr;
@@ -88,6 +90,9 @@ pub struct Scenario {
     /// The before/after pair compare mode runs, and the thread's measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<ScenarioCompare>,
+    /// Stops for presenting the run (issue 7): positions and captions, see [`TourStop`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tour: Vec<TourStop>,
 }
 
 impl Default for Scenario {
@@ -101,6 +106,7 @@ impl Default for Scenario {
             init: Init::Boot,
             ops: Vec::new(),
             compare: None,
+            tour: Vec::new(),
         }
     }
 }

@@ -7,7 +7,9 @@ use super::error::{Res, ScenarioError};
 use super::validate::{
     check_alloc_mt, check_cpus, check_min_free_kbytes, check_order, check_pcp, check_version,
 };
-use super::{default_init_zone, DrainTarget, Init, MtWeights, Op, PcpOverride, Scenario, ZoneSpec};
+use super::{
+    default_init_zone, DrainTarget, Init, MtWeights, Op, PcpOverride, Scenario, TourStop, ZoneSpec,
+};
 use crate::compare::{CompareSide, Measured, MeasuredRow, ScenarioCompare};
 use crate::types::{FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_CPUS, NR_PAGE_ORDERS};
 
@@ -53,6 +55,10 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("compare.measured.row", "a", "the figure before (side a), a non-negative number"),
     ("compare.measured.row", "b", "the figure after (side b), a non-negative number"),
     ("compare.measured.row", "unit", "the unit, e.g. \"usec\""),
+    ("document", "tour", "an array of stops {\"op\": K, \"event\": E, \"caption\": TEXT}"),
+    ("tour", "op", "the stop is after this many executed ops (as `buddyscope run --ops K`)"),
+    ("tour", "event", "this many events further into the next op (optional, default 0)"),
+    ("tour", "caption", "what to say at this stop (at most 400 characters)"),
     ("zone", "name", "one word printed in the /proc outputs (default \"Normal\")"),
     ("zone", "pages", "the zone size in pages, 1024..=4194304 (default 262144)"),
     ("zone", "start_pfn", "the first pfn, a multiple of 1024 (default 0)"),
@@ -712,6 +718,38 @@ fn compare_from_value(v: &Value, path: &str) -> Res<ScenarioCompare> {
     })
 }
 
+fn read_u32(v: &Value, path: &str) -> Res<u32> {
+    let n = read_u64(v, path)?;
+    u32::try_from(n).map_err(|_| {
+        ScenarioError::new(
+            path,
+            format!("{n} is out of range"),
+            "use at most 4294967295",
+        )
+    })
+}
+
+fn tour_stop_from_value(v: &Value, path: &str) -> Res<TourStop> {
+    let f = Fields::new(v, path, "tour", "a tour stop")?;
+    f.deny_unknown()?;
+    Ok(TourStop {
+        op: f.req("op", read_u32)?,
+        event: f.opt("event", read_u32)?,
+        caption: f.req("caption", read_string)?,
+    })
+}
+
+fn tour_from_value(v: &Value, path: &str) -> Res<Vec<TourStop>> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| type_err(path, "an array of tour stops", v))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| tour_stop_from_value(item, &format!("{path}[{i}]")))
+        .collect()
+}
+
 pub(super) fn scenario_from_value(v: &Value) -> Res<Scenario> {
     let f = Fields::new(v, "", "document", "the document")?;
     // The version first: a newer document should be told so, not that its new fields are unknown.
@@ -726,5 +764,6 @@ pub(super) fn scenario_from_value(v: &Value) -> Res<Scenario> {
         init: f.or("init", Init::Boot, init_from_value)?,
         ops: f.or("ops", Vec::new(), ops_from_value)?,
         compare: f.opt("compare", compare_from_value)?,
+        tour: f.or("tour", Vec::new(), tour_from_value)?,
     })
 }

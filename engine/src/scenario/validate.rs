@@ -220,7 +220,8 @@ pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()>
         scopes: Scopes::new(),
         ended: HashMap::new(),
     };
-    checker.ops(&s.ops, "ops", 0)
+    checker.ops(&s.ops, "ops", 0)?;
+    super::tour::check_tour(s)
 }
 
 impl Checker {
