@@ -107,15 +107,15 @@ export function subpathOrigin(): string {
  * The visible frame: every free-list, pcp and counter cell (testid → text) and the narration.
  * Two pages showing the same frame give equal snapshots.
  */
-export async function frameSnapshot(page: Page): Promise<Record<string, string>> {
-  return page.evaluate(() => {
+export async function frameSnapshot(page: Page, root = 'body'): Promise<Record<string, string>> {
+  return page.evaluate((root) => {
     const out: Record<string, string> = {};
-    for (const el of document.querySelectorAll('[data-testid]')) {
+    for (const el of document.querySelector(root)?.querySelectorAll('[data-testid]') ?? []) {
       const id = el.getAttribute('data-testid') ?? '';
-      if (/^(freelist-|pcp-|counter-|nr-free-)/.test(id) || id === 'narration' || id === 'position') {
+      if (/^(freelist-|pcp-|counter-|nr-free-|compare-)/.test(id) || ['narration', 'position', 'side-progress'].includes(id)) {
         out[id] = (el.textContent ?? '').trim();
       }
     }
     return out;
-  });
+  }, root);
 }

@@ -13,8 +13,11 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
+use buddyscope::compare::ComparePair;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+use crate::presenter::PresenterState;
 
 /// The link format this build writes (and the newest it reads).
 pub const LINK_VERSION: u32 = 1;
@@ -33,6 +36,17 @@ pub enum ShareMode {
     /// One run, the normal view.
     #[default]
     Single,
+    /// Compare mode: the same scenario under two configurations side by side.
+    Compare,
+}
+
+/// Compare mode's configuration and where each side is (their event counts differ).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompareShare {
+    pub pair: ComparePair,
+    /// Events applied on side A and on side B.
+    pub pos_a: u32,
+    pub pos_b: u32,
 }
 
 /// Everything a link carries. New fields must have serde defaults so that older links (which
@@ -47,6 +61,16 @@ pub struct SharePayload {
     pub pos: u32,
     #[serde(default)]
     pub mode: ShareMode,
+    /// Present exactly when `mode` is `compare`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<CompareShare>,
+    /// Presenter layout and tour stop (all off: not written).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub presenter: PresenterState,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 /// Why a link cannot be opened. The `Display` text is shown to the user as is.
@@ -123,7 +147,12 @@ pub fn decode(value: &str) -> Result<SharePayload, ShareError> {
             }
             _ => corrupt("the compressed data does not check out"),
         })?;
-    serde_json::from_slice(&json).map_err(|e| corrupt(format!("unreadable contents: {e}")))
+    let p: SharePayload =
+        serde_json::from_slice(&json).map_err(|e| corrupt(format!("unreadable contents: {e}")))?;
+    if (p.mode == ShareMode::Compare) != p.compare.is_some() {
+        return Err(corrupt("the mode and the compare configuration disagree"));
+    }
+    Ok(p)
 }
 
 /// The fragment value of a `location.hash` such as `#s=1.eJ…`, if it is a share link.
@@ -149,6 +178,8 @@ mod tests {
             id: b.id.to_string(),
             pos: 123,
             mode: ShareMode::Single,
+            compare: None,
+            presenter: PresenterState::default(),
         }
     }
 
@@ -238,6 +269,31 @@ mod tests {
         let p = decode(&format!("1.{}", URL_SAFE_NO_PAD.encode(z))).unwrap();
         assert_eq!(p.pos, 7);
         assert_eq!(p.mode, ShareMode::Single);
+    }
+
+    #[test]
+    fn compare_and_presenter_state_round_trip() {
+        let mut p = payload("fallback-steal");
+        let scenario = buddyscope::scenario::parse_valid(&p.text).unwrap();
+        p.mode = ShareMode::Compare;
+        p.compare = Some(CompareShare {
+            pair: ComparePair::default_for(&scenario),
+            pos_a: 10,
+            pos_b: 7,
+        });
+        p.presenter = PresenterState {
+            presenter: true,
+            tour_stop: Some(1),
+            follow: true,
+        };
+        assert_eq!(decode(&encode(&p)).unwrap(), p);
+        // A compare mode without its configuration is refused, not half-applied.
+        let mut bad = p.clone();
+        bad.compare = None;
+        assert!(matches!(
+            decode(&encode(&bad)),
+            Err(ShareError::Corrupt { .. })
+        ));
     }
 
     #[test]

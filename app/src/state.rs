@@ -208,6 +208,22 @@ impl AppState {
         self.version.update(|v| *v += 1);
     }
 
+    /// Both sides' positions (events applied) in compare mode, untracked (share links).
+    pub fn pair_positions(&self) -> Option<(u32, u32)> {
+        self.side_a.with_value(|a| {
+            self.side_b
+                .with_value(|b| Some((a.as_ref()?.timeline.pos(), b.as_ref()?.timeline.pos())))
+        })
+    }
+
+    /// Moves side A to `a` and side B to `b` events (opening a share link in compare mode).
+    pub fn seek_pair(&self, a: u32, b: u32) {
+        self.update_pair(|ta, tb| {
+            ta.seek(a);
+            tb.seek(b);
+        });
+    }
+
     /// The scenario's own pair (or `v7.1` vs `v7.2`) for the loaded scenario.
     pub fn default_pair(&self) -> Option<ComparePair> {
         self.with_untracked(|s| ComparePair::default_for(&s.scenario))

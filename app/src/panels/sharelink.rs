@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::share::{self, ShareMode, SharePayload};
+use crate::share::{self, CompareShare, ShareMode, SharePayload};
 use crate::state::AppState;
 
 /// The page's address without query or fragment: what a link is appended to. Works under any
@@ -23,11 +23,21 @@ fn page_base() -> String {
 /// The payload describing what is on screen now.
 pub fn current_payload(state: &AppState) -> Option<SharePayload> {
     let id = state.scenario_id.get_untracked();
+    let compare = match (state.compare.get_untracked(), state.pair_positions()) {
+        (Some(pair), Some((pos_a, pos_b))) => Some(CompareShare { pair, pos_a, pos_b }),
+        _ => None,
+    };
     state.with_untracked(|s| SharePayload {
         text: s.text.clone(),
         id,
         pos: s.timeline.pos(),
-        mode: ShareMode::Single,
+        mode: if compare.is_some() {
+            ShareMode::Compare
+        } else {
+            ShareMode::Single
+        },
+        compare,
+        presenter: state.presenter_state(),
     })
 }
 
@@ -42,6 +52,16 @@ pub fn apply(state: &AppState, p: &SharePayload) -> Result<(), String> {
         .load_text(&p.text, id)
         .map_err(|e| format!("The shared scenario does not load in this version ({e}). The default scenario is shown instead."))?;
     state.seek(p.pos);
+    if let Some(c) = &p.compare {
+        state.set_compare(Some(c.pair.clone()));
+        if let Some(e) = state.compare_error.get_untracked() {
+            return Err(format!(
+                "The shared compare configuration does not run in this version ({e}). The default scenario is shown instead."
+            ));
+        }
+        state.seek_pair(c.pos_a, c.pos_b);
+    }
+    state.set_presenter_state(&p.presenter);
     Ok(())
 }
 
@@ -55,6 +75,8 @@ pub fn open_from_location(state: &AppState) -> Option<Result<(), String>> {
         .and_then(|p| apply(state, &p));
     if result.is_err() {
         // Back to the default scenario, whatever a half-applied link did.
+        state.set_compare(None);
+        state.set_presenter_state(&Default::default());
         let _ = state.load_builtin(buddyscope::builtin::default().id);
     }
     Some(result)
@@ -118,7 +140,7 @@ pub fn ShareLink() -> impl IntoView {
                 type="button"
                 class="share-button"
                 data-testid="share-link"
-                title="Make a link to exactly this frame (scenario, position): opening it shows the same state"
+                title="Make a link to exactly this frame (scenario, position, compare and presenter state): opening it shows the same state"
                 on:click=make
             >
                 "Share"
