@@ -268,11 +268,13 @@ pub fn CompareView() -> impl IntoView {
                     "Op steps move both sides to the same op end; event steps advance each side inside the op, and the side that finishes first waits at its end."
                 </span>
             </div>
-            <main class="compare-sides">
-                <SideView side=Side::A/>
-                <SideView side=Side::B/>
-            </main>
-            <CompareTable/>
+            <div class="compare-body">
+                <main class="compare-sides">
+                    <SideView side=Side::A/>
+                    <SideView side=Side::B/>
+                </main>
+                <CompareTable/>
+            </div>
         </div>
     }
 }
