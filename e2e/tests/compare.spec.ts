@@ -14,6 +14,12 @@ function cliSideBuddyinfo(id: string, side: 'a' | 'b', ops: number): number[] {
   return out.trim().split(/\s+/).map(Number).filter((n) => Number.isFinite(n)).slice(-11);
 }
 
+/** Per-CPU pcp `count` of one side after K ops, from the CLI's zoneinfo. */
+function cliSidePcp(id: string, side: 'a' | 'b', ops: number): number[] {
+  const out = runCli(['run', scenarioFile(id), '--side', side, '--format', 'zoneinfo', '--ops', String(ops)]);
+  return [...out.matchAll(/^\s+count:\s+(-?\d+)/gm)].map((m) => Number(m[1]));
+}
+
 /** Per order, the sum of the side's freelist-{o}-{mt} cells, and its nr-free-{o}. */
 async function sideCounts(page: Page, side: 'a' | 'b'): Promise<{ sums: number[]; nrFree: number[] }> {
   return page.evaluate((s) => {
@@ -38,7 +44,7 @@ function num(text: string | null): number {
   return Number((text ?? '').replace(/[^\d.-]/g, ''));
 }
 
-for (const id of ['cma-frozen-range', 'vmalloc-large-order', 'fallback-steal']) {
+for (const id of ['free-contig-range-thp', 'cma-frozen-range', 'vmalloc-large-order', 'fallback-steal']) {
   test(`${id}: ?compare=1 runs the declared pair; op steps move both sides; free lists match the CLI per side`, async ({ page }) => {
     test.setTimeout(120_000);
     await openApp(page, `?scenario=${id}&compare=1`);
@@ -63,6 +69,10 @@ for (const id of ['cma-frozen-range', 'vmalloc-large-order', 'fallback-steal']) 
         const got = await sideCounts(page, side);
         expect(got.sums, `side ${side}: free lists after ${k} ops`).toEqual(want);
         expect(got.nrFree, `side ${side}: nr_free after ${k} ops`).toEqual(want);
+        const pcp = cliSidePcp(id, side, k);
+        for (let cpu = 0; cpu < pcp.length; cpu++) {
+          await expect(page.getByTestId(`side-${side}`).getByTestId(`pcp-count-${cpu}`)).toHaveText(String(pcp[cpu]));
+        }
       }
     }
     // The counter table: both values equal each side's own counters, and B/A.
@@ -92,23 +102,26 @@ for (const id of ['cma-frozen-range', 'vmalloc-large-order', 'fallback-steal']) 
   });
 }
 
-test('the toggle turns compare mode on and off; stepping controls and keys move both sides', async ({ page }) => {
+test('the toggle turns compare mode on and off at the same op; stepping controls and keys move both sides', async ({ page }) => {
   await openApp(page, '?scenario=free-contig-range-unaligned');
   await expect(page.getByTestId('position')).toContainText('event 0 /');
   await expect(page.getByTestId('side-a')).toHaveCount(0);
+  await page.getByTestId('op-forward').click();
+  await expect(page.getByTestId('position')).toContainText('op 1 / 5');
   await page.getByTestId('compare-toggle').click();
   await expect(page.getByTestId('side-a')).toBeVisible();
   await expect(page.getByTestId('compare-kernel-a')).toHaveValue('v7.1');
   await expect(page.getByTestId('compare-kernel-b')).toHaveValue('v7.2');
   const progA = page.getByTestId('side-a').getByTestId('side-progress');
   const progB = page.getByTestId('side-b').getByTestId('side-progress');
-  await expect(progA).toContainText('before op 1');
+  // Turned on at op 1: both sides after op 1.
+  await expect(progA).toContainText('op 1 / 5 · op done');
+  await expect(progB).toContainText('op 1 / 5 · op done');
   // op 2 is the free: per page on A (v7.1), chunked on B (v7.2); event steps move both sides
   // inside it, and B (fewer events) waits at its end.
-  await page.getByTestId('op-forward').click();
   await page.getByTestId('step-forward').click();
-  await expect(progA).toContainText('op 2 /');
-  await expect(progB).toContainText('op 2 /');
+  await expect(progA).toContainText('op 2 / 5 · event');
+  await expect(progB).toContainText('op 2 / 5 · event');
   await expect(progA).toContainText('into the op');
   // Step (by key) until B has finished op 2: A, with its per-page events, is still inside it.
   await page.locator('body').click({ position: { x: 5, y: 5 } });
@@ -131,15 +144,36 @@ test('the toggle turns compare mode on and off; stepping controls and keys move 
   await page.keyboard.press('PageDown');
   await expect(progA).toContainText('op 3 / 5 · op done');
   await expect(progB).toContainText('op 3 / 5 · op done');
+  await page.keyboard.press('PageUp');
+  await expect(progA).toContainText('op 2 / 5 · op done');
+  await expect(progB).toContainText('op 2 / 5 · op done');
   await page.getByTestId('jump-end').click();
   await expect(progA).toContainText('op 5 / 5 · op done');
   await expect(progB).toContainText('op 5 / 5 · op done');
   await page.getByTestId('jump-start').click();
   await expect(progA).toContainText('before op 1');
   await expect(progB).toContainText('before op 1');
+  await page.getByTestId('op-back').click();
+  await expect(progA).toContainText('before op 1');
+  await page.getByTestId('op-forward').click();
+  await page.getByTestId('op-forward').click();
+  await page.getByTestId('op-forward').click();
+  // Turned off at op 3: the single view after op 3.
   await page.getByTestId('compare-toggle').click();
   await expect(page.getByTestId('side-a')).toHaveCount(0);
-  await expect(page.getByTestId('position')).toBeVisible();
+  await expect(page.getByTestId('position')).toContainText('op 3 / 5');
+  await expect(page.getByTestId('compare-toggle')).toHaveAttribute('aria-pressed', 'false');
+});
+
+test('play advances both sides', async ({ page }) => {
+  await openApp(page, '?scenario=free-contig-range-unaligned&compare=1');
+  const progA = page.getByTestId('side-a').getByTestId('side-progress');
+  const progB = page.getByTestId('side-b').getByTestId('side-progress');
+  await page.getByTestId('speed').selectOption('512');
+  await page.getByTestId('play').click();
+  await expect(progA).toContainText('op 5 / 5 · op done', { timeout: 20_000 });
+  await expect(progB).toContainText('op 5 / 5 · op done');
+  await expect(page.getByTestId('play')).toHaveAttribute('aria-pressed', 'false');
 });
 
 test('?compare=v7.1,v7.2 picks the profiles; the selects and the knob change a side', async ({ page }) => {

@@ -29,9 +29,9 @@ pub fn CompareToggle() -> impl IntoView {
             title="Run the scenario under two configurations side by side (before / after)"
             on:click=move |_| {
                 if on.get_untracked() {
-                    state.set_compare(None);
+                    state.switch_compare(None);
                 } else {
-                    state.set_compare(state.default_pair());
+                    state.switch_compare(state.default_pair());
                 }
             }
         >
