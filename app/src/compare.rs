@@ -105,6 +105,17 @@ pub fn step_back(a: &mut Timeline, b: &mut Timeline) {
     }
 }
 
+/// Both sides after `k` ops (clamped to the run).
+pub fn seek_ops(a: &mut Timeline, b: &mut Timeline, k: usize) {
+    a.seek(after_ops(a, k));
+    b.seek(after_ops(b, k));
+}
+
+/// A timeline after `k` ops (the single view, when compare mode is turned off at op `k`).
+pub fn seek_ops_one(t: &mut Timeline, k: usize) {
+    t.seek(after_ops(t, k));
+}
+
 /// `n` event steps forward (playback); stops early at the end.
 pub fn advance(a: &mut Timeline, b: &mut Timeline, n: u32) {
     for _ in 0..n {

@@ -154,14 +154,21 @@ impl AppState {
     /// Reads both sides (tracking `version`); `None` outside compare mode.
     pub fn with_pair<R>(&self, f: impl FnOnce(&Session, &Session) -> R) -> Option<R> {
         self.version.track();
+        self.with_pair_untracked(f)
+    }
+
+    /// Like [`with_pair`](Self::with_pair) without tracking (for event handlers).
+    pub fn with_pair_untracked<R>(&self, f: impl FnOnce(&Session, &Session) -> R) -> Option<R> {
         self.side_a.with_value(|a| {
             self.side_b
                 .with_value(|b| Some(f(a.as_ref()?, b.as_ref()?)))
         })
     }
 
-    /// Moves both sides' cursors (compare mode) and notifies the views.
-    fn update_pair(&self, f: impl FnOnce(&mut Timeline, &mut Timeline)) {
+    /// Moves both sides' cursors (compare mode) and notifies the views; does nothing outside
+    /// compare mode. With [`with_pair_untracked`](Self::with_pair_untracked), what a share link
+    /// needs to read and restore the two positions.
+    pub fn update_pair(&self, f: impl FnOnce(&mut Timeline, &mut Timeline)) {
         self.side_a.update_value(|a| {
             self.side_b.update_value(|b| {
                 if let (Some(a), Some(b)) = (a.as_mut(), b.as_mut()) {
@@ -208,20 +215,21 @@ impl AppState {
         self.version.update(|v| *v += 1);
     }
 
-    /// Both sides' positions (events applied) in compare mode, untracked (share links).
-    pub fn pair_positions(&self) -> Option<(u32, u32)> {
-        self.side_a.with_value(|a| {
-            self.side_b
-                .with_value(|b| Some((a.as_ref()?.timeline.pos(), b.as_ref()?.timeline.pos())))
-        })
-    }
-
-    /// Moves side A to `a` and side B to `b` events (opening a share link in compare mode).
-    pub fn seek_pair(&self, a: u32, b: u32) {
-        self.update_pair(|ta, tb| {
-            ta.seek(a);
-            tb.seek(b);
-        });
+    /// Compare mode on or off, keeping the op position (the single view's finished ops become
+    /// both sides' and back). `None` turns it off.
+    pub fn switch_compare(&self, pair: Option<ComparePair>) {
+        let k = if self.comparing() {
+            self.with_pair_untracked(|a, b| a.timeline.ops_done().min(b.timeline.ops_done()))
+        } else {
+            self.with_untracked(|s| s.timeline.ops_done())
+        }
+        .unwrap_or(0);
+        self.set_compare(pair);
+        if self.comparing() {
+            self.update_pair(|a, b| compare::seek_ops(a, b, k));
+        } else {
+            self.update(|t| compare::seek_ops_one(t, k));
+        }
     }
 
     /// The scenario's own pair (or `v7.1` vs `v7.2`) for the loaded scenario.

@@ -302,3 +302,205 @@ fn strip_methods(ops: &mut [Op]) {
 pub fn ratio(a: f64, b: f64) -> Option<f64> {
     (a != 0.0).then(|| b / a)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse;
+    use crate::types::FreeMethod;
+
+    fn doc(compare: &str) -> String {
+        format!(
+            r#"{{"version": 1, "kernel": "v7.2", "compare": {compare},
+                "ops": [{{"op": "alloc", "order": 9, "as": "t"}}, {{"op": "split", "ref": "t"}},
+                        {{"op": "repeat", "times": 1, "ops": [
+                            {{"op": "free_contig_range", "ref": "t", "method": "chunked"}}]}}]}}"#
+        )
+    }
+
+    const PAIR: &str = r#"{"a": {"label": "before", "kernel": "v7.1"},
+                           "b": {"label": "after", "kernel": "v7.2"},
+                           "measured": {"source": "the thread",
+                                        "rows": [{"label": "t", "a": 1406, "b": 402, "unit": "usec"}]}}"#;
+
+    fn err(compare: &str) -> ScenarioError {
+        parse(&doc(compare)).expect_err("an error")
+    }
+
+    #[test]
+    fn a_declared_pair_reads_and_round_trips() {
+        let s = parse(&doc(PAIR)).unwrap();
+        let c = s.compare.as_ref().unwrap();
+        assert_eq!(c.a.kernel, Some(Kernel::V7_1));
+        assert!(c.a.profile_methods && c.b.profile_methods);
+        assert_eq!(c.measured.as_ref().unwrap().rows[0].b, 402.0);
+        assert_eq!(parse(&s.to_json_pretty()).unwrap(), s);
+        let pair: ComparePair =
+            serde_json::from_str(&serde_json::to_string(&c.pair()).unwrap()).unwrap();
+        assert_eq!(pair, c.pair());
+    }
+
+    #[test]
+    fn errors_carry_the_json_path() {
+        let cases = [
+            (r#"{"a": {"label": "x"}}"#, "compare.b", "missing field `b`"),
+            (
+                r#"{"a": {"label": "x", "kernl": "v7.1"}, "b": {"label": "y"}}"#,
+                "compare.a.kernl",
+                "did you mean `kernel`",
+            ),
+            (
+                r#"{"a": {"label": "x"}, "b": {"label": "y", "kernel": "v7.3"}}"#,
+                "compare.b.kernel",
+                "unknown kernel",
+            ),
+            (
+                r#"{"a": {"kernel": "v7.1"}, "b": {"label": "y"}}"#,
+                "compare.a.label",
+                "missing field `label`",
+            ),
+            (
+                r#"{"a": {"label": " ", "kernel": "v7.1"}, "b": {"label": "y"}}"#,
+                "compare.a.label",
+                "empty",
+            ),
+            (
+                r#"{"a": {"label": "x", "kernel": "v7.1"}, "b": {"label": "y", "kernel": "v7.1"}}"#,
+                "compare.b",
+                "same overrides",
+            ),
+            (
+                r#"{"a": {"label": "x", "rmqueue_mode_memory": 0}, "b": {"label": "y"}}"#,
+                "compare.a.rmqueue_mode_memory",
+                "true or false",
+            ),
+            (
+                r#"{"a": {"label": "x"}, "b": {"label": "y", "kernel": "v7.1"}, "measured": {"rows": []}}"#,
+                "compare.measured.source",
+                "missing",
+            ),
+            (
+                r#"{"a": {"label": "x"}, "b": {"label": "y", "kernel": "v7.1"}, "measured": {"source": "s", "rows": []}}"#,
+                "compare.measured.rows",
+                "no rows",
+            ),
+            (
+                r#"{"a": {"label": "x"}, "b": {"label": "y", "kernel": "v7.1"}, "measured": {"source": "s", "rows": [{"label": "t", "a": -1, "b": 2, "unit": "s"}]}}"#,
+                "compare.measured.rows[0].a",
+                "non-negative",
+            ),
+            (
+                r#"{"a": {"label": "x"}, "b": {"label": "y", "kernel": "v7.1"}, "measured": {"source": "s", "rows": [{"label": "t", "a": 1, "b": "2", "unit": "s"}]}}"#,
+                "compare.measured.rows[0].b",
+                "a number",
+            ),
+            (r#"[1]"#, "compare", "a JSON object"),
+        ];
+        for (c, path, words) in cases {
+            let e = err(c);
+            assert_eq!(e.path, path, "{c}: {e}");
+            assert!(e.to_string().contains(words), "{c}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_side_applies_its_overrides_and_lets_the_profile_pick_methods() {
+        let s = parse(&doc(PAIR)).unwrap();
+        let c = s.compare.clone().unwrap();
+        let a = c.a.apply(&s);
+        assert_eq!(a.kernel, Kernel::V7_1);
+        let Op::Repeat { ops, .. } = &a.ops[2] else {
+            panic!("{:?}", a.ops[2])
+        };
+        assert!(matches!(ops[0], Op::FreeContigRange { method: None, .. }));
+        assert_eq!(a.free_contig_range_method(None), FreeMethod::PerPage);
+        let mut keep = c.a.clone();
+        keep.profile_methods = false;
+        let Op::Repeat { ops, .. } = &keep.apply(&s).ops[2] else {
+            panic!()
+        };
+        assert!(matches!(
+            ops[0],
+            Op::FreeContigRange {
+                method: Some(FreeMethod::Chunked),
+                ..
+            }
+        ));
+        let mut mm = CompareSide::kernel(Kernel::V7_1);
+        mm.rmqueue_mode_memory = Some(false);
+        assert!(!mm.apply(&s).zone.rmqueue_mode_memory);
+    }
+
+    #[test]
+    fn query_forms() {
+        let s = parse(&doc(PAIR)).unwrap();
+        let declared = s.compare.as_ref().unwrap().pair();
+        for q in ["1", "", "on", "true"] {
+            assert_eq!(ComparePair::from_query(q, &s).unwrap(), declared);
+        }
+        assert_eq!(declared.to_query(&s), "1");
+        let p = ComparePair::from_query("v6.18,v7.1+mm", &s).unwrap();
+        assert_eq!(p.a.kernel, Some(Kernel::V6_18));
+        assert_eq!(
+            (p.b.kernel, p.b.rmqueue_mode_memory),
+            (Some(Kernel::V7_1), Some(true))
+        );
+        assert_eq!(p.b.label, "v7.1, rmqueue_mode memory on");
+        assert_eq!(p.to_query(&s), "v6.18,v7.1+mm");
+        assert_eq!(ComparePair::from_query(&p.to_query(&s), &s).unwrap(), p);
+        let p = ComparePair::from_query("-mm%2C%2Bmm", &s).unwrap();
+        assert_eq!((p.a.kernel, p.a.rmqueue_mode_memory), (None, Some(false)));
+        assert_eq!(p.a.label, "v7.2, rmqueue_mode memory off");
+        assert!(ComparePair::from_query("v7.1", &s).is_err());
+        assert!(ComparePair::from_query("v7.1,v9", &s)
+            .unwrap_err()
+            .contains("unknown kernel"));
+        // Without a declared pair: v7.1 vs v7.2.
+        let plain = parse(r#"{"version": 1}"#).unwrap();
+        let d = ComparePair::default_for(&plain);
+        assert_eq!(
+            (d.a.kernel, d.b.kernel),
+            (Some(Kernel::V7_1), Some(Kernel::V7_2))
+        );
+    }
+
+    #[test]
+    fn the_before_after_builtins_declare_their_pair_and_measurement() {
+        let want = [
+            (
+                "free-contig-range-thp",
+                Kernel::V7_1,
+                Kernel::V7_2,
+                4_097_358.0,
+            ),
+            (
+                "free-contig-range-unaligned",
+                Kernel::V7_1,
+                Kernel::V7_2,
+                4_097_358.0,
+            ),
+            ("cma-frozen-range", Kernel::V7_1, Kernel::V7_2, 1406.0),
+            ("vmalloc-large-order", Kernel::V6_18, Kernel::V7_1, 46.31),
+        ];
+        for (id, a, b, first) in want {
+            let s = parse(crate::builtin::get(id).unwrap().json).unwrap();
+            let c = s.compare.as_ref().unwrap_or_else(|| panic!("{id}"));
+            assert_eq!((c.a.kernel, c.b.kernel), (Some(a), Some(b)), "{id}");
+            assert_eq!(c.measured.as_ref().unwrap().rows[0].a, first, "{id}");
+        }
+        for id in [
+            "fallback-claim",
+            "fallback-steal",
+            "fallback-steal-no-mode-memory",
+        ] {
+            let s = parse(crate::builtin::get(id).unwrap().json).unwrap();
+            let c = s.compare.as_ref().unwrap();
+            assert_eq!(
+                (c.a.rmqueue_mode_memory, c.b.rmqueue_mode_memory),
+                (Some(false), Some(true))
+            );
+            let m = &c.measured.as_ref().unwrap().rows[0];
+            assert_eq!((m.a, m.b, m.unit.as_str()), (280.0, 8.0, "ms"));
+        }
+    }
+}

@@ -29,9 +29,9 @@ pub fn CompareToggle() -> impl IntoView {
             title="Run the scenario under two configurations side by side (before / after)"
             on:click=move |_| {
                 if on.get_untracked() {
-                    state.set_compare(None);
+                    state.switch_compare(None);
                 } else {
-                    state.set_compare(state.default_pair());
+                    state.switch_compare(state.default_pair());
                 }
             }
         >
@@ -268,11 +268,13 @@ pub fn CompareView() -> impl IntoView {
                     "Op steps move both sides to the same op end; event steps advance each side inside the op, and the side that finishes first waits at its end."
                 </span>
             </div>
-            <main class="compare-sides">
-                <SideView side=Side::A/>
-                <SideView side=Side::B/>
-            </main>
-            <CompareTable/>
+            <div class="compare-body">
+                <main class="compare-sides">
+                    <SideView side=Side::A/>
+                    <SideView side=Side::B/>
+                </main>
+                <CompareTable/>
+            </div>
         </div>
     }
 }

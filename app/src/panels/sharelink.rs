@@ -23,7 +23,10 @@ fn page_base() -> String {
 /// The payload describing what is on screen now.
 pub fn current_payload(state: &AppState) -> Option<SharePayload> {
     let id = state.scenario_id.get_untracked();
-    let compare = match (state.compare.get_untracked(), state.pair_positions()) {
+    let compare = match (
+        state.compare.get_untracked(),
+        state.with_pair_untracked(|a, b| (a.timeline.pos(), b.timeline.pos())),
+    ) {
         (Some(pair), Some((pos_a, pos_b))) => Some(CompareShare { pair, pos_a, pos_b }),
         _ => None,
     };
@@ -59,7 +62,10 @@ pub fn apply(state: &AppState, p: &SharePayload) -> Result<(), String> {
                 "The shared compare configuration does not run in this version ({e}). The default scenario is shown instead."
             ));
         }
-        state.seek_pair(c.pos_a, c.pos_b);
+        state.update_pair(|a, b| {
+            a.seek(c.pos_a);
+            b.seek(c.pos_b);
+        });
     }
     state.set_presenter_state(&p.presenter);
     Ok(())
