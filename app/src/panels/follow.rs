@@ -30,7 +30,8 @@ pub struct Rect {
 }
 
 /// Where the canvas goes: `translate(tx, ty) scale(scale)` with origin at its top left, showing
-/// `focus` (the touched tiles) as large as fits and centred where the canvas's edges allow.
+/// `focus` (the touched tiles) as large as fits in the viewport (the visible box of the map,
+/// at most the canvas's size) and centred where the canvas's edges allow.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FollowView {
     pub focus: Rect,
@@ -79,28 +80,57 @@ pub fn tiles_rect(t: &Tiles, (first, last): (u32, u32)) -> Rect {
     }
 }
 
-/// The view that shows pageblocks `span` in a viewport the size of the canvas. The scale is at
-/// least 1 (never smaller than the whole zone) and at most [`MAX_PX_PER_PAGE`] per page.
-pub fn follow_view(t: &Tiles, span: Option<(u32, u32)>) -> FollowView {
+/// The view that shows pageblocks `span` in a viewport of `(vw, vh)` CSS pixels (clipped to
+/// the canvas's size). The scale is at least 1 (never smaller than the whole zone) and at most
+/// [`MAX_PX_PER_PAGE`] per page.
+pub fn follow_view(t: &Tiles, span: Option<(u32, u32)>, (vw, vh): (u32, u32)) -> FollowView {
     let Some(span) = span else {
         return FollowView::WHOLE;
     };
     let focus = tiles_rect(t, span);
-    let (vw, vh) = (f64::from(t.w.max(1)), f64::from(t.h.max(1)));
+    let (cw, ch) = (f64::from(t.w.max(1)), f64::from(t.h.max(1)));
+    let (vw, vh) = (f64::from(vw.max(1)).min(cw), f64::from(vh.max(1)).min(ch));
     let max = (MAX_PX_PER_PAGE / f64::from(t.cell.max(1))).max(1.0);
     let scale = (vw / focus.w).min(vh / focus.h).clamp(1.0, max);
-    let centre = |c: f64, view: f64| (view / 2.0 - c * scale).clamp(view - view * scale, 0.0);
+    let centre =
+        |c: f64, view: f64, canvas: f64| (view / 2.0 - c * scale).clamp(view - canvas * scale, 0.0);
     FollowView {
         focus,
         scale,
-        tx: centre(focus.x + focus.w / 2.0, vw),
-        ty: centre(focus.y + focus.h / 2.0, vh),
+        tx: centre(focus.x + focus.w / 2.0, vw, cw),
+        ty: centre(focus.y + focus.h / 2.0, vh, ch),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A viewport shorter than the canvas (presenter mode): the focus is still wholly visible,
+    /// and the canvas still covers the viewport.
+    #[test]
+    fn a_short_viewport_shows_a_focus_at_the_bottom() {
+        let t = Tiles {
+            per_row: 20,
+            w: 720,
+            h: 26 * 20,
+            ..GIB
+        };
+        let vp = (720, 300);
+        for span in [(0, 0), (510, 511), (250, 251), (0, 19)] {
+            let v = follow_view(&t, Some(span), vp);
+            let f = v.focus;
+            assert!(f.y * v.scale + v.ty >= -1e-9, "{span:?}: {v:?}");
+            assert!(
+                (f.y + f.h) * v.scale + v.ty <= 300.0 + 1e-9,
+                "{span:?}: {v:?}"
+            );
+            assert!(
+                v.ty + t.h as f64 * v.scale >= 300.0 - 1e-9,
+                "{span:?}: {v:?}"
+            );
+        }
+    }
 
     /// 1 GiB at 1 px per page in a 1188 px wide map: 33 tiles of 36 × 20 px per row.
     const GIB: Tiles = Tiles {
@@ -112,9 +142,11 @@ mod tests {
         cell: 1,
     };
 
+    const FULL: (u32, u32) = (GIB.w, GIB.h);
+
     #[test]
     fn one_pageblock_zooms_to_the_cap_and_stays_inside_the_canvas() {
-        let v = follow_view(&GIB, Some((0, 0)));
+        let v = follow_view(&GIB, Some((0, 0)), FULL);
         assert_eq!(v.scale, 16.0);
         assert_eq!(
             v.focus,
@@ -128,7 +160,7 @@ mod tests {
         // At the top-left corner the view cannot centre it: it sticks to the edge.
         assert_eq!((v.tx, v.ty), (0.0, 0.0));
         // A block in the middle is centred: its centre maps to the viewport's.
-        let v = follow_view(&GIB, Some((8 * 33 + 16, 8 * 33 + 16)));
+        let v = follow_view(&GIB, Some((8 * 33 + 16, 8 * 33 + 16)), FULL);
         let cx = (v.focus.x + v.focus.w / 2.0) * v.scale + v.tx;
         let cy = (v.focus.y + v.focus.h / 2.0) * v.scale + v.ty;
         assert!((cx - GIB.w as f64 / 2.0).abs() < 1e-9 && (cy - GIB.h as f64 / 2.0).abs() < 1e-9);
@@ -144,7 +176,7 @@ mod tests {
             (100, 100),
             (32, 33),
         ] {
-            let v = follow_view(&GIB, Some(span));
+            let v = follow_view(&GIB, Some(span), FULL);
             let f = v.focus;
             let (x0, y0) = (f.x * v.scale + v.tx, f.y * v.scale + v.ty);
             let (x1, y1) = ((f.x + f.w) * v.scale + v.tx, (f.y + f.h) * v.scale + v.ty);
@@ -158,7 +190,7 @@ mod tests {
             assert!(v.tx <= 0.0 && v.tx + GIB.w as f64 * v.scale >= GIB.w as f64 - 1e-9);
         }
         // The CMA range: pageblocks 64..=95 span rows 1..=2, whole rows: 2 of 16 rows tall.
-        let v = follow_view(&GIB, Some((64, 95)));
+        let v = follow_view(&GIB, Some((64, 95)), FULL);
         assert_eq!(
             v.focus,
             Rect {
@@ -170,8 +202,8 @@ mod tests {
         );
         assert_eq!(v.scale, 1.0);
         // The whole zone: no zoom.
-        assert_eq!(follow_view(&GIB, Some((0, 511))).scale, 1.0);
-        assert_eq!(follow_view(&GIB, None), FollowView::WHOLE);
+        assert_eq!(follow_view(&GIB, Some((0, 511)), FULL).scale, 1.0);
+        assert_eq!(follow_view(&GIB, None, FULL), FollowView::WHOLE);
     }
 
     #[test]
@@ -185,10 +217,10 @@ mod tests {
             h: 134 * 32,
             ..GIB
         };
-        let v = follow_view(&t, Some((5, 5)));
+        let v = follow_view(&t, Some((5, 5)), (t.w, t.h));
         assert_eq!(v.scale, 2.0);
         assert_eq!(
-            follow_view(&t, Some((5, 5))).css(),
+            v.css(),
             format!("translate({:.1}px, {:.1}px) scale(2.0000)", v.tx, v.ty)
         );
     }

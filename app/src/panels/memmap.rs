@@ -563,8 +563,24 @@ pub fn MemoryMapPanel() -> impl IntoView {
             .flatten()
     });
     let drawn = RwSignal::new(None::<Geom>);
+    // The visible box of the map (`map-inner`), which presenter mode makes shorter than the canvas.
+    let inner_ref = NodeRef::<leptos::html::Div>::new();
+    let viewport = RwSignal::new((0u32, 0u32));
+    let measure = move || {
+        if let Some(el) = inner_ref.get_untracked() {
+            let v = (
+                el.client_width().max(0) as u32,
+                el.client_height().max(0) as u32,
+            );
+            if viewport.get_untracked() != v {
+                viewport.set(v);
+            }
+        }
+    };
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
     let view_at = Memo::new(move |_| match (following.get(), drawn.get()) {
-        (true, Some(g)) => follow_view(&g.tiles(), span.get()),
+        (true, Some(g)) => follow_view(&g.tiles(), span.get(), viewport.get()),
         _ => FollowView::WHOLE,
     });
     let overview_ref = NodeRef::<leptos::html::Canvas>::new();
@@ -598,6 +614,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
         if drawn.get_untracked() != g {
             drawn.set(g);
         }
+        measure();
         if following.get() {
             if let (Some(g), Some(ov)) = (g, overview_ref.get()) {
                 draw_overview(&canvas, &ov, &g);
@@ -726,6 +743,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
             <div class="map-scroll" node_ref=scroll_ref>
                 <div
                     class="map-inner"
+                    node_ref=inner_ref
                     class:following=move || following.get()
                     data-follow=move || if following.get() { "on" } else { "off" }
                     data-focus-pb=move || span.get().map(|(a, b)| format!("{a}-{b}")).unwrap_or_default()

@@ -237,4 +237,17 @@ mod tests {
         };
         assert!(run_valid(s, &opts).is_ok());
     }
+
+    /// Every built-in tells its story in a few stops, and every stop lies inside its run.
+    #[test]
+    fn every_builtin_has_a_tour_inside_its_run() {
+        for b in crate::builtin::ALL {
+            let r = run_valid(parse_valid(b.json).unwrap(), &RunOptions::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", b.id));
+            let at = tour_positions(&r).unwrap();
+            assert!((3..=8).contains(&at.len()), "{}: {} stops", b.id, at.len());
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "{}: {at:?}", b.id);
+            assert!(*at.last().unwrap() <= r.log.events.len() as u32);
+        }
+    }
 }
