@@ -215,7 +215,6 @@ mod tests {
             per_row: 4,
             w: 1048,
             h: 134 * 32,
-            ..GIB
         };
         let v = follow_view(&t, Some((5, 5)), (t.w, t.h));
         assert_eq!(v.scale, 2.0);
