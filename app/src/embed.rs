@@ -143,31 +143,29 @@ pub enum Command {
 pub fn run_command(state: &AppState, cmd: Command) -> Result<(), String> {
     let stop = || state.playing.set(false);
     match cmd {
+        // Through AppState's stepping, so compare mode (if a share link turned it on) moves
+        // both sides as the controls do.
         Command::Step { n } => {
             stop();
             let n = n.unwrap_or(1);
-            state.update(|t| {
-                for _ in 0..n.unsigned_abs() {
-                    if n < 0 {
-                        t.step_back()
-                    } else {
-                        t.step_forward()
-                    }
+            for _ in 0..n.unsigned_abs() {
+                if n < 0 {
+                    state.step_back()
+                } else {
+                    state.step_forward()
                 }
-            });
+            }
         }
         Command::Op { n } => {
             stop();
             let n = n.unwrap_or(1);
-            state.update(|t| {
-                for _ in 0..n.unsigned_abs() {
-                    if n < 0 {
-                        t.op_back()
-                    } else {
-                        t.op_forward()
-                    }
+            for _ in 0..n.unsigned_abs() {
+                if n < 0 {
+                    state.op_back()
+                } else {
+                    state.op_forward()
                 }
-            });
+            }
         }
         Command::Seek { pos } => {
             stop();
