@@ -132,6 +132,24 @@ test('presenter keys never fire while typing in the editor', async ({ page }) =>
   await expect(page.getByTestId('presenter-view')).toHaveCount(0);
 });
 
+test('a tour gone stale after an edit says why and does not block the run', async ({ page }) => {
+  await openApp(page);
+  const file = path.join(REPO_ROOT, 'engine', 'scenarios', 'free-contig-range-thp.json');
+  const text = fs.readFileSync(file, 'utf8').replaceAll('"times": 16', '"times": 2');
+  await page.getByTestId('scenario-editor').fill(text);
+  await page.getByTestId('scenario-editor').press('Control+Enter');
+  await expect(page.getByTestId('scenario-select')).toHaveValue('custom');
+  await expect(page.getByTestId('scenario-error')).toHaveCount(0);
+  await page.getByTestId('presenter-toggle').click();
+  await expect(page.getByTestId('presenter-view')).toBeVisible();
+  // 2 + 1 + 2 rounds: 13 ops; the tour's stop at op 48 lies beyond the run.
+  await expect(page.getByTestId('tour-error')).toContainText('tour[3].op: stop 4 is after op 48, but the run has 13 ops');
+  await expect(page.getByTestId('tour-stop')).toHaveCount(0);
+  // PageDown steps an operation instead.
+  await page.keyboard.press('PageDown');
+  await expect(page.getByTestId('narration')).not.toHaveText(/^Start of/);
+});
+
 test('the map follows the action to the pageblocks the op touches', async ({ page }) => {
   // free-contig-range-thp: op 1 allocates the order-9 THP at pfn 0; its pcp refill claims and
   // splits the order-10 block at pfn 0: pageblocks 0-1, in a corner of the 1 GiB map.
