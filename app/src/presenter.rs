@@ -14,7 +14,7 @@
 //! [`AppState`] signals (`presenter`, `blank`, `follow`, `tour_stop`) and the plain
 //! [`PresenterState`] a share link carries.
 
-use buddyscope::scenario::tour_positions;
+use buddyscope::scenario::{tour_positions, ScenarioError};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -66,7 +66,14 @@ impl AppState {
         }
     }
 
-    /// The event index of every stop of the current scenario's tour (empty: no tour).
+    /// Why the current scenario's tour cannot play (a stop beyond the run), if it cannot.
+    pub fn tour_error(&self) -> Option<ScenarioError> {
+        self.with(|s| tour_positions(&s.timeline.run).err())
+            .flatten()
+    }
+
+    /// The event index of every stop of the current scenario's tour (empty: no tour, or a tour
+    /// with a stop beyond the run: see [`AppState::tour_error`]).
     pub fn tour_positions(&self) -> Vec<u32> {
         self.with_untracked(|s| tour_positions(&s.timeline.run).unwrap_or_default())
             .unwrap_or_default()
@@ -290,9 +297,15 @@ pub fn TourBar() -> impl IntoView {
         caps.get(i).map(|c| (i, caps.len(), c.clone()))
     };
     let name = move || state.with(|s| s.scenario.name.clone()).unwrap_or_default();
+    let error = move || {
+        state.tour_error().map(|e| {
+            view! { <p class="tour-error" data-testid="tour-error" role="alert">{format!("The tour cannot play: {e}")}</p> }
+        })
+    };
     view! {
         <section class="tour-bar" data-testid="tour-bar" aria-label="Tour">
             <span class="tour-scenario">{name}</span>
+            {error}
             {move || match current() {
                 Some((i, n, caption)) => view! {
                     <span class="tour-stop" data-testid="tour-stop">{stop_label(i, n)}</span>

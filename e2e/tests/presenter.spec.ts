@@ -23,6 +23,13 @@ function cliFreeLists(id: string, ops: number): Map<string, number> {
   return out;
 }
 
+/** Opens a link into presenter mode (`?present`, `?tour=N`): its header is hidden, so wait for the
+ *  presenter view instead of the heading. */
+async function openPresenting(page: Page, query: string): Promise<void> {
+  await page.goto(`/${query}`);
+  await expect(page.getByTestId('presenter-view')).toBeVisible();
+}
+
 async function press(page: Page, key: string): Promise<void> {
   await page.keyboard.press(key);
 }
@@ -125,6 +132,24 @@ test('presenter keys never fire while typing in the editor', async ({ page }) =>
   await expect(page.getByTestId('presenter-view')).toHaveCount(0);
 });
 
+test('a tour gone stale after an edit says why and does not block the run', async ({ page }) => {
+  await openApp(page);
+  const file = path.join(REPO_ROOT, 'engine', 'scenarios', 'free-contig-range-thp.json');
+  const text = fs.readFileSync(file, 'utf8').replaceAll('"times": 16', '"times": 2');
+  await page.getByTestId('scenario-editor').fill(text);
+  await page.getByTestId('scenario-editor').press('Control+Enter');
+  await expect(page.getByTestId('scenario-select')).toHaveValue('custom');
+  await expect(page.getByTestId('scenario-error')).toHaveCount(0);
+  await page.getByTestId('presenter-toggle').click();
+  await expect(page.getByTestId('presenter-view')).toBeVisible();
+  // 2 + 1 + 2 rounds: 13 ops; the tour's stop at op 48 lies beyond the run.
+  await expect(page.getByTestId('tour-error')).toContainText('tour[3].op: stop 4 is after op 48, but the run has 13 ops');
+  await expect(page.getByTestId('tour-stop')).toHaveCount(0);
+  // PageDown steps an operation instead.
+  await page.keyboard.press('PageDown');
+  await expect(page.getByTestId('narration')).not.toHaveText(/^Start of/);
+});
+
 test('the map follows the action to the pageblocks the op touches', async ({ page }) => {
   // free-contig-range-thp: op 1 allocates the order-9 THP at pfn 0; its pcp refill claims and
   // splits the order-10 block at pfn 0: pageblocks 0-1, in a corner of the 1 GiB map.
@@ -155,11 +180,13 @@ test('the map follows the action to the pageblocks the op touches', async ({ pag
   expect(ov && mk).toBeTruthy();
   expect(mk!.x - ov!.x).toBeLessThan(8);
   expect(mk!.y - ov!.y).toBeLessThan(8);
+  // The overview is in sight: inside the map's scroll box.
+  const box = await page.locator('.map-scroll').boundingBox();
+  expect(ov!.y + ov!.height).toBeLessThanOrEqual(box!.y + box!.height + 1);
   await saveScreenshot(page, 'follow-zoomed', page.locator('.map-panel'));
 
   // cma-frozen-range in presenter mode: the release of op 2 touches pageblocks 64..95.
-  await openApp(page, '?scenario=cma-frozen-range&tour=3');
-  await expect(page.getByTestId('presenter-view')).toBeVisible();
+  await openPresenting(page, '?scenario=cma-frozen-range&tour=3');
   await expect(page.getByTestId('tour-stop')).toHaveText(/^stop 3\//);
   await expect(page.locator('.map-inner')).toHaveAttribute('data-follow', 'on');
   await expect(page.locator('.map-inner')).toHaveAttribute('data-focus-pb', '64-95');
@@ -175,8 +202,7 @@ test('the map follows the action to the pageblocks the op touches', async ({ pag
 test('reduced motion: the zoom jumps instead of animating', async ({ browser }) => {
   const ctx = await browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 720 } });
   const page = await ctx.newPage();
-  await openApp(page, '?scenario=free-contig-range-thp&present');
-  await expect(page.getByTestId('presenter-view')).toBeVisible();
+  await openPresenting(page, '?scenario=free-contig-range-thp&present');
   const transition = await page
     .getByTestId('memory-map')
     .evaluate((el) => getComputedStyle(el).transitionDuration);

@@ -80,25 +80,32 @@ pub fn tiles_rect(t: &Tiles, (first, last): (u32, u32)) -> Rect {
     }
 }
 
-/// The view that shows pageblocks `span` in a viewport of `(vw, vh)` CSS pixels (clipped to
-/// the canvas's size). The scale is at least 1 (never smaller than the whole zone) and at most
-/// [`MAX_PX_PER_PAGE`] per page.
+/// The view that shows pageblocks `span` in a viewport of `(vw, vh)` CSS pixels (the map's
+/// visible box: the canvas's size, or the presenter layout's box). The scale is at least 1 (never
+/// smaller than the whole zone) and at most [`MAX_PX_PER_PAGE`] per page. The focus is centred
+/// where the canvas's edges allow; a canvas narrower than the viewport is centred.
 pub fn follow_view(t: &Tiles, span: Option<(u32, u32)>, (vw, vh): (u32, u32)) -> FollowView {
     let Some(span) = span else {
         return FollowView::WHOLE;
     };
     let focus = tiles_rect(t, span);
     let (cw, ch) = (f64::from(t.w.max(1)), f64::from(t.h.max(1)));
-    let (vw, vh) = (f64::from(vw.max(1)).min(cw), f64::from(vh.max(1)).min(ch));
+    let (vw, vh) = (f64::from(vw.max(1)), f64::from(vh.max(1)));
     let max = (MAX_PX_PER_PAGE / f64::from(t.cell.max(1))).max(1.0);
     let scale = (vw / focus.w).min(vh / focus.h).clamp(1.0, max);
-    let centre =
-        |c: f64, view: f64, canvas: f64| (view / 2.0 - c * scale).clamp(view - canvas * scale, 0.0);
+    let place = |c: f64, view: f64, canvas: f64| {
+        let room = view - canvas * scale;
+        if room >= 0.0 {
+            room / 2.0
+        } else {
+            (view / 2.0 - c * scale).clamp(room, 0.0)
+        }
+    };
     FollowView {
         focus,
         scale,
-        tx: centre(focus.x + focus.w / 2.0, vw, cw),
-        ty: centre(focus.y + focus.h / 2.0, vh, ch),
+        tx: place(focus.x + focus.w / 2.0, vw, cw),
+        ty: place(focus.y + focus.h / 2.0, vh, ch),
     }
 }
 
@@ -204,6 +211,20 @@ mod tests {
         // The whole zone: no zoom.
         assert_eq!(follow_view(&GIB, Some((0, 511)), FULL).scale, 1.0);
         assert_eq!(follow_view(&GIB, None, FULL), FollowView::WHOLE);
+    }
+
+    /// A viewport bigger than the canvas (a tall presenter box): the zoomed canvas still covers
+    /// the width, and a canvas shorter than the box is centred in it.
+    #[test]
+    fn a_tall_viewport_centres_a_short_canvas() {
+        let v = follow_view(&GIB, Some((0, 0)), (GIB.w, 800));
+        assert!(v.scale > 16.0 - 1e-9 && v.scale <= 16.0);
+        assert_eq!(v.tx, 0.0);
+        // 16 × 320 px is taller than 800: pinned to the top edge where pageblock 0 is.
+        assert_eq!(v.ty, 0.0);
+        let v = follow_view(&GIB, Some((0, 511)), (GIB.w, 800));
+        assert_eq!(v.scale, 1.0);
+        assert_eq!(v.ty, (800.0 - GIB.h as f64) / 2.0);
     }
 
     #[test]
