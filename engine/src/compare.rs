@@ -72,7 +72,7 @@ impl CompareSide {
             s.zone.rmqueue_mode_memory = m;
         }
         if self.profile_methods {
-            strip_methods(&mut s.ops);
+            let _ = strip_methods(&mut s.ops);
         }
         s
     }
@@ -286,16 +286,39 @@ pub(crate) fn check_compare(c: &ScenarioCompare) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// Drops every op's explicit `method` / `strategy` (in `repeat` bodies too).
-fn strip_methods(ops: &mut [Op]) {
+/// Drops every op's explicit `method` / `strategy` (in `repeat` bodies too), and the notes of
+/// the ops that had one (and of a `repeat` around them): a note such as "before (7.1): page by
+/// page" describes the method as written, which this side no longer runs. True if any changed.
+fn strip_methods(ops: &mut [Op]) -> bool {
+    let mut any = false;
     for op in ops {
-        match op {
-            Op::FreeContigRange { method, .. } | Op::Vfree { method, .. } => *method = None,
-            Op::Vmalloc { strategy, .. } => *strategy = None,
-            Op::Repeat { ops, .. } => strip_methods(ops),
-            _ => {}
-        }
+        let changed = match op {
+            Op::FreeContigRange { method, note, .. } | Op::Vfree { method, note, .. } => {
+                let had = method.take().is_some();
+                if had {
+                    *note = None;
+                }
+                had
+            }
+            Op::Vmalloc { strategy, note, .. } => {
+                let had = strategy.take().is_some();
+                if had {
+                    *note = None;
+                }
+                had
+            }
+            Op::Repeat { ops, note, .. } => {
+                let inner = strip_methods(ops);
+                if inner {
+                    *note = None;
+                }
+                inner
+            }
+            _ => false,
+        };
+        any |= changed;
     }
+    any
 }
 
 /// B/A, `None` when A is 0 (no ratio to show).
@@ -412,8 +435,24 @@ mod tests {
         let Op::Repeat { ops, .. } = &a.ops[2] else {
             panic!("{:?}", a.ops[2])
         };
-        assert!(matches!(ops[0], Op::FreeContigRange { method: None, .. }));
+        assert!(matches!(
+            ops[0],
+            Op::FreeContigRange {
+                method: None,
+                note: None,
+                ..
+            }
+        ));
         assert_eq!(a.free_contig_range_method(None), FreeMethod::PerPage);
+        // A note written for the explicit method goes with it; other notes stay.
+        let cma = parse(crate::builtin::get("cma-frozen-range").unwrap().json).unwrap();
+        let b = cma.compare.as_ref().unwrap().b.apply(&cma);
+        assert!(cma.ops[1].note().unwrap().starts_with("before (7.1)"));
+        assert_eq!(b.ops[1].note(), None);
+        let thp = parse(crate::builtin::get("free-contig-range-thp").unwrap().json).unwrap();
+        let a = thp.compare.as_ref().unwrap().a.apply(&thp);
+        assert_eq!(a.ops[0].note(), None, "the repeat's note named the method");
+        assert_eq!(a.ops[1].note(), thp.ops[1].note(), "the drain's note stays");
         let mut keep = c.a.clone();
         keep.profile_methods = false;
         let Op::Repeat { ops, .. } = &keep.apply(&s).ops[2] else {
