@@ -203,13 +203,13 @@ mod tests {
 
     #[test]
     fn largest_builtin_link_is_short() {
-        let longest = buddyscope::builtin::ALL
+        let (longest, id) = buddyscope::builtin::ALL
             .iter()
-            .map(|b| encode(&payload(b.id)).len())
+            .map(|b| (encode(&payload(b.id)).len(), b.id))
             .max()
             .unwrap();
         // Printed for the notes (cargo test -- --nocapture).
-        println!("longest built-in share fragment: {longest} characters");
+        println!("longest built-in share fragment: {longest} characters ({id})");
         assert!(longest < 4000, "{longest}");
     }
 
