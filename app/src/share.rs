@@ -137,9 +137,12 @@ pub fn decode(value: &str) -> Result<SharePayload, ShareError> {
     if version == 0 {
         return Err(corrupt("bad version 0"));
     }
-    let z = URL_SAFE_NO_PAD
-        .decode(body)
-        .map_err(|e| corrupt(format!("not base64url: {e}")))?;
+    let z = URL_SAFE_NO_PAD.decode(body).map_err(|e| {
+        corrupt(format!(
+            "not base64url: {}",
+            e.to_string().trim_end_matches('.')
+        ))
+    })?;
     let json = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&z, MAX_PAYLOAD_BYTES)
         .map_err(|e| match e.status {
             miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
