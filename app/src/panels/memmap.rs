@@ -547,19 +547,25 @@ pub fn MemoryMapPanel() -> impl IntoView {
     let tip_at = RwSignal::new((0i32, 0i32));
     // Follow the action: always in presenter mode, on request (the Follow button) elsewhere.
     let following = Memo::new(move |_| state.presenter.get() || state.follow.get());
-    // The pageblocks the current op touches (none before the first event: the whole zone).
+    // The current op (none before the first event: the whole zone), keyed by the run, so the
+    // span below is computed once per op, not on every step inside it.
+    let op_key = Memo::new(move |_| {
+        state
+            .with(|s| {
+                let t = &s.timeline;
+                let op = if t.pos() == 0 { None } else { t.op_index() };
+                (s.text.as_ptr() as usize, s.text.len(), t.len(), op)
+            })
+            .unwrap_or_default()
+    });
+    // The pageblocks the current op touches.
     let span = Memo::new(move |_| {
         if !following.get() {
             return None;
         }
+        let op = op_key.get().3?;
         state
-            .with(|s| {
-                let t = &s.timeline;
-                if t.pos() == 0 {
-                    return None;
-                }
-                t.op_index().and_then(|i| op_touched_pageblocks(&t.run, i))
-            })
+            .with_untracked(|s| op_touched_pageblocks(&s.timeline.run, op))
             .flatten()
     });
     let drawn = RwSignal::new(None::<Geom>);
