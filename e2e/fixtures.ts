@@ -96,3 +96,26 @@ export function runCli(args: string[]): string {
     throw new Error(`buddyscope ${args.join(' ')} exited with ${err.status}: ${err.stderr ?? ''}`);
   }
 }
+
+/** The app served only under a sub-path (playwright.config.ts's second web server). */
+export const SUBPATH = '/some/sub/path/';
+export function subpathOrigin(): string {
+  return `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 4180) + 100}`;
+}
+
+/**
+ * The visible frame: every free-list, pcp and counter cell (testid → text) and the narration.
+ * Two pages showing the same frame give equal snapshots.
+ */
+export async function frameSnapshot(page: Page, root = 'body'): Promise<Record<string, string>> {
+  return page.evaluate((root) => {
+    const out: Record<string, string> = {};
+    for (const el of document.querySelector(root)?.querySelectorAll('[data-testid]') ?? []) {
+      const id = el.getAttribute('data-testid') ?? '';
+      if (/^(freelist-|pcp-|counter-|nr-free-|compare-)/.test(id) || ['narration', 'position', 'side-progress'].includes(id)) {
+        out[id] = (el.textContent ?? '').trim();
+      }
+    }
+    return out;
+  }, root);
+}

@@ -6,6 +6,9 @@ import * as path from 'node:path';
 const DIST = path.resolve(__dirname, '..', 'dist');
 // Not trunk serve's 8080, so the dev server and the suite can run side by side.
 const PORT = Number(process.env.E2E_PORT ?? 4180);
+// The same dist/ served only under a sub-path, as `trunk build --public-url /some/sub/path/`
+// would have built it (tests/offline.spec.ts; static_server.py --prefix explains the rewrite).
+const SUBPATH_PORT = PORT + 100;
 
 if (!fs.existsSync(path.join(DIST, 'index.html'))) {
   throw new Error(`${DIST}/index.html is missing: run \`trunk build --release\` (or bash scripts/e2e.sh) first`);
@@ -50,13 +53,23 @@ export default defineConfig({
       },
     },
   ],
-  webServer: {
-    // python's http.server, quiet and with no-store (static_server.py).
-    command: `python3 "${path.join(__dirname, 'static_server.py')}" ${PORT} "${DIST}"`,
-    url: `http://127.0.0.1:${PORT}/`,
-    reuseExistingServer: false,
-    timeout: 30_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+  webServer: [
+    {
+      // python's http.server, quiet and with no-store (static_server.py).
+      command: `python3 "${path.join(__dirname, 'static_server.py')}" ${PORT} "${DIST}"`,
+      url: `http://127.0.0.1:${PORT}/`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: `python3 "${path.join(__dirname, 'static_server.py')}" ${SUBPATH_PORT} "${DIST}" --prefix /some/sub/path/`,
+      url: `http://127.0.0.1:${SUBPATH_PORT}/some/sub/path/`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+  ],
 });

@@ -48,4 +48,15 @@
   addEventListener("unhandledrejection", function (event) {
     fail(String(event.reason));
   });
+
+  // 3. registers the offline service worker (www/sw.js). It sits next to this script (trunk
+  //    serves both from the public URL), so under a sub-path its scope is that sub-path.
+  var here = document.currentScript && document.currentScript.src;
+  if (here && "serviceWorker" in navigator && /^https?:$/.test(location.protocol)) {
+    addEventListener("load", function () {
+      navigator.serviceWorker.register(new URL("sw.js", here).href).catch(function () {
+        // No service worker (private mode, an insecure origin): the app still runs online.
+      });
+    });
+  }
 })();

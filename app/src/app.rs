@@ -1,10 +1,13 @@
 //! The root component: the header with the stepping controls and the theme toggle, the time
 //! bar (position and scrubber), the narration bar and the panel grid.
 
+use buddyscope::compare::ComparePair;
 use leptos::prelude::*;
 
 use crate::browser::query_param;
+use crate::embed::EmbedView;
 use crate::panels::charts::ChartsPanel;
+use crate::panels::compare::{CompareToggle, CompareView};
 use crate::panels::controls::{Controls, Position};
 use crate::panels::counters::CountersPanel;
 use crate::panels::export::ExportPanel;
@@ -17,22 +20,69 @@ use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
+use crate::panels::sharelink::{self, ShareError, ShareLink};
+use crate::presenter::{self, BlankScreen, PresenterToggle, TourBar};
 use crate::state::AppState;
 use crate::theme::ThemeState;
 
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::provide();
-    // `?scenario=<builtin id>` opens that scenario (shareable links; the e2e tests use it).
-    if let Some(id) = query_param("scenario") {
-        if id != state.scenario_id.get_untracked() {
-            let _ = state.load_builtin(&id);
+    // A share link (`#s=…`) wins; else `?scenario=<builtin id>` opens that scenario (the e2e
+    // tests use it).
+    let link = sharelink::open_from_location(&state);
+    // A link carries the presenter state too: `?present` / `?tour=` apply only without one.
+    let from_link = matches!(link, Some(Ok(())));
+    let share_error = match link {
+        Some(result) => result.err(),
+        None => {
+            if let Some(id) = query_param("scenario") {
+                if id != state.scenario_id.get_untracked() {
+                    let _ = state.load_builtin(&id);
+                }
+            }
+            // `?compare=1` opens compare mode with the scenario's own pair;
+            // `?compare=v7.1,v7.2` (or `v7.1-mm,v7.1+mm`) picks the sides
+            // (buddyscope::compare::ComparePair::from_query).
+            if let Some(q) = query_param("compare") {
+                let parsed = state.with_untracked(|s| ComparePair::from_query(&q, &s.scenario));
+                match parsed {
+                    Some(Ok(pair)) => state.set_compare(Some(pair)),
+                    Some(Err(e)) => state.compare_error.set(Some(e)),
+                    None => {}
+                }
+            }
+            None
         }
-    }
+    };
+    let comparing = Memo::new(move |_| state.compare.with(Option::is_some));
     let theme = ThemeState::provide();
+    // `?embed=1&panel=…`: the map and one panel, driven by the host page's messages.
+    if query_param("embed").is_some() {
+        crate::embed::install(state, query_param("origin"));
+        let panel = query_param("panel").unwrap_or_default();
+        return view! {
+            {share_error.map(|m| view! { <ShareError message=m/> })}
+            <EmbedView panel=panel/>
+        }
+        .into_any();
+    }
+    presenter::install(state);
+    if !from_link {
+        presenter::open_from_query(state);
+    }
     let scenario_name = move || state.with(|s| s.scenario.name.clone()).unwrap_or_default();
 
+    // Presenter mode keeps every panel mounted (the player and the keys live in them) and hides
+    // the chrome with CSS; the root then carries `presenter-view`.
+    let presenting = move || state.presenter.get();
     view! {
+        <div
+            class="app-root"
+            class:presenting=presenting
+            data-testid=move || presenting().then_some("presenter-view")
+            data-presenter-state=move || presenter::state_json(state)
+        >
         <header class="site-header">
             <div class="brand">
                 <h1>"buddyscope"</h1>
@@ -41,6 +91,8 @@ pub fn App() -> impl IntoView {
                 </p>
             </div>
             <Controls/>
+            <CompareToggle/>
+            <ShareLink/>
             <button
                 type="button"
                 class="theme-toggle"
@@ -50,31 +102,54 @@ pub fn App() -> impl IntoView {
             >
                 {move || format!("Theme: {}", theme.choice.get().as_str())}
             </button>
+            <PresenterToggle/>
         </header>
-        <div class="timebar">
-            <Position/>
-            <Scrubber/>
+        {share_error.map(|m| view! { <ShareError message=m/> })}
+        <Show when=presenting>
+            <TourBar/>
+        </Show>
+        {move || {
+            if comparing.get() {
+                view! {
+                    <CompareView/>
+                    <main class="layout compare-below">
+                        <ScenarioPanel/>
+                    </main>
+                }
+                    .into_any()
+            } else {
+                view! {
+                    <div class="timebar">
+                        <Position/>
+                        <Scrubber/>
+                    </div>
+                    <NarrationBar/>
+                    <main class="layout">
+                        <ScenarioPanel/>
+                        <div class="col-map">
+                            <MemoryMapPanel/>
+                            <PcpPanel/>
+                            <PageHistoryPanel/>
+                        </div>
+                        <div class="col-side">
+                            <PseudocodePanel/>
+                            <FreeListsPanel/>
+                        </div>
+                        <CountersPanel/>
+                        <ChartsPanel/>
+                        <div class="col-replay">
+                            <TraceOpenPanel/>
+                            <DivergencesPanel/>
+                            <ReplaySummaryPanel/>
+                        </div>
+                        <ExportPanel/>
+                    </main>
+                }
+                    .into_any()
+            }
+        }}
+        <BlankScreen/>
         </div>
-        <NarrationBar/>
-        <main class="layout">
-            <ScenarioPanel/>
-            <div class="col-map">
-                <MemoryMapPanel/>
-                <PcpPanel/>
-                <PageHistoryPanel/>
-            </div>
-            <div class="col-side">
-                <PseudocodePanel/>
-                <FreeListsPanel/>
-            </div>
-            <CountersPanel/>
-            <ChartsPanel/>
-            <div class="col-replay">
-                <TraceOpenPanel/>
-                <DivergencesPanel/>
-                <ReplaySummaryPanel/>
-            </div>
-            <ExportPanel/>
-        </main>
     }
+    .into_any()
 }

@@ -2,8 +2,12 @@
 
 mod app;
 mod browser;
+mod compare;
+mod embed;
 mod panels;
 mod panic_banner;
+mod presenter;
+mod share;
 mod state;
 mod theme;
 

@@ -9,14 +9,16 @@
 //! tracks it through [`AppState::with`].
 
 use buddyscope::builtin;
+use buddyscope::compare::{ComparePair, Side};
 use buddyscope::replay::{self, Divergence, ReplayError, ReplayOptions, ReplaySummary};
 use buddyscope::runner::{run_valid, RunOptions};
-use buddyscope::scenario::{parse_valid, Scenario, ScenarioError};
+use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
 /// Checkpoints for long scrubber jumps; keep the browser's memory modest.
 const CHECKPOINT_BUDGET: usize = 96 << 20;
+use crate::compare;
 
 /// One scenario run and a cursor over it.
 pub struct Session {
@@ -50,8 +52,18 @@ pub enum TraceStart {
 impl Session {
     /// Parses, validates and runs `text`. Nothing is replaced if this fails.
     pub fn load(text: &str) -> Result<Session, ScenarioError> {
+        Session::run(text, parse_valid(text)?)
+    }
+
+    /// One side of a compare pair: `text`'s scenario with the side's overrides.
+    pub fn load_side(text: &str, pair: &ComparePair, side: Side) -> Result<Session, ScenarioError> {
+        let base = parse_valid(text)?.into_scenario();
+        Session::run(text, ValidScenario::new(pair.side(side).apply(&base))?)
+    }
+
+    fn run(text: &str, valid: ValidScenario) -> Result<Session, ScenarioError> {
         let r = run_valid(
-            parse_valid(text)?,
+            valid,
             &RunOptions {
                 record: true,
                 checkpoint_budget: CHECKPOINT_BUDGET,
@@ -97,10 +109,24 @@ impl Session {
     }
 }
 
+/// Context for the panels of one compare side: inside it, [`AppState::viewed`] reads that
+/// side's run, so the single view's panels serve both sides unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideRun(pub Side);
+
 /// Handles to everything the panels share. `Copy`: pass it around freely.
 #[derive(Clone, Copy)]
 pub struct AppState {
     session: StoredValue<Option<Session>, LocalStorage>,
+    /// Compare mode's runs, side A and side B (`None` in the single view).
+    side_a: StoredValue<Option<Session>, LocalStorage>,
+    side_b: StoredValue<Option<Session>, LocalStorage>,
+    /// The compare configuration in effect; `None` is the single view. Set it with
+    /// [`AppState::set_compare`] (which runs the sides); share links read it.
+    pub compare: RwSignal<Option<ComparePair>>,
+    /// Why the last compare configuration could not run (a bad `?compare=`, a side that fails
+    /// validation); `None` after a good one.
+    pub compare_error: RwSignal<Option<String>>,
     /// Bumped whenever the run or the cursor changes.
     pub version: RwSignal<u64>,
     /// The selected built-in scenario id, or `"custom"` after an edit or a file load.
@@ -124,6 +150,14 @@ pub struct AppState {
     pub trace_error: RwSignal<Option<String>>,
     /// The page clicked in the memory map (zone-relative index): the page history shows it.
     pub selected_page: RwSignal<Option<u32>>,
+    /// Presenter mode (see `crate::presenter`; `PresenterState` is its plain form).
+    pub presenter: RwSignal<bool>,
+    /// The screen is blanked (`B` / `.` in presenter mode).
+    pub blank: RwSignal<bool>,
+    /// The map follows the action outside presenter mode too.
+    pub follow: RwSignal<bool>,
+    /// The active tour stop (index into the scenario's `tour`); `None`: no tour playing.
+    pub tour_stop: RwSignal<Option<usize>>,
 }
 
 impl AppState {
@@ -133,6 +167,10 @@ impl AppState {
         let session = Session::load(b.json).ok();
         let st = AppState {
             session: StoredValue::new_local(session),
+            side_a: StoredValue::new_local(None),
+            side_b: StoredValue::new_local(None),
+            compare: RwSignal::new(None),
+            compare_error: RwSignal::new(None),
             version: RwSignal::new(0),
             scenario_id: RwSignal::new(b.id.to_string()),
             editor_text: RwSignal::new(b.json.to_string()),
@@ -144,6 +182,10 @@ impl AppState {
             trace_status: RwSignal::new(None),
             trace_error: RwSignal::new(None),
             selected_page: RwSignal::new(None),
+            presenter: RwSignal::new(false),
+            blank: RwSignal::new(false),
+            follow: RwSignal::new(false),
+            tour_stop: RwSignal::new(None),
         };
         provide_context(st);
         st
@@ -152,6 +194,114 @@ impl AppState {
     /// The state from context (panics outside the app root: a programming error).
     pub fn get() -> AppState {
         expect_context::<AppState>()
+    }
+
+    /// The state as a panel sees it: inside a compare side ([`SideRun`] in context) its
+    /// session is that side's run; elsewhere the single run. Call it in a component body.
+    pub fn viewed() -> AppState {
+        let st = AppState::get();
+        match use_context::<SideRun>() {
+            Some(SideRun(Side::A)) => AppState {
+                session: st.side_a,
+                ..st
+            },
+            Some(SideRun(Side::B)) => AppState {
+                session: st.side_b,
+                ..st
+            },
+            None => st,
+        }
+    }
+
+    /// True when compare mode shows two runs.
+    pub fn comparing(&self) -> bool {
+        self.side_a.with_value(Option::is_some) && self.side_b.with_value(Option::is_some)
+    }
+
+    /// Reads both sides (tracking `version`); `None` outside compare mode.
+    pub fn with_pair<R>(&self, f: impl FnOnce(&Session, &Session) -> R) -> Option<R> {
+        self.version.track();
+        self.with_pair_untracked(f)
+    }
+
+    /// Like [`with_pair`](Self::with_pair) without tracking (for event handlers).
+    pub fn with_pair_untracked<R>(&self, f: impl FnOnce(&Session, &Session) -> R) -> Option<R> {
+        self.side_a.with_value(|a| {
+            self.side_b
+                .with_value(|b| Some(f(a.as_ref()?, b.as_ref()?)))
+        })
+    }
+
+    /// Moves both sides' cursors (compare mode) and notifies the views; does nothing outside
+    /// compare mode. With [`with_pair_untracked`](Self::with_pair_untracked), what a share link
+    /// needs to read and restore the two positions.
+    pub fn update_pair(&self, f: impl FnOnce(&mut Timeline, &mut Timeline)) {
+        self.side_a.update_value(|a| {
+            self.side_b.update_value(|b| {
+                if let (Some(a), Some(b)) = (a.as_mut(), b.as_mut()) {
+                    f(&mut a.timeline, &mut b.timeline)
+                }
+            })
+        });
+        self.version.update(|v| *v += 1);
+    }
+
+    /// Turns compare mode on with `pair` (both sides run from the current scenario text, cursors
+    /// at the start) or off with `None`. On failure compare mode stays off and
+    /// `compare_error` says why.
+    pub fn set_compare(&self, pair: Option<ComparePair>) {
+        self.playing.set(false);
+        let text = self.with_untracked(|s| s.text.clone());
+        let runs = match (&pair, text) {
+            (Some(p), Some(text)) => Session::load_side(&text, p, Side::A)
+                .and_then(|a| Ok((a, Session::load_side(&text, p, Side::B)?)))
+                .map(Some)
+                .map_err(|e| e.to_string()),
+            _ => Ok(None),
+        };
+        match runs {
+            Ok(Some((a, b))) => {
+                self.side_a.set_value(Some(a));
+                self.side_b.set_value(Some(b));
+                self.compare.set(pair);
+                self.compare_error.set(None);
+            }
+            Ok(None) => {
+                self.side_a.set_value(None);
+                self.side_b.set_value(None);
+                self.compare.set(None);
+                self.compare_error.set(None);
+            }
+            Err(e) => {
+                self.side_a.set_value(None);
+                self.side_b.set_value(None);
+                self.compare.set(None);
+                self.compare_error.set(Some(e));
+            }
+        }
+        self.version.update(|v| *v += 1);
+    }
+
+    /// Compare mode on or off, keeping the op position (the single view's finished ops become
+    /// both sides' and back). `None` turns it off.
+    pub fn switch_compare(&self, pair: Option<ComparePair>) {
+        let k = if self.comparing() {
+            self.with_pair_untracked(|a, b| a.timeline.ops_done().min(b.timeline.ops_done()))
+        } else {
+            self.with_untracked(|s| s.timeline.ops_done())
+        }
+        .unwrap_or(0);
+        self.set_compare(pair);
+        if self.comparing() {
+            self.update_pair(|a, b| compare::seek_ops(a, b, k));
+        } else {
+            self.update(|t| compare::seek_ops_one(t, k));
+        }
+    }
+
+    /// The scenario's own pair (or `v7.1` vs `v7.2`) for the loaded scenario.
+    pub fn default_pair(&self) -> Option<ComparePair> {
+        self.with_untracked(|s| ComparePair::default_for(&s.scenario))
     }
 
     /// Reads the session, tracking `version` (re-runs the caller's effect/view on change).
@@ -186,7 +336,12 @@ impl AppState {
                 self.error.set(None);
                 self.playing.set(false);
                 self.selected_page.set(None);
+                self.tour_stop.set(None);
                 self.version.update(|v| *v += 1);
+                // Compare mode stays on with the new scenario's own pair.
+                if self.compare.get_untracked().is_some() {
+                    self.set_compare(self.default_pair());
+                }
                 Ok(())
             }
             Err(e) => {
@@ -239,28 +394,74 @@ impl AppState {
         self.update(|t| t.seek(pos));
     }
     pub fn step_forward(&self) {
+        if self.comparing() {
+            return self.update_pair(compare::step_forward);
+        }
         self.update(|t| t.step_forward());
     }
     pub fn step_back(&self) {
+        if self.comparing() {
+            return self.update_pair(compare::step_back);
+        }
         self.update(|t| t.step_back());
     }
     pub fn op_forward(&self) {
+        if self.comparing() {
+            return self.update_pair(compare::op_forward);
+        }
         self.update(|t| t.op_forward());
     }
     pub fn op_back(&self) {
+        if self.comparing() {
+            return self.update_pair(compare::op_back);
+        }
         self.update(|t| t.op_back());
     }
     pub fn jump_start(&self) {
+        if self.comparing() {
+            return self.update_pair(|a, b| {
+                a.seek(0);
+                b.seek(0);
+            });
+        }
         self.update(|t| t.seek(0));
     }
     pub fn jump_end(&self) {
+        if self.comparing() {
+            return self.update_pair(|a, b| {
+                a.seek(a.len());
+                b.seek(b.len());
+            });
+        }
         self.update(|t| {
             let n = t.len();
             t.seek(n)
         });
     }
-    /// True when the cursor is at the end of the trace.
+    /// `n` event steps forward (playback), stopping at the end; both sides in compare mode.
+    pub fn advance(&self, n: u32) {
+        if self.comparing() {
+            return self.update_pair(|a, b| compare::advance(a, b, n));
+        }
+        self.update(|tl| {
+            for _ in 0..n {
+                if tl.pos() >= tl.len() {
+                    break;
+                }
+                tl.step_forward();
+            }
+        });
+    }
+    /// True when the cursor is at the end of the trace (both sides' in compare mode).
     pub fn at_end(&self) -> bool {
+        if self.comparing() {
+            return self.side_a.with_value(|a| {
+                self.side_b.with_value(|b| match (a, b) {
+                    (Some(a), Some(b)) => compare::at_end(&a.timeline, &b.timeline),
+                    _ => true,
+                })
+            });
+        }
         self.with_untracked(|s| s.timeline.pos() >= s.timeline.len())
             .unwrap_or(true)
     }

@@ -4,7 +4,9 @@
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
 
 pub mod builtin;
+pub mod compare;
 pub mod events;
+pub mod focus;
 pub mod history;
 pub mod metrics;
 pub mod narrate;

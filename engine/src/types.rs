@@ -176,6 +176,8 @@ pub enum Kernel {
 }
 
 impl Kernel {
+    /// Every profile the engine has, oldest first (the compare selects offer these).
+    pub const ALL: [Kernel; 3] = [Kernel::V6_18, Kernel::V7_1, Kernel::V7_2];
     pub fn as_str(self) -> &'static str {
         match self {
             Kernel::V6_18 => "v6.18",

@@ -16,7 +16,7 @@ use crate::state::AppState;
 pub const SPEEDS: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 /// Starts/stops the playback timer with `state.playing`.
-fn install_player(state: AppState) {
+pub(crate) fn install_player(state: AppState) {
     let handle = StoredValue::new_local(None::<IntervalHandle>);
     let last = StoredValue::new_local(0.0f64);
     let carry = StoredValue::new_local(0.0f64);
@@ -44,14 +44,7 @@ fn install_player(state: AppState) {
                 let n = want.floor() as u32;
                 carry.set_value(want - n as f64);
                 if n > 0 {
-                    state.update(|tl| {
-                        for _ in 0..n {
-                            if tl.pos() >= tl.len() {
-                                break;
-                            }
-                            tl.step_forward();
-                        }
-                    });
+                    state.advance(n);
                 }
                 if state.at_end() {
                     state.playing.set(false);
@@ -65,7 +58,7 @@ fn install_player(state: AppState) {
 }
 
 /// True if the key event comes from a place where keys mean text (or a select's own keys).
-fn typing_target(ev: &web_sys::KeyboardEvent) -> bool {
+pub fn typing_target(ev: &web_sys::KeyboardEvent) -> bool {
     let Some(el) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
@@ -77,7 +70,7 @@ fn typing_target(ev: &web_sys::KeyboardEvent) -> bool {
 }
 
 /// Global keyboard shortcuts.
-fn install_keys(state: AppState) {
+pub(crate) fn install_keys(state: AppState) {
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.default_prevented() || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
             return;

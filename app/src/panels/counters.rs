@@ -81,7 +81,7 @@ pub fn view_model(t: &Timeline) -> CountersModel {
 
 #[component]
 pub fn CountersPanel() -> impl IntoView {
-    let state = AppState::get();
+    let state = AppState::viewed();
     let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
     // The model of the previous render, to mark what the last move changed.
     let before: StoredValue<CountersModel> = StoredValue::new(CountersModel::default());

@@ -95,7 +95,7 @@ fn size_label(order: usize) -> String {
 
 #[component]
 pub fn FreeListsPanel() -> impl IntoView {
-    let state = AppState::get();
+    let state = AppState::viewed();
     let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
     let types = Memo::new(move |_| model.with(|m| m.types.clone()));
 

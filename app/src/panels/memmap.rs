@@ -12,6 +12,7 @@
 //! the tiles of the pageblocks the events between the old and the new cursor touched (events
 //! carry pfn and order); a big jump, a new run, a zoom or a theme change repaints everything.
 
+use buddyscope::focus::op_touched_pageblocks;
 use buddyscope::procfs::filler_owner_mt;
 use buddyscope::runner::Run;
 use buddyscope::timeline::Timeline;
@@ -21,6 +22,7 @@ use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
+use super::follow::{follow_view, FollowView, Tiles};
 use super::frame::PanelFrame;
 use super::{pfn_hex, tracked_width};
 use crate::browser::{expose, now_ms};
@@ -89,6 +91,17 @@ impl Geom {
             .filter(|&c| c <= max && Geom::new(pages, c, avail_w).h <= FIT_HEIGHT)
             .max()
             .unwrap_or(1)
+    }
+
+    fn tiles(&self) -> Tiles {
+        Tiles {
+            tile_w: self.tile_w,
+            tile_h: self.tile_h,
+            per_row: self.per_row,
+            w: self.w,
+            h: self.h,
+            cell: self.cell,
+        }
     }
 
     fn tile_origin(&self, pb: u32) -> (u32, u32) {
@@ -522,7 +535,7 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
 
 #[component]
 pub fn MemoryMapPanel() -> impl IntoView {
-    let state = AppState::get();
+    let state = AppState::viewed();
     let dark = ThemeState::dark();
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
     let scroll_ref = NodeRef::<leptos::html::Div>::new();
@@ -532,6 +545,51 @@ pub fn MemoryMapPanel() -> impl IntoView {
     // The scroll box's inner width (a little under its client width), at least 40 px.
     let avail = tracked_width(scroll_ref, |w| (w.max(0) as u32).saturating_sub(4).max(40));
     let tip_at = RwSignal::new((0i32, 0i32));
+    // Follow the action: always in presenter mode, on request (the Follow button) elsewhere.
+    let following = Memo::new(move |_| state.presenter.get() || state.follow.get());
+    // The current op (none before the first event: the whole zone), keyed by the run, so the
+    // span below is computed once per op, not on every step inside it.
+    let op_key = Memo::new(move |_| {
+        state
+            .with(|s| {
+                let t = &s.timeline;
+                let op = if t.pos() == 0 { None } else { t.op_index() };
+                (s.text.as_ptr() as usize, s.text.len(), t.len(), op)
+            })
+            .unwrap_or_default()
+    });
+    // The pageblocks the current op touches.
+    let span = Memo::new(move |_| {
+        if !following.get() {
+            return None;
+        }
+        let op = op_key.get().3?;
+        state
+            .with_untracked(|s| op_touched_pageblocks(&s.timeline.run, op))
+            .flatten()
+    });
+    let drawn = RwSignal::new(None::<Geom>);
+    // The visible box of the map (`map-inner`), which presenter mode makes shorter than the canvas.
+    let inner_ref = NodeRef::<leptos::html::Div>::new();
+    let viewport = RwSignal::new((0u32, 0u32));
+    let measure = move || {
+        if let Some(el) = inner_ref.get_untracked() {
+            let v = (
+                el.client_width().max(0) as u32,
+                el.client_height().max(0) as u32,
+            );
+            if viewport.get_untracked() != v {
+                viewport.set(v);
+            }
+        }
+    };
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+    let view_at = Memo::new(move |_| match (following.get(), drawn.get()) {
+        (true, Some(g)) => follow_view(&g.tiles(), span.get(), viewport.get()),
+        _ => FollowView::WHOLE,
+    });
+    let overview_ref = NodeRef::<leptos::html::Canvas>::new();
 
     let cell = Memo::new(move |_| {
         let w = avail.get().max(40);
@@ -558,6 +616,16 @@ pub fn MemoryMapPanel() -> impl IntoView {
             .flatten()
             .unwrap_or(false);
         let t1 = now_ms();
+        let g = renderer.with_value(|r| r.geom);
+        if drawn.get_untracked() != g {
+            drawn.set(g);
+        }
+        measure();
+        if following.get() {
+            if let (Some(g), Some(ov)) = (g, overview_ref.get()) {
+                draw_overview(&canvas, &ov, &g);
+            }
+        }
         expose("__buddyscope_last_render_ms", t1 - t0);
         expose(
             "__buddyscope_last_render_full",
@@ -632,6 +700,17 @@ pub fn MemoryMapPanel() -> impl IntoView {
 
     let tools = move || {
         view! {
+            <button
+                type="button"
+                class="icon-btn follow-toggle"
+                data-testid="map-follow"
+                aria-pressed=move || following.get().to_string()
+                disabled=move || state.presenter.get()
+                title="Follow the action: zoom to the pageblocks the current operation touches"
+                on:click=move |_| state.follow.update(|f| *f = !*f)
+            >
+                "Follow"
+            </button>
             <div class="zoom" role="group" aria-label="Zoom">
                 <button type="button" class="icon-btn" title="Zoom out" aria-label="Zoom out"
                     on:click=move |_| zoom_step(-1)>"\u{2212}"</button>
@@ -668,10 +747,18 @@ pub fn MemoryMapPanel() -> impl IntoView {
             help="Every page is a cell; every 32\u{d7}16 tile is one pageblock (512 pages), framed in its migratetype\u{2019}s colour. Hover a cell for its pfn and owner; click it for its history."
         >
             <div class="map-scroll" node_ref=scroll_ref>
-                <div class="map-inner">
+                <div
+                    class="map-inner"
+                    node_ref=inner_ref
+                    class:following=move || following.get()
+                    data-follow=move || if following.get() { "on" } else { "off" }
+                    data-focus-pb=move || span.get().map(|(a, b)| format!("{a}-{b}")).unwrap_or_default()
+                    data-focus-scale=move || format!("{:.2}", view_at.get().scale)
+                >
                     <canvas
                         data-testid="memory-map"
                         node_ref=canvas_ref
+                        style:transform=move || following.get().then(|| view_at.get().css())
                         role="img"
                         aria-label="Memory map of the zone: one cell per page"
                         on:mousemove=on_move
@@ -685,10 +772,81 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         }
                     ></canvas>
                     {tip}
+                    <Overview canvas=overview_ref view_at=view_at drawn=drawn span=span/>
                 </div>
             </div>
             <Legend/>
         </PanelFrame>
+    }
+}
+
+/// Overview width in CSS pixels (at most a quarter of the map).
+const OVERVIEW_W: u32 = 200;
+
+fn overview_size(g: &Geom) -> (u32, u32) {
+    let w = OVERVIEW_W.min(g.w / 4).max(1);
+    (
+        w,
+        (u64::from(g.h) * u64::from(w) / u64::from(g.w.max(1))).max(1) as u32,
+    )
+}
+
+/// Copies the whole map, scaled down, into the overview canvas.
+fn draw_overview(main: &HtmlCanvasElement, ov: &HtmlCanvasElement, g: &Geom) {
+    let (w, h) = overview_size(g);
+    if ov.width() != w {
+        ov.set_width(w);
+    }
+    if ov.height() != h {
+        ov.set_height(h);
+    }
+    if let Some(ctx) = context(ov) {
+        ctx.clear_rect(0.0, 0.0, f64::from(w), f64::from(h));
+        let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
+            main,
+            0.0,
+            0.0,
+            f64::from(w),
+            f64::from(h),
+        );
+    }
+}
+
+/// The whole zone in small, with a marker on the pageblocks the zoomed map shows.
+#[component]
+fn Overview(
+    canvas: NodeRef<leptos::html::Canvas>,
+    view_at: Memo<FollowView>,
+    drawn: RwSignal<Option<Geom>>,
+    span: Memo<Option<(u32, u32)>>,
+) -> impl IntoView {
+    let marker = move || {
+        let g = drawn.get()?;
+        let (first, last) = span.get()?;
+        let f = view_at.get().focus;
+        let (gw, gh) = (f64::from(g.w.max(1)), f64::from(g.h.max(1)));
+        let style = format!(
+            "left:{:.2}%;top:{:.2}%;width:{:.2}%;height:{:.2}%",
+            f.x / gw * 100.0,
+            f.y / gh * 100.0,
+            f.w / gw * 100.0,
+            f.h / gh * 100.0
+        );
+        Some(view! {
+            <div
+                class="map-overview-marker"
+                data-testid="map-overview-marker"
+                data-pb-first=first
+                data-pb-last=last
+                style=style
+            ></div>
+        })
+    };
+    view! {
+        <div class="map-overview" aria-hidden="true">
+            <canvas data-testid="map-overview" node_ref=canvas></canvas>
+            {marker}
+        </div>
     }
 }
 

@@ -7,9 +7,11 @@
 //! descriptions, notes) is rendered as text nodes or drawn on a canvas, never as HTML.
 
 pub mod charts;
+pub mod compare;
 pub mod controls;
 pub mod counters;
 pub mod export;
+pub mod follow;
 pub mod frame;
 pub mod freelists;
 pub mod history;
@@ -20,6 +22,7 @@ pub mod pseudocode;
 pub mod replay;
 pub mod scenario;
 pub mod scrubber;
+pub mod sharelink;
 pub mod snapshot;
 
 use buddyscope::runner::Run;

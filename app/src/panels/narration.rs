@@ -77,7 +77,7 @@ pub fn view_model(t: &Timeline) -> NarrationModel {
 
 #[component]
 pub fn NarrationBar() -> impl IntoView {
-    let state = AppState::get();
+    let state = AppState::viewed();
     let now = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
     view! {
         <section class="narration-bar" aria-label="What changed">

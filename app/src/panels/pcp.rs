@@ -111,7 +111,7 @@ const TYPES: [MigrateType; 3] = [
 
 #[component]
 pub fn PcpPanel() -> impl IntoView {
-    let state = AppState::get();
+    let state = AppState::viewed();
     let snap = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
     let ncpu = Memo::new(move |_| snap.with(|s| s.cpus.len()));
 

@@ -30,6 +30,10 @@ enum Cmd {
         /// a workload once per step): the state the app shows after that many op steps.
         #[arg(long)]
         ops: Option<usize>,
+        /// Run one side of the scenario's `compare` pair (its overrides applied): what compare
+        /// mode shows on that side.
+        #[arg(long, value_enum)]
+        side: Option<SideArg>,
     },
     /// Replay an ftrace kmem trace (a file, or - for standard input) as forced transitions
     /// and print the final state; summary and json add the divergences.
@@ -71,6 +75,12 @@ enum Cmd {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum SideArg {
+    A,
+    B,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Buddyinfo,
     Pagetypeinfo,
@@ -95,7 +105,12 @@ fn read(file: &str) -> Result<String, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Run { file, format, ops } => {
+        Cmd::Run {
+            file,
+            format,
+            ops,
+            side,
+        } => {
             let text = match read(&file) {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
@@ -103,6 +118,24 @@ fn main() -> ExitCode {
             let s = match scenario::parse_valid(&text) {
                 Ok(s) => s,
                 Err(e) => return fail(&format!("{file}: {e}")),
+            };
+            let s = match side {
+                None => s,
+                Some(side) => {
+                    let Some(c) = &s.compare else {
+                        return fail(&format!(
+                            "{file}: --side needs a scenario with a `compare` pair"
+                        ));
+                    };
+                    let side = match side {
+                        SideArg::A => &c.a,
+                        SideArg::B => &c.b,
+                    };
+                    match scenario::ValidScenario::new(side.apply(&s)) {
+                        Ok(s) => s,
+                        Err(e) => return fail(&format!("{file}: {e}")),
+                    }
+                }
             };
             let opts = RunOptions {
                 record: matches!(format, Format::Trace),

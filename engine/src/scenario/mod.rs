@@ -22,10 +22,12 @@ mod read;
 mod scopes;
 #[cfg(test)]
 mod tests;
+mod tour;
 mod validate;
 
 pub use error::ScenarioError;
 pub use scopes::Scopes;
+pub use tour::{tour_positions, TourStop, MAX_CAPTION_CHARS, MAX_TOUR_STOPS};
 
 use std::fmt;
 use std::str::FromStr;
@@ -36,6 +38,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use validate::{check_scenario, check_zone_pages};
 
+use crate::compare::ScenarioCompare;
 use crate::types::{
     FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_PAGE_ORDER, MAX_ZONE_PAGES,
     NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES,
@@ -84,6 +87,12 @@ pub struct Scenario {
     /// No ops is a valid scenario: it shows the state `init` builds.
     #[serde(default)]
     pub ops: Vec<Op>,
+    /// The before/after pair compare mode runs, and the thread's measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<ScenarioCompare>,
+    /// Stops for presenting the run (issue 7): positions and captions, see [`TourStop`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tour: Vec<TourStop>,
 }
 
 impl Default for Scenario {
@@ -96,6 +105,8 @@ impl Default for Scenario {
             zone: ZoneSpec::default(),
             init: Init::Boot,
             ops: Vec::new(),
+            compare: None,
+            tour: Vec::new(),
         }
     }
 }

@@ -7,7 +7,10 @@ use super::error::{Res, ScenarioError};
 use super::validate::{
     check_alloc_mt, check_cpus, check_min_free_kbytes, check_order, check_pcp, check_version,
 };
-use super::{default_init_zone, DrainTarget, Init, MtWeights, Op, PcpOverride, Scenario, ZoneSpec};
+use super::{
+    default_init_zone, DrainTarget, Init, MtWeights, Op, PcpOverride, Scenario, TourStop, ZoneSpec,
+};
+use crate::compare::{CompareSide, Measured, MeasuredRow, ScenarioCompare};
 use crate::types::{FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_CPUS, NR_PAGE_ORDERS};
 
 const OP_NAMES: &[&str] = &[
@@ -38,6 +41,24 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory"),
     ("document", "init", "\"boot\", or an object {\"pagetypeinfo\": TEXT, \"zoneinfo\": TEXT, \"zone\": NAME}"),
     ("document", "ops", "an array of ops"),
+    ("document", "compare", "an object {\"a\": SIDE, \"b\": SIDE, \"measured\": …}: the before/after pair of compare mode"),
+    ("compare", "a", "side A (before): an object with label and any of kernel, rmqueue_mode_memory, profile_methods"),
+    ("compare", "b", "side B (after): an object with label and any of kernel, rmqueue_mode_memory, profile_methods"),
+    ("compare", "measured", "the thread's measurement: {\"source\": TEXT, \"rows\": [{\"label\", \"a\", \"b\", \"unit\"}]}"),
+    ("compare.side", "label", "a short name shown above the side"),
+    ("compare.side", "kernel", "\"v6.18\", \"v7.1\" or \"v7.2\" (default: the document's)"),
+    ("compare.side", "rmqueue_mode_memory", "true or false (default: the zone's)"),
+    ("compare.side", "profile_methods", "true or false: the kernel profile picks free and vmalloc methods, ignoring the ops' (default true)"),
+    ("compare.measured", "source", "where the figures come from"),
+    ("compare.measured", "rows", "an array of {\"label\", \"a\", \"b\", \"unit\"}"),
+    ("compare.measured.row", "label", "what was measured"),
+    ("compare.measured.row", "a", "the figure before (side a), a non-negative number"),
+    ("compare.measured.row", "b", "the figure after (side b), a non-negative number"),
+    ("compare.measured.row", "unit", "the unit, e.g. \"usec\""),
+    ("document", "tour", "an array of stops {\"op\": K, \"event\": E, \"caption\": TEXT}"),
+    ("tour", "op", "the stop is after this many executed ops (as `buddyscope run --ops K`)"),
+    ("tour", "event", "this many events further into the next op (optional, default 0)"),
+    ("tour", "caption", "what to say at this stop (at most 400 characters)"),
     ("zone", "name", "one word printed in the /proc outputs (default \"Normal\")"),
     ("zone", "pages", "the zone size in pages, 1024..=4194304 (default 262144)"),
     ("zone", "start_pfn", "the first pfn, a multiple of 1024 (default 0)"),
@@ -656,6 +677,90 @@ fn op_from_value(v: &Value, path: &str) -> Res<Op> {
     })
 }
 
+fn side_from_value(v: &Value, path: &str) -> Res<CompareSide> {
+    let f = Fields::new(v, path, "compare.side", "a compare side")?;
+    f.deny_unknown()?;
+    Ok(CompareSide {
+        label: f.req("label", read_string)?,
+        kernel: f.opt("kernel", read_kernel)?,
+        rmqueue_mode_memory: f.opt("rmqueue_mode_memory", read_bool)?,
+        profile_methods: f.or("profile_methods", true, read_bool)?,
+    })
+}
+
+fn measured_row_from_value(v: &Value, path: &str) -> Res<MeasuredRow> {
+    let f = Fields::new(v, path, "compare.measured.row", "a measured row")?;
+    f.deny_unknown()?;
+    Ok(MeasuredRow {
+        label: f.req("label", read_string)?,
+        a: f.req("a", read_f64)?,
+        b: f.req("b", read_f64)?,
+        unit: f.req("unit", read_string)?,
+    })
+}
+
+fn measured_rows_from_value(v: &Value, path: &str) -> Res<Vec<MeasuredRow>> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| type_err(path, "an array of rows", v))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| measured_row_from_value(item, &format!("{path}[{i}]")))
+        .collect()
+}
+
+fn measured_from_value(v: &Value, path: &str) -> Res<Measured> {
+    let f = Fields::new(v, path, "compare.measured", "compare.measured")?;
+    f.deny_unknown()?;
+    Ok(Measured {
+        source: f.req("source", read_string)?,
+        rows: f.req("rows", measured_rows_from_value)?,
+    })
+}
+
+fn compare_from_value(v: &Value, path: &str) -> Res<ScenarioCompare> {
+    let f = Fields::new(v, path, "compare", "compare")?;
+    f.deny_unknown()?;
+    Ok(ScenarioCompare {
+        a: f.req("a", side_from_value)?,
+        b: f.req("b", side_from_value)?,
+        measured: f.opt("measured", measured_from_value)?,
+    })
+}
+
+fn read_u32(v: &Value, path: &str) -> Res<u32> {
+    let n = read_u64(v, path)?;
+    u32::try_from(n).map_err(|_| {
+        ScenarioError::new(
+            path,
+            format!("{n} is out of range"),
+            "use at most 4294967295",
+        )
+    })
+}
+
+fn tour_stop_from_value(v: &Value, path: &str) -> Res<TourStop> {
+    let f = Fields::new(v, path, "tour", "a tour stop")?;
+    f.deny_unknown()?;
+    Ok(TourStop {
+        op: f.req("op", read_u32)?,
+        event: f.opt("event", read_u32)?,
+        caption: f.req("caption", read_string)?,
+    })
+}
+
+fn tour_from_value(v: &Value, path: &str) -> Res<Vec<TourStop>> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| type_err(path, "an array of tour stops", v))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| tour_stop_from_value(item, &format!("{path}[{i}]")))
+        .collect()
+}
+
 pub(super) fn scenario_from_value(v: &Value) -> Res<Scenario> {
     let f = Fields::new(v, "", "document", "the document")?;
     // The version first: a newer document should be told so, not that its new fields are unknown.
@@ -669,5 +774,7 @@ pub(super) fn scenario_from_value(v: &Value) -> Res<Scenario> {
         zone: f.or("zone", ZoneSpec::default(), zone_from_value)?,
         init: f.or("init", Init::Boot, init_from_value)?,
         ops: f.or("ops", Vec::new(), ops_from_value)?,
+        compare: f.opt("compare", compare_from_value)?,
+        tour: f.or("tour", Vec::new(), tour_from_value)?,
     })
 }

@@ -135,6 +135,9 @@ struct Checker {
 
 pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()> {
     check_version(u64::from(s.version))?;
+    if let Some(c) = &s.compare {
+        crate::compare::check_compare(c)?;
+    }
     let z = &s.zone;
     check_word("zone.name", "zone name", &z.name)?;
     if let Some(pages) = z.pages {
@@ -221,7 +224,8 @@ pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()>
         scopes: Scopes::new(),
         ended: HashMap::new(),
     };
-    checker.ops(&s.ops, "ops", 0)
+    checker.ops(&s.ops, "ops", 0)?;
+    super::tour::check_tour(s)
 }
 
 impl Checker {

@@ -1,0 +1,369 @@
+//! Embedding: `?embed=1&panel=<freelists|pcp|counters|narration|code|charts>` shows the memory
+//! map and one panel with no chrome (for an iframe in a slide deck or a course page), and a
+//! message API lets the host page drive it.
+//!
+//! Protocol (host → embed, `iframe.contentWindow.postMessage(msg, origin)`):
+//! `{type:"step", n?}` (n events, negative = back, default 1), `{type:"op", n?}` (n whole
+//! operations), `{type:"seek", pos}` (event index), `{type:"play", playing?, speed?}` (toggle
+//! when `playing` is absent), `{type:"load", id}` / `{type:"load", text}` / `{type:"load",
+//! share}` (a built-in id, a scenario text, or a share-link fragment value `1.…`, optionally
+//! with `pos`), `{type:"get"}`.
+//! Embed → host: `{type:"ready"}` once the app runs, then `{type:"state", …}` ([`EmbedState`])
+//! after every accepted command and every change of position or run (playback included), and
+//! `{type:"error", message}` for a command it cannot carry out.
+//!
+//! Origin policy: commands are accepted only from the embedding window (`event.source ===
+//! window.parent`, so another tab or a nested ad frame cannot drive it); with `&origin=<url>`
+//! in the iframe's address also only from that origin. Replies go to the origin of the last
+//! accepted command (`"*"` only when the host is a `file://` page, whose origin is the opaque
+//! `"null"`). Nothing a host sends is rendered as HTML; scenario text goes through the same
+//! strict parser as the editor.
+
+use buddyscope::stats::Stats;
+use buddyscope::timeline::Timeline;
+use buddyscope::types::{MigrateType, NR_PAGE_ORDERS};
+use buddyscope::zone::PerCpuPages;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::panels::{narration, op_label};
+use crate::state::AppState;
+
+/// One `free_area[order].free_list[mt]` length.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FreeListLen {
+    pub order: u8,
+    pub mt: MigrateType,
+    pub count: u32,
+}
+
+/// The `{type:"state"}` event: the frame at the cursor, built from the engine's own types.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EmbedState {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Events applied (the share link's and `seek`'s position).
+    pub pos: u32,
+    /// Events in the run.
+    pub len: u32,
+    /// 1-based number of the current operation (0 before the first).
+    pub op: usize,
+    pub ops: usize,
+    /// The current operation's label (empty before the first).
+    pub op_label: String,
+    /// The engine's sentence for the current event (what the narration bar shows).
+    pub narration: String,
+    pub scenario_id: String,
+    pub scenario_name: String,
+    pub playing: bool,
+    /// `nr_free` per order, as /proc/buddyinfo prints it.
+    pub nr_free: [u64; NR_PAGE_ORDERS],
+    /// Every list of the zone's migratetypes, order-major.
+    pub free_lists: Vec<FreeListLen>,
+    /// The per-CPU pagesets (`struct per_cpu_pages`).
+    pub pcp: Vec<PerCpuPages>,
+    /// The cumulative cost counters.
+    pub counters: Stats,
+    pub nr_free_pages: i64,
+}
+
+/// The state event for the timeline's current frame.
+pub fn embed_state(t: &Timeline, scenario_id: &str, playing: bool) -> EmbedState {
+    let z = t.zone();
+    let (op, label) = match t.op_index() {
+        Some(i) if t.pos() > 0 => (i + 1, op_label(&t.run, i)),
+        _ => (0, String::new()),
+    };
+    let free_lists = (0..NR_PAGE_ORDERS as u8)
+        .flat_map(|order| {
+            MigrateType::kernel_types(z.cfg().cma)
+                .into_iter()
+                .map(move |mt| (order, mt))
+        })
+        .map(|(order, mt)| FreeListLen {
+            order,
+            mt,
+            count: z.free_list(order, mt).len,
+        })
+        .collect();
+    EmbedState {
+        kind: "state",
+        pos: t.pos(),
+        len: t.len(),
+        op,
+        ops: t.run.ops.len(),
+        op_label: label,
+        narration: narration::view_model(t).line,
+        scenario_id: scenario_id.to_string(),
+        scenario_name: t.run.scenario.name.clone(),
+        playing,
+        nr_free: *z.nr_free(),
+        free_lists,
+        pcp: z.pcp().to_vec(),
+        counters: *z.stats(),
+        nr_free_pages: z.nr_free_pages(),
+    }
+}
+
+/// A message from the host.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Command {
+    Step {
+        #[serde(default)]
+        n: Option<i32>,
+    },
+    Op {
+        #[serde(default)]
+        n: Option<i32>,
+    },
+    Seek {
+        pos: u32,
+    },
+    Play {
+        #[serde(default)]
+        playing: Option<bool>,
+        #[serde(default)]
+        speed: Option<f64>,
+    },
+    Load {
+        #[serde(default)]
+        id: Option<String>,
+        #[serde(default)]
+        text: Option<String>,
+        #[serde(default)]
+        share: Option<String>,
+        #[serde(default)]
+        pos: Option<u32>,
+    },
+    Get,
+}
+
+/// Carries out a command. `Err` is the message of the `{type:"error"}` reply.
+pub fn run_command(state: &AppState, cmd: Command) -> Result<(), String> {
+    let stop = || state.playing.set(false);
+    match cmd {
+        // Through AppState's stepping, so compare mode (if a share link turned it on) moves
+        // both sides as the controls do.
+        Command::Step { n } => {
+            stop();
+            let n = n.unwrap_or(1);
+            for _ in 0..n.unsigned_abs() {
+                if n < 0 {
+                    state.step_back()
+                } else {
+                    state.step_forward()
+                }
+            }
+        }
+        Command::Op { n } => {
+            stop();
+            let n = n.unwrap_or(1);
+            for _ in 0..n.unsigned_abs() {
+                if n < 0 {
+                    state.op_back()
+                } else {
+                    state.op_forward()
+                }
+            }
+        }
+        Command::Seek { pos } => {
+            stop();
+            state.seek(pos);
+        }
+        Command::Play { playing, speed } => {
+            if let Some(s) = speed.filter(|s| s.is_finite() && *s > 0.0) {
+                state.speed.set(s.min(4096.0));
+            }
+            match playing {
+                Some(p) => state.playing.set(p),
+                None => state.playing.update(|p| *p = !*p),
+            }
+        }
+        Command::Load {
+            id,
+            text,
+            share,
+            pos,
+        } => {
+            stop();
+            match (id, text, share) {
+                (Some(id), None, None) => state.load_builtin(&id).map_err(|e| e.to_string())?,
+                (None, Some(text), None) => state
+                    .load_text(&text, "custom")
+                    .map_err(|e| e.to_string())?,
+                (None, None, Some(share)) => {
+                    let v = crate::share::fragment_value(&share).unwrap_or(&share);
+                    let p = crate::share::decode(v).map_err(|e| e.to_string())?;
+                    crate::panels::sharelink::apply(state, &p)?;
+                }
+                _ => return Err("load needs exactly one of id, text or share".to_string()),
+            }
+            if let Some(pos) = pos {
+                state.seek(pos);
+            }
+        }
+        Command::Get => {}
+    }
+    Ok(())
+}
+
+mod wire {
+    //! The browser side: the `message` listener and `postMessage` to the parent.
+    use super::*;
+    use wasm_bindgen::JsValue;
+
+    fn post(msg: &JsValue, target: &str) {
+        let Some(w) = web_sys::window() else { return };
+        if let Ok(Some(parent)) = w.parent() {
+            let _ = parent.post_message(msg, target);
+        }
+    }
+
+    fn to_js<T: Serialize>(v: &T) -> JsValue {
+        // Plain objects (not Maps), numbers for the counters.
+        v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+            .unwrap_or(JsValue::NULL)
+    }
+
+    fn message(kind: &str, text: Option<&str>) -> JsValue {
+        let o = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&o, &"type".into(), &kind.into());
+        if let Some(t) = text {
+            let _ = js_sys::Reflect::set(&o, &"message".into(), &t.into());
+        }
+        o.into()
+    }
+
+    /// Listens for host commands (only when framed) and reports state changes to the host.
+    pub fn install(state: AppState, allowed_origin: Option<String>) {
+        let Some(w) = web_sys::window() else { return };
+        let framed = w
+            .parent()
+            .ok()
+            .flatten()
+            .is_some_and(|p| !js_sys::Object::is(&p, &w));
+        if !framed {
+            return;
+        }
+        // Where replies go: unknown until the host speaks (or the origin the page was told).
+        let target = StoredValue::new_local(allowed_origin.clone());
+        let handle = window_event_listener(leptos::ev::message, move |ev| {
+            let Some(w) = web_sys::window() else { return };
+            let from_parent = match (ev.source(), w.parent().ok().flatten()) {
+                (Some(src), Some(p)) => js_sys::Object::is(&src, &p),
+                _ => false,
+            };
+            if !from_parent {
+                return;
+            }
+            let origin = ev.origin();
+            if allowed_origin.as_deref().is_some_and(|o| o != origin) {
+                return;
+            }
+            let reply_to = if origin == "null" {
+                "*".to_string()
+            } else {
+                origin
+            };
+            target.set_value(Some(reply_to.clone()));
+            let cmd: Result<Command, _> = serde_wasm_bindgen::from_value(ev.data());
+            let result = cmd
+                .map_err(|e| format!("unknown message: {e}"))
+                .and_then(|c| run_command(&state, c));
+            match result {
+                Ok(()) => post_state(&state, &reply_to),
+                Err(e) => post(&message("error", Some(&e)), &reply_to),
+            }
+        });
+        on_cleanup(move || handle.remove());
+        // Every change of run or position (playback too) is reported once the host has spoken.
+        Effect::new(move |_| {
+            state.version.track();
+            state.playing.track();
+            if let Some(t) = target.get_value() {
+                post_state(&state, &t);
+            }
+        });
+        // Tell the host the app is up (no data: the origin of the host is not known yet).
+        let ready_target = target.get_value().unwrap_or_else(|| "*".to_string());
+        post(&message("ready", None), &ready_target);
+    }
+
+    fn post_state(state: &AppState, target: &str) {
+        let id = state.scenario_id.get_untracked();
+        let playing = state.playing.get_untracked();
+        if let Some(s) = state.with_untracked(|s| embed_state(&s.timeline, &id, playing)) {
+            post(&to_js(&s), target);
+        }
+    }
+}
+
+pub use wire::install;
+
+/// The chrome-less view: the memory map and the chosen panel.
+#[component]
+pub fn EmbedView(panel: String) -> impl IntoView {
+    use crate::panels::charts::ChartsPanel;
+    use crate::panels::counters::CountersPanel;
+    use crate::panels::freelists::FreeListsPanel;
+    use crate::panels::memmap::MemoryMapPanel;
+    use crate::panels::narration::NarrationBar;
+    use crate::panels::pcp::PcpPanel;
+    use crate::panels::pseudocode::PseudocodePanel;
+    let state = AppState::get();
+    crate::panels::controls::install_player(state);
+    crate::panels::controls::install_keys(state);
+    let side = match panel.as_str() {
+        "pcp" => view! { <PcpPanel/> }.into_any(),
+        "counters" => view! { <CountersPanel/> }.into_any(),
+        "narration" => view! { <NarrationBar/> }.into_any(),
+        "code" | "pseudocode" => view! { <PseudocodePanel/> }.into_any(),
+        "charts" => view! { <ChartsPanel/> }.into_any(),
+        "none" => ().into_any(),
+        _ => view! { <FreeListsPanel/> }.into_any(),
+    };
+    view! {
+        <main class="embed" data-testid="embed-view" data-panel=panel.clone()>
+            <MemoryMapPanel/>
+            <div class="embed-panel">{side}</div>
+        </main>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::panels::testutil::timeline;
+
+    #[test]
+    fn state_reports_the_frame_the_panels_show() {
+        let mut t = timeline("fallback-claim");
+        t.op_forward();
+        let s = embed_state(&t, "fallback-claim", false);
+        assert_eq!(s.pos, t.pos());
+        assert_eq!(s.op, 1);
+        let fl = crate::panels::freelists::view_model(&t);
+        for l in &s.free_lists {
+            assert_eq!(l.count, fl.cells[l.order as usize][l.mt.idx()].count);
+        }
+        assert_eq!(s.nr_free, fl.nr_free);
+        assert_eq!(s.narration, narration::view_model(&t).line);
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["type"], "state");
+        assert!(json["counters"]["zone_lock"].is_u64());
+    }
+
+    #[test]
+    fn commands_parse_from_host_messages() {
+        let c: Command = serde_json::from_str(r#"{"type":"step","n":-2}"#).unwrap();
+        assert_eq!(c, Command::Step { n: Some(-2) });
+        let c: Command = serde_json::from_str(r#"{"type":"op"}"#).unwrap();
+        assert_eq!(c, Command::Op { n: None });
+        let c: Command =
+            serde_json::from_str(r#"{"type":"load","id":"fallback-steal","pos":5}"#).unwrap();
+        assert!(matches!(c, Command::Load { pos: Some(5), .. }));
+        assert!(serde_json::from_str::<Command>(r#"{"type":"format-disk"}"#).is_err());
+        assert!(serde_json::from_str::<Command>(r#"{"type":"seek"}"#).is_err());
+    }
+}

@@ -1,0 +1,53 @@
+// Static and offline (issue 7 item 7): the release build served under a sub-path loads (every
+// asset, the wasm, the example page and the service worker live under it), and after one visit
+// the service worker keeps it working with the network off.
+import { test, expect, SUBPATH, subpathOrigin, saveScreenshot } from '../fixtures';
+
+test('the app loads under a sub-path and again offline', async ({ page, context }) => {
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  const base = `${subpathOrigin()}${SUBPATH}`;
+  await page.goto(`${base}?scenario=fallback-claim`);
+  await expect(page.getByRole('heading', { level: 1, name: 'buddyscope' })).toBeVisible();
+  await expect(page.getByTestId('memory-map')).toBeVisible();
+  // Nothing was asked for outside the sub-path (the static server would 404 it).
+  expect(requests.filter((p) => !p.startsWith(SUBPATH))).toEqual([]);
+  expect(requests.some((p) => p.endsWith('_bg.wasm'))).toBe(true);
+
+  // The service worker is scoped to the sub-path and controls the page once active.
+  const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
+  expect(scope).toBe(base);
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+  await expect(page.getByTestId('memory-map')).toBeVisible();
+
+  await context.setOffline(true);
+  try {
+    await page.reload();
+    await expect(page.getByRole('heading', { level: 1, name: 'buddyscope' })).toBeVisible();
+    await page.getByTestId('op-forward').click();
+    await expect(page.getByTestId('position')).toContainText('op 1 /');
+    await expect(page.getByTestId('error-banner')).toHaveCount(0);
+    await saveScreenshot(page, 'offline-subpath');
+    // The example deck, too (it was cached with the shell).
+    await page.goto(`${base}embed-example.html`);
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('host-state')).toHaveAttribute('data-pos', '0');
+  } finally {
+    await context.setOffline(false);
+  }
+});
+
+test('nothing is loaded from another host', async ({ page }) => {
+  const foreign: string[] = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.protocol.startsWith('http') && u.hostname !== '127.0.0.1') foreign.push(r.url());
+  });
+  await page.goto('/');
+  await expect(page.getByTestId('memory-map')).toBeVisible();
+  await page.goto('/embed-example.html');
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('host-state')).toHaveAttribute('data-pos', '0');
+  expect(foreign).toEqual([]);
+});
