@@ -249,7 +249,10 @@ mod tests {
             .iter()
             .map(|e| {
                 let k = format!("{:?}", r.log.events[e.event as usize].kind);
-                let k = k.trim_start_matches("Trace(");
+                let k = k
+                    .trim_start_matches("Mutation(")
+                    .trim_start_matches("Annotation(")
+                    .trim_start_matches("Trace(");
                 let tag = &k[..k.find([' ', '{', '(']).unwrap_or(k.len())];
                 (tag.to_string(), e.op, e.block, e.list, e.owner)
             })
