@@ -25,7 +25,7 @@ use crate::events::*;
 use crate::outcome::Outcome;
 use crate::page_alloc::{pcp_allowed_order, Engine, FPI_NONE};
 use crate::pseudocode::Step;
-use crate::runner::{OpDef, OpRecord, OwnerInfo, Run};
+use crate::runner::{Checkpoints, OpDef, OpRecord, OwnerInfo, Run};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::types::*;
 use crate::zone::*;
@@ -192,10 +192,7 @@ pub fn replay<R: BufRead>(
         pre_claimed: None,
         owners: Vec::new(),
         ops: Vec::new(),
-        checkpoints: vec![(0, initial.clone())],
-        interval: 2048,
-        max_checkpoints: (opts.checkpoint_budget / zone_bytes(&initial)).max(1),
-        last_checkpoint: 0,
+        checkpoints: Checkpoints::new(&initial, opts.checkpoint_budget),
         divergence_count: 0,
         divergences: Vec::new(),
         line: 0,
@@ -228,7 +225,7 @@ pub fn replay<R: BufRead>(
             op_defs: op_defs(),
             owners: r.owners,
             final_zone,
-            checkpoints: r.checkpoints,
+            checkpoints: r.checkpoints.into_vec(),
             names: Vec::new(),
         },
         divergence_count: r.divergence_count,
@@ -276,11 +273,6 @@ fn def_of(e: &TraceEvent) -> u32 {
     }
 }
 
-/// Bytes a zone clone costs (as the runner counts them).
-fn zone_bytes(z: &Zone) -> usize {
-    z.pages() as usize * 16 + z.pageblock.len() + 4096
-}
-
 /// How a block came onto a pcp list.
 const ORIGIN_NONE: u8 = 0;
 /// `rmqueue_bulk` (a refill): an untraced bulk allocation may take it.
@@ -301,10 +293,7 @@ struct Replayer {
     pre_claimed: Option<u32>,
     owners: Vec<OwnerInfo>,
     ops: Vec<OpRecord>,
-    checkpoints: Vec<(u32, Zone)>,
-    interval: usize,
-    max_checkpoints: usize,
-    last_checkpoint: usize,
+    checkpoints: Checkpoints,
     divergence_count: u64,
     divergences: Vec<Divergence>,
     line: u64,
@@ -419,22 +408,9 @@ impl Replayer {
         }
     }
 
-    /// As the runner: a checkpoint every `interval` events, thinned when over budget.
     fn maybe_checkpoint(&mut self) {
-        let n = self.e.log.events.len();
-        if n - self.last_checkpoint < self.interval {
-            return;
-        }
-        self.checkpoints.push((n as u32, self.e.zone.clone()));
-        self.last_checkpoint = n;
-        if self.checkpoints.len() > self.max_checkpoints {
-            let mut i = 0;
-            self.checkpoints.retain(|_| {
-                i += 1;
-                i % 2 == 1
-            });
-            self.interval *= 2;
-        }
+        self.checkpoints
+            .maybe_take(self.e.log.events.len(), &self.e.zone);
     }
 
     fn apply<R: BufRead>(&mut self, tl: &TraceLine, ahead: &mut Lookahead<'_, R>) -> String {

@@ -139,6 +139,50 @@ fn zone_bytes(z: &Zone) -> usize {
     z.pages() as usize * 16 + z.pageblock.len() + 4096
 }
 
+/// The timeline's rewind ring, filled while a run (or a trace replay) records: a zone copy
+/// every `interval` events; over the memory budget it drops every other one and doubles the
+/// interval, so it thins out instead of forgetting the past (the timeline replays forwards
+/// from the nearest copy, never from the start).
+pub(crate) struct Checkpoints {
+    list: Vec<(u32, Zone)>,
+    interval: usize,
+    max: usize,
+    last: usize,
+}
+
+impl Checkpoints {
+    /// The ring with `initial` at event 0, sized for `budget` bytes.
+    pub(crate) fn new(initial: &Zone, budget: usize) -> Checkpoints {
+        Checkpoints {
+            list: vec![(0, initial.clone())],
+            interval: 2048,
+            max: (budget / zone_bytes(initial)).max(1),
+            last: 0,
+        }
+    }
+
+    /// Keeps `zone` as the state before event `n` if `interval` events have passed.
+    pub(crate) fn maybe_take(&mut self, n: usize, zone: &Zone) {
+        if n - self.last < self.interval {
+            return;
+        }
+        self.list.push((n as u32, zone.clone()));
+        self.last = n;
+        if self.list.len() > self.max {
+            let mut i = 0;
+            self.list.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.interval *= 2;
+        }
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<(u32, Zone)> {
+        self.list
+    }
+}
+
 /// Parses, validates and runs a scenario.
 pub fn run_text(text: &str, opts: &RunOptions) -> Result<Run, ScenarioError> {
     run_valid(crate::scenario::parse_valid(text)?, opts)
@@ -173,15 +217,10 @@ pub fn execute(start: Start, opts: &RunOptions) -> Run {
         handles: Vec::new(),
         scopes: Scopes::new(),
         iteration: Vec::new(),
-        checkpoints: vec![(0, initial.clone())],
-        interval: 0,
-        max_checkpoints: 0,
-        last_checkpoint: 0,
+        checkpoints: Checkpoints::new(&initial, opts.checkpoint_budget),
         record: opts.record,
         max_ops: opts.max_ops.unwrap_or(usize::MAX),
     };
-    r.max_checkpoints = (opts.checkpoint_budget / zone_bytes(&initial)).max(1);
-    r.interval = 2048;
     r.define_ops(&s.ops, "ops");
     let mut next_def = 0u32;
     r.run_ops(&s.ops, &mut next_def);
@@ -208,7 +247,7 @@ pub fn execute(start: Start, opts: &RunOptions) -> Run {
         op_defs,
         owners,
         final_zone,
-        checkpoints,
+        checkpoints: checkpoints.into_vec(),
         names,
     }
 }
@@ -222,10 +261,7 @@ struct Runner<'a> {
     handles: Vec<Handle>,
     scopes: Scopes<usize>,
     iteration: Vec<u32>,
-    checkpoints: Vec<(u32, Zone)>,
-    interval: usize,
-    max_checkpoints: usize,
-    last_checkpoint: usize,
+    checkpoints: Checkpoints,
     record: bool,
     max_ops: usize,
 }
@@ -354,25 +390,10 @@ impl Runner<'_> {
         self.maybe_checkpoint();
     }
 
-    /// Keeps a checkpoint every `interval` events; when over budget, drops every other one
-    /// and doubles the interval (a rewind ring that thins out instead of forgetting the past).
     fn maybe_checkpoint(&mut self) {
-        if !self.record {
-            return;
-        }
-        let n = self.engine.log.events.len();
-        if n - self.last_checkpoint < self.interval {
-            return;
-        }
-        self.checkpoints.push((n as u32, self.engine.zone.clone()));
-        self.last_checkpoint = n;
-        if self.checkpoints.len() > self.max_checkpoints {
-            let mut i = 0;
-            self.checkpoints.retain(|_| {
-                i += 1;
-                i % 2 == 1
-            });
-            self.interval *= 2;
+        if self.record {
+            self.checkpoints
+                .maybe_take(self.engine.log.events.len(), &self.engine.zone);
         }
     }
 
