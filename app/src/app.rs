@@ -16,6 +16,7 @@ use crate::panels::history::PageHistoryPanel;
 use crate::panels::memmap::MemoryMapPanel;
 use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
+use crate::panels::procimport::ProcImportPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::scenario::ScenarioPanel;
@@ -138,6 +139,7 @@ pub fn App() -> impl IntoView {
                         <CountersPanel/>
                         <ChartsPanel/>
                         <div class="col-replay">
+                            <ProcImportPanel/>
                             <TraceOpenPanel/>
                             <DivergencesPanel/>
                             <ReplaySummaryPanel/>

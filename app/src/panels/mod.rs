@@ -18,6 +18,7 @@ pub mod history;
 pub mod memmap;
 pub mod narration;
 pub mod pcp;
+pub mod procimport;
 pub mod pseudocode;
 pub mod replay;
 pub mod scenario;

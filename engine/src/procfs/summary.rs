@@ -118,6 +118,9 @@ pub struct ImportSummary {
     pub free_pages: [u64; NR_PAGE_ORDERS],
     pub size: ZoneSize,
     pub placement: Placement,
+    /// The CPUs `zoneinfo` lists for the zone (highest `cpu:` + 1, at most `MAX_CPUS`); 0
+    /// without `zoneinfo`. The contract does not take `zone.cpus` from it; a caller may.
+    pub zoneinfo_cpus: u32,
     /// What every import assumes (the contract), one sentence each.
     pub assumed: Vec<String>,
     /// The fallbacks this import needed ([`super::ProcImport::fallbacks`]); empty when the
@@ -180,6 +183,7 @@ pub fn import_summary(
         free_pages,
         size: imp.size,
         placement: imp.placement,
+        zoneinfo_cpus: imp.initial_high.len() as u32,
         assumed,
         fallbacks: imp.fallbacks(),
     })
