@@ -128,7 +128,10 @@ pub fn build_import(
     let buddyinfo = if buddyinfo.trim().is_empty() {
         None
     } else {
-        Some(buddyinfo_mismatches(buddyinfo, &summary).map_err(|e| ImportError::from_scenario(&e))?)
+        Some(
+            buddyinfo_mismatches(buddyinfo, &summary)
+                .map_err(|e| ImportError::from_scenario(&e))?,
+        )
     };
     let mut description = format!(
         "Your machine's zone {zone} (node {}), imported from /proc: {} pages. The layout \
@@ -179,6 +182,9 @@ pub fn token_range(text: &str, line: usize, column: usize) -> Option<(u32, u32)>
     }
     None
 }
+
+/// What to run on the machine: the files the form reads (pagetypeinfo is readable by root only).
+const COMMANDS: &str = "sudo cat /proc/pagetypeinfo\ncat /proc/zoneinfo\ncat /proc/buddyinfo";
 
 /// Reads the first file of a pick or a drop into `into`.
 fn read_into(file: web_sys::File, into: RwSignal<String>) {
@@ -298,6 +304,13 @@ pub fn ProcImportPanel() -> impl IntoView {
         }
     });
 
+    // The summary describes the imported run: it goes when another scenario is loaded.
+    Effect::new(move |_| {
+        if state.scenario_id.get() != "custom" {
+            done.set(None);
+        }
+    });
+
     let select_error = move |e: &ImportError| {
         let (area, text) = match e.field {
             Field::Pagetypeinfo => (pti_area, pti),
@@ -373,9 +386,7 @@ pub fn ProcImportPanel() -> impl IntoView {
                 <p class="muted small">
                     "On the machine, run these and paste their output (pagetypeinfo is readable by root only):"
                 </p>
-                <pre class="proc-commands" data-testid="proc-commands"><code>
-                    "sudo cat /proc/pagetypeinfo\ncat /proc/zoneinfo\ncat /proc/buddyinfo"
-                </code></pre>
+                <pre class="proc-commands" data-testid="proc-commands"><code>{COMMANDS}</code></pre>
                 <ProcText id="proc-pagetypeinfo" label="/proc/pagetypeinfo" command="sudo cat /proc/pagetypeinfo" text=pti area=pti_area/>
                 <ProcText id="proc-zoneinfo" label="/proc/zoneinfo" command="cat /proc/zoneinfo" text=zi area=zi_area optional=true/>
                 <ProcText id="proc-buddyinfo" label="/proc/buddyinfo, a cross-check" command="cat /proc/buddyinfo" text=bi area=bi_area optional=true/>
@@ -520,7 +531,11 @@ mod tests {
         // DMA32: managed ≠ present, the fallback says so.
         let imp = build_import(PTI, ZI, "", "DMA32", Kernel::V6_18).unwrap();
         assert_eq!(imp.summary.fallbacks.len(), 1);
-        assert!(imp.scenario.description.unwrap().contains("Fallback: zone size 782336"));
+        assert!(imp
+            .scenario
+            .description
+            .unwrap()
+            .contains("Fallback: zone size 782336"));
     }
 
     #[test]
@@ -530,13 +545,27 @@ mod tests {
         assert_eq!(e.field, Field::Pagetypeinfo);
         let (line, col) = e.at.unwrap();
         assert_eq!(line, 11);
-        assert!(e.text().starts_with(&format!("pagetypeinfo, line 11, column {col}: ")), "{}", e.text());
+        assert!(
+            e.text()
+                .starts_with(&format!("pagetypeinfo, line 11, column {col}: ")),
+            "{}",
+            e.text()
+        );
         let (s, end) = token_range(&bad, line, col).unwrap();
         let utf16: Vec<u16> = bad.encode_utf16().collect();
-        assert_eq!(String::from_utf16(&utf16[s as usize..end as usize]).unwrap(), "q");
-        let e = build_import(PTI, "Node 0, zone   Normal\n  managed x\n", "", "", Kernel::V7_2)
-            .err()
-            .unwrap();
+        assert_eq!(
+            String::from_utf16(&utf16[s as usize..end as usize]).unwrap(),
+            "q"
+        );
+        let e = build_import(
+            PTI,
+            "Node 0, zone   Normal\n  managed x\n",
+            "",
+            "",
+            Kernel::V7_2,
+        )
+        .err()
+        .unwrap();
         assert_eq!((e.field, e.at), (Field::Zoneinfo, Some((2, 11))));
         let e = build_import(" \n", "", "", "", Kernel::V7_2).err().unwrap();
         assert_eq!(e.field, Field::Pagetypeinfo);

@@ -249,7 +249,10 @@ pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
             if toks.first().map(String::as_str) == Some("type") {
                 if section == Section::Blocks || section == Section::Mixed {
                     return Err(perr(
-                        format!("{}: a free-count row after the pageblock table", at(n, lead)),
+                        format!(
+                            "{}: a free-count row after the pageblock table",
+                            at(n, lead)
+                        ),
                         PASTE_PTI,
                     ));
                 }
@@ -305,8 +308,7 @@ pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
                                 PASTE_PTI,
                             ));
                         }
-                        let counts: Vec<u64> =
-                            toks.iter().filter_map(|t| t.parse().ok()).collect();
+                        let counts: Vec<u64> = toks.iter().filter_map(|t| t.parse().ok()).collect();
                         pti.blocks.push(BlockRow {
                             line: n,
                             end_col,
@@ -382,7 +384,11 @@ fn zone_counts(
     for r in pti.free.iter().filter(|r| r.node == node && r.zone == zone) {
         let Some(mt) = mt_from_kernel_name(&r.mt_name) else {
             return Err(perr(
-                format!("{}: unknown migratetype {:?}", at(r.line, r.mt_col), r.mt_name),
+                format!(
+                    "{}: unknown migratetype {:?}",
+                    at(r.line, r.mt_col),
+                    r.mt_name
+                ),
                 "the types are Unmovable, Movable, Reclaimable, HighAtomic, CMA and Isolate",
             ));
         };
@@ -418,19 +424,28 @@ fn zone_counts(
     for (name, &hcol) in header.iter().zip(hcols) {
         let Some(mt) = mt_from_kernel_name(name) else {
             return Err(perr(
-                format!("{}: unknown migratetype {name:?} in the pageblock table", at(*hline, hcol)),
+                format!(
+                    "{}: unknown migratetype {name:?} in the pageblock table",
+                    at(*hline, hcol)
+                ),
                 "the types are Unmovable, Movable, Reclaimable, HighAtomic, CMA and Isolate",
             ));
         };
         if mt == MigrateType::Cma && !cma {
             return Err(perr(
-                format!("{}: the text has a CMA column but zone.cma is false", at(*hline, hcol)),
+                format!(
+                    "{}: the text has a CMA column but zone.cma is false",
+                    at(*hline, hcol)
+                ),
                 cma_hint,
             ));
         }
         if cols.contains(&mt) {
             return Err(perr(
-                format!("{}: the pageblock table lists {name} twice", at(*hline, hcol)),
+                format!(
+                    "{}: the pageblock table lists {name} twice",
+                    at(*hline, hcol)
+                ),
                 PASTE_PTI,
             ));
         }
@@ -450,7 +465,10 @@ fn zone_counts(
                 "{}: {} pageblock counts under {} column names",
                 at(
                     row.line,
-                    row.count_cols.get(cols.len()).copied().unwrap_or(row.end_col)
+                    row.count_cols
+                        .get(cols.len())
+                        .copied()
+                        .unwrap_or(row.end_col)
                 ),
                 row.counts.len(),
                 cols.len()
@@ -541,7 +559,10 @@ fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, Sce
             let v = int(what)?;
             if !(min..=i64::from(MAX_PCP_VALUE)).contains(&v) {
                 return Err(zerr(
-                    format!("{}: {what} {v} is out of range {min}..={MAX_PCP_VALUE}", at(n, val_col)),
+                    format!(
+                        "{}: {what} {v} is out of range {min}..={MAX_PCP_VALUE}",
+                        at(n, val_col)
+                    ),
                     "fix the value, or override it with zone.pcp",
                 ));
             }

@@ -162,9 +162,7 @@ pub fn import_summary(
     };
     let assumed = vec![
         format!("zone size {} pages, from {size_rule}", imp.pages),
-        format!(
-            "placement: {placement}; it reproduces the counts, not the machine's placement"
-        ),
+        format!("placement: {placement}; it reproduces the counts, not the machine's placement"),
         "every page not free is allocated, owned by its pageblock's type; pcp lists empty"
             .to_string(),
         format!("read from node {}, shown as Node 0", imp.node),
@@ -252,7 +250,11 @@ pub fn buddyinfo_mismatches(
             )));
         }
         if node == sum.node && zone == sum.zone && row.is_none() {
-            row = Some(toks.iter().filter_map(|t| t.parse::<u64>().ok()).collect::<Vec<_>>());
+            row = Some(
+                toks.iter()
+                    .filter_map(|t| t.parse::<u64>().ok())
+                    .collect::<Vec<_>>(),
+            );
         }
     }
     let Some(row) = row else {

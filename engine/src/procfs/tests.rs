@@ -551,20 +551,30 @@ fn every_zone_of_the_machine_imports() {
     );
     assert_eq!(sum.free_blocks[0], 191 + 16417);
     assert_eq!(sum.free_pages[10], 34 << 10);
-    assert!(sum.assumed[0].contains("managed (1867776)"), "{:?}", sum.assumed);
+    assert!(
+        sum.assumed[0].contains("managed (1867776)"),
+        "{:?}",
+        sum.assumed
+    );
     let sum = import_summary(MACHINE_PTI, Some(MACHINE_ZI), "DMA32", false, None).unwrap();
     assert_eq!(sum.fallbacks.len(), 1);
     assert!(sum.fallbacks[0].contains("not zoneinfo's managed 772917"));
     // buddyinfo cross-check: this machine's buddyinfo of the same moment agrees.
     let bi = "Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n\
               Node 0, zone    DMA32      1      2      4      2      5      4      3      3      4      2    752 \n";
-    assert_eq!(buddyinfo_mismatches(bi, &sum).unwrap(), Vec::<String>::new());
+    assert_eq!(
+        buddyinfo_mismatches(bi, &sum).unwrap(),
+        Vec::<String>::new()
+    );
     let off = bi.replace("752", "751");
     let m = buddyinfo_mismatches(&off, &sum).unwrap();
     assert_eq!(m.len(), 1);
     assert!(m[0].starts_with("order 10: buddyinfo has 751"), "{m:?}");
     let err = buddyinfo_mismatches("Node 0, zone DMA32 1 2 x\n", &sum).unwrap_err();
-    assert_eq!(err.message, "line 1, column 24: the free count \"x\" is not a number");
+    assert_eq!(
+        err.message,
+        "line 1, column 24: the free count \"x\" is not a number"
+    );
 }
 
 /// A hand-made fragmented machine: 4 Movable pageblocks with 4 free blocks each of orders 8
@@ -592,7 +602,10 @@ Node 0, zone   Normal            0            4            0            0       
         .unwrap()
         .message
         .contains("no room"));
-    assert_eq!((imp.placement, imp.size), (Placement::Dense, ZoneSize::Contract));
+    assert_eq!(
+        (imp.placement, imp.size),
+        (Placement::Dense, ZoneSize::Contract)
+    );
     let e = import(pti, None, "Normal", 1, Kernel::V7_2).unwrap();
     use MigrateType::Movable;
     let z = &e.zone;
@@ -613,7 +626,10 @@ Node 0, zone   Normal            0            4            0            0       
     // synthetic) are Placement::Contract.
     for (pti, zi) in [(MACHINE_PTI, MACHINE_ZI), (SYNTH_PTI, SYNTH_ZI)] {
         let imp = parse_import(pti, Some(zi), "Normal", false, None).unwrap();
-        assert_eq!((imp.placement, imp.size), (Placement::Contract, ZoneSize::Contract));
+        assert_eq!(
+            (imp.placement, imp.size),
+            (Placement::Contract, ZoneSize::Contract)
+        );
         assert!(imp.fallbacks().is_empty());
     }
 }
@@ -657,7 +673,10 @@ fn errors_name_line_and_column() {
     .unwrap_err();
     assert_eq!(err.path, "init.zoneinfo");
     assert_eq!(error_location(&err), Some((2, 18)), "{err}");
-    assert_eq!(error_location(&ScenarioError::new("x", "no line", "")), None);
+    assert_eq!(
+        error_location(&ScenarioError::new("x", "no line", "")),
+        None
+    );
 }
 
 // ------------------------------------------------------------------ errors
