@@ -55,8 +55,8 @@ steps! {
 
     PcplistLock => rmqueue_pcplist: 0,
     PcplistHalveFreeCount => rmqueue_pcplist: 1,
-    PcplistRefilled => rmqueue_pcplist: 4,
-    PcplistTakeFront => rmqueue_pcplist: 6,
+    PcplistRefilled => rmqueue_pcplist: 5,
+    PcplistTakeFront => rmqueue_pcplist: 7,
 
     NrPcpAllocClamp => nr_pcp_alloc: 0,
     NrPcpAllocGrowHigh => nr_pcp_alloc: 2,
@@ -89,7 +89,9 @@ steps! {
     StealTake => __rmqueue_steal: 3,
     StealTraceExtfrag => __rmqueue_steal: 3,
 
+    HighatomicReserveLock => reserve_highatomic_pageblock: 1,
     HighatomicReserve => reserve_highatomic_pageblock: 2,
+    HighatomicReserveRange => reserve_highatomic_pageblock: 3,
 
     PutPage => __free_pages: 0,
     TraceMmPageFree => free_pages_prepare: 0,
@@ -147,7 +149,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
     use KernelFn::*;
     match f {
         alloc_pages => &[
-            "mt = gfp_migratetype(gfp); flags = WMARK_LOW | KSWAPD | NOFRAGMENT",
+            "mt = gfp_migratetype(gfp); flags = WMARK_LOW | KSWAPD | (NOFRAGMENT if zone is Normal)",
             "page = get_page_from_freelist(order, flags)      // fast path",
             "if !page: page = __alloc_pages_slowpath(...)      // WMARK_MIN attempts",
             "if page:",
@@ -184,16 +186,18 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "pcp.free_count >>= 1",
             "list = pcp.lists[order_to_pindex(mt, order)]",
             "if list empty: n = nr_pcp_alloc(order)",
+            "    if ALLOC_HIGHATOMIC (7.x): return NULL      // rmqueue_buddy uses/grows the reserve",
             "    pcp.count += rmqueue_bulk(order, n, list) << order",
             "    if list still empty: return NULL",
             "page = pop_front(list); pcp.count -= 1 << order",
         ],
         nr_pcp_alloc => &[
-            "high = clamp(pcp.high, high_min, high_max)",
+            "high = clamp(pcp.high, high_min, high_max); if high < batch: return 1",
             "b = order == 0 ? batch << alloc_factor : batch",
             "if high_min != high_max and !BELOW_HIGH: high = min(high + b, high_max)",
-            "if order == 0 and b fits: alloc_factor++ (max 5)",
-            "return order ? max(b >> order, 2) : min(b, high - count - batch)",
+            "if order == 0 and b <= (m = max(high - count - batch, batch)): alloc_factor++ (max 5)",
+            "if order == 0: b = min(b, m)",
+            "return b > 1 ? max(b >> order, 2) : b",
         ],
         rmqueue_bulk => &[
             "lock zone (held for the whole batch)",
@@ -273,8 +277,10 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
         ],
         reserve_highatomic_pageblock => &[
             "if managed/100 < 512 or reserved >= ALIGN(managed/100, 512): return",
-            "if block type not mergeable: return",
-            "move the block's free pages to HighAtomic; reserved += 512",
+            "lock zone; recheck the limit; if block type not mergeable: unlock, return",
+            "if order < 9: move the block's free pages to HighAtomic; reserved += 512",
+            "else: change_pageblock_range(page, order, HighAtomic); reserved += 1 << order",
+            "unlock zone",
         ],
         zone_watermark_ok => &[
             "free = NR_FREE_PAGES - unusable (highatomic, cma)",

@@ -827,7 +827,8 @@ class Model:
         flags = ALLOC_WMARK_LOW
         if self.cma and mt == M:
             flags |= ALLOC_CMA
-        flags |= ALLOC_NOFRAGMENT                      # nofragment_first_pass
+        if self.zname == "Normal":                     # §2.1 step 3: only ZONE_NORMAL
+            flags |= ALLOC_NOFRAGMENT                  # nofragment_first_pass
         if gfp & G_KSWAPD_RECLAIM:
             flags |= ALLOC_KSWAPD
         p = self.get_page_from_freelist(cpu, order, flags, mt)

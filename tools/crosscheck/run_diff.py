@@ -128,6 +128,9 @@ class Gen:
             if r.random() < 0.5:
                 pcp["high_max"] = r.choice([0, 8, 64, 256, 2000])
             z["pcp"] = pcp
+        if r.random() < 0.25:
+            # alloc_flags_nofragment(): only a Normal zone gets the ALLOC_NOFRAGMENT first pass.
+            z["name"] = r.choice(["DMA32", "DMA32", "DMA"])
         return z
 
     def scenario(self):

@@ -800,9 +800,9 @@ impl Engine {
             return;
         }
         self.enter(KernelFn::reserve_highatomic_pageblock);
-        if !self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
-            self.lock_zone(Step::HighatomicReserve);
-        }
+        // Every version takes the zone lock itself: ≤ 6.19 it is called from
+        // get_page_from_freelist, 7.x from rmqueue_buddy after its spin_unlock_irqrestore.
+        self.lock_zone(Step::HighatomicReserveLock);
         let mt = self.zone.pageblock_mt(pfn);
         if mt.is_mergeable() {
             if order < PAGEBLOCK_ORDER {
@@ -830,13 +830,13 @@ impl Engine {
                 }
             } else {
                 self.change_pageblock_range(
-                    Step::HighatomicReserve,
+                    Step::HighatomicReserveRange,
                     pfn,
                     order,
                     MigrateType::HighAtomic,
                 );
                 self.counter(
-                    Step::HighatomicReserve,
+                    Step::HighatomicReserveRange,
                     CounterId::nr_reserved_highatomic,
                     0,
                     1 << order,
