@@ -49,7 +49,15 @@ steps! {
     GpffWatermark => get_page_from_freelist: 3,
     GpffRetryNoFragment => get_page_from_freelist: 6,
 
-    SlowpathFail => __alloc_pages_slowpath: 4,
+    SlowpathDirectReclaim => __alloc_pages_slowpath: 4,
+    SlowpathFail => __alloc_pages_slowpath: 5,
+
+    DirectReclaimNotModelled => __alloc_pages_direct_reclaim: 0,
+    DirectReclaimDrain => __alloc_pages_direct_reclaim: 4,
+
+    UnreserveHighatomicLock => unreserve_highatomic_pageblock: 1,
+    UnreserveHighatomicMove => unreserve_highatomic_pageblock: 3,
+    UnreserveHighatomicRange => unreserve_highatomic_pageblock: 4,
 
     RmqueueBoostReset => rmqueue: 3,
 
@@ -172,7 +180,24 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "attempts = 2 (6.18) | 1 + cpuset_dropped + compact_first (7.x)",
             "repeat attempts:",
             "    page = get_page_from_freelist(order, flags); if page: return page",
-            "fail: the kernel would reclaim / compact / OOM here (not modelled)",
+            "if can_direct_reclaim (not a NORETRY give-up): page = __alloc_pages_direct_reclaim(); if page: return page",
+            "fail: the kernel would retry reclaim / compaction, then OOM (not modelled)",
+        ],
+        __alloc_pages_direct_reclaim => &[
+            "progress = __perform_reclaim()    // not modelled: no page reclaimed, assumed progress",
+            "retry: page = get_page_from_freelist(order, flags)",
+            "if !page and !drained:           // pages may sit on pcp lists or in highatomic reserves",
+            "    unreserve_highatomic_pageblock(ac, force = false)",
+            "    drain_all_pages(NULL); drained = true; goto retry",
+            "return page",
+        ],
+        unreserve_highatomic_pageblock => &[
+            "if !force and nr_reserved_highatomic <= 512: return     // keep one pageblock",
+            "lock zone; for order in 0..=10: page = first HighAtomic block of that order",
+            "    nr_reserved_highatomic -= max(512, 1 << order)",
+            "    if order < 9: move_freepages_block(HighAtomic → ac.migratetype)",
+            "    else: move_to_free_list + change_pageblock_range(ac.migratetype)",
+            "    unlock zone; return",
         ],
         rmqueue => &[
             "if pcp_allowed_order(order): page = rmqueue_pcplist(order, mt)",
@@ -336,6 +361,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "else add_to_free_list(HEAD)",
         ],
         split_page => &["every tail page gets refcount 1: now 2^order separate pages"],
+        drain_all_pages => &["for each CPU whose pcp holds pages, in CPU order: drain_pages_zone(cpu)"],
         drain_pages_zone => &[
             "lock pcp; while pcp.count:",
             "    free_pcppages_bulk(min(count, batch << 5), pindex 0)",

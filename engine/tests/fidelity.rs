@@ -115,3 +115,73 @@ fn reserve_highatomic_pageblock_takes_the_zone_lock() {
         buddyscope::metrics::check_invariants(&e.zone).unwrap();
     }
 }
+
+/// Reclaim's pcp drain (`__alloc_pages_direct_reclaim`, v7.1.5 mm/page_alloc.c:4422-4435, the
+/// same in v6.18.2): after the slow path's attempts fail, a request that may direct-reclaim gets
+/// one more `get_page_from_freelist`, then `unreserve_highatomic_pageblock(ac, false)` +
+/// `drain_all_pages(NULL)` and a last one. Page reclaim itself is not modelled.
+///
+/// By hand: 4096 pages (four order-10 Movable blocks), `min_free_kbytes` 0 (min 0, low 4), pcp
+/// `batch` 8 and `high_min` = `high_max` = 1024 (a 4096-page zone's own batch is 1, which refills
+/// one block at a time). An order-9 GFP_HIGHUSER_MOVABLE request: the Movable THP pcp list
+/// (pindex 13) is empty, so `nr_pcp_alloc(order 9)` (batch 8 > 1) asks `rmqueue_bulk` for
+/// max(8 >> 9, 2) = 2 blocks: both halves
+/// of an order-10 block; one is returned, the other stays on the pcp (count 512). Three order-10
+/// allocations take the rest (the third through the slow path: 1024 − 1023 = 1 ≤ low, > min).
+/// `NR_FREE_PAGES` is now 0 and the only free block sits on the pcp list. A second order-9
+/// Movable request fails every watermark check (0 − 511 ≤ 0: pcp pages are not in
+/// `NR_FREE_PAGES`), including the retry after (unmodelled) reclaim; the drain frees the pcp
+/// block to the buddy (its buddy is allocated: it stays order 9, 512 free pages), and the last
+/// `get_page_from_freelist` passes (512 − 511 = 1 > 0), refills the pcp list with that block
+/// (`rmqueue_bulk` finds 1 of 2) and returns it. Before issue 9 the model failed here.
+#[test]
+fn reclaim_drains_the_pcp_and_rescues_a_pcp_held_thp() {
+    for kernel in [Kernel::V6_18, Kernel::V7_1, Kernel::V7_2] {
+        let mut p = ZoneParams::new(4096);
+        p.kernel = kernel;
+        p.min_free_kbytes = Some(0);
+        p.batch = Some(8);
+        p.high_min = Some(1024);
+        p.high_max = Some(1024);
+        let mut e = boot_engine(&p);
+        let first = e.alloc_pages(GFP_HIGHUSER_MOVABLE, 9, 0, 1, true).unwrap();
+        let held = e.zone.pcp_list_pfns(0, 13);
+        assert_eq!(held.len(), 1, "{kernel:?}");
+        assert_eq!(
+            held[0],
+            first ^ 512,
+            "{kernel:?}: the other half of the order-10 block"
+        );
+        assert_eq!(e.zone.pcp()[0].count, 512);
+        for i in 0..3 {
+            assert!(e
+                .alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 2 + i, true)
+                .is_some());
+        }
+        assert_eq!(e.zone.nr_free_pages(), 0, "{kernel:?}");
+        e.log.events.clear();
+        let got = e.alloc_pages(GFP_HIGHUSER_MOVABLE, 9, 0, 9, true);
+        assert_eq!(got, Some(held[0]), "{kernel:?}: rescued by the drain");
+        assert_eq!(e.zone.pcp()[0].count, 0, "{kernel:?}");
+        assert_eq!(e.zone.nr_free_pages(), 0, "{kernel:?}");
+        assert!(e
+            .log
+            .events
+            .iter()
+            .any(|ev| ev.step == Step::DirectReclaimNotModelled));
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+
+        // GFP_NOWAIT cannot direct-reclaim: no drain, the request fails and the block stays.
+        let mut e2 = boot_engine(&p);
+        e2.alloc_pages(GFP_HIGHUSER_MOVABLE, 9, 0, 1, true).unwrap();
+        for i in 0..3 {
+            e2.alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 2 + i, true)
+                .unwrap();
+        }
+        assert_eq!(
+            e2.alloc_pages(GFP_NOWAIT | __GFP_MOVABLE, 9, 0, 9, true),
+            None
+        );
+        assert_eq!(e2.zone.pcp()[0].count, 512, "{kernel:?}");
+    }
+}

@@ -821,6 +821,37 @@ class Model:
             n += 1
         return n
 
+    def reaches_direct_reclaim(self, gfp, order, mt):
+        """__alloc_pages_slowpath reaches __alloc_pages_direct_reclaim: may reclaim, and is not one
+        of the requests that give up after their skipped compaction."""
+        if not (gfp & G_DIRECT_RECLAIM):
+            return False
+        costly = order > 3
+        if self.kernel == "v6.18":
+            return not (costly and (gfp & G_NORETRY))
+        compact_first = bool(gfp & G_IO) and (costly or (order > 0 and mt != M))
+        return not (compact_first and (gfp & G_NORETRY) and (gfp & G_THISNODE))
+
+    def unreserve_highatomic(self, ac_mt):
+        """unreserve_highatomic_pageblock(ac, force=false): keep at least one pageblock."""
+        if self.nr_reserved_highatomic <= PB_PAGES:
+            return
+        for o in range(0, MAX_ORDER + 1):
+            pfn = self.free_lists[o][HA].head
+            if pfn is None:
+                continue
+            self.hit("unreserve_highatomic")
+            size = min(max(PB_PAGES, 1 << o), self.nr_reserved_highatomic)
+            self.nr_reserved_highatomic -= size
+            if o < PB_ORDER:
+                bs, be = self.block_bounds(pfn)
+                self.move_freepages_block_walk(bs, be, HA, ac_mt)
+                self.set_pageblock_mt(bs, ac_mt)
+            else:
+                self.move_to_free_list(pfn, o, HA, ac_mt)
+                self.change_pageblock_range(pfn, o, ac_mt)
+            return
+
     def alloc_pages(self, cpu, gfp, order):
         """§2.1 __alloc_frozen_pages + §7.2 slow path. Returns pfn or None; emits mm_page_alloc."""
         mt = self.gfp_migratetype(gfp)
@@ -852,6 +883,16 @@ class Model:
                 if p is not None:
                     self.hit("slowpath_ok")
                     break
+            if p is None and self.reaches_direct_reclaim(gfp, order, mt):
+                # __alloc_pages_direct_reclaim (C: v6.18.2 and v7.1.5): reclaim itself is not
+                # modelled; one retry, then unreserve one highatomic block, drain every pcp, retry.
+                p = self.get_page_from_freelist(cpu, order, sf, mt)
+                if p is None:
+                    self.unreserve_highatomic(mt)
+                    self.drain_all()
+                    p = self.get_page_from_freelist(cpu, order, sf, mt)
+                    if p is not None:
+                        self.hit("reclaim_drain_ok")
         if p is None:
             self.hit("alloc_fail")
             self.emit("mm_page_alloc: page=0000000000000000 pfn=0x0 order=%d migratetype=%d gfp_flags=%s"
