@@ -127,6 +127,10 @@ steps! {
     BulkFreeTakeTail => free_pcppages_bulk: 4,
     TracePcpuDrain => free_pcppages_bulk: 6,
 
+    DecayHigh => decay_pcp_high: 0,
+    DecayLock => decay_pcp_high: 3,
+    DecayBulk => decay_pcp_high: 3,
+
     DrainLock => drain_pages_zone: 0,
     DrainBulk => drain_pages_zone: 1,
 
@@ -361,6 +365,12 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "else add_to_free_list(HEAD)",
         ],
         split_page => &["every tail page gets refcount 1: now 2^order separate pages"],
+        decay_pcp_high => &[
+            "if high > high_min: high = max3(count - (batch << 5), high - high / 8, high_min)",
+            "to_drain = count - high",
+            "6.18: if to_drain > 0: lock pcp; free_pcppages_bulk(to_drain, pindex 0)",
+            "7.x: while to_drain > 0: lock pcp; free_pcppages_bulk(min(to_drain, batch), 0); to_drain -= that",
+        ],
         drain_all_pages => &["for each CPU whose pcp holds pages, in CPU order: drain_pages_zone(cpu)"],
         drain_pages_zone => &[
             "lock pcp; while pcp.count:",

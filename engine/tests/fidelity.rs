@@ -185,3 +185,67 @@ fn reclaim_drains_the_pcp_and_rescues_a_pcp_held_thp() {
         assert_eq!(e2.zone.pcp()[0].count, 512, "{kernel:?}");
     }
 }
+
+fn pcp_state(e: &Engine) -> (i32, i32) {
+    let p = &e.zone.pcp()[0];
+    (p.count, p.high)
+}
+
+/// `decay_pcp_high` (v7.1.5 mm/page_alloc.c:2552-2583; v6.18.2 :2555-2583), run by a `tick` op.
+///
+/// By hand: 4096 pages, pcp `batch` 8, `high_min` 16, `high_max` 1024. Three hundred order-0
+/// GFP_KERNEL allocations then their frees leave `count` 504, `high` 520 (the starting point,
+/// read off the engine; the free path's `nr_pcp_high` grew `high`).
+/// Tick 1: `high` 520 > 16 → max3(504 − (8 << 5), 520 − (520 >> 3), 16) = max3(248, 455, 16) =
+/// 455; `to_drain` = 504 − 455 = 49: 7.x frees it in `batch` chunks, 6 × 8 + 1, each under its
+/// own pcp lock (7 locks); 6.18 in one `free_pcppages_bulk` (1 lock). `count` 455.
+/// Tick 2: max3(199, 455 − 56, 16) = 399, drain 56 (7 chunks on 7.x). Tick 3: 399 − 49 = 350.
+/// Each tick takes an eighth until `high` reaches `high_min`: max3(…, 17 − 2, 16) = 16, and then
+/// `high` = `high_min` is left alone and `count` stays at 16.
+#[test]
+fn tick_decays_pcp_high_and_drains_the_excess() {
+    for (kernel, locks) in [(Kernel::V6_18, 1), (Kernel::V7_1, 7)] {
+        let mut p = ZoneParams::new(4096);
+        p.kernel = kernel;
+        p.batch = Some(8);
+        p.high_min = Some(16);
+        p.high_max = Some(1024);
+        let mut e = boot_engine(&p);
+        let pfns: Vec<_> = (0..300)
+            .map(|i| e.alloc_pages(GFP_KERNEL, 0, 0, i + 1, false).unwrap())
+            .collect();
+        for pfn in pfns {
+            e.free_pages(pfn, 0, 0);
+        }
+        assert_eq!(pcp_state(&e), (504, 520), "{kernel:?}");
+        e.log.events.clear();
+        assert_eq!(e.decay_pcp_high(0), 49);
+        assert_eq!(pcp_state(&e), (455, 455), "{kernel:?}");
+        let pcp_locks = e
+            .log
+            .events
+            .iter()
+            .filter(|ev| {
+                matches!(
+                    ev.kind.annotation(),
+                    Some(buddyscope::events::Annotation::Lock { zone: false, .. })
+                )
+            })
+            .count();
+        assert_eq!(pcp_locks, locks, "{kernel:?}");
+        assert_eq!(e.decay_pcp_high(0), 56);
+        assert_eq!(pcp_state(&e), (399, 399), "{kernel:?}");
+        e.decay_pcp_high(0);
+        assert_eq!(pcp_state(&e), (350, 350), "{kernel:?}");
+        for _ in 0..40 {
+            e.decay_pcp_high(0);
+        }
+        assert_eq!(pcp_state(&e), (16, 16), "{kernel:?}");
+        assert_eq!(
+            e.decay_pcp_high(0),
+            0,
+            "{kernel:?}: at high_min nothing moves"
+        );
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+    }
+}

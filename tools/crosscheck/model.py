@@ -1042,6 +1042,22 @@ class Model:
         while pcp.count:
             self.free_pcppages_bulk(pcp, min(pcp.count, pcp.batch << BATCH_SCALE_MAX), 0)
 
+    def decay_pcp_high(self, pcp):
+        """§4.7 decay_pcp_high (vmstat worker, one tick): ≤ 6.18 one bulk free, 6.19+ batch chunks."""
+        if pcp.high > pcp.high_min:
+            pcp.high = max(pcp.count - (pcp.batch << BATCH_SCALE_MAX), pcp.high - (pcp.high >> 3), pcp.high_min)
+        to_drain = pcp.count - pcp.high
+        if to_drain > 0:
+            self.hit("decay_drain")
+        if self.kernel == "v6.18":
+            if to_drain > 0:
+                self.free_pcppages_bulk(pcp, to_drain, 0)
+        else:
+            while to_drain > 0:
+                chunk = min(to_drain, pcp.batch)
+                self.free_pcppages_bulk(pcp, chunk, 0)
+                to_drain -= chunk
+
     def drain_all(self):
         for c in range(self.ncpus):
             if self.pcps[c].count != 0:
@@ -1412,6 +1428,10 @@ class Model:
                 self.drain_all()
             else:
                 self.drain_pages_zone(c)
+        elif kind == "tick":
+            c = op.get("cpu", "all")
+            for cc in (range(self.ncpus) if c == "all" else [c]):
+                self.decay_pcp_high(self.pcps[cc])
         elif kind == "repeat":
             for _ in range(op["times"]):
                 self.scopes.append({})

@@ -203,8 +203,8 @@ class Gen:
 
     def op(self, names, depth):
         r = self.r
-        k = r.choices(["alloc", "free", "split", "acr", "fcr", "vmalloc", "vfree", "drain", "repeat"],
-                      [40, 18, 8, 5, 8, 6, 5, 5, 3 if depth < 2 else 0])[0]
+        k = r.choices(["alloc", "free", "split", "acr", "fcr", "vmalloc", "vfree", "drain", "tick", "repeat"],
+                      [40, 18, 8, 5, 8, 6, 5, 5, 4, 3 if depth < 2 else 0])[0]
         op = None
         if k == "alloc":
             order = r.choices(range(11), [30, 10, 8, 8, 5, 4, 3, 3, 3, 6, 4])[0]
@@ -259,6 +259,11 @@ class Gen:
                 op["method"] = r.choice(["per_page", "chunked"])
         elif k == "drain":
             op = {"op": "drain", "cpu": r.choice(["all"] + list(range(self.cpus)))}
+            return op
+        elif k == "tick":
+            op = {"op": "tick"}
+            if self.cpus > 1 and r.random() < 0.3:
+                op["cpu"] = r.randrange(self.cpus)
             return op
         elif k == "repeat":
             inner = {"alloc": list(names["alloc"]), "contig": list(names["contig"]),
