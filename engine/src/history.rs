@@ -7,7 +7,7 @@
 use crate::events::Mutation;
 use crate::runner::Run;
 use crate::types::MigrateType;
-use crate::zone::{pindex_to_mt, pindex_to_order, NO_OWNER};
+use crate::zone::{pcp_list_name, pindex_to_order, NO_OWNER};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -30,7 +30,7 @@ impl fmt::Display for PageList {
                 f,
                 "cpu {cpu} pcp->lists[{pindex}] (order {} {})",
                 pindex_to_order(pindex as usize),
-                pindex_to_mt(pindex as usize).kernel_name()
+                pcp_list_name(pindex as usize)
             ),
         }
     }

@@ -3,7 +3,7 @@
 
 use crate::events::*;
 use crate::types::{gfp, to_abs_pfn, Pfn, ZonePfn, PAGEBLOCK_ORDER};
-use crate::zone::{pindex_to_mt, pindex_to_order};
+use crate::zone::{pcp_list_name, pindex_to_order};
 
 /// Zone facts a line needs: the pfn offset and the migratetype numbering.
 #[derive(Clone, Copy, Debug)]
@@ -141,7 +141,7 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
             pindex_to_order(pindex as usize),
             x(pfn),
             end(e),
-            pindex_to_mt(pindex as usize).kernel_name()
+            pcp_list_name(pindex as usize)
         ),
         Mutation::PcpDel {
             cpu,
@@ -153,7 +153,7 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
             pindex_to_order(pindex as usize),
             x(pfn),
             if prev == NIL { "head" } else { "tail" },
-            pindex_to_mt(pindex as usize).kernel_name()
+            pcp_list_name(pindex as usize)
         ),
         Mutation::SetPageblock { pb, old, new } => format!(
             "{f}: pageblock {pb} (pfn {}) changes type {} → {}",

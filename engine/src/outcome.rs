@@ -33,6 +33,8 @@ pub enum Outcome {
     Vfreed,
     /// `drain`.
     Drained,
+    /// `tick`: pcp pages `decay_pcp_high` freed to the buddy.
+    Ticked { drained: u64 },
     /// `free` of one page of a split or contiguous allocation.
     PageFreed { index: u64 },
     /// `free` of a split or contiguous allocation, page by page.
@@ -83,6 +85,7 @@ impl fmt::Display for Outcome {
             }
             Outcome::Vfreed => f.write_str("freed"),
             Outcome::Drained => f.write_str("drained"),
+            Outcome::Ticked { drained } => write!(f, "pcp high decayed; {drained} pages drained"),
             Outcome::PageFreed { index } => write!(f, "page {index} freed"),
             Outcome::FreedOneByOne { pages } => write!(f, "{pages} pages freed one by one"),
             Outcome::BlockFreed { order } => write!(f, "order-{order} block freed"),

@@ -49,14 +49,22 @@ steps! {
     GpffWatermark => get_page_from_freelist: 3,
     GpffRetryNoFragment => get_page_from_freelist: 6,
 
-    SlowpathFail => __alloc_pages_slowpath: 4,
+    SlowpathDirectReclaim => __alloc_pages_slowpath: 4,
+    SlowpathFail => __alloc_pages_slowpath: 5,
+
+    DirectReclaimNotModelled => __alloc_pages_direct_reclaim: 0,
+    DirectReclaimDrain => __alloc_pages_direct_reclaim: 4,
+
+    UnreserveHighatomicLock => unreserve_highatomic_pageblock: 1,
+    UnreserveHighatomicMove => unreserve_highatomic_pageblock: 3,
+    UnreserveHighatomicRange => unreserve_highatomic_pageblock: 4,
 
     RmqueueBoostReset => rmqueue: 3,
 
     PcplistLock => rmqueue_pcplist: 0,
     PcplistHalveFreeCount => rmqueue_pcplist: 1,
-    PcplistRefilled => rmqueue_pcplist: 4,
-    PcplistTakeFront => rmqueue_pcplist: 6,
+    PcplistRefilled => rmqueue_pcplist: 5,
+    PcplistTakeFront => rmqueue_pcplist: 7,
 
     NrPcpAllocClamp => nr_pcp_alloc: 0,
     NrPcpAllocGrowHigh => nr_pcp_alloc: 2,
@@ -89,7 +97,9 @@ steps! {
     StealTake => __rmqueue_steal: 3,
     StealTraceExtfrag => __rmqueue_steal: 3,
 
+    HighatomicReserveLock => reserve_highatomic_pageblock: 1,
     HighatomicReserve => reserve_highatomic_pageblock: 2,
+    HighatomicReserveRange => reserve_highatomic_pageblock: 3,
 
     PutPage => __free_pages: 0,
     TraceMmPageFree => free_pages_prepare: 0,
@@ -116,6 +126,10 @@ steps! {
     BulkFreeLock => free_pcppages_bulk: 1,
     BulkFreeTakeTail => free_pcppages_bulk: 4,
     TracePcpuDrain => free_pcppages_bulk: 6,
+
+    DecayHigh => decay_pcp_high: 0,
+    DecayLock => decay_pcp_high: 3,
+    DecayBulk => decay_pcp_high: 3,
 
     DrainLock => drain_pages_zone: 0,
     DrainBulk => drain_pages_zone: 1,
@@ -147,7 +161,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
     use KernelFn::*;
     match f {
         alloc_pages => &[
-            "mt = gfp_migratetype(gfp); flags = WMARK_LOW | KSWAPD | NOFRAGMENT",
+            "mt = gfp_migratetype(gfp); flags = WMARK_LOW | KSWAPD | (NOFRAGMENT if zone is Normal)",
             "page = get_page_from_freelist(order, flags)      // fast path",
             "if !page: page = __alloc_pages_slowpath(...)      // WMARK_MIN attempts",
             "if page:",
@@ -170,7 +184,24 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "attempts = 2 (6.18) | 1 + cpuset_dropped + compact_first (7.x)",
             "repeat attempts:",
             "    page = get_page_from_freelist(order, flags); if page: return page",
-            "fail: the kernel would reclaim / compact / OOM here (not modelled)",
+            "if can_direct_reclaim (not a NORETRY give-up): page = __alloc_pages_direct_reclaim(); if page: return page",
+            "fail: the kernel would retry reclaim / compaction, then OOM (not modelled)",
+        ],
+        __alloc_pages_direct_reclaim => &[
+            "progress = __perform_reclaim()    // not modelled: no page reclaimed, assumed progress",
+            "retry: page = get_page_from_freelist(order, flags)",
+            "if !page and !drained:           // pages may sit on pcp lists or in highatomic reserves",
+            "    unreserve_highatomic_pageblock(ac, force = false)",
+            "    drain_all_pages(NULL); drained = true; goto retry",
+            "return page",
+        ],
+        unreserve_highatomic_pageblock => &[
+            "if !force and nr_reserved_highatomic <= 512: return     // keep one pageblock",
+            "lock zone; for order in 0..=10: page = first HighAtomic block of that order",
+            "    nr_reserved_highatomic -= max(512, 1 << order)",
+            "    if order < 9: move_freepages_block(HighAtomic → ac.migratetype)",
+            "    else: move_to_free_list + change_pageblock_range(ac.migratetype)",
+            "    unlock zone; return",
         ],
         rmqueue => &[
             "if pcp_allowed_order(order): page = rmqueue_pcplist(order, mt)",
@@ -184,16 +215,18 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "pcp.free_count >>= 1",
             "list = pcp.lists[order_to_pindex(mt, order)]",
             "if list empty: n = nr_pcp_alloc(order)",
+            "    if ALLOC_HIGHATOMIC (7.x): return NULL      // rmqueue_buddy uses/grows the reserve",
             "    pcp.count += rmqueue_bulk(order, n, list) << order",
             "    if list still empty: return NULL",
             "page = pop_front(list); pcp.count -= 1 << order",
         ],
         nr_pcp_alloc => &[
-            "high = clamp(pcp.high, high_min, high_max)",
+            "high = clamp(pcp.high, high_min, high_max); if high < batch: return 1",
             "b = order == 0 ? batch << alloc_factor : batch",
             "if high_min != high_max and !BELOW_HIGH: high = min(high + b, high_max)",
-            "if order == 0 and b fits: alloc_factor++ (max 5)",
-            "return order ? max(b >> order, 2) : min(b, high - count - batch)",
+            "if order == 0 and b <= (m = max(high - count - batch, batch)): alloc_factor++ (max 5)",
+            "if order == 0: b = min(b, m)",
+            "return b > 1 ? max(b >> order, 2) : b",
         ],
         rmqueue_bulk => &[
             "lock zone (held for the whole batch)",
@@ -273,8 +306,10 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
         ],
         reserve_highatomic_pageblock => &[
             "if managed/100 < 512 or reserved >= ALIGN(managed/100, 512): return",
-            "if block type not mergeable: return",
-            "move the block's free pages to HighAtomic; reserved += 512",
+            "lock zone; recheck the limit; if block type not mergeable: unlock, return",
+            "if order < 9: move the block's free pages to HighAtomic; reserved += 512",
+            "else: change_pageblock_range(page, order, HighAtomic); reserved += 1 << order",
+            "unlock zone",
         ],
         zone_watermark_ok => &[
             "free = NR_FREE_PAGES - unusable (highatomic, cma)",
@@ -330,6 +365,13 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "else add_to_free_list(HEAD)",
         ],
         split_page => &["every tail page gets refcount 1: now 2^order separate pages"],
+        decay_pcp_high => &[
+            "if high > high_min: high = max3(count - (batch << 5), high - high / 8, high_min)",
+            "to_drain = count - high",
+            "6.18: if to_drain > 0: lock pcp; free_pcppages_bulk(to_drain, pindex 0)",
+            "7.x: while to_drain > 0: lock pcp; free_pcppages_bulk(min(to_drain, batch), 0); to_drain -= that",
+        ],
+        drain_all_pages => &["for each CPU whose pcp holds pages, in CPU order: drain_pages_zone(cpu)"],
         drain_pages_zone => &[
             "lock pcp; while pcp.count:",
             "    free_pcppages_bulk(min(count, batch << 5), pindex 0)",

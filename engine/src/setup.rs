@@ -141,7 +141,9 @@ pub fn new_zone(p: &ZoneParams) -> Zone {
         rmqueue_mode_memory: p.rmqueue_mode_memory,
         mobility_disabled: mobility_disabled(p.pages as u64, p.cma),
         thp: true,
-        nofragment_first_pass: true,
+        // alloc_flags_nofragment() (6.18.2 … 7.1.5): ALLOC_NOFRAGMENT only when the preferred zone
+        // is ZONE_NORMAL (`zone_idx(zone) != ZONE_NORMAL` returns early); the zone's name picks it.
+        nofragment_first_pass: p.name == "Normal",
     };
     let mut z = Zone::new_empty(cfg);
     let managed = p.pages as u64;

@@ -94,8 +94,10 @@ pub struct ZoneConfig {
     pub rmqueue_mode_memory: bool,
     /// `page_group_by_mobility_disabled` (zone < 2560 pages, 3072 with CMA; §1.8).
     pub mobility_disabled: bool,
-    /// Fixed in v1: THP on, `ALLOC_NOFRAGMENT` first pass on.
+    /// Fixed: THP on.
     pub thp: bool,
+    /// `alloc_flags_nofragment()`: the `ALLOC_NOFRAGMENT` first pass runs only when the preferred
+    /// zone is `ZONE_NORMAL` (a zone named `Normal`); `DMA32`/`DMA` run one pass without it.
     pub nofragment_first_pass: bool,
 }
 
@@ -171,6 +173,17 @@ pub fn pindex_to_mt(pindex: usize) -> MigrateType {
         MigrateType::Unmovable
     } else {
         MigrateType::Movable
+    }
+}
+
+/// The name of pcp list `pindex` in narration: the order-9 list 12 is shared by Unmovable and
+/// Reclaimable THPs (`order_to_pindex`: `movable = migratetype == MIGRATE_MOVABLE`), so it is not
+/// named after one of them.
+pub fn pcp_list_name(pindex: usize) -> &'static str {
+    if pindex == NR_LOWORDER_PCP_LISTS {
+        "Unmovable+Reclaimable"
+    } else {
+        pindex_to_mt(pindex).kernel_name()
     }
 }
 

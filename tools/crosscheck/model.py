@@ -821,13 +821,45 @@ class Model:
             n += 1
         return n
 
+    def reaches_direct_reclaim(self, gfp, order, mt):
+        """__alloc_pages_slowpath reaches __alloc_pages_direct_reclaim: may reclaim, and is not one
+        of the requests that give up after their skipped compaction."""
+        if not (gfp & G_DIRECT_RECLAIM):
+            return False
+        costly = order > 3
+        if self.kernel == "v6.18":
+            return not (costly and (gfp & G_NORETRY))
+        compact_first = bool(gfp & G_IO) and (costly or (order > 0 and mt != M))
+        return not (compact_first and (gfp & G_NORETRY) and (gfp & G_THISNODE))
+
+    def unreserve_highatomic(self, ac_mt):
+        """unreserve_highatomic_pageblock(ac, force=false): keep at least one pageblock."""
+        if self.nr_reserved_highatomic <= PB_PAGES:
+            return
+        for o in range(0, MAX_ORDER + 1):
+            pfn = self.free_lists[o][HA].head
+            if pfn is None:
+                continue
+            self.hit("unreserve_highatomic")
+            size = min(max(PB_PAGES, 1 << o), self.nr_reserved_highatomic)
+            self.nr_reserved_highatomic -= size
+            if o < PB_ORDER:
+                bs, be = self.block_bounds(pfn)
+                self.move_freepages_block_walk(bs, be, HA, ac_mt)
+                self.set_pageblock_mt(bs, ac_mt)
+            else:
+                self.move_to_free_list(pfn, o, HA, ac_mt)
+                self.change_pageblock_range(pfn, o, ac_mt)
+            return
+
     def alloc_pages(self, cpu, gfp, order):
         """§2.1 __alloc_frozen_pages + §7.2 slow path. Returns pfn or None; emits mm_page_alloc."""
         mt = self.gfp_migratetype(gfp)
         flags = ALLOC_WMARK_LOW
         if self.cma and mt == M:
             flags |= ALLOC_CMA
-        flags |= ALLOC_NOFRAGMENT                      # nofragment_first_pass
+        if self.zname == "Normal":                     # §2.1 step 3: only ZONE_NORMAL
+            flags |= ALLOC_NOFRAGMENT                  # nofragment_first_pass
         if gfp & G_KSWAPD_RECLAIM:
             flags |= ALLOC_KSWAPD
         p = self.get_page_from_freelist(cpu, order, flags, mt)
@@ -851,6 +883,16 @@ class Model:
                 if p is not None:
                     self.hit("slowpath_ok")
                     break
+            if p is None and self.reaches_direct_reclaim(gfp, order, mt):
+                # __alloc_pages_direct_reclaim (C: v6.18.2 and v7.1.5): reclaim itself is not
+                # modelled; one retry, then unreserve one highatomic block, drain every pcp, retry.
+                p = self.get_page_from_freelist(cpu, order, sf, mt)
+                if p is None:
+                    self.unreserve_highatomic(mt)
+                    self.drain_all()
+                    p = self.get_page_from_freelist(cpu, order, sf, mt)
+                    if p is not None:
+                        self.hit("reclaim_drain_ok")
         if p is None:
             self.hit("alloc_fail")
             self.emit("mm_page_alloc: page=0000000000000000 pfn=0x0 order=%d migratetype=%d gfp_flags=%s"
@@ -999,6 +1041,22 @@ class Model:
             self.hit("drain_op_nonempty")
         while pcp.count:
             self.free_pcppages_bulk(pcp, min(pcp.count, pcp.batch << BATCH_SCALE_MAX), 0)
+
+    def decay_pcp_high(self, pcp):
+        """§4.7 decay_pcp_high (vmstat worker, one tick): ≤ 6.18 one bulk free, 6.19+ batch chunks."""
+        if pcp.high > pcp.high_min:
+            pcp.high = max(pcp.count - (pcp.batch << BATCH_SCALE_MAX), pcp.high - (pcp.high >> 3), pcp.high_min)
+        to_drain = pcp.count - pcp.high
+        if to_drain > 0:
+            self.hit("decay_drain")
+        if self.kernel == "v6.18":
+            if to_drain > 0:
+                self.free_pcppages_bulk(pcp, to_drain, 0)
+        else:
+            while to_drain > 0:
+                chunk = min(to_drain, pcp.batch)
+                self.free_pcppages_bulk(pcp, chunk, 0)
+                to_drain -= chunk
 
     def drain_all(self):
         for c in range(self.ncpus):
@@ -1370,6 +1428,10 @@ class Model:
                 self.drain_all()
             else:
                 self.drain_pages_zone(c)
+        elif kind == "tick":
+            c = op.get("cpu", "all")
+            for cc in (range(self.ncpus) if c == "all" else [c]):
+                self.decay_pcp_high(self.pcps[cc])
         elif kind == "repeat":
             for _ in range(op["times"]):
                 self.scopes.append({})

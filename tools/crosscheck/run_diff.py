@@ -128,6 +128,9 @@ class Gen:
             if r.random() < 0.5:
                 pcp["high_max"] = r.choice([0, 8, 64, 256, 2000])
             z["pcp"] = pcp
+        if r.random() < 0.25:
+            # alloc_flags_nofragment(): only a Normal zone gets the ALLOC_NOFRAGMENT first pass.
+            z["name"] = r.choice(["DMA32", "DMA32", "DMA"])
         return z
 
     def scenario(self):
@@ -200,8 +203,8 @@ class Gen:
 
     def op(self, names, depth):
         r = self.r
-        k = r.choices(["alloc", "free", "split", "acr", "fcr", "vmalloc", "vfree", "drain", "repeat"],
-                      [40, 18, 8, 5, 8, 6, 5, 5, 3 if depth < 2 else 0])[0]
+        k = r.choices(["alloc", "free", "split", "acr", "fcr", "vmalloc", "vfree", "drain", "tick", "repeat"],
+                      [40, 18, 8, 5, 8, 6, 5, 5, 4, 3 if depth < 2 else 0])[0]
         op = None
         if k == "alloc":
             order = r.choices(range(11), [30, 10, 8, 8, 5, 4, 3, 3, 3, 6, 4])[0]
@@ -256,6 +259,11 @@ class Gen:
                 op["method"] = r.choice(["per_page", "chunked"])
         elif k == "drain":
             op = {"op": "drain", "cpu": r.choice(["all"] + list(range(self.cpus)))}
+            return op
+        elif k == "tick":
+            op = {"op": "tick"}
+            if self.cpus > 1 and r.random() < 0.3:
+                op["cpu"] = r.randrange(self.cpus)
             return op
         elif k == "repeat":
             inner = {"alloc": list(names["alloc"]), "contig": list(names["contig"]),

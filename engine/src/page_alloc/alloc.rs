@@ -186,18 +186,135 @@ impl Engine {
                 break;
             }
         }
+        let reclaims = page.is_none() && self.reaches_direct_reclaim(gfp, order, mt);
+        if reclaims {
+            page = self.__alloc_pages_direct_reclaim(gfp, order, flags, mt, cpu);
+        }
         if page.is_none() {
+            let then = if reclaims {
+                "after direct reclaim's pcp drain; the kernel would now retry reclaim and compaction, then OOM (not modelled)"
+            } else {
+                "the kernel would now give up (this request may not reclaim)"
+            };
             self.message(
                 Step::SlowpathFail,
                 MsgLevel::Failure,
                 format!(
-                    "order-{order} {} allocation failed after {attempts} slow-path attempt(s); the kernel would now reclaim, compact or OOM (not modelled)",
+                    "order-{order} {} allocation failed after {attempts} slow-path attempt(s) {then}",
                     mt.kernel_name()
                 ),
             );
         }
         self.exit(KernelFn::__alloc_pages_slowpath);
         page
+    }
+
+    /// Whether `__alloc_pages_slowpath` gets as far as `__alloc_pages_direct_reclaim` once its
+    /// `get_page_from_freelist` attempts (§7.2) failed: only with `__GFP_DIRECT_RECLAIM`, and
+    /// not for the requests that give up after their skipped direct compaction (6.18: costly
+    /// `__GFP_NORETRY`; 7.x: `compact_first` with `__GFP_NORETRY | __GFP_THISNODE`).
+    fn reaches_direct_reclaim(&self, gfp: u32, order: u8, mt: MigrateType) -> bool {
+        if gfp & __GFP_DIRECT_RECLAIM == 0 {
+            return false;
+        }
+        let costly = order > PAGE_ALLOC_COSTLY_ORDER;
+        if self.zone.cfg.kernel.slowpath_7x() {
+            let compact_first =
+                gfp & __GFP_IO != 0 && (costly || (order > 0 && mt != MigrateType::Movable));
+            !(compact_first && gfp & __GFP_NORETRY != 0 && gfp & __GFP_THISNODE != 0)
+        } else {
+            !(costly && gfp & __GFP_NORETRY != 0)
+        }
+    }
+
+    /// `__alloc_pages_direct_reclaim`: page reclaim itself is not modelled (no page is reclaimed;
+    /// the model assumes it made progress, as on a machine with page cache to reclaim), but what
+    /// the kernel does after it is: one more `get_page_from_freelist`, then, if that fails,
+    /// `unreserve_highatomic_pageblock(ac, false)` and `drain_all_pages(NULL)` and a last try,
+    /// so a block held on a pcp list is found.
+    fn __alloc_pages_direct_reclaim(
+        &mut self,
+        gfp: u32,
+        order: u8,
+        flags: u32,
+        mt: MigrateType,
+        cpu: usize,
+    ) -> Option<ZonePfn> {
+        self.enter(KernelFn::__alloc_pages_direct_reclaim);
+        self.message(
+            Step::DirectReclaimNotModelled,
+            MsgLevel::Note,
+            "__alloc_pages_direct_reclaim: page reclaim is not modelled (no page reclaimed); retry, then drain the pcp lists and retry".into(),
+        );
+        let mut page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+        if page.is_none() {
+            self.unreserve_highatomic_pageblock(mt);
+            self.enter(KernelFn::drain_all_pages);
+            for c in 0..self.zone.pcp.len() {
+                if self.zone.pcp[c].count != 0 {
+                    self.drain_pages_zone(c);
+                }
+            }
+            self.exit(KernelFn::drain_all_pages);
+            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+        }
+        self.exit(KernelFn::__alloc_pages_direct_reclaim);
+        page
+    }
+
+    /// `unreserve_highatomic_pageblock(ac, force = false)`: give one highatomic pageblock back
+    /// to the requester's migratetype, keeping at least one reserved.
+    fn unreserve_highatomic_pageblock(&mut self, ac_mt: MigrateType) {
+        let pb = PAGEBLOCK_NR_PAGES as i64;
+        if self.zone.nr_reserved_highatomic <= pb {
+            return;
+        }
+        self.enter(KernelFn::unreserve_highatomic_pageblock);
+        self.lock_zone(Step::UnreserveHighatomicLock);
+        for order in 0..=MAX_PAGE_ORDER {
+            let Some(pfn) = self.front(order, MigrateType::HighAtomic) else {
+                continue;
+            };
+            let size = pb.max(1 << order).min(self.zone.nr_reserved_highatomic);
+            if order < PAGEBLOCK_ORDER {
+                self.counter(
+                    Step::UnreserveHighatomicMove,
+                    CounterId::nr_reserved_highatomic,
+                    0,
+                    -size,
+                );
+                let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
+                self.__move_freepages_block(
+                    Step::UnreserveHighatomicMove,
+                    start,
+                    start + PAGEBLOCK_NR_PAGES,
+                    MigrateType::HighAtomic,
+                    ac_mt,
+                );
+                self.set_pageblock_migratetype(
+                    Step::UnreserveHighatomicMove,
+                    start >> PAGEBLOCK_ORDER,
+                    ac_mt,
+                );
+            } else {
+                self.counter(
+                    Step::UnreserveHighatomicRange,
+                    CounterId::nr_reserved_highatomic,
+                    0,
+                    -size,
+                );
+                self.move_to_free_list(
+                    Step::UnreserveHighatomicRange,
+                    pfn,
+                    order,
+                    MigrateType::HighAtomic,
+                    ac_mt,
+                );
+                self.change_pageblock_range(Step::UnreserveHighatomicRange, pfn, order, ac_mt);
+            }
+            break;
+        }
+        self.exit(KernelFn::unreserve_highatomic_pageblock);
     }
 
     /// `rmqueue` (§2.3).
@@ -800,9 +917,9 @@ impl Engine {
             return;
         }
         self.enter(KernelFn::reserve_highatomic_pageblock);
-        if !self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
-            self.lock_zone(Step::HighatomicReserve);
-        }
+        // Every version takes the zone lock itself: ≤ 6.19 it is called from
+        // get_page_from_freelist, 7.x from rmqueue_buddy after its spin_unlock_irqrestore.
+        self.lock_zone(Step::HighatomicReserveLock);
         let mt = self.zone.pageblock_mt(pfn);
         if mt.is_mergeable() {
             if order < PAGEBLOCK_ORDER {
@@ -830,13 +947,13 @@ impl Engine {
                 }
             } else {
                 self.change_pageblock_range(
-                    Step::HighatomicReserve,
+                    Step::HighatomicReserveRange,
                     pfn,
                     order,
                     MigrateType::HighAtomic,
                 );
                 self.counter(
-                    Step::HighatomicReserve,
+                    Step::HighatomicReserveRange,
                     CounterId::nr_reserved_highatomic,
                     0,
                     1 << order,

@@ -352,6 +352,37 @@ impl Engine {
         self.exit(KernelFn::drain_pages_zone);
     }
 
+    /// `decay_pcp_high(zone, pcp)` (§4.7; run by the vmstat worker `refresh_cpu_vm_stats` every
+    /// `stat_interval`): lower `high` toward `high_min` by an eighth (never below `count − batch
+    /// << 5`), then free what exceeds it from pindex 0: 6.18 in one `free_pcppages_bulk`, 6.19+
+    /// in `batch`-sized chunks, each under its own pcp lock. Returns the pages freed.
+    pub fn decay_pcp_high(&mut self, cpu: usize) -> u64 {
+        self.enter(KernelFn::decay_pcp_high);
+        let p = &self.zone.pcp[cpu];
+        let (high_min, batch, count, high) = (p.high_min, p.batch, p.count, p.high);
+        if high > high_min {
+            let new = (count - (batch << PCP_BATCH_SCALE_MAX))
+                .max(high - (high >> 3))
+                .max(high_min);
+            self.set_pcp_high(Step::DecayHigh, cpu, new);
+        }
+        let mut to_drain = self.zone.pcp[cpu].count - self.zone.pcp[cpu].high;
+        let before = self.zone.pcp[cpu].count;
+        if self.zone.cfg.kernel.pcp_free_in_batches() {
+            while to_drain > 0 {
+                let chunk = to_drain.min(batch);
+                self.lock_pcp(Step::DecayLock, cpu);
+                self.free_pcppages_bulk(Step::DecayBulk, cpu, chunk, 0);
+                to_drain -= chunk;
+            }
+        } else if to_drain > 0 {
+            self.lock_pcp(Step::DecayLock, cpu);
+            self.free_pcppages_bulk(Step::DecayBulk, cpu, to_drain, 0);
+        }
+        self.exit(KernelFn::decay_pcp_high);
+        (before - self.zone.pcp[cpu].count) as u64
+    }
+
     /// `split_page`: every tail page gets its own reference.
     pub fn split_page(&mut self, pfn: ZonePfn, order: u8) {
         if order == 0 {

@@ -539,6 +539,10 @@ pub fn summarize(op: &Op) -> String {
             DrainTarget::Cpu(c) => format!("drain cpu {c}"),
             DrainTarget::All => "drain all".into(),
         },
+        Op::Tick { cpu, .. } => match cpu {
+            DrainTarget::Cpu(c) => format!("tick cpu {c}"),
+            DrainTarget::All => "tick".into(),
+        },
         Op::Repeat { times, .. } => format!("repeat ×{times}"),
         Op::Workload { steps, seed, .. } => format!("workload {steps} steps (seed {seed})"),
     }

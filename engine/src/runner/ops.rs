@@ -47,6 +47,7 @@ impl Runner<'_> {
                 ref_name, method, ..
             } => (self.op_vfree(ref_name, *method, cpu), 0),
             Op::Drain { cpu: target, .. } => (self.op_drain(target), 0),
+            Op::Tick { cpu: target, .. } => (self.op_tick(target), 0),
             Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_ops"),
         };
         self.end(def, start, touched, outcome);
@@ -257,6 +258,19 @@ impl Runner<'_> {
             },
             None => self.warn(format!("vfree {ref_name}: unknown name")),
         }
+    }
+
+    /// `tick`: one vmstat interval: `decay_pcp_high` on one CPU's pcp or on every CPU's.
+    fn op_tick(&mut self, target: &DrainTarget) -> Outcome {
+        let cpus = match target {
+            DrainTarget::Cpu(c) => *c as usize..*c as usize + 1,
+            DrainTarget::All => 0..self.engine.zone.pcp.len(),
+        };
+        let mut drained = 0;
+        for c in cpus {
+            drained += self.engine.decay_pcp_high(c);
+        }
+        Outcome::Ticked { drained }
     }
 
     /// `drain`: `drain_pages_zone` for one CPU, or for every CPU whose pcp holds pages.

@@ -350,6 +350,15 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// One vmstat interval (`stat_interval`, 1 s): `refresh_cpu_vm_stats` runs
+    /// `decay_pcp_high` on each target CPU's pcp (default every CPU, in CPU order), so pages freed
+    /// one by one do not stay on the pcp lists forever.
+    Tick {
+        #[serde(default = "tick_default_target")]
+        cpu: DrainTarget,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
     /// Each iteration runs `ops` in a new name scope. `cpu` is accepted but not inherited.
     Repeat {
         times: u64,
@@ -371,6 +380,10 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+}
+
+fn tick_default_target() -> DrainTarget {
+    DrainTarget::All
 }
 
 fn default_mt() -> MigrateType {
@@ -398,6 +411,7 @@ impl Op {
             Op::Vmalloc { .. } => "vmalloc",
             Op::Vfree { .. } => "vfree",
             Op::Drain { .. } => "drain",
+            Op::Tick { .. } => "tick",
             Op::Repeat { .. } => "repeat",
             Op::Workload { .. } => "workload",
         }
@@ -415,7 +429,7 @@ impl Op {
             | Op::Vfree { cpu, .. }
             | Op::Repeat { cpu, .. }
             | Op::Workload { cpu, .. } => *cpu,
-            Op::Drain { .. } => None,
+            Op::Drain { .. } | Op::Tick { .. } => None,
         }
     }
 
@@ -434,6 +448,7 @@ impl Op {
             | Op::Vmalloc { note, .. }
             | Op::Vfree { note, .. }
             | Op::Drain { note, .. }
+            | Op::Tick { note, .. }
             | Op::Repeat { note, .. }
             | Op::Workload { note, .. } => note.as_deref(),
         }

@@ -22,6 +22,7 @@ const OP_NAMES: &[&str] = &[
     "vmalloc",
     "vfree",
     "drain",
+    "tick",
     "repeat",
     "workload",
 ];
@@ -109,6 +110,8 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("vfree", "note", NOTE_DOC),
     ("drain", "cpu", "the CPU to drain, a number or \"all\" (default 0)"),
     ("drain", "note", NOTE_DOC),
+    ("tick", "cpu", "the CPU whose vmstat worker runs, a number or \"all\" (default \"all\")"),
+    ("tick", "note", NOTE_DOC),
     ("repeat", "times", "an integer ≥ 0"),
     ("repeat", "ops", "an array of ops, run once per iteration in a new name scope"),
     ("repeat", "cpu", "a CPU 0..=zone.cpus-1; not inherited by the repeated ops"),
@@ -656,6 +659,10 @@ fn op_from_value(v: &Value, path: &str) -> Res<Op> {
         },
         "drain" => Op::Drain {
             cpu: f.or("cpu", DrainTarget::default(), read_drain_target)?,
+            note: note()?,
+        },
+        "tick" => Op::Tick {
+            cpu: f.or("cpu", DrainTarget::All, read_drain_target)?,
             note: note()?,
         },
         "repeat" => Op::Repeat {

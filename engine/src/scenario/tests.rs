@@ -385,6 +385,9 @@ fn op_value_errors() {
         (r#"[{"op": "alloc", "order": 0, "cpu": 1}]"#, "ops[0].cpu"),
         (r#"[{"op": "drain", "cpu": 1}]"#, "ops[0].cpu"),
         (r#"[{"op": "drain", "cpu": "some"}]"#, "ops[0].cpu"),
+        (r#"[{"op": "tick", "cpu": 1}]"#, "ops[0].cpu"),
+        (r#"[{"op": "tick", "cpu": "most"}]"#, "ops[0].cpu"),
+        (r#"[{"op": "tick", "cpus": 0}]"#, "ops[0].cpus"),
         (
             r#"[{"op": "repeat", "times": 1, "cpu": 5, "ops": []}]"#,
             "ops[0].cpu",

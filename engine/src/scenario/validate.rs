@@ -303,7 +303,7 @@ impl Checker {
                     ));
                 }
             }
-            Op::Drain { cpu, .. } => {
+            Op::Drain { cpu, .. } | Op::Tick { cpu, .. } => {
                 if let DrainTarget::Cpu(c) = cpu {
                     self.cpu(&join(path, "cpu"), *c)?;
                 }
