@@ -20,7 +20,8 @@ pub struct SideRun {
     /// Executed operations.
     pub ops: u64,
     pub totals: Stats,
-    /// Wall time of the engine run (setup included), seconds, from the caller's clock.
+    /// Time of the engine run (setup included), seconds, from the caller's clock (the CLI's
+    /// is the thread's CPU time).
     pub seconds: f64,
 }
 
@@ -122,7 +123,7 @@ pub fn table(file: &str, r: &SeedBench) -> String {
     }
     let _ = writeln!(
         o,
-        "  engine time (counters only): a {:.3} s, b {:.3} s",
+        "  engine CPU time (counters only): a {:.3} s, b {:.3} s",
         r.a.seconds, r.b.seconds
     );
     o

@@ -234,3 +234,105 @@ fn memory_bytes_counts_the_trace_and_the_checkpoints() {
     assert!(fast.memory_bytes() < rec.memory_bytes());
     assert_eq!(fast.trace_bytes(), 0);
 }
+
+fn cli(args: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_buddyscope"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+const HUGE: &str = r#"{"version": 1, "ops": [{"op": "repeat", "times": 1000000, "ops": [
+    {"op": "repeat", "times": 1000000, "ops": [
+    {"op": "repeat", "times": 1000000, "ops": [{"op": "alloc", "order": 0}]}]}]}]}"#;
+
+#[test]
+fn cli_check_prints_the_cost_and_check_and_run_refuse_ten_to_the_eighteen() {
+    let (code, out, _) = cli(&["check", "-"], &thp_loop(100));
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(
+            "-: expands to 300 operations, 153600 pages touched (limit 10000000 operations)"
+        ),
+        "{out}"
+    );
+    for args in [
+        &["check", "-"][..],
+        &["run", "-"][..],
+        &["run", "-", "--no-trace"][..],
+        &["run", "-", "--format", "trace"][..],
+    ] {
+        let (code, out, err) = cli(args, HUGE);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.contains("expands to 1000000000000000000 operations"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("--max-ops"), "{args:?}: {err}");
+    }
+    // --max-ops lowers or raises the limit.
+    let (code, _, err) = cli(&["run", "-", "--max-ops", "299"], &thp_loop(100));
+    assert_ne!(code, 0);
+    assert!(err.contains("the limit is 299 operations"), "{err}");
+    let (code, _, _) = cli(&["check", "-", "--max-ops", "300"], &thp_loop(100));
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn cli_no_trace_prints_the_recorded_runs_summary_and_proc_files() {
+    let doc = thp_loop(40);
+    for format in ["summary", "pagetypeinfo", "zoneinfo", "buddyinfo"] {
+        let (c1, full, _) = cli(&["run", "-", "--format", format], &doc);
+        let (c2, fast, _) = cli(&["run", "-", "--format", format, "--no-trace"], &doc);
+        assert_eq!((c1, c2), (0, 0));
+        assert_eq!(full, fast, "{format}");
+    }
+    let (_, json, _) = cli(&["run", "-", "--format", "json", "--counters-only"], &doc);
+    assert!(json.contains("\"ops_omitted\": 60"), "{json}");
+    let (code, _, err) = cli(&["run", "-", "--format", "trace", "--no-trace"], &doc);
+    assert_ne!(code, 0);
+    assert!(err.contains("drop --no-trace"), "{err}");
+}
+
+#[test]
+fn the_full_size_seed_benchmarks_fit_the_counters_only_limit() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/bench");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let s = parse_valid(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let cost = estimate(&s);
+        assert!(
+            limits::check_limits(&cost, &Limits::default()).is_ok(),
+            "{}: {cost}",
+            path.display()
+        );
+        // Full size: more than a recorded run is allowed to hold op records for, or a zone a
+        // built-in does not have.
+        assert!(cost.ops >= 2000, "{}: {cost}", path.display());
+        assert!(s.compare.as_ref().is_some_and(|c| c.measured.is_some()));
+        // Not offered by the app as a built-in.
+        assert!(builtin::ALL.iter().all(|b| b.json != text));
+        n += 1;
+    }
+    assert!(n >= 4);
+}
