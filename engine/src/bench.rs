@@ -3,14 +3,21 @@
 //! seed thread measured on a real kernel (`compare.measured`). The model counts work (lock
 //! round trips, list operations, pages prepared), the thread timed it: the ratios are what
 //! can be set side by side. `buddyscope bench-seeds engine/bench/*.json` prints the table.
+//!
+//! Also the engine benchmark's mixed sequence ([`mixed_sequence`]), shared by the criterion
+//! bench, `buddyscope bench-engine` and the app's wasm hook.
 
 use std::fmt::Write;
 
 use crate::compare::{ratio, Measured, Side};
 use crate::limits::Limits;
+use crate::page_alloc::Engine;
+use crate::runner::alloc_gfp;
 use crate::runner::{execute_counters_only, RunOptions};
 use crate::scenario::{parse_valid, ScenarioError, ValidScenario};
 use crate::stats::Stats;
+use crate::types::MigrateType;
+use crate::workload::SplitMix64;
 
 /// One side's run.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,6 +136,103 @@ pub fn table(file: &str, r: &SeedBench) -> String {
     o
 }
 
+// ---------------------------------------------------------------------------------------------
+// The engine benchmark's mixed sequence (benches/engine.rs `mixed_1m`, the app's
+// `window.__buddyscopeBench`): one definition, so native and wasm run the same steps.
+// ---------------------------------------------------------------------------------------------
+
+/// Pages of the zone the mixed sequence runs on (1 GiB).
+pub const MIXED_ZONE_PAGES: u32 = 262_144;
+
+/// A booted 1 GiB zone for the mixed sequence, recording on or off.
+pub fn mixed_engine(recording: bool) -> Engine {
+    let mut e = crate::setup::boot_engine(&crate::setup::ZoneParams::new(MIXED_ZONE_PAGES));
+    e.recording = recording;
+    e
+}
+
+/// One step of the mixed workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MixedStep {
+    /// Allocate `1 << order` pages as `MTS[mt]`.
+    Alloc { order: u8, mt: u8 },
+    /// Free the live allocation at this index (`swap_remove`).
+    Free { slot: u32 },
+}
+
+/// The migratetypes a [`MixedStep::Alloc`] names by index.
+pub const MTS: [MigrateType; 3] = [
+    MigrateType::Movable,
+    MigrateType::Unmovable,
+    MigrateType::Reclaimable,
+];
+
+/// `n` steps (the benchmarks use 1M), orders 0–3 (0 most often), 60 % movable / 30 % unmovable / 10 % reclaimable; the
+/// live set random-walks between about 2000 and 6000 allocations (≈ 12,000 pages, 5 % of
+/// the zone: nothing ever fails).
+pub fn mixed_sequence(n: usize) -> Vec<MixedStep> {
+    let mut rng = SplitMix64(0x6275_6464_7973_636f);
+    let mut live = 0u32;
+    let mut v = Vec::with_capacity(n);
+    while v.len() < n {
+        let p_alloc = if live < 2000 {
+            0.7
+        } else if live > 6000 {
+            0.3
+        } else {
+            0.5
+        };
+        if live == 0 || rng.next_f64() < p_alloc {
+            let r = rng.next_u64();
+            let order = [0, 0, 0, 0, 1, 1, 2, 3][(r & 7) as usize];
+            let m = (r >> 8) % 10;
+            let mt = if m < 6 {
+                0
+            } else if m < 9 {
+                1
+            } else {
+                2
+            };
+            v.push(MixedStep::Alloc { order, mt });
+            live += 1;
+        } else {
+            v.push(MixedStep::Free {
+                slot: (rng.next_u64() % live as u64) as u32,
+            });
+            live -= 1;
+        }
+    }
+    v
+}
+
+/// Runs `seq` on `e` (CPU 0, owner 1); returns the allocations still live at the end. Every
+/// allocation succeeds on a 1 GiB zone ([`mixed_engine`]).
+pub fn run_mixed_engine(e: &mut Engine, seq: &[MixedStep]) -> usize {
+    let mut live: Vec<(u32, u8)> = Vec::with_capacity(8192);
+    for s in seq {
+        match *s {
+            MixedStep::Alloc { order, mt } => {
+                let mt = MTS[mt as usize];
+                let p = e
+                    .alloc_pages(
+                        alloc_gfp(mt, false),
+                        order,
+                        0,
+                        1,
+                        mt == MigrateType::Movable,
+                    )
+                    .expect("mixed alloc");
+                live.push((p, order));
+            }
+            MixedStep::Free { slot } => {
+                let (p, order) = live.swap_remove(slot as usize);
+                e.free_pages(p, order, 0);
+            }
+        }
+    }
+    live.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +260,19 @@ mod tests {
         // A scenario without a pair is refused.
         let e = run_seed(r#"{"version": 1}"#, &Limits::default(), &mut clock).unwrap_err();
         assert_eq!(e.path, "compare");
+    }
+
+    #[test]
+    fn the_mixed_sequence_is_fixed_and_never_fails() {
+        let seq = mixed_sequence(20_000);
+        assert_eq!(seq, mixed_sequence(20_000));
+        let allocs = seq
+            .iter()
+            .filter(|s| matches!(s, MixedStep::Alloc { .. }))
+            .count();
+        let mut e = mixed_engine(false);
+        let live = run_mixed_engine(&mut e, &seq);
+        assert_eq!(live, allocs - (seq.len() - allocs));
+        assert!(e.log.events.is_empty());
     }
 }

@@ -51,6 +51,15 @@ enum Cmd {
         #[command(flatten)]
         limits: LimitArgs,
     },
+    /// Time the engine natively on the criterion bench's mixed sequence (the app's
+    /// window.__buddyscopeBench runs the same in wasm): wall and CPU milliseconds, recording off
+    /// and on, median of --runs.
+    BenchEngine {
+        #[arg(long, default_value_t = 1_000_000)]
+        steps: usize,
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
     /// Replay an ftrace kmem trace (a file, or - for standard input) as forced transitions
     /// and print the final state; summary and json add the divergences.
     Replay {
@@ -339,6 +348,38 @@ fn main() -> ExitCode {
                 }
                 Err(e) => fail(&format!("{file}: {e}")),
             }
+        }
+        Cmd::BenchEngine { steps, runs } => {
+            let seq = buddyscope::bench::mixed_sequence(steps);
+            println!("mixed sequence, {steps} steps, {runs} runs (median; all runs in ms)");
+            for record in [false, true] {
+                let mut wall = Vec::new();
+                let mut cpu = Vec::new();
+                for _ in 0..runs.max(1) {
+                    let mut e = buddyscope::bench::mixed_engine(record);
+                    let (t0, c0) = (std::time::Instant::now(), cpu_seconds());
+                    std::hint::black_box(buddyscope::bench::run_mixed_engine(&mut e, &seq));
+                    wall.push(t0.elapsed().as_secs_f64() * 1e3);
+                    cpu.push((cpu_seconds() - c0) * 1e3);
+                }
+                let median = |v: &mut Vec<f64>| {
+                    v.sort_by(f64::total_cmp);
+                    v[v.len() / 2]
+                };
+                let list = |v: &[f64]| {
+                    v.iter()
+                        .map(|x| format!("{x:.1}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                let (w, c) = (median(&mut wall), median(&mut cpu));
+                println!(
+                    "recording {:<3}  wall {w:8.1} ms  cpu {c:8.1} ms   wall: {}",
+                    if record { "on" } else { "off" },
+                    list(&wall)
+                );
+            }
+            ExitCode::SUCCESS
         }
         Cmd::BenchSeeds { files, limits } => {
             let limits = limits.limits(false);
