@@ -84,8 +84,13 @@ pub fn run_seed(
     })
 }
 
+/// B/A with three significant digits below 1 (`0.286`, `0.000061`), three decimals above.
 fn fmt_ratio(r: Option<f64>) -> String {
     match r {
+        Some(r) if r > 0.0 && r < 0.1 => {
+            let digits = (2.0 - r.log10().floor()).min(9.0) as usize;
+            format!("{r:.digits$}")
+        }
         Some(r) => format!("{r:.3}"),
         None => "-".to_string(),
     }
@@ -257,6 +262,10 @@ mod tests {
         assert!(out.contains("pcp_ops"), "{out}");
         assert!(out.contains("1406"), "{out}");
         assert!(out.contains("0.286"), "{out}");
+        assert_eq!(fmt_ratio(Some(1000.0 / 16387997.0)), "0.0000610");
+        assert_eq!(fmt_ratio(Some(0.05)), "0.0500");
+        assert_eq!(fmt_ratio(Some(17.9423)), "17.942");
+        assert_eq!(fmt_ratio(None), "-");
         // A scenario without a pair is refused.
         let e = run_seed(r#"{"version": 1}"#, &Limits::default(), &mut clock).unwrap_err();
         assert_eq!(e.path, "compare");
