@@ -1,6 +1,7 @@
 //! buddyscope web UI: a Leptos client-side-rendered app compiled to WebAssembly by trunk.
 
 mod app;
+mod bench;
 mod browser;
 mod compare;
 mod embed;
@@ -14,6 +15,7 @@ mod theme;
 fn main() {
     // First thing: a panic anywhere below shows a visible banner, never a blank page.
     panic_banner::install();
+    bench::install();
     leptos::mount::mount_to_body(app::App);
     panic_banner::maybe_debug_panic();
 }

@@ -14,8 +14,9 @@
 //! * `vmalloc`: `vmalloc` + `vfree` of 50 and 512 pages, the ≤ 6.18 way (bulk, freed page by
 //!   page) and the 7.2 way (large orders first, freed in chunks).
 //! * `mixed_1m`: one fixed pseudo-random sequence of 1,000,000 allocs and frees of orders 0–3
-//!   (a few thousand live allocations) on a fresh 1 GiB zone per iteration; the peer runs the
-//!   same sequence.
+//!   (a few thousand live allocations, `buddyscope::bench::mixed_sequence`) on a fresh 1 GiB
+//!   zone per iteration; the peer runs the same sequence. `engine_recording_on_warm` records
+//!   into a log whose pages are already faulted in (the ~12.7 million events are ~300 MB).
 //!
 //! With recording on, the event log is cleared (capacity kept) whenever it passes 4 Mi events
 //! in the short benchmarks, so memory stays bounded; `mixed_1m` records the whole run.
@@ -24,13 +25,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use buddy_system_allocator::FrameAllocator;
+use buddyscope::bench::{mixed_sequence, run_mixed_engine, MixedStep};
 use buddyscope::page_alloc::Engine;
-use buddyscope::runner::alloc_gfp;
 use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::gfp::*;
 use buddyscope::types::*;
 use buddyscope::vmalloc::VMALLOC_GFP;
-use buddyscope::workload::SplitMix64;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 
 /// 1 GiB of 4 KiB pages.
@@ -156,94 +156,15 @@ fn vmalloc(c: &mut Criterion) {
     g.finish();
 }
 
-/// One step of the mixed workload.
-#[derive(Clone, Copy)]
-enum Step {
-    /// Allocate `1 << order` pages as `MTS[mt]`.
-    Alloc { order: u8, mt: u8 },
-    /// Free the live allocation at this index (`swap_remove`).
-    Free { slot: u32 },
-}
-
-const MTS: [MigrateType; 3] = [
-    MigrateType::Movable,
-    MigrateType::Unmovable,
-    MigrateType::Reclaimable,
-];
-
-/// 1M steps, orders 0–3 (0 most often), 60 % movable / 30 % unmovable / 10 % reclaimable; the
-/// live set random-walks between about 2000 and 6000 allocations (≈ 12,000 pages, 5 % of
-/// the zone: nothing ever fails).
-fn mixed_sequence(n: usize) -> Vec<Step> {
-    let mut rng = SplitMix64(0x6275_6464_7973_636f);
-    let mut live = 0u32;
-    let mut v = Vec::with_capacity(n);
-    while v.len() < n {
-        let p_alloc = if live < 2000 {
-            0.7
-        } else if live > 6000 {
-            0.3
-        } else {
-            0.5
-        };
-        if live == 0 || rng.next_f64() < p_alloc {
-            let r = rng.next_u64();
-            let order = [0, 0, 0, 0, 1, 1, 2, 3][(r & 7) as usize];
-            let m = (r >> 8) % 10;
-            let mt = if m < 6 {
-                0
-            } else if m < 9 {
-                1
-            } else {
-                2
-            };
-            v.push(Step::Alloc { order, mt });
-            live += 1;
-        } else {
-            v.push(Step::Free {
-                slot: (rng.next_u64() % live as u64) as u32,
-            });
-            live -= 1;
-        }
-    }
-    v
-}
-
-fn run_mixed_engine(e: &mut Engine, seq: &[Step]) -> usize {
-    let mut live: Vec<(u32, u8)> = Vec::with_capacity(8192);
-    for s in seq {
-        match *s {
-            Step::Alloc { order, mt } => {
-                let mt = MTS[mt as usize];
-                let p = e
-                    .alloc_pages(
-                        alloc_gfp(mt, false),
-                        order,
-                        0,
-                        1,
-                        mt == MigrateType::Movable,
-                    )
-                    .expect("mixed alloc");
-                live.push((p, order));
-            }
-            Step::Free { slot } => {
-                let (p, order) = live.swap_remove(slot as usize);
-                e.free_pages(p, order, 0);
-            }
-        }
-    }
-    live.len()
-}
-
-fn run_mixed_peer(p: &mut Peer, seq: &[Step]) -> usize {
+fn run_mixed_peer(p: &mut Peer, seq: &[MixedStep]) -> usize {
     let mut live: Vec<(usize, usize)> = Vec::with_capacity(8192);
     for s in seq {
         match *s {
-            Step::Alloc { order, .. } => {
+            MixedStep::Alloc { order, .. } => {
                 let n = 1usize << order;
                 live.push((p.alloc(n).expect("mixed alloc"), n));
             }
-            Step::Free { slot } => {
+            MixedStep::Free { slot } => {
                 let (f, n) = live.swap_remove(slot as usize);
                 p.dealloc(f, n);
             }
@@ -272,6 +193,28 @@ fn mixed_1m(c: &mut Criterion) {
             )
         });
     }
+    // Recording into a log whose memory is already faulted in (capacity kept): what recording
+    // costs beyond the kernel handing out and zeroing ~300 MB of fresh pages.
+    let (events, fill) = {
+        let mut e = engine(true);
+        run_mixed_engine(&mut e, &seq);
+        (e.log.events.len(), e.log.events[0])
+    };
+    g.bench_function("engine_recording_on_warm", |b| {
+        b.iter_batched(
+            || {
+                let mut e = engine(true);
+                e.log.events.resize(events, fill);
+                e.log.events.clear();
+                e
+            },
+            |mut e| {
+                black_box(run_mixed_engine(&mut e, &seq));
+                e
+            },
+            BatchSize::PerIteration,
+        )
+    });
     g.bench_function("peer_buddy_system_allocator", |b| {
         b.iter_batched(
             peer,

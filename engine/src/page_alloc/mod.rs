@@ -67,7 +67,7 @@ impl Engine {
     // ------------------------------------------------------------------ event plumbing
 
     /// Applies an event to the zone and records it.
-    #[inline]
+    #[inline(always)]
     pub fn emit(&mut self, step: Step, kind: impl Into<EventKind>) {
         let ev = Event {
             step,
