@@ -18,6 +18,7 @@ use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
+use crate::panels::runstatus::RunStatusBar;
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
@@ -105,6 +106,7 @@ pub fn App() -> impl IntoView {
             <PresenterToggle/>
         </header>
         {share_error.map(|m| view! { <ShareError message=m/> })}
+        <RunStatusBar/>
         <Show when=presenting>
             <TourBar/>
         </Show>

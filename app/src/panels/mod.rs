@@ -20,6 +20,7 @@ pub mod narration;
 pub mod pcp;
 pub mod pseudocode;
 pub mod replay;
+pub mod runstatus;
 pub mod scenario;
 pub mod scrubber;
 pub mod sharelink;

@@ -183,6 +183,33 @@ impl Checkpoints {
     }
 }
 
+/// The checkpoints and the final zone of a recorded run, rebuilt from its start state, events
+/// and op records exactly as [`execute`] took them (after an op, once `interval` events have
+/// passed, thinned over `budget`). For a run computed elsewhere: the app's run worker sends the
+/// events and records, not the zone copies (megabytes each), and the page replays them once.
+pub fn rebuild_checkpoints(
+    initial: &Zone,
+    events: &[Event],
+    ops: &[OpRecord],
+    budget: usize,
+) -> (Vec<(u32, Zone)>, Zone) {
+    let mut ring = Checkpoints::new(initial, budget);
+    let mut zone = initial.clone();
+    let mut applied = 0usize;
+    for op in ops {
+        let end = (op.end as usize).min(events.len());
+        for ev in &events[applied.min(end)..end] {
+            zone.apply(ev);
+        }
+        applied = applied.max(end);
+        ring.maybe_take(applied, &zone);
+    }
+    for ev in &events[applied..] {
+        zone.apply(ev);
+    }
+    (ring.into_vec(), zone)
+}
+
 /// Parses, validates and runs a scenario.
 pub fn run_text(text: &str, opts: &RunOptions) -> Result<Run, ScenarioError> {
     run_valid(crate::scenario::parse_valid(text)?, opts)
