@@ -11,14 +11,15 @@
 use buddyscope::builtin;
 use buddyscope::compare::{ComparePair, Side};
 use buddyscope::replay::{self, Divergence, ReplayError, ReplayOptions, ReplaySummary};
-use buddyscope::runner::{run_valid, Run, RunOptions};
+use buddyscope::runner::{Run, RunOptions};
 use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
 /// Checkpoints for long scrubber jumps; keep the browser's memory modest.
-const CHECKPOINT_BUDGET: usize = 96 << 20;
+pub const CHECKPOINT_BUDGET: usize = 96 << 20;
 use crate::compare;
+use crate::runjob::model::RunMemory;
 use crate::runjob::{self, Plan, RunStatus};
 
 /// How the app runs a scenario, on the page or in the run worker (the same options in both).
@@ -39,6 +40,8 @@ pub struct Session {
     pub timeline: Timeline,
     /// Set when the run is a replayed trace.
     pub replay: Option<ReplayInfo>,
+    /// What the run holds in memory (the engine's accounting, taken once).
+    pub memory: RunMemory,
 }
 
 /// What a replayed trace adds to its run: the engine's summary and divergences.
@@ -71,8 +74,10 @@ impl Session {
         Session::run(text, ValidScenario::new(pair.side(side).apply(&base))?)
     }
 
+    /// Runs on the page, held to the app's limits like a worker run (`crate::runjob`).
     fn run(text: &str, valid: ValidScenario) -> Result<Session, ScenarioError> {
-        Ok(Session::from_run(text, run_valid(valid, &run_options())?))
+        let run = runjob::run_bounded(valid, &mut |_, _| std::ops::ControlFlow::Continue(()))?;
+        Ok(Session::from_run(text, run))
     }
 
     /// The session of a finished run of `text` (the run worker's result, see `crate::runjob`).
@@ -80,6 +85,7 @@ impl Session {
         Session {
             text: text.to_string(),
             scenario: r.scenario.clone(),
+            memory: RunMemory::of(&r),
             timeline: Timeline::new(r),
             replay: None,
         }
@@ -111,6 +117,7 @@ impl Session {
                 summary,
                 divergences: r.divergences,
             }),
+            memory: RunMemory::of(&r.run),
             timeline: Timeline::new(r.run),
         })
     }

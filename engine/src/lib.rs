@@ -3,11 +3,13 @@
 //!
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
 
+pub mod bench;
 pub mod builtin;
 pub mod compare;
 pub mod events;
 pub mod focus;
 pub mod history;
+pub mod limits;
 pub mod metrics;
 pub mod narrate;
 pub mod ops;

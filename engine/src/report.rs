@@ -71,6 +71,13 @@ struct StateOut<'a> {
     totals: Stats,
     metrics: Metrics,
     ops: Vec<OpOut<'a>>,
+    /// Op records a counters-only run did not keep (between the first and the last ones).
+    #[serde(skip_serializing_if = "is_zero")]
+    ops_omitted: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn zone_lists(z: &Zone) -> Vec<FreeListOut> {
@@ -165,6 +172,7 @@ pub fn json(run: &Run) -> String {
                 }
             })
             .collect(),
+        ops_omitted: run.ops_omitted,
     };
     let mut s = serde_json::to_string_pretty(&out).expect("serializable");
     s.push('\n');
@@ -199,7 +207,9 @@ pub fn summary(run: &Run) -> String {
     for (d, v) in z.stats.iter() {
         let _ = writeln!(o, "  {:<20} {v}", d.name);
     }
-    let _ = writeln!(o, "\noperations: {}", run.ops.len());
+    // A counters-only run keeps the first and last ops only; `total` counts them all.
+    let total = run.ops.len() + run.ops_omitted as usize;
+    let _ = writeln!(o, "\noperations: {total}");
     let show = |o: &mut String, i: usize| {
         let r = &run.ops[i];
         let d = &run.op_defs[r.def as usize];
@@ -211,7 +221,7 @@ pub fn summary(run: &Run) -> String {
         }
         let _ = writeln!(o, " pb_touched {:>4}  {}", r.pageblocks_touched, r.outcome);
     };
-    if run.ops.len() <= 60 {
+    if total <= 60 {
         for i in 0..run.ops.len() {
             show(&mut o, i);
         }
@@ -219,7 +229,7 @@ pub fn summary(run: &Run) -> String {
         for i in 0..20 {
             show(&mut o, i);
         }
-        let _ = writeln!(o, "  … {} more …", run.ops.len() - 40);
+        let _ = writeln!(o, "  … {} more …", total - 40);
         for i in run.ops.len() - 20..run.ops.len() {
             show(&mut o, i);
         }

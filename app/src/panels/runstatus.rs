@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::runjob::model::{percent, progress_text};
+use crate::runjob::model::{memory_text, percent, progress_text};
 use crate::runjob::{self, RunStatus};
 use crate::state::AppState;
 
@@ -75,5 +75,19 @@ pub fn RunStatusBar() -> impl IntoView {
         }
         .into_any(),
     }
+    }
+}
+
+/// The current run's memory line (`run-memory`), from the engine's accounting.
+#[component]
+pub fn RunMemoryLine() -> impl IntoView {
+    let state = AppState::get();
+    let trace_limit = runjob::limits().max_events * buddyscope::limits::EVENT_BYTES as u64;
+    let budget = crate::state::CHECKPOINT_BUDGET as u64;
+    view! {
+        <p class="muted small run-memory" data-testid="run-memory" title="What this run holds in memory: the event trace the timeline steps through, and the zone copies (checkpoints) long jumps restore">
+            "Memory: "
+            {move || state.with(|s| memory_text(s.memory, trace_limit, budget)).unwrap_or_default()}
+        </p>
     }
 }

@@ -15,6 +15,8 @@ pub mod transfer;
 
 use std::cell::{Cell, RefCell};
 
+use buddyscope::limits::{self, Cost, Limits};
+use buddyscope::runner::Run;
 use buddyscope::scenario::{ScenarioError, ValidScenario};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -50,33 +52,52 @@ pub enum Plan {
 }
 
 /// Above this many executed ops a run goes to the worker. Every built-in is far below it
-/// (the largest runs a few thousand ops), so they keep running synchronously.
+/// (the largest runs a few hundred ops), so they keep running synchronously, as before.
 pub const WORKER_MIN_OPS: u64 = 20_000;
 
-/// Costs `valid` without running it and says where it runs.
+/// Above this many pages touched ([`Cost::pages_touched`]) a run goes to the worker too: a few
+/// ops over huge ranges can take as long as many small ones. The built-ins touch at most a few
+/// hundred thousand pages.
+pub const WORKER_MIN_PAGES: u128 = 4 << 20;
+
+/// The limits of the app's runs: it records the trace (the timeline needs it).
+pub fn limits() -> Limits {
+    Limits::recorded()
+}
+
+/// Costs `valid` without running it ([`limits::estimate`]) and says where it runs.
 pub fn plan(valid: &ValidScenario) -> Plan {
-    let ops = estimate_ops(valid);
-    if ops > WORKER_MIN_OPS {
-        Plan::Worker { total: ops }
+    plan_cost(&limits::estimate(valid), &limits())
+}
+
+/// [`plan`] for a known cost.
+pub fn plan_cost(cost: &Cost, limits: &Limits) -> Plan {
+    if let Err(e) = limits::check_limits(cost, limits) {
+        return Plan::Refuse(e);
+    }
+    if cost.ops > u128::from(WORKER_MIN_OPS) || cost.pages_touched > WORKER_MIN_PAGES {
+        Plan::Worker {
+            total: cost.ops_u64(),
+        }
     } else {
         Plan::Now
     }
 }
 
-/// Executed ops of a scenario without running it.
-fn estimate_ops(valid: &ValidScenario) -> u64 {
-    fn count(ops: &[buddyscope::scenario::Op]) -> u64 {
-        ops.iter()
-            .map(|op| match op {
-                buddyscope::scenario::Op::Repeat { times, ops, .. } => {
-                    (*times as u64).saturating_mul(count(ops))
-                }
-                buddyscope::scenario::Op::Workload { steps, .. } => *steps as u64,
-                _ => 1,
-            })
-            .fold(0u64, u64::saturating_add)
-    }
-    count(&valid.ops)
+/// Runs `valid` with the app's options and limits: the scenario's cost is checked first and a
+/// recording run stops at the event cap (`progress` as in
+/// [`buddyscope::runner::execute_with_progress`]).
+pub fn run_bounded(
+    valid: ValidScenario,
+    progress: buddyscope::runner::Progress<'_>,
+) -> Result<Run, ScenarioError> {
+    let start = buddyscope::setup::build(valid)?;
+    buddyscope::runner::execute_with_progress(
+        start,
+        &crate::state::run_options(),
+        &limits(),
+        progress,
+    )
 }
 
 // --- the worker side -----------------------------------------------------------------------
@@ -108,16 +129,16 @@ pub fn buddyscope_worker_run(
     }
     let valid =
         buddyscope::scenario::parse_valid(text).map_err(|e| JsError::new(&e.to_string()))?;
-    let total = estimate_ops(&valid);
     let t0 = js_sys::Date::now();
-    let _ = progress.call2(&JsValue::NULL, &0.into(), &(total as f64).into());
-    let run = buddyscope::runner::run_valid(valid, &crate::state::run_options())
-        .map_err(|e| JsError::new(&e.to_string()))?;
-    let _ = progress.call2(
-        &JsValue::NULL,
-        &(total as f64).into(),
-        &(total as f64).into(),
-    );
+    let run = run_bounded(valid, &mut |done, total| {
+        let _ = progress.call2(
+            &JsValue::NULL,
+            &(done as f64).into(),
+            &(total as f64).into(),
+        );
+        std::ops::ControlFlow::Continue(())
+    })
+    .map_err(|e| JsError::new(&e.to_string()))?;
     let t1 = js_sys::Date::now();
     let bytes = js_sys::Uint8Array::from(&transfer::encode_run(&run)[..]);
     let out = js_sys::Object::new();

@@ -47,17 +47,37 @@ pub fn progress_text(done: u64, total: u64) -> String {
     )
 }
 
-/// The memory line of a run: `trace 12.3 MiB, checkpoints 4.0 MiB (limit 512.0 MiB)`.
-pub fn memory_text(trace: u64, checkpoints: u64, limit: Option<u64>) -> String {
-    let mut s = format!(
-        "trace {}, checkpoints {}",
-        format_bytes(trace),
-        format_bytes(checkpoints)
-    );
-    if let Some(l) = limit {
-        s.push_str(&format!(" (limit {})", format_bytes(l)));
+/// What a run holds in memory, from the engine's accounting (`Run::trace_bytes`,
+/// `Run::memory_bytes`), taken once when the run is made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunMemory {
+    /// The event trace (and its message texts).
+    pub trace: u64,
+    /// Everything the run holds: the trace, the checkpoints, the initial and final zones and
+    /// the op records.
+    pub total: u64,
+}
+
+impl RunMemory {
+    pub fn of(run: &buddyscope::runner::Run) -> RunMemory {
+        RunMemory {
+            trace: run.trace_bytes() as u64,
+            total: run.memory_bytes() as u64,
+        }
     }
-    s
+}
+
+/// The memory line of a run with its limits, e.g. `trace 4.0 MiB (limit 384.0 MiB) ·
+/// checkpoints and op records 21.0 MiB (checkpoints limit 96.0 MiB) · total 25.0 MiB`.
+pub fn memory_text(m: RunMemory, trace_limit: u64, checkpoint_budget: u64) -> String {
+    format!(
+        "trace {} (limit {}) · checkpoints and op records {} (checkpoints limit {}) · total {}",
+        format_bytes(m.trace),
+        format_bytes(trace_limit),
+        format_bytes(m.total.saturating_sub(m.trace)),
+        format_bytes(checkpoint_budget),
+        format_bytes(m.total)
+    )
 }
 
 #[cfg(test)]
@@ -100,11 +120,28 @@ mod tests {
     }
 
     #[test]
-    fn memory_line_names_both_parts_and_the_limit() {
+    fn memory_line_names_both_parts_and_the_limits() {
+        let m = RunMemory {
+            trace: 4 << 20,
+            total: 25 << 20,
+        };
         assert_eq!(
-            memory_text(12_897_485, 4 << 20, Some(512 << 20)),
-            "trace 12.3 MiB, checkpoints 4.0 MiB (limit 512.0 MiB)"
+            memory_text(m, 384 << 20, 96 << 20),
+            "trace 4.0 MiB (limit 384.0 MiB) · checkpoints and op records 21.0 MiB \
+             (checkpoints limit 96.0 MiB) · total 25.0 MiB"
         );
-        assert_eq!(memory_text(100, 0, None), "trace 100 B, checkpoints 0 B");
+    }
+
+    /// The figures are the engine's: a run's trace is its events at 24 bytes each (and the
+    /// message texts), and the total holds at least the trace and two zone copies.
+    #[test]
+    fn run_memory_comes_from_the_engine() {
+        let t = crate::panels::testutil::timeline("fallback-claim");
+        let m = RunMemory::of(&t.run);
+        assert!(m.trace >= t.run.log.events.len() as u64 * 24, "{m:?}");
+        assert!(
+            m.total >= m.trace + 2 * u64::from(t.run.initial.pages()) * 16,
+            "{m:?}"
+        );
     }
 }

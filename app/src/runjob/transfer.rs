@@ -75,6 +75,7 @@ pub fn decode_run(
         final_zone,
         checkpoints,
         names: p.names,
+        ops_omitted: 0,
     })
 }
 

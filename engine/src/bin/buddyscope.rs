@@ -1,7 +1,8 @@
 //! `buddyscope`: run a scenario and print the final state in the kernel's `/proc` formats, the
 //! event trace, JSON, or a summary of costs and metrics (scenario-format.md, "CLI").
 
-use buddyscope::runner::{run_valid, RunOptions};
+use buddyscope::limits::{self, Limits};
+use buddyscope::runner::{execute_counters_only, execute_with_progress, RunOptions};
 use buddyscope::setup::{self, Start};
 use buddyscope::{procfs, report, scenario};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -34,6 +35,21 @@ enum Cmd {
         /// mode shows on that side.
         #[arg(long, value_enum)]
         side: Option<SideArg>,
+        /// Counters only: run without recording the event trace and keep only the first and
+        /// last op records, so the seeds' loops run at their real size (not with --format
+        /// trace).
+        #[arg(long, alias = "counters-only")]
+        no_trace: bool,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Run the full-size seed benchmarks (scenarios with a `compare` pair, e.g.
+    /// engine/bench/*.json): both sides counters only, the counters' B/A next to the thread's
+    /// measured B/A.
+    BenchSeeds {
+        files: Vec<String>,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Replay an ftrace kmem trace (a file, or - for standard input) as forced transitions
     /// and print the final state; summary and json add the divergences.
@@ -68,10 +84,37 @@ enum Cmd {
         #[arg(long)]
         compare_model: bool,
     },
-    /// Check a scenario (everything before the first op) and stop.
-    Check { file: String },
+    /// Check a scenario (everything before the first op), print what it costs (operations and
+    /// pages touched, counted without running) and stop; refuse it over the operation limit.
+    Check {
+        file: String,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
     /// List the built-in scenarios, or print one (`buddyscope builtin NAME`).
     Builtin { name: Option<String> },
+}
+
+/// Raising the bounds of `buddyscope::limits`.
+#[derive(clap::Args, Clone, Copy)]
+struct LimitArgs {
+    /// Most operations the scenario may expand to (default 10000000 with --no-trace, 1000000
+    /// otherwise).
+    #[arg(long)]
+    max_ops: Option<u64>,
+    /// Most events a run with the trace (--format trace) may record (default 16777216).
+    #[arg(long)]
+    max_events: Option<u64>,
+}
+
+impl LimitArgs {
+    fn limits(self, record_ops: bool) -> Limits {
+        let d = Limits::for_recording(record_ops);
+        Limits {
+            max_ops: self.max_ops.unwrap_or(d.max_ops),
+            max_events: self.max_events.unwrap_or(d.max_events),
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -110,7 +153,12 @@ fn main() -> ExitCode {
             format,
             ops,
             side,
+            no_trace,
+            limits,
         } => {
+            if no_trace && matches!(format, Format::Trace) {
+                return fail("--format trace needs the trace: drop --no-trace");
+            }
             let text = match read(&file) {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
@@ -142,7 +190,17 @@ fn main() -> ExitCode {
                 checkpoint_budget: 0,
                 max_ops: ops,
             };
-            let r = match run_valid(s, &opts) {
+            // Without --no-trace every op keeps its record: the recorded run's op limit.
+            let limits = limits.limits(!no_trace);
+            let mut progress = |_: u64, _: u64| std::ops::ControlFlow::Continue(());
+            let r = setup::build(s).and_then(|start| {
+                if no_trace {
+                    execute_counters_only(start, &opts, &limits, &mut progress)
+                } else {
+                    execute_with_progress(start, &opts, &limits, &mut progress)
+                }
+            });
+            let r = match r {
                 Ok(r) => r,
                 Err(e) => return fail(&format!("{file}: {e}")),
             };
@@ -255,22 +313,48 @@ fn main() -> ExitCode {
             print!("{out}");
             ExitCode::SUCCESS
         }
-        Cmd::Check { file } => {
+        Cmd::Check { file, limits } => {
             let text = match read(&file) {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
             match scenario::parse_valid(&text).and_then(setup::build) {
                 Ok(Start { scenario: s, .. }) => {
+                    let cost = limits::estimate(&s);
+                    // The counters-only limit: what `run --no-trace` accepts.
+                    let limits = limits.limits(false);
+                    if let Err(e) = limits::check_limits(&cost, &limits) {
+                        return fail(&format!("{file}: {e}"));
+                    }
                     println!(
                         "{file}: ok ({} ops, kernel {})",
                         s.ops.len(),
                         s.kernel.as_str()
                     );
+                    println!(
+                        "{file}: expands to {cost} (limit {} operations)",
+                        limits.max_ops
+                    );
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&format!("{file}: {e}")),
             }
+        }
+        Cmd::BenchSeeds { files, limits } => {
+            let limits = limits.limits(false);
+            let t0 = std::time::Instant::now();
+            let mut clock = || t0.elapsed().as_secs_f64();
+            for file in &files {
+                let r = read(file).and_then(|text| {
+                    buddyscope::bench::run_seed(&text, &limits, &mut clock)
+                        .map_err(|e| format!("{file}: {e}"))
+                });
+                match r {
+                    Ok(r) => println!("{}", buddyscope::bench::table(file, &r)),
+                    Err(e) => return fail(&e),
+                }
+            }
+            ExitCode::SUCCESS
         }
         Cmd::Builtin { name } => match name {
             None => {

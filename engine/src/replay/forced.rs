@@ -227,6 +227,7 @@ pub fn replay<R: BufRead>(
             final_zone,
             checkpoints: r.checkpoints.into_vec(),
             names: Vec::new(),
+            ops_omitted: 0,
         },
         divergence_count: r.divergence_count,
         divergences: r.divergences,

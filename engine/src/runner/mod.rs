@@ -75,6 +75,10 @@ pub struct Run {
     pub checkpoints: Vec<(u32, Zone)>,
     /// Named allocations still visible at the top level, with their state.
     pub names: Vec<(String, String)>,
+    /// Op records a counters-only run did not keep ([`execute_counters_only`] keeps the first
+    /// and the last [`COUNTERS_ONLY_KEPT_OPS`]); 0 for every other run. The executed ops are
+    /// `ops.len() + ops_omitted`.
+    pub ops_omitted: u64,
 }
 
 impl Run {
@@ -210,6 +214,17 @@ pub fn rebuild_checkpoints(
     (ring.into_vec(), zone)
 }
 
+/// Op records a counters-only run keeps at each end: enough for `--format summary`, which
+/// prints every op of a run of at most 60 and the first and last 20 of a longer one.
+pub const COUNTERS_ONLY_KEPT_OPS: usize = 30;
+
+/// The progress callback is called after every this many executed ops.
+pub const PROGRESS_EVERY: u64 = 1024;
+
+/// The progress callback of [`execute_with_progress`]: `(ops done, ops in the whole run)`;
+/// `ControlFlow::Break` cancels the run.
+pub type Progress<'p> = &'p mut dyn FnMut(u64, u64) -> std::ops::ControlFlow<()>;
+
 /// Parses, validates and runs a scenario.
 pub fn run_text(text: &str, opts: &RunOptions) -> Result<Run, ScenarioError> {
     run_valid(crate::scenario::parse_valid(text)?, opts)
@@ -228,6 +243,80 @@ pub fn run_valid(s: ValidScenario, opts: &RunOptions) -> Result<Run, ScenarioErr
 
 /// The third stage of a run: the ops on the start zone.
 pub fn execute(start: Start, opts: &RunOptions) -> Run {
+    execute_bounded(start, opts, None, None).expect("an unbounded run always finishes")
+}
+
+/// [`execute`], bounded and cancellable: the scenario's [`crate::limits::estimate`] is
+/// checked against `limits` first (nothing runs over them); a recording run stops with an
+/// error once its trace passes `limits.max_events`; `progress(done, total)` is called every
+/// [`PROGRESS_EVERY`] ops (`total` is the estimate, or `opts.max_ops` if smaller) and cancels
+/// the run with an error ([`crate::limits::is_cancelled`]) when it returns `Break`.
+pub fn execute_with_progress(
+    start: Start,
+    opts: &RunOptions,
+    limits: &crate::limits::Limits,
+    progress: Progress<'_>,
+) -> Result<Run, ScenarioError> {
+    let cost = crate::limits::estimate(&start.scenario);
+    crate::limits::check_limits(&cost, limits)?;
+    let bound = Bound {
+        limits: *limits,
+        total: cost
+            .ops_u64()
+            .min(opts.max_ops.map_or(u64::MAX, |m| m as u64)),
+        progress,
+    };
+    execute_bounded(start, opts, Some(bound), None)
+}
+
+/// A counters-only run (`buddyscope run --no-trace`, the app's "counters only"): no event
+/// trace and no checkpoints, and only the first and last [`COUNTERS_ONLY_KEPT_OPS`] op records
+/// (the others are counted in [`Run::ops_omitted`]), so memory does not grow with the run. The
+/// end state, the totals and `--format summary` are those of a recorded run. `opts.record`
+/// and `opts.checkpoint_budget` are ignored; otherwise as [`execute_with_progress`].
+pub fn execute_counters_only(
+    start: Start,
+    opts: &RunOptions,
+    limits: &crate::limits::Limits,
+    progress: Progress<'_>,
+) -> Result<Run, ScenarioError> {
+    let cost = crate::limits::estimate(&start.scenario);
+    crate::limits::check_limits(&cost, limits)?;
+    let opts = RunOptions {
+        record: false,
+        checkpoint_budget: 0,
+        max_ops: opts.max_ops,
+    };
+    let bound = Bound {
+        limits: *limits,
+        total: cost
+            .ops_u64()
+            .min(opts.max_ops.map_or(u64::MAX, |m| m as u64)),
+        progress,
+    };
+    execute_bounded(start, &opts, Some(bound), Some(COUNTERS_ONLY_KEPT_OPS))
+}
+
+/// The limits and progress callback of a bounded run.
+struct Bound<'p> {
+    limits: crate::limits::Limits,
+    total: u64,
+    progress: Progress<'p>,
+}
+
+/// The op records of a counters-only run: the first `keep`, then a ring of the last `keep`.
+struct Thinned {
+    keep: usize,
+    tail: std::collections::VecDeque<OpRecord>,
+    omitted: u64,
+}
+
+fn execute_bounded(
+    start: Start,
+    opts: &RunOptions,
+    bound: Option<Bound<'_>>,
+    thin: Option<usize>,
+) -> Result<Run, ScenarioError> {
     let Start {
         scenario,
         mut engine,
@@ -247,10 +336,21 @@ pub fn execute(start: Start, opts: &RunOptions) -> Run {
         checkpoints: Checkpoints::new(&initial, opts.checkpoint_budget),
         record: opts.record,
         max_ops: opts.max_ops.unwrap_or(usize::MAX),
+        ops_done: 0,
+        bound,
+        thin: thin.map(|keep| Thinned {
+            keep,
+            tail: std::collections::VecDeque::with_capacity(keep),
+            omitted: 0,
+        }),
+        stop: None,
     };
     r.define_ops(&s.ops, "ops");
     let mut next_def = 0u32;
     r.run_ops(&s.ops, &mut next_def);
+    if let Some(e) = r.stop.take() {
+        return Err(e);
+    }
     let names = r
         .scopes
         .visible()
@@ -260,13 +360,19 @@ pub fn execute(start: Start, opts: &RunOptions) -> Run {
     let final_zone = r.engine.zone.clone();
     let Runner {
         engine,
-        ops,
+        mut ops,
         op_defs,
         owners,
         checkpoints,
+        thin,
         ..
     } = r;
-    Run {
+    let mut ops_omitted = 0;
+    if let Some(t) = thin {
+        ops.extend(t.tail);
+        ops_omitted = t.omitted;
+    }
+    Ok(Run {
         scenario: scenario.into_scenario(),
         initial,
         log: engine.log,
@@ -276,10 +382,11 @@ pub fn execute(start: Start, opts: &RunOptions) -> Run {
         final_zone,
         checkpoints: checkpoints.into_vec(),
         names,
-    }
+        ops_omitted,
+    })
 }
 
-struct Runner<'a> {
+struct Runner<'a, 'p> {
     s: &'a Scenario,
     engine: Engine,
     ops: Vec<OpRecord>,
@@ -291,6 +398,12 @@ struct Runner<'a> {
     checkpoints: Checkpoints,
     record: bool,
     max_ops: usize,
+    /// Executed ops so far (op records made, kept or not).
+    ops_done: usize,
+    bound: Option<Bound<'p>>,
+    thin: Option<Thinned>,
+    /// Why a bounded run stopped early (cancelled, event cap).
+    stop: Option<ScenarioError>,
 }
 
 fn mt_gfp(mt: MigrateType) -> u32 {
@@ -315,7 +428,7 @@ pub fn alloc_gfp(mt: MigrateType, highatomic: bool) -> u32 {
     }
 }
 
-impl Runner<'_> {
+impl Runner<'_, '_> {
     /// Flattens the op tree into `op_defs` (pre-order, the order `run_ops` walks it).
     fn define_ops(&mut self, ops: &[Op], path: &str) {
         for (i, op) in ops.iter().enumerate() {
@@ -361,7 +474,7 @@ impl Runner<'_> {
 
     fn run_ops(&mut self, ops: &[Op], next_def: &mut u32) {
         for op in ops {
-            if self.ops.len() >= self.max_ops {
+            if self.ops_done >= self.max_ops {
                 return;
             }
             let def = *next_def;
@@ -373,7 +486,7 @@ impl Runner<'_> {
                     let body_start = *next_def;
                     let mut body_end = body_start;
                     for it in 0..*times {
-                        if self.ops.len() >= self.max_ops {
+                        if self.ops_done >= self.max_ops {
                             break;
                         }
                         let mut d = body_start;
@@ -404,7 +517,7 @@ impl Runner<'_> {
 
     fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: Outcome) {
         let cost = self.engine.zone.stats.diff(&start.1);
-        self.ops.push(OpRecord {
+        let rec = OpRecord {
             def,
             iteration: self.iteration.clone(),
             start: start.0,
@@ -413,8 +526,38 @@ impl Runner<'_> {
             pageblocks_touched: touched,
             outcome,
             nr_free_after: self.engine.zone.nr_free,
-        });
+        };
+        match &mut self.thin {
+            Some(t) if self.ops.len() >= t.keep => {
+                if t.tail.len() == t.keep {
+                    t.tail.pop_front();
+                    t.omitted += 1;
+                }
+                t.tail.push_back(rec);
+            }
+            _ => self.ops.push(rec),
+        }
+        self.ops_done += 1;
         self.maybe_checkpoint();
+        if self.bound.is_some() {
+            self.check_bound();
+        }
+    }
+
+    /// The event cap of a recording run and the progress callback; stops the run (every op
+    /// loop checks `max_ops`) with the reason in `stop`.
+    fn check_bound(&mut self) {
+        let Some(b) = &mut self.bound else { return };
+        let done = self.ops_done as u64;
+        let events = self.engine.log.events.len();
+        if self.record && events as u64 > b.limits.max_events {
+            self.stop = Some(crate::limits::event_cap_error(events, done, &b.limits));
+        } else if done.is_multiple_of(PROGRESS_EVERY) && (b.progress)(done, b.total).is_break() {
+            self.stop = Some(crate::limits::cancelled_error(done, b.total));
+        }
+        if self.stop.is_some() {
+            self.max_ops = 0;
+        }
     }
 
     fn maybe_checkpoint(&mut self) {

@@ -10,7 +10,7 @@ use crate::vmalloc::VMALLOC_GFP;
 use crate::workload::{Workload, WorkloadStep};
 use crate::zone::PageKind;
 
-impl Runner<'_> {
+impl Runner<'_, '_> {
     /// One leaf op as one op record: the op's own function does the work and returns the
     /// outcome text and the pageblocks it touched.
     pub(super) fn run_leaf(&mut self, op: &Op, def: u32) {
@@ -442,7 +442,7 @@ impl Runner<'_> {
         let mut workload = Workload::new(*seed, *order_weights, mt_weights, *free_probability);
         let mut live: Vec<(u32, u8)> = Vec::new();
         for i in 0..*steps {
-            if self.ops.len() >= self.max_ops {
+            if self.ops_done >= self.max_ops {
                 return;
             }
             let start = self.begin_quiet();

@@ -1,0 +1,236 @@
+//! Bounded work (issue 10): the static estimate matches what runs, counters-only runs end where
+//! recorded runs end, progress and cancellation, the event cap, and the memory a run reports.
+
+use std::ops::ControlFlow;
+
+use buddyscope::limits::{self, estimate, Limits};
+use buddyscope::runner::{
+    execute, execute_counters_only, execute_with_progress, RunOptions, COUNTERS_ONLY_KEPT_OPS,
+    PROGRESS_EVERY,
+};
+use buddyscope::scenario::parse_valid;
+use buddyscope::{builtin, procfs, report, setup};
+
+fn recorded() -> RunOptions {
+    RunOptions {
+        record: true,
+        checkpoint_budget: 16 << 20,
+        max_ops: None,
+    }
+}
+
+fn go(_: u64, _: u64) -> ControlFlow<()> {
+    ControlFlow::Continue(())
+}
+
+#[test]
+fn the_estimate_counts_exactly_the_ops_every_builtin_runs() {
+    for b in builtin::ALL {
+        let s = parse_valid(b.json).unwrap();
+        let cost = estimate(&s);
+        let run = execute(setup::build(s).unwrap(), &recorded());
+        assert_eq!(cost.ops, run.ops.len() as u128, "{}", b.id);
+        assert!(cost.pages_touched > 0, "{}", b.id);
+        // Every built-in runs recorded under the default recorded limits.
+        assert!(
+            limits::check_limits(&cost, &Limits::recorded()).is_ok(),
+            "{}",
+            b.id
+        );
+    }
+}
+
+#[test]
+fn counters_only_ends_in_the_state_and_counters_of_a_recorded_run() {
+    for b in builtin::ALL {
+        let s = parse_valid(b.json).unwrap();
+        let rec = execute(setup::build(s.clone()).unwrap(), &recorded());
+        let fast = execute_counters_only(
+            setup::build(s).unwrap(),
+            &recorded(),
+            &Limits::default(),
+            &mut go,
+        )
+        .unwrap();
+        assert!(fast.log.events.is_empty(), "{}", b.id);
+        assert_eq!(fast.checkpoints.len(), 1, "{}", b.id);
+        assert_eq!(fast.final_zone, rec.final_zone, "{}", b.id);
+        assert_eq!(fast.final_zone.stats(), rec.final_zone.stats(), "{}", b.id);
+        assert_eq!(
+            procfs::pagetypeinfo(&fast.final_zone),
+            procfs::pagetypeinfo(&rec.final_zone),
+            "{}",
+            b.id
+        );
+        // The summary (totals, first and last ops, metrics) is the recorded run's.
+        assert_eq!(report::summary(&fast), report::summary(&rec), "{}", b.id);
+        assert_eq!(
+            fast.ops.len() as u64 + fast.ops_omitted,
+            rec.ops.len() as u64,
+            "{}",
+            b.id
+        );
+        assert!(fast.ops.len() <= 2 * COUNTERS_ONLY_KEPT_OPS, "{}", b.id);
+    }
+}
+
+/// 100 iterations of the seed's THP loop: 300 ops.
+fn thp_loop(times: u64) -> String {
+    format!(
+        r#"{{"version": 1, "kernel": "v7.1", "ops": [{{"op": "repeat", "times": {times}, "ops": [
+            {{"op": "alloc", "order": 9, "mt": "unmovable", "as": "thp"}},
+            {{"op": "split", "ref": "thp"}},
+            {{"op": "free_contig_range", "ref": "thp"}}]}}]}}"#
+    )
+}
+
+#[test]
+fn a_long_counters_only_run_keeps_the_first_and_last_op_records() {
+    let s = parse_valid(&thp_loop(100)).unwrap();
+    let rec = execute(setup::build(s.clone()).unwrap(), &recorded());
+    let fast = execute_counters_only(
+        setup::build(s).unwrap(),
+        &recorded(),
+        &Limits::default(),
+        &mut go,
+    )
+    .unwrap();
+    let k = COUNTERS_ONLY_KEPT_OPS;
+    assert_eq!(fast.ops.len(), 2 * k);
+    assert_eq!(fast.ops_omitted, 300 - 2 * k as u64);
+    assert_eq!(
+        fast.ops[..k],
+        rec.ops[..k]
+            .iter()
+            .map(|o| {
+                let mut o = o.clone();
+                (o.start, o.end) = (0, 0);
+                o
+            })
+            .collect::<Vec<_>>()[..]
+    );
+    assert_eq!(fast.ops[k].cost, rec.ops[300 - k].cost);
+    assert_eq!(fast.ops[2 * k - 1].cost, rec.ops[299].cost);
+    assert_eq!(report::summary(&fast), report::summary(&rec));
+    // The JSON says how many it left out.
+    assert!(report::json(&fast).contains(&format!("\"ops_omitted\": {}", 300 - 2 * k)));
+    assert!(!report::json(&rec).contains("ops_omitted"));
+}
+
+#[test]
+fn ten_to_the_eighteen_ops_are_refused_before_anything_runs() {
+    let doc = r#"{"version": 1, "ops": [{"op": "repeat", "times": 1000000, "ops": [
+        {"op": "repeat", "times": 1000000, "ops": [
+        {"op": "repeat", "times": 1000000, "ops": [{"op": "alloc", "order": 0}]}]}]}]}"#;
+    let s = parse_valid(doc).unwrap();
+    assert_eq!(estimate(&s).ops, 1_000_000_000_000_000_000);
+    let mut called = false;
+    let mut progress = |_: u64, _: u64| {
+        called = true;
+        ControlFlow::Continue(())
+    };
+    for counters_only in [false, true] {
+        let start = setup::build(s.clone()).unwrap();
+        let e = if counters_only {
+            execute_counters_only(start, &recorded(), &Limits::default(), &mut progress)
+        } else {
+            execute_with_progress(start, &recorded(), &Limits::recorded(), &mut progress)
+        }
+        .unwrap_err();
+        assert!(e.message.contains("1000000000000000000 operations"), "{e}");
+        assert!(e.message.contains("the limit is"), "{e}");
+    }
+    assert!(!called);
+}
+
+#[test]
+fn progress_is_reported_and_a_break_cancels_with_an_error() {
+    let s = parse_valid(
+        r#"{"version": 1, "ops": [{"op": "repeat", "times": 3000, "ops": [
+            {"op": "alloc", "order": 0, "as": "p"}, {"op": "free", "ref": "p"}]}]}"#,
+    )
+    .unwrap();
+    let mut seen = Vec::new();
+    let mut progress = |done: u64, total: u64| {
+        seen.push((done, total));
+        ControlFlow::Continue(())
+    };
+    let run = execute_with_progress(
+        setup::build(s.clone()).unwrap(),
+        &recorded(),
+        &Limits::recorded(),
+        &mut progress,
+    )
+    .unwrap();
+    assert_eq!(run.ops.len(), 6000);
+    let want: Vec<(u64, u64)> = (1..=6000 / PROGRESS_EVERY)
+        .map(|i| (i * PROGRESS_EVERY, 6000))
+        .collect();
+    assert_eq!(seen, want);
+
+    let mut calls = 0;
+    let mut cancel = |_: u64, _: u64| {
+        calls += 1;
+        if calls == 2 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let e = execute_with_progress(
+        setup::build(s).unwrap(),
+        &recorded(),
+        &Limits::recorded(),
+        &mut cancel,
+    )
+    .unwrap_err();
+    assert!(limits::is_cancelled(&e), "{e}");
+    assert_eq!(
+        e.message,
+        format!(
+            "run cancelled after {} of 6000 operations",
+            2 * PROGRESS_EVERY
+        )
+    );
+}
+
+#[test]
+fn a_recorded_run_stops_at_the_event_cap() {
+    let s = parse_valid(&thp_loop(100)).unwrap();
+    let limits = Limits {
+        max_events: 10_000,
+        ..Limits::recorded()
+    };
+    let e = execute_with_progress(
+        setup::build(s.clone()).unwrap(),
+        &recorded(),
+        &limits,
+        &mut go,
+    )
+    .unwrap_err();
+    assert_eq!(e.path, limits::EVENT_CAP_PATH);
+    assert!(e.message.contains("over the cap of 10000 events"), "{e}");
+    assert!(e.hint.contains("--no-trace"), "{e}");
+    // Counters only records nothing: the cap does not apply.
+    assert!(execute_counters_only(setup::build(s).unwrap(), &recorded(), &limits, &mut go).is_ok());
+}
+
+#[test]
+fn memory_bytes_counts_the_trace_and_the_checkpoints() {
+    let s = parse_valid(builtin::get("free-contig-range-thp").unwrap().json).unwrap();
+    let rec = execute(setup::build(s.clone()).unwrap(), &recorded());
+    let fast = execute_counters_only(
+        setup::build(s).unwrap(),
+        &recorded(),
+        &Limits::default(),
+        &mut go,
+    )
+    .unwrap();
+    let events = rec.log.events.len() * limits::EVENT_BYTES;
+    assert!(rec.trace_bytes() >= events);
+    assert!(rec.memory_bytes() > rec.trace_bytes());
+    // Two zones of 262144 pages at ≥ 16 bytes a page at least.
+    assert!(fast.memory_bytes() >= 2 * 262_144 * 16);
+    assert!(fast.memory_bytes() < rec.memory_bytes());
+    assert_eq!(fast.trace_bytes(), 0);
+}
