@@ -71,7 +71,14 @@ impl Session {
     /// One side of a compare pair: `text`'s scenario with the side's overrides.
     pub fn load_side(text: &str, pair: &ComparePair, side: Side) -> Result<Session, ScenarioError> {
         let base = parse_valid(text)?.into_scenario();
-        Session::run(text, ValidScenario::new(pair.side(side).apply(&base))?)
+        let valid = ValidScenario::new(pair.side(side).apply(&base))?;
+        // Compare mode runs both sides on the page: a run long enough for the worker is not
+        // compared (it would freeze the page twice over).
+        match runjob::plan(&valid) {
+            Plan::Now => Session::run(text, valid),
+            Plan::Refuse(e) => Err(e),
+            Plan::Worker { total } => Err(runjob::too_long_to_compare(total)),
+        }
     }
 
     /// Runs on the page, held to the app's limits like a worker run (`crate::runjob`).
@@ -410,6 +417,8 @@ impl AppState {
         };
         match Session::load_trace(&start, trace, file) {
             Ok(s) => {
+                // A long run still in the worker would replace the replay when it finishes.
+                runjob::cancel(self);
                 self.session.set_value(Some(s));
                 self.scenario_id.set("custom".to_string());
                 self.trace_error.set(None);

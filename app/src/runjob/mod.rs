@@ -56,9 +56,23 @@ pub enum Plan {
 pub const WORKER_MIN_OPS: u64 = 20_000;
 
 /// Above this many pages touched ([`Cost::pages_touched`]) a run goes to the worker too: a few
-/// ops over huge ranges can take as long as many small ones. The built-ins touch at most a few
-/// hundred thousand pages.
-pub const WORKER_MIN_PAGES: u128 = 4 << 20;
+/// ops over large ranges record as many events as many small ops (a page freed page by page is
+/// about 7 events: 1 Mi pages is ~7 million events, a fraction of a second of engine work). The
+/// built-ins touch at most a few hundred thousand pages.
+pub const WORKER_MIN_PAGES: u128 = 1 << 20;
+
+/// Why compare mode does not run a scenario that needs the worker (it runs both sides on the
+/// page).
+pub fn too_long_to_compare(ops: u64) -> ScenarioError {
+    ScenarioError::new(
+        "ops",
+        format!(
+            "compare mode runs both sides on the page, up to {WORKER_MIN_OPS} operations; this \
+             scenario has {ops}"
+        ),
+        "compare a shorter run (fewer repeat times or workload steps)",
+    )
+}
 
 /// The limits of the app's runs: it records the trace (the timeline needs it).
 pub fn limits() -> Limits {
@@ -372,4 +386,65 @@ fn spawn(
         })
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use buddyscope::scenario::parse_valid;
+
+    /// Nested repeats: `depth` levels of `times` around one alloc/free pair.
+    fn nested(times: u64, depth: usize) -> String {
+        let mut ops = r#"{"op": "alloc", "order": 0, "mt": "movable", "as": "x"}, {"op": "free", "ref": "x"}"#.to_string();
+        for _ in 0..depth {
+            ops = format!(r#"{{"op": "repeat", "times": {times}, "ops": [{ops}]}}"#);
+        }
+        format!(r#"{{"version": 1, "name": "nested", "ops": [{ops}]}}"#)
+    }
+
+    /// Every built-in runs on the page as before: no worker, no refusal.
+    #[test]
+    fn every_builtin_runs_now() {
+        for b in buddyscope::builtin::ALL {
+            let plan = plan(&parse_valid(b.json).unwrap());
+            assert!(matches!(plan, Plan::Now), "{}: {plan:?}", b.id);
+        }
+    }
+
+    /// 10^18 ops are refused with the count and the limit in the message.
+    #[test]
+    fn a_quintillion_ops_are_refused_with_the_count() {
+        let text = nested(1_000_000, 3);
+        let Plan::Refuse(e) = plan(&parse_valid(&text).unwrap()) else {
+            panic!("not refused")
+        };
+        let msg = e.to_string();
+        assert!(msg.contains("2000000000000000000 operations"), "{msg}");
+        assert!(msg.contains(&limits().max_ops.to_string()), "{msg}");
+    }
+
+    /// Between the two: the worker, with the op count as the progress total.
+    #[test]
+    fn a_long_legal_run_goes_to_the_worker() {
+        let text = nested(100_000, 1);
+        match plan(&parse_valid(&text).unwrap()) {
+            Plan::Worker { total } => assert_eq!(total, 200_000),
+            p => panic!("{p:?}"),
+        }
+        let small = nested(10, 1);
+        assert!(matches!(plan(&parse_valid(&small).unwrap()), Plan::Now));
+    }
+
+    /// A few ops over a huge range go to the worker too.
+    #[test]
+    fn many_pages_go_to_the_worker() {
+        let cost = Cost {
+            ops: 3,
+            pages_touched: WORKER_MIN_PAGES + 1,
+        };
+        assert!(matches!(
+            plan_cost(&cost, &limits()),
+            Plan::Worker { total: 3 }
+        ));
+    }
 }
