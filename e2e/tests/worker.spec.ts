@@ -110,32 +110,33 @@ test('a long run shows progress, the page responds meanwhile, and Cancel keeps t
   await page.getByTestId('step-forward').click();
   const during = await page.evaluate(() => {
     return new Promise<{ position: string; running: boolean }>((resolve) => {
-      const done = () => ({
-        position: document.querySelector('[data-testid="position"]')!.textContent!,
-        running: document.querySelector('[data-testid="run-progress"]') !== null,
-      });
-      requestAnimationFrame(() => resolve(done()));
+      requestAnimationFrame(() =>
+        resolve({
+          position: document.querySelector('[data-testid="position"]')!.textContent!,
+          running: document.querySelector('[data-testid="run-progress"]') !== null,
+        }),
+      );
     });
   });
   expect(during.running).toBe(true);
   expect(during.position).not.toBe(pos);
   expect(during.position).toContain(`/ ${total} ·`);
-  // Progress moves while we wait (ops done grows).
-  await expect
-    .poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 60_000 })
-    .toBeGreaterThan(0);
+  const stepped = await freeLists(page);
+  // The worker reports progress (ops done grows from 0).
+  await expect.poll(async () => Number(await bar.getAttribute('aria-valuenow'))).toBeGreaterThan(0);
   await saveScreenshot(page, 'worker-progress');
 
   await page.getByTestId('run-cancel').click();
   await expect(page.getByTestId('run-progress')).toHaveCount(0);
-  await page.getByTestId('step-back').click();
+  // The previous run where it was, and fully usable; still so after the time the run takes.
+  await expect(positionText(page)).toHaveText(during.position);
+  expect(await freeLists(page)).toEqual(stepped);
+  await page.waitForTimeout(3000);
+  await expect(positionText(page)).toHaveText(during.position);
+  await page.getByTestId('jump-start').click();
+  await page.getByTestId('op-forward').click();
   await expect(positionText(page)).toHaveText(pos);
   expect(await freeLists(page)).toEqual(before);
-  // Still the previous run after the time the run would have taken, and fully usable.
-  await page.waitForTimeout(1000);
-  await expect(positionText(page)).toContainText(`/ ${total} ·`);
-  await page.getByTestId('op-forward').click();
-  await expect(positionText(page)).toContainText('op 2 /');
 });
 
 test('a long run that finishes shows the new run at position 0, equal to the CLI', async ({ page }) => {
@@ -143,17 +144,23 @@ test('a long run that finishes shows the new run at position 0, equal to the CLI
   await openApp(page, '?scenario=fallback-claim');
   await startLong(page);
   await expect(page.getByTestId('run-progress')).toHaveCount(0, { timeout: 150_000 });
+  await expect(page.getByTestId('scenario-name')).toHaveText('a long run', { timeout: 60_000 });
   await expect(page.getByTestId('run-error')).toHaveCount(0);
-  await expect(page.getByTestId('scenario-name')).toHaveText('a long run');
   await expect(positionText(page)).toContainText('event 0 /');
   await expect(positionText(page)).toContainText(`/ ${LONG_OPS}`);
-  const transfer = await page.evaluate(() => ({
-    bytes: (window as any).__buddyscope_transfer_bytes as number,
-    decodeMs: (window as any).__buddyscope_transfer_decode_ms as number,
-    encodeMs: (window as any).__buddyscope_transfer_encode_ms as number,
-    runMs: (window as any).__buddyscope_worker_run_ms as number,
-  }));
-  const msg = `long run (${LONG_OPS} ops): worker run ${transfer.runMs.toFixed(0)} ms, encode ${transfer.encodeMs.toFixed(0)} ms, ${(transfer.bytes / 1e6).toFixed(1)} MB transferred, decode + rebuild on the page ${transfer.decodeMs.toFixed(0)} ms`;
+  const transfer = await page.evaluate(() => {
+    const w = window as any;
+    const ms = (k: string) => Number(w[`__buddyscope_${k}`]).toFixed(0);
+    return {
+      bytes: w.__buddyscope_transfer_bytes as number,
+      text: `worker run ${ms('worker_run_ms')} ms, encode ${ms('transfer_encode_ms')} ms, ` +
+        `${(w.__buddyscope_transfer_bytes / 1e6).toFixed(1)} MB transferred; on the page ` +
+        `${ms('transfer_page_ms')} ms: copy ${ms('transfer_copy_ms')}, decode ${ms('transfer_decode_ms')}, ` +
+        `build ${ms('transfer_build_ms')}, rebuild checkpoints ${ms('transfer_rebuild_ms')}, ` +
+        `timeline ${ms('transfer_timeline_ms')}`,
+    };
+  });
+  const msg = `long run (${LONG_OPS} ops): ${transfer.text}`;
   console.log(msg);
   test.info().annotations.push({ type: 'perf', description: msg });
   expect(transfer.bytes).toBeGreaterThan(0);
@@ -177,8 +184,8 @@ test('the run worker works under the sub-path deployment', async ({ page }) => {
   await expect(page.getByTestId('memory-map')).toBeVisible();
   await startLong(page);
   await expect(page.getByTestId('run-progress')).toHaveCount(0, { timeout: 150_000 });
+  await expect(page.getByTestId('scenario-name')).toHaveText('a long run', { timeout: 60_000 });
   await expect(page.getByTestId('run-error')).toHaveCount(0);
-  await expect(page.getByTestId('scenario-name')).toHaveText('a long run');
   expect(requests.filter((p) => !p.startsWith(SUBPATH))).toEqual([]);
   expect(requests).toContain(`${SUBPATH}run-worker.js`);
 });

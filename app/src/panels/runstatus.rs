@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::runjob::model::{memory_text, percent, progress_text};
+use crate::runjob::model::{format_bytes, memory_text, percent, progress_text};
 use crate::runjob::{self, RunStatus};
 use crate::state::AppState;
 
@@ -46,6 +46,12 @@ pub fn RunStatusBar() -> impl IntoView {
             }
             .into_any()
         }
+        RunStatus::Receiving { name, bytes } => view! {
+            <div class="run-status" role="status" data-testid="run-receiving">
+                {format!("Loading the finished run of {name} ({} of events and op records)…", format_bytes(bytes))}
+            </div>
+        }
+        .into_any(),
         RunStatus::Refused(msg) => view! {
             <div class="run-status run-status-error" role="alert">
                 <span data-testid="run-refused">{format!("Not run: {msg}. The current run stays.")}</span>

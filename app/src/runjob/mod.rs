@@ -32,6 +32,8 @@ pub enum RunStatus {
     Idle,
     /// A long run in the worker: `done` of `total` ops.
     Running { name: String, done: u64, total: u64 },
+    /// The worker has finished; the page is reading its `bytes` of result.
+    Receiving { name: String, bytes: u64 },
     /// The last scenario asked for was over the limit (the message gives the count, the limit
     /// and how to lower it); the previous run stays.
     Refused(String),
@@ -270,6 +272,42 @@ pub fn start(state: AppState, text: &str, id: &str, scenario: ValidScenario, tot
     }
 }
 
+/// Turns the worker's bytes into the current run (cursor at the start), or reports why not;
+/// records what the hand-over cost (`window.__buddyscope_transfer_*`, README "Long runs").
+fn finish(
+    state: AppState,
+    text: &str,
+    id: &str,
+    valid: ValidScenario,
+    bytes: &[u8],
+    [run_ms, encode_ms]: [f64; 2],
+    copy_ms: f64,
+) {
+    let now = crate::browser::now_ms;
+    let t0 = now();
+    let budget = crate::state::run_options().checkpoint_budget;
+    match transfer::decode_run(valid, bytes, budget, now) {
+        Ok((run, times)) => {
+            let t1 = now();
+            let session = Session::from_run(text, run);
+            let t2 = now();
+            state.run_status.set(RunStatus::Idle);
+            state.install(session, id);
+            let expose = crate::browser::expose;
+            expose("__buddyscope_worker_run_ms", run_ms);
+            expose("__buddyscope_transfer_encode_ms", encode_ms);
+            expose("__buddyscope_transfer_bytes", bytes.len() as f64);
+            expose("__buddyscope_transfer_copy_ms", copy_ms);
+            expose("__buddyscope_transfer_decode_ms", times.decode);
+            expose("__buddyscope_transfer_build_ms", times.build);
+            expose("__buddyscope_transfer_rebuild_ms", times.rebuild);
+            expose("__buddyscope_transfer_timeline_ms", t2 - t1);
+            expose("__buddyscope_transfer_page_ms", copy_ms + (now() - t0));
+        }
+        Err(e) => state.run_status.set(RunStatus::Failed(e)),
+    }
+}
+
 fn spawn(
     state: AppState,
     text: &str,
@@ -310,37 +348,33 @@ fn spawn(
                 }
                 Some("done") => {
                     retire(generation);
-                    let bytes = js_sys::Uint8Array::new(&get(&data, "bytes")).to_vec();
+                    let Some(valid) = scenario.take() else { return };
                     let t0 = crate::browser::now_ms();
-                    let run = scenario
-                        .take()
-                        .ok_or_else(|| "a second result".to_string())
-                        .and_then(|s| {
-                            let budget = crate::state::run_options().checkpoint_budget;
-                            transfer::decode_run(s, &bytes, budget)
-                        });
-                    match run {
-                        Ok(run) => {
-                            let session = Session::from_run(&text_owned, run);
-                            crate::browser::expose(
-                                "__buddyscope_transfer_decode_ms",
-                                crate::browser::now_ms() - t0,
-                            );
-                            crate::browser::expose(
-                                "__buddyscope_transfer_bytes",
-                                bytes.len() as f64,
-                            );
-                            if let Some(ms) = get(&data, "encode_ms").as_f64() {
-                                crate::browser::expose("__buddyscope_transfer_encode_ms", ms);
+                    let bytes = js_sys::Uint8Array::new(&get(&data, "bytes")).to_vec();
+                    let worker_ms = [get(&data, "run_ms"), get(&data, "encode_ms")]
+                        .map(|v| v.as_f64().unwrap_or(f64::NAN));
+                    let copy_ms = crate::browser::now_ms() - t0;
+                    // Say so before the page spends its share of the work (decoding the events
+                    // and replaying them into checkpoints): let the message paint first.
+                    let name = match state.run_status.get_untracked() {
+                        RunStatus::Running { name, .. } => name,
+                        _ => String::new(),
+                    };
+                    state.run_status.set(RunStatus::Receiving {
+                        name,
+                        bytes: bytes.len() as u64,
+                    });
+                    let (text, id) = (text_owned.clone(), id.clone());
+                    set_timeout(
+                        move || {
+                            // Cancelled or replaced meanwhile: retire bumped the generation
+                            // once, anything else bumps it again.
+                            if current(generation + 1) {
+                                finish(state, &text, &id, valid, &bytes, worker_ms, copy_ms);
                             }
-                            if let Some(ms) = get(&data, "run_ms").as_f64() {
-                                crate::browser::expose("__buddyscope_worker_run_ms", ms);
-                            }
-                            state.run_status.set(RunStatus::Idle);
-                            state.install(session, &id);
-                        }
-                        Err(e) => state.run_status.set(RunStatus::Failed(e)),
-                    }
+                        },
+                        std::time::Duration::from_millis(40),
+                    );
                 }
                 _ => {
                     retire(generation);

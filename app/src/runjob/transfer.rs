@@ -52,20 +52,41 @@ pub fn encode_run(run: &Run) -> Vec<u8> {
     postcard::to_allocvec(&parts).expect("a run encodes")
 }
 
+/// Milliseconds the page spent on each step of [`decode_run`] (README "Long runs").
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DecodeTimes {
+    /// postcard → the event log and records.
+    pub decode: f64,
+    /// `setup::build` of the initial zone.
+    pub build: f64,
+    /// [`rebuild_checkpoints`]: every event applied once, the zone copies taken.
+    pub rebuild: f64,
+}
+
 /// The run again from [`encode_run`]'s bytes and the scenario that produced it, with the
-/// checkpoints of `checkpoint_budget` bytes the run itself would have kept.
+/// checkpoints of `checkpoint_budget` bytes the run itself would have kept; `clock` (ms) times
+/// the steps.
 pub fn decode_run(
     valid: ValidScenario,
     bytes: &[u8],
     checkpoint_budget: usize,
-) -> Result<Run, String> {
+    clock: fn() -> f64,
+) -> Result<(Run, DecodeTimes), String> {
+    let t0 = clock();
     let p: Parts = postcard::from_bytes(bytes)
         .map_err(|e| format!("the worker's result could not be read: {e}"))?;
+    let t1 = clock();
     let start = buddyscope::setup::build(valid).map_err(|e| e.to_string())?;
     let initial = start.engine.zone;
+    let t2 = clock();
     let (checkpoints, final_zone) =
         rebuild_checkpoints(&initial, &p.log.events, &p.ops, checkpoint_budget);
-    Ok(Run {
+    let times = DecodeTimes {
+        decode: t1 - t0,
+        build: t2 - t1,
+        rebuild: clock() - t2,
+    };
+    let run = Run {
         scenario: start.scenario.into_scenario(),
         initial,
         log: p.log,
@@ -76,7 +97,8 @@ pub fn decode_run(
         checkpoints,
         names: p.names,
         ops_omitted: 0,
-    })
+    };
+    Ok((run, times))
 }
 
 #[cfg(test)]
@@ -95,10 +117,11 @@ mod tests {
             let json = buddyscope::builtin::get(id).unwrap().json;
             let run = run_valid(parse_valid(json).unwrap(), &run_options()).unwrap();
             let bytes = encode_run(&run);
-            let back = decode_run(
+            let (back, _) = decode_run(
                 parse_valid(json).unwrap(),
                 &bytes,
                 run_options().checkpoint_budget,
+                || 0.0,
             )
             .unwrap();
             assert_eq!(back.scenario, run.scenario, "{id}");
@@ -140,7 +163,7 @@ mod tests {
     #[test]
     fn garbage_is_an_error_not_a_panic() {
         let valid = parse_valid(buddyscope::builtin::default().json).unwrap();
-        let err = decode_run(valid, &[1, 2, 3], 1 << 20).unwrap_err();
+        let err = decode_run(valid, &[1, 2, 3], 1 << 20, || 0.0).unwrap_err();
         assert!(err.contains("could not be read"), "{err}");
     }
 }
