@@ -57,11 +57,12 @@ pub enum Plan {
 /// (the largest runs a few hundred ops), so they keep running synchronously, as before.
 pub const WORKER_MIN_OPS: u64 = 20_000;
 
-/// Above this many pages touched ([`Cost::pages_touched`]) a run goes to the worker too: a few
-/// ops over large ranges record as many events as many small ops (a page freed page by page is
-/// about 7 events: 1 Mi pages is ~7 million events, a fraction of a second of engine work). The
-/// built-ins touch at most a few hundred thousand pages.
-pub const WORKER_MIN_PAGES: u128 = 1 << 20;
+/// Above this many pages touched ([`Cost::pages_touched`], an upper bound: a workload step
+/// counts its largest order) a run goes to the worker too: a few ops over large ranges record as
+/// many events as many small ops (a page freed page by page is about 7 events). The built-ins
+/// touch at most about 1.5 Mi pages by this bound (`fragmented-sandbox`'s workload), and run on
+/// the page as before.
+pub const WORKER_MIN_PAGES: u128 = 16 << 20;
 
 /// Why compare mode does not run a scenario that needs the worker (it runs both sides on the
 /// page).
