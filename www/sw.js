@@ -14,8 +14,11 @@
 const CACHE = "buddyscope-shell-v1";
 const SCOPE = self.registration.scope;
 const INDEX = new URL("./", SCOPE).href;
-// Pages that are not referenced from index.html but belong to the offline shell.
-const EXTRA_PAGES = ["embed-example.html"];
+// Files that are not referenced from index.html but belong to the offline shell. They have no
+// content hash in their name, so like index.html they are network-first and re-fetched with
+// every fresh shell (the run worker's script must match the build's wasm).
+const EXTRA_PAGES = ["embed-example.html", "run-worker.js"];
+const EXTRA = new Set(EXTRA_PAGES.map((p) => new URL(p, SCOPE).href));
 
 // The same-origin asset URLs an index.html references (links, scripts, the wasm in trunk's
 // inline loader), absolute.
@@ -39,7 +42,7 @@ async function refreshShell(indexResponse) {
   for (const p of EXTRA_PAGES) keep.add(new URL(p, SCOPE).href);
   await Promise.all(
     [...keep].map(async (url) => {
-      if (await cache.match(url)) return;
+      if (!EXTRA.has(url) && (await cache.match(url))) return;
       try {
         const r = await fetch(url, { cache: "no-store" });
         if (r.ok) await cache.put(url, r);
@@ -79,13 +82,17 @@ self.addEventListener("fetch", (event) => {
   if (url.origin !== self.location.origin || !req.url.startsWith(SCOPE)) return;
   // The page itself (any query: ?scenario=…, ?embed=1): network first, cached copy offline.
   const key = url.origin + url.pathname;
-  if (req.mode === "navigate" || key === INDEX) {
+  if (req.mode === "navigate" || key === INDEX || EXTRA.has(key)) {
     event.respondWith(
       (async () => {
         try {
           const r = await fetch(req, { cache: "no-store" });
           if (r.ok && key === INDEX) event.waitUntil(refreshShell(r.clone()));
-          else if (r.ok) event.waitUntil(caches.open(CACHE).then((c) => c.put(key, r.clone())));
+          else if (r.ok) {
+            // Cloned now: the body is read by the page before the cache would get to it.
+            const copy = r.clone();
+            event.waitUntil(caches.open(CACHE).then((c) => c.put(key, copy)));
+          }
           return r;
         } catch (e) {
           const cache = await caches.open(CACHE);

@@ -19,6 +19,7 @@ use crate::panels::pcp::PcpPanel;
 use crate::panels::procimport::ProcImportPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
+use crate::panels::runstatus::RunStatusBar;
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
@@ -106,6 +107,7 @@ pub fn App() -> impl IntoView {
             <PresenterToggle/>
         </header>
         {share_error.map(|m| view! { <ShareError message=m/> })}
+        <RunStatusBar/>
         <Show when=presenting>
             <TourBar/>
         </Show>

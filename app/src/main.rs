@@ -8,11 +8,16 @@ mod embed;
 mod panels;
 mod panic_banner;
 mod presenter;
+mod runjob;
 mod share;
 mod state;
 mod theme;
 
 fn main() {
+    // The run worker (`runjob`) loads this same wasm: there is no page to mount in a worker.
+    if web_sys::window().is_none() {
+        return;
+    }
     // First thing: a panic anywhere below shows a visible banner, never a blank page.
     panic_banner::install();
     bench::install();

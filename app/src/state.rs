@@ -11,14 +11,25 @@
 use buddyscope::builtin;
 use buddyscope::compare::{ComparePair, Side};
 use buddyscope::replay::{self, Divergence, ReplayError, ReplayOptions, ReplaySummary};
-use buddyscope::runner::{run_valid, RunOptions};
+use buddyscope::runner::{Run, RunOptions};
 use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
 /// Checkpoints for long scrubber jumps; keep the browser's memory modest.
-const CHECKPOINT_BUDGET: usize = 96 << 20;
+pub const CHECKPOINT_BUDGET: usize = 96 << 20;
 use crate::compare;
+use crate::runjob::model::RunMemory;
+use crate::runjob::{self, Plan, RunStatus};
+
+/// How the app runs a scenario, on the page or in the run worker (the same options in both).
+pub fn run_options() -> RunOptions {
+    RunOptions {
+        record: true,
+        checkpoint_budget: CHECKPOINT_BUDGET,
+        max_ops: None,
+    }
+}
 
 /// One scenario run and a cursor over it.
 pub struct Session {
@@ -29,6 +40,8 @@ pub struct Session {
     pub timeline: Timeline,
     /// Set when the run is a replayed trace.
     pub replay: Option<ReplayInfo>,
+    /// What the run holds in memory (the engine's accounting, taken once).
+    pub memory: RunMemory,
 }
 
 /// What a replayed trace adds to its run: the engine's summary and divergences.
@@ -58,24 +71,31 @@ impl Session {
     /// One side of a compare pair: `text`'s scenario with the side's overrides.
     pub fn load_side(text: &str, pair: &ComparePair, side: Side) -> Result<Session, ScenarioError> {
         let base = parse_valid(text)?.into_scenario();
-        Session::run(text, ValidScenario::new(pair.side(side).apply(&base))?)
+        let valid = ValidScenario::new(pair.side(side).apply(&base))?;
+        // Compare mode runs both sides on the page: a run long enough for the worker is not
+        // compared (it would freeze the page twice over).
+        match runjob::plan(&valid) {
+            Plan::Now => Session::run(text, valid),
+            Plan::Refuse(e) => Err(e),
+            Plan::Worker { total } => Err(runjob::too_long_to_compare(total)),
+        }
     }
 
+    /// Runs on the page, held to the app's limits like a worker run (`crate::runjob`).
     fn run(text: &str, valid: ValidScenario) -> Result<Session, ScenarioError> {
-        let r = run_valid(
-            valid,
-            &RunOptions {
-                record: true,
-                checkpoint_budget: CHECKPOINT_BUDGET,
-                max_ops: None,
-            },
-        )?;
-        Ok(Session {
+        let run = runjob::run_bounded(valid, &mut |_, _| std::ops::ControlFlow::Continue(()))?;
+        Ok(Session::from_run(text, run))
+    }
+
+    /// The session of a finished run of `text` (the run worker's result, see `crate::runjob`).
+    pub fn from_run(text: &str, r: Run) -> Session {
+        Session {
             text: text.to_string(),
             scenario: r.scenario.clone(),
+            memory: RunMemory::of(&r),
             timeline: Timeline::new(r),
             replay: None,
-        })
+        }
     }
 
     /// Replays `trace` from the start state of `start` (its ops are ignored) as a recorded run,
@@ -104,6 +124,7 @@ impl Session {
                 summary,
                 divergences: r.divergences,
             }),
+            memory: RunMemory::of(&r.run),
             timeline: Timeline::new(r.run),
         })
     }
@@ -158,6 +179,8 @@ pub struct AppState {
     pub follow: RwSignal<bool>,
     /// The active tour stop (index into the scenario's `tour`); `None`: no tour playing.
     pub tour_stop: RwSignal<Option<usize>>,
+    /// A long run in the worker, a refused scenario or a failed run (`crate::runjob`).
+    pub run_status: RwSignal<RunStatus>,
 }
 
 impl AppState {
@@ -186,6 +209,7 @@ impl AppState {
             blank: RwSignal::new(false),
             follow: RwSignal::new(false),
             tour_stop: RwSignal::new(None),
+            run_status: RwSignal::new(RunStatus::Idle),
         };
         provide_context(st);
         st
@@ -325,29 +349,59 @@ impl AppState {
         self.version.update(|v| *v += 1);
     }
 
-    /// Loads a scenario text. On success the run replaces the current one (cursor at the
-    /// start) and the error clears; on failure the error is set and the last good run stays.
+    /// Loads a scenario text. It is costed first ([`runjob::plan`]): over the limit it is
+    /// refused (`run_status`), a long run starts in the worker (it replaces the current run when
+    /// it finishes), a small one runs now and replaces the current run (cursor at the start)
+    /// and the error clears. On failure the error is set; in every case but success the last
+    /// good run stays.
     pub fn load_text(&self, text: &str, id: &str) -> Result<(), ScenarioError> {
         self.editor_text.set(text.to_string());
-        match Session::load(text) {
-            Ok(s) => {
-                self.session.set_value(Some(s));
-                self.scenario_id.set(id.to_string());
+        let valid = match parse_valid(text) {
+            Ok(v) => v,
+            Err(e) => {
+                self.error.set(Some(e.clone()));
+                return Err(e);
+            }
+        };
+        match runjob::plan(&valid) {
+            Plan::Refuse(e) => {
+                runjob::cancel(self);
                 self.error.set(None);
-                self.playing.set(false);
-                self.selected_page.set(None);
-                self.tour_stop.set(None);
-                self.version.update(|v| *v += 1);
-                // Compare mode stays on with the new scenario's own pair.
-                if self.compare.get_untracked().is_some() {
-                    self.set_compare(self.default_pair());
-                }
+                self.run_status.set(RunStatus::Refused(e.to_string()));
+                return Err(e);
+            }
+            Plan::Worker { total } => {
+                self.error.set(None);
+                runjob::start(*self, text, id, valid, total);
+                return Ok(());
+            }
+            Plan::Now => {}
+        }
+        match Session::run(text, valid) {
+            Ok(s) => {
+                runjob::cancel(self);
+                self.install(s, id);
                 Ok(())
             }
             Err(e) => {
                 self.error.set(Some(e.clone()));
                 Err(e)
             }
+        }
+    }
+
+    /// Makes `s` the current run under `id`, cursor at the start.
+    pub fn install(&self, s: Session, id: &str) {
+        self.session.set_value(Some(s));
+        self.scenario_id.set(id.to_string());
+        self.error.set(None);
+        self.playing.set(false);
+        self.selected_page.set(None);
+        self.tour_stop.set(None);
+        self.version.update(|v| *v += 1);
+        // Compare mode stays on with the new scenario's own pair.
+        if self.compare.get_untracked().is_some() {
+            self.set_compare(self.default_pair());
         }
     }
 
@@ -363,6 +417,8 @@ impl AppState {
         };
         match Session::load_trace(&start, trace, file) {
             Ok(s) => {
+                // A long run still in the worker would replace the replay when it finishes.
+                runjob::cancel(self);
                 self.session.set_value(Some(s));
                 self.scenario_id.set("custom".to_string());
                 self.trace_error.set(None);

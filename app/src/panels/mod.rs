@@ -21,6 +21,7 @@ pub mod pcp;
 pub mod procimport;
 pub mod pseudocode;
 pub mod replay;
+pub mod runstatus;
 pub mod scenario;
 pub mod scrubber;
 pub mod sharelink;

@@ -302,6 +302,7 @@ pub fn ScenarioPanel() -> impl IntoView {
                         format!("Linux {kernel} model · {ops} top-level op{}", if ops == 1 { "" } else { "s" })
                     }}
                 </p>
+                <super::runstatus::RunMemoryLine/>
             </div>
             <details class="editor-box" open=true>
                 <summary>"Edit the scenario (JSON)"</summary>

@@ -51,9 +51,13 @@ pub fn apply(state: &AppState, p: &SharePayload) -> Result<(), String> {
         Some(b) if b.json == p.text => b.id,
         _ => "custom",
     };
-    state
-        .load_text(&p.text, id)
-        .map_err(|e| format!("The shared scenario does not load in this version ({e}). The default scenario is shown instead."))?;
+    state.load_text(&p.text, id).map_err(|e| {
+        if matches!(state.run_status.get_untracked(), crate::runjob::RunStatus::Refused(_)) {
+            format!("The shared scenario was not run ({e}). The default scenario is shown instead.")
+        } else {
+            format!("The shared scenario does not load in this version ({e}). The default scenario is shown instead.")
+        }
+    })?;
     state.seek(p.pos);
     if let Some(c) = &p.compare {
         state.set_compare(Some(c.pair.clone()));
@@ -80,10 +84,15 @@ pub fn open_from_location(state: &AppState) -> Option<Result<(), String>> {
         .map_err(|e| e.to_string())
         .and_then(|p| apply(state, &p));
     if result.is_err() {
-        // Back to the default scenario, whatever a half-applied link did.
+        // Back to the default scenario, whatever a half-applied link did; a refusal (over the
+        // run limits, `crate::runjob`) stays on screen with its count and limit.
+        let status = state.run_status.get_untracked();
         state.set_compare(None);
         state.set_presenter_state(&Default::default());
         let _ = state.load_builtin(buddyscope::builtin::default().id);
+        if matches!(status, crate::runjob::RunStatus::Refused(_)) {
+            state.run_status.set(status);
+        }
     }
     Some(result)
 }

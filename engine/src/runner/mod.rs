@@ -187,6 +187,33 @@ impl Checkpoints {
     }
 }
 
+/// The checkpoints and the final zone of a recorded run, rebuilt from its start state, events
+/// and op records exactly as [`execute`] took them (after an op, once `interval` events have
+/// passed, thinned over `budget`). For a run computed elsewhere: the app's run worker sends the
+/// events and records, not the zone copies (megabytes each), and the page replays them once.
+pub fn rebuild_checkpoints(
+    initial: &Zone,
+    events: &[Event],
+    ops: &[OpRecord],
+    budget: usize,
+) -> (Vec<(u32, Zone)>, Zone) {
+    let mut ring = Checkpoints::new(initial, budget);
+    let mut zone = initial.clone();
+    let mut applied = 0usize;
+    for op in ops {
+        let end = (op.end as usize).min(events.len());
+        for ev in &events[applied.min(end)..end] {
+            zone.apply(ev);
+        }
+        applied = applied.max(end);
+        ring.maybe_take(applied, &zone);
+    }
+    for ev in &events[applied..] {
+        zone.apply(ev);
+    }
+    (ring.into_vec(), zone)
+}
+
 /// Op records a counters-only run keeps at each end: enough for `--format summary`, which
 /// prints every op of a run of at most 60 and the first and last 20 of a longer one.
 pub const COUNTERS_ONLY_KEPT_OPS: usize = 30;

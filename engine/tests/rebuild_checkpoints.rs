@@ -1,0 +1,26 @@
+//! `runner::rebuild_checkpoints` gives back exactly the checkpoints and final zone the run
+//! itself kept (the app's run worker relies on it: it sends events, not zone copies).
+
+use buddyscope::runner::{rebuild_checkpoints, run_text, RunOptions};
+
+#[test]
+fn rebuilt_checkpoints_equal_the_runs_own() {
+    // A small budget as well as the default, so that the ring thins out and doubles its
+    // interval in some runs: the rebuild must thin identically.
+    for budget in [256 << 20, 24 << 20] {
+        for b in buddyscope::builtin::ALL {
+            let opts = RunOptions {
+                checkpoint_budget: budget,
+                ..RunOptions::default()
+            };
+            let run = run_text(b.json, &opts).unwrap();
+            let (checkpoints, final_zone) =
+                rebuild_checkpoints(&run.initial, &run.log.events, &run.ops, budget);
+            let at: Vec<u32> = checkpoints.iter().map(|c| c.0).collect();
+            let want: Vec<u32> = run.checkpoints.iter().map(|c| c.0).collect();
+            assert_eq!(at, want, "{} (budget {budget})", b.id);
+            assert!(checkpoints == run.checkpoints, "{}: zones differ", b.id);
+            assert!(final_zone == run.final_zone, "{}: final zone differs", b.id);
+        }
+    }
+}

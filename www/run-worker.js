@@ -1,0 +1,28 @@
+// buddyscope's run worker (app/src/runjob): a long scenario run off the page's main thread.
+//
+// A module worker, copied next to index.html (trunk copy-file). It runs the page's own wasm: the
+// page posts the URL of its wasm-bindgen glue (found in the page, so `--public-url` sub-paths
+// work) and its compiled WebAssembly.Module (nothing is fetched or compiled twice); the glue's
+// init runs the app's `main`, which mounts nothing here (no window), then the exported
+// `buddyscope_worker_run` runs the scenario. Messages back: {type: "progress", done, total},
+// then {type: "done", bytes, encode_ms, run_ms} (the ArrayBuffer is transferred, not copied) or
+// {type: "error", message}. The page cancels by terminating the worker.
+self.onmessage = async (event) => {
+  const { glue, module, text, debug_panic } = event.data;
+  try {
+    const bindings = await import(glue);
+    await bindings.default({ module_or_path: module });
+    let last = 0;
+    const progress = (done, total) => {
+      const now = performance.now();
+      if (done === 0 || done >= total || now - last >= 50) {
+        last = now;
+        self.postMessage({ type: "progress", done, total });
+      }
+    };
+    const { bytes, run_ms, encode_ms } = bindings.buddyscope_worker_run(text, progress, !!debug_panic);
+    self.postMessage({ type: "done", bytes, run_ms, encode_ms }, [bytes.buffer]);
+  } catch (e) {
+    self.postMessage({ type: "error", message: String((e && e.message) || e) });
+  }
+};
