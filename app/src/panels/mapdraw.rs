@@ -33,6 +33,9 @@ pub const PB_LEVEL: u32 = 0;
 pub const ZOOMS: [u32; 11] = [PB_LEVEL, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
 /// "Fit" picks the biggest level that keeps the map at most this tall (CSS pixels).
 pub const FIT_HEIGHT: u32 = 460;
+/// ... and a pixel per page up to this height (the map box's largest, 40rem), the pageblock
+/// level beyond.
+pub const PAGE_FIT_HEIGHT: u32 = 640;
 
 /// Cell codes: `0..=10` free in a buddy block of that order, then the other states. Allocated
 /// and filler codes carry "foreign" (the allocation's type differs from its pageblock's) in bit 0.
@@ -145,8 +148,8 @@ impl Geom {
             .unwrap_or(1)
     }
 
-    /// "Fit": the biggest level that keeps the whole zone within [`FIT_HEIGHT`]; the pageblock
-    /// level if even one pixel per page is taller.
+    /// "Fit": the biggest level that keeps the whole zone within [`FIT_HEIGHT`]; one pixel per
+    /// page up to [`PAGE_FIT_HEIGHT`]; the pageblock level beyond.
     pub fn fit_zoom(pages: u32, avail_css: u32) -> u32 {
         let max = Geom::max_zoom(avail_css);
         ZOOMS
@@ -156,7 +159,13 @@ impl Geom {
                 c != PB_LEVEL && c <= max && Geom::new(pages, c, 1.0, avail_css).h <= FIT_HEIGHT
             })
             .max()
-            .unwrap_or(PB_LEVEL)
+            .unwrap_or(
+                if Geom::new(pages, 1, 1.0, avail_css).h <= PAGE_FIT_HEIGHT {
+                    1
+                } else {
+                    PB_LEVEL
+                },
+            )
     }
 
     pub fn nb(&self) -> u32 {
@@ -685,8 +694,11 @@ mod tests {
         assert_eq!((g.group, g.tile_w, g.tile_h), (GROUP, 10, 6));
         assert!(g.h <= FIT_HEIGHT, "{g:?}");
         assert_eq!(g.css_cell(), 0.25);
-        // 1 GiB keeps a pixel per page.
+        // 1 GiB keeps a pixel per page, also in a narrower box (24 rows of tiles); 2 GiB
+        // there is drawn by pageblocks.
         assert_eq!(Geom::fit_zoom(262_144, 1184), 1);
+        assert_eq!(Geom::fit_zoom(262_144, 800), 1);
+        assert_eq!(Geom::fit_zoom(524_288, 800), PB_LEVEL);
         // At a ratio of 2 everything is twice as many device pixels; the CSS layout is equal.
         let a = Geom::new(262_144, 1, 1.0, 1184);
         let b = Geom::new(262_144, 1, 2.0, 1184);

@@ -51,6 +51,8 @@ struct Renderer {
     /// One tile's pixels.
     scratch: Vec<u8>,
     first_paint_done: bool,
+    /// (following, presenting) at the last render: the boxes are measured again on a change.
+    mode: Option<(bool, bool)>,
 }
 
 /// What a render is asked to show: the zoom level, the box it lays out in, and the window.
@@ -163,20 +165,21 @@ fn set_px(el: &web_sys::HtmlElement, prop: &str, v: f64) {
 
 impl Renderer {
     /// Draws the session at its cursor: the window `f` asks for, at device resolution.
-    /// Returns true for a full repaint of the window.
+    /// Returns `(full, resized)`: a full repaint of the window; the map's or the window's size
+    /// changed (the layout around it must be measured again).
     fn render(
         &mut self,
         canvas: &HtmlCanvasElement,
         spacer: Option<web_sys::HtmlElement>,
         s: &Session,
         f: Frame,
-    ) -> bool {
+    ) -> (bool, bool) {
         let tl = &s.timeline;
         let z = tl.zone();
         let g = Geom::new(z.pages(), f.zoom, f.dpr, f.avail_css);
         let key = (s.text.as_ptr() as usize, s.text.len(), tl.len());
         let Some(ctx) = context(canvas) else {
-            return false;
+            return (false, false);
         };
         let dirty = self.cache.sync(key, tl);
         // The window: the visible box (or a first guess before layout), inside the map.
@@ -201,6 +204,7 @@ impl Renderer {
             hl,
             pal,
         };
+        let resized = self.geom != Some(g) || (self.view.w, self.view.h) != (v.w, v.h);
         let mut full = self.geom != Some(g)
             || self.view != v
             || self.run_key != key
@@ -269,7 +273,7 @@ impl Renderer {
         self.run_key = key;
         self.dark = f.dark;
         self.hl = hl;
-        full
+        (full, resized)
     }
 
     /// The zone page under CSS offset `(x, y)` of the canvas.
@@ -452,6 +456,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
         let ratio = dpr.get();
         let (sl, st, cw, ch) = scroll_box.get();
         let follow = following.get();
+        let presenting = state.presenter.get();
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
@@ -479,10 +484,10 @@ pub fn MemoryMapPanel() -> impl IntoView {
             .get_untracked()
             .map(|e| web_sys::HtmlElement::clone(&e));
         let t0 = now_ms();
-        let full = state
+        let (full, resized) = state
             .with(|s| renderer.try_update_value(|r| r.render(&canvas, spacer, s, frame)))
             .flatten()
-            .unwrap_or(false);
+            .unwrap_or((false, false));
         let t1 = now_ms();
         let g = renderer.with_value(|r| r.geom);
         let o = renderer.with_value(|r| r.origin_css());
@@ -492,7 +497,18 @@ pub fn MemoryMapPanel() -> impl IntoView {
         if drawn.get_untracked() != g {
             drawn.set(g);
         }
-        measure();
+        // Reading the boxes' sizes forces a layout: only when the map's size changed (a step
+        // changes only pixels; scrolls and window resizes measure on their own events).
+        let mode = (follow, presenting);
+        let mode_changed = renderer.with_value(|r| r.mode != Some(mode));
+        if resized || mode_changed {
+            measure();
+        }
+        if mode_changed {
+            // The boxes change with the mode's classes: measure again once they apply.
+            renderer.update_value(|r| r.mode = Some(mode));
+            request_animation_frame(measure);
+        }
         if follow {
             if let (Some(g), Some(ov)) = (g, overview_ref.get()) {
                 state.with_untracked(|s| {
