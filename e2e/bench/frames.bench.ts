@@ -1,6 +1,7 @@
 // The frame harness at full size: `bash scripts/bench-frames.sh` (not part of the test suite).
 // BENCH_ITER (default 15) samples per action and size, BENCH_STEPS (default 3000) workload steps,
-// BENCH_PAINT_RUNS (default 7) fresh navigations for the first paint. Prints a Markdown table and
+// BENCH_PAINT_RUNS (default 7) fresh navigations for the first paint, BENCH_ENGINE_RUNS (default 3)
+// runs of the wasm engine row when the build has the bench hook. Prints a Markdown table and
 // writes e2e/artifacts/bench-frames.json.
 import { test } from '@playwright/test';
 import * as fs from 'node:fs';
@@ -14,6 +15,7 @@ test('frame times per zone size and action', async ({ page, browser, baseURL }) 
     iterations: env('BENCH_ITER', 15),
     steps: env('BENCH_STEPS', 3000),
     firstPaintRuns: env('BENCH_PAINT_RUNS', 7),
+    engineRuns: env('BENCH_ENGINE_RUNS', 3),
     log: (l) => console.log(l),
   });
   const dir = path.join(__dirname, '..', 'artifacts');

@@ -64,6 +64,9 @@ export interface FramesResult {
   iterations: number;
   firstPaint: { fcp: Stats; map: Stats };
   sizes: SizeResult[];
+  /** The engine's mixed 1M-operation sequence in wasm, when the app has the bench hook
+   *  (`window.__buddyscopeBench`, s10-bound): ms, recording off and on. */
+  wasmEngine?: { n: number; off: Stats; on: Stats };
 }
 
 export function stats(xs: number[]): Stats {
@@ -239,6 +242,8 @@ export interface Options {
   /** Workload steps of the sandbox's first phase (the second has 70 % of it). */
   steps: number;
   firstPaintRuns: number;
+  /** Runs of the wasm engine row (0: skip it). */
+  engineRuns?: number;
   sizes?: readonly { name: string; pages: number }[];
   log?: (line: string) => void;
 }
@@ -275,6 +280,8 @@ export async function measureFrames(page: Page, browser: Browser, baseURL: strin
     }
     sizes.push({ size: size.name, pages: size.pages, loadMs, events, lod, actions });
   }
+  const wasmEngine = await engineInWasm(page, o.engineRuns ?? 3);
+  if (wasmEngine) log(`wasm engine, mixed ${wasmEngine.n}: off ${wasmEngine.off.median.toFixed(1)} ms, on ${wasmEngine.on.median.toFixed(1)} ms`);
   const ua = await page.evaluate(() => ({ ua: navigator.userAgent, dpr: devicePixelRatio, cores: navigator.hardwareConcurrency }));
   return {
     machine: {
@@ -291,7 +298,28 @@ export async function measureFrames(page: Page, browser: Browser, baseURL: strin
     iterations: o.iterations,
     firstPaint: firstPaintRes,
     sizes,
+    ...(wasmEngine ? { wasmEngine } : {}),
   };
+}
+
+/** The engine bench's mixed sequence in wasm through the app's hook, if the build has it. */
+async function engineInWasm(page: Page, runs: number): Promise<FramesResult['wasmEngine']> {
+  const n = 1_000_000;
+  const r = await page.evaluate(
+    ({ n, runs }) => {
+      const f = (window as any).__buddyscopeBench;
+      if (typeof f !== 'function' || runs <= 0) return null;
+      const off: number[] = [];
+      const on: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        off.push(f('mixed', n, false));
+        on.push(f('mixed', n, true));
+      }
+      return { off, on };
+    },
+    { n, runs },
+  );
+  return r ? { n, off: stats(r.off), on: stats(r.on) } : undefined;
 }
 
 /** A Markdown table of the result (medians; p90 in brackets). */
@@ -311,6 +339,12 @@ export function table(r: FramesResult): string {
     `First paint of the default scenario (median of ${r.firstPaint.fcp.n}): first contentful paint ${r.firstPaint.fcp.median.toFixed(0)} ms, first memory-map paint ${r.firstPaint.map.median.toFixed(0)} ms after navigation start.`,
   );
   lines.push('');
+  if (r.wasmEngine) {
+    lines.push(
+      `Engine in wasm, mixed ${r.wasmEngine.n}-operation sequence (median of ${r.wasmEngine.off.n}): recording off ${r.wasmEngine.off.median.toFixed(1)} ms, on ${r.wasmEngine.on.median.toFixed(1)} ms.`,
+    );
+    lines.push('');
+  }
   lines.push(`Loads (run + first render): ${r.sizes.map((s) => `${s.size} ${s.loadMs} ms (${s.events} events)`).join(', ')}.`);
   return lines.join('\n');
 }

@@ -6,7 +6,7 @@ import { ACTIONS, SIZES, measureFrames, table } from '../bench/frames';
 
 test('the frame harness measures every zone size and action (sanity only)', async ({ page, browser, baseURL }) => {
   test.setTimeout(300_000);
-  const r = await measureFrames(page, browser, baseURL!, { iterations: 2, steps: 300, firstPaintRuns: 1 });
+  const r = await measureFrames(page, browser, baseURL!, { iterations: 2, steps: 300, firstPaintRuns: 1, engineRuns: 0 });
   expect(r.firstPaint.fcp.median).toBeGreaterThan(0);
   expect(r.firstPaint.map.median).toBeGreaterThan(0);
   expect(r.sizes.map((s) => s.pages)).toEqual(SIZES.map((s) => s.pages));
