@@ -6,11 +6,14 @@
 //! engine reports for the page: free in the buddy allocator (lighter for bigger blocks), on a
 //! pcp list (yellow, hatched), allocated (a tone per op definition, dotted if the allocation's
 //! type differs from its pageblock's) or reserved; pages the current event touched are
-//! vermilion.
+//! vermilion. Zoomed out below a pixel per page (the pageblock level, which "Fit" picks for
+//! zones of 2 GiB and more), a tile is 8 × 4 pixels, each the dominant state of 4 × 4 pages.
 //!
-//! Repainting: the renderer keeps the canvas's pixel buffer. A small cursor move repaints only
-//! the tiles of the pageblocks the events between the old and the new cursor touched (events
-//! carry pfn and order); a big jump, a new run, a zoom or a theme change repaints everything.
+//! Repainting (see `mapdraw`): the canvas is the visible window of the map, at device pixels
+//! (CSS size × `devicePixelRatio`), kept in place by `position: sticky` over a spacer as big as
+//! the map; scrolling repaints the window. A small cursor move repaints only the visible tiles
+//! of the pageblocks the events between the old and the new cursor touched (events carry pfn
+//! and order); a new run, a zoom, a scroll or a theme change repaints the window.
 
 use buddyscope::focus::op_touched_pageblocks;
 use buddyscope::procfs::filler_owner_mt;
@@ -22,165 +25,46 @@ use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
-use super::follow::{follow_view, FollowView, Tiles};
+use super::follow::{follow_view, FollowView};
 use super::frame::PanelFrame;
+use super::mapdraw::{
+    blocks_in, mark_pages, paint_overview, paint_view, tile_visible, Geom, MapCache, RunKey, Scene,
+    ViewRect, FIT_HEIGHT, PB_LEVEL, ZOOMS,
+};
 use super::{pfn_hex, tracked_width};
 use crate::browser::{expose, now_ms};
 use crate::state::{AppState, Session};
-use crate::theme::{self as palette, frame_width, Palette, Rgba, ThemeState};
-
-/// Cell sizes (pixels per page side) the zoom offers.
-const CELLS: [u32; 10] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
-/// Tile columns × rows of cells (one pageblock).
-const TILE_COLS: u32 = 32;
-const TILE_ROWS: u32 = PAGEBLOCK_NR_PAGES / TILE_COLS;
-/// "Fit" picks the biggest cells that keep the map at most this tall.
-const FIT_HEIGHT: u32 = 460;
-/// Beyond this many events between two cursor positions, repaint everything.
-const INCREMENTAL_LIMIT: u32 = 4096;
-
-/// Where everything is on the canvas.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Geom {
-    pages: u32,
-    cell: u32,
-    pad: u32,
-    tile_w: u32,
-    tile_h: u32,
-    per_row: u32,
-    w: u32,
-    h: u32,
-}
-
-impl Geom {
-    fn new(pages: u32, cell: u32, avail_w: u32) -> Geom {
-        let pad = if cell >= 4 { 3 } else { 2 };
-        let tile_w = TILE_COLS * cell + 2 * pad;
-        let tile_h = TILE_ROWS * cell + 2 * pad;
-        let nb = pages.div_ceil(PAGEBLOCK_NR_PAGES).max(1);
-        let per_row = (avail_w / tile_w).clamp(1, nb);
-        let rows = nb.div_ceil(per_row);
-        Geom {
-            pages,
-            cell,
-            pad,
-            tile_w,
-            tile_h,
-            per_row,
-            w: per_row * tile_w,
-            h: rows * tile_h,
-        }
-    }
-
-    /// The biggest cell size that fits the width (one pageblock across at most).
-    fn max_cell(avail_w: u32) -> u32 {
-        CELLS
-            .iter()
-            .copied()
-            .filter(|&c| TILE_COLS * c + 2 * if c >= 4 { 3 } else { 2 } <= avail_w)
-            .max()
-            .unwrap_or(1)
-    }
-
-    /// "Fit": the biggest cells that keep the whole zone within [`FIT_HEIGHT`].
-    fn fit_cell(pages: u32, avail_w: u32) -> u32 {
-        let max = Geom::max_cell(avail_w);
-        CELLS
-            .iter()
-            .copied()
-            .filter(|&c| c <= max && Geom::new(pages, c, avail_w).h <= FIT_HEIGHT)
-            .max()
-            .unwrap_or(1)
-    }
-
-    fn tiles(&self) -> Tiles {
-        Tiles {
-            tile_w: self.tile_w,
-            tile_h: self.tile_h,
-            per_row: self.per_row,
-            w: self.w,
-            h: self.h,
-            cell: self.cell,
-        }
-    }
-
-    fn tile_origin(&self, pb: u32) -> (u32, u32) {
-        (
-            (pb % self.per_row) * self.tile_w,
-            (pb / self.per_row) * self.tile_h,
-        )
-    }
-
-    /// The zone page under canvas pixel `(x, y)`.
-    fn page_at(&self, x: i32, y: i32) -> Option<u32> {
-        if x < 0 || y < 0 {
-            return None;
-        }
-        let (x, y) = (x as u32, y as u32);
-        let (tc, tr) = (x / self.tile_w, y / self.tile_h);
-        if tc >= self.per_row {
-            return None;
-        }
-        let lx = (x % self.tile_w).checked_sub(self.pad)?;
-        let ly = (y % self.tile_h).checked_sub(self.pad)?;
-        let (col, row) = (lx / self.cell, ly / self.cell);
-        if col >= TILE_COLS || row >= TILE_ROWS {
-            return None;
-        }
-        let pb = tr * self.per_row + tc;
-        let idx = pb * PAGEBLOCK_NR_PAGES + row * TILE_COLS + col;
-        (idx < self.pages).then_some(idx)
-    }
-}
+use crate::theme::{self as palette, frame_width, ThemeState};
 
 /// What the renderer last drew.
 #[derive(Default)]
 struct Renderer {
+    cache: MapCache,
     geom: Option<Geom>,
-    /// Identity of the run drawn (a new session allocates a new text).
-    run_key: (usize, usize, u32),
+    view: ViewRect,
+    run_key: RunKey,
     dark: bool,
-    pos: u32,
+    /// The highlighted pages drawn (the current event's).
+    hl: Option<(u32, u32)>,
+    /// The canvas's pixels (the visible window), reused between full repaints.
     buf: Vec<u8>,
+    /// One tile's pixels.
+    scratch: Vec<u8>,
     first_paint_done: bool,
+    /// (following, presenting) at the last render: the boxes are measured again on a change.
+    mode: Option<(bool, bool)>,
 }
 
-/// A page's block, as the engine's per-page arrays say: `(kind, order, head)`.
-#[derive(Clone, Copy)]
-struct BlockOf {
-    kind: PageKind,
-    order: u8,
-    head: u32,
-}
-
-/// Block membership of the pages `[start, end)`: scans block heads from the order-10
-/// alignment below `start` (blocks are aligned and never overlap).
-fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
-    let none = BlockOf {
-        kind: PageKind::Other,
-        order: 0,
-        head: u32::MAX,
-    };
-    let mut out = vec![none; (end - start) as usize];
-    let mut p = start & !1023;
-    while p < end {
-        let k = z.page_kind(p);
-        if k != PageKind::Other {
-            let o = z.page_order(p);
-            let len = 1u32 << o;
-            for q in p.max(start)..(p + len).min(end) {
-                out[(q - start) as usize] = BlockOf {
-                    kind: k,
-                    order: o,
-                    head: p,
-                };
-            }
-            p += len;
-        } else {
-            p += 1;
-        }
-    }
-    out
+/// What a render is asked to show: the zoom level, the box it lays out in, and the window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Frame {
+    zoom: u32,
+    avail_css: u32,
+    dark: bool,
+    dpr: f64,
+    /// The window's top left in CSS pixels of the map, and its size.
+    origin_css: (f64, f64),
+    view_css: (u32, u32),
 }
 
 /// What a cell of the map shows: the engine's state of one page.
@@ -232,132 +116,6 @@ pub fn cell_kinds(z: &Zone, run: &Run, start: u32, end: u32) -> Vec<CellKind> {
         .collect()
 }
 
-fn put(buf: &mut [u8], stride: u32, x: u32, y: u32, c: Rgba) {
-    let i = ((y * stride + x) * 4) as usize;
-    buf[i..i + 4].copy_from_slice(&c);
-}
-
-fn fill(buf: &mut [u8], stride: u32, x0: u32, y0: u32, w: u32, h: u32, c: Rgba) {
-    for y in y0..y0 + h {
-        let row = ((y * stride + x0) * 4) as usize;
-        for px in buf[row..row + (w * 4) as usize].chunks_exact_mut(4) {
-            px.copy_from_slice(&c);
-        }
-    }
-}
-
-/// Paints pageblock `pb`'s tile into `buf` (the whole canvas, `g.w` pixels wide).
-fn paint_tile(
-    buf: &mut [u8],
-    g: &Geom,
-    z: &Zone,
-    run: &Run,
-    pb: u32,
-    hl: Option<(u32, u32)>,
-    pal: &Palette,
-) {
-    let (tx, ty) = g.tile_origin(pb);
-    let mt = z.pb_mt(pb);
-    let stride = g.w;
-    // Frame in the pageblock's colour, thickness by type, on the background.
-    fill(buf, stride, tx, ty, g.tile_w, g.tile_h, pal.bg);
-    let fw = frame_width(mt).min(g.pad);
-    let fc = pal.mt[mt.idx()];
-    fill(buf, stride, tx, ty, g.tile_w, fw, fc);
-    fill(buf, stride, tx, ty + g.tile_h - fw, g.tile_w, fw, fc);
-    fill(buf, stride, tx, ty, fw, g.tile_h, fc);
-    fill(buf, stride, tx + g.tile_w - fw, ty, fw, g.tile_h, fc);
-
-    let start = pb * PAGEBLOCK_NR_PAGES;
-    let end = (start + PAGEBLOCK_NR_PAGES).min(g.pages);
-    let cells = cell_kinds(z, run, start, end);
-    let c = g.cell;
-    let (hl0, hl1) = hl.map(|(s, n)| (s, s.saturating_add(n))).unwrap_or((1, 0));
-    for idx in start..end {
-        let i = idx - start;
-        let (cx, row) = (i % TILE_COLS, i / TILE_COLS);
-        let x0 = tx + g.pad + cx * c;
-        let y0 = ty + g.pad + row * c;
-        let cell = cells[i as usize];
-        let highlighted = idx >= hl0 && idx < hl1;
-        let dotted = |foreign: bool| if foreign { Pattern::Dot } else { Pattern::None };
-        let (base, pattern) = match cell {
-            CellKind::Free { order, .. } => (pal.free[order as usize], Pattern::None),
-            CellKind::Pcp { .. } => (pal.pcp, Pattern::Hatch),
-            CellKind::Allocated { def, foreign } => {
-                (pal.alloc[def as usize % pal.alloc.len()], dotted(foreign))
-            }
-            CellKind::Filler { foreign } => (pal.filler, dotted(foreign)),
-            CellKind::Reserved => (pal.reserved, Pattern::None),
-        };
-        let base = if highlighted { pal.highlight } else { base };
-        // The block's rectangle inside this tile (free and pcp blocks), for edges.
-        let rect = match cell {
-            CellKind::Free { order, head } | CellKind::Pcp { order, head } if c >= 4 => {
-                Some(block_rect(order, head, start))
-            }
-            _ => None,
-        };
-        for py in 0..c {
-            for px in 0..c {
-                let (x, y) = (x0 + px, y0 + py);
-                let mut colour = base;
-                match pattern {
-                    Pattern::Hatch if (x + y) % 4 == 0 => colour = pal.pcp_hatch,
-                    Pattern::Dot if is_dot(c, px, py, x, y) => colour = pal.dot,
-                    _ => {}
-                }
-                if let Some((c0, r0, c1, r1)) = rect {
-                    let edge = (cx == c0 && px == 0)
-                        || (cx + 1 == c1 && px == c - 1)
-                        || (row == r0 && py == 0)
-                        || (row + 1 == r1 && py == c - 1);
-                    if edge {
-                        colour = if highlighted {
-                            pal.highlight_edge
-                        } else {
-                            pal.free_edge
-                        };
-                    }
-                }
-                put(buf, stride, x, y, colour);
-            }
-        }
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Pattern {
-    None,
-    Hatch,
-    Dot,
-}
-
-/// The dot of a foreign page: a centred square at bigger cells, a stipple at small ones.
-fn is_dot(c: u32, px: u32, py: u32, x: u32, y: u32) -> bool {
-    if c >= 3 {
-        let d = (c / 3).max(1);
-        let lo = (c - d) / 2;
-        px >= lo && px < lo + d && py >= lo && py < lo + d
-    } else {
-        x.is_multiple_of(2) && y.is_multiple_of(2)
-    }
-}
-
-/// `(col0, row0, col1, row1)` of a block's cells within the tile starting at page `start`.
-fn block_rect(order: u8, head: u32, start: u32) -> (u32, u32, u32, u32) {
-    if order >= 9 {
-        return (0, 0, TILE_COLS, TILE_ROWS);
-    }
-    let local = head - start;
-    let (c0, r0) = (local % TILE_COLS, local / TILE_COLS);
-    if order <= 5 {
-        (c0, r0, c0 + (1 << order), r0 + 1)
-    } else {
-        (0, r0, TILE_COLS, r0 + (1 << (order - 5)))
-    }
-}
-
 fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
     canvas
         .get_context("2d")
@@ -372,103 +130,176 @@ fn put_image(ctx: &CanvasRenderingContext2d, data: &[u8], w: u32, h: u32, x: u32
     }
 }
 
+fn put_tile(
+    ctx: &CanvasRenderingContext2d,
+    tile: &[u8],
+    g: &Geom,
+    (tx, ty): (u32, u32),
+    v: ViewRect,
+) {
+    let x0 = tx.max(v.x);
+    let x1 = (tx + g.tile_w).min(v.x + v.w);
+    let y0 = ty.max(v.y);
+    let y1 = (ty + g.tile_h).min(v.y + v.h);
+    if x0 >= x1 || y0 >= y1 {
+        return;
+    }
+    if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(tile), g.tile_w, g.tile_h)
+    {
+        let _ = ctx.put_image_data_with_dirty_x_and_dirty_y_and_dirty_width_and_dirty_height(
+            &img,
+            f64::from(tx) - f64::from(v.x),
+            f64::from(ty) - f64::from(v.y),
+            f64::from(x0 - tx),
+            f64::from(y0 - ty),
+            f64::from(x1 - x0),
+            f64::from(y1 - y0),
+        );
+    }
+}
+
+/// Sets an inline style length in CSS pixels.
+fn set_px(el: &web_sys::HtmlElement, prop: &str, v: f64) {
+    let _ = el.style().set_property(prop, &format!("{v}px"));
+}
+
 impl Renderer {
-    /// Draws the session at its cursor. Returns true for a full repaint.
+    /// Draws the session at its cursor: the window `f` asks for, at device resolution.
+    /// Returns `(full, resized)`: a full repaint of the window; the map's or the window's size
+    /// changed (the layout around it must be measured again).
     fn render(
         &mut self,
         canvas: &HtmlCanvasElement,
+        spacer: Option<web_sys::HtmlElement>,
         s: &Session,
-        cell: u32,
-        avail_w: u32,
-        dark: bool,
-    ) -> bool {
+        f: Frame,
+    ) -> (bool, bool) {
         let tl = &s.timeline;
         let z = tl.zone();
-        let run = &tl.run;
-        let g = Geom::new(z.pages(), cell, avail_w);
+        let g = Geom::new(z.pages(), f.zoom, f.dpr, f.avail_css);
         let key = (s.text.as_ptr() as usize, s.text.len(), tl.len());
-        let pos = tl.pos();
-        let pal = palette::palette(dark);
-        let hl = tl.current().and_then(|e| e.kind.touched_pages());
         let Some(ctx) = context(canvas) else {
-            return false;
+            return (false, false);
         };
-        let full = self.geom != Some(g)
+        let dirty = self.cache.sync(key, tl);
+        // The window: the visible box (or a first guess before layout), inside the map.
+        let (vw_css, vh_css) = match f.view_css {
+            (w, h) if w > 0 && h > 0 => (w, h),
+            _ => (g.tiles().w, FIT_HEIGHT),
+        };
+        let vw = ((f64::from(vw_css) * g.dpr).round() as u32).clamp(1, g.w);
+        let vh = ((f64::from(vh_css) * g.dpr).round() as u32).clamp(1, g.h);
+        let at = |o: f64, room: u32| ((o * g.dpr).round().max(0.0) as u32).min(room);
+        let v = ViewRect {
+            x: at(f.origin_css.0, g.w - vw),
+            y: at(f.origin_css.1, g.h - vh),
+            w: vw,
+            h: vh,
+        };
+        let hl = tl.current().and_then(|e| e.kind.touched_pages());
+        let pal = palette::palette(f.dark);
+        let scene = Scene {
+            zone: z,
+            cache: &self.cache,
+            hl,
+            pal,
+        };
+        let resized = self.geom != Some(g) || (self.view.w, self.view.h) != (v.w, v.h);
+        let mut full = self.geom != Some(g)
+            || self.view != v
             || self.run_key != key
-            || self.dark != dark
-            || pos.abs_diff(self.pos) > INCREMENTAL_LIMIT;
-        let nb = g.pages.div_ceil(PAGEBLOCK_NR_PAGES);
-        let mut dirty = Vec::new();
-        if !full {
-            let (lo, hi) = (pos.min(self.pos), pos.max(self.pos));
-            let events = &run.log.events;
-            let mut mark = |i: u32| {
-                if let Some((s, n)) = events.get(i as usize).and_then(|e| e.kind.touched_pages()) {
-                    let first = s / PAGEBLOCK_NR_PAGES;
-                    let last = (s + n.max(1) - 1) / PAGEBLOCK_NR_PAGES;
-                    dirty.extend(first..=last.min(nb - 1));
+            || self.dark != f.dark
+            || canvas.width() != v.w
+            || canvas.height() != v.h;
+        let mut tiles = Vec::new();
+        match (&dirty, full) {
+            (None, _) => full = true,
+            (Some(_), true) => {}
+            (Some(d), false) => {
+                let nb = g.nb();
+                let mut seen = vec![false; nb as usize];
+                for &pb in d {
+                    mark_pages(&mut seen, &mut tiles, pb * PAGEBLOCK_NR_PAGES, 1, nb);
                 }
-            };
-            for i in lo..hi {
-                mark(i);
+                if self.hl != hl {
+                    for (s0, n) in [self.hl, hl].into_iter().flatten() {
+                        mark_pages(&mut seen, &mut tiles, s0, n, nb);
+                    }
+                }
+                tiles.retain(|&pb| tile_visible(&g, v, pb));
+                // Many tiles: one putImageData of the window is cheaper.
+                full = tiles.len() > 256;
             }
-            // The highlight moves from the old current event to the new one.
-            if self.pos > 0 {
-                mark(self.pos - 1);
-            }
-            if pos > 0 {
-                mark(pos - 1);
-            }
-            dirty.sort_unstable();
-            dirty.dedup();
         }
-        let full = full || dirty.len() as u32 > nb / 2;
         if full {
-            if canvas.width() != g.w {
-                canvas.set_width(g.w);
+            if canvas.width() != v.w {
+                canvas.set_width(v.w);
             }
-            if canvas.height() != g.h {
-                canvas.set_height(g.h);
+            if canvas.height() != v.h {
+                canvas.set_height(v.h);
             }
-            self.buf.clear();
-            self.buf.resize((g.w * g.h * 4) as usize, 0);
-            fill(&mut self.buf, g.w, 0, 0, g.w, g.h, pal.bg);
-            for pb in 0..nb {
-                paint_tile(&mut self.buf, &g, z, run, pb, hl, pal);
+            set_px(canvas, "width", g.css(v.w));
+            set_px(canvas, "height", g.css(v.h));
+            if let Some(sp) = &spacer {
+                set_px(sp, "width", g.css(g.w));
+                set_px(sp, "height", g.css(g.h - v.h));
             }
-            put_image(&ctx, &self.buf, g.w, g.h, 0, 0);
+            paint_view(&mut self.buf, &mut self.scratch, &g, v, &scene);
+            put_image(&ctx, &self.buf, v.w, v.h, 0, 0);
         } else {
-            let mut tile = Vec::with_capacity((g.tile_w * g.tile_h * 4) as usize);
-            for pb in dirty {
-                paint_tile(&mut self.buf, &g, z, run, pb, hl, pal);
-                let (tx, ty) = g.tile_origin(pb);
-                tile.clear();
-                for y in ty..ty + g.tile_h {
-                    let row = ((y * g.w + tx) * 4) as usize;
-                    tile.extend_from_slice(&self.buf[row..row + (g.tile_w * 4) as usize]);
-                }
-                put_image(&ctx, &tile, g.tile_w, g.tile_h, tx, ty);
+            for pb in tiles {
+                scene.paint(&mut self.scratch, &g, pb);
+                put_tile(&ctx, &self.scratch, &g, g.tile_origin(pb), v);
             }
         }
         if self.geom != Some(g) {
-            // The geometry, for tests and tools that map pages to pixels.
-            for (k, v) in [
-                ("data-cell", g.cell),
-                ("data-pad", g.pad),
-                ("data-tile-w", g.tile_w),
-                ("data-tile-h", g.tile_h),
-                ("data-per-row", g.per_row),
+            // The geometry in CSS pixels, for tests and tools that map pages to pixels.
+            for (k, val) in [
+                ("data-cell", g.css_cell()),
+                ("data-pad", g.css(g.pad)),
+                ("data-tile-w", g.css(g.tile_w)),
+                ("data-tile-h", g.css(g.tile_h)),
+                ("data-per-row", f64::from(g.per_row)),
+                ("data-dpr", g.dpr),
             ] {
-                let _ = canvas.set_attribute(k, &v.to_string());
+                let _ = canvas.set_attribute(k, &val.to_string());
             }
+            let lod = if g.group == 1 { "pages" } else { "pageblocks" };
+            let _ = canvas.set_attribute("data-lod", lod);
         }
         let _ = canvas.set_attribute("data-start-pfn", &z.cfg().start_pfn.to_string());
         self.geom = Some(g);
+        self.view = v;
         self.run_key = key;
-        self.dark = dark;
-        self.pos = pos;
-        full
+        self.dark = f.dark;
+        self.hl = hl;
+        (full, resized)
     }
+
+    /// The zone page under CSS offset `(x, y)` of the canvas.
+    fn page_at(&self, x: i32, y: i32) -> Option<u32> {
+        let g = self.geom?;
+        let dev = |o: i32, v0: u32| (f64::from(o) * g.dpr).floor() as i64 + i64::from(v0);
+        g.page_at(dev(x, self.view.x), dev(y, self.view.y))
+    }
+
+    /// The window's top left in CSS pixels of the map.
+    fn origin_css(&self) -> (f64, f64) {
+        self.geom
+            .map(|g| (g.css(self.view.x), g.css(self.view.y)))
+            .unwrap_or_default()
+    }
+}
+
+/// Where the canvas's window starts when following: the follow view's visible part of the map,
+/// clamped inside it (CSS pixels).
+fn follow_origin(g: &Geom, v: &FollowView, view_css: (u32, u32)) -> (f64, f64) {
+    let t = g.tiles();
+    let room = |map: u32, view: u32| f64::from(map.saturating_sub(view));
+    (
+        (-v.tx / v.scale).clamp(0.0, room(t.w, view_css.0)),
+        (-v.ty / v.scale).clamp(0.0, room(t.h, view_css.1)),
+    )
 }
 
 /// The tooltip's lines for page `idx` (empty beyond the zone).
@@ -538,12 +369,14 @@ pub fn MemoryMapPanel() -> impl IntoView {
     let state = AppState::viewed();
     let dark = ThemeState::dark();
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
+    let spacer_ref = NodeRef::<leptos::html::Div>::new();
     let scroll_ref = NodeRef::<leptos::html::Div>::new();
     let renderer = StoredValue::new_local(Renderer::default());
-    // Zoom: None = fit the zone; Some(cell px).
+    // Zoom: None = fit the zone; Some(level of ZOOMS).
     let zoom = RwSignal::new(None::<u32>);
     // The scroll box's inner width (a little under its client width), at least 40 px.
     let avail = tracked_width(scroll_ref, |w| (w.max(0) as u32).saturating_sub(4).max(40));
+    let dpr = device_pixel_ratio();
     let tip_at = RwSignal::new((0i32, 0i32));
     // Follow the action: always in presenter mode, on request (the Follow button) elsewhere.
     let following = Memo::new(move |_| state.presenter.get() || state.follow.get());
@@ -572,6 +405,10 @@ pub fn MemoryMapPanel() -> impl IntoView {
     // The visible box of the map (`map-inner`), which presenter mode makes shorter than the canvas.
     let inner_ref = NodeRef::<leptos::html::Div>::new();
     let viewport = RwSignal::new((0u32, 0u32));
+    // The scroll box: scroll offsets and client size (CSS pixels), the window the canvas shows.
+    let scroll_box = RwSignal::new((0.0f64, 0.0f64, 0u32, 0u32));
+    // The drawn window's top left (CSS pixels of the map), for the follow transform.
+    let origin = RwSignal::new((0.0f64, 0.0f64));
     let measure = move || {
         if let Some(el) = inner_ref.get_untracked() {
             let v = (
@@ -580,6 +417,17 @@ pub fn MemoryMapPanel() -> impl IntoView {
             );
             if viewport.get_untracked() != v {
                 viewport.set(v);
+            }
+        }
+        if let Some(el) = scroll_ref.get_untracked() {
+            let b = (
+                f64::from(el.scroll_left()),
+                f64::from(el.scroll_top()),
+                el.client_width().max(0) as u32,
+                el.client_height().max(0) as u32,
+            );
+            if scroll_box.get_untracked() != b {
+                scroll_box.set(b);
             }
         }
     };
@@ -595,8 +443,9 @@ pub fn MemoryMapPanel() -> impl IntoView {
         let w = avail.get().max(40);
         let pages = state.with(|s| s.timeline.zone().pages()).unwrap_or(1024);
         match zoom.get() {
-            Some(c) => c.min(Geom::max_cell(w)),
-            None => Geom::fit_cell(pages, w),
+            Some(PB_LEVEL) => PB_LEVEL,
+            Some(c) => c.min(Geom::max_zoom(w)),
+            None => Geom::fit_zoom(pages, w),
         }
     });
 
@@ -604,26 +453,67 @@ pub fn MemoryMapPanel() -> impl IntoView {
         let c = cell.get();
         let w = avail.get();
         let d = dark.get();
+        let ratio = dpr.get();
+        let (sl, st, cw, ch) = scroll_box.get();
+        let follow = following.get();
+        let presenting = state.presenter.get();
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
         if w == 0 {
             return;
         }
+        // Following: the window holds the follow view's part of the map (drawn at the view's
+        // geometry of the previous render; a zoom change settles on the next).
+        let origin_css = if follow {
+            let g = drawn.get_untracked();
+            g.map(|g| follow_origin(&g, &view_at.get(), (cw, ch)))
+                .unwrap_or_default()
+        } else {
+            (sl, st)
+        };
+        let frame = Frame {
+            zoom: c,
+            avail_css: w,
+            dark: d,
+            dpr: ratio,
+            origin_css,
+            view_css: (cw, ch),
+        };
+        let spacer = spacer_ref
+            .get_untracked()
+            .map(|e| web_sys::HtmlElement::clone(&e));
         let t0 = now_ms();
-        let full = state
-            .with(|s| renderer.try_update_value(|r| r.render(&canvas, s, c, w, d)))
+        let (full, resized) = state
+            .with(|s| renderer.try_update_value(|r| r.render(&canvas, spacer, s, frame)))
             .flatten()
-            .unwrap_or(false);
+            .unwrap_or((false, false));
         let t1 = now_ms();
         let g = renderer.with_value(|r| r.geom);
+        let o = renderer.with_value(|r| r.origin_css());
+        if origin.get_untracked() != o {
+            origin.set(o);
+        }
         if drawn.get_untracked() != g {
             drawn.set(g);
         }
-        measure();
-        if following.get() {
+        // Reading the boxes' sizes forces a layout: only when the map's size changed (a step
+        // changes only pixels; scrolls and window resizes measure on their own events).
+        let mode = (follow, presenting);
+        let mode_changed = renderer.with_value(|r| r.mode != Some(mode));
+        if resized || mode_changed {
+            measure();
+        }
+        if mode_changed {
+            // The boxes change with the mode's classes: measure again once they apply.
+            renderer.update_value(|r| r.mode = Some(mode));
+            request_animation_frame(measure);
+        }
+        if follow {
             if let (Some(g), Some(ov)) = (g, overview_ref.get()) {
-                draw_overview(&canvas, &ov, &g);
+                state.with_untracked(|s| {
+                    renderer.with_value(|r| draw_overview(&ov, &g, s, &r.cache, d))
+                });
             }
         }
         expose("__buddyscope_last_render_ms", t1 - t0);
@@ -641,20 +531,23 @@ pub fn MemoryMapPanel() -> impl IntoView {
 
     let on_move = move |ev: web_sys::MouseEvent| {
         let (x, y) = (ev.offset_x(), ev.offset_y());
-        let page = renderer.with_value(|r| r.geom.and_then(|g| g.page_at(x, y)));
+        let page = renderer.with_value(|r| r.page_at(x, y));
         tip_at.set((x, y));
         if state.hover.get_untracked() != page {
             state.hover.set(page);
         }
     };
 
-    let zoom_label = move |c: u32| format!("{c} px per page");
+    let zoom_label = move |c: u32| match c {
+        PB_LEVEL => "pageblocks (\u{bc} px per page)".to_string(),
+        c => format!("{c} px per page"),
+    };
     let zoom_step = move |dir: i32| {
         let cur = cell.get_untracked();
-        let max = Geom::max_cell(avail.get_untracked().max(40));
-        let i = CELLS.iter().position(|&c| c == cur).unwrap_or(0) as i32;
-        let j = (i + dir).clamp(0, CELLS.len() as i32 - 1) as usize;
-        zoom.set(Some(CELLS[j].min(max)));
+        let max = Geom::max_zoom(avail.get_untracked().max(40));
+        let i = ZOOMS.iter().position(|&c| c == cur).unwrap_or(0) as i32;
+        let j = (i + dir).clamp(0, ZOOMS.len() as i32 - 1) as usize;
+        zoom.set(Some(ZOOMS[j].min(max)));
     };
 
     let tip = move || {
@@ -664,11 +557,18 @@ pub fn MemoryMapPanel() -> impl IntoView {
             return None;
         }
         let (x, y) = tip_at.get();
-        let w = renderer.with_value(|r| r.geom.map(|g| g.w).unwrap_or(0)) as i32;
-        let style = if x > w - 340 {
-            format!("right:{}px;top:{}px", (w - x + 14).max(0), y + 16)
+        // The canvas sits at the window's origin inside the map (sticky); not when following.
+        let (ox, oy) = if following.get_untracked() {
+            (0, 0)
         } else {
-            format!("left:{}px;top:{}px", x + 14, y + 16)
+            let o = origin.get();
+            (o.0 as i32, o.1 as i32)
+        };
+        let w = renderer.with_value(|r| r.geom.map(|g| g.css(g.w)).unwrap_or(0.0)) as i32;
+        let style = if x + ox > w - 340 {
+            format!("right:{}px;top:{}px", (w - x - ox + 14).max(0), y + oy + 16)
+        } else {
+            format!("left:{}px;top:{}px", x + ox + 14, y + oy + 16)
         };
         Some(view! {
             <div class="map-tooltip" data-testid="map-tooltip" role="tooltip" style=style>
@@ -726,8 +626,11 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         zoom.set(v.parse::<u32>().ok());
                     }
                 >
-                    <option value="fit">{move || format!("Fit ({} px)", cell.get())}</option>
-                    {CELLS
+                    <option value="fit">{move || match cell.get() {
+                        PB_LEVEL => "Fit (pageblocks)".to_string(),
+                        c => format!("Fit ({c} px)"),
+                    }}</option>
+                    {ZOOMS
                         .iter()
                         .map(|&c| view! { <option value=c.to_string()>{zoom_label(c)}</option> })
                         .collect_view()}
@@ -738,6 +641,20 @@ pub fn MemoryMapPanel() -> impl IntoView {
         }
     };
 
+    // Following: the CSS transform of the follow view, moved by where the window starts.
+    let transform = move || {
+        following.get().then(|| {
+            let v = view_at.get();
+            let (ox, oy) = origin.get();
+            FollowView {
+                tx: v.tx + ox * v.scale,
+                ty: v.ty + oy * v.scale,
+                ..v
+            }
+            .css()
+        })
+    };
+
     view! {
         <PanelFrame
             key="map"
@@ -746,7 +663,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
             tools=tools
             help="Every page is a cell; every 32\u{d7}16 tile is one pageblock (512 pages), framed in its migratetype\u{2019}s colour. Hover a cell for its pfn and owner; click it for its history."
         >
-            <div class="map-scroll" node_ref=scroll_ref>
+            <div class="map-scroll" node_ref=scroll_ref on:scroll=move |_| measure()>
                 <div
                     class="map-inner"
                     node_ref=inner_ref
@@ -758,19 +675,19 @@ pub fn MemoryMapPanel() -> impl IntoView {
                     <canvas
                         data-testid="memory-map"
                         node_ref=canvas_ref
-                        style:transform=move || following.get().then(|| view_at.get().css())
+                        style:transform=transform
                         role="img"
                         aria-label="Memory map of the zone: one cell per page"
                         on:mousemove=on_move
                         on:mouseleave=move |_| state.hover.set(None)
                         on:click=move |ev: web_sys::MouseEvent| {
-                            let page = renderer
-                                .with_value(|r| r.geom.and_then(|g| g.page_at(ev.offset_x(), ev.offset_y())));
+                            let page = renderer.with_value(|r| r.page_at(ev.offset_x(), ev.offset_y()));
                             if page.is_some() {
                                 state.selected_page.set(page);
                             }
                         }
                     ></canvas>
+                    <div class="map-spacer" node_ref=spacer_ref aria-hidden="true"></div>
                     {tip}
                     <Overview canvas=overview_ref view_at=view_at drawn=drawn span=span/>
                 </div>
@@ -780,35 +697,64 @@ pub fn MemoryMapPanel() -> impl IntoView {
     }
 }
 
+/// `window.devicePixelRatio`, kept up to date: a `(resolution: …dppx)` media query fires when
+/// it changes (browser zoom, a move to another screen), and is then set up for the new ratio.
+fn device_pixel_ratio() -> RwSignal<f64> {
+    let sig = RwSignal::new(1.0);
+    watch_dpr(sig);
+    sig
+}
+
+fn watch_dpr(sig: RwSignal<f64>) {
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    let r = w.device_pixel_ratio();
+    if sig.get_untracked() != r {
+        sig.set(r);
+    }
+    if let Ok(Some(mq)) = w.match_media(&format!("(resolution: {r}dppx)")) {
+        let cb = wasm_bindgen::closure::Closure::once_into_js(move || watch_dpr(sig));
+        mq.set_onchange(Some(cb.unchecked_ref()));
+    }
+}
+
 /// Overview width in CSS pixels (at most a quarter of the map).
 const OVERVIEW_W: u32 = 200;
 
+/// The overview's size in CSS pixels.
 fn overview_size(g: &Geom) -> (u32, u32) {
-    let w = OVERVIEW_W.min(g.w / 4).max(1);
+    let t = g.tiles();
+    let w = OVERVIEW_W.min(t.w / 4).max(1);
     (
         w,
-        (u64::from(g.h) * u64::from(w) / u64::from(g.w.max(1))).max(1) as u32,
+        (u64::from(t.h) * u64::from(w) / u64::from(t.w.max(1))).max(1) as u32,
     )
 }
 
-/// Copies the whole map, scaled down, into the overview canvas.
-fn draw_overview(main: &HtmlCanvasElement, ov: &HtmlCanvasElement, g: &Geom) {
+/// The whole map, scaled down, in the overview canvas (at device pixels).
+fn draw_overview(ov: &HtmlCanvasElement, g: &Geom, s: &Session, cache: &MapCache, dark: bool) {
     let (w, h) = overview_size(g);
-    if ov.width() != w {
-        ov.set_width(w);
+    let dw = ((f64::from(w) * g.dpr).round() as u32).max(1);
+    let dh = ((f64::from(h) * g.dpr).round() as u32).max(1);
+    if ov.width() != dw {
+        ov.set_width(dw);
     }
-    if ov.height() != h {
-        ov.set_height(h);
+    if ov.height() != dh {
+        ov.set_height(dh);
     }
+    set_px(ov, "width", f64::from(w));
+    set_px(ov, "height", f64::from(h));
+    let scene = Scene {
+        zone: s.timeline.zone(),
+        cache,
+        hl: None,
+        pal: palette::palette(dark),
+    };
+    let mut buf = Vec::new();
+    paint_overview(&mut buf, g, dw, dh, &scene);
     if let Some(ctx) = context(ov) {
-        ctx.clear_rect(0.0, 0.0, f64::from(w), f64::from(h));
-        let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
-            main,
-            0.0,
-            0.0,
-            f64::from(w),
-            f64::from(h),
-        );
+        put_image(&ctx, &buf, dw, dh, 0, 0);
     }
 }
 
@@ -824,7 +770,8 @@ fn Overview(
         let g = drawn.get()?;
         let (first, last) = span.get()?;
         let f = view_at.get().focus;
-        let (gw, gh) = (f64::from(g.w.max(1)), f64::from(g.h.max(1)));
+        let t = g.tiles();
+        let (gw, gh) = (f64::from(t.w.max(1)), f64::from(t.h.max(1)));
         let style = format!(
             "left:{:.2}%;top:{:.2}%;width:{:.2}%;height:{:.2}%",
             f.x / gw * 100.0,

@@ -15,6 +15,7 @@ pub mod follow;
 pub mod frame;
 pub mod freelists;
 pub mod history;
+pub mod mapdraw;
 pub mod memmap;
 pub mod narration;
 pub mod pcp;

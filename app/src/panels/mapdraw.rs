@@ -1,0 +1,769 @@
+//! The memory map's drawing, without the browser: the layout in device pixels, the level of
+//! detail, a per-page colour code cache kept in step with the cursor, and painting into RGBA
+//! buffers. `memmap` puts the buffers on the canvas.
+//!
+//! Why this shape (issue 10): a 16 GiB zone has 4,194,304 pages. Deriving every page's cell
+//! from the engine on each repaint took 140–253 ms, so
+//! - each page's cell is a one-byte code ([`MapCache::codes`]), recomputed only for the
+//!   pageblocks the events between two cursor positions touched;
+//! - zoomed out, a pageblock is drawn as 8 × 4 pixels, each the dominant code of 4 × 4 pages
+//!   ([`MapCache::agg`], kept in step the same way): the level that fits big zones on screen;
+//! - only the visible part of the map is painted ([`paint_view`]), at the canvas's device size.
+
+use buddyscope::runner::Run;
+use buddyscope::timeline::Timeline;
+use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
+use buddyscope::zone::{PageKind, Zone};
+
+use super::follow::Tiles;
+use super::memmap::{cell_kinds, CellKind};
+use crate::theme::{frame_width, Palette, Rgba};
+
+/// Tile columns × rows of cells (one pageblock).
+pub const TILE_COLS: u32 = 32;
+pub const TILE_ROWS: u32 = PAGEBLOCK_NR_PAGES / TILE_COLS;
+/// At the pageblock level one pixel (times the device pixel ratio) stands for `GROUP × GROUP`
+/// pages of the tile.
+pub const GROUP: u32 = 4;
+/// Groups per pageblock at the pageblock level (8 × 4).
+pub const GROUPS_PER_PB: usize = ((TILE_COLS / GROUP) * (TILE_ROWS / GROUP)) as usize;
+/// The pageblock level in the zoom list (CSS pixels per page side otherwise).
+pub const PB_LEVEL: u32 = 0;
+/// Zoom levels: the pageblock level, then CSS pixels per page side.
+pub const ZOOMS: [u32; 11] = [PB_LEVEL, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
+/// "Fit" picks the biggest level that keeps the map at most this tall (CSS pixels).
+pub const FIT_HEIGHT: u32 = 460;
+/// ... and a pixel per page up to this height (the map box's largest, 40rem), the pageblock
+/// level beyond.
+pub const PAGE_FIT_HEIGHT: u32 = 640;
+
+/// Cell codes: `0..=10` free in a buddy block of that order, then the other states. Allocated
+/// and filler codes carry "foreign" (the allocation's type differs from its pageblock's) in bit 0.
+pub const CODE_PCP: u8 = 11;
+pub const CODE_RESERVED: u8 = 12;
+pub const CODE_FILLER: u8 = 14;
+pub const CODE_ALLOC: u8 = 16;
+/// No page (past the end of a zone that ends inside a pageblock).
+pub const CODE_NONE: u8 = 255;
+
+/// The code of a cell.
+pub fn code(c: CellKind, tones: usize) -> u8 {
+    match c {
+        CellKind::Free { order, .. } => order,
+        CellKind::Pcp { .. } => CODE_PCP,
+        CellKind::Reserved => CODE_RESERVED,
+        CellKind::Filler { foreign } => CODE_FILLER + u8::from(foreign),
+        CellKind::Allocated { def, foreign } => {
+            CODE_ALLOC + 2 * (def as usize % tones) as u8 + u8::from(foreign)
+        }
+    }
+}
+
+fn foreign(code: u8) -> bool {
+    code != CODE_NONE && code >= CODE_FILLER && code & 1 == 1
+}
+
+/// A code's base colour.
+pub fn colour(code: u8, pal: &Palette) -> Rgba {
+    match code {
+        0..=10 => pal.free[code as usize],
+        CODE_PCP => pal.pcp,
+        CODE_RESERVED => pal.reserved,
+        CODE_NONE => pal.bg,
+        c if c >= CODE_ALLOC => pal.alloc[((c - CODE_ALLOC) / 2) as usize % pal.alloc.len()],
+        _ => pal.filler,
+    }
+}
+
+/// Where everything is on the map, in device pixels. The canvas shows a window of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Geom {
+    pub pages: u32,
+    /// Pages per cell side: 1 (a cell per page) or [`GROUP`] (the pageblock level).
+    pub group: u32,
+    /// Device pixels per cell side.
+    pub cell: u32,
+    pub pad: u32,
+    pub tile_w: u32,
+    pub tile_h: u32,
+    pub per_row: u32,
+    /// The whole map.
+    pub w: u32,
+    pub h: u32,
+    /// Device pixels per CSS pixel.
+    pub dpr: f64,
+}
+
+/// Device pixels for `css` CSS pixels: whole pixels, at least one (cells snap to the device
+/// grid, so they stay sharp at any ratio).
+fn dev(css: u32, dpr: f64) -> u32 {
+    ((f64::from(css) * dpr).round() as u32).max(1)
+}
+
+impl Geom {
+    /// The layout of a zone of `pages` at zoom level `zoom` ([`ZOOMS`]) in a box `avail_css`
+    /// CSS pixels wide on a screen of `dpr` device pixels per CSS pixel.
+    pub fn new(pages: u32, zoom: u32, dpr: f64, avail_css: u32) -> Geom {
+        let dpr = if dpr.is_finite() && dpr > 0.0 {
+            dpr
+        } else {
+            1.0
+        };
+        let (group, cell_css, pad_css) = match zoom {
+            PB_LEVEL => (GROUP, 1, 1),
+            z if z >= 4 => (1, z, 3),
+            z => (1, z, 2),
+        };
+        let cell = dev(cell_css, dpr);
+        let pad = dev(pad_css, dpr);
+        let tile_w = TILE_COLS / group * cell + 2 * pad;
+        let tile_h = TILE_ROWS / group * cell + 2 * pad;
+        let nb = pages.div_ceil(PAGEBLOCK_NR_PAGES).max(1);
+        let avail = (f64::from(avail_css) * dpr).floor() as u32;
+        let per_row = (avail / tile_w).clamp(1, nb);
+        let rows = nb.div_ceil(per_row);
+        Geom {
+            pages,
+            group,
+            cell,
+            pad,
+            tile_w,
+            tile_h,
+            per_row,
+            w: per_row * tile_w,
+            h: rows * tile_h,
+            dpr,
+        }
+    }
+
+    /// The biggest page level that fits the width (one pageblock across at most).
+    pub fn max_zoom(avail_css: u32) -> u32 {
+        ZOOMS
+            .iter()
+            .copied()
+            .filter(|&c| {
+                c != PB_LEVEL && TILE_COLS * c + 2 * if c >= 4 { 3 } else { 2 } <= avail_css
+            })
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// "Fit": the biggest level that keeps the whole zone within [`FIT_HEIGHT`]; one pixel per
+    /// page up to [`PAGE_FIT_HEIGHT`]; the pageblock level beyond.
+    pub fn fit_zoom(pages: u32, avail_css: u32) -> u32 {
+        let max = Geom::max_zoom(avail_css);
+        ZOOMS
+            .iter()
+            .copied()
+            .filter(|&c| {
+                c != PB_LEVEL && c <= max && Geom::new(pages, c, 1.0, avail_css).h <= FIT_HEIGHT
+            })
+            .max()
+            .unwrap_or(
+                if Geom::new(pages, 1, 1.0, avail_css).h <= PAGE_FIT_HEIGHT {
+                    1
+                } else {
+                    PB_LEVEL
+                },
+            )
+    }
+
+    pub fn nb(&self) -> u32 {
+        self.pages.div_ceil(PAGEBLOCK_NR_PAGES).max(1)
+    }
+
+    /// A device length in CSS pixels.
+    pub fn css(&self, v: u32) -> f64 {
+        f64::from(v) / self.dpr
+    }
+
+    /// CSS pixels per page side (a quarter at the pageblock level, with a ratio of 1).
+    pub fn css_cell(&self) -> f64 {
+        self.css(self.cell) / f64::from(self.group)
+    }
+
+    /// The tile layout in CSS pixels, for the follow view.
+    pub fn tiles(&self) -> Tiles {
+        let c = |v: u32| self.css(v).round().max(1.0) as u32;
+        Tiles {
+            tile_w: c(self.tile_w),
+            tile_h: c(self.tile_h),
+            per_row: self.per_row,
+            w: c(self.w),
+            h: c(self.h),
+            cell: self.css_cell().round().max(1.0) as u32,
+        }
+    }
+
+    pub fn tile_origin(&self, pb: u32) -> (u32, u32) {
+        (
+            (pb % self.per_row) * self.tile_w,
+            (pb / self.per_row) * self.tile_h,
+        )
+    }
+
+    /// The zone page under map pixel `(x, y)` (device pixels; at the pageblock level the first
+    /// page of the group).
+    pub fn page_at(&self, x: i64, y: i64) -> Option<u32> {
+        if x < 0 || y < 0 || x >= i64::from(self.w) || y >= i64::from(self.h) {
+            return None;
+        }
+        let (x, y) = (x as u32, y as u32);
+        let (tc, tr) = (x / self.tile_w, y / self.tile_h);
+        let lx = (x % self.tile_w).checked_sub(self.pad)?;
+        let ly = (y % self.tile_h).checked_sub(self.pad)?;
+        let (col, row) = (lx / self.cell * self.group, ly / self.cell * self.group);
+        if col >= TILE_COLS || row >= TILE_ROWS {
+            return None;
+        }
+        let pb = tr * self.per_row + tc;
+        let idx = pb * PAGEBLOCK_NR_PAGES + row * TILE_COLS + col;
+        (idx < self.pages).then_some(idx)
+    }
+}
+
+/// A run's identity: a new session allocates a new text.
+pub type RunKey = (usize, usize, u32);
+
+/// Beyond this many events between two cursor positions, recompute every code.
+const SYNC_EVENT_LIMIT: u32 = 1 << 20;
+
+/// The map's per-page codes and per-pageblock summary at one cursor position of one run.
+#[derive(Default)]
+pub struct MapCache {
+    key: Option<RunKey>,
+    pos: u32,
+    /// One code per page.
+    pub codes: Vec<u8>,
+    /// [`GROUPS_PER_PB`] codes per pageblock: the dominant code of each 4 × 4 group of its tile.
+    pub agg: Vec<u8>,
+}
+
+impl MapCache {
+    /// Brings the codes to the cursor of `tl`. Returns the pageblocks whose codes were
+    /// recomputed, or `None` when all were (a new run, or a long jump).
+    pub fn sync(&mut self, key: RunKey, tl: &Timeline) -> Option<Vec<u32>> {
+        let z = tl.zone();
+        let pos = tl.pos();
+        let nb = z.pages().div_ceil(PAGEBLOCK_NR_PAGES);
+        let fresh = self.key == Some(key) && self.codes.len() == z.pages() as usize;
+        if fresh && pos == self.pos {
+            return Some(Vec::new());
+        }
+        let (lo, hi) = (pos.min(self.pos), pos.max(self.pos));
+        let dirty = (fresh && hi - lo <= SYNC_EVENT_LIMIT)
+            .then(|| touched_pageblocks(&tl.run, lo, hi, nb))
+            .filter(|d| d.len() as u32 <= nb / 2);
+        self.key = Some(key);
+        self.pos = pos;
+        match dirty {
+            Some(d) => {
+                for &pb in &d {
+                    self.refresh(z, &tl.run, pb, pb + 1);
+                }
+                Some(d)
+            }
+            None => {
+                self.codes.clear();
+                self.codes.resize(z.pages() as usize, CODE_NONE);
+                self.agg.clear();
+                self.agg.resize(nb as usize * GROUPS_PER_PB, CODE_NONE);
+                // In chunks: the engine's block scan allocates per call.
+                let mut pb = 0;
+                while pb < nb {
+                    let end = (pb + 64).min(nb);
+                    self.refresh(z, &tl.run, pb, end);
+                    pb = end;
+                }
+                None
+            }
+        }
+    }
+
+    /// Recomputes the codes and the summary of pageblocks `pb0..pb1`.
+    fn refresh(&mut self, z: &Zone, run: &Run, pb0: u32, pb1: u32) {
+        let start = pb0 * PAGEBLOCK_NR_PAGES;
+        let end = (pb1 * PAGEBLOCK_NR_PAGES).min(z.pages());
+        let tones = crate::theme::LIGHT.alloc.len();
+        for (i, c) in cell_kinds(z, run, start, end).into_iter().enumerate() {
+            self.codes[start as usize + i] = code(c, tones);
+        }
+        for pb in pb0..pb1 {
+            self.summarise(pb);
+        }
+    }
+
+    /// The dominant code of each 4 × 4 group of pageblock `pb` (ties: the smaller code).
+    fn summarise(&mut self, pb: u32) {
+        let base = (pb * PAGEBLOCK_NR_PAGES) as usize;
+        let cols = (TILE_COLS / GROUP) as usize;
+        for g in 0..GROUPS_PER_PB {
+            let (gx, gy) = (g % cols, g / cols);
+            let mut counts = [0u8; 32];
+            let mut any = false;
+            for r in 0..GROUP as usize {
+                let row =
+                    base + (gy * GROUP as usize + r) * TILE_COLS as usize + gx * GROUP as usize;
+                for &c in self.codes.get(row..row + GROUP as usize).unwrap_or(&[]) {
+                    if c != CODE_NONE {
+                        counts[c as usize & 31] += 1;
+                        any = true;
+                    }
+                }
+            }
+            let best = (0..32u8)
+                .max_by_key(|&c| (counts[c as usize], std::cmp::Reverse(c)))
+                .unwrap_or(0);
+            self.agg[pb as usize * GROUPS_PER_PB + g] = if any { best } else { CODE_NONE };
+        }
+    }
+
+    /// The cells of pageblock `pb` at `g`'s level.
+    pub fn cells(&self, g: &Geom, pb: u32) -> &[u8] {
+        if g.group == 1 {
+            let s = (pb * PAGEBLOCK_NR_PAGES) as usize;
+            &self.codes
+                [s.min(self.codes.len())..(s + PAGEBLOCK_NR_PAGES as usize).min(self.codes.len())]
+        } else {
+            let s = pb as usize * GROUPS_PER_PB;
+            &self.agg[s.min(self.agg.len())..(s + GROUPS_PER_PB).min(self.agg.len())]
+        }
+    }
+}
+
+/// The pageblocks the events `lo..hi` touch, sorted, each once.
+pub fn touched_pageblocks(run: &Run, lo: u32, hi: u32, nb: u32) -> Vec<u32> {
+    let mut seen = vec![false; nb as usize];
+    let mut out = Vec::new();
+    for e in &run.log.events[lo as usize..(hi as usize).min(run.log.events.len())] {
+        if let Some((s, n)) = e.kind.touched_pages() {
+            mark_pages(&mut seen, &mut out, s, n, nb);
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Adds the pageblocks of pages `s..s + n` to `out` (once each).
+pub fn mark_pages(seen: &mut [bool], out: &mut Vec<u32>, s: u32, n: u32, nb: u32) {
+    let first = s / PAGEBLOCK_NR_PAGES;
+    let last = ((s + n.max(1) - 1) / PAGEBLOCK_NR_PAGES).min(nb.saturating_sub(1));
+    for pb in first..=last {
+        if let Some(f) = seen.get_mut(pb as usize) {
+            if !*f {
+                *f = true;
+                out.push(pb);
+            }
+        }
+    }
+}
+
+/// A page's block, as the engine's per-page arrays say: `(kind, order, head)`.
+#[derive(Clone, Copy)]
+pub struct BlockOf {
+    pub kind: PageKind,
+    pub order: u8,
+    pub head: u32,
+}
+
+/// Block membership of the pages `[start, end)`: scans block heads from the order-10
+/// alignment below `start` (blocks are aligned and never overlap).
+pub fn blocks_in(z: &Zone, start: u32, end: u32) -> Vec<BlockOf> {
+    let none = BlockOf {
+        kind: PageKind::Other,
+        order: 0,
+        head: u32::MAX,
+    };
+    let mut out = vec![none; (end - start) as usize];
+    let mut p = start & !1023;
+    while p < end {
+        let k = z.page_kind(p);
+        if k != PageKind::Other {
+            let o = z.page_order(p);
+            let len = 1u32 << o;
+            for q in p.max(start)..(p + len).min(end) {
+                out[(q - start) as usize] = BlockOf {
+                    kind: k,
+                    order: o,
+                    head: p,
+                };
+            }
+            p += len;
+        } else {
+            p += 1;
+        }
+    }
+    out
+}
+
+/// A rectangle of the map in device pixels (the part the canvas shows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ViewRect {
+    pub x: u32,
+    pub y: u32,
+    pub w: u32,
+    pub h: u32,
+}
+
+fn fill(buf: &mut [u8], stride: u32, x0: u32, y0: u32, w: u32, h: u32, c: Rgba) {
+    for y in y0..y0 + h {
+        let row = ((y * stride + x0) * 4) as usize;
+        for px in buf[row..row + (w * 4) as usize].chunks_exact_mut(4) {
+            px.copy_from_slice(&c);
+        }
+    }
+}
+
+/// What one tile paint needs besides the codes.
+pub struct TileInput<'a> {
+    pub pb: u32,
+    pub mt: MigrateType,
+    pub cells: &'a [u8],
+    /// Block membership of the tile's pages, for the block edges (page level, cells ≥ 4 px).
+    pub blocks: Option<&'a [BlockOf]>,
+    /// Pages `[start, end)` the current event touched.
+    pub hl: (u32, u32),
+}
+
+/// Paints one tile into `out` (`g.tile_w × g.tile_h` pixels, resized as needed).
+pub fn paint_tile(out: &mut Vec<u8>, g: &Geom, t: &TileInput, pal: &Palette) {
+    let (tw, th) = (g.tile_w, g.tile_h);
+    out.resize((tw * th * 4) as usize, 0);
+    let (tx, ty) = g.tile_origin(t.pb);
+    fill(out, tw, 0, 0, tw, th, pal.bg);
+    let fw = dev(frame_width(t.mt), g.dpr).min(g.pad);
+    let fc = pal.mt[t.mt.idx()];
+    fill(out, tw, 0, 0, tw, fw, fc);
+    fill(out, tw, 0, th - fw, tw, fw, fc);
+    fill(out, tw, 0, 0, fw, th, fc);
+    fill(out, tw, tw - fw, 0, fw, th, fc);
+    let cols = TILE_COLS / g.group;
+    let c = g.cell;
+    let start = t.pb * PAGEBLOCK_NR_PAGES;
+    for (i, &code) in t.cells.iter().enumerate() {
+        if code == CODE_NONE {
+            continue;
+        }
+        let i = i as u32;
+        let (cx, row) = (i % cols, i / cols);
+        let (x0, y0) = (g.pad + cx * c, g.pad + row * c);
+        // The pages this cell stands for: one, or a 4 × 4 group.
+        let first = start + row * g.group * TILE_COLS + cx * g.group;
+        let highlighted = if g.group == 1 {
+            first >= t.hl.0 && first < t.hl.1
+        } else {
+            (0..g.group).any(|r| {
+                let a = first + r * TILE_COLS;
+                a < t.hl.1 && a + g.group > t.hl.0
+            })
+        };
+        let base = if highlighted {
+            pal.highlight
+        } else {
+            colour(code, pal)
+        };
+        let hatch = code == CODE_PCP;
+        let dot = foreign(code);
+        let rect = match t.blocks.map(|b| b[i as usize]) {
+            Some(b) if b.kind != PageKind::Other && c >= 4 => {
+                Some(block_rect(b.order, b.head, start))
+            }
+            _ => None,
+        };
+        if !hatch && !dot && rect.is_none() {
+            if c == 1 {
+                let p = ((y0 * tw + x0) * 4) as usize;
+                out[p..p + 4].copy_from_slice(&base);
+            } else {
+                fill(out, tw, x0, y0, c, c, base);
+            }
+            continue;
+        }
+        for py in 0..c {
+            for px in 0..c {
+                // Patterns are phased on the whole map, so they run on across tiles.
+                let (x, y) = (tx + x0 + px, ty + y0 + py);
+                let mut colour = base;
+                if hatch && (x + y) % 4 == 0 {
+                    colour = pal.pcp_hatch;
+                } else if dot && is_dot(c, px, py, x, y) {
+                    colour = pal.dot;
+                }
+                if let Some((c0, r0, c1, r1)) = rect {
+                    let edge = (cx == c0 && px == 0)
+                        || (cx + 1 == c1 && px == c - 1)
+                        || (row == r0 && py == 0)
+                        || (row + 1 == r1 && py == c - 1);
+                    if edge {
+                        colour = if highlighted {
+                            pal.highlight_edge
+                        } else {
+                            pal.free_edge
+                        };
+                    }
+                }
+                let p = (((y0 + py) * tw + x0 + px) * 4) as usize;
+                out[p..p + 4].copy_from_slice(&colour);
+            }
+        }
+    }
+}
+
+/// The dot of a foreign page: a centred square at bigger cells, a stipple at small ones.
+fn is_dot(c: u32, px: u32, py: u32, x: u32, y: u32) -> bool {
+    if c >= 3 {
+        let d = (c / 3).max(1);
+        let lo = (c - d) / 2;
+        px >= lo && px < lo + d && py >= lo && py < lo + d
+    } else {
+        x.is_multiple_of(2) && y.is_multiple_of(2)
+    }
+}
+
+/// `(col0, row0, col1, row1)` of a block's cells within the tile starting at page `start`.
+fn block_rect(order: u8, head: u32, start: u32) -> (u32, u32, u32, u32) {
+    if order >= 9 || head < start {
+        return (0, 0, TILE_COLS, TILE_ROWS);
+    }
+    let local = head - start;
+    let (c0, r0) = (local % TILE_COLS, local / TILE_COLS);
+    if order <= 5 {
+        (c0, r0, c0 + (1 << order), r0 + 1)
+    } else {
+        (0, r0, TILE_COLS, r0 + (1 << (order - 5)))
+    }
+}
+
+/// The pageblocks whose tiles meet `v`.
+pub fn visible_pageblocks(g: &Geom, v: ViewRect) -> impl Iterator<Item = u32> + '_ {
+    let nb = g.nb();
+    let (c0, c1) = (
+        v.x / g.tile_w,
+        ((v.x + v.w).saturating_sub(1) / g.tile_w).min(g.per_row - 1),
+    );
+    let (r0, r1) = (v.y / g.tile_h, (v.y + v.h).saturating_sub(1) / g.tile_h);
+    (r0..=r1)
+        .flat_map(move |r| (c0..=c1).map(move |c| r * g.per_row + c))
+        .filter(move |&pb| pb < nb)
+}
+
+/// Whether pageblock `pb`'s tile meets `v`.
+pub fn tile_visible(g: &Geom, v: ViewRect, pb: u32) -> bool {
+    let (tx, ty) = g.tile_origin(pb);
+    tx < v.x + v.w && tx + g.tile_w > v.x && ty < v.y + v.h && ty + g.tile_h > v.y
+}
+
+/// Copies the part of a tile (`tile`, at map pixel `(tx, ty)`) inside `v` into `buf` (`v`'s
+/// pixels).
+pub fn blit(buf: &mut [u8], v: ViewRect, tile: &[u8], g: &Geom, (tx, ty): (u32, u32)) {
+    let x0 = tx.max(v.x);
+    let x1 = (tx + g.tile_w).min(v.x + v.w);
+    let y0 = ty.max(v.y);
+    let y1 = (ty + g.tile_h).min(v.y + v.h);
+    if x0 >= x1 || y0 >= y1 {
+        return;
+    }
+    let n = ((x1 - x0) * 4) as usize;
+    for y in y0..y1 {
+        let src = (((y - ty) * g.tile_w + (x0 - tx)) * 4) as usize;
+        let dst = (((y - v.y) * v.w + (x0 - v.x)) * 4) as usize;
+        buf[dst..dst + n].copy_from_slice(&tile[src..src + n]);
+    }
+}
+
+/// Everything a paint reads from the run besides the cache.
+pub struct Scene<'a> {
+    pub zone: &'a Zone,
+    pub cache: &'a MapCache,
+    pub hl: Option<(u32, u32)>,
+    pub pal: &'a Palette,
+}
+
+impl Scene<'_> {
+    /// The input of pageblock `pb`'s tile (block edges computed here when drawn).
+    pub fn paint(&self, out: &mut Vec<u8>, g: &Geom, pb: u32) {
+        let (s, n) = self.hl.unwrap_or((1, 0));
+        let blocks = (g.group == 1 && g.cell >= 4).then(|| {
+            let start = pb * PAGEBLOCK_NR_PAGES;
+            blocks_in(
+                self.zone,
+                start,
+                (start + PAGEBLOCK_NR_PAGES).min(self.zone.pages()),
+            )
+        });
+        let input = TileInput {
+            pb,
+            mt: self.zone.pb_mt(pb),
+            cells: self.cache.cells(g, pb),
+            blocks: blocks.as_deref(),
+            hl: (s, s.saturating_add(n)),
+        };
+        paint_tile(out, g, &input, self.pal);
+    }
+}
+
+/// Paints the window `v` of the map into `buf` (`v.w × v.h` RGBA, reused), with `scratch`
+/// for one tile at a time.
+pub fn paint_view(buf: &mut Vec<u8>, scratch: &mut Vec<u8>, g: &Geom, v: ViewRect, sc: &Scene) {
+    buf.resize((v.w * v.h * 4) as usize, 0);
+    fill(buf, v.w, 0, 0, v.w, v.h, sc.pal.bg);
+    if v.w == 0 || v.h == 0 {
+        return;
+    }
+    for pb in visible_pageblocks(g, v) {
+        sc.paint(scratch, g, pb);
+        blit(buf, v, scratch, g, g.tile_origin(pb));
+    }
+}
+
+/// The whole map scaled down to `w × h` pixels (the overview inset): each pixel samples the
+/// map, reading the pageblock summary.
+pub fn paint_overview(buf: &mut Vec<u8>, g: &Geom, w: u32, h: u32, sc: &Scene) {
+    buf.resize((w * h * 4) as usize, 0);
+    let cols = TILE_COLS / GROUP;
+    for y in 0..h {
+        let my = (u64::from(y) * u64::from(g.h) / u64::from(h.max(1))) as u32;
+        for x in 0..w {
+            let mx = (u64::from(x) * u64::from(g.w) / u64::from(w.max(1))) as u32;
+            let (tc, tr) = (mx / g.tile_w, my / g.tile_h);
+            let pb = tr * g.per_row + tc;
+            let c = if pb >= g.nb() {
+                sc.pal.bg
+            } else {
+                let (lx, ly) = (mx % g.tile_w, my % g.tile_h);
+                let inner_w = g.tile_w - 2 * g.pad;
+                let inner_h = g.tile_h - 2 * g.pad;
+                if lx < g.pad || ly < g.pad || lx >= g.pad + inner_w || ly >= g.pad + inner_h {
+                    sc.pal.mt[sc.zone.pb_mt(pb).idx()]
+                } else {
+                    let gx = (lx - g.pad) * cols / inner_w;
+                    let gy = (ly - g.pad) * (TILE_ROWS / GROUP) / inner_h;
+                    let code = sc
+                        .cache
+                        .agg
+                        .get(pb as usize * GROUPS_PER_PB + (gy * cols + gx) as usize)
+                        .copied()
+                        .unwrap_or(CODE_NONE);
+                    colour(code, sc.pal)
+                }
+            };
+            let p = ((y * w + x) * 4) as usize;
+            buf[p..p + 4].copy_from_slice(&c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::panels::testutil::timeline;
+    use crate::theme::LIGHT;
+
+    fn key(t: &Timeline) -> RunKey {
+        (0, 0, t.len())
+    }
+
+    /// Stepping the cache forward and back, and jumping, gives the codes a fresh cache
+    /// computes at that position.
+    #[test]
+    fn the_incremental_cache_equals_a_rebuild() {
+        let mut t = timeline("fragmented-sandbox");
+        let mut c = MapCache::default();
+        assert!(c.sync(key(&t), &t).is_none());
+        let n = t.len();
+        for target in [1, 2, 40, 41, n / 3, n / 3 - 7, n / 2, n, 0, n / 5] {
+            t.seek(target);
+            c.sync(key(&t), &t);
+            let mut fresh = MapCache::default();
+            fresh.sync(key(&t), &t);
+            assert_eq!(c.codes, fresh.codes, "codes at {target}");
+            assert_eq!(c.agg, fresh.agg, "summary at {target}");
+        }
+        // The codes say what the cells say.
+        let z = t.zone();
+        let cells = cell_kinds(z, &t.run, 0, z.pages());
+        for (i, k) in cells.iter().enumerate() {
+            assert_eq!(c.codes[i], code(*k, LIGHT.alloc.len()));
+        }
+    }
+
+    #[test]
+    fn levels_fit_big_zones_and_snap_to_device_pixels() {
+        // 16 GiB fits at the pageblock level: 10 × 6 px tiles.
+        let g = Geom::new(4_194_304, Geom::fit_zoom(4_194_304, 1184), 1.0, 1184);
+        assert_eq!((g.group, g.tile_w, g.tile_h), (GROUP, 10, 6));
+        assert!(g.h <= FIT_HEIGHT, "{g:?}");
+        assert_eq!(g.css_cell(), 0.25);
+        // 1 GiB keeps a pixel per page, also in a narrower box (24 rows of tiles); 2 GiB
+        // there is drawn by pageblocks.
+        assert_eq!(Geom::fit_zoom(262_144, 1184), 1);
+        assert_eq!(Geom::fit_zoom(262_144, 800), 1);
+        assert_eq!(Geom::fit_zoom(524_288, 800), PB_LEVEL);
+        // At a ratio of 2 everything is twice as many device pixels; the CSS layout is equal.
+        let a = Geom::new(262_144, 1, 1.0, 1184);
+        let b = Geom::new(262_144, 1, 2.0, 1184);
+        assert_eq!((b.cell, b.tile_w, b.per_row), (2, 2 * a.tile_w, a.per_row));
+        assert_eq!(b.css(b.w), f64::from(a.w));
+        // At 1.5 a cell is whole device pixels.
+        let c = Geom::new(262_144, 3, 1.5, 1184);
+        assert_eq!(c.cell, 5);
+        // page_at inverts the layout at both levels.
+        for g in [a, b, Geom::new(4_194_304, PB_LEVEL, 1.0, 1184)] {
+            for idx in [0u32, 777, 5 * 512 + 100, g.pages - 1] {
+                let pb = idx / PAGEBLOCK_NR_PAGES;
+                let i = idx % PAGEBLOCK_NR_PAGES;
+                let (tx, ty) = g.tile_origin(pb);
+                let x = tx + g.pad + (i % TILE_COLS) / g.group * g.cell;
+                let y = ty + g.pad + (i / TILE_COLS) / g.group * g.cell;
+                let got = g.page_at(i64::from(x), i64::from(y)).unwrap();
+                assert_eq!(got / PAGEBLOCK_NR_PAGES, pb);
+                if g.group == 1 {
+                    assert_eq!(got, idx);
+                }
+            }
+        }
+    }
+
+    /// A window of the map paints the same pixels as the whole map has there, and only the
+    /// tiles meeting it are painted.
+    #[test]
+    fn a_window_is_the_same_pixels_as_the_whole_map() {
+        let mut t = timeline("fragmented-sandbox");
+        t.seek(t.len() / 2);
+        let mut c = MapCache::default();
+        c.sync(key(&t), &t);
+        for zoom in [PB_LEVEL, 1, 4, 8] {
+            let g = Geom::new(t.zone().pages(), zoom, 1.0, 500);
+            let sc = Scene {
+                zone: t.zone(),
+                cache: &c,
+                hl: t.current().and_then(|e| e.kind.touched_pages()),
+                pal: &LIGHT,
+            };
+            let all = ViewRect {
+                x: 0,
+                y: 0,
+                w: g.w,
+                h: g.h,
+            };
+            let (mut whole, mut part, mut s) = (Vec::new(), Vec::new(), Vec::new());
+            paint_view(&mut whole, &mut s, &g, all, &sc);
+            let v = ViewRect {
+                x: g.w / 3,
+                y: g.h / 4,
+                w: g.w / 2,
+                h: g.h / 2,
+            };
+            paint_view(&mut part, &mut s, &g, v, &sc);
+            for y in 0..v.h {
+                let a = (((y + v.y) * g.w + v.x) * 4) as usize;
+                let b = ((y * v.w) * 4) as usize;
+                assert_eq!(
+                    whole[a..a + (v.w * 4) as usize],
+                    part[b..b + (v.w * 4) as usize]
+                );
+            }
+            assert!(visible_pageblocks(&g, v).count() < g.nb() as usize);
+        }
+    }
+}

@@ -1,0 +1,25 @@
+// The frame harness (e2e/bench/frames.ts, run at full size by scripts/bench-frames.sh) at a tiny
+// iteration count: its output has every zone size and action with non-zero times. No timing is
+// asserted: this suite must not fail on a slow machine.
+import { test, expect } from '../fixtures';
+import { ACTIONS, SIZES, measureFrames, table } from '../bench/frames';
+
+test('the frame harness measures every zone size and action (sanity only)', async ({ page, browser, baseURL }) => {
+  test.setTimeout(300_000);
+  const r = await measureFrames(page, browser, baseURL!, { iterations: 2, steps: 300, firstPaintRuns: 1, engineRuns: 0 });
+  expect(r.firstPaint.fcp.median).toBeGreaterThan(0);
+  expect(r.firstPaint.map.median).toBeGreaterThan(0);
+  expect(r.sizes.map((s) => s.pages)).toEqual(SIZES.map((s) => s.pages));
+  for (const s of r.sizes) {
+    expect(s.events, s.size).toBeGreaterThan(0);
+    expect(s.actions.map((a) => a.action)).toEqual([...ACTIONS]);
+    for (const a of s.actions) {
+      expect(a.work.n, `${s.size} ${a.action}`).toBeGreaterThan(0);
+      expect(a.frame.median, `${s.size} ${a.action}`).toBeGreaterThan(0);
+      expect(a.map.n, `${s.size} ${a.action}`).toBeGreaterThan(0);
+    }
+  }
+  // The 16 GiB zone is drawn at the pageblock level when it fits the box.
+  expect(r.sizes[2].lod).toBe('pageblocks');
+  expect(table(r)).toContain('| 16 GiB');
+});
