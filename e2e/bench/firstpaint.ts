@@ -15,7 +15,7 @@ export interface FirstPaintRun {
   instantiated: number;
   /** Navigation start → first draw call on the memory-map canvas (inside main()), ms. */
   mapDraw: number;
-  /** Navigation start → main() returned: the whole app is mounted (trunk's TrunkApplicationStarted), ms. */
+  /** Navigation start → trunk's TrunkApplicationStarted: main() and the effects it queued have run, ms. */
   mounted: number;
   /** Navigation start → first contentful paint (the browser's own paint timing), ms. */
   fcp: number;
