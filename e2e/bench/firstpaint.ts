@@ -1,0 +1,125 @@
+// First paint of the default scenario on a fresh page (BENCHMARKS.md "Bundle"): how long after
+// navigation start the memory map is first drawn. Used by tests/bundle.spec.ts (a few runs,
+// sanity only) and by scripts/bundle-size.sh --first-paint (more runs, the published median).
+//
+// Nothing in the app is instrumented: an init script wraps the canvas 2D drawing calls and notes
+// the first one that lands on the memory-map canvas, then the next animation frame (the frame
+// that shows it). Every load is a new browser context, so nothing is cached (the static server
+// also sends no-store) and the service worker of an earlier load cannot answer.
+import type { Browser } from '@playwright/test';
+
+export interface FirstPaintRun {
+  /** Navigation start → the wasm module's response finished downloading, ms. */
+  wasmLoaded: number;
+  /** Navigation start → WebAssembly compiled and instantiated (main() starts right after), ms. */
+  instantiated: number;
+  /** Navigation start → first draw call on the memory-map canvas (inside main()), ms. */
+  mapDraw: number;
+  /** Navigation start → trunk's TrunkApplicationStarted: main() and the effects it queued have run, ms. */
+  mounted: number;
+  /** Navigation start → first contentful paint (the browser's own paint timing), ms. */
+  fcp: number;
+  /** Navigation start → the frame after the first map draw has been painted: the map is on screen, ms. */
+  mapShown: number;
+}
+
+const KEYS = ['wasmLoaded', 'instantiated', 'mapDraw', 'mounted', 'fcp', 'mapShown'] as const;
+
+export interface FirstPaint {
+  runs: FirstPaintRun[];
+  median: FirstPaintRun;
+}
+
+/** Runs before any page script: marks instantiation, the first memory-map draw, the paint of the
+ * frame after it (a task queued from that frame's animation callback runs once it is painted)
+ * and the end of main(). */
+function hookCanvas(): void {
+  const w = window as unknown as {
+    __bsInstantiated?: number;
+    __bsFirstMapDraw?: number;
+    __bsFirstMapShown?: number;
+    __bsMounted?: number;
+  };
+  for (const name of ['instantiate', 'instantiateStreaming'] as const) {
+    const orig = WebAssembly[name] as (...a: unknown[]) => Promise<unknown>;
+    (WebAssembly as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
+      orig.apply(WebAssembly, args).then((r) => {
+        w.__bsInstantiated ??= performance.now();
+        return r;
+      });
+  }
+  addEventListener('TrunkApplicationStarted', () => {
+    w.__bsMounted = performance.now();
+  });
+  const proto = CanvasRenderingContext2D.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const name of ['putImageData', 'drawImage', 'fillRect', 'fill', 'stroke']) {
+    const orig = proto[name];
+    proto[name] = function (this: CanvasRenderingContext2D, ...args: unknown[]) {
+      if (w.__bsFirstMapDraw === undefined && this.canvas?.getAttribute?.('data-testid') === 'memory-map') {
+        w.__bsFirstMapDraw = performance.now();
+        requestAnimationFrame(() =>
+          setTimeout(() => {
+            w.__bsFirstMapShown = performance.now();
+          }),
+        );
+      }
+      return orig.apply(this, args);
+    };
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export async function measureFirstPaint(browser: Browser, baseURL: string, runs: number): Promise<FirstPaint> {
+  const out: FirstPaintRun[] = [];
+  for (let i = 0; i < runs; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const page = await ctx.newPage();
+    await page.addInitScript(hookCanvas);
+    await page.goto(baseURL + '/');
+    await page.waitForFunction(
+      () => {
+        const w = window as unknown as { __bsFirstMapShown?: number; __bsMounted?: number };
+        return w.__bsFirstMapShown !== undefined && w.__bsMounted !== undefined;
+      },
+      null,
+      { timeout: 30_000 },
+    );
+    out.push(
+      await page.evaluate(() => {
+        const w = window as unknown as {
+          __bsInstantiated: number;
+          __bsFirstMapDraw: number;
+          __bsFirstMapShown: number;
+          __bsMounted: number;
+        };
+        const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+        const wasm = performance
+          .getEntriesByType('resource')
+          .find((e) => e.name.endsWith('.wasm')) as PerformanceResourceTiming | undefined;
+        return {
+          wasmLoaded: wasm ? wasm.responseEnd : 0,
+          instantiated: w.__bsInstantiated ?? 0,
+          mapDraw: w.__bsFirstMapDraw,
+          mounted: w.__bsMounted,
+          fcp: fcp ? fcp.startTime : 0,
+          mapShown: w.__bsFirstMapShown,
+        };
+      }),
+    );
+    await ctx.close();
+  }
+  const med = Object.fromEntries(KEYS.map((k) => [k, median(out.map((r) => r[k]))])) as unknown as FirstPaintRun;
+  return { runs: out, median: med };
+}
+
+/** One line per quantity: `first-paint <name> <median ms> (<runs> runs: a, b, …)`. */
+export function firstPaintLines(r: FirstPaint): string[] {
+  return KEYS.map(
+    (k) => `first-paint ${k} ${r.median[k].toFixed(0)} ms (median of ${r.runs.length}: ${r.runs.map((x) => x[k].toFixed(0)).join(', ')})`,
+  );
+}

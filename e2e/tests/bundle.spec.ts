@@ -1,0 +1,47 @@
+// The bundle report (scripts/bundle-size.sh) and the first-paint harness (bench/firstpaint.ts)
+// produce every line with non-zero numbers. Sanity only: no size or time is asserted, so a new
+// feature or a slow machine cannot fail this suite (BENCHMARKS.md "Bundle" says why).
+import { test, expect, REPO_ROOT } from '../fixtures';
+import { execFileSync } from 'node:child_process';
+import { firstPaintLines, measureFirstPaint } from '../bench/firstpaint';
+
+test('bundle-size.sh reports the wasm, the JS, their total and the code per crate', () => {
+  test.setTimeout(120_000);
+  const out = execFileSync('bash', ['scripts/bundle-size.sh', '--no-build'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const row = (label: string) => {
+    const m = out.match(new RegExp(`^\\| ${label} \\| (\\d+) \\| (\\d+) \\|`, 'm'));
+    expect(m, `a "${label}" row in:\n${out}`).not.toBeNull();
+    return { raw: Number(m![1]), gzip: Number(m![2]) };
+  };
+  const wasm = row('wasm');
+  const js = row('JS');
+  const total = row('wasm \\+ JS');
+  for (const r of [wasm, js, total]) {
+    expect(r.raw).toBeGreaterThan(0);
+    expect(r.gzip).toBeGreaterThan(0);
+    expect(r.gzip).toBeLessThan(r.raw);
+  }
+  expect(total.raw).toBe(wasm.raw + js.raw);
+  expect(total.gzip).toBe(wasm.gzip + js.gzip);
+  // The per-crate table names the app, the engine and the UI framework, with non-zero code.
+  for (const crate of ['buddyscope_app', 'buddyscope', 'tachys', 'reactive_graph']) {
+    expect(out, crate).toMatch(new RegExp(`^\\| ${crate} \\| [1-9]\\d* \\| [1-9]\\d* \\|`, 'm'));
+  }
+  expect(out).toMatch(/^\| \*\*all code\*\* \| [1-9]\d* \| [1-9]\d* \|/m);
+});
+
+test('first paint of the default scenario is measured (sanity only)', async ({ browser, baseURL }) => {
+  test.setTimeout(600_000);
+  const r = await measureFirstPaint(browser, baseURL!, Number(process.env.FIRST_PAINT_RUNS ?? 2));
+  console.log(firstPaintLines(r).join('\n'));
+  for (const run of r.runs) {
+    expect(run.fcp).toBeGreaterThan(0);
+    expect(run.wasmLoaded).toBeGreaterThan(0);
+    // In order: the module arrives and is instantiated; then the app starts and draws the map
+    // (in either order: the map may draw in an effect or a later frame); a frame shows it.
+    expect(run.instantiated).toBeGreaterThanOrEqual(run.wasmLoaded);
+    expect(run.mapDraw).toBeGreaterThan(run.instantiated);
+    expect(run.mounted).toBeGreaterThan(run.instantiated);
+    expect(run.mapShown).toBeGreaterThan(run.mapDraw);
+  }
+});
