@@ -10,6 +10,7 @@ use crate::panels::charts::ChartsPanel;
 use crate::panels::compare::{CompareToggle, CompareView};
 use crate::panels::controls::{Controls, Position};
 use crate::panels::counters::CountersPanel;
+use crate::panels::exercises::{ExerciseCtl, ExercisePanel};
 use crate::panels::export::ExportPanel;
 use crate::panels::freelists::FreeListsPanel;
 use crate::panels::history::PageHistoryPanel;
@@ -18,6 +19,7 @@ use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
+use crate::panels::saved::{self, SavedPanel, SavedStore};
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
@@ -28,6 +30,9 @@ use crate::theme::ThemeState;
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::provide();
+    // Saved work is read (and damaged entries set aside) before anything else opens.
+    let store = SavedStore::provide();
+    let exercises = ExerciseCtl::provide(state, Some(store));
     // A share link (`#s=…`) wins; else `?scenario=<builtin id>` opens that scenario (the e2e
     // tests use it).
     let link = sharelink::open_from_location(&state);
@@ -36,6 +41,18 @@ pub fn App() -> impl IntoView {
     let share_error = match link {
         Some(result) => result.err(),
         None => {
+            // A plain address reopens where the user was; one that asks for something wins.
+            let asks = ["scenario", "compare", "embed", "exercises"]
+                .iter()
+                .any(|p| query_param(p).is_some());
+            if !asks {
+                // The set that was open reopens from its saved progress, at its question.
+                let reopen =
+                    saved::restore_last(store, &state).and_then(|key| store.progress_at(&key));
+                if let Some(p) = reopen {
+                    exercises.open_text(&p.set_text, &p.set_id);
+                }
+            }
             if let Some(id) = query_param("scenario") {
                 if id != state.scenario_id.get_untracked() {
                     let _ = state.load_builtin(&id);
@@ -68,6 +85,13 @@ pub fn App() -> impl IntoView {
         .into_any();
     }
     presenter::install(state);
+    saved::install_last_position(state, move || exercises.progress_key());
+    // `?exercises=<set id>` or `?exercises=<url>` opens a set (a share link's frame wins).
+    if !from_link {
+        if let Some(v) = query_param("exercises") {
+            exercises.open_param(&v);
+        }
+    }
     if !from_link {
         presenter::open_from_query(state);
     }
@@ -132,6 +156,7 @@ pub fn App() -> impl IntoView {
                             <PageHistoryPanel/>
                         </div>
                         <div class="col-side">
+                            <ExercisePanel/>
                             <PseudocodePanel/>
                             <FreeListsPanel/>
                         </div>
@@ -143,6 +168,7 @@ pub fn App() -> impl IntoView {
                             <ReplaySummaryPanel/>
                         </div>
                         <ExportPanel/>
+                        <SavedPanel/>
                     </main>
                 }
                     .into_any()
