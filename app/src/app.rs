@@ -30,9 +30,11 @@ use crate::theme::ThemeState;
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::provide();
-    // Saved work is read (and damaged entries set aside) before anything else opens.
-    let store = SavedStore::provide();
-    let exercises = ExerciseCtl::provide(state, Some(store));
+    // Saved work is read (and damaged entries set aside) before anything else opens; an
+    // embedded view (`?embed=1`, a slide deck's frame) leaves the user's store alone.
+    let embedded = query_param("embed").is_some();
+    let store = (!embedded).then(SavedStore::provide);
+    let exercises = ExerciseCtl::provide(state, store);
     // A share link (`#s=…`) wins; else `?scenario=<builtin id>` opens that scenario (the e2e
     // tests use it).
     let link = sharelink::open_from_location(&state);
@@ -47,8 +49,9 @@ pub fn App() -> impl IntoView {
                 .any(|p| query_param(p).is_some());
             if !asks {
                 // The set that was open reopens from its saved progress, at its question.
-                let reopen =
-                    saved::restore_last(store, &state).and_then(|key| store.progress_at(&key));
+                let reopen = store.and_then(|store| {
+                    saved::restore_last(store, &state).and_then(|key| store.progress_at(&key))
+                });
                 if let Some(p) = reopen {
                     exercises.open_text(&p.set_text, &p.set_id);
                 }
@@ -75,7 +78,7 @@ pub fn App() -> impl IntoView {
     let comparing = Memo::new(move |_| state.compare.with(Option::is_some));
     let theme = ThemeState::provide();
     // `?embed=1&panel=…`: the map and one panel, driven by the host page's messages.
-    if query_param("embed").is_some() {
+    if embedded {
         crate::embed::install(state, query_param("origin"));
         let panel = query_param("panel").unwrap_or_default();
         return view! {

@@ -101,12 +101,9 @@ pub fn kind(q: &ResolvedQuestion) -> AnswerKind {
     q.expected.kind()
 }
 
-/// `free_area[3].free_list[MIGRATE_MOVABLE]`: a free list in the kernel's words.
+/// `free_area[3].free_list[Movable]`: a free list as the engine's answer key words it.
 pub fn list_words(order: u8, mt: MigrateType) -> String {
-    format!(
-        "free_area[{order}].free_list[MIGRATE_{}]",
-        mt.kernel_name().to_uppercase()
-    )
+    format!("free_area[{order}].free_list[{}]", mt.kernel_name())
 }
 
 /// An answer in words: the chosen label, the number, the pfn, the free list.
@@ -216,7 +213,7 @@ mod tests {
         assert_eq!(parse_number("four"), None);
         assert_eq!(
             list_words(3, MigrateType::Movable),
-            "free_area[3].free_list[MIGRATE_MOVABLE]"
+            "free_area[3].free_list[Movable]"
         );
     }
 

@@ -226,6 +226,22 @@ impl ExerciseCtl {
         self.save();
     }
 
+    /// [`go`](Self::go) from the Previous/Next buttons: the keyboard focus (whose button was
+    /// just re-rendered) moves to the new question's text, so it is read out and Tab reaches
+    /// the answer next.
+    pub fn go_focus(&self, i: usize) {
+        self.go(i);
+        request_animation_frame(|| {
+            let target = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id("exercise-q"))
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(el) = target {
+                let _ = el.focus();
+            }
+        });
+    }
+
     /// The kind of answer the current question wants, while it is being asked.
     pub fn asking(&self) -> Option<AnswerKind> {
         if self.phase.get() != Phase::Asking {
@@ -313,6 +329,34 @@ impl ExerciseCtl {
         self.reveal(asked_at, reveal_to);
     }
 
+    /// The reveal is over: the result shows, and the keyboard focus (left on the disabled
+    /// Submit button or answer field) moves to "Next question", or to the result on the last.
+    fn revealed(&self) {
+        self.phase.set(Phase::Revealed);
+        let ctl = *self;
+        // After the result has rendered.
+        request_animation_frame(move || {
+            if ctl.phase.get_untracked() != Phase::Revealed {
+                return;
+            }
+            let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+                return;
+            };
+            let target = doc
+                .query_selector("[data-testid=exercise-next]:not([disabled])")
+                .ok()
+                .flatten()
+                .or_else(|| {
+                    doc.query_selector("[data-testid=exercise-result]")
+                        .ok()
+                        .flatten()
+                });
+            if let Some(el) = target.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+                let _ = el.focus();
+            }
+        });
+    }
+
     fn stop_anim(&self) {
         if let Some(h) = self.anim.get_value() {
             h.clear();
@@ -329,7 +373,7 @@ impl ExerciseCtl {
         let n = to.saturating_sub(from);
         if n == 0 || reduced_motion() {
             st.seek(to);
-            self.phase.set(Phase::Revealed);
+            self.revealed();
             return;
         }
         self.phase.set(Phase::Revealing);
@@ -347,7 +391,7 @@ impl ExerciseCtl {
                 if f >= 1.0 {
                     ctl.stop_anim();
                     st.seek(to);
-                    ctl.phase.set(Phase::Revealed);
+                    ctl.revealed();
                 }
             },
             Duration::from_millis(16),
@@ -512,7 +556,9 @@ fn SetPicker() -> impl IntoView {
                 }
             >
                 <input
-                    type="url"
+                    // Text, not `url`: a relative address is fine to fetch.
+                    type="text"
+                    inputmode="url"
                     data-testid="exercise-url"
                     aria-label="Exercise set URL"
                     placeholder="https://\u{2026}/set.json"
@@ -704,7 +750,7 @@ fn ResultView(i: usize) -> impl IntoView {
         ("\u{2718}", "Wrong", "ex-result wrong")
     };
     view! {
-        <div class=class data-testid="exercise-result" data-correct=given.correct.to_string()>
+        <div class=class data-testid="exercise-result" data-correct=given.correct.to_string() tabindex="-1">
             <p class="ex-verdict">
                 <span class="ex-icon" aria-hidden="true">{icon}</span>
                 <strong>{verdict}</strong>
@@ -776,7 +822,7 @@ fn QuestionCard() -> impl IntoView {
                 </div>
                 <h3 class="ex-title">{ex_title}</h3>
                 {intro.map(|t| view! { <p class="ex-intro">{t}</p> })}
-                <p class="ex-question" id="exercise-q" data-testid="exercise-question">{prompt}</p>
+                <p class="ex-question" id="exercise-q" data-testid="exercise-question" tabindex="-1">{prompt}</p>
                 <p class="muted small ex-at">{at}</p>
                 <AnswerArea i=i/>
                 <Show when=move || ctl.note.with(Option::is_some)>
@@ -796,7 +842,7 @@ fn QuestionCard() -> impl IntoView {
                         type="button"
                         data-testid="exercise-prev"
                         disabled=move || i == 0
-                        on:click=move |_| ctl.go(i.saturating_sub(1))
+                        on:click=move |_| ctl.go_focus(i.saturating_sub(1))
                     >
                         "Previous question"
                     </button>
@@ -804,7 +850,7 @@ fn QuestionCard() -> impl IntoView {
                         type="button"
                         data-testid="exercise-next"
                         disabled=move || { i + 1 >= n || ctl.phase.get() == Phase::Revealing }
-                        on:click=move |_| ctl.go(i + 1)
+                        on:click=move |_| ctl.go_focus(i + 1)
                     >
                         "Next question"
                     </button>
