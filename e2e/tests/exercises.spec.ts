@@ -202,31 +202,6 @@ test.describe('with reduced motion', () => {
     await expect(page.getByTestId('exercise-question')).toHaveText(question ?? '');
   });
 
-  test('a set from a URL (?exercises=<url> and the URL field)', async ({ page }) => {
-    const text = fs.readFileSync(path.join(REPO_ROOT, setFile('vmalloc-orders')), 'utf8');
-    await page.route('**/sets/vmalloc.json', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: text }),
-    );
-    const keys = answerKey(setFile('vmalloc-orders'));
-    await openApp(page, `?exercises=${encodeURIComponent('/sets/vmalloc.json')}`);
-    await expect(page.getByTestId('exercise-counter')).toHaveText(`Question 1 / ${keys.length}`);
-    await answer(page, keys[0], true);
-    await expect(page.getByTestId('exercise-result')).toContainText('Right');
-    await expect(page.getByTestId('exercise-score')).toHaveText(`1 / ${keys.length}`);
-
-    // The URL field, with a set of another id.
-    const other = JSON.parse(text);
-    other.id = 'vmalloc-copy';
-    await page.route('**/sets/copy.json', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(other) }),
-    );
-    await page.getByTestId('exercise-url').fill('/sets/copy.json');
-    await page.getByTestId('exercise-url-open').click();
-    await expect(page.getByTestId('exercise-score')).toHaveText(`0 / ${keys.length}`);
-    await answer(page, keys[0], false);
-    await expect(page.getByTestId('exercise-result')).toContainText('Wrong');
-  });
-
   test('progress survives a reload', async ({ page }) => {
     const keys = answerKey(setFile('split-and-merge'));
     await openApp(page, '?exercises=split-and-merge');
@@ -272,4 +247,34 @@ test('the reveal plays the step (animated without reduced motion)', async ({ pag
   await expect(page.getByTestId('exercise-result')).toContainText('Right');
   await expect(page.getByTestId('position')).toContainText(atOps(keys[0].op + 1));
   expect(await page.getByTestId('position').textContent()).not.toEqual(before);
+});
+
+test.describe('fetched sets', () => {
+  // page.route only sees the page's own requests: keep the offline service worker out of the way.
+  test.use({ reducedMotion: 'reduce', serviceWorkers: 'block' });
+
+  test('a set from a URL (?exercises=<url> and the URL field)', async ({ page }) => {
+    const text = fs.readFileSync(path.join(REPO_ROOT, setFile('vmalloc-orders')), 'utf8');
+    await page.route('**/sets/vmalloc.json', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: text }),
+    );
+    const keys = answerKey(setFile('vmalloc-orders'));
+    await openApp(page, `?exercises=${encodeURIComponent('/sets/vmalloc.json')}`);
+    await expect(page.getByTestId('exercise-counter')).toHaveText(`Question 1 / ${keys.length}`);
+    await answer(page, keys[0], true);
+    await expect(page.getByTestId('exercise-result')).toContainText('Right');
+    await expect(page.getByTestId('exercise-score')).toHaveText(`1 / ${keys.length}`);
+
+    // The URL field, with a set of another id.
+    const other = JSON.parse(text);
+    other.id = 'vmalloc-copy';
+    await page.route('**/sets/copy.json', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(other) }),
+    );
+    await page.getByTestId('exercise-url').fill('/sets/copy.json');
+    await page.getByTestId('exercise-url-open').click();
+    await expect(page.getByTestId('exercise-score')).toHaveText(`0 / ${keys.length}`);
+    await answer(page, keys[0], false);
+    await expect(page.getByTestId('exercise-result')).toContainText('Wrong');
+  });
 });

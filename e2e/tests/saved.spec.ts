@@ -88,53 +88,58 @@ test('export: every saved entry in one JSON file', async ({ page }) => {
   expect(doc.entries[0].key.startsWith(PREFIX)).toBe(true);
 });
 
-test('damaged and too-new entries are reported by name, set aside, and the page still works', async ({ page }) => {
-  await openApp(page, '?scenario=fallback-claim');
-  await page.getByTestId('saved-name').fill('good one');
-  await page.getByTestId('saved-save').click();
-  await expect(page.getByTestId('saved-item-0')).toContainText('good one');
-  const truncated = '{"version": 1, "name": "half written", "saved_at": "2026-';
-  const future = '{"version": 99, "name": "from the future", "data": {"kind": "hologram"}}';
-  const badLast = 'not json at all';
-  // Written from another page of the origin (a stub served by the test): leaving the app saves its last position (pagehide),
-  // which would overwrite the damaged one.
-  await page.route('**/store-writer.html', (route) =>
-    route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><link rel="icon" href="data:,"><title>w</title>' }),
-  );
-  await page.goto('/store-writer.html');
-  await page.evaluate(
-    ([p, a, b, c]) => {
-      localStorage.setItem(`${p}scenario.1`, a);
-      localStorage.setItem(`${p}scenario.2`, b);
-      localStorage.setItem(`${p}last`, c);
-    },
-    [PREFIX, truncated, future, badLast],
-  );
-  await openApp(page, '?scenario=fallback-claim');
-  const err = page.getByTestId('saved-error');
-  await expect(err).toBeVisible();
-  await expect(err).toHaveAttribute('role', 'alert');
-  await expect(err).toContainText(`${PREFIX}scenario.1`);
-  await expect(err).toContainText('damaged');
-  await expect(err).toContainText('from the future');
-  await expect(err).toContainText('newer buddyscope');
-  await expect(err).toContainText(`${PREFIX}last`);
-  await saveScreenshot(page, 'saved-damaged');
-  // Set aside, not deleted: the raw text is under the quarantine keys.
-  const keys = await storeKeys(page);
-  expect(keys[`${QUARANTINE}scenario.1`]).toBe(truncated);
-  expect(keys[`${QUARANTINE}scenario.2`]).toBe(future);
-  expect(keys[`${QUARANTINE}last`]).toBe(badLast);
-  expect(keys[`${PREFIX}scenario.1`]).toBeUndefined();
-  expect(keys[`${PREFIX}scenario.2`]).toBeUndefined();
-  // The good entry is still listed, and the page works.
-  await expect(page.getByTestId('saved-item-0')).toContainText('good one');
-  await expect(page.getByTestId('saved-item-1')).toHaveCount(0);
-  await page.getByTestId('op-forward').click();
-  await expect(page.getByTestId('position')).toContainText('op 1 /');
-  await expect(page.getByTestId('freelist-0-movable')).toBeVisible();
-  // Reported once: the next load finds nothing damaged.
-  await page.reload();
-  await expect(page.getByTestId('saved-item-0')).toContainText('good one');
-  await expect(page.getByTestId('saved-error')).toHaveCount(0);
+test.describe('a damaged store', () => {
+  // page.route (the stub page below) only sees the page's own requests, not the service worker's.
+  test.use({ serviceWorkers: 'block' });
+
+  test('damaged and too-new entries are reported by name, set aside, and the page still works', async ({ page }) => {
+    await openApp(page, '?scenario=fallback-claim');
+    await page.getByTestId('saved-name').fill('good one');
+    await page.getByTestId('saved-save').click();
+    await expect(page.getByTestId('saved-item-0')).toContainText('good one');
+    const truncated = '{"version": 1, "name": "half written", "saved_at": "2026-';
+    const future = '{"version": 99, "name": "from the future", "data": {"kind": "hologram"}}';
+    const badLast = 'not json at all';
+    // Written from another page of the origin (a stub served by the test): leaving the app saves its last position (pagehide),
+    // which would overwrite the damaged one.
+    await page.route('**/store-writer.html', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><link rel="icon" href="data:,"><title>w</title>' }),
+    );
+    await page.goto('/store-writer.html');
+    await page.evaluate(
+      ([p, a, b, c]) => {
+        localStorage.setItem(`${p}scenario.1`, a);
+        localStorage.setItem(`${p}scenario.2`, b);
+        localStorage.setItem(`${p}last`, c);
+      },
+      [PREFIX, truncated, future, badLast],
+    );
+    await openApp(page, '?scenario=fallback-claim');
+    const err = page.getByTestId('saved-error');
+    await expect(err).toBeVisible();
+    await expect(err).toHaveAttribute('role', 'alert');
+    await expect(err).toContainText(`${PREFIX}scenario.1`);
+    await expect(err).toContainText('damaged');
+    await expect(err).toContainText('from the future');
+    await expect(err).toContainText('newer buddyscope');
+    await expect(err).toContainText(`${PREFIX}last`);
+    await saveScreenshot(page, 'saved-damaged');
+    // Set aside, not deleted: the raw text is under the quarantine keys.
+    const keys = await storeKeys(page);
+    expect(keys[`${QUARANTINE}scenario.1`]).toBe(truncated);
+    expect(keys[`${QUARANTINE}scenario.2`]).toBe(future);
+    expect(keys[`${QUARANTINE}last`]).toBe(badLast);
+    expect(keys[`${PREFIX}scenario.1`]).toBeUndefined();
+    expect(keys[`${PREFIX}scenario.2`]).toBeUndefined();
+    // The good entry is still listed, and the page works.
+    await expect(page.getByTestId('saved-item-0')).toContainText('good one');
+    await expect(page.getByTestId('saved-item-1')).toHaveCount(0);
+    await page.getByTestId('op-forward').click();
+    await expect(page.getByTestId('position')).toContainText('op 1 /');
+    await expect(page.getByTestId('freelist-0-movable')).toBeVisible();
+    // Reported once: the next load finds nothing damaged.
+    await page.reload();
+    await expect(page.getByTestId('saved-item-0')).toContainText('good one');
+    await expect(page.getByTestId('saved-error')).toHaveCount(0);
+  });
 });
