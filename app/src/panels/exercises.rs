@@ -149,6 +149,25 @@ impl ExerciseCtl {
         self.progress.set(Some(p));
         self.rev.update(|r| *r += 1);
         self.go(at);
+        // The panel has moved beside the map (opened from the picker at the bottom): bring it
+        // into view if it is out of sight.
+        request_animation_frame(|| {
+            let Some(w) = web_sys::window() else { return };
+            let h = w
+                .inner_height()
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0);
+            let panel = w
+                .document()
+                .and_then(|d| d.get_element_by_id("exercises-panel"));
+            if let Some(el) = panel {
+                let top = el.get_bounding_client_rect().top();
+                if top < 0.0 || top > h {
+                    el.scroll_into_view_with_bool(true);
+                }
+            }
+        });
     }
 
     /// Opens a shipped set by id.
