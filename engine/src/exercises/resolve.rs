@@ -489,21 +489,40 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
                 events: vec![i],
             })
         }
+        // kernel-model §2.7: a claim re-types the pageblock(s) of the claimed block
+        // (change_pageblock_range: a block above pageblock order spans several, re-typed in
+        // one go); a merge across pageblocks (§3.4) re-types the buddy's.
         Ask::RetypedPageblock => {
             let (i, pb) = events(run, w).find_map(|(i, ev)| match ev.kind {
                 EventKind::Mutation(Mutation::SetPageblock { pb, .. }) => Some((i, pb)),
                 _ => None,
             })?;
+            // The pageblocks re-typed together: the run of SetPageblock events that follows.
+            let mut evs = vec![i];
+            let mut last = pb;
+            for j in i + 1..w.reveal_to {
+                match run.log.events[j as usize].kind {
+                    EventKind::Mutation(Mutation::SetPageblock { pb: next, .. })
+                        if next == last + 1 =>
+                    {
+                        evs.push(j);
+                        last = next;
+                    }
+                    _ => break,
+                }
+            }
             let first = abs(pb * PAGEBLOCK_NR_PAGES);
-            let count = u64::from(PAGEBLOCK_NR_PAGES);
+            let count = u64::from((last - pb + 1) * PAGEBLOCK_NR_PAGES);
+            let which = if last == pb {
+                format!("pageblock {pb}")
+            } else {
+                format!("pageblocks {pb}–{last}")
+            };
             Some(Found {
                 expected: Expected::Page { first, count },
-                answer_text: format!(
-                    "pageblock {pb} (any of pfns {first:#x}–{:#x})",
-                    first + count - 1
-                ),
+                answer_text: format!("{which} (any of pfns {first:#x}–{:#x})", first + count - 1),
                 summary: strip_fn(&say(i)).to_string(),
-                events: vec![i],
+                events: evs,
             })
         }
         // kernel-model §6.2 / §6.3 / §6.5: bulk gets order-0 pages; large_order tries
