@@ -19,6 +19,8 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use crate::scenario::ScenarioError;
@@ -53,6 +55,11 @@ impl ExerciseSet {
     /// Questions over all exercises (the last line of `buddyscope check-exercises`).
     pub fn question_count(&self) -> usize {
         self.exercises.iter().map(|e| e.questions.len()).sum()
+    }
+
+    /// Pretty JSON that [`parse_exercise_set`] reads back to an equal set (to save or export).
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("an exercise set always serializes")
     }
 }
 
@@ -90,8 +97,8 @@ pub struct Question {
     pub prompt: Option<String>,
     /// Choice asks ([`Ask::outcomes`]): the outcomes to offer, by key, with the author's label;
     /// only these are offered, in the ask's order. Empty: every outcome, default labels.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub labels: Vec<(String, String)>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
     /// Number asks: offer these numbers as multiple choice instead of a free number field (the
     /// computed answer must be among them).
     #[serde(skip_serializing_if = "Option::is_none")]

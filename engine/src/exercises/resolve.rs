@@ -219,12 +219,7 @@ fn present(q: &Question, path: &str, e: Expected, answer: &str) -> Res<Expected>
             let key = outcomes[correct].0;
             let offered: Vec<(&str, &str)> = outcomes
                 .iter()
-                .filter_map(|(k, _)| {
-                    q.labels
-                        .iter()
-                        .find(|(lk, _)| lk == k)
-                        .map(|(_, l)| (*k, l.as_str()))
-                })
+                .filter_map(|(k, _)| q.labels.get(*k).map(|l| (*k, l.as_str())))
                 .collect();
             let Some(c) = offered.iter().position(|(k, _)| *k == key) else {
                 return Err(ScenarioError::new(

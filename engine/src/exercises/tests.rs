@@ -65,6 +65,7 @@ fn every_shipped_set_resolves_with_its_question_count() {
                 assert!(!q.summary.is_empty() && !q.answer_text.is_empty());
             }
         }
+        assert_eq!(parse_exercise_set(&set.to_json_pretty()).unwrap(), set);
         exercises += set.exercises.len();
         questions += set.question_count();
     }
