@@ -165,7 +165,7 @@ asks! {
         "How many chunks does free_contig_range free (free_prepared_contig_range: largest naturally aligned chunks)?",
         "frees no free_prepared_contig_range chunks";
     Fallback = "fallback", Choice,
-        "The request's own free lists are empty. Does __rmqueue claim the pageblock or steal from it?",
+        "Does the next allocation fall back to another migratetype, and if so, does __rmqueue claim the pageblock or steal from it?",
         "allocates nothing from the buddy allocator";
     RefillPages = "refill_pages", Number,
         "The pcp list is empty. How many pages does the next refill (rmqueue_bulk) move onto it?",
@@ -307,7 +307,7 @@ pub struct ResolvedQuestion {
 }
 
 /// An exercise with every answer computed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResolvedExercise {
     pub title: String,
     pub intro: Option<String>,

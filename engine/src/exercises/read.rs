@@ -109,6 +109,10 @@ fn read_prompt(v: &Value, path: &str) -> Res<String> {
     check_text(path, read_string(v, path)?, "prompt")
 }
 
+fn read_intro(v: &Value, path: &str) -> Res<String> {
+    check_text(path, read_string(v, path)?, "intro")
+}
+
 fn read_id(v: &Value, path: &str) -> Res<String> {
     let s = read_string(v, path)?;
     let ok = !s.is_empty()
@@ -369,7 +373,7 @@ fn exercise_from_value(v: &Value, path: &str) -> Res<Exercise> {
     f.deny_unknown()?;
     Ok(Exercise {
         title: f.req("title", read_title)?,
-        intro: f.opt("intro", read_prompt)?,
+        intro: f.opt("intro", read_intro)?,
         scenario: f.req("scenario", scenario_source)?,
         questions: f.req("questions", questions_from_value)?,
     })
