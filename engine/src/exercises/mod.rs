@@ -238,6 +238,16 @@ pub enum Expected {
 }
 
 impl Expected {
+    /// An answer [`check`] accepts (the first page of a page range): for answer keys and tests.
+    pub fn right_answer(&self) -> Answer {
+        match *self {
+            Expected::Choice { correct, .. } => Answer::Choice(correct),
+            Expected::Number(n) => Answer::Number(n),
+            Expected::Page { first, .. } => Answer::Page(first),
+            Expected::List { order, mt } => Answer::List { order, mt },
+        }
+    }
+
     pub fn kind(&self) -> AnswerKind {
         match self {
             Expected::Choice { .. } => AnswerKind::Choice,

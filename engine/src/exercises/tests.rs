@@ -63,6 +63,25 @@ fn every_shipped_set_resolves_with_its_question_count() {
                 assert!(q.asked_at < q.reveal_to, "{id} {}", q.path);
                 assert!(!q.explanation.is_empty(), "{id} {}: no explanation", q.path);
                 assert!(!q.summary.is_empty() && !q.answer_text.is_empty());
+                // The right answer is accepted, a neighbouring one is not.
+                assert!(check(q, &q.expected.right_answer()), "{id} {}", q.path);
+                let wrong = match q.expected {
+                    Expected::Choice { correct, .. } => Answer::Choice(correct + 1),
+                    Expected::Number(n) => Answer::Number(n + 1),
+                    Expected::Page { first, count } => Answer::Page(first + count),
+                    Expected::List { order, mt } => Answer::List {
+                        order: order ^ 1,
+                        mt,
+                    },
+                };
+                assert!(!check(q, &wrong), "{id} {}", q.path);
+                if let Expected::Choice { labels, correct } = &q.expected {
+                    assert!(
+                        *correct < labels.len() && labels.len() >= 2,
+                        "{id} {}",
+                        q.path
+                    );
+                }
             }
         }
         assert_eq!(parse_exercise_set(&set.to_json_pretty()).unwrap(), set);
