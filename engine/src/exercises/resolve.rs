@@ -533,6 +533,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             let mut depth = 0u32;
             let mut nested = false;
             let mut attempts: Vec<(u32, u8, bool)> = Vec::new();
+            let mut singles = 0usize;
             for i in rec.start..rec.end {
                 match run.log.events[i as usize].kind {
                     EventKind::Annotation(Annotation::Enter {
@@ -549,6 +550,10 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
                     {
                         attempts.push((i, order, ok));
                     }
+                    // An order-0 page of the data: alloc_pages_bulk's or alloc_pages'.
+                    EventKind::Mutation(Mutation::PrepNewPage { order: 0, .. }) if depth == 1 => {
+                        singles += 1;
+                    }
                     _ => {}
                 }
             }
@@ -557,8 +562,8 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
                 .filter(|(_, _, ok)| *ok)
                 .map(|(_, o, _)| *o)
                 .collect();
-            let big: u64 = blocks.iter().map(|o| 1u64 << o).sum();
-            blocks.extend(std::iter::repeat_n(0, pages.saturating_sub(big) as usize));
+            blocks.extend(std::iter::repeat_n(0, singles));
+            let got: u64 = blocks.iter().map(|o| 1u64 << o).sum();
             let (labels, correct) = vmalloc_choices(pages, &blocks);
             let answer_text = labels[correct].clone();
             let mut evs: Vec<u32> = attempts.iter().map(|(i, _, _)| *i).collect();
@@ -571,11 +576,16 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             Some(Found {
                 expected: Expected::Choice { labels, correct },
                 summary: format!(
-                    "vmalloc of {pages} page(s) gets {answer_text}{}",
+                    "vmalloc of {pages} page(s) gets {answer_text}{}{}",
                     if nested {
                         " (after the nested vmalloc of its page array)"
                     } else {
                         ""
+                    },
+                    if got < pages {
+                        format!(": only {got} pages, the vmalloc fails")
+                    } else {
+                        String::new()
                     }
                 ),
                 answer_text,

@@ -46,7 +46,7 @@ fn every_shipped_set_resolves_with_its_question_count() {
         ("split-and-merge", 4, 10),
         ("pcp-refill-and-drain", 4, 9),
         ("free-contig-range-chunks", 5, 7),
-        ("vmalloc-orders", 5, 5),
+        ("vmalloc-orders", 6, 6),
         ("claim-or-steal", 4, 10),
         ("watermarks", 4, 9),
     ];
@@ -88,7 +88,7 @@ fn every_shipped_set_resolves_with_its_question_count() {
         exercises += set.exercises.len();
         questions += set.question_count();
     }
-    assert_eq!((exercises, questions), (26, 50));
+    assert_eq!((exercises, questions), (27, 51));
 }
 
 /// §3.4: freeing a, its buddy b (pfn 16) is allocated: no merge, order 4. Freeing b, the
@@ -260,6 +260,44 @@ fn vmalloc_orders_large_and_bulk() {
         panic!("not a choice")
     };
     assert_eq!(labels[*correct], "50 × order 0");
+}
+
+/// §6.3: with 12 free pages (order 2 at 1012, order 3 at 1016) 16 pages try order 4 (fails),
+/// 3 (ok), then min(3, ilog2(8)) = 3 (fails), 2 (ok), 2 and 1 (fail); the order-0 pages fail too.
+#[test]
+fn vmalloc_orders_after_failed_attempts() {
+    let q = answers(
+        r#"{"pages": 1024, "min_free_kbytes": 0}"#,
+        r#"[{"op": "alloc_contig_range", "pfn": 0, "nr_pages": 1012},
+            {"op": "vmalloc", "pages": 16, "strategy": "large_order"}]"#,
+        r#"[{"op": 1, "ask": "vmalloc_orders"}]"#,
+    );
+    let Expected::Choice { labels, correct } = &q[0].expected else {
+        panic!("not a choice")
+    };
+    assert_eq!(labels[*correct], "order 3 + order 2");
+    assert_eq!(
+        labels,
+        &[
+            "order 4",
+            "2 × order 3",
+            "order 3 + order 2",
+            "16 × order 0"
+        ]
+    );
+    assert!(
+        q[0].summary.ends_with("only 12 pages, the vmalloc fails"),
+        "{}",
+        q[0].summary
+    );
+    // The explanation shows every attempt, failed ones too.
+    let tried: Vec<&str> = q[0]
+        .explanation
+        .iter()
+        .map(|l| l.narration.as_str())
+        .collect();
+    assert_eq!(tried.len(), 6, "{tried:?}");
+    assert!(tried[0].ends_with("order-4 attempt failed: try the next lower order"));
 }
 
 /// §7.1: min_free_kbytes 1024 gives WMARK_MIN = 1024 / 4 = 256 pages and WMARK_LOW = 256 +
