@@ -225,3 +225,31 @@ fn check_exercises_errors_name_the_path() {
         "{out}"
     );
 }
+
+/// The authoring aid lists, per position, the asks that apply and their answers.
+#[test]
+fn exercise_asks_lists_the_asks_per_position() {
+    let (code, out, err) = cli(
+        &[
+            "exercise-asks",
+            "free-contig-range-unaligned",
+            "--from",
+            "3",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("op 3 (before op 4 `alloc_contig_range 0x3e8 +100 as r2`):\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("op 4 (before op 5 `free_contig_range r2 (chunked)`):\n"),
+        "{out}"
+    );
+    assert!(out.contains("\n  chunks: 5 chunk(s) ("), "{out}");
+    assert!(!out.contains("\nop 5 ("), "{out}");
+    let (code, _, err) = cli(&["exercise-asks", "-"], r#"{"version": 2}"#);
+    assert_ne!(code, 0);
+    assert!(err.contains("version"), "{err}");
+}

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::scenario::ScenarioError;
 use crate::types::{MigrateType, Pfn};
 pub use key::answer_key;
-pub use resolve::{exercise_scenario, resolve, resolve_exercise, resolve_questions};
+pub use resolve::{asks_at, exercise_scenario, resolve, resolve_exercise, resolve_questions};
 
 /// The only `version` of the exercise-set format this build reads (the field is optional).
 pub const EXERCISE_SET_VERSION: u32 = 1;

@@ -110,6 +110,26 @@ pub fn resolve_questions(ex: &Exercise, index: usize, run: &Run) -> Res<Vec<Reso
         .collect()
 }
 
+/// Every ask that applies after `op` executed ops of `run` (a recorded run), with the engine's
+/// answer: an authoring aid, so a teacher sees which questions a position allows before writing
+/// them (`buddyscope exercise-asks`). Empty past the last op.
+pub fn asks_at(run: &Run, op: u32) -> Vec<ResolvedQuestion> {
+    Ask::ALL
+        .iter()
+        .filter_map(|&ask| {
+            let q = Question {
+                op,
+                event: None,
+                ask,
+                prompt: None,
+                labels: Default::default(),
+                choices: None,
+            };
+            resolve_question(&q, &format!("op {op}"), 0, run).ok()
+        })
+        .collect()
+}
+
 /// The events a question looks at: `[asked_at, reveal_to)`, and the op's index.
 struct Window {
     asked_at: u32,
