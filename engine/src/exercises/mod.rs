@@ -207,8 +207,11 @@ impl Ask {
                 ),
             ],
             Ask::WatermarkOk => &[
-                ("pass", "It passes: the zone is tried"),
-                ("fail", "It fails: the zone is skipped"),
+                ("pass", "Pass: the zone is tried"),
+                (
+                    "fail",
+                    "Fail: the zone is skipped (the slow path may retry)",
+                ),
             ],
             _ => &[],
         }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::{
-    Ask, Exercise, ExerciseSet, Expected, ExplainLine, Question, ResolvedExercise,
+    AnswerKind, Ask, Exercise, ExerciseSet, Expected, ExplainLine, Question, ResolvedExercise,
     ResolvedQuestion, ScenarioSource, MAX_EXPLAIN_LINES,
 };
 use crate::events::{Annotation, Event, EventKind, KernelFn, Mutation, Tracepoint};
@@ -208,6 +208,13 @@ fn resolve_question(q: &Question, path: &str, j: usize, run: &Run) -> Res<Resolv
         )
     })?;
     let expected = present(q, path, found.expected, &found.answer_text)?;
+    // A choice ask's answer in words is the label the student sees.
+    let answer_text = match &expected {
+        Expected::Choice { labels, correct } if q.ask.kind() == AnswerKind::Choice => {
+            labels[*correct].clone()
+        }
+        _ => found.answer_text,
+    };
     let (explanation, explanation_more) = explain(run, &found.events);
     Ok(ResolvedQuestion {
         path: path.to_string(),
@@ -222,7 +229,7 @@ fn resolve_question(q: &Question, path: &str, j: usize, run: &Run) -> Res<Resolv
         reveal_to: w.reveal_to,
         next_op,
         expected,
-        answer_text: found.answer_text,
+        answer_text,
         summary: found.summary,
         explanation,
         explanation_more,
