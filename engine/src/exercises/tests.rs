@@ -81,6 +81,9 @@ fn every_shipped_set_resolves_with_its_question_count() {
                         "{id} {}",
                         q.path
                     );
+                    if q.ask.kind() == AnswerKind::Choice {
+                        assert_eq!(q.answer_text, labels[*correct], "{id} {}", q.path);
+                    }
                 }
             }
         }
