@@ -313,7 +313,7 @@ pub struct ResolvedQuestion {
     pub answer_text: String,
     /// A one-sentence explanation.
     pub summary: String,
-    /// The revealing events, at most [`MAX_EXPLAIN_LINES`].
+    /// The revealing events, at most [`MAX_EXPLAIN_LINES`]: the first ones and the last.
     pub explanation: Vec<ExplainLine>,
     /// Revealing events beyond those listed.
     pub explanation_more: usize,

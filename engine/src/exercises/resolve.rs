@@ -283,11 +283,19 @@ fn present(q: &Question, path: &str, e: Expected, answer: &str) -> Res<Expected>
     }
 }
 
+/// The explanation lines: the first revealing events and always the last (the block put on the
+/// list after many merges, the last chunk), at most [`MAX_EXPLAIN_LINES`].
 fn explain(run: &Run, events: &[u32]) -> (Vec<ExplainLine>, usize) {
     let ctx = Ctx::of(&run.initial);
-    let lines = events
+    let shown: Vec<u32> = if events.len() > MAX_EXPLAIN_LINES {
+        let mut v = events[..MAX_EXPLAIN_LINES - 1].to_vec();
+        v.extend(events.last());
+        v
+    } else {
+        events.to_vec()
+    };
+    let lines = shown
         .iter()
-        .take(MAX_EXPLAIN_LINES)
         .map(|&i| {
             let ev = &run.log.events[i as usize];
             let f = ev.step.func();

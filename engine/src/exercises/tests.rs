@@ -166,6 +166,7 @@ fn chunks_of_free_contig_range_1000_100() {
         r#"[{"op": 1, "ask": "chunks"}]"#,
     );
     assert_eq!(q[0].expected, Expected::Number(5));
+    assert_eq!((q[0].explanation.len(), q[0].explanation_more), (5, 0));
     assert!(
         q[0].summary.ends_with("orders 3, 4, 6, 3, 2"),
         "{}",
@@ -523,4 +524,22 @@ fn the_answer_key_ends_with_the_question_count() {
     let key = answer_key(&set, &r);
     assert!(key.ends_with("\n10 questions\n"), "{key}");
     assert!(key.contains("answer: order 10"), "{key}");
+}
+
+/// A CMA release of 16384 pages from pfn 32768 is 16 order-10 chunks (§5.4); the explanation
+/// names the first seven and the last, and counts the rest.
+#[test]
+fn a_long_explanation_keeps_the_last_event() {
+    let text = r#"{"id": "t", "title": "T", "exercises": [{"title": "E",
+        "scenario": "cma-frozen-range", "questions": [{"op": 4, "ask": "chunks"}]}]}"#;
+    let q = resolve_text(text).unwrap();
+    assert_eq!(q[0].expected, Expected::Number(16));
+    assert_eq!(q[0].explanation.len(), MAX_EXPLAIN_LINES);
+    assert_eq!(q[0].explanation_more, 16 - MAX_EXPLAIN_LINES);
+    let last = q[0].explanation.last().unwrap();
+    assert!(
+        last.narration.ends_with("chunk pfn 0xbc00 order 10"),
+        "{}",
+        last.narration
+    );
 }
