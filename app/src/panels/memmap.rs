@@ -367,6 +367,8 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
 #[component]
 pub fn MemoryMapPanel() -> impl IntoView {
     let state = AppState::viewed();
+    // In exercise mode a click on a page answers a "click the page" question.
+    let exercises = crate::panels::exercises::ExerciseCtl::get();
     let dark = ThemeState::dark();
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
     let spacer_ref = NodeRef::<leptos::html::Div>::new();
@@ -678,13 +680,23 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         style:transform=transform
                         role="img"
                         aria-label="Memory map of the zone: one cell per page"
+                        class:answering=move || {
+                            exercises.is_some_and(|x| x.asking() == Some(buddyscope::exercises::AnswerKind::Page))
+                        }
                         on:mousemove=on_move
                         on:mouseleave=move |_| state.hover.set(None)
                         on:click=move |ev: web_sys::MouseEvent| {
                             let page = renderer.with_value(|r| r.page_at(ev.offset_x(), ev.offset_y()));
                             if page.is_some() {
                                 state.selected_page.set(page);
+                            let page = renderer
+                                .with_value(|r| r.geom.and_then(|g| g.page_at(ev.offset_x(), ev.offset_y())));
+                            let Some(idx) = page else { return };
+                            let pfn = state.with_untracked(|s| s.timeline.zone().abs_pfn(idx));
+                            if exercises.zip(pfn).is_some_and(|(x, pfn)| x.take_page(pfn)) {
+                                return;
                             }
+                            state.selected_page.set(page);
                         }
                     ></canvas>
                     <div class="map-spacer" node_ref=spacer_ref aria-hidden="true"></div>
