@@ -687,10 +687,6 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         on:mouseleave=move |_| state.hover.set(None)
                         on:click=move |ev: web_sys::MouseEvent| {
                             let page = renderer.with_value(|r| r.page_at(ev.offset_x(), ev.offset_y()));
-                            if page.is_some() {
-                                state.selected_page.set(page);
-                            let page = renderer
-                                .with_value(|r| r.geom.and_then(|g| g.page_at(ev.offset_x(), ev.offset_y())));
                             let Some(idx) = page else { return };
                             let pfn = state.with_untracked(|s| s.timeline.zone().abs_pfn(idx));
                             if exercises.zip(pfn).is_some_and(|(x, pfn)| x.take_page(pfn)) {

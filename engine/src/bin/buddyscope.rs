@@ -2,7 +2,7 @@
 //! event trace, JSON, or a summary of costs and metrics (scenario-format.md, "CLI").
 
 use buddyscope::limits::{self, Limits};
-use buddyscope::runner::{execute_counters_only, execute_with_progress, RunOptions};
+use buddyscope::runner::{execute_counters_only, execute_with_progress, run_valid, RunOptions};
 use buddyscope::setup::{self, Start};
 use buddyscope::{procfs, report, scenario};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -413,6 +413,10 @@ fn main() -> ExitCode {
                 match r {
                     Ok(r) => println!("{}", buddyscope::bench::table(file, &r)),
                     Err(e) => return fail(&e),
+                }
+            }
+            ExitCode::SUCCESS
+        }
         Cmd::CheckExercises { file } => {
             let text = match read(&file) {
                 Ok(t) => t,
