@@ -21,6 +21,7 @@ use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
+use crate::panels::skip::{SkipLink, MAIN_ID};
 use crate::presenter::{self, BlankScreen, PresenterToggle, TourBar};
 use crate::state::AppState;
 use crate::theme::ThemeState;
@@ -83,6 +84,7 @@ pub fn App() -> impl IntoView {
             data-testid=move || presenting().then_some("presenter-view")
             data-presenter-state=move || presenter::state_json(state)
         >
+        <SkipLink/>
         <header class="site-header">
             <div class="brand">
                 <h1>"buddyscope"</h1>
@@ -124,7 +126,7 @@ pub fn App() -> impl IntoView {
                         <Scrubber/>
                     </div>
                     <NarrationBar/>
-                    <main class="layout">
+                    <main class="layout" id=MAIN_ID tabindex="-1">
                         <ScenarioPanel/>
                         <div class="col-map">
                             <MemoryMapPanel/>

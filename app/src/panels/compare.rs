@@ -269,7 +269,7 @@ pub fn CompareView() -> impl IntoView {
                 </span>
             </div>
             <div class="compare-body">
-                <main class="compare-sides">
+                <main class="compare-sides" id=super::skip::MAIN_ID tabindex="-1">
                     <SideView side=Side::A/>
                     <SideView side=Side::B/>
                 </main>

@@ -3,8 +3,12 @@
 
 use leptos::prelude::*;
 
+use crate::state::SideRun;
+
 /// `key` names the panel: the section gets the classes `panel {key}-panel`, the id
-/// `{key}-panel` and the heading id `{key}-heading` (the section is labelled by it).
+/// `{key}-panel` and the heading id `{key}-heading` (the section is labelled by it). Inside a
+/// compare side the ids start with the side (`a-map-panel`), so the two sides' copies of a
+/// panel never share an id (`aria-labelledby` must name one element).
 #[component]
 pub fn PanelFrame(
     key: &'static str,
@@ -24,14 +28,17 @@ pub fn PanelFrame(
     children: Children,
 ) -> impl IntoView {
     let open = RwSignal::new(true);
-    let heading = format!("{key}-heading");
+    let side = use_context::<SideRun>()
+        .map(|SideRun(s)| format!("{}-", s.as_str()))
+        .unwrap_or_default();
+    let heading = format!("{side}{key}-heading");
     let labelledby = heading.clone();
-    let body = format!("{key}-body");
+    let body = format!("{side}{key}-body");
     let controls = body.clone();
     view! {
         <section
             class=format!("panel {key}-panel")
-            id=format!("{key}-panel")
+            id=format!("{side}{key}-panel")
             data-testid=testid
             aria-labelledby=labelledby
         >

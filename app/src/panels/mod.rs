@@ -23,6 +23,7 @@ pub mod replay;
 pub mod scenario;
 pub mod scrubber;
 pub mod sharelink;
+pub mod skip;
 pub mod snapshot;
 
 use buddyscope::runner::Run;
