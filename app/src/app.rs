@@ -114,14 +114,15 @@ pub fn App() -> impl IntoView {
             if comparing.get() {
                 view! {
                     <CompareView/>
-                    <main class="layout compare-below">
+                    // Not a second <main> (compare mode's is the two sides): a labelled region.
+                    <section class="layout compare-below" aria-label="Scenario">
                         <ScenarioPanel/>
-                    </main>
+                    </section>
                 }
                     .into_any()
             } else {
                 view! {
-                    <div class="timebar">
+                    <div class="timebar" role="region" aria-label="Position">
                         <Position/>
                         <Scrubber/>
                     </div>

@@ -28,9 +28,14 @@ pub fn PanelFrame(
     children: Children,
 ) -> impl IntoView {
     let open = RwSignal::new(true);
-    let side = use_context::<SideRun>()
+    let side_run = use_context::<SideRun>();
+    let side = side_run
         .map(|SideRun(s)| format!("{}-", s.as_str()))
         .unwrap_or_default();
+    // A compare side's panel is named with its side ("Memory map, side A"): landmarks of the
+    // same name would be indistinguishable.
+    let side_label =
+        side_run.map(|SideRun(s)| format!("{title}, side {}", s.as_str().to_uppercase()));
     let heading = format!("{side}{key}-heading");
     let labelledby = heading.clone();
     let body = format!("{side}{key}-body");
@@ -40,7 +45,8 @@ pub fn PanelFrame(
             class=format!("panel {key}-panel")
             id=format!("{side}{key}-panel")
             data-testid=testid
-            aria-labelledby=labelledby
+            aria-labelledby=side_label.is_none().then_some(labelledby)
+            aria-label=side_label
         >
             <div class="panel-head">
                 <h2 id=heading>{title}</h2>
