@@ -10,6 +10,7 @@ use crate::panels::charts::ChartsPanel;
 use crate::panels::compare::{CompareToggle, CompareView};
 use crate::panels::controls::{Controls, Position};
 use crate::panels::counters::CountersPanel;
+use crate::panels::exercises::{ExerciseCtl, ExercisePanel};
 use crate::panels::export::ExportPanel;
 use crate::panels::freelists::FreeListsPanel;
 use crate::panels::history::PageHistoryPanel;
@@ -18,6 +19,7 @@ use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
+use crate::panels::saved::{self, SavedPanel, SavedStore};
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
@@ -29,6 +31,11 @@ use crate::theme::ThemeState;
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::provide();
+    // Saved work is read (and damaged entries set aside) before anything else opens; an
+    // embedded view (`?embed=1`, a slide deck's frame) leaves the user's store alone.
+    let embedded = query_param("embed").is_some();
+    let store = (!embedded).then(SavedStore::provide);
+    let exercises = ExerciseCtl::provide(state, store);
     // A share link (`#s=…`) wins; else `?scenario=<builtin id>` opens that scenario (the e2e
     // tests use it).
     let link = sharelink::open_from_location(&state);
@@ -37,6 +44,19 @@ pub fn App() -> impl IntoView {
     let share_error = match link {
         Some(result) => result.err(),
         None => {
+            // A plain address reopens where the user was; one that asks for something wins.
+            let asks = ["scenario", "compare", "embed", "exercises"]
+                .iter()
+                .any(|p| query_param(p).is_some());
+            if !asks {
+                // The set that was open reopens from its saved progress, at its question.
+                let reopen = store.and_then(|store| {
+                    saved::restore_last(store, &state).and_then(|key| store.progress_at(&key))
+                });
+                if let Some(p) = reopen {
+                    exercises.open_text(&p.set_text, &p.set_id);
+                }
+            }
             if let Some(id) = query_param("scenario") {
                 if id != state.scenario_id.get_untracked() {
                     let _ = state.load_builtin(&id);
@@ -59,7 +79,7 @@ pub fn App() -> impl IntoView {
     let comparing = Memo::new(move |_| state.compare.with(Option::is_some));
     let theme = ThemeState::provide();
     // `?embed=1&panel=…`: the map and one panel, driven by the host page's messages.
-    if query_param("embed").is_some() {
+    if embedded {
         crate::embed::install(state, query_param("origin"));
         let panel = query_param("panel").unwrap_or_default();
         return view! {
@@ -69,6 +89,13 @@ pub fn App() -> impl IntoView {
         .into_any();
     }
     presenter::install(state);
+    saved::install_last_position(state, move || exercises.progress_key());
+    // `?exercises=<set id>` or `?exercises=<url>` opens a set (a share link's frame wins).
+    if !from_link {
+        if let Some(v) = query_param("exercises") {
+            exercises.open_param(&v);
+        }
+    }
     if !from_link {
         presenter::open_from_query(state);
     }
@@ -135,6 +162,7 @@ pub fn App() -> impl IntoView {
                             <PageHistoryPanel/>
                         </div>
                         <div class="col-side">
+                            <ExercisePanel/>
                             <PseudocodePanel/>
                             <FreeListsPanel/>
                         </div>
@@ -146,6 +174,7 @@ pub fn App() -> impl IntoView {
                             <ReplaySummaryPanel/>
                         </div>
                         <ExportPanel/>
+                        <SavedPanel/>
                     </main>
                 }
                     .into_any()

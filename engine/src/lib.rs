@@ -6,6 +6,7 @@
 pub mod builtin;
 pub mod compare;
 pub mod events;
+pub mod exercises;
 pub mod focus;
 pub mod history;
 pub mod metrics;

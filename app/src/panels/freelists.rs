@@ -97,6 +97,12 @@ fn size_label(order: usize) -> String {
 pub fn FreeListsPanel() -> impl IntoView {
     let state = AppState::viewed();
     let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    // In exercise mode a click on a list (or Enter on a focused cell) answers a "which free
+    // list" question.
+    let exercises = crate::panels::exercises::ExerciseCtl::get();
+    let answering = Memo::new(move |_| {
+        exercises.is_some_and(|x| x.asking() == Some(buddyscope::exercises::AnswerKind::List))
+    });
     let types = Memo::new(move |_| model.with(|m| m.types.clone()));
 
     let table = move || {
@@ -120,9 +126,32 @@ pub fn FreeListsPanel() -> impl IntoView {
                         let count = move || model.with(|s| s.cells.get(o).map(|r| r[m].count).unwrap_or(0));
                         let chips = move || model.with(|s| s.cells.get(o).map(|r| r[m].chips.clone()).unwrap_or_default());
                         let mark = move || model.with(|s| s.mark(o, mt));
+                        let pick = move || {
+                            if let Some(x) = exercises {
+                                x.take_list(o as u8, mt);
+                            }
+                        };
+                        let picked = move || {
+                            exercises.is_some_and(|x| {
+                                answering.get()
+                                    && x.pending.get()
+                                        == Some(buddyscope::exercises::Answer::List { order: o as u8, mt })
+                            })
+                        };
                         view! {
                             <td
                                 class="fl-cell"
+                                class:answering=move || answering.get()
+                                class:picked=picked
+                                tabindex=move || answering.get().then_some("0")
+                                aria-selected=move || answering.get().then(|| picked().to_string())
+                                on:click=move |_| pick()
+                                on:keydown=move |ev: web_sys::KeyboardEvent| {
+                                    if answering.get_untracked() && matches!(ev.key().as_str(), "Enter" | " ") {
+                                        ev.prevent_default();
+                                        pick();
+                                    }
+                                }
                                 class:zero=move || count() == 0
                                 class:hl-add=move || mark() == Some(ListMark::Add)
                                 class:hl-del=move || mark() == Some(ListMark::Del)

@@ -536,6 +536,8 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
 #[component]
 pub fn MemoryMapPanel() -> impl IntoView {
     let state = AppState::viewed();
+    // In exercise mode a click on a page answers a "click the page" question.
+    let exercises = crate::panels::exercises::ExerciseCtl::get();
     let dark = ThemeState::dark();
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
     let scroll_ref = NodeRef::<leptos::html::Div>::new();
@@ -769,14 +771,20 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         style:transform=move || following.get().then(|| view_at.get().css())
                         role="img"
                         aria-label=move || state.with(|s| map_summary(s.timeline.zone())).unwrap_or_default()
+                        class:answering=move || {
+                            exercises.is_some_and(|x| x.asking() == Some(buddyscope::exercises::AnswerKind::Page))
+                        }
                         on:mousemove=on_move
                         on:mouseleave=move |_| state.hover.set(None)
                         on:click=move |ev: web_sys::MouseEvent| {
                             let page = renderer
                                 .with_value(|r| r.geom.and_then(|g| g.page_at(ev.offset_x(), ev.offset_y())));
-                            if page.is_some() {
-                                state.selected_page.set(page);
+                            let Some(idx) = page else { return };
+                            let pfn = state.with_untracked(|s| s.timeline.zone().abs_pfn(idx));
+                            if exercises.zip(pfn).is_some_and(|(x, pfn)| x.take_page(pfn)) {
+                                return;
                             }
+                            state.selected_page.set(page);
                         }
                     ></canvas>
                     {tip}

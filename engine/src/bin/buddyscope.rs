@@ -72,6 +72,9 @@ enum Cmd {
     Check { file: String },
     /// List the built-in scenarios, or print one (`buddyscope builtin NAME`).
     Builtin { name: Option<String> },
+    /// Check an exercise set (a file, or - for standard input): run its scenarios, compute every
+    /// answer and print the answer key, ending with `N questions`.
+    CheckExercises { file: String },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -267,6 +270,20 @@ fn main() -> ExitCode {
                         s.ops.len(),
                         s.kernel.as_str()
                     );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&format!("{file}: {e}")),
+            }
+        }
+        Cmd::CheckExercises { file } => {
+            let text = match read(&file) {
+                Ok(t) => t,
+                Err(e) => return fail(&e),
+            };
+            let set = buddyscope::exercises::parse_exercise_set(&text);
+            match set.and_then(|s| buddyscope::exercises::resolve(&s).map(|r| (s, r))) {
+                Ok((set, resolved)) => {
+                    print!("{}", buddyscope::exercises::answer_key(&set, &resolved));
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&format!("{file}: {e}")),

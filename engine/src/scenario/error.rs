@@ -52,4 +52,4 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-pub(super) type Res<T> = Result<T, ScenarioError>;
+pub(crate) type Res<T> = Result<T, ScenarioError>;

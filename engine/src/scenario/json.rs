@@ -75,7 +75,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-pub(super) fn parse_json(text: &str) -> Res<Value> {
+pub(crate) fn parse_json(text: &str) -> Res<Value> {
     serde_json::from_str::<StrictValue>(text)
         .map(|v| v.0)
         .map_err(|e| {

@@ -17,8 +17,8 @@
 //! [`parse`] is the entry point that gives good errors.
 
 mod error;
-mod json;
-mod read;
+pub(crate) mod json;
+pub(crate) mod read;
 mod scopes;
 #[cfg(test)]
 mod tests;

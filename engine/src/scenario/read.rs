@@ -125,14 +125,17 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("mt_weights", "reclaimable", "a non-negative number (default 0)"),
 ];
 
-fn field_doc(owner: &str, key: &str) -> &'static str {
-    FIELDS
+/// A table of fields in [`FIELDS`]'s shape: (owner, key, one-line description).
+pub(crate) type FieldTable = &'static [(&'static str, &'static str, &'static str)];
+
+fn field_doc(table: FieldTable, owner: &str, key: &str) -> &'static str {
+    table
         .iter()
         .find(|(o, k, _)| *o == owner && *k == key)
         .map_or("", |(_, _, d)| d)
 }
 
-pub(super) fn join(path: &str, key: &str) -> String {
+pub(crate) fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
@@ -156,7 +159,7 @@ fn describe(v: &Value) -> String {
     }
 }
 
-fn type_err(path: &str, expected: &str, found: &Value) -> ScenarioError {
+pub(crate) fn type_err(path: &str, expected: &str, found: &Value) -> ScenarioError {
     ScenarioError::new(
         path,
         format!("expected {expected}, found {}", describe(found)),
@@ -185,7 +188,7 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate, if close enough to be a likely typo.
-pub(super) fn suggest<'a>(
+pub(crate) fn suggest<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
@@ -199,7 +202,7 @@ pub(super) fn suggest<'a>(
 }
 
 /// `"a", "b" or "c"`.
-pub(super) fn quoted_choices(items: &[&str]) -> String {
+pub(crate) fn quoted_choices(items: &[&str]) -> String {
     let q: Vec<String> = items.iter().map(|s| format!("\"{s}\"")).collect();
     match q.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
@@ -215,18 +218,32 @@ fn with_suggestion(word: &str, candidates: &[&str], rest: String) -> String {
     }
 }
 
-type Reader<T> = fn(&Value, &str) -> Res<T>;
+pub(crate) type Reader<T> = fn(&Value, &str) -> Res<T>;
 
-/// A JSON object being converted: its path, its owner key in [`FIELDS`] and how to name it.
-struct Fields<'a> {
+/// A JSON object being converted: its path, its owner key in [`FIELDS`] (or another document's
+/// table, e.g. exercise sets') and how to name it.
+pub(crate) struct Fields<'a> {
     path: String,
     owner: &'static str,
     what: String,
-    map: &'a Map<String, Value>,
+    table: FieldTable,
+    pub(crate) map: &'a Map<String, Value>,
 }
 
 impl<'a> Fields<'a> {
     fn new(v: &'a Value, path: &str, owner: &'static str, what: &str) -> Res<Self> {
+        Self::new_in(FIELDS, v, path, owner, what)
+    }
+
+    /// A [`Fields`] over another document's field table, so other JSON documents (exercise
+    /// sets) get the same path-naming errors and "did you mean" hints as scenarios.
+    pub(crate) fn new_in(
+        table: FieldTable,
+        v: &'a Value,
+        path: &str,
+        owner: &'static str,
+        what: &str,
+    ) -> Res<Self> {
         let map = v
             .as_object()
             .ok_or_else(|| type_err(path, &format!("{what} (a JSON object)"), v))?;
@@ -234,6 +251,7 @@ impl<'a> Fields<'a> {
             path: path.to_string(),
             owner,
             what: what.to_string(),
+            table,
             map,
         })
     }
@@ -244,7 +262,7 @@ impl<'a> Fields<'a> {
             keys.push("op");
         }
         keys.extend(
-            FIELDS
+            self.table
                 .iter()
                 .filter(|(o, _, _)| *o == self.owner)
                 .map(|(_, k, _)| *k),
@@ -253,7 +271,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Rejects the first unknown key (in key order, so the report is stable).
-    fn deny_unknown(&self) -> Res<()> {
+    pub(crate) fn deny_unknown(&self) -> Res<()> {
         let allowed = self.allowed();
         if let Some(key) = self.map.keys().find(|k| !allowed.contains(&k.as_str())) {
             let takes = format!("{} takes: {}", self.what, allowed.join(", "));
@@ -271,24 +289,28 @@ impl<'a> Fields<'a> {
     }
 
     fn read<T>(&self, key: &str, v: &Value, read: Reader<T>) -> Res<T> {
-        read(v, &join(&self.path, key))
-            .map_err(|e| e.or_hint(&format!("`{key}`: {}", field_doc(self.owner, key))))
+        read(v, &join(&self.path, key)).map_err(|e| {
+            e.or_hint(&format!(
+                "`{key}`: {}",
+                field_doc(self.table, self.owner, key)
+            ))
+        })
     }
 
     /// A required field.
-    fn req<T>(&self, key: &str, read: Reader<T>) -> Res<T> {
+    pub(crate) fn req<T>(&self, key: &str, read: Reader<T>) -> Res<T> {
         match self.map.get(key) {
             Some(v) => self.read(key, v, read),
             None => Err(ScenarioError::new(
                 join(&self.path, key),
                 format!("missing field `{key}` in {}", self.what),
-                format!("`{key}`: {}", field_doc(self.owner, key)),
+                format!("`{key}`: {}", field_doc(self.table, self.owner, key)),
             )),
         }
     }
 
     /// An optional field; `null` counts as absent (as serde reads an `Option`).
-    fn opt<T>(&self, key: &str, read: Reader<T>) -> Res<Option<T>> {
+    pub(crate) fn opt<T>(&self, key: &str, read: Reader<T>) -> Res<Option<T>> {
         match self.map.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(v) => self.read(key, v, read).map(Some),
@@ -296,7 +318,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A field with a default.
-    fn or<T>(&self, key: &str, default: T, read: Reader<T>) -> Res<T> {
+    pub(crate) fn or<T>(&self, key: &str, default: T, read: Reader<T>) -> Res<T> {
         match self.map.get(key) {
             None => Ok(default),
             Some(v) => self.read(key, v, read),
@@ -305,7 +327,7 @@ impl<'a> Fields<'a> {
 }
 
 /// Integers; an integral float such as `1.0` is accepted (JSON does not tell them apart).
-fn read_u64(v: &Value, path: &str) -> Res<u64> {
+pub(crate) fn read_u64(v: &Value, path: &str) -> Res<u64> {
     if let Some(n) = v.as_u64() {
         return Ok(n);
     }
@@ -341,7 +363,7 @@ fn read_bool(v: &Value, path: &str) -> Res<bool> {
         .ok_or_else(|| type_err(path, "true or false", v))
 }
 
-fn read_string(v: &Value, path: &str) -> Res<String> {
+pub(crate) fn read_string(v: &Value, path: &str) -> Res<String> {
     v.as_str()
         .map(str::to_string)
         .ok_or_else(|| type_err(path, "a string", v))
@@ -761,7 +783,7 @@ fn tour_from_value(v: &Value, path: &str) -> Res<Vec<TourStop>> {
         .collect()
 }
 
-pub(super) fn scenario_from_value(v: &Value) -> Res<Scenario> {
+pub(crate) fn scenario_from_value(v: &Value) -> Res<Scenario> {
     let f = Fields::new(v, "", "document", "the document")?;
     // The version first: a newer document should be told so, not that its new fields are unknown.
     let version = f.req("version", read_version)?;

@@ -1,0 +1,1 @@
+//! Exercise sets: parsing, validation paths, answers per ask kind, `check`.
