@@ -17,6 +17,7 @@ use crate::panels::history::PageHistoryPanel;
 use crate::panels::memmap::MemoryMapPanel;
 use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
+use crate::panels::procimport::ProcImportPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::saved::{self, SavedPanel, SavedStore};
@@ -169,6 +170,7 @@ pub fn App() -> impl IntoView {
                         <CountersPanel/>
                         <ChartsPanel/>
                         <div class="col-replay">
+                            <ProcImportPanel/>
                             <TraceOpenPanel/>
                             <DivergencesPanel/>
                             <ReplaySummaryPanel/>

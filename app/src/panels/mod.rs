@@ -19,6 +19,7 @@ pub mod history;
 pub mod memmap;
 pub mod narration;
 pub mod pcp;
+pub mod procimport;
 pub mod pseudocode;
 pub mod replay;
 pub mod saved;

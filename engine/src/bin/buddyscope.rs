@@ -140,6 +140,7 @@ fn main() -> ExitCode {
                     }
                 }
             };
+            import_notes(&s);
             let opts = RunOptions {
                 record: matches!(format, Format::Trace),
                 checkpoint_budget: 0,
@@ -179,6 +180,7 @@ fn main() -> ExitCode {
                 Ok(s) => s,
                 Err(e) => return fail(&e),
             };
+            import_notes(&s);
             let opts = buddyscope::replay::ReplayOptions {
                 record: matches!(format, Format::Trace | Format::Json),
                 checkpoint_budget: 0,
@@ -270,6 +272,11 @@ fn main() -> ExitCode {
                         s.ops.len(),
                         s.kernel.as_str()
                     );
+                    if let Some(Ok(sum)) = procfs::summary_of(&s) {
+                        for f in &sum.fallbacks {
+                            println!("note: init: {f}");
+                        }
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&format!("{file}: {e}")),
@@ -361,6 +368,16 @@ fn replay_start(
     }
     scenario::validate(&s).map_err(|e| e.to_string())?;
     Ok(s)
+}
+
+/// Says on standard error which fallback (zone size, placement) an `init` from `/proc` needed,
+/// so that standard output stays the kernel's format.
+fn import_notes(s: &scenario::Scenario) {
+    if let Some(Ok(sum)) = procfs::summary_of(s) {
+        for f in &sum.fallbacks {
+            eprintln!("buddyscope: note: init: {f}");
+        }
+    }
 }
 
 fn fail(msg: &str) -> ExitCode {

@@ -38,7 +38,23 @@ pub(super) struct Plan {
     free: Vec<(u32, u8, MigrateType)>,
 }
 
+/// How step 4 places the free blocks of orders 8..0 (the import says which it used).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// The contract's layout: each block in a 2^(o+1)-page cell whose lower half is allocated.
+    Contract,
+    /// The fallback for a machine too fragmented for the cells (or a truncated last
+    /// pageblock): each block at the lowest aligned spot of its type's partial pageblocks whose
+    /// same-order buddy is not free, largest orders first. Nothing merges either way.
+    Dense,
+}
+
 pub(super) fn plan(imp: &ProcImport) -> Result<Plan, ScenarioError> {
+    plan_with(imp, imp.placement)
+}
+
+pub(super) fn plan_with(imp: &ProcImport, placement: Placement) -> Result<Plan, ScenarioError> {
     let pages = imp.pages;
     let pbn = u64::from(PAGEBLOCK_NR_PAGES);
     let nblocks = pages.div_ceil(pbn);
@@ -145,6 +161,11 @@ pub(super) fn plan(imp: &ProcImport) -> Result<Plan, ScenarioError> {
         }
     }
     debug_assert_eq!(pb_types.len() as u64, nblocks);
+    if placement == Placement::Dense {
+        place_dense(imp, &partial_pbs, &mut free)?;
+        free.sort_unstable_by_key(|&(pfn, _, _)| pfn);
+        return Ok(Plan { pb_types, free });
+    }
     // Step 4: orders 8..0, largest first, in 2^(o+1)-page cells, upper half free.
     for t in LAYOUT_TYPES {
         let pbs = &partial_pbs[t.idx()];
@@ -189,6 +210,65 @@ pub(super) fn plan(imp: &ProcImport) -> Result<Plan, ScenarioError> {
     // Step 5: every list in ascending pfn order.
     free.sort_unstable_by_key(|&(pfn, _, _)| pfn);
     Ok(Plan { pb_types, free })
+}
+
+/// Step 4 of [`Placement::Dense`]: per type, orders 8..0, each free block at the lowest
+/// aligned spot (pfn order) of the type's partial pageblocks that is unused and whose buddy of
+/// the same order is not a free block. That is the only condition under which
+/// `__free_one_page` would merge, and it also keeps every partial pageblock from being wholly
+/// free (a full cover of an aligned range by smaller aligned blocks always holds a buddy pair).
+/// One cursor per order moves forward only, since a spot once refused stays refused.
+fn place_dense(
+    imp: &ProcImport,
+    partial_pbs: &[Vec<u32>; MT_SLOTS],
+    free: &mut Vec<(ZonePfn, u8, MigrateType)>,
+) -> Result<(), ScenarioError> {
+    let pbn = PAGEBLOCK_NR_PAGES as usize;
+    for t in LAYOUT_TYPES {
+        let pbs = &partial_pbs[t.idx()];
+        let span = pbs.len() * pbn;
+        // Indexed by the page's place in `pbs` (pageblock i, offset off → i·512 + off).
+        let mut used = vec![false; span];
+        let mut head = vec![u8::MAX; span];
+        for o in (0..PAGEBLOCK_ORDER).rev() {
+            let n = imp.counts[t.idx()][o as usize];
+            let size = 1usize << o;
+            let mut cur = 0usize;
+            for k in 0..n {
+                loop {
+                    if cur >= span {
+                        return Err(perr(
+                            format!(
+                                "no room: {}'s free blocks of orders 8..0 do not fit in its {} partial \
+                                 pageblocks even packed densely (order-{o} block {} of {n})",
+                                t.kernel_name(),
+                                pbs.len(),
+                                k + 1
+                            ),
+                            "no two free blocks of one order may be buddies (they would have merged); \
+                             use counts read from one file at one time",
+                        ));
+                    }
+                    let (i, off) = (cur / pbn, cur % pbn);
+                    let start = pbs[i] as usize * pbn;
+                    if start + off + size > imp.pages as usize {
+                        cur = (i + 1) * pbn;
+                        continue;
+                    }
+                    let fits = !used[cur..cur + size].iter().any(|&u| u) && head[cur ^ size] != o;
+                    if fits {
+                        used[cur..cur + size].fill(true);
+                        head[cur] = o;
+                        free.push(((start + off) as ZonePfn, o, t));
+                        cur += size;
+                        break;
+                    }
+                    cur += size;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Lays `imp` out in the empty zone of `engine` (built by [`crate::setup::new_zone`] with

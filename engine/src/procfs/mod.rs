@@ -10,11 +10,15 @@
 //! checks everything the contract checks, including that the deterministic layout exists;
 //! [`apply_import`] lays that out in an empty zone built by [`crate::setup::new_zone`]. Errors
 //! are [`ScenarioError`](crate::scenario::ScenarioError)s whose `path` is the field to fix (`init.pagetypeinfo`,
-//! `init.zoneinfo`, `init.zone`, `zone.pages`).
+//! `init.zoneinfo`, `init.zone`, `zone.pages`); an error about a spot of the text starts with
+//! `line N, column C` ([`error_location`]). Where the contract's size rule or layout has no room
+//! for a real machine's counts, the import falls back ([`ZoneSize`], [`Placement`]) and says so
+//! ([`ProcImport::fallbacks`]); [`import_summary`] reports what was imported and assumed.
 
 mod format;
 mod import;
 mod parse;
+mod summary;
 #[cfg(test)]
 mod tests;
 
@@ -22,5 +26,9 @@ pub use format::{
     buddyinfo, pageblock_counts, pagetypeinfo, vm_stats_threshold, zoneinfo,
     PAGETYPEINFO_FREECOUNT_CAP,
 };
-pub use import::{apply_import, filler_owner, filler_owner_mt};
-pub use parse::{parse_import, ProcImport};
+pub use import::{apply_import, filler_owner, filler_owner_mt, Placement};
+pub use parse::{error_location, parse_import, ProcImport, ZoneSize};
+pub use summary::{
+    buddyinfo_mismatches, import_summary, scan_pagetypeinfo, summary_of, ImportSummary, PasteScan,
+    PasteZone,
+};

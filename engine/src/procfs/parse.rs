@@ -1,7 +1,7 @@
 //! Import, step 1: read a machine's `pagetypeinfo` (and `zoneinfo`) text into a checked
 //! [`ProcImport`], every error pointing at the field to fix.
 
-use super::import::plan;
+use super::import::{plan_with, Placement};
 use crate::scenario::{Init, Scenario, ScenarioError, ZoneSpec, MAX_PCP_VALUE};
 use crate::types::*;
 
@@ -28,6 +28,49 @@ pub struct ProcImport {
     /// Initial `high` per simulated CPU, indexed by the CPU number printed after `cpu:`
     /// (CPUs not listed: 0). Empty without `zoneinfo`.
     pub initial_high: Vec<i32>,
+    /// Where `pages` came from: the contract's rule, or the fallback for a machine whose
+    /// `managed` disagrees with its pageblock count.
+    pub size: ZoneSize,
+    /// How the free blocks of orders 8..0 are placed.
+    pub placement: Placement,
+}
+
+/// Where an imported zone's size came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "rule")]
+pub enum ZoneSize {
+    /// The contract's rule (`managed`, else `zone.pages`, else Σ pageblocks × 512).
+    Contract,
+    /// Fallback: `zoneinfo`'s `managed` gives another pageblock count than `pagetypeinfo`
+    /// (which counts the pageblocks of present memory; `managed` leaves out reserved pages),
+    /// or no layout fits in it; the size is then Σ pageblocks × 512, as without `zoneinfo`.
+    Pageblocks { managed: u64 },
+}
+
+impl ProcImport {
+    /// What the import had to assume beyond the contract, one sentence each; empty when the
+    /// contract's size rule and layout held.
+    pub fn fallbacks(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let ZoneSize::Pageblocks { managed } = self.size {
+            out.push(format!(
+                "zone size {} pages (the pageblock counts × 512), not zoneinfo's managed {managed}: \
+                 /proc/pagetypeinfo counts the pageblocks of present memory, managed leaves out \
+                 reserved pages",
+                self.pages
+            ));
+        }
+        if self.placement == Placement::Dense {
+            out.push(
+                "dense placement: the free blocks of orders 8..0 do not fit the contract's \
+                 2^(o+1)-page cells (a fragmented machine, or a partial last pageblock), so each \
+                 sits at the lowest aligned spot of its type's partial pageblocks whose buddy is \
+                 not free"
+                    .to_string(),
+            );
+        }
+        out
+    }
 }
 
 impl ProcImport {
@@ -59,6 +102,35 @@ fn parse_count(tok: &str) -> Option<u64> {
     tok.strip_prefix('>').unwrap_or(tok).parse().ok()
 }
 
+/// The 1-based columns (in characters) of the tokens of `raw` split at whitespace and commas,
+/// as [`split_node_line`] splits them (its tokens start at index 1, after `Node`): an error
+/// names the line and the column of the token to fix.
+pub(super) fn token_cols(raw: &str) -> Vec<usize> {
+    let mut cols = Vec::new();
+    let mut in_tok = false;
+    for (i, c) in raw.chars().enumerate() {
+        let sep = c.is_whitespace() || c == ',';
+        if !sep && !in_tok {
+            cols.push(i + 1);
+        }
+        in_tok = !sep;
+    }
+    cols
+}
+
+/// `line N, column C`, as every error about a spot of the pasted text starts.
+pub(super) fn at(line: usize, col: usize) -> String {
+    format!("line {line}, column {col}")
+}
+
+/// The (line, column) an import error names (`line N, column C: …`), to put the cursor there.
+pub fn error_location(err: &ScenarioError) -> Option<(usize, usize)> {
+    let rest = err.message.strip_prefix("line ")?;
+    let (line, rest) = rest.split_once(", column ")?;
+    let (col, _) = rest.split_once(':')?;
+    Some((line.parse().ok()?, col.parse().ok()?))
+}
+
 /// Splits `Node N, zone NAME ...` into (node, zone name, the rest's tokens).
 pub(super) fn split_node_line(line: &str) -> Option<(u32, String, Vec<String>)> {
     let rest = line.strip_prefix("Node")?;
@@ -74,16 +146,22 @@ pub(super) fn split_node_line(line: &str) -> Option<(u32, String, Vec<String>)> 
     Some((node, toks[2].clone(), toks[3..].to_vec()))
 }
 
-struct FreeRow {
+pub(super) struct FreeRow {
     line: usize,
-    node: u32,
-    zone: String,
-    mt_name: String,
-    counts: Vec<u64>,
+    /// Column of the migratetype name.
+    mt_col: usize,
+    pub(super) node: u32,
+    pub(super) zone: String,
+    pub(super) mt_name: String,
+    pub(super) counts: Vec<u64>,
 }
 
 pub(super) struct BlockRow {
     line: usize,
+    /// Column just past the row's last token (where a missing count would go) and the
+    /// columns of its counts.
+    end_col: usize,
+    count_cols: Vec<usize>,
     pub(super) node: u32,
     pub(super) zone: String,
     pub(super) counts: Vec<u64>,
@@ -98,8 +176,9 @@ enum Section {
 }
 
 pub(super) struct Pti {
-    free: Vec<FreeRow>,
-    block_header: Option<(usize, Vec<String>)>,
+    pub(super) free: Vec<FreeRow>,
+    /// (line, names, their columns).
+    pub(super) block_header: Option<(usize, Vec<String>, Vec<usize>)>,
     pub(super) blocks: Vec<BlockRow>,
 }
 
@@ -113,11 +192,16 @@ pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim();
+        let cols = token_cols(raw);
+        let lead = cols.first().copied().unwrap_or(1);
+        let end_col = raw.trim_end().chars().count() + 1;
+        // Column of token `k` (0-based, `Node` is 0), else the end of the line.
+        let col = |k: usize| cols.get(k).copied().unwrap_or(end_col);
         if let Some(v) = line.strip_prefix("Page block order:") {
             let v = v.trim();
             if v != PAGEBLOCK_ORDER.to_string() {
                 return Err(perr(
-                    format!("line {n}: page block order {v}; the model has pageblock order 9 (x86_64, 4 KiB pages)"),
+                    format!("{}: page block order {v}; the model has pageblock order 9 (x86_64, 4 KiB pages)", at(n, col(3))),
                     "use the file of an x86_64 machine with 4 KiB pages",
                 ));
             }
@@ -125,7 +209,7 @@ pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
             let v = v.trim();
             if v != PAGEBLOCK_NR_PAGES.to_string() {
                 return Err(perr(
-                    format!("line {n}: {v} pages per block; the model has 512"),
+                    format!("{}: {v} pages per block; the model has 512", at(n, col(3))),
                     "use the file of an x86_64 machine with 4 KiB pages",
                 ));
             }
@@ -133,9 +217,14 @@ pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
             let orders: Vec<&str> = rest.split_whitespace().collect();
             let want: Vec<String> = (0..NR_PAGE_ORDERS).map(|o| o.to_string()).collect();
             if orders != want {
+                // The orders are the tokens after the 8 words of the heading.
+                let k = (0..orders.len().max(want.len()))
+                    .find(|&k| orders.get(k).copied() != want.get(k).map(String::as_str))
+                    .unwrap_or(0);
                 return Err(perr(
                     format!(
-                        "line {n}: the table has orders {}; the model has orders 0 to 10 (MAX_PAGE_ORDER 10)",
+                        "{}: the table has orders {}; the model has orders 0 to 10 (MAX_PAGE_ORDER 10)",
+                        at(n, col(8 + k)),
                         orders.join(" ")
                     ),
                     "use the file of a kernel with MAX_PAGE_ORDER 10 (x86_64)",
@@ -144,41 +233,52 @@ pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
             section = Section::Free;
         } else if let Some(rest) = line.strip_prefix("Number of blocks type") {
             let names: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
-            pti.block_header = Some((n, names));
+            // The names follow the 4 words `Number of blocks type`.
+            let name_cols = (0..names.len()).map(|k| col(4 + k)).collect();
+            pti.block_header = Some((n, names, name_cols));
             section = Section::Blocks;
         } else if line.starts_with("Number of mixed blocks") {
             section = Section::Mixed;
         } else if line.starts_with("Node") {
             let Some((node, zone, toks)) = split_node_line(line) else {
                 return Err(perr(
-                    format!("line {n}: cannot read {line:?}"),
+                    format!("{}: cannot read {line:?}", at(n, lead)),
                     "expected `Node N, zone NAME, ...`; ".to_string() + PASTE_PTI,
                 ));
             };
             if toks.first().map(String::as_str) == Some("type") {
                 if section == Section::Blocks || section == Section::Mixed {
                     return Err(perr(
-                        format!("line {n}: a free-count row after the pageblock table"),
+                        format!(
+                            "{}: a free-count row after the pageblock table",
+                            at(n, lead)
+                        ),
                         PASTE_PTI,
                     ));
                 }
                 let Some(mt_name) = toks.get(1) else {
                     return Err(perr(
-                        format!("line {n}: no migratetype after `type`"),
+                        format!("{}: no migratetype after `type`", at(n, col(5))),
                         PASTE_PTI,
                     ));
                 };
-                let counts: Option<Vec<u64>> = toks[2..].iter().map(|t| parse_count(t)).collect();
-                let Some(counts) = counts else {
+                // `Node`, N, `zone`, NAME, `type`, TYPE: the counts start at token 6.
+                if let Some(k) = toks[2..].iter().position(|t| parse_count(t).is_none()) {
                     return Err(perr(
-                        format!("line {n}: the free counts of {line:?} are not numbers"),
+                        format!(
+                            "{}: the free count {:?} is not a number",
+                            at(n, col(6 + k)),
+                            toks[2 + k]
+                        ),
                         PASTE_PTI,
                     ));
-                };
+                }
+                let counts: Vec<u64> = toks[2..].iter().filter_map(|t| parse_count(t)).collect();
                 if counts.len() != NR_PAGE_ORDERS {
                     return Err(perr(
                         format!(
-                            "line {n}: {} free counts; the model has orders 0 to 10 (11 columns)",
+                            "{}: {} free counts; the model has orders 0 to 10 (11 columns)",
+                            at(n, col(6 + NR_PAGE_ORDERS.min(counts.len()))),
                             counts.len()
                         ),
                         "use the file of a kernel with MAX_PAGE_ORDER 10 (x86_64); ".to_string()
@@ -187,6 +287,7 @@ pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
                 }
                 pti.free.push(FreeRow {
                     line: n,
+                    mt_col: col(5),
                     node,
                     zone,
                     mt_name: mt_name.clone(),
@@ -196,18 +297,22 @@ pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
                 match section {
                     Section::Mixed => {}
                     Section::Blocks => {
-                        let counts: Option<Vec<u64>> =
-                            toks.iter().map(|t| t.parse().ok()).collect();
-                        let Some(counts) = counts else {
+                        // `Node`, N, `zone`, NAME: the counts start at token 4.
+                        if let Some(k) = toks.iter().position(|t| t.parse::<u64>().is_err()) {
                             return Err(perr(
                                 format!(
-                                    "line {n}: the pageblock counts of {line:?} are not numbers"
+                                    "{}: the pageblock count {:?} is not a number",
+                                    at(n, col(4 + k)),
+                                    toks[k]
                                 ),
                                 PASTE_PTI,
                             ));
-                        };
+                        }
+                        let counts: Vec<u64> = toks.iter().filter_map(|t| t.parse().ok()).collect();
                         pti.blocks.push(BlockRow {
                             line: n,
+                            end_col,
+                            count_cols: (0..counts.len()).map(|k| col(4 + k)).collect(),
                             node,
                             zone,
                             counts,
@@ -215,7 +320,7 @@ pub(super) fn parse_pti_text(text: &str) -> Result<Pti, ScenarioError> {
                     }
                     Section::Start | Section::Free => {
                         return Err(perr(
-                            format!("line {n}: {line:?} is neither a free-count row (`..., type NAME ...`) nor under `Number of blocks type`"),
+                            format!("{}: {line:?} is neither a free-count row (`..., type NAME ...`) nor under `Number of blocks type`", at(n, lead)),
                             PASTE_PTI,
                         ));
                     }
@@ -279,15 +384,19 @@ fn zone_counts(
     for r in pti.free.iter().filter(|r| r.node == node && r.zone == zone) {
         let Some(mt) = mt_from_kernel_name(&r.mt_name) else {
             return Err(perr(
-                format!("line {}: unknown migratetype {:?}", r.line, r.mt_name),
+                format!(
+                    "{}: unknown migratetype {:?}",
+                    at(r.line, r.mt_col),
+                    r.mt_name
+                ),
                 "the types are Unmovable, Movable, Reclaimable, HighAtomic, CMA and Isolate",
             ));
         };
         if mt == MigrateType::Cma && !cma {
             return Err(perr(
                 format!(
-                    "line {}: the text has a CMA row but zone.cma is false",
-                    r.line
+                    "{}: the text has a CMA row but zone.cma is false",
+                    at(r.line, r.mt_col)
                 ),
                 cma_hint,
             ));
@@ -295,8 +404,8 @@ fn zone_counts(
         if seen[mt.idx()] {
             return Err(perr(
                 format!(
-                    "line {}: a second {} row for node {node}, zone {zone}",
-                    r.line,
+                    "{}: a second {} row for node {node}, zone {zone}",
+                    at(r.line, r.mt_col),
                     mt.kernel_name()
                 ),
                 PASTE_PTI,
@@ -305,29 +414,38 @@ fn zone_counts(
         seen[mt.idx()] = true;
         counts[mt.idx()].copy_from_slice(&r.counts);
     }
-    let Some((hline, header)) = &pti.block_header else {
+    let Some((hline, header, hcols)) = &pti.block_header else {
         return Err(perr(
             "no `Number of blocks type` table in the text",
             "the pageblock counts are needed; ".to_string() + PASTE_PTI,
         ));
     };
     let mut cols = Vec::new();
-    for name in header {
+    for (name, &hcol) in header.iter().zip(hcols) {
         let Some(mt) = mt_from_kernel_name(name) else {
             return Err(perr(
-                format!("line {hline}: unknown migratetype {name:?} in the pageblock table"),
+                format!(
+                    "{}: unknown migratetype {name:?} in the pageblock table",
+                    at(*hline, hcol)
+                ),
                 "the types are Unmovable, Movable, Reclaimable, HighAtomic, CMA and Isolate",
             ));
         };
         if mt == MigrateType::Cma && !cma {
             return Err(perr(
-                format!("line {hline}: the text has a CMA column but zone.cma is false"),
+                format!(
+                    "{}: the text has a CMA column but zone.cma is false",
+                    at(*hline, hcol)
+                ),
                 cma_hint,
             ));
         }
         if cols.contains(&mt) {
             return Err(perr(
-                format!("line {hline}: the pageblock table lists {name} twice"),
+                format!(
+                    "{}: the pageblock table lists {name} twice",
+                    at(*hline, hcol)
+                ),
                 PASTE_PTI,
             ));
         }
@@ -344,8 +462,14 @@ fn zone_counts(
     if row.counts.len() != cols.len() {
         return Err(perr(
             format!(
-                "line {}: {} pageblock counts under {} column names",
-                row.line,
+                "{}: {} pageblock counts under {} column names",
+                at(
+                    row.line,
+                    row.count_cols
+                        .get(cols.len())
+                        .copied()
+                        .unwrap_or(row.end_col)
+                ),
                 row.counts.len(),
                 cols.len()
             ),
@@ -401,6 +525,9 @@ fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, Sce
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim();
+        let cols = token_cols(raw);
+        let lead = cols.first().copied().unwrap_or(1);
+        let val_col = cols.get(1).copied().unwrap_or(lead);
         if line.starts_with("Node") {
             if inside {
                 break;
@@ -423,7 +550,7 @@ fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, Sce
         let int = |what: &str| -> Result<i64, ScenarioError> {
             toks[1].parse::<i64>().map_err(|_| {
                 zerr(
-                    format!("line {n}: {what} {:?} is not a number", toks[1]),
+                    format!("{}: {what} {:?} is not a number", at(n, val_col), toks[1]),
                     PASTE_ZI,
                 )
             })
@@ -432,7 +559,10 @@ fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, Sce
             let v = int(what)?;
             if !(min..=i64::from(MAX_PCP_VALUE)).contains(&v) {
                 return Err(zerr(
-                    format!("line {n}: {what} {v} is out of range {min}..={MAX_PCP_VALUE}"),
+                    format!(
+                        "{}: {what} {v} is out of range {min}..={MAX_PCP_VALUE}",
+                        at(n, val_col)
+                    ),
                     "fix the value, or override it with zone.pcp",
                 ));
             }
@@ -446,7 +576,7 @@ fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, Sce
             "cpu:" => {
                 let c = int("cpu")?;
                 if c < 0 {
-                    return Err(zerr(format!("line {n}: cpu {c}"), PASTE_ZI));
+                    return Err(zerr(format!("{}: cpu {c}", at(n, val_col)), PASTE_ZI));
                 }
                 cpu = Some(c as u32);
                 cpus_seen += 1;
@@ -454,7 +584,7 @@ fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, Sce
             "high:" | "batch:" | "high_min:" | "high_max:" => {
                 let Some(c) = cpu else {
                     return Err(zerr(
-                        format!("line {n}: {} before any `cpu:` line", toks[0]),
+                        format!("{}: {} before any `cpu:` line", at(n, lead), toks[0]),
                         PASTE_ZI,
                     ));
                 };
@@ -522,7 +652,7 @@ pub fn parse_import(
         },
         ..Scenario::default()
     };
-    let pages = probe
+    let contract = probe
         .resolve_proc_zone_pages(managed, pageblocks)
         .map_err(|mut e| {
             // The usual cause on a real machine: pagetypeinfo counts the pageblocks over the
@@ -537,7 +667,36 @@ pub fn parse_import(
                 );
             }
             e
-        })?;
+        });
+    // The fallback size (only when the size came from `managed`): the pageblock counts, as
+    // without zoneinfo.
+    let by_blocks = match managed {
+        Some(m) if zone_pages.is_none() => {
+            let no_zi = Scenario {
+                init: Init::Proc {
+                    pagetypeinfo: String::new(),
+                    zoneinfo: None,
+                    zone: zone.to_string(),
+                },
+                ..probe.clone()
+            };
+            no_zi
+                .resolve_proc_zone_pages(None, pageblocks)
+                .ok()
+                .filter(|&p| p != m)
+                .map(|p| (p, ZoneSize::Pageblocks { managed: m }))
+        }
+        _ => None,
+    };
+    let mut sizes = Vec::new();
+    let first_err = match contract {
+        Ok(p) => {
+            sizes.push((p, ZoneSize::Contract));
+            None
+        }
+        Err(e) => Some(e),
+    };
+    sizes.extend(by_blocks);
     let mut initial_high = Vec::new();
     if let Some(zi) = &zi {
         for &(cpu, high) in &zi.highs {
@@ -550,8 +709,8 @@ pub fn parse_import(
             }
         }
     }
-    let imp = ProcImport {
-        pages,
+    let mut imp = ProcImport {
+        pages: 0,
         counts,
         blocks,
         node,
@@ -560,7 +719,27 @@ pub fn parse_import(
         high_min: zi.as_ref().and_then(|z| z.high_min),
         high_max: zi.as_ref().and_then(|z| z.high_max),
         initial_high,
+        size: ZoneSize::Contract,
+        placement: Placement::Contract,
     };
-    plan(&imp)?;
-    Ok(imp)
+    // The contract's size and layout first (what imports today keeps its placement exactly),
+    // then the fallbacks: dense placement, then the pageblock-count size. The first error is
+    // the one reported when nothing fits.
+    let mut err = first_err;
+    for (pages, size) in sizes {
+        for placement in [Placement::Contract, Placement::Dense] {
+            imp.pages = pages;
+            imp.size = size;
+            match plan_with(&imp, placement) {
+                Ok(_) => {
+                    imp.placement = placement;
+                    return Ok(imp);
+                }
+                Err(e) => {
+                    err.get_or_insert(e);
+                }
+            }
+        }
+    }
+    Err(err.expect("at least one size was tried or refused"))
 }

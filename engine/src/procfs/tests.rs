@@ -3,6 +3,7 @@
 use super::format::*;
 use super::import::*;
 use super::parse::*;
+use super::summary::*;
 use crate::page_alloc::Engine;
 use crate::scenario::*;
 use crate::setup::{self, ZoneParams};
@@ -11,6 +12,11 @@ use crate::zone::*;
 
 const MACHINE_PTI: &str = include_str!("../../tests/fixtures/machine-6.18-pagetypeinfo.txt");
 const MACHINE_ZI: &str = include_str!("../../tests/fixtures/machine-6.18-zoneinfo.txt");
+/// A second real machine (6.18), read on a busy host: its DMA32 zone is fragmented and its
+/// `managed` differs from its present pages, so it needs both fallbacks; its Normal zone
+/// (10752 pageblocks) is above the model's 16 GiB.
+const FRAG_PTI: &str = include_str!("../../tests/fixtures/fragmented-6.18-pagetypeinfo.txt");
+const FRAG_ZI: &str = include_str!("../../tests/fixtures/fragmented-6.18-zoneinfo.txt");
 const SYNTH_PTI: &str = include_str!("../../tests/fixtures/synthetic-pagetypeinfo.txt");
 const SYNTH_ZI: &str = include_str!("../../tests/fixtures/synthetic-zoneinfo.txt");
 
@@ -324,13 +330,23 @@ fn machine_fixture_normal_round_trips() {
 
 #[test]
 fn machine_fixture_other_zones() {
-    // DMA32: managed 772917 → 1510 pageblocks, but pagetypeinfo counts 1528 (present pages).
-    let err = import(MACHINE_PTI, Some(MACHINE_ZI), "DMA32", 2, Kernel::V6_18).unwrap_err();
-    assert_eq!(err.path, "init.pagetypeinfo");
-    assert!(err.message.contains("sum to 1528"), "{err}");
-    assert!(err.hint.contains("leave out init.zoneinfo"), "{err}");
-    // Without zoneinfo the size is 1528 × 512.
+    // DMA32: managed 772917 → 1510 pageblocks, but pagetypeinfo counts 1528 (present pages):
+    // the contract's size rule refuses it, the fallback sizes the zone from the pageblocks.
+    let imp = parse_import(MACHINE_PTI, Some(MACHINE_ZI), "DMA32", false, None).unwrap();
+    assert_eq!(imp.size, ZoneSize::Pageblocks { managed: 772917 });
+    assert_eq!(imp.pages, 1528 * 512);
+    assert_eq!(imp.placement, Placement::Contract);
+    let with_zi = import(MACHINE_PTI, Some(MACHINE_ZI), "DMA32", 2, Kernel::V6_18).unwrap();
+    // Without zoneinfo the size is 1528 × 512 by the contract, and the layout is the same.
     let e = import(MACHINE_PTI, None, "DMA32", 2, Kernel::V6_18).unwrap();
+    for o in 0..NR_PAGE_ORDERS as u8 {
+        for mt in MigrateType::ALL {
+            assert_eq!(
+                with_zi.zone.free_list_pfns(o, mt),
+                e.zone.free_list_pfns(o, mt)
+            );
+        }
+    }
     assert_eq!(e.zone.pages(), 1528 * 512);
     let out = pagetypeinfo(&e.zone);
     assert_eq!(
@@ -338,9 +354,23 @@ fn machine_fixture_other_zones() {
         zone_lines(MACHINE_PTI, 0, "DMA32")
     );
     // DMA with managed 3840: the order-9 block's companion is the 256-page last pageblock,
-    // where the Unmovable order-8 cell (512 pages) does not fit.
-    let err = import(MACHINE_PTI, Some(MACHINE_ZI), "DMA", 2, Kernel::V6_18).unwrap_err();
-    assert!(err.message.contains("no room"), "{err}");
+    // where the Unmovable order-8 cell (512 pages) does not fit: the contract's layout has no
+    // room, the dense one puts the order-8 block at the start of that pageblock.
+    let imp = parse_import(MACHINE_PTI, Some(MACHINE_ZI), "DMA", false, None).unwrap();
+    let contract = plan_with(&imp, Placement::Contract).err().unwrap();
+    assert!(contract.message.contains("no room"), "{contract}");
+    assert_eq!(
+        (imp.pages, imp.size, imp.placement),
+        (3840, ZoneSize::Contract, Placement::Dense)
+    );
+    assert_eq!(imp.fallbacks().len(), 1);
+    assert!(imp.fallbacks()[0].starts_with("dense placement"));
+    let e = import(MACHINE_PTI, Some(MACHINE_ZI), "DMA", 2, Kernel::V6_18).unwrap();
+    assert_eq!(e.zone.free_list_pfns(8, MigrateType::Unmovable), vec![3584]);
+    assert_eq!(
+        zone_lines(&pagetypeinfo(&e.zone), 0, "DMA"),
+        zone_lines(MACHINE_PTI, 0, "DMA")
+    );
     let e = import(MACHINE_PTI, None, "DMA", 1, Kernel::V6_18).unwrap();
     let out = pagetypeinfo(&e.zone);
     assert_eq!(
@@ -449,16 +479,235 @@ fn synthetic_fixture_layout() {
 
 #[test]
 fn synthetic_no_room_in_the_partial_last_pageblock() {
-    // One more HighAtomic order-0 block than the last 300-page pageblock holds.
+    // One more HighAtomic order-0 block than the last 300-page pageblock holds in the
+    // contract's cells: the dense placement fits it.
     let pti = SYNTH_PTI.replace(
         "Node    0, zone   Normal, type   HighAtomic      0",
         "Node    0, zone   Normal, type   HighAtomic      1",
     );
-    let err = parse_import(&pti, Some(SYNTH_ZI), "Normal", false, None).unwrap_err();
+    let imp = parse_import(&pti, Some(SYNTH_ZI), "Normal", false, None).unwrap();
+    let err = plan_with(&imp, Placement::Contract).err().unwrap();
     assert_eq!(err.path, "init.pagetypeinfo");
     assert!(
         err.message.contains("no room") && err.message.contains("HighAtomic"),
         "{err}"
+    );
+    assert_eq!(imp.placement, Placement::Dense);
+    import(&pti, Some(SYNTH_ZI), "Normal", 3, Kernel::V7_2).unwrap();
+    // 16 more HighAtomic order-8 blocks than its 16 partial pageblocks can hold (two
+    // order-8 blocks of one pageblock are buddies): no placement fits, the contract's error.
+    let pti = SYNTH_PTI.replace(
+        "Node    0, zone   Normal, type   HighAtomic      0",
+        "Node    0, zone   Normal, type   HighAtomic      1",
+    );
+    let row = pti
+        .lines()
+        .find(|l| l.contains("Normal, type   HighAtomic"))
+        .unwrap()
+        .to_string();
+    let mut toks: Vec<String> = row.split_whitespace().map(str::to_string).collect();
+    let n = toks.len();
+    toks[n - 3] = "17".to_string(); // order 8
+    let err = parse_import(
+        &pti.replace(&row, &toks.join(" ")),
+        Some(SYNTH_ZI),
+        "Normal",
+        false,
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        err.message.contains("no room") && err.message.contains("HighAtomic"),
+        "{err}"
+    );
+}
+
+// ------------------------------------------------------------------ fallbacks
+
+/// Every zone of the real machine imports with its zoneinfo, and prints its rows back.
+#[test]
+fn every_zone_of_the_machine_imports() {
+    let scan = scan_pagetypeinfo(MACHINE_PTI).unwrap();
+    assert_eq!(scan.zone_names(), ["DMA", "DMA32", "Normal"]);
+    assert_eq!(scan.default_zone(), Some("Normal"));
+    assert!(!scan.cma);
+    assert_eq!(scan.zones[1].pageblocks, 1528);
+    assert_eq!(scan.zones[1].free_pages, 772917);
+    for zone in scan.zone_names() {
+        let e = import(MACHINE_PTI, Some(MACHINE_ZI), zone, 2, Kernel::V6_18).unwrap();
+        assert_eq!(
+            zone_lines(&pagetypeinfo(&e.zone), 0, zone),
+            zone_lines(MACHINE_PTI, 0, zone),
+            "{zone}"
+        );
+    }
+    // Normal needs no fallback: its summary says what the contract assumed.
+    let sum = import_summary(MACHINE_PTI, Some(MACHINE_ZI), "Normal", false, None).unwrap();
+    assert!(sum.fallbacks.is_empty());
+    assert_eq!(sum.pages, 1867776);
+    assert_eq!(
+        sum.pageblocks[..4],
+        [
+            ("Unmovable".to_string(), 79),
+            ("Movable".to_string(), 3446),
+            ("Reclaimable".to_string(), 123),
+            ("HighAtomic".to_string(), 0)
+        ]
+    );
+    assert_eq!(sum.free_blocks[0], 191 + 16417);
+    assert_eq!(sum.free_pages[10], 34 << 10);
+    assert!(
+        sum.assumed[0].contains("managed (1867776)"),
+        "{:?}",
+        sum.assumed
+    );
+    let sum = import_summary(MACHINE_PTI, Some(MACHINE_ZI), "DMA32", false, None).unwrap();
+    assert_eq!(sum.fallbacks.len(), 1);
+    assert!(sum.fallbacks[0].contains("not zoneinfo's managed 772917"));
+    // buddyinfo cross-check: this machine's buddyinfo of the same moment agrees.
+    let bi = "Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n\
+              Node 0, zone    DMA32      1      2      4      2      5      4      3      3      4      2    752 \n";
+    assert_eq!(
+        buddyinfo_mismatches(bi, &sum).unwrap(),
+        Vec::<String>::new()
+    );
+    let off = bi.replace("752", "751");
+    let m = buddyinfo_mismatches(&off, &sum).unwrap();
+    assert_eq!(m.len(), 1);
+    assert!(m[0].starts_with("order 10: buddyinfo has 751"), "{m:?}");
+    let err = buddyinfo_mismatches("Node 0, zone DMA32 1 2 x\n", &sum).unwrap_err();
+    assert_eq!(
+        err.message,
+        "line 1, column 24: the free count \"x\" is not a number"
+    );
+}
+
+/// A hand-made fragmented machine: 4 Movable pageblocks with 4 free blocks each of orders 8
+/// and 7 and 4 of order 0. The contract's cells give each pageblock one order-8 cell, so it has
+/// no room; the dense placement packs them and nothing merges (`check_consistent`).
+#[test]
+fn a_fragmented_machine_falls_back_to_dense_placement() {
+    let pti = "\
+Page block order: 9
+Pages per block:  512
+
+Free pages count per migrate type at order       0      1      2      3      4      5      6      7      8      9     10 
+Node    0, zone   Normal, type    Unmovable      0      0      0      0      0      0      0      0      0      0      0 
+Node    0, zone   Normal, type      Movable      4      0      0      0      0      0      0      4      4      0      0 
+Node    0, zone   Normal, type  Reclaimable      0      0      0      0      0      0      0      0      0      0      0 
+Node    0, zone   Normal, type   HighAtomic      0      0      0      0      0      0      0      0      0      0      0 
+Node    0, zone   Normal, type      Isolate      0      0      0      0      0      0      0      0      0      0      0 
+
+Number of blocks type     Unmovable      Movable  Reclaimable   HighAtomic      Isolate 
+Node 0, zone   Normal            0            4            0            0            0 
+";
+    let imp = parse_import(pti, None, "Normal", false, None).unwrap();
+    assert!(plan_with(&imp, Placement::Contract)
+        .err()
+        .unwrap()
+        .message
+        .contains("no room"));
+    assert_eq!(
+        (imp.placement, imp.size),
+        (Placement::Dense, ZoneSize::Contract)
+    );
+    let e = import(pti, None, "Normal", 1, Kernel::V7_2).unwrap();
+    use MigrateType::Movable;
+    let z = &e.zone;
+    let pbs = [0, 512, 1024, 1536];
+    assert_eq!(z.free_list_pfns(8, Movable), pbs.to_vec());
+    assert_eq!(
+        z.free_list_pfns(7, Movable),
+        pbs.iter().map(|p| p + 256).collect::<Vec<_>>()
+    );
+    // The order-0 blocks take the lowest spots whose buddy is not free: 384, 386, ... in
+    // the first pageblock.
+    assert_eq!(z.free_list_pfns(0, Movable), vec![384, 386, 388, 390]);
+    assert_eq!(
+        zone_lines(&pagetypeinfo(z), 0, "Normal"),
+        zone_lines(pti, 0, "Normal")
+    );
+    // A paste that imports today keeps its placement: the fixtures above (machine Normal,
+    // synthetic) are Placement::Contract.
+    for (pti, zi) in [(MACHINE_PTI, MACHINE_ZI), (SYNTH_PTI, SYNTH_ZI)] {
+        let imp = parse_import(pti, Some(zi), "Normal", false, None).unwrap();
+        assert_eq!(
+            (imp.placement, imp.size),
+            (Placement::Contract, ZoneSize::Contract)
+        );
+        assert!(imp.fallbacks().is_empty());
+    }
+}
+
+/// A real fragmented machine: DMA32 needs the size fallback (managed 772918 ≠ 1528
+/// pageblocks) and then the dense placement (the cells have no room at either size).
+#[test]
+fn a_real_fragmented_machine_imports_with_both_fallbacks() {
+    let imp = parse_import(FRAG_PTI, Some(FRAG_ZI), "DMA32", false, None).unwrap();
+    assert_eq!(imp.size, ZoneSize::Pageblocks { managed: 772918 });
+    assert_eq!(imp.placement, Placement::Dense);
+    assert_eq!(imp.fallbacks().len(), 2);
+    let contract = ProcImport {
+        placement: Placement::Contract,
+        ..imp.clone()
+    };
+    assert!(plan_with(&contract, Placement::Contract)
+        .err()
+        .unwrap()
+        .message
+        .contains("no room"));
+    let e = import(FRAG_PTI, Some(FRAG_ZI), "DMA32", 6, Kernel::V6_18).unwrap();
+    assert_eq!(
+        zone_lines(&pagetypeinfo(&e.zone), 0, "DMA32"),
+        zone_lines(FRAG_PTI, 0, "DMA32")
+    );
+    // Normal is too large for the model: a clear size error, not a layout one.
+    let err = parse_import(FRAG_PTI, Some(FRAG_ZI), "Normal", false, None).unwrap_err();
+    assert!(err.message.contains("above the maximum"), "{err}");
+}
+
+/// Errors about a spot of the paste name its line and column.
+#[test]
+fn errors_name_line_and_column() {
+    let e = |pti: &str| parse_import(pti, None, "Normal", false, None).unwrap_err();
+    // Line 6 is the Movable row; its order-3 count (token 9) starts at column 71.
+    let bad = SMALL.replacen(
+        "Movable      0      0      0      0",
+        "Movable      0      0      0      x",
+        1,
+    );
+    let err = e(&bad);
+    assert_eq!(
+        err.message,
+        "line 6, column 71: the free count \"x\" is not a number"
+    );
+    assert_eq!(error_location(&err), Some((6, 71)));
+    // A row with 10 counts: the column where the 11th is missing.
+    let short = SMALL.replacen("      0      1      1 \n", "      0      1 \n", 1);
+    let err = e(&short);
+    assert!(err.message.starts_with("line 6, column "), "{err}");
+    assert!(err.message.contains("10 free counts"), "{err}");
+    // An unknown migratetype in the header names its column.
+    let hdr = SMALL.replace("HighAtomic      Isolate", "HighAtomik      Isolate");
+    let err = e(&hdr);
+    assert_eq!(error_location(&err), Some((11, 65)), "{err}");
+    // A pageblock count that is not a number.
+    let err = e(&SMALL.replace("Normal            1", "Normal            one"));
+    assert_eq!(error_location(&err), Some((12, 34)), "{err}");
+    // zoneinfo: the value's column.
+    let err = parse_import(
+        SMALL,
+        Some("Node 0, zone   Normal\n        managed  20x48\n"),
+        "Normal",
+        false,
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(err.path, "init.zoneinfo");
+    assert_eq!(error_location(&err), Some((2, 18)), "{err}");
+    assert_eq!(
+        error_location(&ScenarioError::new("x", "no line", "")),
+        None
     );
 }
 
@@ -590,7 +839,7 @@ fn filler_owner_round_trips() {
 /// checks that its free-count rows and pageblock row print back identically.
 ///
 /// Ignored by default: its input is the host, not the repository (`/proc/pagetypeinfo` is
-/// readable by root only, and a busy machine may be too fragmented for the contract's layout),
+/// readable by root only, and a zone may be above the model's 16 GiB),
 /// so it is not reproducible; the committed fixtures above cover the same round trip. Run it
 /// as root with
 /// `cargo test -p buddyscope-engine --lib -- --ignored --nocapture this_machine_round_trips`.
