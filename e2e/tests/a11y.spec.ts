@@ -227,6 +227,32 @@ for (const l of LAYOUTS) {
   });
 }
 
+for (const l of LAYOUTS) {
+  test(`layout ${l.width}×${l.height} (${l.name}) with an exercise open: the question beside the map on the first screen, no horizontal scroll`, async ({ page }) => {
+    await page.setViewportSize({ width: l.width, height: l.height });
+    await openApp(page, '?exercises=split-and-merge');
+    const q = page.getByTestId('exercise-question');
+    await expect(q).not.toBeEmpty();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    const boxes: Record<string, { x: number; y: number; width: number; height: number }> = {};
+    for (const id of ['exercise-question', 'exercise-submit', 'memory-map', 'step-forward', 'op-forward', 'scrubber']) {
+      boxes[id] = (await page.getByTestId(id).boundingBox())!;
+      expect(boxes[id].x + boxes[id].width, `${id} fits the width`).toBeLessThanOrEqual(l.width);
+    }
+    for (const id of ['step-forward', 'op-forward', 'scrubber']) {
+      expect(boxes[id].y + boxes[id].height, `${id} is on the first screen`).toBeLessThanOrEqual(l.height);
+    }
+    // The question sits beside the map, on the first screen (the map starts there too).
+    const mapBox = (await page.locator('.map-panel').boundingBox())!;
+    const qBox = boxes['exercise-question'];
+    expect(qBox.x, `question at ${JSON.stringify(qBox)}, map panel at ${JSON.stringify(mapBox)}`).toBeGreaterThanOrEqual(mapBox.x + mapBox.width - 1);
+    expect(qBox.y + qBox.height, 'the question is on the first screen').toBeLessThanOrEqual(l.height);
+    expect(boxes['memory-map'].y + 120, 'the map starts on the first screen').toBeLessThanOrEqual(l.height);
+    await firstScreen(page, `a11y-exercise-${l.width}x${l.height}`);
+  });
+}
+
 test('200 % zoom (1280×720 at 2×: 640×360 CSS px): no horizontal scroll, every control reachable', async ({ page }) => {
   await page.setViewportSize({ width: 640, height: 360 });
   await openApp(page, '?scenario=fallback-claim');

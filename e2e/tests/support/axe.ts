@@ -8,7 +8,12 @@
 // and how to open it from a fresh page).
 import AxeBuilder from '@axe-core/playwright';
 import type { AxeResults, Result } from 'axe-core';
-import { expect, test, openApp, type Page } from '../../fixtures';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect, test, openApp, REPO_ROOT, type Page } from '../../fixtures';
+
+/** A real machine's /proc/pagetypeinfo (the import screen's paste). */
+const PTI = fs.readFileSync(path.join(REPO_ROOT, 'engine', 'tests', 'fixtures', 'machine-6.18-pagetypeinfo.txt'), 'utf8');
 
 /** The impacts that fail a scan. */
 export const BLOCKING_IMPACTS = ['serious', 'critical'] as const;
@@ -70,6 +75,51 @@ export const SCREENS: Screen[] = [
     open: async (p) => {
       await openApp(p, '?scenario=free-contig-range-thp&compare=1');
       await expect(p.getByTestId('side-b')).toBeVisible();
+    },
+  },
+  {
+    name: 'exercise screen',
+    open: async (p) => {
+      await openApp(p, '?exercises=split-and-merge');
+      await expect(p.getByTestId('exercise-question')).not.toBeEmpty();
+    },
+  },
+  {
+    name: 'exercise screen, answered',
+    open: async (p) => {
+      await openApp(p, '?exercises=split-and-merge');
+      // The first question asks for a free list: any cell is an answer (right or wrong).
+      await p.getByTestId('freelist-0-movable').click();
+      await p.getByTestId('exercise-submit').click();
+      await expect(p.getByTestId('exercise-result')).toContainText(/Right|Wrong/);
+    },
+  },
+  {
+    name: 'import screen',
+    open: async (p) => {
+      await openApp(p);
+      await p.getByTestId('proc-open').click();
+      await expect(p.getByTestId('proc-pagetypeinfo')).toBeVisible();
+    },
+  },
+  {
+    name: 'import screen, imported',
+    open: async (p) => {
+      await openApp(p);
+      await p.getByTestId('proc-open').click();
+      await p.getByTestId('proc-pagetypeinfo').fill(PTI);
+      await p.getByTestId('proc-import').click();
+      await expect(p.getByTestId('proc-summary')).toBeVisible({ timeout: 20_000 });
+    },
+  },
+  {
+    name: 'import screen, broken paste',
+    open: async (p) => {
+      await openApp(p);
+      await p.getByTestId('proc-open').click();
+      await p.getByTestId('proc-pagetypeinfo').fill(PTI.replace('Movable', 'Movable x'));
+      await p.getByTestId('proc-import').click();
+      await expect(p.getByTestId('proc-error')).toBeVisible();
     },
   },
   {
