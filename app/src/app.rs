@@ -163,7 +163,11 @@ pub fn App() -> impl IntoView {
                             <PageHistoryPanel/>
                         </div>
                         <div class="col-side">
-                            <ExercisePanel/>
+                            // An open set's question sits beside the map; without one the
+                            // set picker waits at the bottom, by the saved work.
+                            <Show when=move || exercises.is_open()>
+                                <ExercisePanel/>
+                            </Show>
                             <PseudocodePanel/>
                             <FreeListsPanel/>
                         </div>
@@ -176,6 +180,9 @@ pub fn App() -> impl IntoView {
                             <ReplaySummaryPanel/>
                         </div>
                         <ExportPanel/>
+                        <Show when=move || !exercises.is_open()>
+                            <ExercisePanel/>
+                        </Show>
                         <SavedPanel/>
                     </main>
                 }

@@ -229,7 +229,7 @@ test.describe('with reduced motion', () => {
     const cell = page.locator('td.fl-cell', { has: page.getByTestId(`freelist-${m[1]}-${m[2].toLowerCase()}`) });
     await cell.focus();
     await page.keyboard.press('Enter');
-    await expect(cell).toHaveAttribute('aria-selected', 'true');
+    await expect(cell).toHaveAttribute('aria-current', 'true');
     await page.getByTestId('exercise-submit').focus();
     await page.keyboard.press('Enter');
     await expect(page.getByTestId('exercise-result')).toContainText('Right');

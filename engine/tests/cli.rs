@@ -139,3 +139,117 @@ fn run_side_applies_the_declared_pair() {
         "{err}"
     );
 }
+
+/// `check-exercises` prints the answer key of each shipped set and ends with `N questions`.
+#[test]
+fn check_exercises_prints_the_answer_key_of_every_shipped_set() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/exercises");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 6);
+    let mut total = 0;
+    for f in &files {
+        let (code, out, err) = cli(&["check-exercises", f.to_str().unwrap()], "");
+        assert_eq!(code, 0, "{}: {err}", f.display());
+        let last = out.lines().last().unwrap();
+        let n: usize = last
+            .strip_suffix(" questions")
+            .unwrap_or_else(|| panic!("{}: last line {last:?}", f.display()))
+            .parse()
+            .unwrap();
+        assert_eq!(out.matches("\n     answer: ").count(), n, "{}", f.display());
+        total += n;
+    }
+    assert_eq!(total, 51);
+    let split = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/exercises/split-and-merge.json"
+    );
+    let (_, out, _) = cli(&["check-exercises", split], "");
+    assert!(out.starts_with("split-and-merge: "), "{out}");
+    assert!(
+        out.contains("     answer: free_area[10].free_list[Movable]\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_exercises_errors_name_the_path() {
+    let set = |q: &str| {
+        format!(
+            r#"{{"id": "t", "title": "T", "exercises": [{{"title": "E", "scenario": "free-contig-range-unaligned",
+                "questions": [{q}]}}]}}"#
+        )
+    };
+    let (code, out, err) = cli(
+        &["check-exercises", "-"],
+        &set(r#"{"op": 5, "ask": "chunks"}"#),
+    );
+    assert_ne!(code, 0);
+    assert!(out.is_empty());
+    assert!(
+        err.contains(
+            "exercises[0].questions[0].op: question 1 is asked after op 5, but the run has 5 ops"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = cli(
+        &["check-exercises", "-"],
+        &set(r#"{"op": 0, "ask": "chunks"}"#),
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("exercises[0].questions[0].ask: chunks at op 0, but op 1"),
+        "{err}"
+    );
+    let (code, _, err) = cli(
+        &["check-exercises", "-"],
+        &set(r#"{"op": 4, "ask": "chunks", "prompt": 1}"#),
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("exercises[0].questions[0].prompt: expected a string"),
+        "{err}"
+    );
+    let (code, out, _) = cli(
+        &["check-exercises", "-"],
+        &set(r#"{"op": 4, "ask": "chunks"}"#),
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("     answer: 5 chunk(s)\n") && out.ends_with("\n1 questions\n"),
+        "{out}"
+    );
+}
+
+/// The authoring aid lists, per position, the asks that apply and their answers.
+#[test]
+fn exercise_asks_lists_the_asks_per_position() {
+    let (code, out, err) = cli(
+        &[
+            "exercise-asks",
+            "free-contig-range-unaligned",
+            "--from",
+            "3",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("op 3 (before op 4 `alloc_contig_range 0x3e8 +100 as r2`):\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("op 4 (before op 5 `free_contig_range r2 (chunked)`):\n"),
+        "{out}"
+    );
+    assert!(out.contains("\n  chunks: 5 chunk(s) ("), "{out}");
+    assert!(!out.contains("\nop 5 ("), "{out}");
+    let (code, _, err) = cli(&["exercise-asks", "-"], r#"{"version": 2}"#);
+    assert_ne!(code, 0);
+    assert!(err.contains("version"), "{err}");
+}

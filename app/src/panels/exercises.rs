@@ -149,6 +149,25 @@ impl ExerciseCtl {
         self.progress.set(Some(p));
         self.rev.update(|r| *r += 1);
         self.go(at);
+        // The panel has moved beside the map (opened from the picker at the bottom): bring it
+        // into view if it is out of sight.
+        request_animation_frame(|| {
+            let Some(w) = web_sys::window() else { return };
+            let h = w
+                .inner_height()
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0);
+            let panel = w
+                .document()
+                .and_then(|d| d.get_element_by_id("exercises-panel"));
+            if let Some(el) = panel {
+                let top = el.get_bounding_client_rect().top();
+                if top < 0.0 || top > h {
+                    el.scroll_into_view_with_bool(true);
+                }
+            }
+        });
     }
 
     /// Opens a shipped set by id.
@@ -182,28 +201,36 @@ impl ExerciseCtl {
         store.put_progress(&title, p);
     }
 
-    /// Shows question `i`: its exercise's scenario loaded (if another one is on screen), the
-    /// run at the question (or, if it was answered, at its reveal).
-    pub fn go(&self, i: usize) {
-        self.stop_anim();
-        let Some((text, id, asked_at, reveal_to)) = self
+    /// Puts question `i`'s exercise scenario on screen unless it is there already (the user
+    /// may have opened another scenario meanwhile); returns the question's `(asked_at,
+    /// reveal_to)`.
+    fn load_question(&self, i: usize) -> Option<(u32, u32)> {
+        let (text, id, asked_at, reveal_to) = self
             .with_set_untracked(|s| {
                 let e = s.exercise_of(i)?;
                 let (_, q) = s.question(i)?;
                 let (text, id) = s.scenario_text(e);
                 Some((text, id, q.asked_at, q.reveal_to))
             })
-            .flatten()
-        else {
-            return;
-        };
+            .flatten()?;
         let st = self.state;
         st.playing.set(false);
         if st.with_untracked(|s| s.text != text).unwrap_or(true)
             && st.load_text(&text, &id).is_err()
         {
-            return;
+            return None;
         }
+        Some((asked_at, reveal_to))
+    }
+
+    /// Shows question `i`: its exercise's scenario loaded (if another one is on screen), the
+    /// run at the question (or, if it was answered, at its reveal).
+    pub fn go(&self, i: usize) {
+        self.stop_anim();
+        let Some((asked_at, reveal_to)) = self.load_question(i) else {
+            return;
+        };
+        let st = self.state;
         let answered = self
             .progress
             .with_untracked(|p| p.as_ref().and_then(|p| p.answers.get(i).cloned()).flatten());
@@ -310,13 +337,13 @@ impl ExerciseCtl {
             ));
             return;
         };
-        let Some((judged, asked_at, reveal_to)) = self
-            .with_set_untracked(|s| {
-                s.question(i)
-                    .map(|(_, q)| (judge(q, &answer), q.asked_at, q.reveal_to))
-            })
+        let Some(judged) = self
+            .with_set_untracked(|s| s.question(i).map(|(_, q)| judge(q, &answer)))
             .flatten()
         else {
+            return;
+        };
+        let Some((asked_at, reveal_to)) = self.load_question(i) else {
             return;
         };
         self.note.set(None);

@@ -144,7 +144,7 @@ pub fn FreeListsPanel() -> impl IntoView {
                                 class:answering=move || answering.get()
                                 class:picked=picked
                                 tabindex=move || answering.get().then_some("0")
-                                aria-selected=move || answering.get().then(|| picked().to_string())
+                                aria-current=move || (answering.get() && picked()).then_some("true")
                                 on:click=move |_| pick()
                                 on:keydown=move |ev: web_sys::KeyboardEvent| {
                                     if answering.get_untracked() && matches!(ev.key().as_str(), "Enter" | " ") {

@@ -222,7 +222,9 @@ pub fn restore_last(store: SavedStore, state: &AppState) -> Option<String> {
         Some(b) if b.json == text => b.id,
         _ => "custom",
     };
-    if state.load_text(&text, id).is_ok() {
+    // The default scenario is on screen already: a second run of it would only cost time.
+    let same = state.with_untracked(|s| s.text == text).unwrap_or(false);
+    if same || state.load_text(&text, id).is_ok() {
         state.seek(pos);
     }
     exercises

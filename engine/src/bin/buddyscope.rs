@@ -75,6 +75,17 @@ enum Cmd {
     /// Check an exercise set (a file, or - for standard input): run its scenarios, compute every
     /// answer and print the answer key, ending with `N questions`.
     CheckExercises { file: String },
+    /// For authoring exercises: after each op of a scenario (a file, - or a built-in's id), the
+    /// asks that apply there and the engine's answers.
+    ExerciseAsks {
+        scenario: String,
+        /// The first position (ops executed).
+        #[arg(long, default_value_t = 0)]
+        from: u32,
+        /// The last position (default: from + 49).
+        #[arg(long)]
+        to: Option<u32>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -295,6 +306,33 @@ fn main() -> ExitCode {
                 }
                 Err(e) => fail(&format!("{file}: {e}")),
             }
+        }
+        Cmd::ExerciseAsks { scenario, from, to } => {
+            let text = match buddyscope::builtin::get(&scenario) {
+                Some(b) if !std::path::Path::new(&scenario).exists() => b.json.to_string(),
+                _ => match read(&scenario) {
+                    Ok(t) => t,
+                    Err(e) => return fail(&e),
+                },
+            };
+            let opts = RunOptions {
+                record: true,
+                checkpoint_budget: 0,
+                max_ops: None,
+            };
+            let r = match scenario::parse_valid(&text).and_then(|s| run_valid(s, &opts)) {
+                Ok(r) => r,
+                Err(e) => return fail(&format!("{scenario}: {e}")),
+            };
+            let last = to.unwrap_or(from.saturating_add(49));
+            for k in from..=last.min(r.ops.len().saturating_sub(1) as u32) {
+                let def = &r.op_defs[r.ops[k as usize].def as usize];
+                println!("op {k} (before op {} `{}`):", k + 1, def.summary);
+                for q in buddyscope::exercises::asks_at(&r, k) {
+                    println!("  {}: {} ({})", q.ask.name(), q.answer_text, q.summary);
+                }
+            }
+            ExitCode::SUCCESS
         }
         Cmd::Builtin { name } => match name {
             None => {

@@ -19,12 +19,14 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use crate::scenario::ScenarioError;
 use crate::types::{MigrateType, Pfn};
 pub use key::answer_key;
-pub use resolve::{exercise_scenario, resolve, resolve_exercise, resolve_questions};
+pub use resolve::{asks_at, exercise_scenario, resolve, resolve_exercise, resolve_questions};
 
 /// The only `version` of the exercise-set format this build reads (the field is optional).
 pub const EXERCISE_SET_VERSION: u32 = 1;
@@ -53,6 +55,11 @@ impl ExerciseSet {
     /// Questions over all exercises (the last line of `buddyscope check-exercises`).
     pub fn question_count(&self) -> usize {
         self.exercises.iter().map(|e| e.questions.len()).sum()
+    }
+
+    /// Pretty JSON that [`parse_exercise_set`] reads back to an equal set (to save or export).
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("an exercise set always serializes")
     }
 }
 
@@ -90,8 +97,8 @@ pub struct Question {
     pub prompt: Option<String>,
     /// Choice asks ([`Ask::outcomes`]): the outcomes to offer, by key, with the author's label;
     /// only these are offered, in the ask's order. Empty: every outcome, default labels.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub labels: Vec<(String, String)>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
     /// Number asks: offer these numbers as multiple choice instead of a free number field (the
     /// computed answer must be among them).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -158,7 +165,7 @@ asks! {
         "How many chunks does free_contig_range free (free_prepared_contig_range: largest naturally aligned chunks)?",
         "frees no free_prepared_contig_range chunks";
     Fallback = "fallback", Choice,
-        "The request's own free lists are empty. Does __rmqueue claim the pageblock or steal from it?",
+        "Does the next allocation fall back to another migratetype, and if so, does __rmqueue claim the pageblock or steal from it?",
         "allocates nothing from the buddy allocator";
     RefillPages = "refill_pages", Number,
         "The pcp list is empty. How many pages does the next refill (rmqueue_bulk) move onto it?",
@@ -200,8 +207,11 @@ impl Ask {
                 ),
             ],
             Ask::WatermarkOk => &[
-                ("pass", "It passes: the zone is tried"),
-                ("fail", "It fails: the zone is skipped"),
+                ("pass", "Pass: the zone is tried"),
+                (
+                    "fail",
+                    "Fail: the zone is skipped (the slow path may retry)",
+                ),
             ],
             _ => &[],
         }
@@ -231,6 +241,16 @@ pub enum Expected {
 }
 
 impl Expected {
+    /// An answer [`check`] accepts (the first page of a page range): for answer keys and tests.
+    pub fn right_answer(&self) -> Answer {
+        match *self {
+            Expected::Choice { correct, .. } => Answer::Choice(correct),
+            Expected::Number(n) => Answer::Number(n),
+            Expected::Page { first, .. } => Answer::Page(first),
+            Expected::List { order, mt } => Answer::List { order, mt },
+        }
+    }
+
     pub fn kind(&self) -> AnswerKind {
         match self {
             Expected::Choice { .. } => AnswerKind::Choice,
@@ -293,14 +313,14 @@ pub struct ResolvedQuestion {
     pub answer_text: String,
     /// A one-sentence explanation.
     pub summary: String,
-    /// The revealing events, at most [`MAX_EXPLAIN_LINES`].
+    /// The revealing events, at most [`MAX_EXPLAIN_LINES`]: the first ones and the last.
     pub explanation: Vec<ExplainLine>,
     /// Revealing events beyond those listed.
     pub explanation_more: usize,
 }
 
 /// An exercise with every answer computed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResolvedExercise {
     pub title: String,
     pub intro: Option<String>,

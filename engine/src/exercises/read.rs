@@ -3,6 +3,8 @@
 //! its JSON path. An inline scenario is read and validated by the scenario reader itself, its
 //! error paths prefixed with the exercise's (`exercises[1].scenario.ops[0].order`).
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::{
@@ -107,6 +109,10 @@ fn read_prompt(v: &Value, path: &str) -> Res<String> {
     check_text(path, read_string(v, path)?, "prompt")
 }
 
+fn read_intro(v: &Value, path: &str) -> Res<String> {
+    check_text(path, read_string(v, path)?, "intro")
+}
+
 fn read_id(v: &Value, path: &str) -> Res<String> {
     let s = read_string(v, path)?;
     let ok = !s.is_empty()
@@ -170,7 +176,7 @@ fn read_ask(v: &Value, path: &str) -> Res<Ask> {
 }
 
 /// `labels`: an object of outcome → label (checked against the ask later, when it is known).
-fn read_labels(v: &Value, path: &str) -> Res<Vec<(String, String)>> {
+fn read_labels(v: &Value, path: &str) -> Res<BTreeMap<String, String>> {
     let map = v
         .as_object()
         .ok_or_else(|| type_err(path, "an object {\"OUTCOME\": \"LABEL\"}", v))?;
@@ -225,7 +231,7 @@ fn question_from_value(v: &Value, path: &str) -> Res<Question> {
     let f = Fields::new_in(FIELDS, v, path, "question", "a question")?;
     f.deny_unknown()?;
     let ask = f.req("ask", read_ask)?;
-    let labels = f.or("labels", Vec::new(), read_labels)?;
+    let labels = f.or("labels", BTreeMap::new(), read_labels)?;
     let choices = f.opt("choices", read_choices)?;
     if !labels.is_empty() {
         let outcomes = ask.outcomes();
@@ -240,7 +246,7 @@ fn question_from_value(v: &Value, path: &str) -> Res<Question> {
             ));
         }
         let keys: Vec<&str> = outcomes.iter().map(|(k, _)| *k).collect();
-        for (k, _) in &labels {
+        for k in labels.keys() {
             if !keys.contains(&k.as_str()) {
                 let all = format!("{} has the outcomes {}", ask.name(), quoted_choices(&keys));
                 let hint = match suggest(k, keys.iter().copied()) {
@@ -367,7 +373,7 @@ fn exercise_from_value(v: &Value, path: &str) -> Res<Exercise> {
     f.deny_unknown()?;
     Ok(Exercise {
         title: f.req("title", read_title)?,
-        intro: f.opt("intro", read_prompt)?,
+        intro: f.opt("intro", read_intro)?,
         scenario: f.req("scenario", scenario_source)?,
         questions: f.req("questions", questions_from_value)?,
     })

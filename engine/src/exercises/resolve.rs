@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::{
-    Ask, Exercise, ExerciseSet, Expected, ExplainLine, Question, ResolvedExercise,
+    AnswerKind, Ask, Exercise, ExerciseSet, Expected, ExplainLine, Question, ResolvedExercise,
     ResolvedQuestion, ScenarioSource, MAX_EXPLAIN_LINES,
 };
 use crate::events::{Annotation, Event, EventKind, KernelFn, Mutation, Tracepoint};
@@ -110,6 +110,26 @@ pub fn resolve_questions(ex: &Exercise, index: usize, run: &Run) -> Res<Vec<Reso
         .collect()
 }
 
+/// Every ask that applies after `op` executed ops of `run` (a recorded run), with the engine's
+/// answer: an authoring aid, so a teacher sees which questions a position allows before writing
+/// them (`buddyscope exercise-asks`). Empty past the last op.
+pub fn asks_at(run: &Run, op: u32) -> Vec<ResolvedQuestion> {
+    Ask::ALL
+        .iter()
+        .filter_map(|&ask| {
+            let q = Question {
+                op,
+                event: None,
+                ask,
+                prompt: None,
+                labels: Default::default(),
+                choices: None,
+            };
+            resolve_question(&q, &format!("op {op}"), 0, run).ok()
+        })
+        .collect()
+}
+
 /// The events a question looks at: `[asked_at, reveal_to)`, and the op's index.
 struct Window {
     asked_at: u32,
@@ -188,6 +208,13 @@ fn resolve_question(q: &Question, path: &str, j: usize, run: &Run) -> Res<Resolv
         )
     })?;
     let expected = present(q, path, found.expected, &found.answer_text)?;
+    // A choice ask's answer in words is the label the student sees.
+    let answer_text = match &expected {
+        Expected::Choice { labels, correct } if q.ask.kind() == AnswerKind::Choice => {
+            labels[*correct].clone()
+        }
+        _ => found.answer_text,
+    };
     let (explanation, explanation_more) = explain(run, &found.events);
     Ok(ResolvedQuestion {
         path: path.to_string(),
@@ -202,7 +229,7 @@ fn resolve_question(q: &Question, path: &str, j: usize, run: &Run) -> Res<Resolv
         reveal_to: w.reveal_to,
         next_op,
         expected,
-        answer_text: found.answer_text,
+        answer_text,
         summary: found.summary,
         explanation,
         explanation_more,
@@ -219,12 +246,7 @@ fn present(q: &Question, path: &str, e: Expected, answer: &str) -> Res<Expected>
             let key = outcomes[correct].0;
             let offered: Vec<(&str, &str)> = outcomes
                 .iter()
-                .filter_map(|(k, _)| {
-                    q.labels
-                        .iter()
-                        .find(|(lk, _)| lk == k)
-                        .map(|(_, l)| (*k, l.as_str()))
-                })
+                .filter_map(|(k, _)| q.labels.get(*k).map(|l| (*k, l.as_str())))
                 .collect();
             let Some(c) = offered.iter().position(|(k, _)| *k == key) else {
                 return Err(ScenarioError::new(
@@ -261,11 +283,19 @@ fn present(q: &Question, path: &str, e: Expected, answer: &str) -> Res<Expected>
     }
 }
 
+/// The explanation lines: the first revealing events and always the last (the block put on the
+/// list after many merges, the last chunk), at most [`MAX_EXPLAIN_LINES`].
 fn explain(run: &Run, events: &[u32]) -> (Vec<ExplainLine>, usize) {
     let ctx = Ctx::of(&run.initial);
-    let lines = events
+    let shown: Vec<u32> = if events.len() > MAX_EXPLAIN_LINES {
+        let mut v = events[..MAX_EXPLAIN_LINES - 1].to_vec();
+        v.extend(events.last());
+        v
+    } else {
+        events.to_vec()
+    };
+    let lines = shown
         .iter()
-        .take(MAX_EXPLAIN_LINES)
         .map(|&i| {
             let ev = &run.log.events[i as usize];
             let f = ev.step.func();
@@ -489,21 +519,40 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
                 events: vec![i],
             })
         }
+        // kernel-model §2.7: a claim re-types the pageblock(s) of the claimed block
+        // (change_pageblock_range: a block above pageblock order spans several, re-typed in
+        // one go); a merge across pageblocks (§3.4) re-types the buddy's.
         Ask::RetypedPageblock => {
             let (i, pb) = events(run, w).find_map(|(i, ev)| match ev.kind {
                 EventKind::Mutation(Mutation::SetPageblock { pb, .. }) => Some((i, pb)),
                 _ => None,
             })?;
+            // The pageblocks re-typed together: the run of SetPageblock events that follows.
+            let mut evs = vec![i];
+            let mut last = pb;
+            for j in i + 1..w.reveal_to {
+                match run.log.events[j as usize].kind {
+                    EventKind::Mutation(Mutation::SetPageblock { pb: next, .. })
+                        if next == last + 1 =>
+                    {
+                        evs.push(j);
+                        last = next;
+                    }
+                    _ => break,
+                }
+            }
             let first = abs(pb * PAGEBLOCK_NR_PAGES);
-            let count = u64::from(PAGEBLOCK_NR_PAGES);
+            let count = u64::from((last - pb + 1) * PAGEBLOCK_NR_PAGES);
+            let which = if last == pb {
+                format!("pageblock {pb}")
+            } else {
+                format!("pageblocks {pb}–{last}")
+            };
             Some(Found {
                 expected: Expected::Page { first, count },
-                answer_text: format!(
-                    "pageblock {pb} (any of pfns {first:#x}–{:#x})",
-                    first + count - 1
-                ),
+                answer_text: format!("{which} (any of pfns {first:#x}–{:#x})", first + count - 1),
                 summary: strip_fn(&say(i)).to_string(),
-                events: vec![i],
+                events: evs,
             })
         }
         // kernel-model §6.2 / §6.3 / §6.5: bulk gets order-0 pages; large_order tries
@@ -519,6 +568,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             let mut depth = 0u32;
             let mut nested = false;
             let mut attempts: Vec<(u32, u8, bool)> = Vec::new();
+            let mut singles = 0usize;
             for i in rec.start..rec.end {
                 match run.log.events[i as usize].kind {
                     EventKind::Annotation(Annotation::Enter {
@@ -535,6 +585,10 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
                     {
                         attempts.push((i, order, ok));
                     }
+                    // An order-0 page of the data: alloc_pages_bulk's or alloc_pages'.
+                    EventKind::Mutation(Mutation::PrepNewPage { order: 0, .. }) if depth == 1 => {
+                        singles += 1;
+                    }
                     _ => {}
                 }
             }
@@ -543,8 +597,8 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
                 .filter(|(_, _, ok)| *ok)
                 .map(|(_, o, _)| *o)
                 .collect();
-            let big: u64 = blocks.iter().map(|o| 1u64 << o).sum();
-            blocks.extend(std::iter::repeat_n(0, pages.saturating_sub(big) as usize));
+            blocks.extend(std::iter::repeat_n(0, singles));
+            let got: u64 = blocks.iter().map(|o| 1u64 << o).sum();
             let (labels, correct) = vmalloc_choices(pages, &blocks);
             let answer_text = labels[correct].clone();
             let mut evs: Vec<u32> = attempts.iter().map(|(i, _, _)| *i).collect();
@@ -557,11 +611,16 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             Some(Found {
                 expected: Expected::Choice { labels, correct },
                 summary: format!(
-                    "vmalloc of {pages} page(s) gets {answer_text}{}",
+                    "vmalloc of {pages} page(s) gets {answer_text}{}{}",
                     if nested {
                         " (after the nested vmalloc of its page array)"
                     } else {
                         ""
+                    },
+                    if got < pages {
+                        format!(": only {got} pages, the vmalloc fails")
+                    } else {
+                        String::new()
                     }
                 ),
                 answer_text,
