@@ -25,6 +25,7 @@ use crate::panels::saved::{self, SavedPanel, SavedStore};
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
+use crate::panels::skip::{SkipLink, MAIN_ID};
 use crate::presenter::{self, BlankScreen, PresenterToggle, TourBar};
 use crate::state::AppState;
 use crate::theme::ThemeState;
@@ -112,6 +113,7 @@ pub fn App() -> impl IntoView {
             data-testid=move || presenting().then_some("presenter-view")
             data-presenter-state=move || presenter::state_json(state)
         >
+        <SkipLink/>
         <header class="site-header">
             <div class="brand">
                 <h1>"buddyscope"</h1>
@@ -142,19 +144,20 @@ pub fn App() -> impl IntoView {
             if comparing.get() {
                 view! {
                     <CompareView/>
-                    <main class="layout compare-below">
+                    // Not a second <main> (compare mode's is the two sides): a labelled region.
+                    <section class="layout compare-below" aria-label="Scenario">
                         <ScenarioPanel/>
-                    </main>
+                    </section>
                 }
                     .into_any()
             } else {
                 view! {
-                    <div class="timebar">
+                    <div class="timebar" role="region" aria-label="Position">
                         <Position/>
                         <Scrubber/>
                     </div>
                     <NarrationBar/>
-                    <main class="layout">
+                    <main class="layout" id=MAIN_ID tabindex="-1">
                         <ScenarioPanel/>
                         <div class="col-map">
                             <MemoryMapPanel/>

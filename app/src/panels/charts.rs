@@ -16,6 +16,7 @@ use buddyscope::types::NR_PAGE_ORDERS;
 use buddyscope::zone::Stats;
 use leptos::html::Canvas;
 use leptos::prelude::*;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
@@ -64,6 +65,24 @@ pub(crate) fn palette(dark: bool) -> Palette {
 fn order_css(order: usize, dark: bool) -> String {
     let (h, s, l) = theme::order_hsl(order, dark);
     format!("hsl({h:.0}, {:.0}%, {:.0}%)", s * 100.0, l * 100.0)
+}
+
+/// The line pattern of an order, `(dash, gap)` in CSS pixels (`None`: solid). Neighbouring
+/// orders differ in pattern as well as colour, and every line ends in its order number, so
+/// colour is never the only way to tell the lines apart.
+pub(crate) fn order_dash(order: usize) -> Option<(f64, f64)> {
+    match order % 3 {
+        0 => None,
+        1 => Some((7.0, 4.0)),
+        _ => Some((2.0, 3.0)),
+    }
+}
+
+/// The legend's sample of an order's line: an SVG `stroke-dasharray`.
+fn order_dasharray(order: usize) -> String {
+    order_dash(order)
+        .map(|(d, g)| format!("{d} {g}"))
+        .unwrap_or_else(|| "none".into())
 }
 
 fn order_color(order: usize, dark: bool) -> HSLColor {
@@ -252,7 +271,7 @@ fn draw_free_pages(
     let ytop = log1p10(ymax).ceil().max(1.0);
     let mut chart = ChartBuilder::on(&root)
         .margin((8.0 * k) as i32)
-        .margin_right((18.0 * k) as i32)
+        .margin_right((26.0 * k) as i32)
         .x_label_area_size((26.0 * k) as i32)
         .y_label_area_size((40.0 * k) as i32)
         .build_cartesian_2d(0f64..(n.max(1)) as f64, 0f64..ytop)?;
@@ -270,16 +289,44 @@ fn draw_free_pages(
         .axis_style(p.muted.stroke_width(1))
         .label_style(font(12.0, k, p.muted))
         .draw()?;
+    // Where each line ends: its order number goes there.
+    let mut ends: Vec<(usize, (i32, i32))> = Vec::with_capacity(ORDERS);
     for o in 0..ORDERS {
         let pts: Vec<(f64, f64)> = xs
             .iter()
             .map(|&i| (i as f64, log1p10(state(i)[o] << o)))
             .collect();
         let w = if o == ORDERS - 1 || o == 0 { 2.5 } else { 1.8 };
-        chart.draw_series(std::iter::once(PathElement::new(
-            pts,
-            order_color(o, p.dark).stroke_width((w * k).round().max(1.0) as u32),
-        )))?;
+        let style = order_color(o, p.dark).stroke_width((w * k).round().max(1.0) as u32);
+        if let Some(&last) = pts.last() {
+            ends.push((o, chart.backend_coord(&last)));
+        }
+        match order_dash(o) {
+            None => {
+                chart.draw_series(std::iter::once(PathElement::new(pts, style)))?;
+            }
+            Some((dash, gap)) => {
+                chart.draw_series(std::iter::once(DashedPathElement::new(
+                    pts,
+                    (dash * k).round().max(1.0) as i32,
+                    (gap * k).round().max(1.0) as i32,
+                    style,
+                )))?;
+            }
+        }
+    }
+    // Labels at the right end, pushed apart where lines end close together.
+    ends.sort_by_key(|&(_, (_, y))| y);
+    let gap = (11.0 * k) as i32;
+    let mut last_y = i32::MIN / 2;
+    for (o, (x, y)) in ends {
+        let y = y.max(last_y + gap);
+        last_y = y;
+        root.draw(&Text::new(
+            o.to_string(),
+            (x + (3.0 * k) as i32, y),
+            font(10.0, k, p.fg).pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
     }
     // The cursor.
     let x = done as f64;
@@ -501,7 +548,17 @@ pub fn ChartsPanel() -> impl IntoView {
             .map(|o| {
                 view! {
                     <li>
-                        <span class="mini-swatch" style=format!("background:{}", order_css(o, d))></span>
+                        <svg class="line-sample" width="24" height="10" viewBox="0 0 24 10" aria-hidden="true">
+                            <line
+                                x1="0"
+                                y1="5"
+                                x2="24"
+                                y2="5"
+                                stroke=order_css(o, d)
+                                stroke-width="2.5"
+                                stroke-dasharray=order_dasharray(o)
+                            ></line>
+                        </svg>
                         {o.to_string()}
                     </li>
                 }
@@ -535,10 +592,10 @@ pub fn ChartsPanel() -> impl IntoView {
                 ></canvas>
                 <ul class="chart-legend">
                     <li title="Share of free memory in blocks too small for this order: 0 = all of it is usable, 1 = none of it">
-                        <span class="mini-swatch series-1"></span>"unusable free index"
+                        <span class="mini-swatch series-1"></span>"unusable free index (left bar)"
                     </li>
                     <li title="Only when no block of this order is free: does the request fail for lack of memory (near 0) or because free memory is fragmented (near 1)?">
-                        <span class="mini-swatch series-0"></span>"fragmentation index"
+                        <span class="mini-swatch series-0"></span>"fragmentation index (right bar)"
                     </li>
                     <li title="A free block of this order exists: the request would succeed">"✓ a block is free"</li>
                 </ul>
@@ -551,18 +608,19 @@ pub fn ChartsPanel() -> impl IntoView {
                     role="img"
                     aria-label="Bar chart: zone lock, pcp list, free list operations and pages prepared per top-level op"
                 ></canvas>
-                <ul class="chart-legend">
+                <ol class="chart-legend" aria-label="Bars of each op, left to right">
+                    <li class="muted">"bars, left to right:"</li>
                     {COST_METRICS
                         .iter()
                         .enumerate()
                         .map(|(i, m)| view! {
                             <li title=help(m)>
                                 <span class=format!("mini-swatch series-{i}")></span>
-                                {*m}
+                                {format!("{}. {m}", i + 1)}
                             </li>
                         })
                         .collect_view()}
-                </ul>
+                </ol>
                 <ol class="cost-groups" data-testid="chart-cost-groups">
                     {move || {
                         let (grps, total) = model.with(|m| (m.groups.clone(), m.total_groups));
@@ -606,6 +664,16 @@ mod tests {
         let sum: u64 = groups.iter().map(|g| g.cost.pcp_ops).sum();
         assert_eq!(sum, s.timeline.run.final_zone.stats().pcp_ops);
         assert_eq!(groups[2].last_op, s.timeline.run.ops.len() - 1);
+    }
+
+    /// Neighbouring orders never share a line pattern (colour is not the only channel).
+    #[test]
+    fn neighbouring_orders_differ_in_pattern() {
+        for o in 1..ORDERS {
+            assert_ne!(order_dash(o), order_dash(o - 1), "orders {} and {o}", o - 1);
+            assert_ne!(order_dasharray(o), order_dasharray(o - 1));
+        }
+        assert_eq!(order_dasharray(0), "none");
     }
 
     #[test]

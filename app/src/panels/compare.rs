@@ -138,7 +138,11 @@ fn SideHead(side: Side) -> impl IntoView {
 fn SideView(side: Side) -> impl IntoView {
     view! {
         <Provider value=SideRun(side)>
-            <section class="compare-side" data-testid=format!("side-{}", side.as_str())>
+            <section
+                class="compare-side"
+                data-testid=format!("side-{}", side.as_str())
+                aria-label=format!("Side {}", side.as_str().to_uppercase())
+            >
                 <SideHead side=side/>
                 <NarrationBar/>
                 <MemoryMapPanel/>
@@ -172,7 +176,7 @@ fn CompareTable() -> impl IntoView {
             .flatten()
     };
     view! {
-        <section class="panel compare-table-panel" data-testid="compare-table">
+        <section class="panel compare-table-panel" data-testid="compare-table" aria-label="What the model counts">
             <div class="panel-head">
                 <h2>"What the model counts"</h2>
                 <span class="panel-sub">"cumulative at the cursor; B/A"</span>
@@ -262,14 +266,14 @@ pub fn CompareView() -> impl IntoView {
     };
     view! {
         <div class="compare-view" data-testid="compare-view">
-            <div class="timebar compare-timebar">
+            <div class="timebar compare-timebar" role="region" aria-label="Position">
                 <div class="position" data-testid="compare-position">{pos}</div>
                 <span class="compare-rule">
                     "Op steps move both sides to the same op end; event steps advance each side inside the op, and the side that finishes first waits at its end."
                 </span>
             </div>
             <div class="compare-body">
-                <main class="compare-sides">
+                <main class="compare-sides" id=super::skip::MAIN_ID tabindex="-1">
                     <SideView side=Side::A/>
                     <SideView side=Side::B/>
                 </main>

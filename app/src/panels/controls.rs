@@ -1,5 +1,6 @@
 //! Stepping controls: buttons, play/pause at a speed, the position readout and the keyboard
-//! shortcuts (scoped: never while typing in an input, textarea, select or contenteditable).
+//! shortcuts (scoped: never while typing in an input, textarea, select or contenteditable; Space
+//! on a focused button presses that button instead of play/pause).
 
 use leptos::leptos_dom::helpers::IntervalHandle;
 use leptos::prelude::*;
@@ -69,6 +70,24 @@ pub fn typing_target(ev: &web_sys::KeyboardEvent) -> bool {
     matches!(tag.as_str(), "input" | "textarea" | "select") || el.is_content_editable()
 }
 
+/// True if Space/Enter on the event's target already mean "press this" (a button, a link, a
+/// summary, a checkbox-like role): Space then operates the focused control, not play/pause.
+pub fn activates_on_space(ev: &web_sys::KeyboardEvent) -> bool {
+    let Some(el) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return false;
+    };
+    let tag = el.tag_name().to_ascii_lowercase();
+    let role = el.get_attribute("role").unwrap_or_default();
+    matches!(tag.as_str(), "button" | "a" | "summary")
+        || matches!(
+            role.as_str(),
+            "button" | "link" | "checkbox" | "switch" | "menuitem" | "tab" | "option"
+        )
+}
+
 /// Global keyboard shortcuts.
 pub(crate) fn install_keys(state: AppState) {
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
@@ -92,6 +111,8 @@ pub(crate) fn install_keys(state: AppState) {
             "PageUp" => nav(&|| state.op_back()),
             "Home" => nav(&|| state.jump_start()),
             "End" => nav(&|| state.jump_end()),
+            // Space on a focused button presses that button (keyboard users step with it).
+            " " | "Spacebar" if activates_on_space(&ev) => return,
             " " | "Spacebar" => state.playing.update(|p| *p = !*p),
             _ => return,
         }

@@ -3,8 +3,12 @@
 
 use leptos::prelude::*;
 
+use crate::state::SideRun;
+
 /// `key` names the panel: the section gets the classes `panel {key}-panel`, the id
-/// `{key}-panel` and the heading id `{key}-heading` (the section is labelled by it).
+/// `{key}-panel` and the heading id `{key}-heading` (the section is labelled by it). Inside a
+/// compare side the ids start with the side (`a-map-panel`), so the two sides' copies of a
+/// panel never share an id (`aria-labelledby` must name one element).
 #[component]
 pub fn PanelFrame(
     key: &'static str,
@@ -24,16 +28,25 @@ pub fn PanelFrame(
     children: Children,
 ) -> impl IntoView {
     let open = RwSignal::new(true);
-    let heading = format!("{key}-heading");
+    let side_run = use_context::<SideRun>();
+    let side = side_run
+        .map(|SideRun(s)| format!("{}-", s.as_str()))
+        .unwrap_or_default();
+    // A compare side's panel is named with its side ("Memory map, side A"): landmarks of the
+    // same name would be indistinguishable.
+    let side_label =
+        side_run.map(|SideRun(s)| format!("{title}, side {}", s.as_str().to_uppercase()));
+    let heading = format!("{side}{key}-heading");
     let labelledby = heading.clone();
-    let body = format!("{key}-body");
+    let body = format!("{side}{key}-body");
     let controls = body.clone();
     view! {
         <section
             class=format!("panel {key}-panel")
-            id=format!("{key}-panel")
+            id=format!("{side}{key}-panel")
             data-testid=testid
-            aria-labelledby=labelledby
+            aria-labelledby=side_label.is_none().then_some(labelledby)
+            aria-label=side_label
         >
             <div class="panel-head">
                 <h2 id=heading>{title}</h2>

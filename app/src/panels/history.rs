@@ -4,11 +4,15 @@
 //! button that moves the cursor there. The engine computes it ([`Run::page_history`], one
 //! pass over the log); this module only groups and words it.
 //!
+//! The keyboard way in is the pfn field: type a page's pfn (hex `0x…` or decimal) instead of
+//! clicking the map.
+//!
 //! [`Run::page_history`]: buddyscope::runner::Run::page_history
 
 use buddyscope::history::{ListChange, PageHistoryEntry};
 use buddyscope::narrate::{narrate, Ctx};
 use buddyscope::timeline::Timeline;
+use buddyscope::zone::Zone;
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
@@ -107,6 +111,26 @@ pub fn view_model(t: &Timeline, idx: u32) -> HistoryModel {
         groups,
         total: entries.len(),
     }
+}
+
+/// The zone page of a typed pfn: `0x…` is hex, anything else decimal; it must lie in the zone.
+pub fn parse_pfn(text: &str, z: &Zone) -> Result<u32, String> {
+    let t = text.trim();
+    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse::<u64>(),
+    };
+    let pfn =
+        parsed.map_err(|_| format!("\u{201c}{t}\u{201d} is not a pfn (e.g. 0x1200 or 4608)"))?;
+    let start = z.cfg().start_pfn;
+    let end = start + u64::from(z.pages());
+    if pfn < start || pfn >= end {
+        return Err(format!(
+            "pfn {pfn:#x} is outside the zone ({start:#x}\u{2013}{:#x})",
+            end - 1
+        ));
+    }
+    Ok(z.zone_pfn(pfn))
 }
 
 #[component]
@@ -216,14 +240,53 @@ pub fn PageHistoryPanel() -> impl IntoView {
         }
     };
 
+    let typed = RwSignal::new(String::new());
+    let pick_error = RwSignal::new(None::<String>);
+    let pick = move || {
+        let text = typed.get_untracked();
+        match state.with_untracked(|s| parse_pfn(&text, s.timeline.zone())) {
+            Some(Ok(idx)) => {
+                pick_error.set(None);
+                state.selected_page.set(Some(idx));
+            }
+            Some(Err(e)) => pick_error.set(Some(e)),
+            None => {}
+        }
+    };
+
     view! {
         <PanelFrame
             key="history"
             title="Page history"
             testid="page-history"
             sub=sub
-            help="Every event that named the clicked page, by operation: the block it was part of, the list it entered or left, who held it. Click one to go there."
+            help="Every event that named the clicked (or typed) page, by operation: the block it was part of, the list it entered or left, who held it. Click one to go there."
         >
+            <form
+                class="history-pick"
+                on:submit=move |ev: leptos::ev::SubmitEvent| {
+                    ev.prevent_default();
+                    pick();
+                }
+            >
+                <label>
+                    "pfn "
+                    <input
+                        type="text"
+                        spellcheck="false"
+                        autocomplete="off"
+                        size="10"
+                        data-testid="page-history-pfn"
+                        placeholder="0x\u{2026}"
+                        prop:value=move || typed.get()
+                        on:input=move |ev| typed.set(event_target_value(&ev))
+                    />
+                </label>
+                <button type="submit" data-testid="page-history-show">"Show"</button>
+                <span class="history-pick-error" role="status" data-testid="page-history-pfn-error">
+                    {move || pick_error.get()}
+                </span>
+            </form>
             <div class="history-body">{body}</div>
         </PanelFrame>
     }
@@ -280,5 +343,20 @@ mod tests {
         let m = view_model(&t, idx);
         assert!(m.groups[0].events[0].current);
         assert_eq!(view_model(&t, t.zone().pages()), HistoryModel::default());
+    }
+
+    #[test]
+    fn a_typed_pfn_names_a_zone_page() {
+        let t = timeline("fallback-claim");
+        let z = t.zone();
+        let start = z.cfg().start_pfn;
+        assert_eq!(parse_pfn(&format!("{:#x}", start + 5), z), Ok(5));
+        assert_eq!(parse_pfn(&format!(" {} ", start + 7), z), Ok(7));
+        let last = start + u64::from(z.pages()) - 1;
+        assert_eq!(parse_pfn(&format!("0X{last:X}"), z), Ok(z.pages() - 1));
+        assert!(parse_pfn(&format!("{:#x}", last + 1), z)
+            .unwrap_err()
+            .contains("outside the zone"));
+        assert!(parse_pfn("page 3", z).unwrap_err().contains("is not a pfn"));
     }
 }

@@ -665,7 +665,16 @@ pub fn MemoryMapPanel() -> impl IntoView {
             tools=tools
             help="Every page is a cell; every 32\u{d7}16 tile is one pageblock (512 pages), framed in its migratetype\u{2019}s colour. Hover a cell for its pfn and owner; click it for its history."
         >
-            <div class="map-scroll" node_ref=scroll_ref on:scroll=move |_| measure()>
+            // Focusable, so a keyboard can scroll a zoomed map (Up/Down; Left/Right stay the
+            // stepping keys).
+            <div
+                class="map-scroll"
+                node_ref=scroll_ref
+                on:scroll=move |_| measure()
+                tabindex="0"
+                role="group"
+                aria-label="Memory map (scrolls when zoomed in)"
+            >
                 <div
                     class="map-inner"
                     node_ref=inner_ref
@@ -679,7 +688,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         node_ref=canvas_ref
                         style:transform=transform
                         role="img"
-                        aria-label="Memory map of the zone: one cell per page"
+                        aria-label=move || state.with(|s| map_summary(s.timeline.zone())).unwrap_or_default()
                         class:answering=move || {
                             exercises.is_some_and(|x| x.asking() == Some(buddyscope::exercises::AnswerKind::Page))
                         }
@@ -725,6 +734,43 @@ fn watch_dpr(sig: RwSignal<f64>) {
         let cb = wasm_bindgen::closure::Closure::once_into_js(move || watch_dpr(sig));
         mq.set_onchange(Some(cb.unchecked_ref()));
     }
+}
+
+/// The map's text alternative (its accessible name): what a screen-reader user would read off
+/// the picture. The zone and its pageblocks per migratetype, the pages free in the buddy (and the
+/// largest free order), on pcp lists, and the rest; the engine's own counters, never a re-count.
+pub fn map_summary(z: &Zone) -> String {
+    let mut per_mt = [0u32; MigrateType::ALL.len()];
+    for pb in 0..z.nr_pageblocks() {
+        per_mt[z.pb_mt(pb).idx()] += 1;
+    }
+    let types: Vec<String> = MigrateType::ALL
+        .iter()
+        .filter(|mt| per_mt[mt.idx()] > 0)
+        .map(|mt| format!("{} {}", per_mt[mt.idx()], mt.kernel_name()))
+        .collect();
+    // `free_area[order].nr_free` counts every migratetype (NR_FREE_PAGES leaves ISOLATE out).
+    let buddy: i64 = z
+        .nr_free()
+        .iter()
+        .enumerate()
+        .map(|(o, &n)| (n << o) as i64)
+        .sum();
+    let pcp = z.pcp_pages().max(0);
+    let largest = z
+        .nr_free()
+        .iter()
+        .rposition(|&n| n > 0)
+        .map(|o| format!(" (largest free block: order {o})"))
+        .unwrap_or_default();
+    let rest = (i64::from(z.pages()) - buddy - pcp).max(0);
+    format!(
+        "Memory map of zone {}: {} pages in {} pageblocks ({}). {buddy} pages free in the buddy allocator{largest}, {pcp} on per-CPU lists, {rest} allocated or reserved.",
+        z.cfg().name,
+        z.pages(),
+        z.nr_pageblocks(),
+        types.join(", "),
+    )
 }
 
 /// Overview width in CSS pixels (at most a quarter of the map).
@@ -887,6 +933,48 @@ fn Legend() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::panels::testutil::timeline;
+
+    /// The text alternative counts what the cells show: free, pcp and the rest add up to the
+    /// zone, and the pageblock counts per type add up to the pageblocks.
+    #[test]
+    fn the_summary_is_the_cells_in_words() {
+        let mut t = timeline("pcp-overflow-2cpu");
+        let n = t.len();
+        for target in [0, n / 2, n] {
+            t.seek(target);
+            let z = t.zone();
+            let cells = cell_kinds(z, &t.run, 0, z.pages());
+            let free = cells
+                .iter()
+                .filter(|c| matches!(c, CellKind::Free { .. }))
+                .count();
+            let pcp = cells
+                .iter()
+                .filter(|c| matches!(c, CellKind::Pcp { .. }))
+                .count();
+            let rest = z.pages() as usize - free - pcp;
+            let s = map_summary(z);
+            assert!(
+                s.contains(&format!("{free} pages free in the buddy allocator")),
+                "{s}"
+            );
+            assert!(
+                s.contains(&format!(", {pcp} on per-CPU lists, {rest} allocated")),
+                "{s}"
+            );
+            let blocks: u32 = s
+                .split_once(" pageblocks (")
+                .unwrap()
+                .1
+                .split_once(')')
+                .unwrap()
+                .0
+                .split(", ")
+                .map(|p| p.split(' ').next().unwrap().parse::<u32>().unwrap())
+                .sum();
+            assert_eq!(blocks, z.nr_pageblocks(), "{s}");
+        }
+    }
 
     /// The cells agree with the engine's counts: free cells are the buddy's free pages, pcp
     /// cells the pages on the per-CPU lists; the tooltip says the same as the cell.

@@ -28,6 +28,7 @@ pub mod saved;
 pub mod scenario;
 pub mod scrubber;
 pub mod sharelink;
+pub mod skip;
 pub mod snapshot;
 
 use buddyscope::runner::Run;

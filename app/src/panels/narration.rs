@@ -79,8 +79,15 @@ pub fn view_model(t: &Timeline) -> NarrationModel {
 pub fn NarrationBar() -> impl IntoView {
     let state = AppState::viewed();
     let now = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    // Each compare side has its own bar: name them apart.
+    let label = match use_context::<crate::state::SideRun>() {
+        Some(crate::state::SideRun(s)) => {
+            format!("What changed, side {}", s.as_str().to_uppercase())
+        }
+        None => "What changed".to_string(),
+    };
     view! {
-        <section class="narration-bar" aria-label="What changed">
+        <section class="narration-bar" aria-label=label>
             <div class="narr-main">
                 <code class="narr-func" class:empty=move || now.with(|n| n.func.is_empty())>
                     {move || now.with(|n| n.func.clone())}

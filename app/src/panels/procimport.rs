@@ -484,7 +484,8 @@ fn ImportSummaryView(sum: ImportSummary, buddyinfo: Option<Vec<String>>) -> impl
                     <caption>"Pageblocks per migratetype"</caption>
                     <tbody>{pageblocks}</tbody>
                 </table>
-                <div class="proc-scroll">
+                // Focusable so a keyboard can scroll the wide table (axe: scrollable-region-focusable).
+                <div class="proc-scroll" tabindex="0" role="group" aria-label="Free blocks per order (scrolls sideways)">
                     <table class="proc-table">
                         <caption>"Free per order"</caption>
                         <thead><tr><th scope="col">"order"</th>{orders}</tr></thead>
