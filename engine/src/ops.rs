@@ -93,11 +93,7 @@ impl Engine {
                 }
             }
         }
-        for cpu in 0..self.zone.pcp.len() {
-            if self.zone.pcp[cpu].count != 0 {
-                self.drain_pages_zone(cpu);
-            }
-        }
+        self.drain_all_pages();
         self.emit(
             Step::AllocContigTake,
             Annotation::Lock { zone: true, cpu: 0 },

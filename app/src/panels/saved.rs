@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 
 use super::exercises::ExerciseCtl;
 use super::frame::PanelFrame;
+use super::scenario::set_download_href;
 use crate::saved::{self, Entry, Listed, Progress, Saved, LAST_KEY};
 use crate::state::AppState;
 
@@ -239,24 +240,6 @@ fn open_scenario(state: &AppState, text: &str, id: &str, pos: u32) {
     if state.load_text(text, id).is_ok() {
         state.seek(pos);
     }
-}
-
-/// Points the anchor at a fresh Blob URL of `text` (before the browser follows it).
-fn set_download_href(anchor: &web_sys::HtmlAnchorElement, text: &str) {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type("application/json");
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
-    let old = anchor.href();
-    if old.starts_with("blob:") {
-        let _ = web_sys::Url::revoke_object_url(&old);
-    }
-    anchor.set_href(&url);
 }
 
 #[component]

@@ -210,7 +210,7 @@ fn open_file(state: AppState, input: web_sys::HtmlInputElement) {
 }
 
 /// Points the anchor at a fresh Blob URL of `text` (before the browser follows it).
-fn set_download_href(anchor: &web_sys::HtmlAnchorElement, text: &str) {
+pub(crate) fn set_download_href(anchor: &web_sys::HtmlAnchorElement, text: &str) {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type("application/json");

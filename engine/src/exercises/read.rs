@@ -12,7 +12,7 @@ use super::{
     MAX_EXERCISES, MAX_QUESTIONS, MAX_TEXT_CHARS,
 };
 use crate::scenario::read::{
-    join, quoted_choices, read_string, read_u64, scenario_from_value, suggest, type_err,
+    join, quoted_choices, read_string, read_u32, read_u64, scenario_from_value, suggest, type_err,
     FieldTable, Fields,
 };
 use crate::scenario::{ScenarioError, ValidScenario};
@@ -139,17 +139,6 @@ fn read_version(v: &Value, path: &str) -> Res<u32> {
         ));
     }
     Ok(EXERCISE_SET_VERSION)
-}
-
-fn read_u32(v: &Value, path: &str) -> Res<u32> {
-    let n = read_u64(v, path)?;
-    u32::try_from(n).map_err(|_| {
-        ScenarioError::new(
-            path,
-            format!("{n} is out of range"),
-            "a position is at most 4294967295",
-        )
-    })
 }
 
 fn read_ask(v: &Value, path: &str) -> Res<Ask> {

@@ -250,11 +250,7 @@ impl Engine {
         if page.is_none() {
             self.unreserve_highatomic_pageblock(mt);
             self.enter(KernelFn::drain_all_pages);
-            for c in 0..self.zone.pcp.len() {
-                if self.zone.pcp[c].count != 0 {
-                    self.drain_pages_zone(c);
-                }
-            }
+            self.drain_all_pages();
             self.exit(KernelFn::drain_all_pages);
             page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
         }

@@ -334,6 +334,16 @@ impl Engine {
         self.exit(KernelFn::free_pcppages_bulk);
     }
 
+    /// `drain_all_pages(NULL)` for the one zone: `drain_pages_zone` on every CPU whose pcp holds
+    /// pages, in CPU order (§4.7).
+    pub fn drain_all_pages(&mut self) {
+        for cpu in 0..self.zone.pcp.len() {
+            if self.zone.pcp[cpu].count != 0 {
+                self.drain_pages_zone(cpu);
+            }
+        }
+    }
+
     /// `drain_pages_zone(cpu)` (§4.7).
     pub fn drain_pages_zone(&mut self, cpu: usize) {
         self.enter(KernelFn::drain_pages_zone);

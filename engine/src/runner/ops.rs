@@ -277,13 +277,7 @@ impl Runner<'_, '_> {
     fn op_drain(&mut self, target: &DrainTarget) -> Outcome {
         match target {
             DrainTarget::Cpu(c) => self.engine.drain_pages_zone(*c as usize),
-            DrainTarget::All => {
-                for c in 0..self.engine.zone.pcp.len() {
-                    if self.engine.zone.pcp[c].count != 0 {
-                        self.engine.drain_pages_zone(c);
-                    }
-                }
-            }
+            DrainTarget::All => self.engine.drain_all_pages(),
         }
         Outcome::Drained
     }

@@ -758,7 +758,7 @@ fn compare_from_value(v: &Value, path: &str) -> Res<ScenarioCompare> {
     })
 }
 
-fn read_u32(v: &Value, path: &str) -> Res<u32> {
+pub(crate) fn read_u32(v: &Value, path: &str) -> Res<u32> {
     let n = read_u64(v, path)?;
     u32::try_from(n).map_err(|_| {
         ScenarioError::new(
