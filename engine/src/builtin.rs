@@ -51,6 +51,14 @@ pub const ALL: &[Builtin] = &[
     ),
     builtin!("pcp-overflow-2cpu", "pcp overflow and drain on 2 CPUs"),
     builtin!("fragmented-sandbox", "Fragmented sandbox (seeded workload)"),
+    builtin!(
+        "pcp-thp-rescued-by-drain",
+        "A pcp-held THP rescued by reclaim's drain"
+    ),
+    builtin!(
+        "free-contig-range-held-page",
+        "free_contig_range with a page someone else holds"
+    ),
 ];
 
 /// The built-in scenario with this id.

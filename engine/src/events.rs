@@ -60,6 +60,8 @@ pub enum KernelFn {
     alloc_pages_bulk,
     vfree,
     memblock_free_all,
+    get_page,
+    put_page,
 }
 
 impl KernelFn {
@@ -104,6 +106,8 @@ impl KernelFn {
             KernelFn::alloc_pages_bulk => "alloc_pages_bulk",
             KernelFn::vfree => "vfree",
             KernelFn::memblock_free_all => "memblock_free_all",
+            KernelFn::get_page => "get_page",
+            KernelFn::put_page => "put_page",
         }
     }
 
@@ -112,6 +116,7 @@ impl KernelFn {
         match self {
             KernelFn::vmalloc | KernelFn::vm_area_alloc_pages | KernelFn::vfree => "mm/vmalloc.c",
             KernelFn::memblock_free_all => "mm/memblock.c",
+            KernelFn::get_page | KernelFn::put_page => "include/linux/mm.h",
             _ => "mm/page_alloc.c",
         }
     }
@@ -274,6 +279,19 @@ pub enum Mutation {
     },
     /// `alloc_contig_range`: `nr` pages become allocated, refcount 1 each.
     ContigAlloc { pfn: ZonePfn, nr: u32, owner: u32 },
+    /// `get_page`: a third party (compaction's pfn scanner, a GUP pin) takes an extra
+    /// reference on an allocated order-0 page: refcount + 1.
+    GetPage { pfn: ZonePfn },
+    /// `put_page_testzero` that does not reach zero: refcount − 1, the page stays allocated.
+    /// `release`: the reference dropped was its allocation's own (a free of a page someone
+    /// else still holds), so the page is no longer the owner's: `owner`/`lru` are the page's
+    /// before, for the undo. The later `put_page` that drops the last reference frees it.
+    PutPageRef {
+        pfn: ZonePfn,
+        owner: u32,
+        lru: bool,
+        release: bool,
+    },
 }
 
 /// An explanation of what happened: changes nothing in the zone but the cost counters
@@ -439,6 +457,7 @@ impl EventKind {
                     Some((pb * PAGEBLOCK_NR_PAGES, PAGEBLOCK_NR_PAGES))
                 }
                 Mutation::ContigAlloc { pfn, nr, .. } => Some((pfn, nr)),
+                Mutation::GetPage { pfn } | Mutation::PutPageRef { pfn, .. } => block(pfn, 0),
                 Mutation::Account { .. } | Mutation::Counter { .. } => None,
             },
             EventKind::Annotation(a) => match a {

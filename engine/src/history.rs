@@ -124,7 +124,8 @@ impl Run {
                 | Some(Mutation::ContigAlloc { owner: o, .. }) => {
                     owner = (o != NO_OWNER).then_some(o)
                 }
-                Some(Mutation::PutPage { .. }) => owner = None,
+                Some(Mutation::PutPage { .. })
+                | Some(Mutation::PutPageRef { release: true, .. }) => owner = None,
                 _ => {}
             }
             let in_op = self.ops.get(op).is_some_and(|o| o.start <= i && i < o.end);

@@ -237,6 +237,7 @@ fn walk(ops: &[Op], zone: u128, scopes: &mut Vec<Vec<(String, u128)>>) -> Cost {
             },
             Op::Vmalloc { pages, .. } => u128::from(*pages),
             Op::Drain { .. } | Op::Tick { .. } => zone,
+            Op::GetPage { .. } | Op::PutPage { .. } => 1,
         };
         let pages = pages.min(zone);
         if let Some((name, _)) = op.binding() {

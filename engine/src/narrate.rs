@@ -170,14 +170,40 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
             x(pfn),
             1u32 << order
         ),
-        Mutation::PutPage { pfn, order, .. } => {
-            format!(
-                "{f}: the owner drops the order-{order} block at pfn {}",
-                x(pfn)
-            )
+        Mutation::PutPage {
+            pfn, order, owner, ..
+        } => {
+            if owner == crate::zone::NO_OWNER {
+                format!(
+                    "{f}: the last reference on the page at pfn {} is dropped: the page is freed",
+                    x(pfn)
+                )
+            } else {
+                format!(
+                    "{f}: the owner drops the order-{order} block at pfn {}",
+                    x(pfn)
+                )
+            }
         }
         Mutation::ContigAlloc { pfn, nr, .. } => {
             format!("{f}: {nr} pages from pfn {} are allocated", x(pfn))
+        }
+        Mutation::GetPage { pfn } => format!(
+            "{f}: a third party takes an extra reference on the page at pfn {} (compaction's pfn scanner, a GUP pin)",
+            x(pfn)
+        ),
+        Mutation::PutPageRef { pfn, release, .. } => {
+            if release {
+                format!(
+                    "{f}: the owner drops its reference on the page at pfn {}; someone else still holds it, so it is not freed: the last put_page frees it",
+                    x(pfn)
+                )
+            } else {
+                format!(
+                    "{f}: one reference on the page at pfn {} is dropped; the page is still referenced and stays allocated",
+                    x(pfn)
+                )
+            }
         }
     }
 }

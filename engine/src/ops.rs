@@ -30,20 +30,30 @@ impl Engine {
         self.enter(KernelFn::__free_contig_range_common);
         let mut start: Option<ZonePfn> = None;
         for p in pfn..pfn + n {
-            // A page someone else still references ends the run; its last put frees it.
-            if self.zone.refcount[p as usize] != 1 || self.zone.kind[p as usize] != PageKind::Other
-            {
+            // put_page_testzero: a page someone else still references loses the owner's
+            // reference only; it ends the run, and its last put_page frees it on its own.
+            let refs = self.zone.refcount[p as usize];
+            if refs != 1 || self.zone.kind[p as usize] != PageKind::Other {
+                let held = refs > 1 && self.zone.kind[p as usize] == PageKind::Other;
+                if held {
+                    self.drop_ref(Step::ContigPutRef, p, true);
+                }
                 if let Some(s) = start.take() {
                     self.free_prepared_contig_range(s, p - s, cpu);
                 }
-                self.message(
-                    Step::ContigRunBreak,
-                    MsgLevel::Warning,
+                let why = if held {
+                    format!(
+                        "page {:#x} still has {} reference(s) after put_page_testzero: not freed, the run is split; its last put_page frees it",
+                        self.zone.abs_pfn(p),
+                        refs - 1
+                    )
+                } else {
                     format!(
                         "page {:#x} is not held once: skipped, the run is split",
                         self.zone.abs_pfn(p)
-                    ),
-                );
+                    )
+                };
+                self.message(Step::ContigRunBreak, MsgLevel::Warning, why);
                 continue;
             }
             self.put_page(p, 0);
@@ -136,16 +146,14 @@ impl Engine {
 mod tests {
     use crate::events::{Annotation, EventKind};
 
-    // In the crate because it takes a page reference by hand (the zone's fields are private
-    // to the crate, and no scenario op pins a page).
-    /// §5.4: pfn=3, n=13 with page 9 still referenced: run [3..8] → 3/0, 4/2, 8/0; page 9 is
-    /// skipped; run [10..15] → 10/1, 12/2.
+    /// §5.4: pfn=3, n=13 with page 9 still referenced: run [3..8] → 3/0, 4/2, 8/0; page 9
+    /// loses the owner's reference only; run [10..15] → 10/1, 12/2.
     #[test]
     fn chunked_free_splits_runs_at_a_referenced_page() {
         let mut e = crate::setup::boot_engine(&crate::setup::ZoneParams::new(262144));
         assert!(e.alloc_contig_range(3, 13, 7));
         // Someone else (a compaction scanner, say) holds an extra reference on page 9.
-        e.zone.refcount[9] = 2;
+        e.get_page(9);
         e.log.events.clear();
         e.free_contig_range_chunked(3, 13, 0);
         let chunks: Vec<(u32, u8)> = e
@@ -158,6 +166,13 @@ mod tests {
             })
             .collect();
         assert_eq!(chunks, vec![(3, 0), (4, 2), (8, 0), (10, 1), (12, 2)]);
-        assert_eq!(e.zone.refcount[9], 2, "page 9 is not freed by this call");
+        assert_eq!(e.zone.refcount[9], 1, "page 9 is not freed by this call");
+        assert_eq!(
+            e.zone.owner[9],
+            crate::zone::NO_OWNER,
+            "nor is it the range's any more"
+        );
+        e.put_page_and_free(9, 0);
+        assert_eq!(e.zone.refcount[9], 0, "the last put_page frees it");
     }
 }

@@ -57,6 +57,16 @@ pub enum Outcome {
     Skipped(String),
     /// One event of a replayed trace (`crate::replay`): its line and what the replay did.
     Replayed { line: u64, what: String },
+    /// `get_page`: page `index` now has `refcount` references.
+    PageRefTaken { index: u64, refcount: u8 },
+    /// `put_page`: one reference on page `index` dropped; `freed`: it was the last.
+    PageRefDropped { index: u64, freed: bool },
+    /// `free` of one page someone else still references: the owner's reference is dropped,
+    /// the page stays allocated until the last `put_page`.
+    StillReferenced { index: u64 },
+    /// `free_contig_range` of a range with `held` pages someone else still references: those
+    /// lost the owner's reference only; their last `put_page` frees them.
+    ContigFreedHeld { nr: u32, chunked: bool, held: u32 },
 }
 
 impl fmt::Display for Outcome {
@@ -112,6 +122,26 @@ impl fmt::Display for Outcome {
             },
             Outcome::Skipped(warning) => f.write_str(warning),
             Outcome::Replayed { line, what } => write!(f, "line {line}: {what}"),
+            Outcome::PageRefTaken { index, refcount } => {
+                write!(f, "page {index} referenced: refcount {refcount}")
+            }
+            Outcome::PageRefDropped { index, freed } => {
+                if *freed {
+                    write!(f, "page {index}: last reference dropped, page freed")
+                } else {
+                    write!(f, "page {index}: reference dropped, still referenced")
+                }
+            }
+            Outcome::ContigFreedHeld { nr, chunked, held } => write!(
+                f,
+                "{} pages freed ({}); {held} still referenced, freed by the last put_page",
+                nr - held,
+                if *chunked { "chunked" } else { "page by page" }
+            ),
+            Outcome::StillReferenced { index } => write!(
+                f,
+                "page {index} still referenced: not freed until the last put_page"
+            ),
         }
     }
 }

@@ -154,6 +154,12 @@ steps! {
     VfreeRun => vfree: 2,
 
     BootChunk => memblock_free_all: 1,
+
+    GetPage => get_page: 0,
+    PutPageDrop => put_page: 1,
+    PutPageLast => put_page: 0,
+    FreePagesStillHeld => __free_pages: 1,
+    ContigPutRef => __free_contig_range_common: 1,
 }
 
 /// The pseudocode of a function, one line per entry.
@@ -316,7 +322,10 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "if free <= mark: return false",
             "return order == 0 or some buddy list of order >= order is non-empty",
         ],
-        __free_pages => &["if put_page_testzero(page): __free_frozen_pages(page, order)"],
+        __free_pages => &[
+            "if put_page_testzero(page): __free_frozen_pages(page, order)",
+            "else: the page stays allocated; the last put_page frees it (order 0 here)",
+        ],
         __free_frozen_pages => &[
             "if !pcp_allowed_order(order): __free_pages_ok(page, order); return",
             "free_pages_prepare(page, order)                   // mm_page_free",
@@ -425,6 +434,13 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "≤ 7.1: for each page: __free_page(page)",
             "7.2: free_pages_bulk: each run of consecutive pfns → __free_contig_range",
             "free the page array",
+        ],
+        get_page => &[
+            "folio_ref_inc(page)        // a third party holds it: compaction's pfn scanner, a GUP pin",
+        ],
+        put_page => &[
+            "if put_page_testzero(page): __folio_put → free_frozen_pages(page, 0)",
+            "else: refcount - 1; the page stays allocated",
         ],
         memblock_free_all => &[
             "for each free range, ascending:",

@@ -657,6 +657,13 @@ impl Zone {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(1);
                 self.set_owner_range(pfn, nr, owner, false);
             }
+            Mutation::GetPage { pfn } => self.refcount[pfn as usize] += 1,
+            Mutation::PutPageRef { pfn, release, .. } => {
+                self.refcount[pfn as usize] -= 1;
+                if release {
+                    self.set_owner_range(pfn, 1, NO_OWNER, false);
+                }
+            }
         }
     }
 
@@ -744,6 +751,18 @@ impl Zone {
             Mutation::ContigAlloc { pfn, nr, .. } => {
                 self.refcount[pfn as usize..(pfn + nr) as usize].fill(0);
                 self.set_owner_range(pfn, nr, NO_OWNER, false);
+            }
+            Mutation::GetPage { pfn } => self.refcount[pfn as usize] -= 1,
+            Mutation::PutPageRef {
+                pfn,
+                owner,
+                lru,
+                release,
+            } => {
+                self.refcount[pfn as usize] += 1;
+                if release {
+                    self.set_owner_range(pfn, 1, owner, lru);
+                }
             }
         }
     }

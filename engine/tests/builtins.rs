@@ -140,3 +140,70 @@ fn pcp_overflow_drains_during_the_per_page_vfree() {
     // 6.19+: free_pcppages_bulk in batch-sized chunks (batch 15 on a 256 MiB zone).
     assert!(vfree.zone_lock >= vfree.pcp_drains);
 }
+
+/// The reclaim drain rescues the pcp-held THP: the last op succeeds with the block that sat on
+/// CPU 0's pcp list, after a `drain_all_pages` and without page reclaim.
+#[test]
+fn pcp_held_thp_is_rescued_by_the_reclaim_drain() {
+    use buddyscope::events::{Annotation, KernelFn};
+    use buddyscope::pseudocode::Step;
+    use buddyscope::runner::Outcome;
+    let r = run("pcp-thp-rescued-by-drain");
+    let last = r.ops.last().unwrap();
+    assert_eq!(
+        last.outcome,
+        Outcome::Allocated {
+            order: 9,
+            pfn: 0x200
+        }
+    );
+    let evs = &r.log.events[last.start as usize..last.end as usize];
+    assert!(evs.iter().any(|e| e.step == Step::DirectReclaimNotModelled));
+    assert!(evs.iter().any(|e| e.kind.annotation()
+        == Some(Annotation::Enter {
+            func: KernelFn::drain_all_pages
+        })));
+    assert_eq!(r.ops[3].nr_free_after.iter().sum::<u64>(), 0, "buddy empty");
+    assert_eq!(r.final_zone.pcp()[0].count, 0);
+}
+
+/// The held page in the chunked free: 7.2 splits the run at page 100 (two runs of chunks), 7.1
+/// frees page by page; on both sides the page is freed only by the last `put_page`.
+#[test]
+fn held_page_splits_the_chunked_free_and_is_freed_by_put_page() {
+    use buddyscope::events::{Annotation, EventKind, Tracepoint};
+    use buddyscope::runner::Outcome;
+    let b = builtin::get("free-contig-range-held-page").unwrap();
+    let s = buddyscope::scenario::parse(b.json).unwrap();
+    let cmp = s.compare.clone().unwrap();
+    for (side, chunks) in [(&cmp.a, 0), (&cmp.b, 9)] {
+        let r = buddyscope::runner::run(&side.apply(&s), &RunOptions::default()).unwrap();
+        let op = &r.ops[3];
+        let evs = &r.log.events[op.start as usize..op.end as usize];
+        let n = evs
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Annotation(Annotation::Chunk { .. })))
+            .count();
+        assert_eq!(n, chunks, "{}", side.label);
+        assert!(matches!(
+            op.outcome,
+            Outcome::ContigFreedHeld { held: 1, .. }
+        ));
+        assert_eq!(
+            r.ops[4].outcome,
+            Outcome::PageRefDropped {
+                index: 100,
+                freed: true
+            }
+        );
+        let put = &r.log.events[r.ops[4].start as usize..r.ops[4].end as usize];
+        assert!(put.iter().any(|e| matches!(
+            e.kind,
+            EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageFree {
+                pfn: 100,
+                order: 0
+            }))
+        )));
+        assert_eq!(r.final_zone.page_refcount(100), 0);
+    }
+}

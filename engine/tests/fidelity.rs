@@ -249,3 +249,123 @@ fn tick_decays_pcp_high_and_drains_the_excess() {
         buddyscope::metrics::check_invariants(&e.zone).unwrap();
     }
 }
+
+/// The chunks (zone pfn, order) that `free_prepared_contig_range` chose in `events`.
+fn chunks(events: &[buddyscope::events::Event]) -> Vec<(u32, u8)> {
+    use buddyscope::events::{Annotation, EventKind};
+    events
+        .iter()
+        .filter_map(|ev| match ev.kind {
+            EventKind::Annotation(Annotation::Chunk { pfn, order }) => Some((pfn, order)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The pfns of the `mm_page_free` tracepoints in `events`.
+fn page_frees(events: &[buddyscope::events::Event]) -> Vec<u32> {
+    use buddyscope::events::{Annotation, EventKind, Tracepoint};
+    events
+        .iter()
+        .filter_map(|ev| match ev.kind {
+            EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageFree { pfn, order })) => {
+                assert_eq!(order, 0);
+                Some(pfn)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Transient references (issue 9 item 7): the review case of the 7.2 seed
+/// (`../shared/seeds/free_contig_range-batching.txt`, Vlastimil Babka: "Spurious temporary page
+/// refcount increases (get_page_unless_zero()) can happen e.g. due to memory compaction pfn
+/// scanners … that side will be then the last one to drop the refcount and freeing the order-0
+/// page"): a scanner holds one page in the middle of a range that is freed.
+///
+/// By hand: 512 pages at pfn 512 from `alloc_contig_range` (refcount 1 each); `get_page` on
+/// page 100 (pfn 612: refcount 2); `free_contig_range` of the range.
+/// * 7.2, the seed's `__free_contig_range`: for every page `can_free = put_page_testzero(page)`,
+///   then `free_pages_prepare(page, 0)` (one `mm_page_free` each: 511); pfn 612's count drops
+///   2 → 1, so `!can_free && start` → `free_prepared_contig_range(512, 100)`, `start = NULL`;
+///   pfn 613 starts the next run, freed at the end as `free_prepared_contig_range(613, 411)`.
+///   Chunks (`order = min(__ffs(pfn), ilog2(nr_pages), MAX_PAGE_ORDER)`): run 1: 512/6 (100 →
+///   36 left), 576/5 (__ffs 6, ilog2 36 = 5; 4 left), 608/2; run 2: 613/0 (__ffs 0), 614/1,
+///   616/3, 624/4, 640/7 (__ffs 7, ilog2 384 = 8), 768/8. 1+2+8+16+128+256 = 411.
+/// * 7.1, `free_contig_range` (v7.1.5 mm/page_alloc.c:7302-7310): `__free_page` per pfn →
+///   `___free_pages(page, 0)` (:5293-5314): `put_page_testzero` fails for pfn 612, and `!head`
+///   with order 0 frees nothing more. 511 `mm_page_free`, no chunks.
+/// * Either way pfn 612 stays allocated with refcount 1 and no owner; the scanner's `put_page`
+///   (include/linux/mm.h v7.1.5:2191 → `folio_put` :2126 → `__folio_put` →
+///   `free_frozen_pages(page, 0)`) drops the last reference and frees it: one `mm_page_free`.
+///
+/// Rewinding the run event by event gives the start state back exactly.
+#[test]
+fn chunked_free_with_a_held_page_splits_the_run_and_the_last_put_page_frees_it() {
+    let scenario = |kernel: &str| {
+        format!(
+            r#"{{"version": 1, "kernel": "{kernel}", "zone": {{"pages": 4096}}, "ops": [
+            {{"op": "alloc_contig_range", "pfn": 512, "nr_pages": 512, "as": "r"}},
+            {{"op": "get_page", "ref": "r", "page": 100}},
+            {{"op": "free_contig_range", "ref": "r"}},
+            {{"op": "put_page", "ref": "r", "page": 100}}]}}"#
+        )
+    };
+    for (kernel, want_chunks) in [
+        (
+            "v7.2",
+            vec![
+                (512, 6),
+                (576, 5),
+                (608, 2),
+                (613, 0),
+                (614, 1),
+                (616, 3),
+                (624, 4),
+                (640, 7),
+                (768, 8),
+            ],
+        ),
+        ("v7.1", vec![]),
+    ] {
+        let opts = buddyscope::runner::RunOptions::default();
+        let run = buddyscope::runner::run_text(&scenario(kernel), &opts).unwrap();
+        let ev = |k: usize| &run.log.events[run.ops[k].start as usize..run.ops[k].end as usize];
+        assert_eq!(chunks(ev(2)), want_chunks, "{kernel}");
+        let freed = page_frees(ev(2));
+        assert_eq!(freed.len(), 511, "{kernel}");
+        assert!(
+            !freed.contains(&612),
+            "{kernel}: the held page is not freed"
+        );
+        assert_eq!(
+            page_frees(ev(3)),
+            vec![612],
+            "{kernel}: the last put_page frees it"
+        );
+
+        // The state between the free and the put_page: the held page alone is allocated.
+        let mut z = run.initial.clone();
+        for e in &run.log.events[..run.ops[3].start as usize] {
+            z.apply(e);
+        }
+        assert_eq!(z.page_refcount(612), 1, "{kernel}");
+        assert_eq!(z.page_owner(612), buddyscope::zone::NO_OWNER, "{kernel}");
+        assert_eq!(z.block_containing(612), None, "{kernel}");
+        for p in (512..1024).filter(|&p| p != 612) {
+            assert!(
+                z.block_containing(p).is_some(),
+                "{kernel}: page {p} is free"
+            );
+        }
+        buddyscope::metrics::check_invariants(&z).unwrap();
+        assert_eq!(run.final_zone.page_refcount(612), 0, "{kernel}");
+        assert!(run.final_zone.block_containing(612).is_some(), "{kernel}");
+
+        let mut back = run.final_zone.clone();
+        for e in run.log.events.iter().rev() {
+            back.unapply(e);
+        }
+        assert_eq!(back.first_difference(&run.initial), None, "{kernel}");
+    }
+}

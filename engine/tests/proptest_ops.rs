@@ -101,14 +101,15 @@ fn order_strategy() -> impl Strategy<Value = u8> {
 }
 
 /// Relative weights of the op kinds: `[alloc, free, split, free_contig, alloc_contig, vmalloc,
-/// vfree, drain]`.
-type Mix = [u32; 8];
+/// vfree, drain, tick, get_page, put_page]`.
+type Mix = [u32; 11];
 /// Allocation and freeing roughly balanced.
-const CHURN: Mix = [30, 26, 6, 5, 4, 7, 7, 3];
-/// Allocation-heavy: the zone runs full (slow path, highatomic, steal, failures).
-const PRESSURE: Mix = [45, 14, 6, 4, 4, 10, 5, 2];
+const CHURN: Mix = [30, 26, 6, 5, 4, 7, 7, 3, 2, 3, 3];
+/// Allocation-heavy: the zone runs full (slow path, highatomic, steal, failures, reclaim's
+/// drain-and-retry).
+const PRESSURE: Mix = [45, 14, 6, 4, 4, 10, 5, 2, 1, 2, 2];
 /// Free-heavy with many drains: merging back to whole blocks.
-const DRAINING: Mix = [28, 30, 8, 8, 3, 6, 9, 8];
+const DRAINING: Mix = [28, 30, 8, 8, 3, 6, 9, 8, 4, 3, 3];
 
 fn mix_strategy() -> impl Strategy<Value = Mix> {
     prop_oneof![5 => Just(CHURN), 3 => Just(PRESSURE), 2 => Just(DRAINING)]
@@ -154,6 +155,15 @@ fn op_strategy(mix: Mix) -> BoxedStrategy<Op> {
     let drain = (cpu(), prop::bool::weighted(0.3))
         .prop_map(|(cpu, all)| Op::Drain { cpu, all })
         .boxed();
+    let tick = (cpu(), prop::bool::weighted(0.5))
+        .prop_map(|(cpu, all)| Op::Tick { cpu, all })
+        .boxed();
+    let get_page = (any::<u32>(), any::<u32>())
+        .prop_map(|(pick, page)| Op::GetPage { pick, page })
+        .boxed();
+    let put_page = (any::<u32>(), cpu())
+        .prop_map(|(pick, cpu)| Op::PutPage { pick, cpu })
+        .boxed();
     let kinds = [
         alloc,
         free,
@@ -163,6 +173,9 @@ fn op_strategy(mix: Mix) -> BoxedStrategy<Op> {
         vmalloc,
         vfree,
         drain,
+        tick,
+        get_page,
+        put_page,
     ];
     Union::new_weighted(mix.into_iter().zip(kinds).collect()).boxed()
 }
@@ -304,6 +317,16 @@ fn random_ops_keep_invariants() {
         ("failed vmallocs", tally.vmallocs_failed),
         ("vfrees", tally.vfrees),
         ("drains", tally.drains),
+        ("ticks", tally.ticks),
+        ("pages decay_pcp_high drained", tally.tick_drained),
+        ("get_pages", tally.get_pages),
+        ("put_pages", tally.put_pages),
+        ("put_pages that freed the page", tally.put_page_frees),
+        ("owner frees of a held page", tally.held_frees),
+        (
+            "allocations rescued by reclaim's drain",
+            tally.reclaim_rescues,
+        ),
     ] {
         assert!(n > 0 || target < 100_000, "no {what}");
     }
@@ -472,6 +495,17 @@ enum Gen {
         times: u64,
         order: u8,
     },
+    Tick {
+        cpu: Option<u32>,
+    },
+    GetPage {
+        pick: usize,
+        page: u64,
+    },
+    PutPage {
+        pick: usize,
+        cpu: u32,
+    },
 }
 
 fn gen_strategy() -> impl Strategy<Value = Gen> {
@@ -490,6 +524,10 @@ fn gen_strategy() -> impl Strategy<Value = Gen> {
         2 => (any::<u64>(), 50u64..600, 0usize..=10, 13u32..45)
             .prop_map(|(seed, steps, max_order, p)| Gen::Workload { seed, steps, max_order, free_probability: p as f64 / 64.0 }),
         1 => (0u64..4, 0u8..=3).prop_map(|(times, order)| Gen::Repeat { times, order }),
+        2 => prop::option::of(0u32..4).prop_map(|cpu| Gen::Tick { cpu }),
+        3 => (any::<usize>(), prop_oneof![3 => 0u64..8, 1 => 0u64..600])
+            .prop_map(|(pick, page)| Gen::GetPage { pick, page }),
+        3 => (any::<usize>(), 0u32..4).prop_map(|(pick, cpu)| Gen::PutPage { pick, cpu }),
     ]
 }
 
@@ -501,6 +539,8 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
     let mut allocs: Vec<String> = Vec::new(); // alloc (free, split, free_contig_range)
     let mut contigs: Vec<String> = Vec::new(); // alloc_contig_range (free, free_contig_range)
     let mut vms: Vec<String> = Vec::new();
+    // (name, page) of each get_page, for put_page to refer to.
+    let mut refs: Vec<(String, u64)> = Vec::new();
     let mut ops = Vec::new();
     let mut n = 0;
     let mut name = || {
@@ -656,10 +696,42 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
                 cpu: None,
                 note: None,
             },
-            // Nothing of the kind to refer to yet.
-            Gen::Free { .. } | Gen::Split { .. } | Gen::FreeContig { .. } | Gen::Vfree { .. } => {
-                alloc(0, 1, false, 0, None)
+            Gen::Tick { cpu } => SOp::Tick {
+                cpu: cpu.map_or(DrainTarget::All, |c| DrainTarget::Cpu(c % cpus)),
+                note: None,
+            },
+            // Any alloc or range: an unsplit block, a freed page or an index beyond the
+            // allocation is a run-time refusal the run must survive too.
+            Gen::GetPage { pick, page } if !allocs.is_empty() || !contigs.is_empty() => {
+                let k = pick % (allocs.len() + contigs.len());
+                let r = allocs
+                    .get(k)
+                    .unwrap_or_else(|| &contigs[k - allocs.len()])
+                    .clone();
+                refs.push((r.clone(), page));
+                SOp::GetPage {
+                    ref_name: r,
+                    page,
+                    cpu: None,
+                    note: None,
+                }
             }
+            Gen::PutPage { pick, cpu } if !refs.is_empty() => {
+                let (r, page) = refs[pick % refs.len()].clone();
+                SOp::PutPage {
+                    ref_name: r,
+                    page,
+                    cpu: Some(cpu % cpus),
+                    note: None,
+                }
+            }
+            // Nothing of the kind to refer to yet.
+            Gen::Free { .. }
+            | Gen::Split { .. }
+            | Gen::FreeContig { .. }
+            | Gen::Vfree { .. }
+            | Gen::GetPage { .. }
+            | Gen::PutPage { .. } => alloc(0, 1, false, 0, None),
         };
         ops.push(op);
     }
@@ -819,6 +891,9 @@ fn timeline_seek_matches_replay() {
         for o in r.ops.iter().step_by(r.ops.len().max(1).div_ceil(50)) {
             tl.seek(o.end);
             same_zone(&tl, rp.at(o.end), "op end")?;
+            // Counters match the lists; a free page has refcount 0 and no owner.
+            buddyscope::metrics::check_invariants(tl.zone())
+                .map_err(|e| TestCaseError::fail(format!("after op {}: {e}", o.def)))?;
             n += 1;
         }
         *seeks.borrow_mut() += n;

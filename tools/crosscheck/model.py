@@ -258,6 +258,7 @@ class Model:
         self.refcnt = [0] * self.N
         self.lru = bytearray(self.N)    # §2.7.3 PageLRU approximation
         self.owner = {}                 # pfn -> Rec holding it
+        self.extra = {}                 # pfn -> references get_page took, not yet put
 
         self.setup_watermarks(z.get("min_free_kbytes"))
         self.setup_pcp(z.get("pcp", {}))
@@ -943,14 +944,24 @@ class Model:
         self.free_frozen_page_commit(self.pcps[cpu], pfn, mt, order)
 
     def free_pages(self, cpu, pfn, order):
-        """§3.1 ___free_pages (refcount of head is 1 for our ops)."""
+        """§3.1 ___free_pages: the owner's reference; a get_page reference may remain."""
         i = pfn - self.start
         self.refcnt[i] -= 1
         if self.refcnt[i] == 0:
             self.free_frozen_pages(cpu, pfn, order)
+        elif order == 0:
+            self.hit("held_page_owner_free")
+            self.release(pfn)
         else:
             for k in range(order - 1, -1, -1):
                 self.free_frozen_pages(cpu, pfn + (1 << k), k)
+
+    def release(self, pfn):
+        """The owner dropped its reference but someone else still holds the page: it is no
+        longer the allocation's; the last put_page frees it."""
+        r = self.owner.pop(pfn, None)
+        if r is not None:
+            r.held.discard(pfn)
 
     # ------------------------------------------------------------ §4.5
     def free_frozen_page_commit(self, pcp, pfn, mt, order):
@@ -1088,6 +1099,9 @@ class Model:
             else:
                 self.refcnt[i] -= 1
                 ok = self.refcnt[i] == 0
+                if not ok:
+                    self.hit("held_page_splits_run")
+                    self.release(p)
             if ok:
                 ok = self.prepare(p, 0)
             if not ok:
@@ -1403,9 +1417,13 @@ class Model:
                 pfn, n = rec.pages[0], len(rec.pages)
             else:
                 pfn, n = op["pfn"], op["nr_pages"]
-            if any(self.refcnt[q - self.start] != 1 for q in range(pfn, pfn + n)):
+            # allocated pages only: refcount 0 is free or a tail; a page only get_page
+            # references hold (its allocation freed it) is not the caller's to free
+            if any(self.refcnt[q - self.start] <= self.extra.get(q, 0) for q in range(pfn, pfn + n)):
                 self.emit("# warning: refused (refcount)")
                 return
+            if frozen and any(self.extra.get(q, 0) for q in range(pfn, pfn + n)):
+                self.undefined = True     # a frozen page has refcount 0: nobody can hold it
             if method == "per_page":
                 self.free_contig_per_page(cpu, pfn, n, frozen)
             else:
@@ -1432,6 +1450,32 @@ class Model:
             c = op.get("cpu", "all")
             for cc in (range(self.ncpus) if c == "all" else [c]):
                 self.decay_pcp_high(self.pcps[cc])
+        elif kind in ("get_page", "put_page"):
+            # transient references (issue 9 item 7): only pages with their own refcount
+            rec = self.lookup(op["ref"])
+            k = op["page"]
+            if rec.failed or (rec.kind == "alloc" and rec.order > 0 and not rec.split) \
+                    or k >= len(rec.pages):
+                self.emit("# warning: refused")
+                return
+            p = rec.pages[k]
+            i = p - self.start
+            if kind == "get_page":
+                if p not in rec.held or self.refcnt[i] >= 255:
+                    self.emit("# warning: refused")
+                    return
+                self.refcnt[i] += 1
+                self.extra[p] = self.extra.get(p, 0) + 1
+                self.hit("get_page")
+            else:
+                if not self.extra.get(p, 0):
+                    self.emit("# warning: refused")
+                    return
+                self.extra[p] -= 1
+                self.refcnt[i] -= 1
+                if self.refcnt[i] == 0:
+                    self.hit("put_page_frees")
+                    self.free_frozen_pages(cpu, p, 0)     # put_page → __folio_put
         elif kind == "repeat":
             for _ in range(op["times"]):
                 self.scopes.append({})

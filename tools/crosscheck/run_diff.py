@@ -141,7 +141,7 @@ class Gen:
         self.pages = z["pages"]
         self.cpus = z["cpus"]
         doc = {"version": 1, "kernel": r.choice(["v6.18", "v7.1", "v7.2"]), "zone": z, "init": "boot"}
-        self.names = {"alloc": [], "contig": [], "vmalloc": []}
+        self.names = {"alloc": [], "contig": [], "vmalloc": [], "refs": []}
         self.ranges = []          # (pfn, n) of alloc_contig_range ops
         ops = []
         for _ in range(r.randint(5, self.max_ops)):
@@ -155,7 +155,7 @@ class Gen:
     def pattern(self):
         """Multi-op patterns that create fragmentation and watermark pressure."""
         r = self.r
-        k = r.choice(["fill", "fill", "frag", "holes"])
+        k = r.choice(["fill", "fill", "frag", "holes", "held"])
         mt = r.choices(["unmovable", "movable", "reclaimable"], [4, 5, 2])[0]
         if k == "fill":
             # leak allocations in a repeat scope: the zone gets close to its watermarks
@@ -187,6 +187,39 @@ class Gen:
             for i in sorted(idx[:r.randint(5, 120)]):
                 out.append({"op": "free", "ref": nm, "page": i})
             return out
+        if k == "held":
+            # a split block or a contig range freed while get_page references hold some pages
+            nm = self.name()
+            if r.random() < 0.5:
+                o = r.choice([10, 9, 4, 0])
+                self.names["alloc"].append(nm)
+                out = [{"op": "alloc", "order": o, "mt": mt, "as": nm}]
+                if o > 0:
+                    out.append({"op": "split", "ref": nm})
+                n = 1 << o
+            else:
+                n = min(self.pages, r.choice([16, 100, 512]))
+                pfn = self.start + (r.randrange(0, self.pages - n + 1) & ~r.choice([0, 7, 511]))
+                self.names["contig"].append(nm)
+                out = [{"op": "alloc_contig_range", "pfn": pfn, "nr_pages": n, "as": nm}]
+            held = sorted(set(r.randrange(n) for _ in range(r.randint(1, 3))))
+            for i in held:
+                out.append({"op": "get_page", "ref": nm, "page": i})
+                if r.random() < 0.2:
+                    out.append({"op": "get_page", "ref": nm, "page": i})
+            if r.random() < 0.6:
+                op = {"op": "free_contig_range", "ref": nm}
+                if r.random() < 0.5:
+                    op["method"] = r.choice(["per_page", "chunked"])
+                out.append(op)
+            else:
+                out.append({"op": "free", "ref": nm})
+            r.shuffle(held)
+            for i in held:
+                for _ in range(r.choice([1, 1, 2, 3])):
+                    out.append({"op": "put_page", "ref": nm, "page": i,
+                                "cpu": r.randrange(self.cpus)})
+            return out
         # holes: a large contig range, then pfn-based frees of parts of it
         n = min(self.pages, r.choice([512, 1024, 2048]))
         pfn = self.start + (r.randrange(0, self.pages - n + 1) & ~511)
@@ -203,8 +236,9 @@ class Gen:
 
     def op(self, names, depth):
         r = self.r
-        k = r.choices(["alloc", "free", "split", "acr", "fcr", "vmalloc", "vfree", "drain", "tick", "repeat"],
-                      [40, 18, 8, 5, 8, 6, 5, 5, 4, 3 if depth < 2 else 0])[0]
+        k = r.choices(["alloc", "free", "split", "acr", "fcr", "vmalloc", "vfree", "drain", "tick", "repeat",
+                       "getp", "putp"],
+                      [40, 18, 8, 5, 8, 6, 5, 5, 4, 3 if depth < 2 else 0, 4, 4])[0]
         op = None
         if k == "alloc":
             order = r.choices(range(11), [30, 10, 8, 8, 5, 4, 3, 3, 3, 6, 4])[0]
@@ -265,9 +299,17 @@ class Gen:
             if self.cpus > 1 and r.random() < 0.3:
                 op["cpu"] = r.randrange(self.cpus)
             return op
+        elif k == "getp" and (names["alloc"] or names["contig"]):
+            nm = r.choice(names["alloc"] + names["contig"])
+            page = r.choice([0, 0, 1, 3, 7, 100, 511])
+            op = {"op": "get_page", "ref": nm, "page": page}
+            names["refs"].append((nm, page))
+        elif k == "putp" and names["refs"]:
+            nm, page = r.choice(names["refs"])
+            op = {"op": "put_page", "ref": nm, "page": page}
         elif k == "repeat":
             inner = {"alloc": list(names["alloc"]), "contig": list(names["contig"]),
-                     "vmalloc": list(names["vmalloc"])}
+                     "vmalloc": list(names["vmalloc"]), "refs": list(names["refs"])}
             ops = [self.op(inner, depth + 1) for _ in range(r.randint(1, 5))]
             # inner names must not be referenced after the repeat (dropped scope)
             return {"op": "repeat", "times": r.randint(0, 4), "ops": ops}

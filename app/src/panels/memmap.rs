@@ -350,6 +350,11 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
                         pbmt.kernel_name()
                     ));
                 }
+            } else if owner == buddyscope::zone::NO_OWNER && z.page_refcount(idx) > 0 {
+                // Its allocation freed it while a get_page reference held it.
+                out.push(
+                    "held only by get_page references: the last put_page frees it".to_string(),
+                );
             } else {
                 out.push("reserved: not free, no recorded owner".to_string());
             }

@@ -11,11 +11,65 @@ use crate::zone::*;
 impl Engine {
     /// `__free_pages(page, order)` of a block `owner` holds with refcount 1 (§3.1): the
     /// refcount drops to zero, so the whole block is freed.
+    ///
+    /// A page a third party still references ([`Engine::get_page`]; only order-0 pages take
+    /// one) is not freed: `put_page_testzero` drops the owner's reference only, and the
+    /// third party's last [`Engine::put_page_and_free`] frees it.
     pub fn free_pages(&mut self, pfn: ZonePfn, order: u8, cpu: usize) {
         self.enter(KernelFn::__free_pages);
-        self.put_page(pfn, order);
-        self.__free_frozen_pages(pfn, order, FPI_NONE, cpu);
+        if self.zone.refcount[pfn as usize] > 1 {
+            self.drop_ref(Step::FreePagesStillHeld, pfn, true);
+        } else {
+            self.put_page(pfn, order);
+            self.__free_frozen_pages(pfn, order, FPI_NONE, cpu);
+        }
         self.exit(KernelFn::__free_pages);
+    }
+
+    /// `get_page`: a third party (compaction's pfn scanner, a GUP pin) takes an extra
+    /// reference on an allocated order-0 page.
+    pub fn get_page(&mut self, pfn: ZonePfn) {
+        self.enter(KernelFn::get_page);
+        self.emit(Step::GetPage, Mutation::GetPage { pfn });
+        self.exit(KernelFn::get_page);
+    }
+
+    /// `put_page` of an order-0 page by a third party: drops one reference; the last one
+    /// frees the page (`folio_put` → `__folio_put` → `free_frozen_pages(page, 0)`, mm/swap.c).
+    pub fn put_page_and_free(&mut self, pfn: ZonePfn, cpu: usize) {
+        self.enter(KernelFn::put_page);
+        if self.zone.refcount[pfn as usize] > 1 {
+            self.drop_ref(Step::PutPageDrop, pfn, false);
+        } else {
+            let owner = self.zone.owner[pfn as usize];
+            let lru = self.zone.pflags[pfn as usize] & PF_LRU != 0;
+            self.emit(
+                Step::PutPageLast,
+                Mutation::PutPage {
+                    pfn,
+                    order: 0,
+                    owner,
+                    lru,
+                },
+            );
+            self.__free_frozen_pages(pfn, 0, FPI_NONE, cpu);
+        }
+        self.exit(KernelFn::put_page);
+    }
+
+    /// `put_page_testzero` that does not reach zero; `release`: it was the owner's reference.
+    pub(crate) fn drop_ref(&mut self, step: Step, pfn: ZonePfn, release: bool) {
+        let owner = self.zone.owner[pfn as usize];
+        let lru = self.zone.pflags[pfn as usize] & PF_LRU != 0;
+        self.emit(
+            step,
+            Mutation::PutPageRef {
+                pfn,
+                owner,
+                lru,
+                release,
+            },
+        );
     }
 
     /// `put_page_testzero` reaching zero: the owner lets go of the block.

@@ -350,6 +350,7 @@ fn execute_bounded(
             omitted: 0,
         }),
         stop: None,
+        extra_refs: std::collections::BTreeMap::new(),
     };
     r.define_ops(&s.ops, "ops");
     let mut next_def = 0u32;
@@ -410,6 +411,9 @@ struct Runner<'a, 'p> {
     thin: Option<Thinned>,
     /// Why a bounded run stopped early (cancelled, event cap).
     stop: Option<ScenarioError>,
+    /// References `get_page` ops took and `put_page` ops have not dropped yet, per page: what
+    /// a `put_page` may drop (never the owner's own reference).
+    extra_refs: std::collections::BTreeMap<ZonePfn, u32>,
 }
 
 fn mt_gfp(mt: MigrateType) -> u32 {
@@ -721,5 +725,7 @@ pub fn summarize(op: &Op) -> String {
         },
         Op::Repeat { times, .. } => format!("repeat ×{times}"),
         Op::Workload { steps, seed, .. } => format!("workload {steps} steps (seed {seed})"),
+        Op::GetPage { ref_name, page, .. } => format!("get_page {ref_name} page {page}"),
+        Op::PutPage { ref_name, page, .. } => format!("put_page {ref_name} page {page}"),
     }
 }

@@ -48,6 +48,8 @@ impl Runner<'_, '_> {
             } => (self.op_vfree(ref_name, *method, cpu), 0),
             Op::Drain { cpu: target, .. } => (self.op_drain(target), 0),
             Op::Tick { cpu: target, .. } => (self.op_tick(target), 0),
+            Op::GetPage { ref_name, page, .. } => (self.op_get_page(ref_name, *page), 0),
+            Op::PutPage { ref_name, page, .. } => (self.op_put_page(ref_name, *page, cpu), 0),
             Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_ops"),
         };
         self.end(def, start, touched, outcome);
@@ -312,8 +314,7 @@ impl Runner<'_, '_> {
                     if self.held(p, 1, owner).is_empty() {
                         return self.warn(format!("free {name} page {i}: already freed; refused"));
                     }
-                    self.engine.free_pages(p, 0, cpu);
-                    return Outcome::PageFreed { index: i };
+                    return self.free_one_page_of(p, i, cpu);
                 }
                 if split {
                     let held = self.held(pfn, n, owner);
@@ -328,7 +329,15 @@ impl Runner<'_, '_> {
                     if self.held(pfn, 1, owner).is_empty() {
                         return self.warn(format!("free {name}: already freed, skipped"));
                     }
-                    self.engine.free_pages(pfn, order, cpu);
+                    if order == 0 {
+                        if let o @ Outcome::StillReferenced { .. } =
+                            self.free_one_page_of(pfn, 0, cpu)
+                        {
+                            return o;
+                        }
+                    } else {
+                        self.engine.free_pages(pfn, order, cpu);
+                    }
                     Outcome::BlockFreed { order }
                 }
             }
@@ -343,8 +352,7 @@ impl Runner<'_, '_> {
                     if self.held(p, 1, owner).is_empty() {
                         return self.warn(format!("free {name} page {i}: already freed; refused"));
                     }
-                    self.engine.free_pages(p, 0, cpu);
-                    return Outcome::PageFreed { index: i };
+                    return self.free_one_page_of(p, i, cpu);
                 }
                 let held = self.held(pfn, nr, owner);
                 if held.is_empty() {
@@ -410,23 +418,141 @@ impl Runner<'_, '_> {
         let z = &self.engine.zone;
         // The contract's refusal rule is the refcount: the head of an unsplit block has
         // refcount 1, so freeing it alone by pfn goes ahead (its tails stay allocated, as the
-        // kernel's `__free_page` of such a head would leave them).
-        if let Some(bad) = (start..start + n)
-            .find(|&p| z.refcount[p as usize] != 1 || z.kind[p as usize] != PageKind::Other)
-        {
+        // kernel's `__free_page` of such a head would leave them). A page with extra
+        // references (`get_page`) is an allocation's page all the same: its free drops the
+        // owner's reference only. A page only a `get_page` reference still holds (its
+        // allocation freed it) is not the caller's to free: `put_page` frees it.
+        let extra = |p: ZonePfn| self.extra_refs.get(&p).copied().unwrap_or(0);
+        if let Some(bad) = (start..start + n).find(|&p| {
+            let refs = u32::from(z.refcount[p as usize]);
+            refs == 0 || refs <= extra(p) || z.kind[p as usize] != PageKind::Other
+        }) {
+            let refs = z.refcount[bad as usize];
+            let why = if refs > 0 && z.kind[bad as usize] == PageKind::Other {
+                "is held only by get_page references (its allocation freed it; put_page frees it)"
+            } else {
+                "does not have refcount 1 (freed, never allocated, or part of an unsplit block)"
+            };
             return self.warn(format!(
-                "free_contig_range: page {:#x} does not have refcount 1 (freed, never allocated, or part of an unsplit block); refused, nothing freed",
+                "free_contig_range: page {:#x} {why}; refused, nothing freed",
                 z.abs_pfn(bad)
             ));
         }
+        let held = (start..start + n)
+            .filter(|&p| z.refcount[p as usize] > 1)
+            .count() as u32;
         match method {
             FreeMethod::PerPage => self.engine.free_contig_range_per_page(start, n, cpu),
             FreeMethod::Chunked => self.engine.free_contig_range_chunked(start, n, cpu),
         }
-        Outcome::ContigFreed {
-            nr: n,
-            chunked: method == FreeMethod::Chunked,
+        let chunked = method == FreeMethod::Chunked;
+        if held > 0 {
+            Outcome::ContigFreedHeld {
+                nr: n,
+                chunked,
+                held,
+            }
+        } else {
+            Outcome::ContigFreed { nr: n, chunked }
         }
+    }
+
+    /// One page of an allocation freed by its owner (`__free_pages(page, 0)`): freed, or,
+    /// when a `get_page` reference still holds it, only the owner's reference dropped.
+    fn free_one_page_of(&mut self, p: ZonePfn, index: u64, cpu: usize) -> Outcome {
+        let held = self.engine.zone.refcount[p as usize] > 1;
+        self.engine.free_pages(p, 0, cpu);
+        if held {
+            Outcome::StillReferenced { index }
+        } else {
+            Outcome::PageFreed { index }
+        }
+    }
+
+    /// The page `page` of allocation `name` for `get_page`/`put_page`: only a page with its
+    /// own refcount (an order-0 or split alloc, a page of an alloc_contig_range).
+    fn ref_page(&mut self, op: &str, name: &str, page: u64) -> Result<(ZonePfn, u32), Outcome> {
+        let Some(h) = self.lookup(name) else {
+            return Err(self.warn(format!("{op} {name}: unknown name")));
+        };
+        let (pfn, n, owner) = match self.handles[h].clone() {
+            Handle::Alloc {
+                pfn,
+                order,
+                split,
+                owner,
+                ..
+            } => {
+                if !split && order > 0 {
+                    return Err(self.warn(format!(
+                        "{op} {name} page {page}: the order-{order} block is not split, so only its head has a refcount (a reference on it would make __free_pages free the tail halves); a third party can hold only a page with its own refcount: split it first, or use an order-0 alloc or an alloc_contig_range; refused"
+                    )));
+                }
+                (pfn, 1u32 << order, owner)
+            }
+            Handle::Contig { pfn, nr, owner } => (pfn, nr, owner),
+            Handle::Vmalloc { .. } => {
+                return Err(self.warn(format!(
+                    "{op} {name}: a vmalloc area's pages are the area's; refused"
+                )))
+            }
+            Handle::Failed => {
+                return Err(self.warn(format!("{op} {name}: the allocation failed, skipped")))
+            }
+        };
+        if page >= u64::from(n) {
+            return Err(self.warn(format!(
+                "{op} {name} page {page}: beyond the {n}-page allocation; refused"
+            )));
+        }
+        Ok((pfn + page as u32, owner))
+    }
+
+    /// `get_page`: a third party takes a reference on a page the allocation still holds
+    /// (`get_page_unless_zero` would fail on a freed page).
+    fn op_get_page(&mut self, name: &str, page: u64) -> Outcome {
+        let (p, owner) = match self.ref_page("get_page", name, page) {
+            Ok(x) => x,
+            Err(o) => return o,
+        };
+        if self.held(p, 1, owner).is_empty() {
+            return self.warn(format!(
+                "get_page {name} page {page}: the allocation no longer holds it (freed); refused"
+            ));
+        }
+        if self.engine.zone.refcount[p as usize] == u8::MAX {
+            return self.warn(format!(
+                "get_page {name} page {page}: the model counts at most {} references; refused",
+                u8::MAX
+            ));
+        }
+        self.engine.get_page(p);
+        *self.extra_refs.entry(p).or_insert(0) += 1;
+        Outcome::PageRefTaken {
+            index: page,
+            refcount: self.engine.zone.refcount[p as usize],
+        }
+    }
+
+    /// `put_page`: drops a reference a `get_page` took; the last reference frees the page,
+    /// also after the allocation itself was freed.
+    fn op_put_page(&mut self, name: &str, page: u64, cpu: usize) -> Outcome {
+        let (p, _) = match self.ref_page("put_page", name, page) {
+            Ok(x) => x,
+            Err(o) => return o,
+        };
+        let Some(refs) = self.extra_refs.get_mut(&p).filter(|r| **r > 0) else {
+            return self.warn(format!(
+                "put_page {name} page {page}: no get_page reference is held on it; refused"
+            ));
+        };
+        *refs -= 1;
+        if *refs == 0 {
+            self.extra_refs.remove(&p);
+        }
+        let freed = self.engine.zone.refcount[p as usize] == 1;
+        self.engine.put_page_and_free(p, cpu);
+        Outcome::PageRefDropped { index: page, freed }
     }
 
     /// `workload`: the steps of [`Workload`], each its own op record so the UI can step

@@ -380,6 +380,29 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// `get_page` on page `page` of an allocation: a third party (compaction's pfn scanner, a
+    /// GUP pin) takes an extra reference. Only on a page with its own refcount: an order-0
+    /// alloc, a `split` alloc, an `alloc_contig_range` (run-time warning otherwise).
+    GetPage {
+        #[serde(rename = "ref")]
+        ref_name: String,
+        page: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// `put_page` dropping a reference an earlier `get_page` took; the last reference frees
+    /// the page (on `cpu`'s pcp), even after the allocation itself was freed.
+    PutPage {
+        #[serde(rename = "ref")]
+        ref_name: String,
+        page: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
 }
 
 fn tick_default_target() -> DrainTarget {
@@ -414,6 +437,8 @@ impl Op {
             Op::Tick { .. } => "tick",
             Op::Repeat { .. } => "repeat",
             Op::Workload { .. } => "workload",
+            Op::GetPage { .. } => "get_page",
+            Op::PutPage { .. } => "put_page",
         }
     }
 
@@ -428,7 +453,9 @@ impl Op {
             | Op::Vmalloc { cpu, .. }
             | Op::Vfree { cpu, .. }
             | Op::Repeat { cpu, .. }
-            | Op::Workload { cpu, .. } => *cpu,
+            | Op::Workload { cpu, .. }
+            | Op::GetPage { cpu, .. }
+            | Op::PutPage { cpu, .. } => *cpu,
             Op::Drain { .. } | Op::Tick { .. } => None,
         }
     }
@@ -450,7 +477,9 @@ impl Op {
             | Op::Drain { note, .. }
             | Op::Tick { note, .. }
             | Op::Repeat { note, .. }
-            | Op::Workload { note, .. } => note.as_deref(),
+            | Op::Workload { note, .. }
+            | Op::GetPage { note, .. }
+            | Op::PutPage { note, .. } => note.as_deref(),
         }
     }
 
@@ -473,6 +502,9 @@ impl Op {
             Op::Split { ref_name, .. } => Some((ref_name, SPLITTABLE)),
             Op::FreeContigRange { ref_name, .. } => ref_name.as_deref().map(|n| (n, FREEABLE)),
             Op::Vfree { ref_name, .. } => Some((ref_name, VFREEABLE)),
+            Op::GetPage { ref_name, .. } | Op::PutPage { ref_name, .. } => {
+                Some((ref_name, FREEABLE))
+            }
             _ => None,
         }
     }

@@ -25,6 +25,8 @@ const OP_NAMES: &[&str] = &[
     "tick",
     "repeat",
     "workload",
+    "get_page",
+    "put_page",
 ];
 
 const CPU_DOC: &str = "the CPU the op runs on, 0..=zone.cpus-1 (default 0)";
@@ -123,6 +125,14 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("workload", "free_probability", "a number 0..=1"),
     ("workload", "cpu", CPU_DOC),
     ("workload", "note", NOTE_DOC),
+    ("get_page", "ref", "the name of an order-0 or split alloc, or an alloc_contig_range"),
+    ("get_page", "page", "the index of the page in the allocation"),
+    ("get_page", "cpu", CPU_DOC),
+    ("get_page", "note", NOTE_DOC),
+    ("put_page", "ref", "the name get_page used"),
+    ("put_page", "page", "the index get_page used"),
+    ("put_page", "cpu", "the CPU that drops the reference (its pcp gets the page if it is the last), 0..=zone.cpus-1 (default 0)"),
+    ("put_page", "note", NOTE_DOC),
     ("mt_weights", "unmovable", "a non-negative number (default 0)"),
     ("mt_weights", "movable", "a non-negative number (default 0)"),
     ("mt_weights", "reclaimable", "a non-negative number (default 0)"),
@@ -699,6 +709,18 @@ fn op_from_value(v: &Value, path: &str) -> Res<Op> {
             order_weights: f.req("order_weights", read_order_weights)?,
             mt_weights: f.req("mt_weights", mt_weights_from_value)?,
             free_probability: f.req("free_probability", read_f64)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "get_page" => Op::GetPage {
+            ref_name: f.req("ref", read_string)?,
+            page: f.req("page", read_u64)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "put_page" => Op::PutPage {
+            ref_name: f.req("ref", read_string)?,
+            page: f.req("page", read_u64)?,
             cpu: cpu()?,
             note: note()?,
         },

@@ -817,3 +817,56 @@ fn suggestions() {
     );
     assert_eq!(quoted_choices(&["a", "b", "c"]), "\"a\", \"b\" or \"c\"");
 }
+
+/// `get_page` / `put_page` (issue 9): `ref` and `page` required, strict fields, a vmalloc ref is
+/// an error whose hint says which pages a third party can hold.
+#[test]
+fn get_page_and_put_page_are_validated() {
+    let ok = parse(&ops_doc(
+        r#"[{"op":"alloc_contig_range","pfn":0,"nr_pages":8,"as":"r"},
+            {"op":"get_page","ref":"r","page":3,"note":"scanner"},
+            {"op":"put_page","ref":"r","page":3,"cpu":0}]"#,
+    ))
+    .unwrap();
+    assert_eq!(
+        ok.ops[1],
+        Op::GetPage {
+            ref_name: "r".into(),
+            page: 3,
+            cpu: None,
+            note: Some("scanner".into())
+        }
+    );
+    for (ops, path) in [
+        (r#"[{"op":"get_page","page":0}]"#, "ops[0].ref"),
+        (
+            r#"[{"op":"alloc","order":0,"as":"a"},{"op":"get_page","ref":"a"}]"#,
+            "ops[1].page",
+        ),
+        (
+            r#"[{"op":"alloc","order":0,"as":"a"},{"op":"put_page","ref":"a","page":-1}]"#,
+            "ops[1].page",
+        ),
+        (
+            r#"[{"op":"alloc","order":0,"as":"a"},{"op":"put_page","ref":"a","page":0,"pages":1}]"#,
+            "ops[1].pages",
+        ),
+        (
+            r#"[{"op":"alloc","order":0,"as":"a"},{"op":"get_page","ref":"a","page":0,"cpu":3}]"#,
+            "ops[1].cpu",
+        ),
+        (r#"[{"op":"put_page","ref":"nope","page":0}]"#, "ops[0].ref"),
+    ] {
+        assert_eq!(err_path(&ops_doc(ops)), path, "{ops}");
+    }
+    let e = err(&ops_doc(
+        r#"[{"op":"vmalloc","pages":8,"as":"v"},{"op":"get_page","ref":"v","page":0}]"#,
+    ));
+    assert_eq!(e.path, "ops[1].ref");
+    assert!(
+        e.message
+            .contains("get_page takes an alloc or an alloc_contig_range"),
+        "{e}"
+    );
+    assert!(e.hint.contains("split_page"), "{e}");
+}

@@ -245,7 +245,11 @@ impl Checker {
                 check_order(&join(path, "order"), u64::from(*order))?;
                 check_alloc_mt(&join(path, "mt"), *mt)?;
             }
-            Op::Free { .. } | Op::Split { .. } | Op::Vfree { .. } => {}
+            Op::Free { .. }
+            | Op::Split { .. }
+            | Op::Vfree { .. }
+            | Op::GetPage { .. }
+            | Op::PutPage { .. } => {}
             Op::AllocContigRange { pfn, nr_pages, .. } => self.range(path, *pfn, *nr_pages)?,
             Op::FreeContigRange {
                 ref_name,
@@ -408,7 +412,15 @@ impl Checker {
                     b.kind.with_article(),
                     b.at
                 ),
-                format!("ref the name of {wanted}"),
+                if matches!(op, "get_page" | "put_page") {
+                    format!(
+                        "ref the name of {wanted}: a third party holds a reference only on a page \
+                         with its own refcount (an order-0 alloc, a split_page'd alloc, a page of \
+                         an alloc_contig_range); a vmalloc area's pages are the area's"
+                    )
+                } else {
+                    format!("ref the name of {wanted}")
+                },
             )),
             None => {
                 let hint = match self.ended.get(name) {

@@ -84,6 +84,12 @@ pub enum Op {
     Vfree { pick: u32, chunked: bool, cpu: u8 },
     /// `drain_pages_zone(cpu)`, or every CPU with pcp pages (`all`).
     Drain { cpu: u8, all: bool },
+    /// One vmstat interval: `decay_pcp_high` on `cpu`, or on every CPU (`all`).
+    Tick { cpu: u8, all: bool },
+    /// `get_page` on a held page of a live split block or contiguous range.
+    GetPage { pick: u32, page: u32 },
+    /// `put_page` dropping one of the references `GetPage` took (the last frees the page).
+    PutPage { pick: u32, cpu: u8 },
 }
 
 /// A live allocation as the test sees it.
@@ -140,6 +146,17 @@ pub struct Tally {
     pub drains: u64,
     /// Ops that found no target (free with nothing live, ...).
     pub noops: u64,
+    pub ticks: u64,
+    /// Pages `decay_pcp_high` freed.
+    pub tick_drained: u64,
+    pub get_pages: u64,
+    pub put_pages: u64,
+    /// `put_page`s that dropped the last reference and freed the page.
+    pub put_page_frees: u64,
+    /// Frees by the owner of a page a `get_page` reference still held.
+    pub held_frees: u64,
+    /// Allocations that succeeded after reclaim's `drain_all_pages` (`__alloc_pages_direct_reclaim`).
+    pub reclaim_rescues: u64,
 }
 
 impl Tally {
@@ -157,6 +174,13 @@ impl Tally {
         self.vfrees += o.vfrees;
         self.drains += o.drains;
         self.noops += o.noops;
+        self.ticks += o.ticks;
+        self.tick_drained += o.tick_drained;
+        self.get_pages += o.get_pages;
+        self.put_pages += o.put_pages;
+        self.put_page_frees += o.put_page_frees;
+        self.held_frees += o.held_frees;
+        self.reclaim_rescues += o.reclaim_rescues;
     }
 }
 
@@ -168,6 +192,8 @@ pub struct Harness {
     /// Check that every page of every live allocation is still held as the test expects
     /// (O(allocated pages) per op).
     pub check_owners: bool,
+    /// References `GetPage` took and `PutPage` has not dropped, per zone pfn.
+    extra: std::collections::BTreeMap<u32, u8>,
 }
 
 impl Harness {
@@ -180,6 +206,7 @@ impl Harness {
             next_owner: 0,
             tally: Tally::default(),
             check_owners: std::env::var("NO_OWNERS").is_err(),
+            extra: std::collections::BTreeMap::new(),
         };
         h.check().unwrap_or_else(|e| panic!("after boot: {e}"));
         h
@@ -232,12 +259,17 @@ impl Harness {
                 let owner = self.owner();
                 let cpu = self.cpu(cpu);
                 let gfp = alloc_gfp(mt, highatomic);
+                let drains = self.engine.zone.stats().pcp_drains;
                 match self
                     .engine
                     .alloc_pages(gfp, order, cpu, owner, mt == MigrateType::Movable)
                 {
                     Some(pfn) => {
                         self.tally.allocs_ok += 1;
+                        // An allocation drains a pcp only in reclaim's drain_all_pages.
+                        if self.engine.zone.stats().pcp_drains != drains {
+                            self.tally.reclaim_rescues += 1;
+                        }
                         self.live.push(Live::Block { pfn, order, owner });
                     }
                     None => self.tally.allocs_failed += 1,
@@ -281,6 +313,9 @@ impl Harness {
                         *nheld -= targets.len() as u32;
                         let empty = *nheld == 0;
                         for k in targets {
+                            if self.extra.contains_key(&(base + k)) {
+                                self.tally.held_frees += 1;
+                            }
                             self.engine.free_pages(base + k, 0, cpu);
                         }
                         if empty {
@@ -319,6 +354,9 @@ impl Harness {
                 let Live::Pages { pfn, nheld, .. } = self.live.swap_remove(i) else {
                     unreachable!()
                 };
+                self.tally.held_frees += (pfn..pfn + nheld)
+                    .filter(|p| self.extra.contains_key(p))
+                    .count() as u64;
                 if chunked {
                     self.engine.free_contig_range_chunked(pfn, nheld, cpu);
                 } else {
@@ -409,7 +447,75 @@ impl Harness {
                 }
                 self.tally.drains += 1;
             }
+            Op::Tick { cpu, all } => {
+                let cpus = if all {
+                    0..self.engine.zone.pcp().len()
+                } else {
+                    let c = self.cpu(cpu);
+                    c..c + 1
+                };
+                for c in cpus {
+                    self.tally.tick_drained += self.engine.decay_pcp_high(c);
+                }
+                self.tally.ticks += 1;
+            }
+            Op::GetPage { pick, page } => {
+                let Some(i) = self.pick(
+                    pick,
+                    |l| matches!(l, Live::Pages { nheld, .. } if *nheld > 0),
+                ) else {
+                    self.tally.noops += 1;
+                    return;
+                };
+                let Live::Pages { pfn, held, .. } = &self.live[i] else {
+                    unreachable!()
+                };
+                let idx: Vec<u32> = (0..held.len() as u32)
+                    .filter(|&k| held[k as usize])
+                    .collect();
+                let p = pfn + idx[page as usize % idx.len()];
+                if self.extra.get(&p).is_some_and(|&n| n >= 100) {
+                    self.tally.noops += 1;
+                    return;
+                }
+                self.engine.get_page(p);
+                *self.extra.entry(p).or_insert(0) += 1;
+                self.tally.get_pages += 1;
+            }
+            Op::PutPage { pick, cpu } => {
+                if self.extra.is_empty() {
+                    self.tally.noops += 1;
+                    return;
+                }
+                let cpu = self.cpu(cpu);
+                let p = *self
+                    .extra
+                    .keys()
+                    .nth(pick as usize % self.extra.len())
+                    .unwrap();
+                let last = self.engine.zone.page_refcount(p) == 1;
+                self.engine.put_page_and_free(p, cpu);
+                let n = self.extra.get_mut(&p).unwrap();
+                *n -= 1;
+                if *n == 0 {
+                    self.extra.remove(&p);
+                }
+                self.tally.put_pages += 1;
+                if last {
+                    self.tally.put_page_frees += 1;
+                }
+            }
         }
+    }
+
+    /// Pages only `get_page` references still hold (their allocation freed them).
+    fn orphans(&self) -> Vec<u32> {
+        let z = &self.engine.zone;
+        self.extra
+            .keys()
+            .copied()
+            .filter(|&p| z.page_owner(p) == buddyscope::zone::NO_OWNER)
+            .collect()
     }
 
     /// `check_invariants`, page conservation, and (optionally) every live page's state.
@@ -422,12 +528,25 @@ impl Harness {
             return Err(format!("negative pcp count {pcp}"));
         }
         let held: u64 = self.live.iter().map(Live::pages_held).sum();
-        if buddy + pcp as u64 + held != z.pages() as u64 {
+        let orphans = self.orphans();
+        if buddy + pcp as u64 + held + orphans.len() as u64 != z.pages() as u64 {
             return Err(format!(
-                "page conservation: {buddy} buddy + {pcp} pcp + {held} held by {} live allocations != {} zone pages",
+                "page conservation: {buddy} buddy + {pcp} pcp + {held} held by {} live allocations + {} held only by get_page != {} zone pages",
                 self.live.len(),
+                orphans.len(),
                 z.pages()
             ));
+        }
+        // A page only get_page references hold is allocated, with exactly those references.
+        for p in orphans {
+            let want = self.extra[&p];
+            if z.page_kind(p) != PageKind::Other || z.page_refcount(p) != want {
+                return Err(format!(
+                    "page {p:#x} held by {want} get_page reference(s) only: kind {:?} refcount {}",
+                    z.page_kind(p),
+                    z.page_refcount(p)
+                ));
+            }
         }
         if self.check_owners {
             for l in &self.live {
@@ -464,7 +583,7 @@ impl Harness {
                 for (k, &h) in held.iter().enumerate() {
                     let p = pfn + k as u32;
                     if h {
-                        page(p, *owner, 1)?;
+                        page(p, *owner, 1 + self.extra.get(&p).copied().unwrap_or(0))?;
                     } else if z.page_kind(p) == PageKind::Other && z.page_owner(p) == *owner {
                         // (A pcp head's `owner` is its CPU: only allocated pages count.)
                         return Err(format!("freed page {p:#x} still owned by {owner}"));
@@ -503,6 +622,9 @@ impl Harness {
                 }
             };
             self.apply(&op)?;
+        }
+        while !self.extra.is_empty() {
+            self.apply(&Op::PutPage { pick: 0, cpu: 0 })?;
         }
         self.apply(&Op::Drain { cpu: 0, all: true })?;
         let z = &self.engine.zone;
