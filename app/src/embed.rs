@@ -294,6 +294,11 @@ mod wire {
         Effect::new(move |_| {
             state.version.track();
             state.playing.track();
+            // Not while a loaded run is in the worker: the host hears that run when it is on
+            // screen (the load's reply), not the one it replaces.
+            if crate::runjob::pending(&state) {
+                return;
+            }
             if let Some(t) = target.get_value() {
                 post_state(&state, &t);
             }
