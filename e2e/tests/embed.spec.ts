@@ -95,7 +95,7 @@ async function openHost(page: import('@playwright/test').Page, src: string): Pro
   await page.route('**/embed-host-test.html', (route) =>
     route.fulfill({
       contentType: 'text/html',
-      body: `<!doctype html><html lang="en"><head><title>host</title></head><body>
+      body: `<!doctype html><html lang="en"><head><title>host</title><link rel="icon" href="data:,"></head><body>
 <script>
   window.msgs = [];
   addEventListener('message', (e) => {
