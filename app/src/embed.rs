@@ -10,7 +10,9 @@
 //! with `pos`), `{type:"get"}`.
 //! Embed → host: `{type:"ready"}` once the app runs, then `{type:"state", …}` ([`EmbedState`])
 //! after every accepted command and every change of position or run (playback included), and
-//! `{type:"error", message}` for a command it cannot carry out.
+//! `{type:"error", message}` for a command it cannot carry out. A long run goes to the run
+//! worker (`crate::runjob`): `ready` for a share link of one, and the reply to a `load` of one,
+//! wait until that run is on screen (at `pos`, when given).
 //!
 //! Origin policy: commands are accepted only from the embedding window (`event.source ===
 //! window.parent`, so another tab or a nested ad frame cannot drive it); with `&origin=<url>`
@@ -199,8 +201,14 @@ pub fn run_command(state: &AppState, cmd: Command) -> Result<(), String> {
                 }
                 _ => return Err("load needs exactly one of id, text or share".to_string()),
             }
+            // A long run is in the worker: `pos` is the new run's, so it waits for it.
             if let Some(pos) = pos {
-                state.seek(pos);
+                let st = *state;
+                crate::runjob::when_loaded(state, move |loaded| {
+                    if loaded.is_ok() {
+                        st.seek(pos)
+                    }
+                });
             }
         }
         Command::Get => {}
@@ -272,7 +280,12 @@ mod wire {
                 .map_err(|e| format!("unknown message: {e}"))
                 .and_then(|c| run_command(&state, c));
             match result {
-                Ok(()) => post_state(&state, &reply_to),
+                // A load that went to the run worker is answered when its run is on screen
+                // (or with the reason it will not be), not with the run it replaces.
+                Ok(()) => crate::runjob::when_loaded(&state, move |loaded| match loaded {
+                    Ok(()) => post_state(&state, &reply_to),
+                    Err(e) => post(&message("error", Some(&e)), &reply_to),
+                }),
                 Err(e) => post(&message("error", Some(&e)), &reply_to),
             }
         });
@@ -281,13 +294,22 @@ mod wire {
         Effect::new(move |_| {
             state.version.track();
             state.playing.track();
+            // Not while a loaded run is in the worker: the host hears that run when it is on
+            // screen (the load's reply), not the one it replaces.
+            if crate::runjob::pending(&state) {
+                return;
+            }
             if let Some(t) = target.get_value() {
                 post_state(&state, &t);
             }
         });
-        // Tell the host the app is up (no data: the origin of the host is not known yet).
-        let ready_target = target.get_value().unwrap_or_else(|| "*".to_string());
-        post(&message("ready", None), &ready_target);
+        // Tell the host the app is up (no data: the origin of the host is not known yet), once
+        // the run it was opened with is on screen: a share link of a long run runs in the
+        // worker first, and a host that drives the frame on `ready` must drive that run.
+        crate::runjob::when_loaded(&state, move |_| {
+            let ready_target = target.get_value().unwrap_or_else(|| "*".to_string());
+            post(&message("ready", None), &ready_target);
+        });
     }
 
     fn post_state(state: &AppState, target: &str) {

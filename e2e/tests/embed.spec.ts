@@ -1,6 +1,7 @@
 // Embedding (issue 7 item 3): `?embed=1&panel=…` shows the map and one panel without chrome, and
 // www/embed-example.html (an offline slide deck) drives it by postMessage and receives state.
 import { test, expect, runCli, saveScreenshot } from '../fixtures';
+import * as zlib from 'node:zlib';
 
 test('the embed view has the map and the chosen panel, no chrome', async ({ page }) => {
   await page.goto('/?embed=1&panel=counters&scenario=fallback-claim');
@@ -79,4 +80,72 @@ test('commands from a window that is not the parent are ignored', async ({ page 
     w.postMessage({ type: 'reformat' }, location.origin);
   });
   await expect(state).toContainText('error: unknown message');
+});
+
+// A run long enough for the run worker (app/src/runjob: above 20,000 ops): 12,000 × (alloc, free).
+const LONG_EMBED = JSON.stringify({
+  version: 1,
+  name: 'a long embedded run',
+  ops: [{ op: 'repeat', times: 12_000, ops: [{ op: 'alloc', order: 1, mt: 'movable', as: 'x' }, { op: 'free', ref: 'x' }] }],
+});
+const LONG_POS = 1000;
+
+/** A host page (same origin, served by the test) that frames `src` and records the frame's messages. */
+async function openHost(page: import('@playwright/test').Page, src: string): Promise<void> {
+  await page.route('**/embed-host-test.html', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><html lang="en"><head><title>host</title><link rel="icon" href="data:,"></head><body>
+<script>
+  window.msgs = [];
+  addEventListener('message', (e) => {
+    const f = document.querySelector('iframe');
+    if (f && e.source === f.contentWindow) window.msgs.push(e.data);
+  });
+</script>
+<iframe title="embed" width="900" height="600" src="${src}"></iframe>
+</body></html>`,
+    }),
+  );
+  await page.goto('/embed-host-test.html');
+}
+
+/** The messages the frame has posted so far. */
+function msgs(page: import('@playwright/test').Page): Promise<any[]> {
+  return page.evaluate(() => (window as any).msgs);
+}
+
+function send(page: import('@playwright/test').Page, msg: object): Promise<void> {
+  return page.evaluate((m) => {
+    const f = document.querySelector('iframe') as HTMLIFrameElement;
+    f.contentWindow!.postMessage(m, location.origin);
+  }, msg);
+}
+
+test('an embed opened with a share link of a long (worker) run says ready only once that run is on screen', async ({ page }) => {
+  test.setTimeout(120_000);
+  const payload = JSON.stringify({ text: LONG_EMBED, id: 'custom', pos: LONG_POS, mode: 'single' });
+  const fragment = `#s=1.${zlib.deflateSync(Buffer.from(payload)).toString('base64url')}`;
+  await openHost(page, `/?embed=1&panel=counters${fragment}`);
+  await expect.poll(async () => (await msgs(page)).some((m) => m.type === 'ready'), { timeout: 90_000 }).toBe(true);
+  // Driven on `ready`, the frame answers with the link's run at the link's position.
+  await send(page, { type: 'get' });
+  await expect.poll(async () => (await msgs(page)).filter((m) => m.type === 'state').length).toBeGreaterThan(0);
+  const state = (await msgs(page)).find((m) => m.type === 'state');
+  expect(state.scenario_name).toBe('a long embedded run');
+  expect(state.pos).toBe(LONG_POS);
+});
+
+test('the reply to a load of a long (worker) run waits for the run and is at the asked position', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openHost(page, '/?embed=1&panel=counters&scenario=fallback-claim');
+  await expect.poll(async () => (await msgs(page)).some((m) => m.type === 'ready'), { timeout: 30_000 }).toBe(true);
+  await send(page, { type: 'load', text: LONG_EMBED, pos: LONG_POS });
+  await expect.poll(async () => (await msgs(page)).filter((m) => m.type !== 'ready').length, { timeout: 90_000 }).toBeGreaterThan(0);
+  // The first reply is the new run, not the one it replaces.
+  const reply = (await msgs(page)).filter((m) => m.type !== 'ready')[0];
+  expect(reply.type).toBe('state');
+  expect(reply.scenario_name).toBe('a long embedded run');
+  expect(reply.pos).toBe(LONG_POS);
+  expect(reply.len).toBeGreaterThan(LONG_POS);
 });

@@ -126,3 +126,42 @@ test('a share link carries presenter mode', async ({ page, browser }) => {
   expect(await frameSnapshot(other)).toEqual(before);
   await fresh.close();
 });
+
+// A run long enough for the run worker (app/src/runjob: above 20,000 ops): 12,000 × four ops.
+const WORKER_RUN = JSON.stringify({
+  version: 1,
+  name: 'a worker run to share',
+  ops: [{
+    op: 'repeat', times: 12_000, ops: [
+      { op: 'alloc', order: 0, mt: 'movable', as: 'x' },
+      { op: 'alloc', order: 3, mt: 'movable', as: 'y' },
+      { op: 'free', ref: 'x' },
+      { op: 'free', ref: 'y' },
+    ],
+  }],
+}, null, 2);
+
+test('a share link of a run computed in the worker restores its position once the run is done', async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  await openApp(page, '?scenario=fallback-claim');
+  await page.getByTestId('scenario-editor').fill(WORKER_RUN);
+  await page.getByTestId('scenario-run').click();
+  await expect(page.getByTestId('run-progress')).toBeVisible();
+  await expect(page.getByTestId('scenario-name')).toHaveText('a worker run to share', { timeout: 90_000 });
+  // Far into the run: the end, then back a few events.
+  await page.getByTestId('jump-end').click();
+  for (let i = 0; i < 3; i++) await page.getByTestId('step-back').click();
+  const before = await frameSnapshot(page);
+  expect(before['position']).not.toContain('event 0 /');
+  const link = await makeLink(page);
+
+  const fresh = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const other = await fresh.newPage();
+  await other.goto(link);
+  // The link's run goes to the worker too; when it is on screen it is at the link's event.
+  await expect(other.getByTestId('scenario-name')).toHaveText('a worker run to share', { timeout: 90_000 });
+  await expect(other.getByTestId('position')).toHaveText(before['position']);
+  expect(await frameSnapshot(other)).toEqual(before);
+  await expect(other.getByTestId('share-error')).toHaveCount(0);
+  await fresh.close();
+});

@@ -12,6 +12,14 @@ use crate::zone::Zone;
 /// Beyond this many events a jump goes through a checkpoint instead of stepping.
 const STEP_LIMIT: u32 = 4096;
 
+/// Restoring a checkpoint copies the whole zone (16 bytes per page); replaying an event costs
+/// about what copying this many bytes does (tens of nanoseconds either way, natively and in
+/// wasm). A jump restores a checkpoint only when the copy and the replay from it cost less than
+/// walking there from the cursor: at 16 GiB (a 64 MiB copy, worth 262,144 events) a jump
+/// anywhere in a 100,000-event run walks, where it copied 64 MiB and replayed from the start
+/// (BENCHMARKS.md "Frames"); at 1 GiB (16,384 events' worth) far jumps still restore.
+const COPY_BYTES_PER_EVENT: u64 = 256;
+
 /// A cursor over a run.
 #[derive(Clone, Debug)]
 pub struct Timeline {
@@ -83,8 +91,9 @@ impl Timeline {
             .map(|(at, _)| *at)
             .unwrap_or(0);
         let direct = target.abs_diff(self.pos);
-        let via_checkpoint = target - cp;
-        if direct > STEP_LIMIT && via_checkpoint < direct {
+        let copy = u64::from(self.zone.pages()) * 16 / COPY_BYTES_PER_EVENT;
+        let via_checkpoint = u64::from(target - cp) + copy;
+        if direct > STEP_LIMIT && via_checkpoint < u64::from(direct) {
             let (at, z) = self
                 .run
                 .checkpoints

@@ -22,6 +22,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
 
 use super::frame::PanelFrame;
+use super::onscreen;
 use crate::state::AppState;
 use crate::theme::{self, ThemeState};
 
@@ -236,21 +237,63 @@ pub(crate) fn fit(canvas: &web_sys::HtmlCanvasElement) -> Option<(u32, u32, f64)
     Some((pw, ph, dpr))
 }
 
+/// Like [`fit`], from a CSS size measured by an observer ([`super::onscreen`]) instead of
+/// `clientWidth`/`clientHeight`, which would force a layout in the middle of a frame.
+pub(crate) fn fit_to(
+    canvas: &web_sys::HtmlCanvasElement,
+    (w, h): (u32, u32),
+) -> Option<(u32, u32, f64)> {
+    if w == 0 || h == 0 {
+        return None;
+    }
+    let dpr = web_sys::window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .clamp(1.0, 3.0);
+    let (pw, ph) = ((w as f64 * dpr) as u32, (h as f64 * dpr) as u32);
+    if canvas.width() != pw {
+        canvas.set_width(pw);
+    }
+    if canvas.height() != ph {
+        canvas.set_height(ph);
+    }
+    Some((pw, ph, dpr))
+}
+
 pub(crate) type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
 pub(crate) fn font(px: f64, k: f64, color: RGBColor) -> TextStyle<'static> {
     ("sans-serif", px * k).into_font().color(&color)
 }
 
-fn draw_free_pages(
+/// Where the free-pages chart's axes are on its canvas (device pixels): what the cursor, drawn
+/// per op over the cached lines, needs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FreeAxes {
+    /// Backend x of op 0 and of op `n` (the range's end), and y of the top and the bottom.
+    x0: f64,
+    x1: f64,
+    top: f64,
+    bottom: f64,
+    /// The range's end: `max(n, 1)` ops.
+    span: f64,
+}
+
+impl FreeAxes {
+    fn x(&self, done: usize) -> f64 {
+        self.x0 + (self.x1 - self.x0) * done as f64 / self.span
+    }
+}
+
+/// The free-pages chart without its cursor (axes, the eleven lines and their labels): it changes
+/// only with the run, the theme and the size, so it is drawn once into an offscreen canvas and
+/// each op only copies it and draws the cursor ([`draw_free_cursor`]).
+fn draw_free_layer(
     canvas: web_sys::HtmlCanvasElement,
     run: &Run,
-    done: usize,
     p: &Palette,
-) -> DrawResult {
-    let Some((_, _, k)) = fit(&canvas) else {
-        return Ok(());
-    };
+    k: f64,
+) -> Result<FreeAxes, Box<dyn std::error::Error>> {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&p.bg)?;
@@ -269,12 +312,13 @@ fn draw_free_pages(
         .max()
         .unwrap_or(1);
     let ytop = log1p10(ymax).ceil().max(1.0);
+    let span = n.max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
         .margin((8.0 * k) as i32)
         .margin_right((26.0 * k) as i32)
         .x_label_area_size((26.0 * k) as i32)
         .y_label_area_size((40.0 * k) as i32)
-        .build_cartesian_2d(0f64..(n.max(1)) as f64, 0f64..ytop)?;
+        .build_cartesian_2d(0f64..span, 0f64..ytop)?;
     let yfmt = |v: &f64| pow10_label(*v);
     let xfmt = |v: &f64| format!("{v:.0}");
     chart
@@ -328,34 +372,119 @@ fn draw_free_pages(
             font(10.0, k, p.fg).pos(Pos::new(HPos::Left, VPos::Center)),
         ))?;
     }
-    // The cursor.
-    let x = done as f64;
-    chart.draw_series(std::iter::once(PathElement::new(
-        vec![(x, 0.0), (x, ytop)],
-        p.fg.stroke_width((2.0 * k) as u32),
-    )))?;
-    let top = chart.backend_coord(&(x, ytop));
-    let anchor = if done * 2 > n {
-        Pos::new(HPos::Right, VPos::Top)
-    } else {
-        Pos::new(HPos::Left, VPos::Top)
-    };
-    let dx = if done * 2 > n { -4.0 * k } else { 4.0 * k };
-    root.draw(&Text::new(
-        format!("after {done} op{}", if done == 1 { "" } else { "s" }),
-        (top.0 + dx as i32, top.1 + (2.0 * k) as i32),
-        font(12.0, k, p.fg).pos(anchor),
-    ))?;
     root.present()?;
+    let (x0, bottom) = chart.backend_coord(&(0.0, 0.0));
+    let (x1, top) = chart.backend_coord(&(span, ytop));
+    Ok(FreeAxes {
+        x0: x0 as f64,
+        x1: x1 as f64,
+        top: top as f64,
+        bottom: bottom as f64,
+        span,
+    })
+}
+
+fn css_rgb(c: RGBColor) -> String {
+    format!("rgb({},{},{})", c.0, c.1, c.2)
+}
+
+/// The cached lines and the cursor at `done` ops: a copy and a few strokes.
+fn draw_free_cursor(
+    canvas: &web_sys::HtmlCanvasElement,
+    layer: &web_sys::HtmlCanvasElement,
+    axes: &FreeAxes,
+    n: usize,
+    done: usize,
+    p: &Palette,
+    k: f64,
+) -> DrawResult {
+    use wasm_bindgen::JsCast;
+    let ctx = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+        .ok_or("no 2d context")?;
+    ctx.draw_image_with_html_canvas_element(layer, 0.0, 0.0)
+        .map_err(|_| "drawImage failed")?;
+    let x = axes.x(done).round();
+    let fg = css_rgb(p.fg);
+    ctx.set_stroke_style_str(&fg);
+    ctx.set_line_width((2.0 * k).floor().max(1.0));
+    ctx.begin_path();
+    ctx.move_to(x, axes.top);
+    ctx.line_to(x, axes.bottom);
+    ctx.stroke();
+    let right = done * 2 > n;
+    let dx = if right { -4.0 * k } else { 4.0 * k };
+    ctx.set_fill_style_str(&fg);
+    ctx.set_font(&format!("{}px sans-serif", 12.0 * k));
+    ctx.set_text_align(if right { "end" } else { "start" });
+    ctx.set_text_baseline("top");
+    ctx.fill_text(
+        &format!("after {done} op{}", if done == 1 { "" } else { "s" }),
+        x + dx.trunc(),
+        axes.top + (2.0 * k).trunc(),
+    )
+    .map_err(|_| "fillText failed")?;
     Ok(())
+}
+
+/// The free-pages chart's offscreen layer and what it was drawn for.
+struct FreeLayer {
+    /// Run identity, theme, device-pixel size.
+    key: (u64, usize, bool, u32, u32),
+    canvas: web_sys::HtmlCanvasElement,
+    axes: FreeAxes,
+}
+
+/// Draws the free-pages chart at `done` ops, redrawing the cached layer only when its key
+/// changed.
+fn draw_free_pages(
+    canvas: &web_sys::HtmlCanvasElement,
+    size: (u32, u32),
+    run: &Run,
+    run_key: (u64, usize),
+    done: usize,
+    p: &Palette,
+    cache: &mut Option<FreeLayer>,
+) -> DrawResult {
+    let Some((pw, ph, k)) = fit_to(canvas, size) else {
+        return Ok(());
+    };
+    let key = (run_key.0, run_key.1, p.dark, pw, ph);
+    if cache.as_ref().is_none_or(|c| c.key != key) {
+        let layer = match cache.take() {
+            Some(c) => c.canvas,
+            None => web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.create_element("canvas").ok())
+                .and_then(|e| {
+                    use wasm_bindgen::JsCast;
+                    e.dyn_into::<web_sys::HtmlCanvasElement>().ok()
+                })
+                .ok_or("no canvas")?,
+        };
+        layer.set_width(pw);
+        layer.set_height(ph);
+        let axes = draw_free_layer(layer.clone(), run, p, k)?;
+        *cache = Some(FreeLayer {
+            key,
+            canvas: layer,
+            axes,
+        });
+    }
+    let c = cache.as_ref().expect("drawn above");
+    draw_free_cursor(canvas, &c.canvas, &c.axes, run.ops.len(), done, p, k)
 }
 
 fn draw_fragmentation(
     canvas: web_sys::HtmlCanvasElement,
+    size: (u32, u32),
     fragmentation: &[(f64, Option<f64>); ORDERS],
     p: &Palette,
 ) -> DrawResult {
-    let Some((_, _, k)) = fit(&canvas) else {
+    let Some((_, _, k)) = fit_to(&canvas, size) else {
         return Ok(());
     };
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
@@ -413,11 +542,12 @@ fn draw_fragmentation(
 
 fn draw_cost(
     canvas: web_sys::HtmlCanvasElement,
+    size: (u32, u32),
     groups: &[CostGroup],
     done: usize,
     p: &Palette,
 ) -> DrawResult {
-    let Some((_, _, k)) = fit(&canvas) else {
+    let Some((_, _, k)) = fit_to(&canvas, size) else {
         return Ok(());
     };
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
@@ -451,7 +581,7 @@ fn draw_cost(
     let bw = 0.8 / COST_METRICS.len() as f64;
     for (gi, grp) in groups.iter().enumerate() {
         let x0 = gi as f64 - 0.4;
-        let running = done <= grp.last_op && (gi == 0 || done > groups[gi - 1].last_op);
+        let running = running_group(groups, done) == Some(gi);
         for (mi, v) in cost_values(&grp.cost).into_iter().enumerate() {
             let l = x0 + mi as f64 * bw;
             let h = log1p10(v);
@@ -480,6 +610,12 @@ fn draw_cost(
     Ok(())
 }
 
+/// The group whose ops the cursor is in or about to start (its label is highlighted).
+fn running_group(groups: &[CostGroup], done: usize) -> Option<usize> {
+    (0..groups.len())
+        .find(|&gi| done <= groups[gi].last_op && (gi == 0 || done > groups[gi - 1].last_op))
+}
+
 /// 16450 → `16k`, 8192 → `8.2k`.
 fn compact(v: u64) -> String {
     match v {
@@ -502,43 +638,79 @@ pub fn ChartsPanel() -> impl IntoView {
     let free_ref = NodeRef::<Canvas>::new();
     let frag_ref = NodeRef::<Canvas>::new();
     let cost_ref = NodeRef::<Canvas>::new();
-    // Changes once per op (or run), not per event.
-    let key = Memo::new(move |_| {
-        state.with(|s| {
-            (
-                text_hash(&s.text),
-                s.timeline.run.ops.len(),
-                s.timeline.ops_done(),
-            )
-        })
-    });
-    let model = Memo::new(move |_| {
-        // Read, not just track: a memo only subscribes to its own sources once it has run.
-        key.get();
+    let free_seen = onscreen::observe(free_ref);
+    let frag_seen = onscreen::observe(frag_ref);
+    let cost_seen = onscreen::observe(cost_ref);
+    // The run's identity: the lines and the cost groups change only with it.
+    let run_key = Memo::new(move |_| {
         state
-            .with_untracked(|s| view_model(&s.timeline))
+            .with(|s| (text_hash(&s.text), s.timeline.run.ops.len()))
             .unwrap_or_default()
     });
+    // Changes once per op, not per event.
+    let done = Memo::new(move |_| state.with(|s| s.timeline.ops_done()).unwrap_or_default());
+    let groups = Memo::new(move |_| {
+        // Read, not just track: a memo only subscribes to its own sources once it has run.
+        run_key.get();
+        state
+            .with_untracked(|s| cost_groups(&s.timeline.run))
+            .unwrap_or_default()
+    });
+    // The cost chart changes with the op only where the running group changes.
+    let running = Memo::new(move |_| {
+        let d = done.get();
+        groups.with(|(g, _)| running_group(g, d))
+    });
     let dark = ThemeState::dark();
-    let (size, set_size) = signal(0u32);
-    let resize = window_event_listener(leptos::ev::resize, move |_| set_size.update(|s| *s += 1));
-    on_cleanup(move || resize.remove());
+    let free_layer = StoredValue::new_local(None::<FreeLayer>);
 
+    // Each chart repaints when what it shows changes: at once when on screen, else once the
+    // cursor rests (`onscreen::Seen::schedule`); its size comes from an observer, so drawing
+    // never forces a layout.
     Effect::new(move |_| {
-        size.track();
-        let p = palette(dark.get());
-        model.with(|m| {
+        let (size, d) = (free_seen.size.get(), dark.get());
+        run_key.track();
+        done.track();
+        let Some(c) = free_ref.get() else { return };
+        free_seen.schedule(move || {
+            let p = palette(d);
+            let rk = run_key.get_untracked();
             state.with_untracked(|s| {
-                if let Some(c) = free_ref.get() {
-                    let _ = draw_free_pages(c, &s.timeline.run, m.done, &p);
-                }
+                free_layer.update_value(|cache| {
+                    let _ = draw_free_pages(
+                        &c,
+                        size,
+                        &s.timeline.run,
+                        rk,
+                        s.timeline.ops_done(),
+                        &p,
+                        cache,
+                    );
+                })
             });
-            if let Some(c) = frag_ref.get() {
-                let _ = draw_fragmentation(c, &m.fragmentation, &p);
+        });
+    });
+    Effect::new(move |_| {
+        let (size, d) = (frag_seen.size.get(), dark.get());
+        run_key.track();
+        done.track();
+        let Some(c) = frag_ref.get() else { return };
+        frag_seen.schedule(move || {
+            if let Some(m) = state.with_untracked(|s| view_model(&s.timeline)) {
+                let _ = draw_fragmentation(c, size, &m.fragmentation, &palette(d));
             }
-            if let Some(c) = cost_ref.get() {
-                let _ = draw_cost(c, &m.groups, m.done, &p);
-            }
+        });
+    });
+    Effect::new(move |_| {
+        let (size, d) = (cost_seen.size.get(), dark.get());
+        groups.track();
+        running.track();
+        let Some(c) = cost_ref.get() else { return };
+        cost_seen.schedule(move || {
+            let d_done = done.get_untracked();
+            groups.with_untracked(|(g, _)| {
+                let _ = draw_cost(c, size, g, d_done, &palette(d));
+            });
         });
     });
 
@@ -623,7 +795,7 @@ pub fn ChartsPanel() -> impl IntoView {
                 </ol>
                 <ol class="cost-groups" data-testid="chart-cost-groups">
                     {move || {
-                        let (grps, total) = model.with(|m| (m.groups.clone(), m.total_groups));
+                        let (grps, total) = groups.get();
                         let more = (total > grps.len())
                             .then(|| view! { <li class="muted">{format!("… and {} more", total - grps.len())}</li> });
                         let items = grps

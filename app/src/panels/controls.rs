@@ -2,9 +2,7 @@
 //! shortcuts (scoped: never while typing in an input, textarea, select or contenteditable; Space
 //! on a focused button presses that button instead of play/pause).
 
-use leptos::leptos_dom::helpers::IntervalHandle;
 use leptos::prelude::*;
-use std::time::Duration;
 use wasm_bindgen::JsCast;
 
 use buddyscope::timeline::Timeline;
@@ -16,17 +14,17 @@ use crate::state::AppState;
 /// Speeds offered, events per second.
 pub const SPEEDS: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
-/// Starts/stops the playback timer with `state.playing`.
+/// Starts/stops playback with `state.playing`: one update per animation frame (as many events
+/// as the speed asks for since the last frame), so a frame never carries two updates and the
+/// panels' work lands just before the browser paints (an interval timer could fire twice per
+/// frame, or between frames, and drop frames at 60 fps).
 pub(crate) fn install_player(state: AppState) {
-    let handle = StoredValue::new_local(None::<IntervalHandle>);
-    let last = StoredValue::new_local(0.0f64);
-    let carry = StoredValue::new_local(0.0f64);
+    // Bumped on every start and stop: a frame callback of an earlier playback does nothing.
+    let generation = StoredValue::new_local(0u64);
     Effect::new(move |_| {
         let playing = state.playing.get();
-        if let Some(h) = handle.get_value() {
-            h.clear();
-            handle.set_value(None);
-        }
+        let g = generation.get_value().wrapping_add(1);
+        generation.set_value(g);
         if !playing {
             return;
         }
@@ -34,28 +32,47 @@ pub(crate) fn install_player(state: AppState) {
             // Play from the end starts over.
             state.jump_start();
         }
-        last.set_value(now_ms());
-        carry.set_value(0.0);
-        let h = set_interval_with_handle(
-            move || {
-                let t = now_ms();
-                let dt = (t - last.get_value()).max(0.0) / 1000.0;
-                last.set_value(t);
-                let want = carry.get_value() + dt * state.speed.get_untracked();
-                let n = want.floor() as u32;
-                carry.set_value(want - n as f64);
-                if n > 0 {
-                    state.advance(n);
-                }
-                if state.at_end() {
-                    state.playing.set(false);
-                }
-            },
-            Duration::from_millis(16),
-        )
-        .ok();
-        handle.set_value(h);
+        let player = Player {
+            state,
+            generation,
+            ticket: g,
+            last: now_ms(),
+            carry: 0.0,
+        };
+        request_animation_frame(move || player.frame());
     });
+}
+
+/// One playback in progress.
+struct Player {
+    state: AppState,
+    generation: StoredValue<u64, LocalStorage>,
+    ticket: u64,
+    /// When the last frame advanced, and the fraction of an event owed since.
+    last: f64,
+    carry: f64,
+}
+
+impl Player {
+    fn frame(mut self) {
+        if self.generation.try_get_value() != Some(self.ticket) {
+            return;
+        }
+        let t = now_ms();
+        let dt = (t - self.last).max(0.0) / 1000.0;
+        self.last = t;
+        let want = self.carry + dt * self.state.speed.get_untracked();
+        let n = want.floor() as u32;
+        self.carry = want - n as f64;
+        if n > 0 {
+            self.state.advance(n);
+        }
+        if self.state.at_end() {
+            self.state.playing.set(false);
+            return;
+        }
+        request_animation_frame(move || self.frame());
+    }
 }
 
 /// True if the key event comes from a place where keys mean text (or a select's own keys).

@@ -19,6 +19,7 @@ pub mod history;
 pub mod mapdraw;
 pub mod memmap;
 pub mod narration;
+pub mod onscreen;
 pub mod pcp;
 pub mod procimport;
 pub mod pseudocode;

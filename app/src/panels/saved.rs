@@ -226,7 +226,13 @@ pub fn restore_last(store: SavedStore, state: &AppState) -> Option<String> {
     // The default scenario is on screen already: a second run of it would only cost time.
     let same = state.with_untracked(|s| s.text == text).unwrap_or(false);
     if same || state.load_text(&text, id).is_ok() {
-        state.seek(pos);
+        // A long run reopens in the worker: its position waits for it.
+        let st = *state;
+        crate::runjob::when_loaded(state, move |loaded| {
+            if loaded.is_ok() {
+                st.seek(pos)
+            }
+        });
     }
     exercises
 }
@@ -238,7 +244,12 @@ fn open_scenario(state: &AppState, text: &str, id: &str, pos: u32) {
         _ => "custom",
     };
     if state.load_text(text, id).is_ok() {
-        state.seek(pos);
+        let st = *state;
+        crate::runjob::when_loaded(state, move |loaded| {
+            if loaded.is_ok() {
+                st.seek(pos)
+            }
+        });
     }
 }
 

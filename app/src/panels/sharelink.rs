@@ -58,6 +58,25 @@ pub fn apply(state: &AppState, p: &SharePayload) -> Result<(), String> {
             format!("The shared scenario does not load in this version ({e}). The default scenario is shown instead.")
         }
     })?;
+    // A long run is still in the worker: the position (and the rest) is the new run's, so it
+    // waits for it; restored on the run on screen meanwhile it would be lost when the new one
+    // replaces it at event 0.
+    if crate::runjob::pending(state) {
+        let (st, p) = (*state, p.clone());
+        crate::runjob::when_loaded(state, move |loaded| {
+            if loaded.is_ok() {
+                // A compare configuration of a worker run fails (compare runs on the page);
+                // `compare_error` shows why.
+                let _ = restore(&st, &p);
+            }
+        });
+        return Ok(());
+    }
+    restore(state, p)
+}
+
+/// Moves the loaded run to the link's position, compare sides and presenter state.
+fn restore(state: &AppState, p: &SharePayload) -> Result<(), String> {
     state.seek(p.pos);
     if let Some(c) = &p.compare {
         state.set_compare(Some(c.pair.clone()));

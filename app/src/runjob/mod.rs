@@ -189,6 +189,40 @@ impl Drop for Job {
 thread_local! {
     static JOB: RefCell<Option<Job>> = const { RefCell::new(None) };
     static GENERATION: Cell<u64> = const { Cell::new(0) };
+    static THEN: RefCell<Vec<Then>> = const { RefCell::new(Vec::new()) };
+}
+
+/// What waits for the run in the worker ([`when_loaded`]).
+type Then = Box<dyn FnOnce(Result<(), String>)>;
+
+/// True while a run is in the worker or being received from it: a scenario just loaded is not
+/// the current run yet.
+pub fn pending(state: &AppState) -> bool {
+    matches!(
+        state.run_status.get_untracked(),
+        RunStatus::Running { .. } | RunStatus::Receiving { .. }
+    )
+}
+
+/// Calls `f` once the scenario just loaded is the current run: now for a run on the page (or
+/// none), or, for a run in the worker, right after it has replaced the current run (`Ok`), or
+/// when it will not (`Err`: it failed, was cancelled or replaced; the previous run stays).
+/// What a loader does after loading (a share link's position, an embed host's reply) goes
+/// here, so it applies to the run it asked for and not to the one on screen meanwhile.
+pub fn when_loaded(state: &AppState, f: impl FnOnce(Result<(), String>) + 'static) {
+    if pending(state) {
+        THEN.with(|t| t.borrow_mut().push(Box::new(f)));
+    } else {
+        f(Ok(()))
+    }
+}
+
+/// Hands the worker run's outcome to everything waiting for it, in the order it was asked.
+fn settle(result: Result<(), String>) {
+    let waiting = THEN.with(|t| std::mem::take(&mut *t.borrow_mut()));
+    for f in waiting {
+        f(result.clone());
+    }
 }
 
 fn current(generation: u64) -> bool {
@@ -222,7 +256,11 @@ pub fn cancel(state: &AppState) {
     GENERATION.with(|g| g.set(g.get() + 1));
     let job = JOB.with(|j| j.borrow_mut().take());
     drop(job);
+    let was_pending = pending(state);
     state.run_status.set(RunStatus::Idle);
+    if was_pending {
+        settle(Err("the run was cancelled".to_string()));
+    }
 }
 
 /// The URL of the wasm-bindgen glue the page loaded: trunk's `<link rel="modulepreload">`, or
@@ -267,9 +305,9 @@ pub fn start(state: AppState, text: &str, id: &str, scenario: ValidScenario, tot
         total,
     });
     if let Err(e) = spawn(state, text, id, scenario, generation) {
-        state.run_status.set(RunStatus::Failed(format!(
-            "The run could not start in a worker: {e}"
-        )));
+        let msg = format!("The run could not start in a worker: {e}");
+        state.run_status.set(RunStatus::Failed(msg.clone()));
+        settle(Err(msg));
     }
 }
 
@@ -304,8 +342,12 @@ fn finish(
             expose("__buddyscope_transfer_rebuild_ms", times.rebuild);
             expose("__buddyscope_transfer_timeline_ms", t2 - t1);
             expose("__buddyscope_transfer_page_ms", copy_ms + (now() - t0));
+            settle(Ok(()));
         }
-        Err(e) => state.run_status.set(RunStatus::Failed(e)),
+        Err(e) => {
+            state.run_status.set(RunStatus::Failed(e.clone()));
+            settle(Err(e));
+        }
     }
 }
 
@@ -382,9 +424,9 @@ fn spawn(
                     let msg = get(&data, "message")
                         .as_string()
                         .unwrap_or_else(|| "unknown error".to_string());
-                    state.run_status.set(RunStatus::Failed(format!(
-                        "The run failed: {msg}. The current run stays."
-                    )));
+                    let msg = format!("The run failed: {msg}. The current run stays.");
+                    state.run_status.set(RunStatus::Failed(msg.clone()));
+                    settle(Err(msg));
                 }
             }
         });
@@ -395,10 +437,9 @@ fn spawn(
                 return;
             }
             retire(generation);
-            state.run_status.set(RunStatus::Failed(format!(
-                "The run worker failed: {}",
-                ev.message()
-            )));
+            let msg = format!("The run worker failed: {}", ev.message());
+            state.run_status.set(RunStatus::Failed(msg.clone()));
+            settle(Err(msg));
         });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
