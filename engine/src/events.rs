@@ -60,6 +60,15 @@ pub enum KernelFn {
     alloc_pages_bulk,
     vfree,
     memblock_free_all,
+    split_large_buddy,
+    start_isolate_page_range,
+    isolate_single_pageblock,
+    set_migratetype_isolate,
+    unset_migratetype_isolate,
+    undo_isolate_page_range,
+    __alloc_contig_migrate_range,
+    migrate_pages,
+    __free_contig_frozen_range,
 }
 
 impl KernelFn {
@@ -104,6 +113,15 @@ impl KernelFn {
             KernelFn::alloc_pages_bulk => "alloc_pages_bulk",
             KernelFn::vfree => "vfree",
             KernelFn::memblock_free_all => "memblock_free_all",
+            KernelFn::split_large_buddy => "split_large_buddy",
+            KernelFn::start_isolate_page_range => "start_isolate_page_range",
+            KernelFn::isolate_single_pageblock => "isolate_single_pageblock",
+            KernelFn::set_migratetype_isolate => "set_migratetype_isolate",
+            KernelFn::unset_migratetype_isolate => "unset_migratetype_isolate",
+            KernelFn::undo_isolate_page_range => "undo_isolate_page_range",
+            KernelFn::__alloc_contig_migrate_range => "__alloc_contig_migrate_range",
+            KernelFn::migrate_pages => "migrate_pages",
+            KernelFn::__free_contig_frozen_range => "__free_contig_frozen_range",
         }
     }
 
@@ -112,6 +130,12 @@ impl KernelFn {
         match self {
             KernelFn::vmalloc | KernelFn::vm_area_alloc_pages | KernelFn::vfree => "mm/vmalloc.c",
             KernelFn::memblock_free_all => "mm/memblock.c",
+            KernelFn::start_isolate_page_range
+            | KernelFn::isolate_single_pageblock
+            | KernelFn::set_migratetype_isolate
+            | KernelFn::unset_migratetype_isolate
+            | KernelFn::undo_isolate_page_range => "mm/page_isolation.c",
+            KernelFn::migrate_pages => "mm/migrate.c",
             _ => "mm/page_alloc.c",
         }
     }

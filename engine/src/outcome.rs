@@ -57,6 +57,11 @@ pub enum Outcome {
     Skipped(String),
     /// One event of a replayed trace (`crate::replay`): its line and what the replay did.
     Replayed { line: u64, what: String },
+    /// `alloc_contig_range` that migrated `migrated` in-use movable blocks out of the range
+    /// first.
+    ContigMigrated { nr: u32, pfn: Pfn, migrated: u32 },
+    /// `alloc_contig_range` failed with `-ENOMEM`: a migration found no target page.
+    ContigNoMem { migrated: u32 },
 }
 
 impl fmt::Display for Outcome {
@@ -68,6 +73,13 @@ impl fmt::Display for Outcome {
             Outcome::NothingToSplit => f.write_str("nothing to split"),
             Outcome::ContigAllocated { nr, pfn } => write!(f, "{nr} pages at pfn {pfn:#x}"),
             Outcome::RangeInUse => f.write_str("failed: range in use"),
+            Outcome::ContigMigrated { nr, pfn, migrated } => {
+                write!(f, "{nr} pages at pfn {pfn:#x}; {migrated} blocks migrated")
+            }
+            Outcome::ContigNoMem { migrated } => write!(
+                f,
+                "failed: -ENOMEM (no migration target); {migrated} blocks migrated"
+            ),
             Outcome::Vmalloc {
                 pages,
                 large,

@@ -96,10 +96,12 @@ enum Live {
         owner: u32,
     },
     /// Order-0 references over `[pfn, pfn + held.len())` (a split block or an
-    /// `alloc_contig_range`); `held[i]` while page `pfn + i` is still held.
+    /// `alloc_contig_range`); `held[i]` while page `i` is still held; `at[i]`: where page `i`
+    /// lives now (`pfn + i` until an `alloc_contig_range` migrates it).
     Pages {
         pfn: u32,
         held: Vec<bool>,
+        at: Vec<u32>,
         nheld: u32,
         owner: u32,
     },
@@ -134,6 +136,8 @@ pub struct Tally {
     pub contig_frees: u64,
     pub contig_allocs_ok: u64,
     pub contig_allocs_failed: u64,
+    /// Blocks an `alloc_contig_range` migrated out of its range.
+    pub contig_migrations: u64,
     pub vmallocs_ok: u64,
     pub vmallocs_failed: u64,
     pub vfrees: u64,
@@ -152,6 +156,7 @@ impl Tally {
         self.contig_frees += o.contig_frees;
         self.contig_allocs_ok += o.contig_allocs_ok;
         self.contig_allocs_failed += o.contig_allocs_failed;
+        self.contig_migrations += o.contig_migrations;
         self.vmallocs_ok += o.vmallocs_ok;
         self.vmallocs_failed += o.vmallocs_failed;
         self.vfrees += o.vfrees;
@@ -262,9 +267,8 @@ impl Harness {
                         self.live.swap_remove(i);
                     }
                     Live::Pages {
-                        pfn, held, nheld, ..
+                        held, at, nheld, ..
                     } => {
-                        let base = *pfn;
                         let targets: Vec<u32> = if one {
                             let held_idx: Vec<u32> = (0..held.len() as u32)
                                 .filter(|&k| held[k as usize])
@@ -280,8 +284,9 @@ impl Harness {
                         }
                         *nheld -= targets.len() as u32;
                         let empty = *nheld == 0;
+                        let at = at.clone();
                         for k in targets {
-                            self.engine.free_pages(base + k, 0, cpu);
+                            self.engine.free_pages(at[k as usize], 0, cpu);
                         }
                         if empty {
                             self.live.swap_remove(i);
@@ -306,13 +311,14 @@ impl Harness {
                 self.live[i] = Live::Pages {
                     pfn,
                     held: vec![true; 1 << order],
+                    at: (pfn..pfn + (1 << order)).collect(),
                     nheld: 1 << order,
                     owner,
                 };
             }
             Op::FreeContig { pick, chunked, cpu } => {
                 let cpu = self.cpu(cpu);
-                let Some(i) = self.pick(pick, |l| matches!(l, Live::Pages { held, nheld, .. } if *nheld as usize == held.len())) else {
+                let Some(i) = self.pick(pick, |l| matches!(l, Live::Pages { pfn, held, at, nheld, .. } if *nheld as usize == held.len() && at.iter().enumerate().all(|(k, &p)| p == pfn + k as u32))) else {
                     self.tally.noops += 1;
                     return;
                 };
@@ -338,11 +344,38 @@ impl Harness {
                 }
                 let nr = 1 + nr % max.min(n - start);
                 let owner = self.owner();
-                if self.engine.alloc_contig_range(start, nr, owner) {
+                let out = self.engine.alloc_contig_frozen_range(
+                    start,
+                    nr,
+                    owner,
+                    0,
+                    buddyscope::page_alloc::IsolateMode::Other,
+                );
+                // Migrated blocks: their owners' pages now live elsewhere.
+                for m in &out.migrated {
+                    self.tally.contig_migrations += 1;
+                    for l in &mut self.live {
+                        match l {
+                            Live::Block { pfn, owner, .. }
+                                if *owner == m.owner && *pfn == m.from =>
+                            {
+                                *pfn = m.to
+                            }
+                            Live::Pages { at, owner, .. } if *owner == m.owner => {
+                                for p in at.iter_mut().filter(|p| **p == m.from) {
+                                    *p = m.to;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                if out.result.is_ok() {
                     self.tally.contig_allocs_ok += 1;
                     self.live.push(Live::Pages {
                         pfn: start,
                         held: vec![true; nr as usize],
+                        at: (start..start + nr).collect(),
                         nheld: nr,
                         owner,
                     });
@@ -421,6 +454,17 @@ impl Harness {
         if pcp < 0 {
             return Err(format!("negative pcp count {pcp}"));
         }
+        // Isolation never outlives an op: alloc_contig_range undoes it on every path.
+        if let Some(pb) = (0..z.nr_pageblocks()).find(|&pb| z.pb_mt(pb) == MigrateType::Isolate) {
+            return Err(format!("pageblock {pb} is still isolated"));
+        }
+        if let Some(o) =
+            (0..NR_PAGE_ORDERS as u8).find(|&o| z.free_list(o, MigrateType::Isolate).len != 0)
+        {
+            return Err(format!(
+                "a free block is left on the order-{o} Isolate list"
+            ));
+        }
         let held: u64 = self.live.iter().map(Live::pages_held).sum();
         if buddy + pcp as u64 + held != z.pages() as u64 {
             return Err(format!(
@@ -459,13 +503,17 @@ impl Harness {
                 }
             }
             Live::Pages {
-                pfn, held, owner, ..
+                held, at, owner, ..
             } => {
                 for (k, &h) in held.iter().enumerate() {
-                    let p = pfn + k as u32;
+                    let p = at[k];
                     if h {
                         page(p, *owner, 1)?;
-                    } else if z.page_kind(p) == PageKind::Other && z.page_owner(p) == *owner {
+                    } else if z.page_kind(p) == PageKind::Other
+                        && z.page_owner(p) == *owner
+                        // A migration target may reuse the frame of a page freed before.
+                        && !(0..held.len()).any(|j| held[j] && at[j] == p)
+                    {
                         // (A pcp head's `owner` is its CPU: only allocated pages count.)
                         return Err(format!("freed page {p:#x} still owned by {owner}"));
                     }
