@@ -51,6 +51,10 @@ pub const ALL: &[Builtin] = &[
     ),
     builtin!("pcp-overflow-2cpu", "pcp overflow and drain on 2 CPUs"),
     builtin!("fragmented-sandbox", "Fragmented sandbox (seeded workload)"),
+    builtin!(
+        "alloc-contig-range-migrates",
+        "alloc_contig_range: isolate, migrate, take (and -EBUSY)"
+    ),
 ];
 
 /// The built-in scenario with this id.

@@ -140,3 +140,30 @@ fn pcp_overflow_drains_during_the_per_page_vfree() {
     // 6.19+: free_pcppages_bulk in batch-sized chunks (batch 15 on a 256 MiB zone).
     assert!(vfree.zone_lock >= vfree.pcp_drains);
 }
+
+/// The alloc_contig_range story: three movable blocks migrate out of [0, 1024), the range is
+/// taken, the -EBUSY attempt changes nothing, and `free thp` frees the THP's new page (0x800).
+#[test]
+fn alloc_contig_range_migrates_and_the_busy_one_fails() {
+    use buddyscope::outcome::Outcome;
+    let r = run("alloc-contig-range-migrates");
+    assert_eq!(
+        r.ops[4].outcome,
+        Outcome::ContigMigrated {
+            nr: 1024,
+            pfn: 0,
+            migrated: 3
+        }
+    );
+    assert_eq!(r.ops[5].outcome, Outcome::RangeInUse);
+    let freed: Vec<u32> = r.log.events[r.ops[6].start as usize..r.ops[6].end as usize]
+        .iter()
+        .filter_map(|ev| match ev.kind.annotation() {
+            Some(buddyscope::events::Annotation::Trace(
+                buddyscope::events::Tracepoint::MmPageFree { pfn, order: 9 },
+            )) => Some(pfn),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(freed, vec![0x800]);
+}

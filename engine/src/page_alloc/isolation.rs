@@ -604,6 +604,35 @@ impl Engine {
         Ok(())
     }
 
+    /// For the trace replay (`crate::replay`): isolate pageblock `pb` as
+    /// `set_migratetype_isolate` does once its checks passed.
+    pub fn replay_isolate_pageblock(&mut self, pb: u32) {
+        if !self.pb_isolated(pb) {
+            self.move_freepages_block_isolate(pb, true);
+        }
+    }
+
+    /// For the trace replay: `unset_migratetype_isolate` of pageblock `pb`.
+    pub fn replay_unisolate_pageblock(&mut self, pb: u32) {
+        self.unset_migratetype_isolate(pb);
+    }
+
+    /// For the trace replay: `isolate_freepages_range(find_large_buddy(s), e)`, the free
+    /// blocks of the isolated range off the Isolate lists (the head and tail beyond the range
+    /// come back as traced frees).
+    pub fn replay_take_isolated(&mut self, s: ZonePfn, e: ZonePfn) {
+        let mut p = self.find_large_buddy(s);
+        while p < e {
+            match self.zone.block_containing(p) {
+                Some((head, o, false)) if head == p => {
+                    self.del_from_free_list(Step::AllocContigTake, p, o, MigrateType::Isolate);
+                    p += 1u32 << o;
+                }
+                _ => p += 1,
+            }
+        }
+    }
+
     /// `__free_contig_frozen_range` of frozen (refcount 0) order-0 pages: one
     /// `free_frozen_pages(page, 0)` per page up to 7.1; batched in aligned chunks of prepared
     /// pages on 7.2 (`__free_contig_range_common(frozen = true)`, kernel-model.md §5.2).
