@@ -59,6 +59,10 @@ pub const ALL: &[Builtin] = &[
         "free-contig-range-held-page",
         "free_contig_range with a page someone else holds"
     ),
+    builtin!(
+        "alloc-contig-range-migrates",
+        "alloc_contig_range: isolate, migrate, take (and -EBUSY)"
+    ),
 ];
 
 /// The built-in scenario with this id.

@@ -62,6 +62,15 @@ pub enum KernelFn {
     memblock_free_all,
     get_page,
     put_page,
+    split_large_buddy,
+    start_isolate_page_range,
+    isolate_single_pageblock,
+    set_migratetype_isolate,
+    unset_migratetype_isolate,
+    undo_isolate_page_range,
+    __alloc_contig_migrate_range,
+    migrate_pages,
+    __free_contig_frozen_range,
 }
 
 impl KernelFn {
@@ -108,6 +117,15 @@ impl KernelFn {
             KernelFn::memblock_free_all => "memblock_free_all",
             KernelFn::get_page => "get_page",
             KernelFn::put_page => "put_page",
+            KernelFn::split_large_buddy => "split_large_buddy",
+            KernelFn::start_isolate_page_range => "start_isolate_page_range",
+            KernelFn::isolate_single_pageblock => "isolate_single_pageblock",
+            KernelFn::set_migratetype_isolate => "set_migratetype_isolate",
+            KernelFn::unset_migratetype_isolate => "unset_migratetype_isolate",
+            KernelFn::undo_isolate_page_range => "undo_isolate_page_range",
+            KernelFn::__alloc_contig_migrate_range => "__alloc_contig_migrate_range",
+            KernelFn::migrate_pages => "migrate_pages",
+            KernelFn::__free_contig_frozen_range => "__free_contig_frozen_range",
         }
     }
 
@@ -117,6 +135,12 @@ impl KernelFn {
             KernelFn::vmalloc | KernelFn::vm_area_alloc_pages | KernelFn::vfree => "mm/vmalloc.c",
             KernelFn::memblock_free_all => "mm/memblock.c",
             KernelFn::get_page | KernelFn::put_page => "include/linux/mm.h",
+            KernelFn::start_isolate_page_range
+            | KernelFn::isolate_single_pageblock
+            | KernelFn::set_migratetype_isolate
+            | KernelFn::unset_migratetype_isolate
+            | KernelFn::undo_isolate_page_range => "mm/page_isolation.c",
+            KernelFn::migrate_pages => "mm/migrate.c",
             _ => "mm/page_alloc.c",
         }
     }

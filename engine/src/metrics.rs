@@ -135,6 +135,7 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
     let mut nr_free_pages = 0i64;
     let mut blocks = 0i64;
     let mut highatomic = 0i64;
+    let mut cma = 0i64;
     for o in 0..NR_PAGE_ORDERS {
         let mut total = 0u64;
         for mt in MigrateType::ALL {
@@ -194,6 +195,9 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
                 if mt == MigrateType::HighAtomic {
                     highatomic += 1 << o;
                 }
+                if mt == MigrateType::Cma {
+                    cma += 1 << o;
+                }
             }
         }
         if total != z.nr_free[o] {
@@ -219,6 +223,12 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
         return Err(format!(
             "nr_free_highatomic {} but lists hold {highatomic}",
             z.nr_free_highatomic
+        ));
+    }
+    if cma != z.nr_free_cma {
+        return Err(format!(
+            "nr_free_cma {} but the CMA lists hold {cma}",
+            z.nr_free_cma
         ));
     }
     for (cpu, pcp) in z.pcp.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! (`vmalloc`, `vfree`, `alloc_pages_bulk`) is in [`crate::vmalloc`].
 
 use crate::events::*;
-use crate::page_alloc::{Engine, FPI_PREPARED};
+use crate::page_alloc::{Engine, IsolateMode, FPI_PREPARED};
 use crate::pseudocode::Step;
 use crate::types::*;
 use crate::zone::*;
@@ -67,7 +67,7 @@ impl Engine {
     }
 
     /// `free_prepared_contig_range`: the largest aligned chunks, `FPI_PREPARED`.
-    fn free_prepared_contig_range(&mut self, mut p: ZonePfn, mut n: u32, cpu: usize) {
+    pub(crate) fn free_prepared_contig_range(&mut self, mut p: ZonePfn, mut n: u32, cpu: usize) {
         self.enter(KernelFn::free_prepared_contig_range);
         while n > 0 {
             let o = contig_chunk_order(self.zone.abs_pfn(p), n as u64);
@@ -79,66 +79,13 @@ impl Engine {
         self.exit(KernelFn::free_prepared_contig_range);
     }
 
-    /// `alloc_contig_range` as the scenario format pins it: fail if any page is allocated
-    /// (pcp pages count as free); drain every pcp; take the range out of the buddy, giving the
-    /// parts of overlapping blocks outside the range back as aligned chunks at list tails.
+    /// `alloc_contig_range` (no CMA) from CPU 0: true on success. The kernel's path, with
+    /// isolation and migration, is [`Engine::alloc_contig_frozen_range`]; this keeps the
+    /// simple signature for callers that hold no allocation a migration could move.
     pub fn alloc_contig_range(&mut self, pfn: ZonePfn, nr: u32, owner: u32) -> bool {
-        self.enter(KernelFn::alloc_contig_range);
-        let end = pfn + nr;
-        let mut p = pfn;
-        while p < end {
-            match self.free_block_containing(p) {
-                Some((head, o, _)) => p = head + (1 << o),
-                None => {
-                    self.message(
-                        Step::AllocContigFail,
-                        MsgLevel::Failure,
-                        format!(
-                            "alloc_contig_range: page {:#x} is in use; nothing changed",
-                            self.zone.abs_pfn(p)
-                        ),
-                    );
-                    self.exit(KernelFn::alloc_contig_range);
-                    return false;
-                }
-            }
-        }
-        self.drain_all_pages();
-        self.emit(
-            Step::AllocContigTake,
-            Annotation::Lock { zone: true, cpu: 0 },
-        );
-        let mut p = pfn;
-        while p < end {
-            let (head, o, _) = self
-                .free_block_containing(p)
-                .expect("range is free after the drain");
-            let mt = self.zone.list_mt_of(head);
-            self.del_from_free_list(Step::AllocContigTake, head, o, mt);
-            self.account_freepages(Step::AllocContigTake, -(1i64 << o), mt);
-            let bend = head + (1 << o);
-            let outside = [
-                (head, pfn.max(head).min(bend)),
-                (end.min(bend).max(head), bend),
-            ];
-            for (s, e) in outside {
-                if e > s {
-                    for (c, co) in contig_chunks(self.zone.abs_pfn(s), (e - s) as u64) {
-                        let c = self.zone.zone_pfn(c);
-                        let cmt = self.zone.pageblock_mt(c);
-                        self.add_to_free_list(Step::AllocContigGiveBack, c, co, cmt, true);
-                        self.account_freepages(Step::AllocContigGiveBack, 1i64 << co, cmt);
-                    }
-                }
-            }
-            p = bend;
-        }
-        self.emit(
-            Step::AllocContigAlloc,
-            Mutation::ContigAlloc { pfn, nr, owner },
-        );
-        self.exit(KernelFn::alloc_contig_range);
-        true
+        self.alloc_contig_frozen_range(pfn, nr, owner, 0, IsolateMode::Other)
+            .result
+            .is_ok()
     }
 }
 

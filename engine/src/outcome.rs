@@ -67,6 +67,11 @@ pub enum Outcome {
     /// `free_contig_range` of a range with `held` pages someone else still references: those
     /// lost the owner's reference only; their last `put_page` frees them.
     ContigFreedHeld { nr: u32, chunked: bool, held: u32 },
+    /// `alloc_contig_range` that migrated `migrated` in-use movable blocks out of the range
+    /// first.
+    ContigMigrated { nr: u32, pfn: Pfn, migrated: u32 },
+    /// `alloc_contig_range` failed with `-ENOMEM`: a migration found no target page.
+    ContigNoMem { migrated: u32 },
 }
 
 impl fmt::Display for Outcome {
@@ -78,6 +83,13 @@ impl fmt::Display for Outcome {
             Outcome::NothingToSplit => f.write_str("nothing to split"),
             Outcome::ContigAllocated { nr, pfn } => write!(f, "{nr} pages at pfn {pfn:#x}"),
             Outcome::RangeInUse => f.write_str("failed: range in use"),
+            Outcome::ContigMigrated { nr, pfn, migrated } => {
+                write!(f, "{nr} pages at pfn {pfn:#x}; {migrated} blocks migrated")
+            }
+            Outcome::ContigNoMem { migrated } => write!(
+                f,
+                "failed: -ENOMEM (no migration target); {migrated} blocks migrated"
+            ),
             Outcome::Vmalloc {
                 pages,
                 large,

@@ -139,10 +139,10 @@ steps! {
     ContigRunBreak => __free_contig_range_common: 2,
     ContigChunk => free_prepared_contig_range: 1,
 
-    AllocContigFail => alloc_contig_range: 0,
-    AllocContigTake => alloc_contig_range: 2,
-    AllocContigGiveBack => alloc_contig_range: 3,
-    AllocContigAlloc => alloc_contig_range: 4,
+    AllocContigFail => alloc_contig_range: 7,
+    AllocContigTake => alloc_contig_range: 4,
+    AllocContigGiveBack => alloc_contig_range: 6,
+    AllocContigAlloc => alloc_contig_range: 5,
 
     BulkGate => alloc_pages_bulk: 1,
     BulkPcpLock => alloc_pages_bulk: 2,
@@ -160,6 +160,16 @@ steps! {
     PutPageLast => put_page: 0,
     FreePagesStillHeld => __free_pages: 1,
     ContigPutRef => __free_contig_range_common: 1,
+    IsolateLock => set_migratetype_isolate: 0,
+    IsolateUnmovable => set_migratetype_isolate: 2,
+    IsolateSplitLarge => set_migratetype_isolate: 4,
+    IsolateMoveFree => set_migratetype_isolate: 5,
+    UnisolateLock => unset_migratetype_isolate: 0,
+    UnisolateMerge => unset_migratetype_isolate: 1,
+    UnisolateMoveFree => unset_migratetype_isolate: 3,
+    IsolateStraddle => isolate_single_pageblock: 3,
+    MigrateNoMem => migrate_pages: 1,
+    MigrateMove => migrate_pages: 2,
 }
 
 /// The pseudocode of a function, one line per entry.
@@ -402,11 +412,58 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "    pfn += 2^o; n -= 2^o",
         ],
         alloc_contig_range => &[
-            "if any page of the range is allocated: fail",
+            "start_isolate_page_range(start, end)           // fails: -EBUSY",
             "drain_all_pages()",
-            "take every free block overlapping the range off its list",
-            "give back the parts outside the range as aligned chunks (tail)",
+            "__alloc_contig_migrate_range(start, end)       // in-use movable pages move out",
+            "outer_start = find_large_buddy(start); test_pages_isolated(outer_start, end)",
+            "isolate_freepages_range(outer_start, end)      // free blocks off the isolate lists",
             "the range's pages are allocated, refcount 1 each",
+            "__free_contig_frozen_range([outer_start, start)), ([end, outer_end))  // still isolated",
+            "done: undo_isolate_page_range(start, end); return ret",
+        ],
+        start_isolate_page_range => &[
+            "isolate_single_pageblock(pageblock_start(start), after the boundary)",
+            "isolate_single_pageblock(pageblock_align(end), before the boundary)",
+            "for each pageblock between: set_migratetype_isolate(pb, start, end)",
+            "    fails: undo_isolate_page_range(what was isolated); return -EBUSY",
+        ],
+        isolate_single_pageblock => &[
+            "set_migratetype_isolate(pageblock)             // unless already done",
+            "for pfn from ALIGN_DOWN(pageblock, MAX_ORDER_NR_PAGES) to the boundary:",
+            "    free buddy: skip it; in-use compound page ending before the boundary: skip it",
+            "    in-use compound page straddling the boundary: unset_migratetype_isolate; -EBUSY",
+        ],
+        set_migratetype_isolate => &[
+            "lock zone; already isolated: -EBUSY",
+            "has_unmovable_pages(range ∩ pageblock)          // CMA block: movable only for cma_alloc",
+            "    found: -EBUSY (not LRU, not movable_ops, or a non-LRU compound page)",
+            "pageblock_isolate_and_move_free_pages(pageblock):",
+            "    part of a free block > pageblock: take it, set the isolate bit, split_large_buddy",
+            "    else move every free block of the pageblock to the TAIL of the isolate list; set the bit",
+        ],
+        unset_migratetype_isolate => &[
+            "lock zone; not isolated: return",
+            "free order-9 block whose buddy is free and not isolated: __isolate_free_page; clear the bit; __free_one_page(FPI_TO_TAIL)",
+            "else pageblock_unisolate_and_move_free_pages(pageblock):",
+            "    every free block of the pageblock to the TAIL of its type's list; clear the bit",
+        ],
+        undo_isolate_page_range => &["for each isolated pageblock of the range: unset_migratetype_isolate"],
+        split_large_buddy => &[
+            "order = min(order, pageblock_order)",
+            "for each pageblock-sized piece: __free_one_page(piece, its pageblock's type)  // head",
+        ],
+        __alloc_contig_migrate_range => &[
+            "while pfn < end: isolate_migratepages_range(pfn, end)   // up to 32 pages of LRU folios",
+            "    migrate_pages(list, alloc_migration_target)",
+        ],
+        migrate_pages => &[
+            "for each folio: dst = alloc_migration_target(folio)  // GFP_KERNEL|__GFP_MOVABLE|__GFP_RETRY_MAYFAIL",
+            "    no dst: -ENOMEM; the rest go back",
+            "for each folio: move the contents; the owner now maps dst; folio_put(src)  // isolated: to the isolate list",
+        ],
+        __free_contig_frozen_range => &[
+            "≤ 7.1: for each pfn: free_frozen_pages(page, 0)",
+            "7.2: free_pages_prepare each page; free_prepared_contig_range(pfn, n)",
         ],
         vmalloc => &[
             "if pages > 512: array = nested vmalloc(8 × pages bytes)",

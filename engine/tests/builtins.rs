@@ -207,3 +207,30 @@ fn held_page_splits_the_chunked_free_and_is_freed_by_put_page() {
         assert_eq!(r.final_zone.page_refcount(100), 0);
     }
 }
+
+/// The alloc_contig_range story: three movable blocks migrate out of [0, 1024), the range is
+/// taken, the -EBUSY attempt changes nothing, and `free thp` frees the THP's new page (0x800).
+#[test]
+fn alloc_contig_range_migrates_and_the_busy_one_fails() {
+    use buddyscope::outcome::Outcome;
+    let r = run("alloc-contig-range-migrates");
+    assert_eq!(
+        r.ops[4].outcome,
+        Outcome::ContigMigrated {
+            nr: 1024,
+            pfn: 0,
+            migrated: 3
+        }
+    );
+    assert_eq!(r.ops[5].outcome, Outcome::RangeInUse);
+    let freed: Vec<u32> = r.log.events[r.ops[6].start as usize..r.ops[6].end as usize]
+        .iter()
+        .filter_map(|ev| match ev.kind.annotation() {
+            Some(buddyscope::events::Annotation::Trace(
+                buddyscope::events::Tracepoint::MmPageFree { pfn, order: 9 },
+            )) => Some(pfn),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(freed, vec![0x800]);
+}

@@ -369,3 +369,171 @@ fn chunked_free_with_a_held_page_splits_the_run_and_the_last_put_page_frees_it()
         assert_eq!(back.first_difference(&run.initial), None, "{kernel}");
     }
 }
+
+fn merges(e: &Engine) -> usize {
+    e.log
+        .events
+        .iter()
+        .filter(|ev| {
+            matches!(
+                ev.kind.annotation(),
+                Some(buddyscope::events::Annotation::Merge { .. })
+            )
+        })
+        .count()
+}
+
+/// `alloc_contig_range` of pfns 1000..1100 on a freshly booted 4096-page zone (four order-10
+/// Movable blocks, list order 0, 1024, 2048, 3072), computed by hand from v7.1.5
+/// mm/page_isolation.c and mm/page_alloc.c (v6.18.2 has the same steps in mm/page_alloc.c):
+/// * `start_isolate_page_range` (page_isolation.c:486): `isolate_single_pageblock(512)` →
+///   `set_migratetype_isolate(pb 1)` → `__move_freepages_block_isolate` (page_alloc.c:2093):
+///   `find_large_buddy(512)` (:2036) finds 0/o10 > pageblock_order, so it is taken off the
+///   Movable list, pb 1 gets the isolate bit and `split_large_buddy` (:1504) frees 0/o9 to the
+///   Movable list and 512/o9 to the Isolate list (two halves of different types do not merge).
+///   `isolate_single_pageblock(1536, before)` does the same to 1024/o10: 1024/o9 Isolate,
+///   1536/o9 Movable, put at the head (order 9 = MAX_PAGE_ORDER − 1: no tail placement).
+/// * `alloc_contig_frozen_range_noprof` (:6925): `outer_start = find_large_buddy(1000)` = 512;
+///   `isolate_freepages_range` takes 512/o9 and 1024/o9, `outer_end` = 1536; the head
+///   [512, 1000) (488 pages) and the tail [1100, 1536) (436 pages) go back through
+///   `__free_contig_frozen_range` (:6896) while isolated: v7.1 one `free_frozen_pages(p, 0)` per
+///   page, merging on the Isolate lists into 512/o8 768/o7 896/o6 960/o5 992/o3 and 1100/o2
+///   1104/o4 1120/o5 1152/o7 1280/o8: 924 pages in 10 blocks, 924 − 10 = 914 merges. 7.2 frees
+///   the same ten blocks as prepared chunks (`free_prepared_contig_range`): no merge at all.
+/// * `undo_isolate_page_range` (page_isolation.c:536) → `unset_migratetype_isolate` (:223):
+///   pages 512 and 1024 are not order-9 buddies, so `pageblock_unisolate_and_move_free_pages`
+///   moves every free block of pb 1, then pb 2, ascending, to the **tail** of its Movable list.
+#[test]
+fn alloc_contig_range_isolates_splits_and_gives_back_at_the_tail() {
+    for (kernel, want_merges) in [(Kernel::V7_1, 914), (Kernel::V7_2, 0)] {
+        let mut p = ZoneParams::new(4096);
+        p.kernel = kernel;
+        let mut e = boot_engine(&p);
+        e.log.events.clear();
+        assert!(e.alloc_contig_range(1000, 100, 7), "{kernel:?}");
+        assert_eq!(merges(&e), want_merges, "{kernel:?}");
+        let frees = e
+            .log
+            .events
+            .iter()
+            .filter(|ev| ev.step == Step::TraceMmPageFree)
+            .count();
+        assert_eq!(
+            frees, 924,
+            "{kernel:?}: one mm_page_free per page either way"
+        );
+        for (o, want) in [
+            (10u8, vec![2048, 3072]),
+            (9, vec![1536, 0]),
+            (8, vec![512, 1280]),
+            (7, vec![768, 1152]),
+            (6, vec![896]),
+            (5, vec![960, 1120]),
+            (4, vec![1104]),
+            (3, vec![992]),
+            (2, vec![1100]),
+        ] {
+            assert_eq!(e.zone.free_list_pfns(o, M), want, "{kernel:?} order {o}");
+        }
+        for pb in 0..8 {
+            assert_eq!(e.zone.pb_mt(pb), M, "{kernel:?}: pageblock {pb}");
+        }
+        assert!((1000..1100).all(|p| e.zone.page_refcount(p) == 1 && e.zone.page_owner(p) == 7));
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+    }
+}
+
+/// Migration (`__alloc_contig_migrate_range`, v7.1.5 mm/page_alloc.c:6777): an order-10 Movable
+/// LRU allocation at 0 (the head of the order-10 Movable list at boot) inside the range [0, 1024).
+/// `isolate_single_pageblock(1024, before)` scans from 0: the compound page ends at the boundary
+/// (`head_pfn + nr_pages <= boundary_pfn`), so it is skipped, not refused. `migrate_pages` gets a
+/// target from `alloc_migration_target` (order 10: 1024, the next head of the list), the source
+/// is freed into its isolated pageblocks (`split_large_buddy` halves, which merge: both ISOLATE)
+/// and taken again as the range. The scenario's name follows its page: a later `free big` frees
+/// pfn 1024 (v7.1.5 `alloc_migration_target` is in mm/migrate.c, not among the sources here: a
+/// large folio gets `GFP_TRANSHUGE` and its own order).
+#[test]
+fn alloc_contig_range_migrates_a_movable_page_and_the_name_follows() {
+    let json = r#"{"version": 1, "kernel": "v7.1", "zone": {"pages": 4096},
+        "ops": [{"op": "alloc", "order": 10, "mt": "movable", "as": "big"},
+                {"op": "alloc_contig_range", "pfn": 0, "nr_pages": 1024, "as": "r"},
+                {"op": "free", "ref": "big"}]}"#;
+    let s = buddyscope::scenario::parse_valid(json).unwrap();
+    let run = buddyscope::runner::execute(
+        buddyscope::setup::build(s).unwrap(),
+        &buddyscope::runner::RunOptions::default(),
+    );
+    use buddyscope::outcome::Outcome;
+    assert_eq!(run.ops[0].outcome, Outcome::Allocated { order: 10, pfn: 0 });
+    assert_eq!(
+        run.ops[1].outcome,
+        Outcome::ContigMigrated {
+            nr: 1024,
+            pfn: 0,
+            migrated: 1
+        }
+    );
+    let freed: Vec<u32> = run.log.events[run.ops[2].start as usize..run.ops[2].end as usize]
+        .iter()
+        .filter_map(|ev| match ev.kind.annotation() {
+            Some(buddyscope::events::Annotation::Trace(
+                buddyscope::events::Tracepoint::MmPageFree { pfn, order: 10 },
+            )) => Some(pfn),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        freed,
+        vec![1024],
+        "free big frees the page it was migrated to"
+    );
+    let z = &run.final_zone;
+    // The free: `free_one_page` → two order-9 pieces that merge back to 1024/o10, placed at
+    // the head (`buddy_merge_likely` is false at MAX_PAGE_ORDER).
+    assert_eq!(z.free_list_pfns(10, M), vec![1024, 2048, 3072]);
+    assert!((0..1024).all(|p| z.page_owner(p) == 1), "the range is r's");
+    buddyscope::metrics::check_invariants(z).unwrap();
+}
+
+/// The `-EBUSY` paths leave the zone as it was (`start_isolate_page_range` undoes its own
+/// isolation; `alloc_contig_frozen_range_noprof` then `goto done`):
+/// * an Unmovable page in the first pageblock, even outside the range: `isolate_single_pageblock`
+///   passes the whole pageblock to `set_migratetype_isolate`, whose `has_unmovable_pages`
+///   (page_isolation.c:118) finds it (not LRU, no movable_ops);
+/// * an in-use order-10 Movable page straddling the range's end boundary (512):
+///   `isolate_single_pageblock(512, before)` (page_isolation.c:324) reaches its head at 0 and
+///   `goto failed` (LRU pages are not expected above pageblock_order).
+#[test]
+fn alloc_contig_range_busy_paths_change_nothing() {
+    for (gfp, range) in [
+        (GFP_KERNEL, (100u32, 10u32)),
+        (GFP_HIGHUSER_MOVABLE, (0, 512)),
+    ] {
+        let mut e = boot_engine(&ZoneParams::new(4096));
+        assert_eq!(
+            e.alloc_pages(gfp, 10, 0, 1, gfp & __GFP_MOVABLE != 0),
+            Some(0)
+        );
+        let before = e.zone.clone();
+        assert!(!e.alloc_contig_range(range.0, range.1, 2));
+        // Everything but the cost counters (the failed attempt took locks).
+        for o in 0..=10u8 {
+            for mt in MigrateType::ALL {
+                assert_eq!(
+                    e.zone.free_list_pfns(o, mt),
+                    before.free_list_pfns(o, mt),
+                    "{range:?}"
+                );
+            }
+        }
+        assert_eq!(e.zone.nr_free(), before.nr_free());
+        assert_eq!(e.zone.nr_free_pages(), before.nr_free_pages());
+        for pb in 0..8 {
+            assert_eq!(e.zone.pb_mt(pb), before.pb_mt(pb), "{range:?}");
+        }
+        for p in 0..4096 {
+            assert_eq!(e.zone.page_owner(p), before.page_owner(p));
+            assert_eq!(e.zone.page_refcount(p), before.page_refcount(p));
+        }
+    }
+}

@@ -313,6 +313,10 @@ fn random_ops_keep_invariants() {
         ("splits", tally.splits),
         ("contiguous frees", tally.contig_frees),
         ("contiguous allocations", tally.contig_allocs_ok),
+        (
+            "contiguous allocations that migrated",
+            tally.contig_migrations,
+        ),
         ("vmallocs", tally.vmallocs_ok),
         ("failed vmallocs", tally.vmallocs_failed),
         ("vfrees", tally.vfrees),

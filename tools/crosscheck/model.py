@@ -254,6 +254,7 @@ class Model:
         # §1.4 pageblock types; §3.7 step 1: every pageblock MOVABLE at boot
         self.nblocks = (self.N + PB_PAGES - 1) // PB_PAGES
         self.pb = [M] * self.nblocks
+        self.iso_blocks = set()         # pageblocks with PB_migrate_isolate set
         # §1.5 per-page state
         self.refcnt = [0] * self.N
         self.lru = bytearray(self.N)    # §2.7.3 PageLRU approximation
@@ -276,6 +277,8 @@ class Model:
         return "%016x" % (0xffffea0000000000 + 64 * pfn)
 
     def get_mt(self, pfn):
+        if self.iso_blocks and ((pfn - self.start) >> 9) in self.iso_blocks:
+            return self.ISO
         return self.pb[(pfn - self.start) >> 9]
 
     def set_pageblock_mt(self, pfn, mt):
@@ -1124,70 +1127,244 @@ class Model:
             p += 1 << o
             n -= 1 << o
 
-    # ------------------------------------------------------------ contract alloc_contig_range
+    # ------------------------------------------------------------ alloc_contig_range (C)
+    # Written from v7.1.5 mm/page_isolation.c and mm/page_alloc.c (v6.18.2 the same steps):
+    # start_isolate_page_range, __move_freepages_block_isolate, split_large_buddy,
+    # __alloc_contig_migrate_range, find_large_buddy, alloc_contig_frozen_range_noprof,
+    # unset_migratetype_isolate, undo_isolate_page_range.
     def buddy_containing(self, pfn):
         for o in range(MAX_ORDER + 1):
             h = pfn & ~((1 << o) - 1)
             b = self.buddy.get(h)
-            if b is not None and b[0] == o:
+            if b is not None and b[0] >= o and h + (1 << b[0]) > pfn:
                 return h
         return None
 
-    def on_any_pcp(self):
-        s = set()
+    def pcp_block_containing(self, pfn):
         for pcp in self.pcps:
             for i, lst in enumerate(pcp.lists):
                 o = pindex_to_order(i)
-                for p in lst:
-                    s.update(range(p, p + (1 << o)))
-        return s
+                h = pfn & ~((1 << o) - 1)
+                if h in lst:
+                    return h, o
+        return None
 
-    def alloc_contig_range(self, pfn, n):
-        pcpset = self.on_any_pcp()
-        # 1. any allocated page -> failure
-        p = pfn
-        while p < pfn + n:
-            h = self.buddy_containing(p)
-            if h is not None:
-                p = h + (1 << self.buddy[h][0])
+    def free_extent(self, p):
+        """End of the free (buddy or pcp) block holding p, or None if p is in use."""
+        h = self.buddy_containing(p)
+        if h is not None:
+            return h + (1 << self.buddy[h][0])
+        b = self.pcp_block_containing(p)
+        if b is not None:
+            return b[0] + (1 << b[1])
+        return None
+
+    def in_use(self, p):
+        """(head, nr pages, lru) of the allocation holding in-use page p."""
+        r = self.owner.get(p)
+        if r is not None and r.kind == "alloc" and not r.split and r.order > 0:
+            k = r.pages.index(p) if p in r.pages else 0
+            head = p - k
+            return head, 1 << r.order, bool(self.lru[head - self.start])
+        return p, 1, bool(self.lru[p - self.start])
+
+    def pb_idx(self, pfn):
+        return (pfn - self.start) >> 9
+
+    def isolated(self, pfn):
+        return self.pb_idx(pfn) in self.iso_blocks
+
+    def find_large_buddy(self, s):
+        order = ctz(s) if s else MAX_ORDER
+        pfn = s
+        while pfn not in self.buddy:
+            order += 1
+            if order > MAX_ORDER:
+                return s
+            pfn &= ~((1 << order) - 1)
+        return pfn if pfn + (1 << self.buddy[pfn][0]) > s else s
+
+    def move_freepages_block_isolate(self, bs, isolate):
+        b = self.find_large_buddy(bs)
+        if b in self.buddy and self.buddy[b][0] > PB_ORDER:
+            o = self.buddy[b][0]
+            self.del_page_from_free_list(b, o, self.get_mt(b))
+            if isolate:
+                self.iso_blocks.add(self.pb_idx(bs))
+            else:
+                self.iso_blocks.discard(self.pb_idx(bs))
+            self.hit("isolate_split_large_buddy")
+            self.free_one_page(b, o)           # split_large_buddy
+            return
+        base = self.pb[self.pb_idx(bs)]
+        if isolate:
+            self.move_freepages_block_walk(bs, bs + PB_PAGES, base, self.ISO)
+            self.iso_blocks.add(self.pb_idx(bs))
+        else:
+            self.move_freepages_block_walk(bs, bs + PB_PAGES, self.ISO, base)
+            self.iso_blocks.discard(self.pb_idx(bs))
+
+    def has_unmovable(self, s, e):
+        if self.cma and self.pb[self.pb_idx(s)] == self.CMA:
+            return True
+        p = s
+        while p < e:
+            end = self.free_extent(p)
+            if end is not None:
+                p = end
                 continue
-            if p not in pcpset:
-                return False
-            p += 1
-        # 2. drain_all_pages
-        self.drain_all()
-        # 3. free blocks overlapping the range leave their lists (ascending pfn)
-        blocks = []
-        p = pfn
-        while p < pfn + n:
-            h = self.buddy_containing(p)
-            if h is None:       # cannot happen: everything free and drained
-                p += 1
-                continue
-            blocks.append(h)
-            p = h + (1 << self.buddy[h][0])
-        for h in blocks:
-            o, lmt = self.buddy[h]
-            self.del_page_from_free_list(h, o, lmt)
-            parts = []
-            if h < pfn:
-                parts.append((h, pfn))
-            if h + (1 << o) > pfn + n:
-                parts.append((pfn + n, h + (1 << o)))
-            for a, b in parts:
-                while a < b:
-                    co = chunk_order(a, b - a)
-                    cmt = self.get_mt(a)
-                    self.add_to_free_list(a, co, cmt, tail=True)
-                    self.account(1 << co, cmt)
-                    a += 1 << co
-        # 4. allocated, refcount 1, not LRU
-        for q in range(pfn, pfn + n):
-            self.refcnt[q - self.start] = 1
-            self.lru[q - self.start] = 0
+            head, nr, lru = self.in_use(p)
+            if not lru:
+                return True
+            p = head + nr
+        return False
+
+    def set_migratetype_isolate(self, bs, cs, ce):
+        if self.isolated(bs) or bs + PB_PAGES > self.end:
+            return False
+        if self.has_unmovable(max(cs, bs), min(ce, bs + PB_PAGES)):
+            self.hit("isolate_unmovable")
+            return False
+        self.move_freepages_block_isolate(bs, True)
         return True
 
-    # ------------------------------------------------------------ §6 vmalloc
+    def unset_migratetype_isolate(self, bs):
+        if not self.isolated(bs):
+            return
+        b = self.buddy.get(bs)
+        if b is not None and PB_ORDER <= b[0] < MAX_ORDER:
+            o = b[0]
+            bud = bs ^ (1 << o)
+            if self.in_zone(bud) and self.is_buddy(bud, o) and not self.isolated(bud):
+                self.hit("unisolate_merge")
+                self.del_from_free_list(bs, o, self.ISO)
+                self.iso_blocks.discard(self.pb_idx(bs))
+                self.free_one(bs, o, self.get_mt(bs), to_tail=True)
+                return
+        self.move_freepages_block_isolate(bs, False)
+
+    def undo_isolate(self, s, e):
+        bs = s & ~(PB_PAGES - 1)
+        while bs < e:
+            self.unset_migratetype_isolate(bs)
+            bs += PB_PAGES
+
+    def isolate_single(self, boundary, before, skip):
+        ipb = boundary - PB_PAGES if before else boundary
+        scan = max(ipb & ~((1 << MAX_ORDER) - 1), self.start)
+        if not skip and not self.set_migratetype_isolate(ipb, ipb, ipb + PB_PAGES):
+            return False
+        if (before and boundary >= self.end) or (not before and boundary <= self.start):
+            return True
+        p = scan
+        while p < boundary:
+            end = self.free_extent(p)
+            if end is not None:
+                p = end
+                continue
+            head, nr, _ = self.in_use(p)
+            if nr > 1 and head + nr > boundary:
+                self.hit("isolate_straddle")
+                if not skip:
+                    self.unset_migratetype_isolate(ipb)
+                return False
+            p = head + nr
+        return True
+
+    def start_isolate(self, s, e):
+        i_start = s & ~(PB_PAGES - 1)
+        i_end = (e + PB_PAGES - 1) & ~(PB_PAGES - 1)
+        if not self.isolate_single(i_start, False, False):
+            return False
+        if not self.isolate_single(i_end, True, i_start == i_end - PB_PAGES):
+            self.unset_migratetype_isolate(i_start)
+            return False
+        p = i_start + PB_PAGES
+        while p < i_end - PB_PAGES:
+            if not self.set_migratetype_isolate(p, s, e):
+                self.undo_isolate(i_start, p)
+                self.unset_migratetype_isolate(i_end - PB_PAGES)
+                return False
+            p += PB_PAGES
+        return True
+
+    def migrate_range(self, cpu, s, e):
+        """__alloc_contig_migrate_range: batches of >= 32 pages of LRU blocks."""
+        p = s
+        while p < e:
+            batch, pages = [], 0
+            while p < e and pages < 32:
+                end = self.free_extent(p)
+                if end is not None:
+                    p = end
+                    continue
+                head, nr, lru = self.in_use(p)
+                if lru:
+                    batch.append((head, nr))
+                    pages += nr
+                p = head + nr
+            if not batch:
+                return True
+            targets = []
+            for head, nr in batch:
+                order = ilog2(nr)
+                gfp = GFP_KERNEL | G_MOVABLE | G_RETRY_MAYFAIL
+                if order > 0:
+                    gfp = (gfp & ~G_RECLAIM) | GFP_TRANSHUGE | G_COMP
+                t = self.alloc_pages(cpu, gfp, order)
+                if t is None:
+                    self.hit("migrate_nomem")
+                    break
+                targets.append(t)
+            for (head, nr), t in zip(batch, targets):
+                self.hit("migrated")
+                r = self.owner.get(head)
+                self.free_pages(cpu, head, ilog2(nr))     # clears the owner of the old pages
+                if r is not None:
+                    for k in range(nr):
+                        i = r.pages.index(head + k)
+                        r.pages[i] = t + k
+                        r.held.add(t + k)
+                        self.owner[t + k] = r
+                    if r.pfn == head:
+                        r.pfn = t
+            if len(targets) < len(batch):
+                return False
+        return True
+
+    def alloc_contig_range(self, cpu, pfn, n):
+        s, e = pfn, pfn + n
+        ok = self.start_isolate(s, e)
+        if ok:
+            self.drain_all()
+            ok = self.migrate_range(cpu, s, e)
+        if ok:
+            outer = self.find_large_buddy(s)
+            p = outer
+            while p < e:                      # test_pages_isolated
+                b = self.buddy.get(p)
+                if b is None or b[1] != self.ISO:
+                    ok = False
+                    break
+                p += 1 << b[0]
+        if ok:
+            p = outer
+            while p < e:                      # isolate_freepages_range
+                o = self.buddy[p][0]
+                self.del_from_free_list(p, o, self.ISO)
+                p += 1 << o
+            outer_end = p
+            for q in range(s, e):
+                self.refcnt[q - self.start] = 1
+            for a, b in ((outer, s), (e, outer_end)):
+                if b > a:
+                    if self.kernel == "v7.2":
+                        self.free_contig_common(cpu, a, b - a, True)
+                    else:
+                        self.free_contig_per_page(cpu, a, b - a, True)
+        self.undo_isolate(s, e)
+        return ok
+
     def alloc_pages_bulk(self, cpu, gfp, nr, out):
         """§6.4 (array slice empty: populated = 0)."""
         if nr == 0:
@@ -1391,7 +1568,7 @@ class Model:
         elif kind == "alloc_contig_range":
             rec = Rec("contig")
             pfn, n = op["pfn"], op["nr_pages"]
-            if self.alloc_contig_range(pfn, n):
+            if self.alloc_contig_range(cpu, pfn, n):
                 rec.pfn, rec.nr = pfn, n
                 rec.pages = list(range(pfn, pfn + n))
                 rec.held = set(rec.pages)
@@ -1415,6 +1592,10 @@ class Model:
                     self.emit("# warning: refused")
                     return
                 pfn, n = rec.pages[0], len(rec.pages)
+                if rec.pages != list(range(pfn, pfn + n)):
+                    # alloc_contig_range migrated some of its pages: no longer one range
+                    self.emit("# warning: refused (migrated)")
+                    return
             else:
                 pfn, n = op["pfn"], op["nr_pages"]
             # allocated pages only: refcount 0 is free or a tail; a page only get_page

@@ -155,7 +155,7 @@ class Gen:
     def pattern(self):
         """Multi-op patterns that create fragmentation and watermark pressure."""
         r = self.r
-        k = r.choice(["fill", "fill", "frag", "holes", "held"])
+        k = r.choice(["fill", "fill", "frag", "holes", "held", "migrate"])
         mt = r.choices(["unmovable", "movable", "reclaimable"], [4, 5, 2])[0]
         if k == "fill":
             # leak allocations in a repeat scope: the zone gets close to its watermarks
@@ -219,6 +219,35 @@ class Gen:
                 for _ in range(r.choice([1, 1, 2, 3])):
                     out.append({"op": "put_page", "ref": nm, "page": i,
                                 "cpu": r.randrange(self.cpus)})
+            return out
+        if k == "migrate":
+            # movable data (some of it named, some split), then an alloc_contig_range over part
+            # of the zone: the movable pages in it migrate (or the call fails), and the names
+            # follow their pages
+            o = r.choice([0, 0, 3, 9])
+            t = max(1, int(self.pages * r.uniform(0.1, 0.7)) >> o)
+            out = [{"op": "repeat", "times": min(t, 200),
+                    "ops": [{"op": "alloc", "order": o, "mt": "movable"}]}]
+            mine = []
+            for _ in range(r.randint(1, 6)):
+                nm = self.name()
+                mine.append(nm)
+                out.append({"op": "alloc", "order": r.choice([0, 1, 3, 9]), "mt": "movable", "as": nm})
+                if r.random() < 0.3:
+                    out.append({"op": "split", "ref": nm})
+            n = min(self.pages, r.choice([16, 100, 512, 1024, 1100, 2048]))
+            pfn = self.start + r.randrange(0, self.pages - n + 1)
+            if r.random() < 0.5:
+                pfn = max(self.start, pfn & ~511)
+            cn = self.name()
+            self.names["contig"].append(cn)
+            out.append({"op": "alloc_contig_range", "pfn": pfn, "nr_pages": n, "as": cn})
+            for nm in mine:
+                if r.random() < 0.3:
+                    out.append({"op": "free", "ref": nm, "page": r.randint(0, 7)})
+                else:
+                    out.append({"op": "free", "ref": nm})
+            self.names["alloc"].extend(mine)
             return out
         # holes: a large contig range, then pfn-based frees of parts of it
         n = min(self.pages, r.choice([512, 1024, 2048]))

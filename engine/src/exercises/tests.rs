@@ -306,13 +306,15 @@ fn vmalloc_orders_after_failed_attempts() {
 
 /// §7.1: min_free_kbytes 1024 gives WMARK_MIN = 1024 / 4 = 256 pages and WMARK_LOW = 256 +
 /// max(256 / 4, 4096 × 10 / 10000) = 320. 296 free pages fail the fast path's LOW check; 4096
-/// pass (the high-watermark gate already passes). An order-4 block leaves 4080 free.
+/// pass (the high-watermark gate already passes). An order-4 block leaves 4080 free. The
+/// first block is movable: an unmovable page in the range's first pageblock would make
+/// `set_migratetype_isolate` refuse it (-EBUSY, `has_unmovable_pages` scans the whole block).
 #[test]
 fn watermark_ok_and_free_pages_after() {
     let zone = r#"{"pages": 4096, "min_free_kbytes": 1024}"#;
     let q = answers(
         zone,
-        r#"[{"op": "alloc", "order": 4, "mt": "unmovable"},
+        r#"[{"op": "alloc", "order": 4, "mt": "movable"},
             {"op": "alloc_contig_range", "pfn": 16, "nr_pages": 3784},
             {"op": "alloc", "order": 4, "mt": "unmovable"}]"#,
         r#"[{"op": 0, "ask": "watermark_ok"}, {"op": 0, "ask": "free_pages_after"},

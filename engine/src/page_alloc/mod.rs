@@ -9,6 +9,9 @@
 
 mod alloc;
 mod free;
+mod isolation;
+
+pub use isolation::{ContigError, ContigOutcome, IsolateMode, Migration, COMPACT_CLUSTER_MAX};
 
 use crate::events::*;
 use crate::pseudocode::Step;

@@ -239,7 +239,7 @@ pub fn replay<R: BufRead>(
 }
 
 /// The op definitions of a replay: one per event type (`OpRecord::def` indexes them).
-const EVENT_NAMES: [&str; 7] = [
+const EVENT_NAMES: [&str; 9] = [
     "mm_page_alloc",
     "mm_page_free",
     "mm_page_alloc_zone_locked",
@@ -247,6 +247,8 @@ const EVENT_NAMES: [&str; 7] = [
     "mm_page_alloc_extfrag",
     "free_prepared_contig_range",
     "alloc_contig_range",
+    "set_migratetype_isolate",
+    "unset_migratetype_isolate",
 ];
 
 fn op_defs() -> Vec<OpDef> {
@@ -271,6 +273,8 @@ fn def_of(e: &TraceEvent) -> u32 {
         TraceEvent::Extfrag { .. } => 4,
         TraceEvent::Chunk { .. } => 5,
         TraceEvent::ContigAlloc { .. } => 6,
+        TraceEvent::Isolate { .. } => 7,
+        TraceEvent::Unisolate { .. } => 8,
     }
 }
 
@@ -475,6 +479,8 @@ impl Replayer {
             ),
             TraceEvent::Chunk { pfn, order } => self.chunk(pfn, order, cpu),
             TraceEvent::ContigAlloc { pfn, nr } => self.contig_alloc(pfn, nr),
+            TraceEvent::Isolate { pfn } => self.isolate(pfn, true),
+            TraceEvent::Unisolate { pfn } => self.isolate(pfn, false),
         }
     }
 
@@ -1037,6 +1043,15 @@ impl Replayer {
         let Some(p) = self.block(pfn, order) else {
             return "skipped".into();
         };
+        if self.e.zone.pageblock_mt(p) == MigrateType::Isolate
+            && (p..p + (1u32 << order)).all(|q| {
+                matches!(self.e.zone.block_containing(q), Some((h, _, false)) if self.e.zone.list_mt_of(h) == MigrateType::Isolate)
+            })
+        {
+            // An isolated pageblock: each traced mm_page_free already went to the Isolate
+            // lists through free_one_page, where the chunk's pages merged as the chunk would.
+            return format!("chunk pfn {pfn:#x} order {order}: already on the Isolate lists");
+        }
         let pieces = if order == 0 {
             (self.on_pcp(p, 0) && self.origin[p as usize] == ORIGIN_FREED).then(|| vec![p])
         } else {
@@ -1070,6 +1085,28 @@ impl Replayer {
         }
     }
 
+    /// `set_migratetype_isolate` / `unset_migratetype_isolate` of the pageblock at `pfn`, as
+    /// the engine does them (free blocks to or from the Isolate lists, `split_large_buddy`).
+    fn isolate(&mut self, pfn: u64, isolate: bool) -> String {
+        let z = &self.e.zone;
+        let start = z.cfg.start_pfn;
+        if pfn < start || pfn >= start + z.pages() as u64 {
+            self.diverge(
+                DivergenceKind::PfnOutsideZone,
+                format!("pageblock at pfn {pfn:#x} is outside the zone"),
+            );
+            return "skipped".into();
+        }
+        let pb = ((pfn - start) as u32) >> PAGEBLOCK_ORDER;
+        if isolate {
+            self.e.replay_isolate_pageblock(pb);
+            format!("pageblock at pfn {pfn:#x} isolated")
+        } else {
+            self.e.replay_unisolate_pageblock(pb);
+            format!("pageblock at pfn {pfn:#x} no longer isolated")
+        }
+    }
+
     /// `alloc_contig_range`: every page of the range leaves the buddy (the parts of
     /// overlapping blocks outside the range stay free), then the range is allocated.
     fn contig_alloc(&mut self, pfn: u64, nr: u64) -> String {
@@ -1082,9 +1119,32 @@ impl Replayer {
             );
             return "skipped".into();
         }
+        let (first, end) = ((pfn - start) as u32, (pfn - start + nr) as u32);
+        if self.e.zone.pageblock_mt(first) == MigrateType::Isolate {
+            // The engine's own trace: the range was isolated (hints above), so
+            // isolate_freepages_range takes the free blocks from find_large_buddy(first) on;
+            // the head and tail come back as traced frees.
+            self.e.replay_take_isolated(first, end);
+            let owner = self.owners.len() as u32;
+            self.owners.push(OwnerInfo {
+                def: 6,
+                mt: MigrateType::Movable,
+                seq: 0,
+            });
+            self.e.emit(
+                Step::AllocContigAlloc,
+                Mutation::ContigAlloc {
+                    pfn: first,
+                    nr: nr as u32,
+                    owner,
+                },
+            );
+            return format!(
+                "{nr} isolated pages from pfn {pfn:#x} allocated by alloc_contig_range"
+            );
+        }
         // As alloc_contig_range takes the range: whole blocks off their lists, the parts of
         // overlapping blocks outside the range back as aligned chunks at the list tails.
-        let (first, end) = ((pfn - start) as u32, (pfn - start + nr) as u32);
         let mut q = first;
         while q < end {
             let Some((head, o, false)) = self.e.free_block_containing(q) else {

@@ -57,6 +57,12 @@ pub enum TraceEvent {
     /// Engine annotation `# alloc_contig_range: N pages from pfn P are allocated`: the range
     /// leaves the buddy without a tracepoint.
     ContigAlloc { pfn: u64, nr: u64 },
+    /// Engine annotation `# set_migratetype_isolate: pageblock N (pfn P) changes type T →
+    /// Isolate`: the pageblock at `pfn` is isolated (no tracepoint shows it).
+    Isolate { pfn: u64 },
+    /// Engine annotation `# unset_migratetype_isolate: pageblock N (pfn P) changes type Isolate
+    /// → T`: the isolation is undone.
+    Unisolate { pfn: u64 },
 }
 
 /// A parsed event line.
@@ -241,6 +247,18 @@ fn engine_hint(c: &str) -> Option<TraceEvent> {
             pfn: hex(pfn)?,
             nr: nr.parse().ok()?,
         })
+    } else if let Some(rest) = c
+        .strip_prefix("set_migratetype_isolate: pageblock ")
+        .filter(|r| r.ends_with("→ Isolate"))
+    {
+        let pfn = rest.split_once("(pfn ")?.1.split_once(')')?.0;
+        Some(TraceEvent::Isolate { pfn: hex(pfn)? })
+    } else if let Some(rest) = c
+        .strip_prefix("unset_migratetype_isolate: pageblock ")
+        .filter(|r| r.contains("changes type Isolate →"))
+    {
+        let pfn = rest.split_once("(pfn ")?.1.split_once(')')?.0;
+        Some(TraceEvent::Unisolate { pfn: hex(pfn)? })
     } else {
         None
     }
@@ -492,6 +510,22 @@ mod tests {
                 pfn: 0x2000,
                 nr: 57344
             }
+        );
+        let t = parse_line(
+            1,
+            "# set_migratetype_isolate: pageblock 1 (pfn 0x200) changes type Movable → Isolate",
+        );
+        assert_eq!(
+            t.unwrap().unwrap().event,
+            TraceEvent::Isolate { pfn: 0x200 }
+        );
+        let t = parse_line(
+            1,
+            "# unset_migratetype_isolate: pageblock 1 (pfn 0x200) changes type Isolate → Movable",
+        );
+        assert_eq!(
+            t.unwrap().unwrap().event,
+            TraceEvent::Unisolate { pfn: 0x200 }
         );
     }
 

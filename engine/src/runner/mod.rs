@@ -351,6 +351,8 @@ fn execute_bounded(
         }),
         stop: None,
         extra_refs: std::collections::BTreeMap::new(),
+        moved: Default::default(),
+        origin: Default::default(),
     };
     r.define_ops(&s.ops, "ops");
     let mut next_def = 0u32;
@@ -414,6 +416,11 @@ struct Runner<'a, 'p> {
     /// References `get_page` ops took and `put_page` ops have not dropped yet, per page: what
     /// a `put_page` may drop (never the owner's own reference).
     extra_refs: std::collections::BTreeMap<ZonePfn, u32>,
+    /// Pages `alloc_contig_range` migrated: `(owner, pfn it was allocated at)` → pfn now, so
+    /// a later `free`/`split` of the allocation acts on the page where it lives now.
+    moved: std::collections::HashMap<(u32, ZonePfn), ZonePfn>,
+    /// The reverse of `moved`: `(owner, pfn now)` → pfn it was allocated at.
+    origin: std::collections::HashMap<(u32, ZonePfn), ZonePfn>,
 }
 
 fn mt_gfp(mt: MigrateType) -> u32 {
@@ -464,10 +471,14 @@ impl Runner<'_, '_> {
     fn describe(&self, h: usize) -> String {
         match &self.handles[h] {
             Handle::Alloc {
-                pfn, order, split, ..
+                pfn,
+                order,
+                split,
+                owner,
+                ..
             } => format!(
                 "order-{order} block at pfn {:#x}{}",
-                self.engine.zone.abs_pfn(*pfn),
+                self.engine.zone.abs_pfn(self.page(*owner, *pfn)),
                 if *split { " (split)" } else { "" }
             ),
             Handle::Contig { pfn, nr, .. } => {
@@ -597,10 +608,30 @@ impl Runner<'_, '_> {
         idx
     }
 
-    /// Pages `[pfn, pfn+n)` that `owner` still holds.
+    /// Where page `p` of `owner`'s allocation lives now (it moves when migrated).
+    fn page(&self, owner: u32, p: ZonePfn) -> ZonePfn {
+        self.moved.get(&(owner, p)).copied().unwrap_or(p)
+    }
+
+    /// Records a migration: every page of the block follows its owner.
+    fn follow(&mut self, m: &crate::page_alloc::Migration) {
+        for i in 0..1u32 << m.order {
+            let (from, to) = (m.from + i, m.to + i);
+            let orig = self.origin.remove(&(m.owner, from)).unwrap_or(from);
+            if orig == to {
+                self.moved.remove(&(m.owner, orig));
+            } else {
+                self.moved.insert((m.owner, orig), to);
+                self.origin.insert((m.owner, to), orig);
+            }
+        }
+    }
+
+    /// Pages of `[pfn, pfn+n)` (as allocated; where they live now) that `owner` still holds.
     fn held(&self, pfn: ZonePfn, n: u32, owner: u32) -> Vec<ZonePfn> {
         let z = &self.engine.zone;
         (pfn..pfn + n)
+            .map(|p| self.page(owner, p))
             .filter(|&p| {
                 z.kind[p as usize] == PageKind::Other
                     && z.owner[p as usize] == owner

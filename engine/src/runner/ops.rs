@@ -116,7 +116,8 @@ impl Runner<'_, '_> {
                 } else if split || order == 0 {
                     Outcome::NothingToSplit
                 } else {
-                    self.engine.split_page(pfn, order);
+                    let head = self.page(owner, pfn);
+                    self.engine.split_page(head, order);
                     self.handles[h] = Handle::Alloc {
                         pfn,
                         order,
@@ -133,7 +134,8 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// `alloc_contig_range`: a Movable range at an absolute pfn, all or nothing.
+    /// `alloc_contig_range`: isolate, drain, migrate the movable pages out, take the range;
+    /// all or nothing (migrations already done stay, and the names follow their pages).
     fn op_alloc_contig_range(
         &mut self,
         op: &Op,
@@ -144,22 +146,48 @@ impl Runner<'_, '_> {
         let owner = self.new_owner(def, MigrateType::Movable, 0);
         let rel = self.engine.zone.zone_pfn(pfn);
         let n = nr_pages as u32;
-        if self.engine.alloc_contig_range(rel, n, owner) {
-            self.bind(
-                op,
-                Handle::Contig {
-                    pfn: rel,
-                    nr: n,
-                    owner,
-                },
-            );
-            (
-                Outcome::ContigAllocated { nr: n, pfn },
-                pageblocks_of(rel..rel + n),
-            )
-        } else {
-            self.bind(op, Handle::Failed);
-            (Outcome::RangeInUse, 0)
+        let cpu = op.cpu() as usize;
+        let out = self.engine.alloc_contig_frozen_range(
+            rel,
+            n,
+            owner,
+            cpu,
+            crate::page_alloc::IsolateMode::Other,
+        );
+        for m in &out.migrated {
+            self.follow(m);
+        }
+        let migrated = out.migrated.len() as u32;
+        match out.result {
+            Ok(()) => {
+                self.bind(
+                    op,
+                    Handle::Contig {
+                        pfn: rel,
+                        nr: n,
+                        owner,
+                    },
+                );
+                let outcome = if migrated == 0 {
+                    Outcome::ContigAllocated { nr: n, pfn }
+                } else {
+                    Outcome::ContigMigrated {
+                        nr: n,
+                        pfn,
+                        migrated,
+                    }
+                };
+                (outcome, pageblocks_of(rel..rel + n))
+            }
+            Err(e) => {
+                self.bind(op, Handle::Failed);
+                match e {
+                    crate::page_alloc::ContigError::Busy(_) => (Outcome::RangeInUse, 0),
+                    crate::page_alloc::ContigError::NoMem(_) => {
+                        (Outcome::ContigNoMem { migrated }, 0)
+                    }
+                }
+            }
         }
     }
 
@@ -314,7 +342,7 @@ impl Runner<'_, '_> {
                     if self.held(p, 1, owner).is_empty() {
                         return self.warn(format!("free {name} page {i}: already freed; refused"));
                     }
-                    return self.free_one_page_of(p, i, cpu);
+                    return self.free_one_page_of(self.page(owner, p), i, cpu);
                 }
                 if split {
                     let held = self.held(pfn, n, owner);
@@ -329,14 +357,15 @@ impl Runner<'_, '_> {
                     if self.held(pfn, 1, owner).is_empty() {
                         return self.warn(format!("free {name}: already freed, skipped"));
                     }
+                    let p = self.page(owner, pfn);
                     if order == 0 {
                         if let o @ Outcome::StillReferenced { .. } =
-                            self.free_one_page_of(pfn, 0, cpu)
+                            self.free_one_page_of(p, 0, cpu)
                         {
                             return o;
                         }
                     } else {
-                        self.engine.free_pages(pfn, order, cpu);
+                        self.engine.free_pages(p, order, cpu);
                     }
                     Outcome::BlockFreed { order }
                 }
@@ -394,7 +423,14 @@ impl Runner<'_, '_> {
                             "free_contig_range {name}: order-{order} block is not split (tail pages have refcount 0); refused"
                         ));
                     }
-                    (pfn, 1u32 << order)
+                    // Migrated pages may no longer be one physical range.
+                    let head = self.page(owner, pfn);
+                    if (1..1u32 << order).any(|i| self.page(owner, pfn + i) != head + i) {
+                        return self.warn(format!(
+                            "free_contig_range {name}: alloc_contig_range migrated some of its pages, they are no longer one range; refused"
+                        ));
+                    }
+                    (head, 1u32 << order)
                 }
                 Some(Handle::Contig { pfn, nr, owner }) => {
                     if self.held(pfn, nr, owner).is_empty() {
@@ -520,6 +556,8 @@ impl Runner<'_, '_> {
                 "get_page {name} page {page}: the allocation no longer holds it (freed); refused"
             ));
         }
+        // Where the page lives now, if alloc_contig_range migrated it.
+        let p = self.page(owner, p);
         if self.engine.zone.refcount[p as usize] == u8::MAX {
             return self.warn(format!(
                 "get_page {name} page {page}: the model counts at most {} references; refused",
@@ -537,10 +575,11 @@ impl Runner<'_, '_> {
     /// `put_page`: drops a reference a `get_page` took; the last reference frees the page,
     /// also after the allocation itself was freed.
     fn op_put_page(&mut self, name: &str, page: u64, cpu: usize) -> Outcome {
-        let (p, _) = match self.ref_page("put_page", name, page) {
+        let (p, owner) = match self.ref_page("put_page", name, page) {
             Ok(x) => x,
             Err(o) => return o,
         };
+        let p = self.page(owner, p);
         let Some(refs) = self.extra_refs.get_mut(&p).filter(|r| **r > 0) else {
             return self.warn(format!(
                 "put_page {name} page {page}: no get_page reference is held on it; refused"

@@ -102,10 +102,12 @@ enum Live {
         owner: u32,
     },
     /// Order-0 references over `[pfn, pfn + held.len())` (a split block or an
-    /// `alloc_contig_range`); `held[i]` while page `pfn + i` is still held.
+    /// `alloc_contig_range`); `held[i]` while page `i` is still held; `at[i]`: where page `i`
+    /// lives now (`pfn + i` until an `alloc_contig_range` migrates it).
     Pages {
         pfn: u32,
         held: Vec<bool>,
+        at: Vec<u32>,
         nheld: u32,
         owner: u32,
     },
@@ -140,6 +142,8 @@ pub struct Tally {
     pub contig_frees: u64,
     pub contig_allocs_ok: u64,
     pub contig_allocs_failed: u64,
+    /// Blocks an `alloc_contig_range` migrated out of its range.
+    pub contig_migrations: u64,
     pub vmallocs_ok: u64,
     pub vmallocs_failed: u64,
     pub vfrees: u64,
@@ -169,6 +173,7 @@ impl Tally {
         self.contig_frees += o.contig_frees;
         self.contig_allocs_ok += o.contig_allocs_ok;
         self.contig_allocs_failed += o.contig_allocs_failed;
+        self.contig_migrations += o.contig_migrations;
         self.vmallocs_ok += o.vmallocs_ok;
         self.vmallocs_failed += o.vmallocs_failed;
         self.vfrees += o.vfrees;
@@ -294,9 +299,8 @@ impl Harness {
                         self.live.swap_remove(i);
                     }
                     Live::Pages {
-                        pfn, held, nheld, ..
+                        held, at, nheld, ..
                     } => {
-                        let base = *pfn;
                         let targets: Vec<u32> = if one {
                             let held_idx: Vec<u32> = (0..held.len() as u32)
                                 .filter(|&k| held[k as usize])
@@ -312,11 +316,13 @@ impl Harness {
                         }
                         *nheld -= targets.len() as u32;
                         let empty = *nheld == 0;
+                        let at = at.clone();
                         for k in targets {
-                            if self.extra.contains_key(&(base + k)) {
+                            let p = at[k as usize];
+                            if self.extra.contains_key(&p) {
                                 self.tally.held_frees += 1;
                             }
-                            self.engine.free_pages(base + k, 0, cpu);
+                            self.engine.free_pages(p, 0, cpu);
                         }
                         if empty {
                             self.live.swap_remove(i);
@@ -341,13 +347,14 @@ impl Harness {
                 self.live[i] = Live::Pages {
                     pfn,
                     held: vec![true; 1 << order],
+                    at: (pfn..pfn + (1 << order)).collect(),
                     nheld: 1 << order,
                     owner,
                 };
             }
             Op::FreeContig { pick, chunked, cpu } => {
                 let cpu = self.cpu(cpu);
-                let Some(i) = self.pick(pick, |l| matches!(l, Live::Pages { held, nheld, .. } if *nheld as usize == held.len())) else {
+                let Some(i) = self.pick(pick, |l| matches!(l, Live::Pages { pfn, held, at, nheld, .. } if *nheld as usize == held.len() && at.iter().enumerate().all(|(k, &p)| p == pfn + k as u32))) else {
                     self.tally.noops += 1;
                     return;
                 };
@@ -376,11 +383,38 @@ impl Harness {
                 }
                 let nr = 1 + nr % max.min(n - start);
                 let owner = self.owner();
-                if self.engine.alloc_contig_range(start, nr, owner) {
+                let out = self.engine.alloc_contig_frozen_range(
+                    start,
+                    nr,
+                    owner,
+                    0,
+                    buddyscope::page_alloc::IsolateMode::Other,
+                );
+                // Migrated blocks: their owners' pages now live elsewhere.
+                for m in &out.migrated {
+                    self.tally.contig_migrations += 1;
+                    for l in &mut self.live {
+                        match l {
+                            Live::Block { pfn, owner, .. }
+                                if *owner == m.owner && *pfn == m.from =>
+                            {
+                                *pfn = m.to
+                            }
+                            Live::Pages { at, owner, .. } if *owner == m.owner => {
+                                for p in at.iter_mut().filter(|p| **p == m.from) {
+                                    *p = m.to;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                if out.result.is_ok() {
                     self.tally.contig_allocs_ok += 1;
                     self.live.push(Live::Pages {
                         pfn: start,
                         held: vec![true; nr as usize],
+                        at: (start..start + nr).collect(),
                         nheld: nr,
                         owner,
                     });
@@ -467,13 +501,14 @@ impl Harness {
                     self.tally.noops += 1;
                     return;
                 };
-                let Live::Pages { pfn, held, .. } = &self.live[i] else {
+                let Live::Pages { held, at, .. } = &self.live[i] else {
                     unreachable!()
                 };
                 let idx: Vec<u32> = (0..held.len() as u32)
                     .filter(|&k| held[k as usize])
                     .collect();
-                let p = pfn + idx[page as usize % idx.len()];
+                // Where the page lives now (alloc_contig_range may have migrated it).
+                let p = at[idx[page as usize % idx.len()] as usize];
                 if self.extra.get(&p).is_some_and(|&n| n >= 100) {
                     self.tally.noops += 1;
                     return;
@@ -527,6 +562,17 @@ impl Harness {
         if pcp < 0 {
             return Err(format!("negative pcp count {pcp}"));
         }
+        // Isolation never outlives an op: alloc_contig_range undoes it on every path.
+        if let Some(pb) = (0..z.nr_pageblocks()).find(|&pb| z.pb_mt(pb) == MigrateType::Isolate) {
+            return Err(format!("pageblock {pb} is still isolated"));
+        }
+        if let Some(o) =
+            (0..NR_PAGE_ORDERS as u8).find(|&o| z.free_list(o, MigrateType::Isolate).len != 0)
+        {
+            return Err(format!(
+                "a free block is left on the order-{o} Isolate list"
+            ));
+        }
         let held: u64 = self.live.iter().map(Live::pages_held).sum();
         let orphans = self.orphans();
         if buddy + pcp as u64 + held + orphans.len() as u64 != z.pages() as u64 {
@@ -578,13 +624,17 @@ impl Harness {
                 }
             }
             Live::Pages {
-                pfn, held, owner, ..
+                held, at, owner, ..
             } => {
                 for (k, &h) in held.iter().enumerate() {
-                    let p = pfn + k as u32;
+                    let p = at[k];
                     if h {
                         page(p, *owner, 1 + self.extra.get(&p).copied().unwrap_or(0))?;
-                    } else if z.page_kind(p) == PageKind::Other && z.page_owner(p) == *owner {
+                    } else if z.page_kind(p) == PageKind::Other
+                        && z.page_owner(p) == *owner
+                        // A migration target may reuse the frame of a page freed before.
+                        && !(0..held.len()).any(|j| held[j] && at[j] == p)
+                    {
                         // (A pcp head's `owner` is its CPU: only allocated pages count.)
                         return Err(format!("freed page {p:#x} still owned by {owner}"));
                     }
