@@ -285,6 +285,31 @@ mod tests {
         assert!(r.page_history(r.initial.pages()).is_empty());
     }
 
+    /// A page a `get_page` reference holds: the owner's free leaves it without an owner (its
+    /// allocation let go), and the last `put_page` frees it.
+    #[test]
+    fn a_held_page_loses_its_owner_at_the_free_and_is_freed_by_put_page() {
+        let r = run(
+            r#"{"version": 1, "kernel": "v7.2", "zone": {"pages": 4096}, "ops": [
+            {"op": "alloc_contig_range", "pfn": 0, "nr_pages": 16, "as": "r"},
+            {"op": "get_page", "ref": "r", "page": 9},
+            {"op": "free_contig_range", "ref": "r"},
+            {"op": "put_page", "ref": "r", "page": 9}]}"#,
+        );
+        let h = r.page_history(9);
+        let at = |op: u32| h.iter().filter(|e| e.op == Some(op)).collect::<Vec<_>>();
+        assert_eq!(at(1).len(), 1, "get_page: one event");
+        assert_eq!(at(1)[0].owner, Some(0), "still the range's");
+        let free = at(2);
+        assert_eq!(free.len(), 1, "the free only drops the owner's reference");
+        assert_eq!(free[0].owner, None);
+        let put = at(3);
+        assert!(put.iter().any(|e| matches!(
+            e.list,
+            Some((PageList::Pcp { cpu: 0, .. }, ListChange::Enter))
+        )));
+    }
+
     #[test]
     fn list_names_read_like_the_kernel() {
         assert_eq!(

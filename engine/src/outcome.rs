@@ -201,6 +201,28 @@ mod tests {
                 Outcome::Skipped("free a: already freed, skipped".into()),
                 "free a: already freed, skipped",
             ),
+            (
+                Outcome::PageRefTaken {
+                    index: 100,
+                    refcount: 2,
+                },
+                "page 100 referenced: refcount 2",
+            ),
+            (
+                Outcome::ContigFreedHeld {
+                    nr: 512,
+                    chunked: true,
+                    held: 1,
+                },
+                "511 pages freed (chunked); 1 still referenced, freed by the last put_page",
+            ),
+            (
+                Outcome::PageRefDropped {
+                    index: 100,
+                    freed: true,
+                },
+                "page 100: last reference dropped, page freed",
+            ),
         ];
         for (o, want) in cases {
             assert_eq!(o.to_string(), want);

@@ -792,9 +792,24 @@ pub fn decode(data: &[u8], min_pages: u32, max_pages: u32, grouped_only: bool) -
                 chunked: x & 1 != 0,
                 cpu,
             },
-            _ => Op::Drain {
-                cpu,
-                all: x & 1 != 0,
+            // Tag 15: the pcp and reference ops, by the low bits of `x`.
+            _ => match x & 6 {
+                0 => Op::Drain {
+                    cpu,
+                    all: x & 1 != 0,
+                },
+                2 => Op::Tick {
+                    cpu,
+                    all: x & 1 != 0,
+                },
+                4 => Op::GetPage {
+                    pick: b.u16() as u32,
+                    page: b.u16() as u32,
+                },
+                _ => Op::PutPage {
+                    pick: b.u16() as u32,
+                    cpu,
+                },
             },
         };
         ops.push(op);
