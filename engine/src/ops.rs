@@ -1,5 +1,6 @@
 //! Multi-page kernel entry points built on the core paths: contiguous-range frees
-//! (`free_contig_range`, §5) and `alloc_contig_range` (scenario-format.md); the vmalloc half
+//! (`free_contig_range`, §5) and the simple `alloc_contig_range` entry (the kernel's path is in
+//! `page_alloc/isolation.rs`); the vmalloc half
 //! (`vmalloc`, `vfree`, `alloc_pages_bulk`) is in [`crate::vmalloc`].
 
 use crate::events::*;

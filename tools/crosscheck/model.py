@@ -3,7 +3,8 @@
 /work/shared/design/kernel-model.md (§n below) and the scenario/CLI contract in
 /work/shared/design/scenario-format.md ("contract").
 
-Written from those two documents only (the Rust engine sources were not read).
+Written from those two documents only (the Rust engine sources were not read); alloc_contig_range
+(isolation, migration) follows the kernel C instead (v7.1.5 mm/page_isolation.c, mm/page_alloc.c).
 Scope: init "boot" only (no /proc import), no `workload` op.
 
 Usage: model.py FILE --format buddyinfo|pagetypeinfo|zoneinfo|trace
