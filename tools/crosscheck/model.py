@@ -220,7 +220,7 @@ class Model:
     def __init__(self, doc):
         self.doc = doc
         self.kernel = doc.get("kernel", "v7.2")
-        if self.kernel not in ("v6.18", "v7.1", "v7.2"):
+        if self.kernel not in ("v6.18", "v6.19", "v7.1", "v7.2"):
             raise ScenarioError("kernel")
         z = doc.get("zone", {})
         self.zname = z.get("name", "Normal")
@@ -643,7 +643,8 @@ class Model:
         lst = pcp.lists[order_to_pindex(mt, order)]
         if not lst:
             n = self.nr_pcp_alloc(pcp, order)
-            if (flags & ALLOC_HIGHATOMIC) and self.kernel != "v6.18":
+            # v7.1.5 __rmqueue_pcplist: no refill for ALLOC_HIGHATOMIC; v6.19 still refills
+            if (flags & ALLOC_HIGHATOMIC) and self.kernel in ("v7.1", "v7.2"):
                 return None        # §2.9: 7.x does not refill for ALLOC_HIGHATOMIC
             got = self.rmqueue_bulk(order, n, lst, mt, flags)
             pcp.count += got << order
@@ -674,7 +675,7 @@ class Model:
                     self.hit("highatomic_last_resort")
             if p is None:
                 return None
-        if (flags & ALLOC_HIGHATOMIC) and self.kernel != "v6.18":
+        if (flags & ALLOC_HIGHATOMIC) and self.kernel in ("v7.1", "v7.2"):
             self.reserve_highatomic(p, order)
         return p
 
@@ -788,7 +789,7 @@ class Model:
             if ok:
                 p = self.rmqueue(cpu, order, flags, mt)
                 if p is not None:
-                    if (flags & ALLOC_HIGHATOMIC) and self.kernel == "v6.18":
+                    if (flags & ALLOC_HIGHATOMIC) and self.kernel in ("v6.18", "v6.19"):
                         self.reserve_highatomic(p, order)   # §2.9 ≤ 6.19 location
                     return p
             if no_fallback:
@@ -807,7 +808,7 @@ class Model:
 
     def slowpath_attempts(self, gfp, order, mt, flags):
         """§7.2 table."""
-        if self.kernel == "v6.18":
+        if self.kernel in ("v6.18", "v6.19"):   # v6.19 __alloc_pages_slowpath == v6.18's
             if order > 3 and (gfp & G_NORETRY):
                 return 1
             return 2
@@ -827,7 +828,7 @@ class Model:
         if not (gfp & G_DIRECT_RECLAIM):
             return False
         costly = order > 3
-        if self.kernel == "v6.18":
+        if self.kernel in ("v6.18", "v6.19"):
             return not (costly and (gfp & G_NORETRY))
         compact_first = bool(gfp & G_IO) and (costly or (order > 0 and mt != M))
         return not (compact_first and (gfp & G_NORETRY) and (gfp & G_THISNODE))

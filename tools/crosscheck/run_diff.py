@@ -140,7 +140,7 @@ class Gen:
         self.start = z.get("start_pfn", 0)
         self.pages = z["pages"]
         self.cpus = z["cpus"]
-        doc = {"version": 1, "kernel": r.choice(["v6.18", "v7.1", "v7.2"]), "zone": z, "init": "boot"}
+        doc = {"version": 1, "kernel": r.choice(["v6.18", "v6.19", "v7.1", "v7.2"]), "zone": z, "init": "boot"}
         self.names = {"alloc": [], "contig": [], "vmalloc": []}
         self.ranges = []          # (pfn, n) of alloc_contig_range ops
         ops = []
