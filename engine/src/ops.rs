@@ -98,6 +98,7 @@ impl Engine {
             Step::AllocContigTake,
             Annotation::Lock { zone: true, cpu: 0 },
         );
+        self.begin_zone_hold();
         let mut p = pfn;
         while p < end {
             let (head, o, _) = self
@@ -106,6 +107,7 @@ impl Engine {
             let mt = self.zone.list_mt_of(head);
             self.del_from_free_list(Step::AllocContigTake, head, o, mt);
             self.account_freepages(Step::AllocContigTake, -(1i64 << o), mt);
+            self.handled(1 << o);
             let bend = head + (1 << o);
             let outside = [
                 (head, pfn.max(head).min(bend)),
@@ -118,11 +120,13 @@ impl Engine {
                         let cmt = self.zone.pageblock_mt(c);
                         self.add_to_free_list(Step::AllocContigGiveBack, c, co, cmt, true);
                         self.account_freepages(Step::AllocContigGiveBack, 1i64 << co, cmt);
+                        self.handled(1 << co);
                     }
                 }
             }
             p = bend;
         }
+        self.unlock_zone();
         self.emit(
             Step::AllocContigAlloc,
             Mutation::ContigAlloc { pfn, nr, owner },

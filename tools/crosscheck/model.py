@@ -19,6 +19,7 @@ PB_ORDER = 9
 PB_PAGES = 512
 NR_PCP_LISTS = 14            # THP on (§1.8)
 BATCH_SCALE_MAX = 5          # CONFIG_PCP_BATCH_SCALE_MAX
+HOLD_BUCKETS = 13            # lock holds by pages: 0, 1, 2-3, …, 2048+ (buddyscope::locks)
 SECTION_SHIFT = 15           # §1.1 SECTION_SIZE_BITS 27 -> 32768 pages
 
 # §1.2 migratetypes
@@ -220,6 +221,7 @@ class Model:
     def __init__(self, doc):
         self.doc = doc
         self.kernel = doc.get("kernel", "v7.2")
+        self.open_holds = {"zone": None, "pcp": None}
         if self.kernel not in ("v6.18", "v6.19", "v7.1", "v7.2"):
             raise ScenarioError("kernel")
         z = doc.get("zone", {})
@@ -391,9 +393,12 @@ class Model:
         """split_large_buddy: never more than one pageblock at a time."""
         end = pfn + (1 << order)
         piece = min(order, PB_ORDER)
+        self.lock("zone")
+        self.handled(1 << order)
         while pfn < end:
             self.free_one(pfn, piece, self.get_mt(pfn), to_tail)
             pfn += 1 << piece
+        self.unlock("zone")
 
     def free_one(self, pfn, order, mt, to_tail=False):
         """§3.4 __free_one_page."""
@@ -489,13 +494,16 @@ class Model:
     def move_freepages_block_walk(self, bs, be, old, new):
         """§2.7.3 __move_freepages_block: ascending walk, push_back each buddy head."""
         p = bs
+        moved = 0
         while p < be:
             b = self.buddy.get(p)
             if b is None:
                 p += 1
                 continue
             self.move_to_free_list(p, b[0], old, new)
+            moved += 1 << b[0]
             p += 1 << b[0]
+        self.handled(moved)
 
     def try_to_claim_block(self, pfn, cur, order, start_mt, block_mt, flags):
         """§2.7.3"""
@@ -610,6 +618,7 @@ class Model:
         """§2.8"""
         mode = [self.NORMAL]
         i = 0
+        self.lock("zone")             # one zone->lock hold for the whole refill
         while i < count:
             if not self.mode_memory:
                 mode = [self.NORMAL]      # contract: rmqueue_mode_memory false
@@ -618,6 +627,8 @@ class Model:
                 break
             lst.append(p)
             i += 1
+        self.handled(i << order)
+        self.unlock("zone")
         return i
 
     # ------------------------------------------------------------ §4.4 pcp alloc
@@ -652,16 +663,21 @@ class Model:
                 return None
         p = lst.popleft()
         pcp.count -= 1 << order
+        self.handled(1 << order)
         return p
 
     def rmqueue_pcplist(self, cpu, order, mt, flags):
         pcp = self.pcps[cpu]
+        self.lock("pcp")
         pcp.free_count >>= 1
-        return self.rmqueue_pcplist_inner(pcp, order, mt, flags)
+        p = self.rmqueue_pcplist_inner(pcp, order, mt, flags)
+        self.unlock("pcp")
+        return p
 
     # ------------------------------------------------------------ §2.3/§2.4
     def rmqueue_buddy(self, order, flags, mt):
         p = None
+        self.lock("zone")
         if flags & ALLOC_HIGHATOMIC:
             p = self.rmqueue_smallest(order, HA)
             if p is not None:
@@ -674,7 +690,10 @@ class Model:
                 if p is not None:
                     self.hit("highatomic_last_resort")
             if p is None:
+                self.unlock("zone")
                 return None
+        self.handled(1 << order)
+        self.unlock("zone")
         if (flags & ALLOC_HIGHATOMIC) and self.kernel in ("v7.1", "v7.2"):
             self.reserve_highatomic(p, order)
         return p
@@ -701,6 +720,11 @@ class Model:
         mx = ((self.N // 100) + PB_PAGES - 1) // PB_PAGES * PB_PAGES
         if self.nr_reserved_highatomic >= mx:
             return
+        self.lock("zone")           # its own spin_lock_irqsave(&zone->lock) (v6.19 :3445)
+        self.reserve_highatomic_locked(pfn, order)
+        self.unlock("zone")
+
+    def reserve_highatomic_locked(self, pfn, order):
         mt = self.get_mt(pfn)
         if not self.mergeable(mt):
             return
@@ -837,6 +861,11 @@ class Model:
         """unreserve_highatomic_pageblock(ac, force=false): keep at least one pageblock."""
         if self.nr_reserved_highatomic <= PB_PAGES:
             return
+        self.lock("zone")
+        self.unreserve_highatomic_locked(ac_mt)
+        self.unlock("zone")
+
+    def unreserve_highatomic_locked(self, ac_mt):
         for o in range(0, MAX_ORDER + 1):
             pfn = self.free_lists[o][HA].head
             if pfn is None:
@@ -850,6 +879,7 @@ class Model:
                 self.set_pageblock_mt(bs, ac_mt)
             else:
                 self.move_to_free_list(pfn, o, HA, ac_mt)
+                self.handled(1 << o)
                 self.change_pageblock_range(pfn, o, ac_mt)
             return
 
@@ -941,7 +971,9 @@ class Model:
                 self.free_one_page(pfn, order)
                 return
             mt = M
+        self.lock("pcp")
         self.free_frozen_page_commit(self.pcps[cpu], pfn, mt, order)
+        self.unlock("pcp")
 
     def free_pages(self, cpu, pfn, order):
         """§3.1 ___free_pages (refcount of head is 1 for our ops)."""
@@ -959,6 +991,7 @@ class Model:
         pindex = order_to_pindex(mt, order)
         pcp.lists[pindex].appendleft(pfn)
         pcp.count += 1 << order
+        self.handled(1 << order)
         batch = pcp.batch
         free_high = False
         if 1 <= order <= 3:
@@ -982,6 +1015,9 @@ class Model:
                 chunk = min(to_free, batch)
                 self.free_pcppages_bulk(pcp, chunk, pindex)
                 to_free -= chunk
+                if to_free > 0 and pcp.count > 0:      # pcp_spin_unlock + pcp_spin_trylock
+                    self.unlock("pcp")
+                    self.lock("pcp")
         if self.below_high and self.wmark_ok(0, self.wmark_pages(2), 0, self.NR_FREE_PAGES):
             self.hit("below_high_clear")
             self.below_high = False
@@ -1017,6 +1053,7 @@ class Model:
     def free_pcppages_bulk(self, pcp, count, pindex):
         count = min(pcp.count, count)
         i = pindex - 1
+        self.lock("zone")
         while count > 0:
             while True:
                 i = (i + 1) % NR_PCP_LISTS
@@ -1029,19 +1066,29 @@ class Model:
                 mt = self.get_mt(p)
                 count -= 1 << o
                 pcp.count -= 1 << o
+                self.handled(1 << o)
                 self.free_one(p, o, mt)
                 self.emit("mm_page_pcpu_drain: page=%s pfn=0x%x order=%d migratetype=%d"
                           % (self.page_ptr(p), p, o, mt))
                 if count <= 0 or not lst:
                     break
+        self.unlock("zone")
 
     # ------------------------------------------------------------ §4.7
     def drain_pages_zone(self, cpu):
         pcp = self.pcps[cpu]
         if pcp.count:
             self.hit("drain_op_nonempty")
-        while pcp.count:
-            self.free_pcppages_bulk(pcp, min(pcp.count, pcp.batch << BATCH_SCALE_MAX), 0)
+        while True:                 # do { pcp lock; count = pcp->count; … ; unlock } while (count)
+            self.lock("pcp")
+            count = pcp.count
+            if count:
+                to_drain = min(count, pcp.batch << BATCH_SCALE_MAX)
+                self.free_pcppages_bulk(pcp, to_drain, 0)
+                count -= to_drain   # the local: a high-order overshoot leaves it > 0, one more lock
+            self.unlock("pcp")
+            if count <= 0:
+                break
 
     def decay_pcp_high(self, pcp):
         """§4.7 decay_pcp_high (vmstat worker, one tick): ≤ 6.18 one bulk free, 6.19+ batch chunks."""
@@ -1052,11 +1099,15 @@ class Model:
             self.hit("decay_drain")
         if self.kernel == "v6.18":
             if to_drain > 0:
+                self.lock("pcp")
                 self.free_pcppages_bulk(pcp, to_drain, 0)
+                self.unlock("pcp")
         else:
             while to_drain > 0:
                 chunk = min(to_drain, pcp.batch)
+                self.lock("pcp")
                 self.free_pcppages_bulk(pcp, chunk, 0)
+                self.unlock("pcp")
                 to_drain -= chunk
 
     def drain_all(self):
@@ -1153,9 +1204,11 @@ class Model:
                 continue
             blocks.append(h)
             p = h + (1 << self.buddy[h][0])
+        self.lock("zone")           # the model takes the range under one zone hold
         for h in blocks:
             o, lmt = self.buddy[h]
             self.del_page_from_free_list(h, o, lmt)
+            self.handled(1 << o)
             parts = []
             if h < pfn:
                 parts.append((h, pfn))
@@ -1167,7 +1220,9 @@ class Model:
                     cmt = self.get_mt(a)
                     self.add_to_free_list(a, co, cmt, tail=True)
                     self.account(1 << co, cmt)
+                    self.handled(1 << co)
                     a += 1 << co
+        self.unlock("zone")
         # 4. allocated, refcount 1, not LRU
         for q in range(pfn, pfn + n):
             self.refcnt[q - self.start] = 1
@@ -1190,16 +1245,19 @@ class Model:
             return self._bulk_single(cpu, gfp, out)
         pcp = self.pcps[cpu]
         got = 0
+        self.lock("pcp")
         while got < nr:
             p = self.rmqueue_pcplist_inner(pcp, 0, mt, flags)
             if p is None:
                 if got == 0:
                     self.hit("bulk_single_after_empty")
+                    self.unlock("pcp")
                     return self._bulk_single(cpu, gfp, out)
                 break
             self.mark_allocated(p, 0, gfp)
             out.append(p)
             got += 1
+        self.unlock("pcp")
         return got
 
     def _bulk_single(self, cpu, gfp, out):
@@ -1296,7 +1354,35 @@ class Model:
     # ------------------------------------------------------------ ops
     def run(self):
         self.scopes = [{}]
+        self.holds = {"zone": [0, 0, 0, [0] * HOLD_BUCKETS], "pcp": [0, 0, 0, [0] * HOLD_BUCKETS]}
         self.run_ops(self.doc.get("ops", []), "ops")
+
+    # ------------------------------------------------------------ lock holds (pages per hold)
+    # Counted at the kernel's spin_lock/spin_unlock of zone->lock and pcp_spin_trylock/unlock:
+    # the pages taken from, given to or moved between the free lists (zone), put on or taken
+    # off the pcp lists (pcp), under each lock held at the time.
+    def lock(self, k):
+        self.open_holds[k] = 0
+
+    def unlock(self, k):
+        n = self.open_holds[k]
+        self.open_holds[k] = None
+        if n is None or not hasattr(self, "holds"):
+            return                  # boot: not the scenario's
+        h = self.holds[k]
+        h[0] += 1
+        h[1] += n
+        h[2] = max(h[2], n)
+        h[3][min(n.bit_length(), HOLD_BUCKETS - 1)] += 1
+
+    def handled(self, n):
+        for k in ("zone", "pcp"):
+            if self.open_holds[k] is not None:
+                self.open_holds[k] += n
+
+    def lock_holds_text(self):
+        return "".join("%s holds %d pages %d max %d buckets %s\n" % (k, h[0], h[1], h[2], h[3])
+                       for k, h in sorted(self.holds.items()))
 
     def lookup(self, name):
         for s in reversed(self.scopes):

@@ -180,8 +180,13 @@ impl Engine {
         }
     }
 
+    /// A zone hold begins after a `Lock` event emitted by the caller (`alloc_contig_range`).
+    pub(crate) fn begin_zone_hold(&mut self) {
+        self.open_holds.zone = Some(self.open_hold());
+    }
+
     /// `pages` enter or leave the buddy or pcp lists: counted under every lock held now.
-    fn handled(&mut self, pages: u64) {
+    pub(crate) fn handled(&mut self, pages: u64) {
         for h in [&mut self.open_holds.zone, &mut self.open_holds.pcp]
             .into_iter()
             .flatten()
