@@ -177,3 +177,37 @@ fn free_contig_range_per_page_vs_chunked() {
         assert_eq!(run.lock_holds, sum, "{method}");
     }
 }
+
+/// The rmqueue_bulk seed (`fallback-steal`: side A without `rmqueue_mode` memory, side B with
+/// it; ../shared/seeds/rmqueue_bulk-fallback-speedup.txt): the burst's refill moves the same
+/// pages under its zone hold on both sides, but without the mode memory every page of the
+/// refill searches the fallback lists again, so the worst zone hold takes many more list steps
+/// (the thread's worst-case hold: 280 ms before, 8 ms after). Relational: the step counts are
+/// the engine's (fallback probes depend on the whole free-list state), the pages are not.
+#[test]
+fn rmqueue_bulk_seed_worst_hold_before_and_after() {
+    use buddyscope::compare::Side;
+    let text = buddyscope::builtin::get("fallback-steal").unwrap().json;
+    let s = parse_valid(text).unwrap();
+    let pair = s.compare.clone().unwrap().pair();
+    let burst = |side: Side| {
+        let v = buddyscope::scenario::ValidScenario::new(pair.side(side).apply(&s)).unwrap();
+        let run = run_valid(v, &RunOptions::default()).unwrap();
+        let i = run
+            .ops
+            .iter()
+            .position(|o| run.op_defs[o.def as usize].path == "ops[34].ops[0]")
+            .unwrap();
+        run.ops[i].lock_holds
+    };
+    let (a, b) = (burst(Side::A), burst(Side::B));
+    assert_eq!(a.zone.holds, b.zone.holds);
+    assert_eq!(a.zone.pages, b.zone.pages);
+    assert_eq!(a.zone.max, b.zone.max);
+    assert!(
+        a.zone.max_steps > 2 * b.zone.max_steps,
+        "before {} after {}",
+        a.zone.max_steps,
+        b.zone.max_steps
+    );
+}
