@@ -27,6 +27,8 @@ pub struct SideRun {
     /// Executed operations.
     pub ops: u64,
     pub totals: Stats,
+    /// Pages and list steps per lock hold over the run ([`crate::locks`]).
+    pub lock_holds: crate::locks::LockHolds,
     /// Time of the engine run (setup included), seconds, from the caller's clock (the CLI's
     /// is the thread's CPU time).
     pub seconds: f64,
@@ -71,6 +73,7 @@ pub fn run_seed(
             kernel,
             ops: run.ops.len() as u64 + run.ops_omitted,
             totals: run.final_zone.stats,
+            lock_holds: run.lock_holds,
             seconds,
         })
     };
@@ -118,6 +121,23 @@ pub fn table(file: &str, r: &SeedBench) -> String {
             d.name,
             fmt_ratio(ratio(va as f64, vb as f64))
         );
+    }
+    // The worst hold of each lock: the seeds' lock-hold measurements are worst cases.
+    for ((name, ha), (_, hb)) in r.a.lock_holds.iter().into_iter().zip(r.b.lock_holds.iter()) {
+        for (what, va, vb) in [
+            ("max", ha.max, hb.max),
+            ("max_steps", ha.max_steps, hb.max_steps),
+        ] {
+            if va == 0 && vb == 0 {
+                continue;
+            }
+            let _ = writeln!(
+                o,
+                "  {:<22} {va:>14} {vb:>14} {:>9}",
+                format!("{name}_{what}"),
+                fmt_ratio(ratio(va as f64, vb as f64))
+            );
+        }
     }
     if let Some(m) = &r.measured {
         let _ = writeln!(o, "  measured ({}):", m.source);

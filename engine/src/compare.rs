@@ -100,7 +100,7 @@ impl CompareSide {
             None
         } else {
             Some(Kernel::parse(k).ok_or_else(|| {
-                format!("unknown kernel {k:?} in compare side {token:?}: use v6.18, v7.1 or v7.2")
+                format!("unknown kernel {k:?} in compare side {token:?}: use v6.18, v6.19, v7.1 or v7.2")
             })?)
         };
         let mut side = CompareSide {

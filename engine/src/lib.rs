@@ -11,6 +11,7 @@ pub mod exercises;
 pub mod focus;
 pub mod history;
 pub mod limits;
+pub mod locks;
 pub mod metrics;
 pub mod narrate;
 pub mod ops;

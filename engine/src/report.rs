@@ -43,6 +43,7 @@ struct OpOut<'a> {
     outcome: String,
     cost: Stats,
     pageblocks_touched: u32,
+    lock_holds: crate::locks::LockHolds,
 }
 
 #[derive(Serialize)]
@@ -69,6 +70,8 @@ struct StateOut<'a> {
     pcp: Vec<PcpOut>,
     allocations: &'a [(String, String)],
     totals: Stats,
+    /// Pages handled per zone / pcp lock hold over the run ([`crate::locks`]).
+    lock_holds: crate::locks::LockHolds,
     metrics: Metrics,
     ops: Vec<OpOut<'a>>,
     /// Op records a counters-only run did not keep (between the first and the last ones).
@@ -156,6 +159,7 @@ pub fn json(run: &Run) -> String {
             .collect(),
         allocations: &run.names,
         totals: z.stats,
+        lock_holds: run.lock_holds,
         metrics: metrics(z, |o| run.owner_mt(o)),
         ops: run
             .ops
@@ -169,6 +173,7 @@ pub fn json(run: &Run) -> String {
                     outcome: o.outcome.to_string(),
                     cost: o.cost,
                     pageblocks_touched: o.pageblocks_touched,
+                    lock_holds: o.lock_holds,
                 }
             })
             .collect(),
@@ -206,6 +211,21 @@ pub fn summary(run: &Run) -> String {
     let _ = writeln!(o, "\ntotals:");
     for (d, v) in z.stats.iter() {
         let _ = writeln!(o, "  {:<20} {v}", d.name);
+    }
+    let _ = writeln!(
+        o,
+        "\nlock holds (pages handled under one hold; holds by pages):"
+    );
+    for (name, h) in run.lock_holds.iter() {
+        let _ = writeln!(
+            o,
+            "  {name:<20} holds {}  max {}  max_steps {}  pages {}  {}",
+            h.holds,
+            h.max,
+            h.max_steps,
+            h.pages,
+            h.buckets_text()
+        );
     }
     // A counters-only run keeps the first and last ops only; `total` counts them all.
     let total = run.ops.len() + run.ops_omitted as usize;

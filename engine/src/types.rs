@@ -173,14 +173,19 @@ pub enum Kernel {
     #[default]
     #[serde(rename = "v7.2")]
     V7_2,
+    /// Between the two seeds: 6.18's highatomic reservation point and slow path, 7.x's
+    /// chunked pcp frees and large-order vmalloc (docs/model-decisions.md).
+    #[serde(rename = "v6.19")]
+    V6_19,
 }
 
 impl Kernel {
     /// Every profile the engine has, oldest first (the compare selects offer these).
-    pub const ALL: [Kernel; 3] = [Kernel::V6_18, Kernel::V7_1, Kernel::V7_2];
+    pub const ALL: [Kernel; 4] = [Kernel::V6_18, Kernel::V6_19, Kernel::V7_1, Kernel::V7_2];
     pub fn as_str(self) -> &'static str {
         match self {
             Kernel::V6_18 => "v6.18",
+            Kernel::V6_19 => "v6.19",
             Kernel::V7_1 => "v7.1",
             Kernel::V7_2 => "v7.2",
         }
@@ -188,6 +193,7 @@ impl Kernel {
     pub fn parse(s: &str) -> Option<Kernel> {
         match s {
             "v6.18" => Some(Kernel::V6_18),
+            "v6.19" => Some(Kernel::V6_19),
             "v7.1" => Some(Kernel::V7_1),
             "v7.2" => Some(Kernel::V7_2),
             _ => None,
@@ -202,22 +208,29 @@ impl Kernel {
         self != Kernel::V6_18
     }
     /// 7.x: highatomic reservation happens in `rmqueue_buddy` only and pcp refill is skipped
-    /// for `ALLOC_HIGHATOMIC` (§2.9).
+    /// for `ALLOC_HIGHATOMIC` (§2.9). 6.19 still reserves in `get_page_from_freelist` after
+    /// any successful `rmqueue`, pcp hits included, and refills the pcp for such requests.
     pub fn highatomic_in_rmqueue_buddy(self) -> bool {
-        self != Kernel::V6_18
+        self.is_7x()
     }
     /// 7.x: `alloc_pages_bulk` zone gate is `low + (nr - populated)` (§6.4).
     pub fn bulk_gate_minus_populated(self) -> bool {
-        self != Kernel::V6_18
+        self.is_7x()
     }
-    /// 7.x slow path attempt counting (§7.2).
+    /// 7.x slow path attempt counting (§7.2); 6.19's `__alloc_pages_slowpath` is 6.18's (two
+    /// attempts before reclaim).
     pub fn slowpath_7x(self) -> bool {
-        self != Kernel::V6_18
+        self.is_7x()
+    }
+    /// The 7.x profiles (v7.1, v7.2).
+    fn is_7x(self) -> bool {
+        matches!(self, Kernel::V7_1 | Kernel::V7_2)
     }
     /// 7.x: `free_contig_range` warns on a compound head (6.18 accepted a large folio).
     pub fn elixir_tag(self) -> &'static str {
         match self {
             Kernel::V6_18 => "v6.18",
+            Kernel::V6_19 => "v6.19",
             Kernel::V7_1 => "v7.1",
             // No 7.2 tree was read (kernel-model.md §0); link the newest one that exists.
             Kernel::V7_2 => "v7.1",

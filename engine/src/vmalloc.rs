@@ -76,6 +76,7 @@ impl Engine {
                         cpu: cpu as u8,
                     },
                 );
+                self.relock_pcp();
                 let mut got = 0;
                 while got < nr {
                     match self.bulk_take(mt, flags, cpu) {
@@ -95,6 +96,7 @@ impl Engine {
                         None => break,
                     }
                 }
+                self.unlock_pcp();
                 if got > 0 {
                     return got;
                 }

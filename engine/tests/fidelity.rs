@@ -204,7 +204,8 @@ fn pcp_state(e: &Engine) -> (i32, i32) {
 /// `high` = `high_min` is left alone and `count` stays at 16.
 #[test]
 fn tick_decays_pcp_high_and_drains_the_excess() {
-    for (kernel, locks) in [(Kernel::V6_18, 1), (Kernel::V7_1, 7)] {
+    // v6.19 :2583-2615 already drains in `batch` chunks (`to_drain_batched`), like 7.x.
+    for (kernel, locks) in [(Kernel::V6_18, 1), (Kernel::V6_19, 7), (Kernel::V7_1, 7)] {
         let mut p = ZoneParams::new(4096);
         p.kernel = kernel;
         p.batch = Some(8);
@@ -383,6 +384,22 @@ fn merges(e: &Engine) -> usize {
         .count()
 }
 
+const U: MigrateType = MigrateType::Unmovable;
+const H: MigrateType = MigrateType::HighAtomic;
+
+fn enters(e: &Engine, f: buddyscope::events::KernelFn) -> usize {
+    e.log
+        .events
+        .iter()
+        .filter(|ev| {
+            matches!(
+                ev.kind.annotation(),
+                Some(buddyscope::events::Annotation::Enter { func }) if func == f
+            )
+        })
+        .count()
+}
+
 /// `alloc_contig_range` of pfns 1000..1100 on a freshly booted 4096-page zone (four order-10
 /// Movable blocks, list order 0, 1024, 2048, 3072), computed by hand from v7.1.5
 /// mm/page_isolation.c and mm/page_alloc.c (v6.18.2 has the same steps in mm/page_alloc.c):
@@ -439,6 +456,74 @@ fn alloc_contig_range_isolates_splits_and_gives_back_at_the_tail() {
             assert_eq!(e.zone.pb_mt(pb), M, "{kernel:?}: pageblock {pb}");
         }
         assert!((1000..1100).all(|p| e.zone.page_refcount(p) == 1 && e.zone.page_owner(p) == 7));
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+    }
+}
+
+/// v6.19: `reserve_highatomic_pageblock` runs in `get_page_from_freelist` after any successful
+/// `rmqueue`, pcp hits included (v6.19 mm/page_alloc.c:3946-3953, as in v6.18.2); v7.1.5 calls it
+/// from `rmqueue_buddy` only (:3237-3242), so a pcp hit reserves nothing.
+///
+/// By hand: 65536 pages, 1 CPU, `batch` 15, `high_min` 64, `high_max` 1024, `min_free_kbytes`
+/// 6508: min = 6508 >> 2 = 1627, low = 1627 + max(1627 >> 2, mult_frac(65536, 10, 10000)) = 1627 +
+/// max(406, 65) = 2033.
+/// 1. GFP_KERNEL order 1: `nr_pcp_alloc(1)`: high = clamp(0, 64, 1024) = 64 ≥ 15, b = 15 → max(15 >> 1,
+///    2) = 7; `rmqueue_bulk(1, 7, Unmovable)` claims the order-10 block 0 whole (pageblocks 0
+///    and 1 Unmovable) and takes 0, 2, 4, …, 12; 0 is returned, [2, 4, …, 12] stay on pcp list 3.
+///    Buddy: 65536 − 14 = 65522 free; block 0's rest is 14/o1, 16/o4, 32/o5, 64/o6, 128/o7,
+///    256/o8, 512/o9 (1010 pages).
+/// 2. 62 order-10 Movable allocations (the last sees 3058 − 1023 = 2035 > low 2033): 2034 free.
+/// 3. GFP_ATOMIC order 1: fast path 2034 − 1 = 2033 ≤ low fails; the slow path sets
+///    `ALLOC_HIGHATOMIC` (order > 0, `__GFP_HIGH`, no direct reclaim) and passes min (1627 − 813 =
+///    814, − 814/4 = 611 < 2033). `rmqueue_pcplist` hits: pfn 2. 6.18/6.19 then reserve:
+///    managed/100 = 655 ≥ 512, max ALIGN(655, 512) = 1024 > 0 reserved; pageblock 0 is Unmovable
+///    (mergeable), order 1 < 9: `move_freepages_block` moves 14/o1, 16/o4, 32/o5, 64/o6,
+///    128/o7, 256/o8 to HighAtomic and pageblock 0 becomes HighAtomic, under its own zone lock
+///    (512/o9 is pageblock 1: stays). 7.1/7.2: nothing moves, no zone lock.
+#[test]
+fn v6_19_reserves_highatomic_after_a_pcp_hit() {
+    for kernel in Kernel::ALL {
+        let reserves = matches!(kernel, Kernel::V6_18 | Kernel::V6_19);
+        let mut p = ZoneParams::new(65536);
+        p.kernel = kernel;
+        p.batch = Some(15);
+        p.high_min = Some(64);
+        p.high_max = Some(1024);
+        p.min_free_kbytes = Some(6508);
+        let mut e = boot_engine(&p);
+        assert_eq!(e.alloc_pages(GFP_KERNEL, 1, 0, 1, false), Some(0));
+        assert_eq!(e.zone.pcp_list_pfns(0, 3), vec![2, 4, 6, 8, 10, 12]);
+        for i in 0..62 {
+            assert!(e
+                .alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, i + 2, true)
+                .is_some());
+        }
+        assert_eq!(e.zone.nr_free_pages(), 2034, "{kernel:?}");
+        e.log.events.clear();
+        assert_eq!(
+            e.alloc_pages(GFP_ATOMIC, 1, 0, 100, false),
+            Some(2),
+            "{kernel:?}"
+        );
+        let want = if reserves { H } else { U };
+        assert_eq!(e.zone.pb_mt(0), want, "{kernel:?}");
+        for (order, pfn) in [(1, 14), (4, 16), (5, 32), (6, 64), (7, 128), (8, 256)] {
+            assert_eq!(e.zone.free_list_pfns(order, want), vec![pfn], "{kernel:?}");
+        }
+        assert_eq!(e.zone.free_list_pfns(9, U), vec![512], "{kernel:?}");
+        assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}");
+        let zone_locks = e
+            .log
+            .events
+            .iter()
+            .filter(|ev| {
+                matches!(
+                    ev.kind.annotation(),
+                    Some(buddyscope::events::Annotation::Lock { zone: true, .. })
+                )
+            })
+            .count();
+        assert_eq!(zone_locks, reserves as usize, "{kernel:?}");
         buddyscope::metrics::check_invariants(&e.zone).unwrap();
     }
 }
@@ -535,5 +620,136 @@ fn alloc_contig_range_busy_paths_change_nothing() {
             assert_eq!(e.zone.page_owner(p), before.page_owner(p));
             assert_eq!(e.zone.page_refcount(p), before.page_refcount(p));
         }
+    }
+}
+
+/// v6.19 `__rmqueue_pcplist` (mm/page_alloc.c:3319-3347) refills an empty pcp list for an
+/// `ALLOC_HIGHATOMIC` request like any other; v7.1.5 (:3312-3327) returns NULL before
+/// `rmqueue_bulk` and `rmqueue_buddy` serves it.
+///
+/// By hand: the zone of `reserve_highatomic_pageblock_takes_the_zone_lock` (65536 pages,
+/// `min_free_kbytes` 4096: min 1024, low 1280; 63 order-10 Movable allocations leave the order-10
+/// block 64512), `batch` 15, `high_min` 64. GFP_ATOMIC order 1 fails the fast path (1024 − 1 ≤
+/// 1280) and passes the slow path's reduced min (1024 − 512 − 128 = 384). 6.18/6.19:
+/// `nr_pcp_alloc(1)` = max(15 >> 1, 2) = 7; `rmqueue_bulk` (no `ALLOC_NOFRAGMENT` in the slow
+/// path) claims 64512/o10 whole and takes 64512, 64514, …, 64524 to the list's tail; 64512 is
+/// returned and six blocks (12 pages) stay on pcp list 3. 7.1/7.2: the list stays empty,
+/// `rmqueue_buddy` claims the same block and `expand` leaves 64514/o1 on the buddy's Unmovable
+/// (then HighAtomic) list. Either way pageblock 126 is then reserved.
+#[test]
+fn v6_19_refills_the_pcp_for_a_highatomic_request() {
+    for kernel in Kernel::ALL {
+        let refills = matches!(kernel, Kernel::V6_18 | Kernel::V6_19);
+        let mut p = ZoneParams::new(65536);
+        p.kernel = kernel;
+        p.batch = Some(15);
+        p.high_min = Some(64);
+        p.high_max = Some(1024);
+        p.min_free_kbytes = Some(4096);
+        let mut e = boot_engine(&p);
+        for i in 0..63 {
+            assert!(e
+                .alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, i + 1, true)
+                .is_some());
+        }
+        e.log.events.clear();
+        assert_eq!(e.alloc_pages(GFP_ATOMIC, 1, 0, 100, false), Some(64512));
+        let held = e.zone.pcp_list_pfns(0, 3);
+        if refills {
+            assert_eq!(held, vec![64514, 64516, 64518, 64520, 64522, 64524]);
+            assert_eq!(e.zone.free_list_pfns(1, H), vec![64526], "{kernel:?}");
+        } else {
+            assert!(held.is_empty(), "{kernel:?}");
+            assert_eq!(e.zone.free_list_pfns(1, H), vec![64514], "{kernel:?}");
+        }
+        assert_eq!(
+            enters(&e, buddyscope::events::KernelFn::rmqueue_bulk),
+            refills as usize
+        );
+        assert_eq!(e.zone.pb_mt(126), H, "{kernel:?}");
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+    }
+}
+
+/// v6.19 `__alloc_pages_slowpath` (mm/page_alloc.c:4693-) is v6.18.2's: the first
+/// `get_page_from_freelist` after `gfp_to_alloc_flags` (:4771) and the one after `retry:` (:4860)
+/// run before `if (!can_direct_reclaim) goto nopage` — two attempts. v7.1.5 makes the second one
+/// only when `ALLOC_CPUSET` was dropped (`can_retry_reserves`) or after `compact_first`.
+///
+/// By hand: 4096 pages, `min_free_kbytes` 0 (min 0, low 4), the four order-10 blocks allocated
+/// (the last one through the slow path: 1024 − 1023 = 1 ≤ low, > min); GFP_NOWAIT | __GFP_MOVABLE order 10
+/// (no `__GFP_HIGH`, no direct reclaim) fails everywhere: `get_page_from_freelist` runs once in
+/// the fast path, then 2 times on 6.18/6.19 and 1 time on 7.1/7.2.
+#[test]
+fn v6_19_slow_path_makes_two_attempts() {
+    for kernel in Kernel::ALL {
+        let mut p = ZoneParams::new(4096);
+        p.kernel = kernel;
+        p.min_free_kbytes = Some(0);
+        let mut e = boot_engine(&p);
+        for i in 0..4 {
+            assert!(e
+                .alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, i + 1, true)
+                .is_some());
+        }
+        e.log.events.clear();
+        assert_eq!(
+            e.alloc_pages(GFP_NOWAIT | __GFP_MOVABLE, 10, 0, 9, true),
+            None
+        );
+        let want = if matches!(kernel, Kernel::V6_18 | Kernel::V6_19) {
+            3
+        } else {
+            2
+        };
+        assert_eq!(
+            enters(&e, buddyscope::events::KernelFn::get_page_from_freelist),
+            want,
+            "{kernel:?}"
+        );
+    }
+}
+
+/// v6.19 `free_frozen_page_commit` (mm/page_alloc.c:2854-2954, the loop at :2907-2935) frees
+/// `nr_pcp_free` in `batch`-sized `free_pcppages_bulk` chunks, dropping the pcp lock and
+/// `pcp_spin_trylock`-ing it again between chunks; v6.18.2 makes one call.
+///
+/// By hand: 4096 pages, `batch` 8, `high_min` = `high_max` = 64. The order-10 block 0 is
+/// allocated as Movable (the buddy serves order 10: the pcp is untouched), split, and its pages
+/// 0..=63 freed one by one to pcp list 1 (Movable order 0). Free k leaves `count` = `free_count`
+/// = k; `nr_pcp_high` returns 64 (high_min = high_max). At k = 64, `nr_pcp_free` = clamp(64, 8,
+/// 64 − 8) = 56: 6.19+ frees 7 chunks of 8 (7 `free_pcppages_bulk` calls), 6.18 one of 56. Both
+/// drain from the tail, pfns 0..=55, which merge into 0/o5, 32/o4, 48/o3; 56..=63 stay.
+#[test]
+fn v6_19_frees_the_pcp_in_batch_chunks() {
+    for kernel in Kernel::ALL {
+        let mut p = ZoneParams::new(4096);
+        p.kernel = kernel;
+        p.batch = Some(8);
+        p.high_min = Some(64);
+        p.high_max = Some(64);
+        let mut e = boot_engine(&p);
+        assert_eq!(e.alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 1, true), Some(0));
+        e.split_page(0, 10);
+        for pfn in 0..63 {
+            e.free_pages(pfn, 0, 0);
+        }
+        assert_eq!(e.zone.pcp()[0].count, 63);
+        e.log.events.clear();
+        e.free_pages(63, 0, 0);
+        let chunks = if kernel == Kernel::V6_18 { 1 } else { 7 };
+        assert_eq!(
+            enters(&e, buddyscope::events::KernelFn::free_pcppages_bulk),
+            chunks,
+            "{kernel:?}"
+        );
+        assert_eq!(
+            e.zone.pcp_list_pfns(0, 1),
+            (56..64).rev().collect::<Vec<_>>()
+        );
+        assert_eq!(e.zone.free_list_pfns(5, M), vec![0], "{kernel:?}");
+        assert_eq!(e.zone.free_list_pfns(4, M), vec![32], "{kernel:?}");
+        assert_eq!(e.zone.free_list_pfns(3, M), vec![48], "{kernel:?}");
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
     }
 }

@@ -20,6 +20,7 @@ PB_ORDER = 9
 PB_PAGES = 512
 NR_PCP_LISTS = 14            # THP on (§1.8)
 BATCH_SCALE_MAX = 5          # CONFIG_PCP_BATCH_SCALE_MAX
+HOLD_BUCKETS = 13            # lock holds by pages: 0, 1, 2-3, …, 2048+ (buddyscope::locks)
 SECTION_SHIFT = 15           # §1.1 SECTION_SIZE_BITS 27 -> 32768 pages
 
 # §1.2 migratetypes
@@ -221,7 +222,8 @@ class Model:
     def __init__(self, doc):
         self.doc = doc
         self.kernel = doc.get("kernel", "v7.2")
-        if self.kernel not in ("v6.18", "v7.1", "v7.2"):
+        self.open_holds = {"zone": None, "pcp": None}
+        if self.kernel not in ("v6.18", "v6.19", "v7.1", "v7.2"):
             raise ScenarioError("kernel")
         z = doc.get("zone", {})
         self.zname = z.get("name", "Normal")
@@ -396,9 +398,12 @@ class Model:
         """split_large_buddy: never more than one pageblock at a time."""
         end = pfn + (1 << order)
         piece = min(order, PB_ORDER)
+        self.lock("zone")
+        self.handled(1 << order)
         while pfn < end:
             self.free_one(pfn, piece, self.get_mt(pfn), to_tail)
             pfn += 1 << piece
+        self.unlock("zone")
 
     def free_one(self, pfn, order, mt, to_tail=False):
         """§3.4 __free_one_page."""
@@ -494,13 +499,16 @@ class Model:
     def move_freepages_block_walk(self, bs, be, old, new):
         """§2.7.3 __move_freepages_block: ascending walk, push_back each buddy head."""
         p = bs
+        moved = 0
         while p < be:
             b = self.buddy.get(p)
             if b is None:
                 p += 1
                 continue
             self.move_to_free_list(p, b[0], old, new)
+            moved += 1 << b[0]
             p += 1 << b[0]
+        self.handled(moved)
 
     def try_to_claim_block(self, pfn, cur, order, start_mt, block_mt, flags):
         """§2.7.3"""
@@ -615,6 +623,7 @@ class Model:
         """§2.8"""
         mode = [self.NORMAL]
         i = 0
+        self.lock("zone")             # one zone->lock hold for the whole refill
         while i < count:
             if not self.mode_memory:
                 mode = [self.NORMAL]      # contract: rmqueue_mode_memory false
@@ -623,6 +632,8 @@ class Model:
                 break
             lst.append(p)
             i += 1
+        self.handled(i << order)
+        self.unlock("zone")
         return i
 
     # ------------------------------------------------------------ §4.4 pcp alloc
@@ -648,7 +659,8 @@ class Model:
         lst = pcp.lists[order_to_pindex(mt, order)]
         if not lst:
             n = self.nr_pcp_alloc(pcp, order)
-            if (flags & ALLOC_HIGHATOMIC) and self.kernel != "v6.18":
+            # v7.1.5 __rmqueue_pcplist: no refill for ALLOC_HIGHATOMIC; v6.19 still refills
+            if (flags & ALLOC_HIGHATOMIC) and self.kernel in ("v7.1", "v7.2"):
                 return None        # §2.9: 7.x does not refill for ALLOC_HIGHATOMIC
             got = self.rmqueue_bulk(order, n, lst, mt, flags)
             pcp.count += got << order
@@ -656,16 +668,21 @@ class Model:
                 return None
         p = lst.popleft()
         pcp.count -= 1 << order
+        self.handled(1 << order)
         return p
 
     def rmqueue_pcplist(self, cpu, order, mt, flags):
         pcp = self.pcps[cpu]
+        self.lock("pcp")
         pcp.free_count >>= 1
-        return self.rmqueue_pcplist_inner(pcp, order, mt, flags)
+        p = self.rmqueue_pcplist_inner(pcp, order, mt, flags)
+        self.unlock("pcp")
+        return p
 
     # ------------------------------------------------------------ §2.3/§2.4
     def rmqueue_buddy(self, order, flags, mt):
         p = None
+        self.lock("zone")
         if flags & ALLOC_HIGHATOMIC:
             p = self.rmqueue_smallest(order, HA)
             if p is not None:
@@ -678,8 +695,11 @@ class Model:
                 if p is not None:
                     self.hit("highatomic_last_resort")
             if p is None:
+                self.unlock("zone")
                 return None
-        if (flags & ALLOC_HIGHATOMIC) and self.kernel != "v6.18":
+        self.handled(1 << order)
+        self.unlock("zone")
+        if (flags & ALLOC_HIGHATOMIC) and self.kernel in ("v7.1", "v7.2"):
             self.reserve_highatomic(p, order)
         return p
 
@@ -705,6 +725,11 @@ class Model:
         mx = ((self.N // 100) + PB_PAGES - 1) // PB_PAGES * PB_PAGES
         if self.nr_reserved_highatomic >= mx:
             return
+        self.lock("zone")           # its own spin_lock_irqsave(&zone->lock) (v6.19 :3445)
+        self.reserve_highatomic_locked(pfn, order)
+        self.unlock("zone")
+
+    def reserve_highatomic_locked(self, pfn, order):
         mt = self.get_mt(pfn)
         if not self.mergeable(mt):
             return
@@ -793,7 +818,7 @@ class Model:
             if ok:
                 p = self.rmqueue(cpu, order, flags, mt)
                 if p is not None:
-                    if (flags & ALLOC_HIGHATOMIC) and self.kernel == "v6.18":
+                    if (flags & ALLOC_HIGHATOMIC) and self.kernel in ("v6.18", "v6.19"):
                         self.reserve_highatomic(p, order)   # §2.9 ≤ 6.19 location
                     return p
             if no_fallback:
@@ -812,7 +837,7 @@ class Model:
 
     def slowpath_attempts(self, gfp, order, mt, flags):
         """§7.2 table."""
-        if self.kernel == "v6.18":
+        if self.kernel in ("v6.18", "v6.19"):   # v6.19 __alloc_pages_slowpath == v6.18's
             if order > 3 and (gfp & G_NORETRY):
                 return 1
             return 2
@@ -832,7 +857,7 @@ class Model:
         if not (gfp & G_DIRECT_RECLAIM):
             return False
         costly = order > 3
-        if self.kernel == "v6.18":
+        if self.kernel in ("v6.18", "v6.19"):
             return not (costly and (gfp & G_NORETRY))
         compact_first = bool(gfp & G_IO) and (costly or (order > 0 and mt != M))
         return not (compact_first and (gfp & G_NORETRY) and (gfp & G_THISNODE))
@@ -841,6 +866,11 @@ class Model:
         """unreserve_highatomic_pageblock(ac, force=false): keep at least one pageblock."""
         if self.nr_reserved_highatomic <= PB_PAGES:
             return
+        self.lock("zone")
+        self.unreserve_highatomic_locked(ac_mt)
+        self.unlock("zone")
+
+    def unreserve_highatomic_locked(self, ac_mt):
         for o in range(0, MAX_ORDER + 1):
             pfn = self.free_lists[o][HA].head
             if pfn is None:
@@ -854,6 +884,7 @@ class Model:
                 self.set_pageblock_mt(bs, ac_mt)
             else:
                 self.move_to_free_list(pfn, o, HA, ac_mt)
+                self.handled(1 << o)
                 self.change_pageblock_range(pfn, o, ac_mt)
             return
 
@@ -945,7 +976,9 @@ class Model:
                 self.free_one_page(pfn, order)
                 return
             mt = M
+        self.lock("pcp")
         self.free_frozen_page_commit(self.pcps[cpu], pfn, mt, order)
+        self.unlock("pcp")
 
     def free_pages(self, cpu, pfn, order):
         """§3.1 ___free_pages: the owner's reference; a get_page reference may remain."""
@@ -973,6 +1006,7 @@ class Model:
         pindex = order_to_pindex(mt, order)
         pcp.lists[pindex].appendleft(pfn)
         pcp.count += 1 << order
+        self.handled(1 << order)
         batch = pcp.batch
         free_high = False
         if 1 <= order <= 3:
@@ -996,6 +1030,9 @@ class Model:
                 chunk = min(to_free, batch)
                 self.free_pcppages_bulk(pcp, chunk, pindex)
                 to_free -= chunk
+                if to_free > 0 and pcp.count > 0:      # pcp_spin_unlock + pcp_spin_trylock
+                    self.unlock("pcp")
+                    self.lock("pcp")
         if self.below_high and self.wmark_ok(0, self.wmark_pages(2), 0, self.NR_FREE_PAGES):
             self.hit("below_high_clear")
             self.below_high = False
@@ -1031,6 +1068,7 @@ class Model:
     def free_pcppages_bulk(self, pcp, count, pindex):
         count = min(pcp.count, count)
         i = pindex - 1
+        self.lock("zone")
         while count > 0:
             while True:
                 i = (i + 1) % NR_PCP_LISTS
@@ -1043,19 +1081,29 @@ class Model:
                 mt = self.get_mt(p)
                 count -= 1 << o
                 pcp.count -= 1 << o
+                self.handled(1 << o)
                 self.free_one(p, o, mt)
                 self.emit("mm_page_pcpu_drain: page=%s pfn=0x%x order=%d migratetype=%d"
                           % (self.page_ptr(p), p, o, mt))
                 if count <= 0 or not lst:
                     break
+        self.unlock("zone")
 
     # ------------------------------------------------------------ §4.7
     def drain_pages_zone(self, cpu):
         pcp = self.pcps[cpu]
         if pcp.count:
             self.hit("drain_op_nonempty")
-        while pcp.count:
-            self.free_pcppages_bulk(pcp, min(pcp.count, pcp.batch << BATCH_SCALE_MAX), 0)
+        while True:                 # do { pcp lock; count = pcp->count; … ; unlock } while (count)
+            self.lock("pcp")
+            count = pcp.count
+            if count:
+                to_drain = min(count, pcp.batch << BATCH_SCALE_MAX)
+                self.free_pcppages_bulk(pcp, to_drain, 0)
+                count -= to_drain   # the local: a high-order overshoot leaves it > 0, one more lock
+            self.unlock("pcp")
+            if count <= 0:
+                break
 
     def decay_pcp_high(self, pcp):
         """§4.7 decay_pcp_high (vmstat worker, one tick): ≤ 6.18 one bulk free, 6.19+ batch chunks."""
@@ -1066,11 +1114,15 @@ class Model:
             self.hit("decay_drain")
         if self.kernel == "v6.18":
             if to_drain > 0:
+                self.lock("pcp")
                 self.free_pcppages_bulk(pcp, to_drain, 0)
+                self.unlock("pcp")
         else:
             while to_drain > 0:
                 chunk = min(to_drain, pcp.batch)
+                self.lock("pcp")
                 self.free_pcppages_bulk(pcp, chunk, 0)
+                self.unlock("pcp")
                 to_drain -= chunk
 
     def drain_all(self):
@@ -1195,7 +1247,12 @@ class Model:
             else:
                 self.iso_blocks.discard(self.pb_idx(bs))
             self.hit("isolate_split_large_buddy")
-            self.free_one_page(b, o)           # split_large_buddy
+            self.handled(1 << o)
+            piece = min(o, PB_ORDER)           # split_large_buddy, under the caller's zone lock
+            p = b
+            while p < b + (1 << o):
+                self.free_one(p, piece, self.get_mt(p))
+                p += 1 << piece
             return
         base = self.pb[self.pb_idx(bs)]
         if isolate:
@@ -1221,6 +1278,12 @@ class Model:
         return False
 
     def set_migratetype_isolate(self, bs, cs, ce):
+        self.lock("zone")
+        ok = self.set_migratetype_isolate_locked(bs, cs, ce)
+        self.unlock("zone")
+        return ok
+
+    def set_migratetype_isolate_locked(self, bs, cs, ce):
         if self.isolated(bs) or bs + PB_PAGES > self.end:
             return False
         if self.has_unmovable(max(cs, bs), min(ce, bs + PB_PAGES)):
@@ -1230,6 +1293,11 @@ class Model:
         return True
 
     def unset_migratetype_isolate(self, bs):
+        self.lock("zone")
+        self.unset_migratetype_isolate_locked(bs)
+        self.unlock("zone")
+
+    def unset_migratetype_isolate_locked(self, bs):
         if not self.isolated(bs):
             return
         b = self.buddy.get(bs)
@@ -1239,6 +1307,7 @@ class Model:
             if self.in_zone(bud) and self.is_buddy(bud, o) and not self.isolated(bud):
                 self.hit("unisolate_merge")
                 self.del_from_free_list(bs, o, self.ISO)
+                self.handled(1 << o)
                 self.iso_blocks.discard(self.pb_idx(bs))
                 self.free_one(bs, o, self.get_mt(bs), to_tail=True)
                 return
@@ -1350,10 +1419,13 @@ class Model:
                 p += 1 << b[0]
         if ok:
             p = outer
+            self.lock("zone")
             while p < e:                      # isolate_freepages_range
                 o = self.buddy[p][0]
                 self.del_from_free_list(p, o, self.ISO)
+                self.handled(1 << o)
                 p += 1 << o
+            self.unlock("zone")
             outer_end = p
             for q in range(s, e):
                 self.refcnt[q - self.start] = 1
@@ -1381,16 +1453,19 @@ class Model:
             return self._bulk_single(cpu, gfp, out)
         pcp = self.pcps[cpu]
         got = 0
+        self.lock("pcp")
         while got < nr:
             p = self.rmqueue_pcplist_inner(pcp, 0, mt, flags)
             if p is None:
                 if got == 0:
                     self.hit("bulk_single_after_empty")
+                    self.unlock("pcp")
                     return self._bulk_single(cpu, gfp, out)
                 break
             self.mark_allocated(p, 0, gfp)
             out.append(p)
             got += 1
+        self.unlock("pcp")
         return got
 
     def _bulk_single(self, cpu, gfp, out):
@@ -1487,7 +1562,35 @@ class Model:
     # ------------------------------------------------------------ ops
     def run(self):
         self.scopes = [{}]
+        self.holds = {"zone": [0, 0, 0, [0] * HOLD_BUCKETS], "pcp": [0, 0, 0, [0] * HOLD_BUCKETS]}
         self.run_ops(self.doc.get("ops", []), "ops")
+
+    # ------------------------------------------------------------ lock holds (pages per hold)
+    # Counted at the kernel's spin_lock/spin_unlock of zone->lock and pcp_spin_trylock/unlock:
+    # the pages taken from, given to or moved between the free lists (zone), put on or taken
+    # off the pcp lists (pcp), under each lock held at the time.
+    def lock(self, k):
+        self.open_holds[k] = 0
+
+    def unlock(self, k):
+        n = self.open_holds[k]
+        self.open_holds[k] = None
+        if n is None or not hasattr(self, "holds"):
+            return                  # boot: not the scenario's
+        h = self.holds[k]
+        h[0] += 1
+        h[1] += n
+        h[2] = max(h[2], n)
+        h[3][min(n.bit_length(), HOLD_BUCKETS - 1)] += 1
+
+    def handled(self, n):
+        for k in ("zone", "pcp"):
+            if self.open_holds[k] is not None:
+                self.open_holds[k] += n
+
+    def lock_holds_text(self):
+        return "".join("%s holds %d pages %d max %d buckets %s\n" % (k, h[0], h[1], h[2], h[3])
+                       for k, h in sorted(self.holds.items()))
 
     def lookup(self, name):
         for s in reversed(self.scopes):

@@ -24,7 +24,14 @@ sys.path.insert(0, HERE)
 import model  # noqa: E402
 
 COVERAGE = {}   # branch -> number of scenarios that hit it (model.Model.cov)
-FORMATS = ["buddyinfo", "pagetypeinfo", "zoneinfo", "trace"]
+FORMATS = ["buddyinfo", "pagetypeinfo", "zoneinfo", "trace", "lock_holds"]
+
+
+def lock_holds_text(holds):
+    """The CLI json's run-wide `lock_holds` as model.Model.lock_holds_text prints it."""
+    return "".join("%s holds %d pages %d max %d buckets %s\n"
+                   % (k, holds[k]["holds"], holds[k]["pages"], holds[k]["max"], holds[k]["buckets"])
+                   for k in sorted(holds))
 
 
 def strip_comments(text):
@@ -34,10 +41,14 @@ def strip_comments(text):
 def run_rust(binary, path):
     outs = {}
     for f in FORMATS:
-        r = subprocess.run([binary, "run", path, "--format", f], capture_output=True, text=True, timeout=600)
+        cli = "json" if f == "lock_holds" else f
+        r = subprocess.run([binary, "run", path, "--format", cli], capture_output=True, text=True, timeout=600)
         if r.returncode != 0:
             return None, r.stderr.strip()[:300]
-        outs[f] = strip_comments(r.stdout) if f == "trace" else r.stdout
+        if f == "lock_holds":
+            outs[f] = lock_holds_text(json.loads(r.stdout)["lock_holds"])
+        else:
+            outs[f] = strip_comments(r.stdout) if f == "trace" else r.stdout
     return outs, None
 
 
@@ -52,7 +63,8 @@ def run_py(doc):
     for k, v in m.cov.items():
         COVERAGE[k] = COVERAGE.get(k, 0) + (1 if v else 0)
     return {"buddyinfo": m.buddyinfo(), "pagetypeinfo": m.pagetypeinfo(),
-            "zoneinfo": m.zoneinfo(), "trace": strip_comments(m.trace_text())}, None
+            "zoneinfo": m.zoneinfo(), "trace": strip_comments(m.trace_text()),
+            "lock_holds": m.lock_holds_text()}, None
 
 
 def first_diff(a, b):
@@ -140,7 +152,7 @@ class Gen:
         self.start = z.get("start_pfn", 0)
         self.pages = z["pages"]
         self.cpus = z["cpus"]
-        doc = {"version": 1, "kernel": r.choice(["v6.18", "v7.1", "v7.2"]), "zone": z, "init": "boot"}
+        doc = {"version": 1, "kernel": r.choice(["v6.18", "v6.19", "v7.1", "v7.2"]), "zone": z, "init": "boot"}
         self.names = {"alloc": [], "contig": [], "vmalloc": [], "refs": []}
         self.ranges = []          # (pfn, n) of alloc_contig_range ops
         ops = []

@@ -1,7 +1,8 @@
 //! Live cost counters at the cursor: the zone's cumulative `Stats` (names and help from the
 //! engine's table, `Stats::DEFS`), plus the current op's `pageblocks_touched` and two zone
-//! fields.
+//! fields, and the current op's worst zone / pcp lock holds (`buddyscope::locks`).
 
+use buddyscope::locks::{HoldHistogram, LockHolds};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
@@ -53,10 +54,11 @@ pub fn view_model(t: &Timeline) -> CountersModel {
             value: v as i64,
         })
         .collect();
-    let touched = match t.op_index() {
-        Some(i) if t.pos() > 0 => t.op(i).pageblocks_touched,
-        _ => 0,
+    let current = match t.op_index() {
+        Some(i) if t.pos() > 0 => Some(t.op(i)),
+        _ => None,
     };
+    let touched = current.map_or(0, |o| o.pageblocks_touched);
     rows.push(CounterRow {
         name: "pageblocks_touched",
         label: "pageblocks_touched",
@@ -76,7 +78,52 @@ pub fn view_model(t: &Timeline) -> CountersModel {
         help: "Pages added to the watermarks after a fallback, so kswapd reclaims early and fragmentation is limited.",
         value: z.watermark_boost(),
     });
+    let holds = current.map(|o| o.lock_holds).unwrap_or_default();
+    rows.extend(lock_hold_rows(&holds));
     CountersModel { rows }
+}
+
+/// The current op's worst lock holds, as the CLI's `ops[i].lock_holds` (`max`, `max_steps`).
+fn lock_hold_rows(h: &LockHolds) -> [CounterRow; 4] {
+    [
+        CounterRow {
+            name: "zone_lock_hold_max",
+            label: "zone_hold_max",
+            help: "Most pages handled under one hold of the zone lock in the current operation (one rmqueue_bulk refill, one free_pcppages_bulk drain, ...): the worst-case hold the seeds measure.",
+            value: h.zone.max as i64,
+        },
+        CounterRow {
+            name: "zone_lock_hold_max_steps",
+            label: "zone_hold_steps",
+            help: "Most list operations and fallback probes under one hold of the zone lock in the current operation: the work that makes a hold long.",
+            value: h.zone.max_steps as i64,
+        },
+        CounterRow {
+            name: "pcp_lock_hold_max",
+            label: "pcp_hold_max",
+            help: "Most pages put on or taken off the per-CPU lists under one hold of a pcp lock in the current operation (6.19+ drops it between free_pcppages_bulk chunks).",
+            value: h.pcp.max as i64,
+        },
+        CounterRow {
+            name: "pcp_lock_hold_max_steps",
+            label: "pcp_hold_steps",
+            help: "Most list operations and fallback probes under one hold of a pcp lock in the current operation.",
+            value: h.pcp.max_steps as i64,
+        },
+    ]
+}
+
+/// The current op's holds by pages handled, `zone 8-15:1 · pcp 16-31:1`, or "" before any op.
+pub fn hold_distribution(t: &Timeline) -> String {
+    let Some(i) = t.op_index().filter(|_| t.pos() > 0) else {
+        return String::new();
+    };
+    let h = t.op(i).lock_holds;
+    let side = |name: &str, x: &HoldHistogram| {
+        let b = x.buckets_text();
+        format!("{name} {}", if b.is_empty() { "none".into() } else { b })
+    };
+    format!("{} \u{b7} {}", side("zone", &h.zone), side("pcp", &h.pcp))
 }
 
 #[component]
@@ -85,6 +132,11 @@ pub fn CountersPanel() -> impl IntoView {
     let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
     // The model of the previous render, to mark what the last move changed.
     let before: StoredValue<CountersModel> = StoredValue::new(CountersModel::default());
+    let dist = Memo::new(move |_| {
+        state
+            .with(|s| hold_distribution(&s.timeline))
+            .unwrap_or_default()
+    });
 
     view! {
         <PanelFrame
@@ -112,6 +164,14 @@ pub fn CountersPanel() -> impl IntoView {
                         .collect_view()
                 }}
             </dl>
+            <p
+                class="lock-hold-dist"
+                data-testid="lock-hold-dist"
+                title="The current operation's lock holds by pages handled under one hold (0, 1, 2-3, 4-7, ...: count)"
+            >
+                "holds by pages: "
+                {move || dist.get()}
+            </p>
         </PanelFrame>
     }
 }
@@ -160,6 +220,29 @@ mod tests {
                 .unwrap()
                 .value,
             1
+        );
+    }
+
+    /// The first op of free-contig-range-thp (262144 pages, `batch` 63) allocates order 9 on a
+    /// fresh zone: `nr_pcp_alloc(9)` = max(63 >> 9, 2) = 2, so `rmqueue_bulk` takes both halves
+    /// of order-10 block 0 under one zone hold (1024 pages) inside the pcp hold, which also takes
+    /// the returned block off the THP list (1536).
+    #[test]
+    fn lock_hold_rows_are_the_current_ops() {
+        let mut t = timeline("free-contig-range-thp");
+        assert_eq!(hold_distribution(&t), "");
+        t.op_forward();
+        let m = view_model(&t);
+        let get = |name: &str| m.rows.iter().find(|r| r.name == name).unwrap().value;
+        assert_eq!(get("zone_lock_hold_max"), 1024);
+        assert_eq!(get("pcp_lock_hold_max"), 1536);
+        let h = t.op(0).lock_holds;
+        assert_eq!(get("zone_lock_hold_max_steps"), h.zone.max_steps as i64);
+        assert_eq!(get("pcp_lock_hold_max_steps"), h.pcp.max_steps as i64);
+        assert!(h.pcp.max_steps > h.zone.max_steps);
+        assert_eq!(
+            hold_distribution(&t),
+            "zone 1024-2047:1 \u{b7} pcp 1024-2047:1"
         );
     }
 }

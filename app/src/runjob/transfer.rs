@@ -86,6 +86,8 @@ pub fn decode_run(
         build: t2 - t1,
         rebuild: clock() - t2,
     };
+    // The worker's run is recorded (every op kept): its lock holds are the sum of the ops'.
+    let lock_holds = p.ops.iter().map(|o| o.lock_holds).sum();
     let run = Run {
         scenario: start.scenario.into_scenario(),
         initial,
@@ -96,6 +98,7 @@ pub fn decode_run(
         final_zone,
         checkpoints,
         names: p.names,
+        lock_holds,
         ops_omitted: 0,
     };
     Ok((run, times))

@@ -72,7 +72,7 @@ enum Cmd {
         /// Start from a real machine's /proc files: pagetypeinfo=FILE[,zoneinfo=FILE][,zone=NAME].
         #[arg(long)]
         init: Option<String>,
-        /// Kernel behaviour profile (v6.18, v7.1, v7.2).
+        /// Kernel behaviour profile (v6.18, v6.19, v7.1, v7.2).
         #[arg(long)]
         kernel: Option<String>,
         /// Zone size in pages.
@@ -494,7 +494,7 @@ fn replay_start(
     s.ops.clear();
     if let Some(k) = kernel {
         s.kernel = buddyscope::types::Kernel::parse(&k)
-            .ok_or_else(|| format!("--kernel {k}: expected v6.18, v7.1 or v7.2"))?;
+            .ok_or_else(|| format!("--kernel {k}: expected v6.18, v6.19, v7.1 or v7.2"))?;
     }
     if pages.is_some() {
         s.zone.pages = pages;

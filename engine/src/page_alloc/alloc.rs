@@ -280,13 +280,14 @@ impl Engine {
                     -size,
                 );
                 let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
-                self.__move_freepages_block(
+                let moved = self.__move_freepages_block(
                     Step::UnreserveHighatomicMove,
                     start,
                     start + PAGEBLOCK_NR_PAGES,
                     MigrateType::HighAtomic,
                     ac_mt,
                 );
+                self.handled(moved);
                 self.set_pageblock_migratetype(
                     Step::UnreserveHighatomicMove,
                     start >> PAGEBLOCK_ORDER,
@@ -306,10 +307,12 @@ impl Engine {
                     MigrateType::HighAtomic,
                     ac_mt,
                 );
+                self.handled(1 << order);
                 self.change_pageblock_range(Step::UnreserveHighatomicRange, pfn, order, ac_mt);
             }
             break;
         }
+        self.unlock_zone();
         self.exit(KernelFn::unreserve_highatomic_pageblock);
     }
 
@@ -358,6 +361,7 @@ impl Engine {
             (fc >> 1) as i64 - fc as i64,
         );
         let page = self.__rmqueue_pcplist(order, mt, flags, cpu);
+        self.unlock_pcp();
         self.exit(KernelFn::rmqueue_pcplist);
         page
     }
@@ -392,6 +396,7 @@ impl Engine {
             }
         }
         let pfn = self.zone.pcp[cpu].lists[pindex].head;
+        self.handled(1 << order);
         self.emit(
             Step::PcplistTakeFront,
             Mutation::PcpDel {
@@ -475,6 +480,8 @@ impl Engine {
             );
             i += 1;
         }
+        self.handled((i as u64) << order);
+        self.unlock_zone();
         self.exit(KernelFn::rmqueue_bulk);
         i
     }
@@ -494,6 +501,11 @@ impl Engine {
                 page = self.__rmqueue_smallest(order, MigrateType::HighAtomic);
             }
         }
+        if page.is_some() {
+            self.handled(1 << order);
+        }
+        // 7.1.5 rmqueue_buddy: spin_unlock_irqrestore, then reserve_highatomic_pageblock.
+        self.unlock_zone();
         if let Some(p) = page {
             if flags & ALLOC_HIGHATOMIC != 0 && self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
                 self.reserve_highatomic_pageblock(p, order);
@@ -798,7 +810,9 @@ impl Engine {
             0
         };
         if free + alike >= 1 << (PAGEBLOCK_ORDER - 1) || self.zone.cfg.mobility_disabled {
-            self.__move_freepages_block(Step::ClaimMoveFree, start, end, block_mt, start_mt);
+            let moved =
+                self.__move_freepages_block(Step::ClaimMoveFree, start, end, block_mt, start_mt);
+            self.handled(moved);
             self.set_pageblock_migratetype(
                 Step::ClaimPartialRetype,
                 start >> PAGEBLOCK_ORDER,
@@ -860,8 +874,9 @@ impl Engine {
         end: u32,
         old: MigrateType,
         new: MigrateType,
-    ) {
+    ) -> u64 {
         let mut p = start;
+        let mut moved = 0;
         while p < end {
             if self.zone.kind[p as usize] != PageKind::Buddy {
                 p += 1;
@@ -869,8 +884,10 @@ impl Engine {
             }
             let o = self.zone.order[p as usize];
             self.move_to_free_list(step, p, o, old, new);
+            moved += 1 << o;
             p += 1 << o;
         }
+        moved
     }
 
     /// `__rmqueue_steal` (§2.7.5): bottom-up; the remainder stays on the foreign type's lists.
@@ -922,13 +939,14 @@ impl Engine {
                 let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
                 let end = start + PAGEBLOCK_NR_PAGES;
                 if end <= self.zone.pages() {
-                    self.__move_freepages_block(
+                    let moved = self.__move_freepages_block(
                         Step::HighatomicReserve,
                         start,
                         end,
                         mt,
                         MigrateType::HighAtomic,
                     );
+                    self.handled(moved);
                     self.set_pageblock_migratetype(
                         Step::HighatomicReserve,
                         start >> PAGEBLOCK_ORDER,
@@ -956,6 +974,7 @@ impl Engine {
                 );
             }
         }
+        self.unlock_zone();
         self.exit(KernelFn::reserve_highatomic_pageblock);
     }
 }

@@ -119,6 +119,7 @@ impl Engine {
             }
             self.lock_pcp(Step::FreeFrozenPcpLock, cpu);
             self.free_frozen_page_commit(cpu, pfn, mt, order);
+            self.unlock_pcp();
         }
         self.exit(KernelFn::__free_frozen_pages);
     }
@@ -134,6 +135,7 @@ impl Engine {
     pub fn free_one_page(&mut self, pfn: ZonePfn, order: u8, fpi: Fpi) {
         self.enter(KernelFn::free_one_page);
         self.lock_zone(Step::FreeOnePageLock);
+        self.handled(1 << order);
         let piece = order.min(PAGEBLOCK_ORDER);
         let end = pfn + (1 << order);
         let mut p = pfn;
@@ -142,6 +144,7 @@ impl Engine {
             self.__free_one_page(p, piece, mt, fpi);
             p += 1 << piece;
         }
+        self.unlock_zone();
         self.exit(KernelFn::free_one_page);
     }
 
@@ -212,6 +215,7 @@ impl Engine {
             (af >> 1) as i64 - af as i64,
         );
         let pindex = order_to_pindex(mt, order);
+        self.handled(1 << order);
         self.emit(
             Step::CommitAddHead,
             Mutation::PcpAdd {
@@ -261,6 +265,12 @@ impl Engine {
                     let chunk = to_free.min(batch);
                     self.free_pcppages_bulk(Step::CommitDrain, cpu, chunk, pindex);
                     to_free -= chunk;
+                    if to_free > 0 && self.zone.pcp[cpu].count > 0 {
+                        // pcp_spin_unlock, then pcp_spin_trylock (v6.19 :2916-2921): the model's
+                        // trylock always succeeds on the same CPU, but the hold ends here.
+                        self.unlock_pcp();
+                        self.relock_pcp();
+                    }
                 }
             } else if to_free > 0 && self.zone.pcp[cpu].count > 0 {
                 self.free_pcppages_bulk(Step::CommitDrain, cpu, to_free, pindex);
@@ -371,6 +381,7 @@ impl Engine {
                     },
                 );
                 count -= 1 << o;
+                self.handled(1 << o);
                 self.__free_one_page(p, o, mt, FPI_NONE);
                 self.trace(
                     Step::TracePcpuDrain,
@@ -385,6 +396,7 @@ impl Engine {
                 }
             }
         }
+        self.unlock_zone();
         self.exit(KernelFn::free_pcppages_bulk);
     }
 
@@ -409,6 +421,7 @@ impl Engine {
                 self.free_pcppages_bulk(Step::DrainBulk, cpu, to_drain, 0);
                 count -= to_drain;
             }
+            self.unlock_pcp();
             if count <= 0 {
                 break;
             }
@@ -437,11 +450,13 @@ impl Engine {
                 let chunk = to_drain.min(batch);
                 self.lock_pcp(Step::DecayLock, cpu);
                 self.free_pcppages_bulk(Step::DecayBulk, cpu, chunk, 0);
+                self.unlock_pcp();
                 to_drain -= chunk;
             }
         } else if to_drain > 0 {
             self.lock_pcp(Step::DecayLock, cpu);
             self.free_pcppages_bulk(Step::DecayBulk, cpu, to_drain, 0);
+            self.unlock_pcp();
         }
         self.exit(KernelFn::decay_pcp_high);
         (before - self.zone.pcp[cpu].count) as u64

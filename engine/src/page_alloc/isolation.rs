@@ -152,6 +152,7 @@ impl Engine {
             let mt = self.zone.pageblock_mt(buddy);
             self.del_from_free_list(Step::IsolateSplitLarge, buddy, o, mt);
             self.account_freepages(Step::IsolateSplitLarge, -(1i64 << o), mt);
+            self.handled(1 << o);
             self.toggle_pageblock_isolate(Step::IsolateSplitLarge, pb, isolate);
             self.split_large_buddy(buddy, o);
             return;
@@ -162,7 +163,8 @@ impl Engine {
         } else {
             (MigrateType::Isolate, base, Step::UnisolateMoveFree)
         };
-        self.__move_freepages_block(step, start, start + PAGEBLOCK_NR_PAGES, from, to);
+        let moved = self.__move_freepages_block(step, start, start + PAGEBLOCK_NR_PAGES, from, to);
+        self.handled(moved);
         self.toggle_pageblock_isolate(step, pb, isolate);
     }
 
@@ -233,6 +235,7 @@ impl Engine {
             self.move_freepages_block_isolate(pb, true);
             Ok(())
         };
+        self.unlock_zone();
         self.exit(KernelFn::set_migratetype_isolate);
         r
     }
@@ -259,6 +262,7 @@ impl Engine {
                             o,
                             MigrateType::Isolate,
                         );
+                        self.handled(1 << o);
                         isolated_page = Some(o);
                     }
                 }
@@ -273,6 +277,7 @@ impl Engine {
                 }
             }
         }
+        self.unlock_zone();
         self.exit(KernelFn::unset_migratetype_isolate);
     }
 
@@ -578,16 +583,15 @@ impl Engine {
         }
         // isolate_freepages_range: take every free block of [outer_start, e) off the isolate
         // lists (no accounting: ISOLATE pages are not counted as free).
-        self.emit(
-            Step::AllocContigTake,
-            Annotation::Lock { zone: true, cpu: 0 },
-        );
+        self.lock_zone(Step::AllocContigTake);
         let mut p = outer_start;
         while p < e {
             let o = self.zone.order[p as usize];
             self.del_from_free_list(Step::AllocContigTake, p, o, MigrateType::Isolate);
+            self.handled(1 << o);
             p += 1u32 << o;
         }
+        self.unlock_zone();
         let outer_end = p;
         self.emit(
             Step::AllocContigAlloc,

@@ -43,6 +43,11 @@ pub struct Engine {
     pub log: EventLog,
     /// When false, mutations still apply but nothing is stored (benchmarks, boot).
     pub recording: bool,
+    /// Pages handled per lock hold over the run ([`crate::locks`]).
+    pub holds: crate::locks::LockHolds,
+    /// The same for the current op only (the runner takes it at the end of each op).
+    pub op_holds: crate::locks::LockHolds,
+    open_holds: crate::locks::OpenHolds,
 }
 
 /// Result of `find_suitable_fallback`.
@@ -64,6 +69,9 @@ impl Engine {
             zone,
             log: EventLog::default(),
             recording: true,
+            holds: Default::default(),
+            op_holds: Default::default(),
+            open_holds: Default::default(),
         }
     }
 
@@ -141,6 +149,7 @@ impl Engine {
 
     fn lock_zone(&mut self, step: Step) {
         self.emit(step, Annotation::Lock { zone: true, cpu: 0 });
+        self.open_holds.zone = Some(self.open_hold());
     }
 
     fn lock_pcp(&mut self, step: Step, cpu: usize) {
@@ -151,6 +160,55 @@ impl Engine {
                 cpu: cpu as u8,
             },
         );
+        self.relock_pcp();
+    }
+
+    /// A pcp hold begins without a `Lock` event: the `pcp_spin_trylock` between the
+    /// `free_pcppages_bulk` chunks of 6.19+ `free_frozen_page_commit` (the `pcp_lock` counter
+    /// and the event stream stay as they were before the hold counters).
+    pub(crate) fn relock_pcp(&mut self) {
+        self.open_holds.pcp = Some(self.open_hold());
+    }
+
+    /// List steps so far: free-list and pcp-list operations and fallback probes.
+    fn list_steps(&self) -> u64 {
+        let s = &self.zone.stats;
+        s.freelist_ops + s.pcp_ops + s.fallback_probes
+    }
+
+    fn open_hold(&self) -> crate::locks::OpenHold {
+        crate::locks::OpenHold {
+            pages: 0,
+            steps_at_lock: self.list_steps(),
+        }
+    }
+
+    /// `pages` enter or leave the buddy or pcp lists: counted under every lock held now.
+    pub(crate) fn handled(&mut self, pages: u64) {
+        for h in [&mut self.open_holds.zone, &mut self.open_holds.pcp]
+            .into_iter()
+            .flatten()
+        {
+            h.pages += pages;
+        }
+    }
+
+    /// `spin_unlock_irqrestore(&zone->lock)`: the zone hold ends and is recorded.
+    pub(crate) fn unlock_zone(&mut self) {
+        if let Some(h) = self.open_holds.zone.take() {
+            let steps = self.list_steps() - h.steps_at_lock;
+            self.holds.zone.record(h.pages, steps);
+            self.op_holds.zone.record(h.pages, steps);
+        }
+    }
+
+    /// `pcp_spin_unlock`: the pcp hold ends and is recorded.
+    pub(crate) fn unlock_pcp(&mut self) {
+        if let Some(h) = self.open_holds.pcp.take() {
+            let steps = self.list_steps() - h.steps_at_lock;
+            self.holds.pcp.record(h.pages, steps);
+            self.op_holds.pcp.record(h.pages, steps);
+        }
     }
 
     // ------------------------------------------------------------------ free list primitives

@@ -227,6 +227,7 @@ pub fn replay<R: BufRead>(
             final_zone,
             checkpoints: r.checkpoints.into_vec(),
             names: Vec::new(),
+            lock_holds: Default::default(),
             ops_omitted: 0,
         },
         divergence_count: r.divergence_count,
@@ -403,6 +404,7 @@ impl Replayer {
                 end: self.e.log.events.len() as u32,
                 cost: self.e.zone.stats().diff(&start.1),
                 pageblocks_touched: 0,
+                lock_holds: Default::default(),
                 outcome: Outcome::Replayed {
                     line: tl.line,
                     what: outcome,

@@ -58,6 +58,9 @@ pub struct OpRecord {
     /// `nr_free[order]` after the op: enough for the free-pages and fragmentation-index charts
     /// over time (both indices depend only on these counts).
     pub nr_free_after: [u64; NR_PAGE_ORDERS],
+    /// Pages handled per zone / pcp lock hold during this op ([`crate::locks`]).
+    #[serde(default)]
+    pub lock_holds: crate::locks::LockHolds,
 }
 
 /// A finished run: everything the CLI prints and the timeline steps through.
@@ -75,6 +78,8 @@ pub struct Run {
     pub checkpoints: Vec<(u32, Zone)>,
     /// Named allocations still visible at the top level, with their state.
     pub names: Vec<(String, String)>,
+    /// Pages handled per zone / pcp lock hold over all the ops ([`crate::locks`]).
+    pub lock_holds: crate::locks::LockHolds,
     /// Op records a counters-only run did not keep ([`execute_counters_only`] keeps the first
     /// and the last [`COUNTERS_ONLY_KEPT_OPS`]); 0 for every other run. The executed ops are
     /// `ops.len() + ops_omitted`.
@@ -329,6 +334,9 @@ fn execute_bounded(
     } = start;
     let s: &Scenario = &scenario;
     engine.recording = opts.record;
+    // Holds of boot and init are not the scenario's.
+    engine.holds = Default::default();
+    engine.op_holds = Default::default();
     let initial = engine.zone.clone();
     let mut r = Runner {
         s,
@@ -391,6 +399,7 @@ fn execute_bounded(
         final_zone,
         checkpoints: checkpoints.into_vec(),
         names,
+        lock_holds: engine.holds,
         ops_omitted,
     })
 }
@@ -533,6 +542,7 @@ impl Runner<'_, '_> {
         if let Some(n) = self.op_defs[def as usize].note.clone() {
             self.engine.message(Step::OpNote, MsgLevel::Note, n);
         }
+        self.engine.op_holds = Default::default();
         (self.engine.log.events.len() as u32, self.engine.zone.stats)
     }
 
@@ -547,6 +557,7 @@ impl Runner<'_, '_> {
             pageblocks_touched: touched,
             outcome,
             nr_free_after: self.engine.zone.nr_free,
+            lock_holds: std::mem::take(&mut self.engine.op_holds),
         };
         match &mut self.thin {
             Some(t) if self.ops.len() >= t.keep => {
