@@ -51,6 +51,10 @@ pub const ALL: &[Builtin] = &[
     ),
     builtin!("pcp-overflow-2cpu", "pcp overflow and drain on 2 CPUs"),
     builtin!("fragmented-sandbox", "Fragmented sandbox (seeded workload)"),
+    builtin!(
+        "dma32-machine",
+        "A DMA32 machine: zonelist fallback and lowmem_reserve"
+    ),
 ];
 
 /// The built-in scenario with this id.

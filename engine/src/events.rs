@@ -274,6 +274,10 @@ pub enum Mutation {
     },
     /// `alloc_contig_range`: `nr` pages become allocated, refcount 1 each.
     ContigAlloc { pfn: ZonePfn, nr: u32, owner: u32 },
+    /// A node of several zones: the code goes on in zone `to` of the node (`from` before);
+    /// later pfns are `to`'s. The zonelist walk, `page_zone()` of a freed page, and the
+    /// per-zone loops (`drain_all_pages`, `/proc`) switch this way.
+    ZoneSwitch { from: u8, to: u8 },
 }
 
 /// An explanation of what happened: changes nothing in the zone but the cost counters
@@ -439,7 +443,9 @@ impl EventKind {
                     Some((pb * PAGEBLOCK_NR_PAGES, PAGEBLOCK_NR_PAGES))
                 }
                 Mutation::ContigAlloc { pfn, nr, .. } => Some((pfn, nr)),
-                Mutation::Account { .. } | Mutation::Counter { .. } => None,
+                Mutation::Account { .. }
+                | Mutation::Counter { .. }
+                | Mutation::ZoneSwitch { .. } => None,
             },
             EventKind::Annotation(a) => match a {
                 Annotation::Stolen { pfn, order, .. }

@@ -154,6 +154,11 @@ steps! {
     VfreeRun => vfree: 2,
 
     BootChunk => memblock_free_all: 1,
+
+    // A node of several zones (page_alloc/zones.rs).
+    ZonelistNext => get_page_from_freelist: 8,
+    PageZone => __free_pages: 1,
+    DrainEveryZone => drain_all_pages: 1,
 }
 
 /// The pseudocode of a function, one line per entry.
@@ -178,6 +183,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "failed:",
             "  if ALLOC_NOFRAGMENT: clear it; goto retry       // now claim < 9 and steal",
             "  return NULL",
+            "several zones: the lines above run for each zone of the zonelist (type ≤ highest_zoneidx, highest first); watermark_ok(mark + lowmem_reserve[highest_zoneidx])",
         ],
         __alloc_pages_slowpath => &[
             "flags = WMARK_MIN | CPUSET | KSWAPD | (NON_BLOCK, HIGHATOMIC if atomic)",
@@ -316,7 +322,10 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "if free <= mark: return false",
             "return order == 0 or some buddy list of order >= order is non-empty",
         ],
-        __free_pages => &["if put_page_testzero(page): __free_frozen_pages(page, order)"],
+        __free_pages => &[
+            "if put_page_testzero(page): __free_frozen_pages(page, order)",
+            "zone = page_zone(page)    // several zones: the zone that holds the page",
+        ],
         __free_frozen_pages => &[
             "if !pcp_allowed_order(order): __free_pages_ok(page, order); return",
             "free_pages_prepare(page, order)                   // mm_page_free",
@@ -371,7 +380,10 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "6.18: if to_drain > 0: lock pcp; free_pcppages_bulk(to_drain, pindex 0)",
             "7.x: while to_drain > 0: lock pcp; free_pcppages_bulk(min(to_drain, batch), 0); to_drain -= that",
         ],
-        drain_all_pages => &["for each CPU whose pcp holds pages, in CPU order: drain_pages_zone(cpu)"],
+        drain_all_pages => &[
+            "for each CPU whose pcp holds pages, in CPU order: drain_pages_zone(cpu)",
+            "several zones: for each such CPU: for each zone: drain_pages_zone(cpu, zone)",
+        ],
         drain_pages_zone => &[
             "lock pcp; while pcp.count:",
             "    free_pcppages_bulk(min(count, batch << 5), pindex 0)",

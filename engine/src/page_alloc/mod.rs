@@ -9,6 +9,9 @@
 
 mod alloc;
 mod free;
+mod zones;
+
+pub use zones::{gfp_zone, lowmem_reserves, LOWMEM_RESERVE_RATIO};
 
 use crate::events::*;
 use crate::pseudocode::Step;
@@ -40,6 +43,9 @@ pub struct Engine {
     pub log: EventLog,
     /// When false, mutations still apply but nothing is stored (benchmarks, boot).
     pub recording: bool,
+    /// `ac->highest_zoneidx` of the allocation in progress (`gfp_zone`): which
+    /// `lowmem_reserve[]` entry the watermark checks add (all 0 in a node of one zone).
+    pub(crate) highest_zoneidx: usize,
 }
 
 /// Result of `find_suitable_fallback`.
@@ -61,6 +67,7 @@ impl Engine {
             zone,
             log: EventLog::default(),
             recording: true,
+            highest_zoneidx: ZONE_NORMAL,
         }
     }
 
@@ -298,7 +305,7 @@ impl Engine {
                 min -= min / 2;
             }
         }
-        if free <= min {
+        if free <= min + self.lowmem_reserve_now() {
             return false;
         }
         if order == 0 {
@@ -332,7 +339,7 @@ impl Engine {
         if order == 0 {
             let reserved = self.unusable_free(0, flags);
             let usable = free - free.min(reserved);
-            ok = usable > mark as i64;
+            ok = usable > mark as i64 + self.lowmem_reserve_now();
         }
         if !ok {
             ok = self.zone_watermark_ok(order, mark, flags, free);
@@ -350,7 +357,7 @@ impl Engine {
             step,
             Annotation::Watermark {
                 order,
-                mark: mark.min(u32::MAX as u64) as u32,
+                mark: (mark + self.lowmem_reserve_now() as u64).min(u32::MAX as u64) as u32,
                 free: free.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
                 ok,
             },
