@@ -45,8 +45,10 @@ test('zone tabs: each zone of the node shows its own free lists and pcp, as the 
   await expect(page.getByTestId('zone-tab-Normal')).toHaveAttribute('aria-pressed', 'true');
 
   await page.getByTestId('jump-end').click();
-  const pos = (await page.getByTestId('position').textContent()) ?? '';
-  const ops = Number(/\/ (\d+)\s*$/.exec(pos)![1]);
+  // "event N / N · op K / K" once at the end.
+  const at = async () => /event (\d+) \/ (\d+) · (?:op (\d+)|before op 1) \/ (\d+)/.exec((await page.getByTestId('position').textContent()) ?? '');
+  await expect.poll(async () => { const m = await at(); return m !== null && m[1] === m[2]; }).toBe(true);
+  const ops = Number((await at())![4]);
   const want = cliBuddyinfo(ops);
   const pcp = cliPcpCount(ops);
   expect(Object.keys(want)).toEqual(['DMA32', 'Normal']);

@@ -296,7 +296,10 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
         p.high_max = p.high_max.or(imp.high_max);
         p.initial_high = imp.initial_high.clone();
         let end = p.start_pfn + imp.pages;
-        let limit = STARTS.get(ty + 1).copied().unwrap_or(crate::scenario::MAX_PFN);
+        let limit = STARTS
+            .get(ty + 1)
+            .copied()
+            .unwrap_or(crate::scenario::MAX_PFN);
         if end > limit {
             return Err(ScenarioError::new(
                 "init.pagetypeinfo",
@@ -312,9 +315,18 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
     }
     if params.len() < 2 {
         // One zone: exactly the one-zone import of it.
-        let name = scan.zone_names().first().copied().unwrap_or("Normal").to_string();
+        let name = scan
+            .zone_names()
+            .first()
+            .copied()
+            .unwrap_or("Normal")
+            .to_string();
         let imp = imps.pop().ok_or_else(|| {
-            ScenarioError::new("init.pagetypeinfo", "no zone in the text", "paste /proc/pagetypeinfo")
+            ScenarioError::new(
+                "init.pagetypeinfo",
+                "no zone in the text",
+                "paste /proc/pagetypeinfo",
+            )
         })?;
         let mut p = params.pop().expect("one zone");
         p.name = name;
@@ -394,9 +406,7 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
             pagetypeinfo,
             zoneinfo,
             zone,
-        } if zone == IMPORT_ALL_ZONES => {
-            import_node(&scenario, pagetypeinfo, zoneinfo.as_deref())?
-        }
+        } if zone == IMPORT_ALL_ZONES => import_node(&scenario, pagetypeinfo, zoneinfo.as_deref())?,
         Init::Proc {
             pagetypeinfo,
             zoneinfo,

@@ -295,11 +295,7 @@ fn a_whole_machines_pagetypeinfo_imports_as_a_node() {
         },
     )
     .expect("imports");
-    let names: Vec<&str> = run
-        .initial
-        .zones()
-        .map(|z| z.cfg().name.as_str())
-        .collect();
+    let names: Vec<&str> = run.initial.zones().map(|z| z.cfg().name.as_str()).collect();
     assert_eq!(names, ["DMA", "DMA32", "Normal"]);
     let starts: Vec<u64> = run.initial.zones().map(|z| z.cfg().start_pfn).collect();
     assert_eq!(starts, [0, 0x1000, 0x10_0000]);
@@ -319,7 +315,13 @@ fn a_whole_machines_pagetypeinfo_imports_as_a_node() {
         .find(|l| l.starts_with("mm_page_alloc:"))
         .expect("an alloc line");
     let pfn = u64::from_str_radix(
-        alloc.split("pfn=0x").nth(1).unwrap().split(' ').next().unwrap(),
+        alloc
+            .split("pfn=0x")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap(),
         16,
     )
     .unwrap();
@@ -332,4 +334,22 @@ fn a_whole_machines_pagetypeinfo_imports_as_a_node() {
     });
     let e = buddyscope::scenario::parse_valid(&bad.to_string()).expect_err("refused");
     assert_eq!(e.path, "ops[0].pfn");
+}
+
+/// A compare side's `rmqueue_mode_memory` applies to every zone of a node, and the side's
+/// scenario stays valid (`zone` stays unset beside `zones`); a node serializes and reads back.
+#[test]
+fn compare_sides_and_round_trips_keep_a_node_valid() {
+    let s = buddyscope::scenario::parse(TWO).expect("parses");
+    let side = buddyscope::compare::CompareSide {
+        label: "off".into(),
+        kernel: None,
+        rmqueue_mode_memory: Some(false),
+        profile_methods: true,
+    };
+    let a = side.apply(&s);
+    assert!(a.zones.iter().all(|z| !z.rmqueue_mode_memory));
+    buddyscope::scenario::validate(&a).expect("valid");
+    let back = buddyscope::scenario::parse(&s.to_json_pretty()).expect("reads back");
+    assert_eq!(back, s);
 }

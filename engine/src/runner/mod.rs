@@ -140,7 +140,10 @@ enum Handle {
 
 /// Bytes a zone clone costs (per-page arrays dominate: 16 bytes a page).
 fn zone_bytes(z: &Zone) -> usize {
-    z.pages() as usize * 16 + z.pageblock.len() + 4096
+    // A node of several zones copies every zone.
+    z.zones()
+        .map(|z| z.pages() as usize * 16 + z.pageblock.len() + 4096)
+        .sum()
 }
 
 /// The timeline's rewind ring, filled while a run (or a trace replay) records: a zone copy
