@@ -353,3 +353,48 @@ fn compare_sides_and_round_trips_keep_a_node_valid() {
     let back = buddyscope::scenario::parse(&s.to_json_pretty()).expect("reads back");
     assert_eq!(back, s);
 }
+
+/// Issue 10 item 2: a whole 64 GiB machine (DMA32 to 4 GiB, Normal 60 GiB above it: 16,773,120
+/// pages) runs counters-only from the CLI and prints both zones; one zone past 16,777,216 pages
+/// in all is refused with the path of the zone that crosses it.
+#[test]
+fn a_64_gib_machine_runs_counters_only() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let doc = r#"{"version": 1, "kernel": "v7.1",
+      "zones": [{"name": "DMA32", "start_pfn": 4096, "pages": 1044480, "cpus": 4},
+                {"name": "Normal", "start_pfn": 1048576, "pages": 15728640, "cpus": 4}],
+      "ops": [
+        {"op": "repeat", "times": 2000, "ops": [{"op": "alloc", "order": 9, "mt": "movable"}]},
+        {"op": "alloc", "order": 0, "zone": "DMA32", "as": "d"},
+        {"op": "free", "ref": "d"},
+        {"op": "drain", "cpu": "all"}
+      ]}"#;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_buddyscope"))
+        .args(["run", "-", "--no-trace", "--format", "buddyinfo"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(doc.as_bytes())
+        .expect("writes");
+    let out = child.wait_with_output().expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].starts_with("Node 0, zone    DMA32 "));
+    assert!(lines[1].starts_with("Node 0, zone   Normal "));
+    let too_big = doc.replace("15728640", "15733760");
+    let e = buddyscope::scenario::parse_valid(&too_big).expect_err("over 64 GiB");
+    assert_eq!(e.path, "zones[1].pages");
+}

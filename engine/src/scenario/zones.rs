@@ -4,8 +4,9 @@
 
 use super::error::{Res, ScenarioError};
 use super::read::join;
-use super::validate::{check_cpus, check_min_free_kbytes, check_pcp, check_zone_pages};
+use super::validate::{check_cpus, check_min_free_kbytes, check_pcp};
 use super::{Scenario, ZoneSpec, DEFAULT_ZONE_PAGES, MAX_PFN, ZONE_START_ALIGN};
+use crate::types::{MAX_NODE_PAGES, MIN_ZONE_PAGES};
 use crate::zone::{ZONE_DMA, ZONE_DMA32, ZONE_NAMES, ZONE_NORMAL};
 
 /// The zone types `zones` may name, and the pfn each must end at or below (`MAX_DMA_PFN`
@@ -39,6 +40,7 @@ pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
     let mut last_type: Option<usize> = None;
     let first = &s.zones[0];
     let mut min_free: Option<(u64, String)> = None;
+    let mut total = 0u64;
     for (i, z) in s.zones.iter().enumerate() {
         let p = |k: &str| join(&format!("zones[{i}]"), k);
         let Some(&(ty, max_end)) = NODE_ZONES.iter().find(|(t, _)| ZONE_NAMES[*t] == z.name) else {
@@ -64,8 +66,20 @@ pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
         }
         last_type = Some(ty);
         let pages = z.pages.unwrap_or(DEFAULT_ZONE_PAGES);
-        if let Some(pg) = z.pages {
-            check_zone_pages(&p("pages"), pg)?;
+        if !(MIN_ZONE_PAGES..=MAX_NODE_PAGES).contains(&pages) {
+            return Err(ScenarioError::new(
+                p("pages"),
+                format!("a zone of {pages} pages is outside a node's zone sizes"),
+                format!("use {MIN_ZONE_PAGES}..={MAX_NODE_PAGES} pages (64 GiB)"),
+            ));
+        }
+        total += pages;
+        if total > MAX_NODE_PAGES {
+            return Err(ScenarioError::new(
+                p("pages"),
+                format!("the zones up to this one have {total} pages, more than a node's {MAX_NODE_PAGES} (64 GiB)"),
+                "use fewer pages: a node models at most a 64 GiB machine",
+            ));
         }
         if z.start_pfn & (ZONE_START_ALIGN - 1) != 0 {
             return Err(ScenarioError::new(
