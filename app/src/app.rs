@@ -26,6 +26,7 @@ use crate::panels::scenario::ScenarioPanel;
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
 use crate::panels::skip::{SkipLink, MAIN_ID};
+use crate::panels::zonetabs::ZoneTabs;
 use crate::presenter::{self, BlankScreen, PresenterToggle, TourBar};
 use crate::state::AppState;
 use crate::theme::ThemeState;
@@ -160,6 +161,7 @@ pub fn App() -> impl IntoView {
                     <main class="layout" id=MAIN_ID tabindex="-1">
                         <ScenarioPanel/>
                         <div class="col-map">
+                            <ZoneTabs/>
                             <MemoryMapPanel/>
                             <PcpPanel/>
                             <PageHistoryPanel/>

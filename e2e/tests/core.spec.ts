@@ -20,7 +20,9 @@ function cliBuddyinfo(id: string, ops: number): number[] {
 /** Per-CPU pcp `count` from `--format zoneinfo --ops K`. */
 function cliPcpCounts(id: string, ops: number): number[] {
   const out = runCli(['run', path.join('engine', 'scenarios', `${id}.json`), '--format', 'zoneinfo', '--ops', String(ops)]);
-  return [...out.matchAll(/^\s+count:\s+(-?\d+)/gm)].map((m) => Number(m[1]));
+  // A node of several zones: the last (highest) zone's, the zone the app shows between ops.
+  const last = out.split(/^Node 0, zone/m).pop()!;
+  return [...last.matchAll(/^\s+count:\s+(-?\d+)/gm)].map((m) => Number(m[1]));
 }
 
 /** The app's counts: nr-free-{o} and the sum over migratetypes of freelist-{o}-{mt}. */

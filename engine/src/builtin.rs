@@ -63,6 +63,10 @@ pub const ALL: &[Builtin] = &[
         "alloc-contig-range-migrates",
         "alloc_contig_range: isolate, migrate, take (and -EBUSY)"
     ),
+    builtin!(
+        "dma32-machine",
+        "A DMA32 machine: zonelist fallback and lowmem_reserve"
+    ),
 ];
 
 /// The built-in scenario with this id.

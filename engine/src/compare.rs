@@ -69,7 +69,13 @@ impl CompareSide {
             s.kernel = k;
         }
         if let Some(m) = self.rmqueue_mode_memory {
-            s.zone.rmqueue_mode_memory = m;
+            if s.zones.is_empty() {
+                s.zone.rmqueue_mode_memory = m;
+            }
+            // A node of several zones: every zone (`zone` stays unset beside `zones`).
+            for z in &mut s.zones {
+                z.rmqueue_mode_memory = m;
+            }
         }
         if self.profile_methods {
             let _ = strip_methods(&mut s.ops);

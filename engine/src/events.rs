@@ -316,6 +316,10 @@ pub enum Mutation {
         lru: bool,
         release: bool,
     },
+    /// A node of several zones: the code goes on in zone `to` of the node (`from` before);
+    /// later pfns are `to`'s. The zonelist walk, `page_zone()` of a freed page, and the
+    /// per-zone loops (`drain_all_pages`, `/proc`) switch this way.
+    ZoneSwitch { from: u8, to: u8 },
 }
 
 /// An explanation of what happened: changes nothing in the zone but the cost counters
@@ -482,7 +486,9 @@ impl EventKind {
                 }
                 Mutation::ContigAlloc { pfn, nr, .. } => Some((pfn, nr)),
                 Mutation::GetPage { pfn } | Mutation::PutPageRef { pfn, .. } => block(pfn, 0),
-                Mutation::Account { .. } | Mutation::Counter { .. } => None,
+                Mutation::Account { .. }
+                | Mutation::Counter { .. }
+                | Mutation::ZoneSwitch { .. } => None,
             },
             EventKind::Annotation(a) => match a {
                 Annotation::Stolen { pfn, order, .. }

@@ -177,7 +177,15 @@ pub fn is_cancelled(e: &ScenarioError) -> bool {
 
 /// The cost of a scenario, without running it.
 pub fn estimate(s: &ValidScenario) -> Cost {
-    let zone = u128::from(s.static_zone_pages().unwrap_or(MAX_ZONE_PAGES));
+    let zone = if s.zones.is_empty() {
+        u128::from(s.static_zone_pages().unwrap_or(MAX_ZONE_PAGES))
+    } else {
+        // A node of several zones: an op may touch pages of every zone (a drain does).
+        s.zones
+            .iter()
+            .map(|z| u128::from(z.pages.unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES)))
+            .sum()
+    };
     let mut scopes: Vec<Vec<(String, u128)>> = vec![Vec::new()];
     walk(&s.ops, zone, &mut scopes)
 }
@@ -270,6 +278,9 @@ pub fn zone_heap_bytes(z: &crate::zone::Zone) -> usize {
             std::mem::size_of::<crate::zone::PerCpuPages>(),
         )
         + z.cfg.name.capacity()
+        // A node of several zones: the zones beside the one being worked on.
+        + z.node.iter().map(zone_heap_bytes).sum::<usize>()
+        + z.node.capacity() * std::mem::size_of::<crate::zone::Zone>()
 }
 
 impl crate::runner::Run {

@@ -205,6 +205,9 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
                 )
             }
         }
+        Mutation::ZoneSwitch { from, to } => format!(
+            "{f}: on from the node's zone {from} to its zone {to} (the pfns that follow are in zone {to})"
+        ),
     }
 }
 
@@ -327,7 +330,7 @@ pub fn trace_text(run: &crate::runner::Run) -> String {
 /// [`trace_text`] of the first `end` events: at an op boundary (`end` = `ops[K-1].end`) it
 /// is what `buddyscope run … --format trace --ops K` prints; the app exports it at its cursor.
 pub fn trace_text_upto(run: &crate::runner::Run, end: u32) -> String {
-    let ctx = Ctx::of(&run.initial);
+    let mut ctx = Ctx::of(&run.initial);
     let mut out = String::new();
     let mut next_op = 0usize;
     let end = (end as usize).min(run.log.events.len());
@@ -337,6 +340,10 @@ pub fn trace_text_upto(run: &crate::runner::Run, end: u32) -> String {
             let d = &run.op_defs[o.def as usize];
             out.push_str(&format!("# op {}: {}\n", d.path, d.summary));
             next_op += 1;
+        }
+        if let EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) = ev.kind {
+            // A node of several zones: the pfns that follow are zone `to`'s.
+            ctx = Ctx::of(run.initial.zone_at(to as usize));
         }
         match ev.kind {
             EventKind::Annotation(Annotation::Trace(t)) => {

@@ -170,6 +170,10 @@ steps! {
     IsolateStraddle => isolate_single_pageblock: 3,
     MigrateNoMem => migrate_pages: 1,
     MigrateMove => migrate_pages: 2,
+    // A node of several zones (page_alloc/zones.rs).
+    ZonelistNext => get_page_from_freelist: 8,
+    PageZone => __free_pages: 2,
+    DrainEveryZone => drain_all_pages: 1,
 }
 
 /// The pseudocode of a function, one line per entry.
@@ -194,6 +198,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "failed:",
             "  if ALLOC_NOFRAGMENT: clear it; goto retry       // now claim < 9 and steal",
             "  return NULL",
+            "several zones: the lines above run for each zone of the zonelist (type ≤ highest_zoneidx, highest first); watermark_ok(mark + lowmem_reserve[highest_zoneidx])",
         ],
         __alloc_pages_slowpath => &[
             "flags = WMARK_MIN | CPUSET | KSWAPD | (NON_BLOCK, HIGHATOMIC if atomic)",
@@ -335,6 +340,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
         __free_pages => &[
             "if put_page_testzero(page): __free_frozen_pages(page, order)",
             "else: the page stays allocated; the last put_page frees it (order 0 here)",
+            "zone = page_zone(page)    // several zones: the zone that holds the page",
         ],
         __free_frozen_pages => &[
             "if !pcp_allowed_order(order): __free_pages_ok(page, order); return",
@@ -390,7 +396,10 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "6.18: if to_drain > 0: lock pcp; free_pcppages_bulk(to_drain, pindex 0)",
             "7.x: while to_drain > 0: lock pcp; free_pcppages_bulk(min(to_drain, batch), 0); to_drain -= that",
         ],
-        drain_all_pages => &["for each CPU whose pcp holds pages, in CPU order: drain_pages_zone(cpu)"],
+        drain_all_pages => &[
+            "for each CPU whose pcp holds pages, in CPU order: drain_pages_zone(cpu)",
+            "several zones: for each such CPU: for each zone: drain_pages_zone(cpu, zone)",
+        ],
         drain_pages_zone => &[
             "lock pcp; while pcp.count:",
             "    free_pcppages_bulk(min(count, batch << 5), pindex 0)",

@@ -199,13 +199,23 @@ pub fn summary(run: &Run) -> String {
     let z = &run.final_zone;
     let mut o = String::new();
     let _ = writeln!(o, "scenario: {}", run.scenario.name);
+    // A node of several zones lists each zone, in pfn order.
+    let zones: Vec<String> = z
+        .zones()
+        .map(|z| {
+            format!(
+                "zone {} {} pages from pfn {:#x}",
+                z.cfg.name,
+                z.pages(),
+                z.cfg.start_pfn
+            )
+        })
+        .collect();
     let _ = writeln!(
         o,
-        "kernel {}  zone {} {} pages from pfn {:#x}, {} cpu(s)",
+        "kernel {}  {}, {} cpu(s)",
         run.scenario.kernel.as_str(),
-        z.cfg.name,
-        z.pages(),
-        z.cfg.start_pfn,
+        zones.join(", "),
         z.cfg.cpus
     );
     let _ = writeln!(o, "\ntotals:");

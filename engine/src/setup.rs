@@ -50,17 +50,22 @@ impl ZoneParams {
 
     /// A scenario's zone parameters after defaults, for a zone of `pages` pages.
     pub fn from_scenario(s: &Scenario, pages: u64) -> ZoneParams {
+        ZoneParams::from_spec(s.kernel, &s.zone, pages)
+    }
+
+    /// One zone spec's parameters after defaults (`zone`, or one of `zones`).
+    pub fn from_spec(kernel: Kernel, z: &crate::scenario::ZoneSpec, pages: u64) -> ZoneParams {
         let mut p = ZoneParams::new(pages as u32);
-        p.name = s.zone.name.clone();
-        p.kernel = s.kernel;
-        p.start_pfn = s.zone.start_pfn;
-        p.cpus = s.zone.cpus;
-        p.cma = s.zone.cma;
-        p.rmqueue_mode_memory = s.zone.rmqueue_mode_memory;
-        p.batch = s.zone.pcp.batch;
-        p.high_min = s.zone.pcp.high_min;
-        p.high_max = s.zone.pcp.high_max;
-        p.min_free_kbytes = s.zone.min_free_kbytes;
+        p.name = z.name.clone();
+        p.kernel = kernel;
+        p.start_pfn = z.start_pfn;
+        p.cpus = z.cpus;
+        p.cma = z.cma;
+        p.rmqueue_mode_memory = z.rmqueue_mode_memory;
+        p.batch = z.pcp.batch;
+        p.high_min = z.pcp.high_min;
+        p.high_max = z.pcp.high_max;
+        p.min_free_kbytes = z.min_free_kbytes;
         p
     }
 }
@@ -87,7 +92,14 @@ fn mult_frac(x: u64, n: u64, d: u64) -> u64 {
 
 /// `__setup_per_zone_wmarks` for a single zone: `[min, low, high, promo]`.
 pub fn watermarks_for(managed: u64, min_free_kbytes: u64) -> [u64; 4] {
-    let min = min_free_kbytes / 4; // pages_min × managed / lowmem_pages, one zone
+    watermarks_in_node(managed, managed, min_free_kbytes)
+}
+
+/// `__setup_per_zone_wmarks` for a zone of `managed` pages in a node whose lowmem zones (every
+/// zone here: no highmem, no Movable) manage `lowmem_pages`: `min` is the zone's share of
+/// `min_free_kbytes >> 2` (v6.18.2, v7.1.5).
+pub fn watermarks_in_node(managed: u64, lowmem_pages: u64, min_free_kbytes: u64) -> [u64; 4] {
+    let min = (min_free_kbytes / 4) * managed / lowmem_pages.max(1);
     let delta = (min / 4).max(mult_frac(managed, 10, 10000));
     let low = min + delta;
     let high = low + delta;
@@ -104,6 +116,29 @@ pub fn compute_min_free_kbytes(managed: u64) -> u64 {
     // THP: 512 × nz × 2 + 512 × nz × 3 × 3 pages, capped at 5 % of nr_free_buffer_pages().
     let nz = 1;
     let rec = (512 * nz * 2 + 512 * nz * 3 * 3).min(managed.saturating_sub(high2) / 20);
+    if rec * 4 > first {
+        rec * 4
+    } else {
+        first
+    }
+}
+
+/// [`compute_min_free_kbytes`] for a node of zones managing `managed` pages each:
+/// `calculate_min_free_kbytes` over their sum, then `set_recommended_min_free_kbytes` with one
+/// `nr_zones` per populated zone at or below Normal and 5 % of `nr_free_buffer_pages()`
+/// (Σ managed − high) as the cap (mm/khugepaged.c).
+pub fn compute_node_min_free_kbytes(managed: &[u64]) -> u64 {
+    let total: u64 = managed.iter().sum();
+    if managed.len() == 1 {
+        return compute_min_free_kbytes(total);
+    }
+    let first = int_sqrt(4 * total * 16).clamp(128, 262144);
+    let buffer: u64 = managed
+        .iter()
+        .map(|&m| m.saturating_sub(watermarks_in_node(m, total, first)[2]))
+        .sum();
+    let nz = managed.len() as u64;
+    let rec = (512 * nz * 2 + 512 * nz * 3 * 3).min(buffer / 20);
     if rec * 4 > first {
         rec * 4
     } else {
@@ -151,6 +186,13 @@ pub fn new_zone(p: &ZoneParams) -> Zone {
         .min_free_kbytes
         .unwrap_or_else(|| compute_min_free_kbytes(managed));
     z.watermark = watermarks_for(managed, z.min_free_kbytes);
+    set_pcp_params(&mut z, p);
+    z
+}
+
+/// `zone_batchsize` / `zone_highsize` from the zone's size and low watermark.
+fn set_pcp_params(z: &mut Zone, p: &ZoneParams) {
+    let managed = p.pages as u64;
     let batch = p.batch.unwrap_or_else(|| zone_batchsize(managed));
     let cpus = p.cpus as u64;
     let floor = 4 * batch as i64;
@@ -166,7 +208,146 @@ pub fn new_zone(p: &ZoneParams) -> Zone {
         pcp.high_max = high_max;
         pcp.high = p.initial_high.get(i).copied().unwrap_or(0);
     }
-    z
+}
+
+/// A booted node of several zones (`zones` in pfn order): one `min_free_kbytes` for the
+/// machine split over the zones by managed pages (`__setup_per_zone_wmarks`), each zone's
+/// `lowmem_reserve` (`setup_per_zone_lowmem_reserve`), mobility grouping from the node's total
+/// (`build_all_zonelists`: `vm_total_pages`), each zone freed as at boot; the highest zone is the
+/// one being worked on. One zone: exactly [`boot_engine`].
+pub fn boot_node(zones: &[ZoneParams]) -> Engine {
+    if zones.len() == 1 {
+        return boot_engine(&zones[0]);
+    }
+    let built = node_zones(zones);
+    let home = built.len() - 1;
+    let mut e = Engine::new(Zone::into_node(built, home));
+    let rec = e.recording;
+    e.recording = false;
+    for i in 0..zones.len() {
+        e.select_zone(Step::BootChunk, i);
+        boot_free(&mut e);
+    }
+    e.select_zone(Step::BootChunk, home);
+    e.recording = rec;
+    e.zone.reset_stats();
+    e
+}
+
+/// The empty zones of a node (no free pages yet): watermarks, `lowmem_reserve`, pcp parameters
+/// and mobility grouping as [`boot_node`] describes.
+fn node_zones(zones: &[ZoneParams]) -> Vec<Zone> {
+    let managed: Vec<u64> = zones.iter().map(|p| p.pages as u64).collect();
+    let total: u64 = managed.iter().sum();
+    let mfk = zones
+        .iter()
+        .find_map(|p| p.min_free_kbytes)
+        .unwrap_or_else(|| compute_node_min_free_kbytes(&managed));
+    let cma = zones.iter().any(|p| p.cma);
+    let reserves = crate::page_alloc::lowmem_reserves(
+        &zones
+            .iter()
+            .map(|p| (zone_type_of(&p.name), p.pages as u64))
+            .collect::<Vec<_>>(),
+    );
+    let built: Vec<Zone> = zones
+        .iter()
+        .zip(reserves)
+        .map(|(p, r)| {
+            let mut z = new_zone(p);
+            z.cfg.mobility_disabled = mobility_disabled(total, cma);
+            z.min_free_kbytes = mfk;
+            z.watermark = watermarks_in_node(p.pages as u64, total, mfk);
+            set_pcp_params(&mut z, p);
+            z.lowmem_reserve = r;
+            z
+        })
+        .collect();
+    built
+}
+
+/// `init.zone` `"all"`: every zone of node 0 of the pasted `/proc` text becomes a zone of the
+/// node, in the kernel's order, at x86_64's pfns (DMA at 0, DMA32 at 0x1000 = 16 MiB, Normal at
+/// 0x100000 = 4 GiB); each zone is sized and laid out as a one-zone import of that zone.
+pub const IMPORT_ALL_ZONES: &str = "all";
+
+fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, ScenarioError> {
+    const STARTS: [Pfn; 3] = [0, 0x1000, 0x10_0000];
+    let scan = procfs::scan_pagetypeinfo(pti)?;
+    let mut params = Vec::new();
+    let mut imps = Vec::new();
+    for name in scan.zone_names() {
+        let ty = ZONE_NAMES[..=ZONE_NORMAL]
+            .iter()
+            .position(|n| *n == name)
+            .ok_or_else(|| {
+                ScenarioError::new(
+                    "init.zone",
+                    format!("the pagetypeinfo has a zone {name}, which a node here cannot hold"),
+                    "a node holds DMA, DMA32 and Normal: import one zone by its name instead",
+                )
+            })?;
+        let imp = procfs::parse_import(pti, zi, name, s.zone.cma, None)?;
+        let mut p = ZoneParams::from_spec(s.kernel, &s.zone, imp.pages);
+        p.name = name.to_string();
+        p.start_pfn = STARTS[ty];
+        p.batch = p.batch.or(imp.batch);
+        p.high_min = p.high_min.or(imp.high_min);
+        p.high_max = p.high_max.or(imp.high_max);
+        p.initial_high = imp.initial_high.clone();
+        let end = p.start_pfn + imp.pages;
+        let limit = STARTS
+            .get(ty + 1)
+            .copied()
+            .unwrap_or(crate::scenario::MAX_PFN);
+        if end > limit {
+            return Err(ScenarioError::new(
+                "init.pagetypeinfo",
+                format!(
+                    "zone {name} of {} pages from pfn {:#x} ends at {end:#x}, beyond {limit:#x}",
+                    imp.pages, p.start_pfn
+                ),
+                "import this zone alone by its name",
+            ));
+        }
+        params.push(p);
+        imps.push(imp);
+    }
+    if params.len() < 2 {
+        // One zone: exactly the one-zone import of it.
+        let name = scan
+            .zone_names()
+            .first()
+            .copied()
+            .unwrap_or("Normal")
+            .to_string();
+        let imp = imps.pop().ok_or_else(|| {
+            ScenarioError::new(
+                "init.pagetypeinfo",
+                "no zone in the text",
+                "paste /proc/pagetypeinfo",
+            )
+        })?;
+        let mut p = params.pop().expect("one zone");
+        p.name = name;
+        let mut e = Engine::new(new_zone(&p));
+        e.recording = false;
+        procfs::apply_import(&mut e, &imp)?;
+        e.recording = true;
+        e.zone.reset_stats();
+        return Ok(e);
+    }
+    let mut zones = Vec::new();
+    for (z, imp) in node_zones(&params).into_iter().zip(&imps) {
+        let mut e = Engine::new(z);
+        e.recording = false;
+        procfs::apply_import(&mut e, imp)?;
+        zones.push(e.zone);
+    }
+    let home = zones.len() - 1;
+    let mut e = Engine::new(Zone::into_node(zones, home));
+    e.zone.reset_stats();
+    Ok(e)
 }
 
 /// `memblock_free_all` → `__free_pages_memory` over the whole zone: naturally aligned chunks,
@@ -204,6 +385,16 @@ pub struct Start {
 /// pfn-range checks [`crate::scenario::parse_valid`] deferred are made here.
 pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
     let engine = match &scenario.init {
+        Init::Boot if !scenario.zones.is_empty() => boot_node(
+            &scenario
+                .zones
+                .iter()
+                .map(|z| {
+                    let pages = z.pages.unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES);
+                    ZoneParams::from_spec(scenario.kernel, z, pages)
+                })
+                .collect::<Vec<_>>(),
+        ),
         Init::Boot => {
             let pages = scenario
                 .zone
@@ -211,6 +402,11 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
                 .unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES);
             boot_engine(&ZoneParams::from_scenario(&scenario, pages))
         }
+        Init::Proc {
+            pagetypeinfo,
+            zoneinfo,
+            zone,
+        } if zone == IMPORT_ALL_ZONES => import_node(&scenario, pagetypeinfo, zoneinfo.as_deref())?,
         Init::Proc {
             pagetypeinfo,
             zoneinfo,

@@ -29,6 +29,9 @@ pub struct Timeline {
     pos: u32,
     /// Indices of the events a user steps through (see [`Event::is_visible`]).
     visible: Vec<u32>,
+    /// A node of several zones: the zone [`Timeline::zone`] shows (the app's zone tabs);
+    /// `None` shows the zone being worked on.
+    view_zone: Option<usize>,
 }
 
 impl Timeline {
@@ -45,6 +48,7 @@ impl Timeline {
             zone: run.initial.clone(),
             pos: 0,
             visible,
+            view_zone: None,
             run,
         }
     }
@@ -62,9 +66,29 @@ impl Timeline {
         self.pos
     }
 
-    /// The zone after the first `pos()` events.
+    /// The zone after the first `pos()` events: the one picked with
+    /// [`Timeline::set_view_zone`] in a node of several zones, else the zone being worked on
+    /// (which holds the node: [`Zone::zones`]).
     pub fn zone(&self) -> &Zone {
+        match self.view_zone {
+            Some(i) if i < self.zone.nr_zones() => self.zone.zone_at(i),
+            _ => &self.zone,
+        }
+    }
+
+    /// The whole state after the first `pos()` events (every zone of the node).
+    pub fn node(&self) -> &Zone {
         &self.zone
+    }
+
+    /// Which zone of the node [`Timeline::zone`] shows (`None`: the zone being worked on).
+    pub fn set_view_zone(&mut self, zone: Option<usize>) {
+        self.view_zone = zone;
+    }
+
+    /// The zone picked with [`Timeline::set_view_zone`].
+    pub fn view_zone(&self) -> Option<usize> {
+        self.view_zone
     }
 
     /// Visible event indices, ascending (the stops of "step one event").

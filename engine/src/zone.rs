@@ -139,6 +139,46 @@ pub struct Zone {
     pub(crate) min_free_kbytes: u64,
     pub(crate) pcp: Vec<PerCpuPages>,
     pub(crate) stats: Stats,
+    /// `lowmem_reserve[highest_zoneidx]` (`setup_per_zone_lowmem_reserve`), indexed by zone type
+    /// ([`ZONE_DMA`] …); all 0 in a node of one zone.
+    #[serde(default, skip_serializing_if = "is_zero_reserve")]
+    pub(crate) lowmem_reserve: [u64; MAX_NR_ZONES],
+    /// A node of several zones (`pgdat->node_zones`): the zones in pfn order, slot `active`
+    /// holding an empty placeholder while that zone is `self` (the zone being worked on; the
+    /// allocation and free code operate on it). Empty in a node of one zone. A switch is the
+    /// invertible [`Mutation::ZoneSwitch`], so timelines and checkpoints stay exact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) node: Vec<Zone>,
+    /// The index in `node` of the zone `self` currently is.
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    pub(crate) active: u8,
+}
+
+fn is_zero_reserve(r: &[u64; MAX_NR_ZONES]) -> bool {
+    r.iter().all(|&x| x == 0)
+}
+
+fn is_zero_u8(x: &u8) -> bool {
+    *x == 0
+}
+
+/// Zone types (`enum zone_type` on x86_64): the index of `lowmem_reserve[]` and of
+/// `sysctl_lowmem_reserve_ratio[]`.
+pub const ZONE_DMA: usize = 0;
+pub const ZONE_DMA32: usize = 1;
+pub const ZONE_NORMAL: usize = 2;
+pub const ZONE_MOVABLE: usize = 3;
+pub const MAX_NR_ZONES: usize = 4;
+/// `zone_names[]`.
+pub const ZONE_NAMES: [&str; MAX_NR_ZONES] = ["DMA", "DMA32", "Normal", "Movable"];
+
+/// The zone type a zone name stands for; a name the kernel does not use counts as `Normal`
+/// (a one-zone scenario may name its zone anything: it only prints).
+pub fn zone_type_of(name: &str) -> usize {
+    ZONE_NAMES
+        .iter()
+        .position(|n| *n == name)
+        .unwrap_or(ZONE_NORMAL)
 }
 
 pub const WMARK_MIN: usize = 0;
@@ -231,8 +271,101 @@ impl Zone {
                 })
                 .collect(),
             stats: Stats::default(),
+            lowmem_reserve: [0; MAX_NR_ZONES],
+            node: Vec::new(),
+            active: 0,
             cfg,
         }
+    }
+
+    // ------------------------------------------------------------------ several zones
+
+    /// Makes a node of `zones` (pfn order); `self` becomes zone `home` of it. The zones'
+    /// `lowmem_reserve` must be set already.
+    pub(crate) fn into_node(zones: Vec<Zone>, home: usize) -> Zone {
+        let n = zones.len();
+        if n == 1 {
+            return zones.into_iter().next().expect("one zone");
+        }
+        let mut node: Vec<Zone> = zones;
+        let mut z = std::mem::replace(&mut node[home], Zone::placeholder());
+        z.node = node;
+        z.active = home as u8;
+        debug_assert_eq!(z.node.len(), n);
+        z
+    }
+
+    /// An empty zone of no pages: the slot of the active zone in `node`.
+    fn placeholder() -> Zone {
+        Zone::new_empty(ZoneConfig {
+            name: String::new(),
+            kernel: Kernel::default(),
+            start_pfn: 0,
+            pages: 0,
+            cpus: 0,
+            cma: false,
+            rmqueue_mode_memory: false,
+            mobility_disabled: false,
+            thp: false,
+            nofragment_first_pass: false,
+        })
+    }
+
+    /// Zones in the node (1 for a one-zone scenario).
+    pub fn nr_zones(&self) -> usize {
+        self.node.len().max(1)
+    }
+
+    /// The index in the node of the zone being worked on.
+    pub fn active_index(&self) -> usize {
+        self.active as usize
+    }
+
+    /// Zone `i` of the node, in pfn order (`self` for the active one).
+    pub fn zone_at(&self, i: usize) -> &Zone {
+        if self.node.is_empty() || i == self.active as usize {
+            self
+        } else {
+            &self.node[i]
+        }
+    }
+
+    /// Every zone of the node in pfn order (the kernel's order in `/proc`).
+    pub fn zones(&self) -> impl Iterator<Item = &Zone> + '_ {
+        (0..self.nr_zones()).map(move |i| self.zone_at(i))
+    }
+
+    /// The node index of the zone holding absolute pfn `pfn` (`page_zone`), if any.
+    pub fn zone_index_of(&self, pfn: Pfn) -> Option<usize> {
+        self.zones()
+            .position(|z| pfn >= z.cfg.start_pfn && pfn < z.cfg.start_pfn + z.cfg.pages as Pfn)
+    }
+
+    /// `zone_idx(zone)`: the zone's type.
+    pub fn zone_type(&self) -> usize {
+        zone_type_of(&self.cfg.name)
+    }
+
+    /// `zone->lowmem_reserve[]`, by zone type.
+    pub fn lowmem_reserve(&self) -> &[u64; MAX_NR_ZONES] {
+        &self.lowmem_reserve
+    }
+
+    /// Makes zone `to` of the node the one `self` is. The cost counters stay with `self`:
+    /// they are the run's, not a zone's.
+    fn switch_zone(&mut self, to: usize) {
+        let from = self.active as usize;
+        if from == to || self.node.is_empty() {
+            return;
+        }
+        let mut node = std::mem::take(&mut self.node);
+        let stats = std::mem::take(&mut self.stats);
+        std::mem::swap(self, &mut node[to]);
+        // node[to] is the zone that was active, node[from] the placeholder: swap them.
+        node.swap(from, to);
+        self.node = node;
+        self.stats = stats;
+        self.active = to as u8;
     }
 
     pub fn pages(&self) -> u32 {
@@ -664,6 +797,7 @@ impl Zone {
                     self.set_owner_range(pfn, 1, NO_OWNER, false);
                 }
             }
+            Mutation::ZoneSwitch { to, .. } => self.switch_zone(to as usize),
         }
     }
 
@@ -764,6 +898,7 @@ impl Zone {
                     self.set_owner_range(pfn, 1, owner, lru);
                 }
             }
+            Mutation::ZoneSwitch { from, .. } => self.switch_zone(from as usize),
         }
     }
 }

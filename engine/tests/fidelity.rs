@@ -753,3 +753,106 @@ fn v6_19_frees_the_pcp_in_batch_chunks() {
         buddyscope::metrics::check_invariants(&e.zone).unwrap();
     }
 }
+
+/// A node of DMA32 (2048 pages at pfn 0x1000) and Normal (8192 pages at pfn 0x100000), 6.18,
+/// `min_free_kbytes` 64, booted.
+///
+/// By hand from the C (v6.18.2; v7.1.5 identical):
+/// * `__setup_per_zone_wmarks` (:6338, `tmp = div64_ul(tmp, lowmem_pages)` :6356): pages_min =
+///   64 >> 2 = 16, lowmem_pages = 10240. DMA32: min = 16 × 2048 / 10240 = 3; the distance is
+///   max(3 >> 2, mult_frac(2048, 10, 10000) = 2) = 2, so low 5, high 7. Normal: min = 16 × 8192 /
+///   10240 = 12; distance max(3, 8) = 8: low 20, high 28.
+/// * `setup_per_zone_lowmem_reserve` (:6327 `zone->lowmem_reserve[j] = managed_pages / ratio`):
+///   DMA32's ratio is 256, so its reserve against a Normal (or Movable) request is 8192 / 256 =
+///   32; Normal has nothing above it: 0.
+fn dma32_and_normal() -> Engine {
+    let mut dma32 = ZoneParams::new(2048);
+    dma32.name = "DMA32".into();
+    dma32.start_pfn = 0x1000;
+    dma32.kernel = Kernel::V6_18;
+    dma32.min_free_kbytes = Some(64);
+    let mut normal = ZoneParams::new(8192);
+    normal.start_pfn = 0x10_0000;
+    normal.kernel = Kernel::V6_18;
+    normal.min_free_kbytes = Some(64);
+    buddyscope::setup::boot_node(&[dma32, normal])
+}
+
+/// The absolute pfn of a page the engine just handed out (in the zone being worked on).
+fn abs(e: &Engine, pfn: Option<u32>) -> Option<u64> {
+    pfn.map(|p| e.zone.abs_pfn(p))
+}
+
+/// `get_page_from_freelist`'s zonelist walk (v6.18.2 :3743, v7.1.5 :3805
+/// `for_next_zone_zonelist_nodemask(zone, z, ac->highest_zoneidx, …)`) with the watermark check
+/// adding `z->lowmem_reserve[highest_zoneidx]` (`__zone_watermark_ok` v6.18.2 :3563 / v7.1.5
+/// :3625 `free_pages <= min + z->lowmem_reserve[highest_zoneidx]`; the order-0 fast check :3625 /
+/// :3687), and `gfp_zone(GFP_DMA32)` = ZONE_DMA32 whose own reserve entry is 0.
+///
+/// Worked example (GFP_KERNEL order 9 and 10 are not refilled in batches here: both zones have
+/// `batch` 1, so an order-9 pcp refill takes exactly the block handed out):
+/// 1. 7 × order-10 and 1 × order-9 GFP_KERNEL: all from Normal (its last check: 1024 − 511 = 513
+///    > high 28). Normal keeps 512 free pages.
+/// 2. An order-9 GFP_KERNEL: Normal fails (512 − 511 = 1 ≤ low 20); the zonelist goes on to
+///    DMA32: 2048 − 511 = 1537 > high 7 + reserve 32, so the page comes from DMA32: the claim
+///    takes the order-10 block at 0x1000 and the request gets its first half, pfn 0x1000.
+/// 3. GFP_DMA32 requests of order 9, 8, 7, 6, 5, 4 (1008 pages) leave DMA32 with 528 free pages:
+///    0x15f0/o4 and 0x1600/o9.
+/// 4. An order-9 GFP_KERNEL now fails: Normal as in 2; DMA32: 528 − 511 = 17 ≤ low 5 + reserve 32
+///    (and ≤ min 3 + 32 in the slow path). Without the reserve 17 > 5 would have passed.
+/// 5. The same order-9 request with GFP_DMA32: reserve[DMA32] = 0, 17 > high 7: pfn 0x1600.
+#[test]
+fn zonelist_falls_back_to_dma32_only_above_its_lowmem_reserve() {
+    use buddyscope::zone::{ZONE_DMA32, ZONE_NORMAL};
+    let mut e = dma32_and_normal();
+    assert_eq!(e.zone.nr_zones(), 2);
+    let (d, n) = (e.zone.zone_at(0), e.zone.zone_at(1));
+    assert_eq!(
+        (d.wmark_pages(0), d.wmark_pages(1), d.wmark_pages(2)),
+        (3, 5, 7)
+    );
+    assert_eq!(
+        (n.wmark_pages(0), n.wmark_pages(1), n.wmark_pages(2)),
+        (12, 20, 28)
+    );
+    assert_eq!(d.lowmem_reserve()[ZONE_NORMAL], 32);
+    assert_eq!(d.lowmem_reserve()[ZONE_DMA32], 0);
+    assert_eq!(n.lowmem_reserve(), &[0, 0, 0, 0]);
+
+    let mut owner = 1;
+    let mut alloc = |e: &mut Engine, gfp: u32, order: u8| {
+        owner += 1;
+        let p = e.alloc_pages(gfp, order, 0, owner, false);
+        abs(e, p)
+    };
+    // 1.
+    for i in 0..7u64 {
+        assert_eq!(alloc(&mut e, GFP_KERNEL, 10), Some(0x10_0000 + 1024 * i));
+    }
+    assert_eq!(alloc(&mut e, GFP_KERNEL, 9), Some(0x10_0000 + 7 * 1024));
+    assert_eq!(e.zone.zone_at(1).nr_free_pages(), 512);
+    // 2.
+    assert_eq!(alloc(&mut e, GFP_KERNEL, 9), Some(0x1000));
+    assert_eq!(e.zone.zone_at(0).nr_free_pages(), 1536);
+    // 3.
+    for order in [9u8, 8, 7, 6, 5, 4] {
+        let got = alloc(&mut e, GFP_KERNEL | __GFP_DMA32, order);
+        assert!(
+            got.is_some_and(|p| (0x1000..0x1800).contains(&p)),
+            "GFP_DMA32 order {order}: {got:?}"
+        );
+    }
+    let d = e.zone.zone_at(0);
+    assert_eq!(d.nr_free_pages(), 528);
+    assert_eq!(d.free_list_pfns(4, MigrateType::Unmovable), vec![0x5f0]);
+    assert_eq!(d.free_list_pfns(9, MigrateType::Unmovable), vec![0x600]);
+    // 4.
+    assert_eq!(alloc(&mut e, GFP_KERNEL, 9), None);
+    assert_eq!(e.zone.zone_at(0).nr_free_pages(), 528);
+    // 5.
+    assert_eq!(alloc(&mut e, GFP_KERNEL | __GFP_DMA32, 9), Some(0x1600));
+    assert_eq!(
+        buddyscope::page_alloc::gfp_zone(GFP_KERNEL | __GFP_DMA32),
+        ZONE_DMA32
+    );
+}

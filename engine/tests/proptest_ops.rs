@@ -559,6 +559,7 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
             as_name,
             cpu: Some(cpu % cpus),
             note: None,
+            zone: None,
         };
     for g in gens {
         let op = match g.clone() {

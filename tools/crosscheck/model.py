@@ -218,6 +218,17 @@ class ScenarioError(Exception):
     pass
 
 
+# A node of several zones ("zones"): the per-zone state, swapped in and out of the model's
+# attributes when the model works in another zone (the zone the code runs on is `self`).
+ZONE_ATTRS = ("zname", "N", "start", "end", "cma", "mode_memory", "ISO", "CMA", "NTYPES",
+              "mobility_disabled", "free_lists", "nr_free", "buddy", "NR_FREE_PAGES",
+              "NR_FREE_PAGES_BLOCKS", "NR_FREE_CMA", "nr_free_highatomic",
+              "nr_reserved_highatomic", "boost", "below_high", "boosted_flag", "nblocks", "pb",
+              "refcnt", "lru", "min_free_kbytes", "wmark", "pcps", "lowmem", "iso_blocks")
+ZONE_TYPES = {"DMA": 0, "DMA32": 1, "Normal": 2, "Movable": 3}
+LOWMEM_RATIO = [256, 256, 32, 0]          # sysctl_lowmem_reserve_ratio
+
+
 class Model:
     def __init__(self, doc):
         self.doc = doc
@@ -225,7 +236,98 @@ class Model:
         self.open_holds = {"zone": None, "pcp": None}
         if self.kernel not in ("v6.18", "v6.19", "v7.1", "v7.2"):
             raise ScenarioError("kernel")
-        z = doc.get("zone", {})
+        self.trace = []
+        self.undefined = False
+        self.cov = {}
+        self.highest = 2
+        self.cur = 0
+        specs = doc.get("zones") or [doc.get("zone", {})]
+        if len(specs) == 1:
+            self.zs = None
+            self.init_zone(specs[0])
+            return
+        # A node: one min_free_kbytes split by managed pages, lowmem_reserve, mobility from the
+        # node's total (setup_per_zone_wmarks / setup_per_zone_lowmem_reserve / build_all_zonelists).
+        sizes = [z.get("pages", 262144) for z in specs]
+        total = sum(sizes)
+        mfk = next((z["min_free_kbytes"] for z in specs if "min_free_kbytes" in z), None)
+        if mfk is None:
+            first = kclamp(math.isqrt(4 * total * 16), 128, 262144)
+            buf = sum(n - self.node_wmarks(n, total, first)[2] for n in sizes)
+            nz = len(sizes)
+            rec = min(512 * nz * 2 + 512 * nz * 9, buf // 20)
+            mfk = rec * 4 if rec * 4 > first else first
+        cma_any = any(z.get("cma", False) for z in specs)
+        types = [ZONE_TYPES[z.get("name", "Normal")] for z in specs]
+        self.zs = []
+        for i, z in enumerate(specs):
+            self.init_zone(z)
+            self.mobility_disabled = total < (3072 if cma_any else 2560)
+            self.min_free_kbytes = mfk
+            self.wmark = self.node_wmarks(self.N, total, mfk)
+            self.setup_pcp(z.get("pcp", {}))
+            low = [0, 0, 0, 0]
+            ratio = LOWMEM_RATIO[types[i]]
+            acc = 0
+            for j in range(types[i] + 1, 4):
+                acc += sum(n for n, t in zip(sizes, types) if t == j)
+                low[j] = 0 if ratio == 0 else acc // ratio
+            self.lowmem = low
+            self.boot_reset()
+            self.boot()
+            self.zs.append({a: getattr(self, a) for a in ZONE_ATTRS})
+        self.cur = len(specs) - 1
+        self.load_zone(self.cur)
+
+    @staticmethod
+    def node_wmarks(n, total, mfk):
+        mn = (mfk // 4) * n // total
+        delta = max(mn // 4, mult_frac(n, 10, 10000))
+        return [mn, mn + delta, mn + 2 * delta, mn + 3 * delta]
+
+    def load_zone(self, i):
+        for a, v in self.zs[i].items():
+            setattr(self, a, v)
+        self.cur = i
+
+    def use_zone(self, i):
+        """Work in zone i of the node (page_zone, the zonelist walk)."""
+        if self.zs is None or i == self.cur:
+            return
+        self.zs[self.cur] = {a: getattr(self, a) for a in ZONE_ATTRS}
+        self.load_zone(i)
+
+    def nzones(self):
+        return 1 if self.zs is None else len(self.zs)
+
+    def zone_of(self, pfn):
+        if self.zs is None:
+            return 0
+        for i, z in enumerate(self.zs):
+            zz = self.__dict__ if i == self.cur else z
+            if zz["start"] <= pfn < zz["end"]:
+                return i
+        return self.cur
+
+    def zonelist(self):
+        if self.zs is None:
+            return [0]
+        out = []
+        for i in range(len(self.zs) - 1, -1, -1):
+            name = self.zname if i == self.cur else self.zs[i]["zname"]
+            if ZONE_TYPES[name] <= self.highest:
+                out.append(i)
+        return out
+
+    def each_zone(self):
+        """Visit every zone in pfn order, then return to the one the walk started in."""
+        home = self.cur
+        for i in range(self.nzones()):
+            self.use_zone(i)
+            yield i
+        self.use_zone(home)
+
+    def init_zone(self, z):
         self.zname = z.get("name", "Normal")
         self.N = z.get("pages", 262144)
         self.start = z.get("start_pfn", 0)
@@ -238,10 +340,13 @@ class Model:
         self.NTYPES = 6 if self.cma else 5
         # contract "Fixed in v1": mobility grouping off iff zone < 2560 (3072 with cma) pages, §1.8
         self.mobility_disabled = self.N < (3072 if self.cma else 2560)
-        self.trace = []
-        self.undefined = False      # set when the contract leaves the outcome undefined
-        self.cov = {}               # branch coverage counters (for run_diff.py statistics)
+        self.lowmem = [0, 0, 0, 0]
+        self.boot_reset()
+        self.setup_watermarks(z.get("min_free_kbytes"))
+        self.setup_pcp(z.get("pcp", {}))
+        self.boot()
 
+    def boot_reset(self):
         # §1.3 zone state
         self.free_lists = [[DList() for _ in range(self.NTYPES)] for _ in range(MAX_ORDER + 1)]
         self.nr_free = [0] * (MAX_ORDER + 1)
@@ -261,12 +366,10 @@ class Model:
         # §1.5 per-page state
         self.refcnt = [0] * self.N
         self.lru = bytearray(self.N)    # §2.7.3 PageLRU approximation
-        self.owner = {}                 # pfn -> Rec holding it
-        self.extra = {}                 # pfn -> references get_page took, not yet put
-
-        self.setup_watermarks(z.get("min_free_kbytes"))
-        self.setup_pcp(z.get("pcp", {}))
-        self.boot()
+        if not hasattr(self, "owner"):
+            self.owner = {}             # pfn -> Rec holding it (absolute pfns: one map per node)
+        if not hasattr(self, "extra"):
+            self.extra = {}             # pfn -> references get_page took, not yet put (absolute)
 
     # ------------------------------------------------------------ helpers
     def hit(self, k):
@@ -761,7 +864,7 @@ class Model:
                     m -= m // 4
             if flags & ALLOC_OOM:
                 m -= m // 2
-        if free <= m:
+        if free <= m + self.lowmem[min(self.highest, 3)]:
             return False
         if order == 0:
             return True
@@ -789,7 +892,7 @@ class Model:
         free = self.NR_FREE_PAGES
         if order == 0:
             usable = free - min(free, self.unusable_free(0, flags))
-            if usable > mark:
+            if usable > mark + self.lowmem[min(self.highest, 3)]:
                 return True
         if self.wmark_ok(order, mark, flags, free):
             return True
@@ -802,6 +905,18 @@ class Model:
     def get_page_from_freelist(self, cpu, order, flags, mt):
         while True:
             no_fallback = bool(flags & ALLOC_NOFRAGMENT)
+            for zi in self.zonelist():
+                self.use_zone(zi)
+                p = self.gpff_zone(cpu, order, flags, mt)
+                if p is not None:
+                    return p
+            if no_fallback:
+                flags &= ~ALLOC_NOFRAGMENT
+                continue
+            return None
+
+    def gpff_zone(self, cpu, order, flags, mt):
+        if True:
             ok = False
             if not self.below_high:
                 if self.wmark_fast(order, self.wmark_pages(2), flags):
@@ -821,9 +936,6 @@ class Model:
                     if (flags & ALLOC_HIGHATOMIC) and self.kernel in ("v6.18", "v6.19"):
                         self.reserve_highatomic(p, order)   # §2.9 ≤ 6.19 location
                     return p
-            if no_fallback:
-                flags &= ~ALLOC_NOFRAGMENT
-                continue
             return None
 
     def gfp_migratetype(self, gfp):
@@ -863,6 +975,15 @@ class Model:
         return not (compact_first and (gfp & G_NORETRY) and (gfp & G_THISNODE))
 
     def unreserve_highatomic(self, ac_mt):
+        """for_each_zone_zonelist: the first zone that gives a pageblock back."""
+        for zi in self.zonelist():
+            self.use_zone(zi)
+            before = self.nr_reserved_highatomic
+            self.unreserve_highatomic_zone(ac_mt)
+            if self.nr_reserved_highatomic != before:
+                return
+
+    def unreserve_highatomic_zone(self, ac_mt):
         """unreserve_highatomic_pageblock(ac, force=false): keep at least one pageblock."""
         if self.nr_reserved_highatomic <= PB_PAGES:
             return
@@ -891,6 +1012,21 @@ class Model:
     def alloc_pages(self, cpu, gfp, order):
         """§2.1 __alloc_frozen_pages + §7.2 slow path. Returns pfn or None; emits mm_page_alloc."""
         mt = self.gfp_migratetype(gfp)
+        # gfp_zone: the highest zone type the request may use
+        if gfp & 0x1:
+            self.highest = 0
+        elif gfp & 0x4:
+            self.highest = 1
+        elif (gfp & G_MOVABLE) and (gfp & 0x2):
+            self.highest = 3
+        else:
+            self.highest = 2
+        zl = self.zonelist()
+        if not zl:
+            self.emit("mm_page_alloc: page=0000000000000000 pfn=0x0 order=%d migratetype=%d gfp_flags=%s"
+                      % (order, mt, gfp_str(gfp)))
+            return None
+        self.use_zone(zl[0])                           # the preferred zone
         flags = ALLOC_WMARK_LOW
         if self.cma and mt == M:
             flags |= ALLOC_CMA
@@ -982,6 +1118,7 @@ class Model:
 
     def free_pages(self, cpu, pfn, order):
         """§3.1 ___free_pages: the owner's reference; a get_page reference may remain."""
+        self.use_zone(self.zone_of(pfn))               # page_zone()
         i = pfn - self.start
         self.refcnt[i] -= 1
         if self.refcnt[i] == 0:
@@ -1126,6 +1263,16 @@ class Model:
                 to_drain -= chunk
 
     def drain_all(self):
+        if self.zs is not None:
+            # __drain_all_pages(NULL): per CPU with pages in any zone, drain_pages: every zone.
+            home = self.cur
+            for c in range(self.ncpus):
+                if any((self.pcps if i == self.cur else self.zs[i]["pcps"])[c].count
+                       for i in range(len(self.zs))):
+                    for _ in self.each_zone():
+                        self.drain_pages_zone(c)
+            self.use_zone(home)
+            return
         for c in range(self.ncpus):
             if self.pcps[c].count != 0:
                 self.drain_pages_zone(c)
@@ -1369,12 +1516,16 @@ class Model:
                     p = end
                     continue
                 head, nr, lru = self.in_use(p)
-                if lru:
+                # a folio with a get_page reference is pinned: never isolated for migration
+                if lru and self.refcnt[head - self.start] == 1:
                     batch.append((head, nr))
                     pages += nr
                 p = head + nr
             if not batch:
                 return True
+            if self.nzones() > 1:
+                self.hit("migrate_multizone")   # not modelled: the range stays busy
+                return False
             targets = []
             for head, nr in batch:
                 order = ilog2(nr)
@@ -1603,6 +1754,8 @@ class Model:
             if "note" in op:
                 self.emit("# note: %s" % op["note"])
             self.run_op(op, "%s[%d]" % (path, idx))
+            if self.zs is not None:
+                self.use_zone(len(self.zs) - 1)         # every op ends in the highest zone
 
     def bind(self, op, rec):
         if "as" in op:
@@ -1625,6 +1778,7 @@ class Model:
             else:
                 gfp = {"unmovable": GFP_KERNEL, "movable": GFP_HIGHUSER_MOVABLE,
                        "reclaimable": GFP_KERNEL | G_RECLAIMABLE}[mtn]
+            gfp |= {"DMA": 0x1, "DMA32": 0x4}.get(op.get("zone"), 0)   # __GFP_DMA / __GFP_DMA32
             rec = Rec("alloc")
             rec.order = order
             p = self.alloc_pages(cpu, gfp, order)
@@ -1645,6 +1799,7 @@ class Model:
                 return
             if rec.order > 0 and not rec.split:
                 rec.split = True
+                self.use_zone(self.zone_of(rec.pfn))
                 for q in rec.pages[1:]:
                     self.refcnt[q - self.start] = 1
         elif kind == "free":
@@ -1672,6 +1827,7 @@ class Model:
         elif kind == "alloc_contig_range":
             rec = Rec("contig")
             pfn, n = op["pfn"], op["nr_pages"]
+            self.use_zone(self.zone_of(pfn))
             if self.alloc_contig_range(cpu, pfn, n):
                 rec.pfn, rec.nr = pfn, n
                 rec.pages = list(range(pfn, pfn + n))
@@ -1702,6 +1858,7 @@ class Model:
                     return
             else:
                 pfn, n = op["pfn"], op["nr_pages"]
+            self.use_zone(self.zone_of(pfn))
             # allocated pages only: refcount 0 is free or a tail; a page only get_page
             # references hold (its allocation freed it) is not the caller's to free
             if any(self.refcnt[q - self.start] <= self.extra.get(q, 0) for q in range(pfn, pfn + n)):
@@ -1730,11 +1887,13 @@ class Model:
             if c == "all":
                 self.drain_all()
             else:
-                self.drain_pages_zone(c)
+                for _ in self.each_zone():             # drain_pages(cpu): every zone
+                    self.drain_pages_zone(c)
         elif kind == "tick":
             c = op.get("cpu", "all")
             for cc in (range(self.ncpus) if c == "all" else [c]):
-                self.decay_pcp_high(self.pcps[cc])
+                for _ in self.each_zone():             # refresh_cpu_vm_stats: every zone
+                    self.decay_pcp_high(self.pcps[cc])
         elif kind in ("get_page", "put_page"):
             # transient references (issue 9 item 7): only pages with their own refcount
             rec = self.lookup(op["ref"])
@@ -1744,6 +1903,7 @@ class Model:
                 self.emit("# warning: refused")
                 return
             p = rec.pages[k]
+            self.use_zone(self.zone_of(p))           # page_zone()
             i = p - self.start
             if kind == "get_page":
                 if p not in rec.held or self.refcnt[i] >= 255:
@@ -1778,6 +1938,9 @@ class Model:
         return n
 
     def buddyinfo(self):
+        return "".join(self.buddyinfo_zone() for _ in self.each_zone())
+
+    def buddyinfo_zone(self):
         s = "Node 0, zone %8s " % self.zname
         s += "".join("%6d " % self.nr_free[o] for o in range(MAX_ORDER + 1))
         return s + "\n"
@@ -1786,23 +1949,28 @@ class Model:
         out = ["Page block order: %d\n" % PB_ORDER, "Pages per block:  %d\n" % PB_PAGES, "\n"]
         out.append("%-43s " % "Free pages count per migrate type at order"
                    + "".join("%6d " % o for o in range(MAX_ORDER + 1)) + "\n")
-        for mt, name in enumerate(self.type_names()):
-            line = "Node %4d, zone %8s, type %12s " % (0, self.zname, name)
-            for o in range(MAX_ORDER + 1):
-                c = len(self.free_lists[o][mt])
-                if c >= 100000:
-                    line += ">%6d " % 100000
-                else:
-                    line += "%6d " % c
-            out.append(line + "\n")
+        for _ in self.each_zone():
+            for mt, name in enumerate(self.type_names()):
+                line = "Node %4d, zone %8s, type %12s " % (0, self.zname, name)
+                for o in range(MAX_ORDER + 1):
+                    c = len(self.free_lists[o][mt])
+                    if c >= 100000:
+                        line += ">%6d " % 100000
+                    else:
+                        line += "%6d " % c
+                out.append(line + "\n")
         out.append("\n%-23s" % "Number of blocks type " + "".join("%12s " % n for n in self.type_names()) + "\n")
-        counts = [0] * self.NTYPES
-        for t in self.pb:
-            counts[t] += 1
-        out.append("Node %d, zone %8s " % (0, self.zname) + "".join("%12d " % c for c in counts) + "\n")
+        for _ in self.each_zone():
+            counts = [0] * self.NTYPES
+            for t in self.pb:
+                counts[t] += 1
+            out.append("Node %d, zone %8s " % (0, self.zname) + "".join("%12d " % c for c in counts) + "\n")
         return "".join(out)
 
     def zoneinfo(self):
+        return "".join(self.zoneinfo_zone() for _ in self.each_zone())
+
+    def zoneinfo_zone(self):
         L = []
         a = L.append
         a("Node 0, zone %8s" % self.zname)
@@ -1816,7 +1984,8 @@ class Model:
         a("        present  %d" % self.N)
         a("        managed  %d" % self.N)
         a("        cma      0")
-        a("        protection: (0, 0, 0, 0, 0)")
+        r = self.lowmem
+        a("        protection: (%d, %d, %d, %d, %d)" % (r[0], r[1], r[2], r[3], r[3]))
         a("      nr_free_pages %d" % self.NR_FREE_PAGES)
         a("      nr_free_pages_blocks %d" % self.NR_FREE_PAGES_BLOCKS)
         for n in ("nr_zone_inactive_anon", "nr_zone_active_anon", "nr_zone_inactive_file",

@@ -145,14 +145,53 @@ class Gen:
             z["name"] = r.choice(["DMA32", "DMA32", "DMA"])
         return z
 
+    def node(self):
+        """A random node of several zones (issue 9 item 8): DMA32 + Normal, sometimes DMA too,
+        small enough that allocations spill from Normal into the zones below."""
+        r = self.r
+        cpus = r.choice([1, 1, 2, 3])
+        zones = []
+        if r.random() < 0.25:
+            zones.append({"name": "DMA", "start_pfn": 1024, "pages": r.choice([1024, 2048, 3072])})
+        lo = max(4096, zones[-1]["start_pfn"] + zones[-1]["pages"] if zones else 0)
+        d32 = r.choice([1024, 2048, 3072, 4096, 8192, 16384])
+        start = r.choice([lo, lo + 1024, 0x100000 - d32])
+        zones.append({"name": "DMA32", "start_pfn": start, "pages": d32})
+        n_start = r.choice([0x100000, start + d32, 0x100000 + 4096])
+        zones.append({"name": "Normal", "start_pfn": n_start,
+                      "pages": r.choice([1024, 2048, 3072, 4096, 8192, 16384, 32768])})
+        for z in zones:
+            z["cpus"] = cpus
+            z["rmqueue_mode_memory"] = r.random() < 0.6
+            if r.random() < 0.2:
+                z["pcp"] = {"batch": r.choice([1, 2, 3, 7, 15, 31])}
+        if r.random() < 0.3:
+            zones[r.randrange(len(zones))]["min_free_kbytes"] = r.choice([128, 256, 512, 1024, 4096])
+        return zones
+
+    def span(self):
+        """(start, pages) of a zone for pfn-based ops: one of the node's zones."""
+        return self.r.choice(self.spans)
+
     def scenario(self):
         r = self.r
         self.n = 0
-        z = self.zone()
-        self.start = z.get("start_pfn", 0)
-        self.pages = z["pages"]
-        self.cpus = z["cpus"]
-        doc = {"version": 1, "kernel": r.choice(["v6.18", "v6.19", "v7.1", "v7.2"]), "zone": z, "init": "boot"}
+        if r.random() < 0.3:
+            zones = self.node()
+            self.spans = [(z["start_pfn"], z["pages"]) for z in zones]
+            self.zone_names = [z["name"] for z in zones]
+            self.start, self.pages = self.spans[-1]
+            self.cpus = zones[0]["cpus"]
+            doc = {"version": 1, "kernel": r.choice(["v6.18", "v6.19", "v7.1", "v7.2"]), "zones": zones,
+                   "init": "boot"}
+        else:
+            z = self.zone()
+            self.start = z.get("start_pfn", 0)
+            self.pages = z["pages"]
+            self.cpus = z["cpus"]
+            self.spans = [(self.start, self.pages)]
+            self.zone_names = []
+            doc = {"version": 1, "kernel": r.choice(["v6.18", "v6.19", "v7.1", "v7.2"]), "zone": z, "init": "boot"}
         self.names = {"alloc": [], "contig": [], "vmalloc": [], "refs": []}
         self.ranges = []          # (pfn, n) of alloc_contig_range ops
         ops = []
@@ -262,8 +301,9 @@ class Gen:
             self.names["alloc"].extend(mine)
             return out
         # holes: a large contig range, then pfn-based frees of parts of it
-        n = min(self.pages, r.choice([512, 1024, 2048]))
-        pfn = self.start + (r.randrange(0, self.pages - n + 1) & ~511)
+        start, pages = self.span()
+        n = min(pages, r.choice([512, 1024, 2048]))
+        pfn = start + (r.randrange(0, pages - n + 1) & ~511)
         nm = self.name()
         self.names["contig"].append(nm)
         self.ranges.append((pfn, n))
@@ -287,6 +327,8 @@ class Gen:
                   "mt": r.choices(["unmovable", "movable", "reclaimable"], [4, 5, 2])[0]}
             if r.random() < 0.08:
                 op["highatomic"] = True
+            if self.zone_names and r.random() < 0.3:
+                op["zone"] = r.choice(self.zone_names[:-1])       # GFP_DMA32 / GFP_DMA
             if r.random() < 0.8:
                 op["as"] = self.name()
                 names["alloc"].append(op["as"])
@@ -298,12 +340,13 @@ class Gen:
         elif k == "split" and names["alloc"]:
             op = {"op": "split", "ref": r.choice(names["alloc"])}
         elif k == "acr":
+            start, pages = self.span()
             n = r.choice([1, 3, 16, 100, 300, 512, 1024, 1100])
-            n = min(n, self.pages)
-            pfn = self.start + r.randrange(0, self.pages - n + 1)
+            n = min(n, pages)
+            pfn = start + r.randrange(0, pages - n + 1)
             if r.random() < 0.5:
                 pfn &= ~(r.choice([1, 8, 64, 512]) - 1)
-                pfn = max(pfn, self.start)
+                pfn = max(pfn, start)
             op = {"op": "alloc_contig_range", "pfn": pfn, "nr_pages": n, "as": self.name()}
             names["contig"].append(op["as"])
             self.ranges.append((pfn, n))
@@ -322,6 +365,8 @@ class Gen:
                 op["method"] = r.choice(["per_page", "chunked"])
             if r.random() < 0.3:
                 op["frozen"] = True
+        elif k in ("vmalloc", "vfree") and len(self.spans) > 1:
+            return {"op": "drain", "cpu": "all"}       # vmalloc: one zone only
         elif k == "vmalloc":
             op = {"op": "vmalloc", "pages": r.choice([1, 2, 5, 50, 100, 101, 200, 512, 513, 700, 1000, 1500, 3000])}
             if r.random() < 0.5:

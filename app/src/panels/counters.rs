@@ -44,7 +44,9 @@ impl CountersModel {
 
 pub fn view_model(t: &Timeline) -> CountersModel {
     let z = t.zone();
-    let mut rows: Vec<CounterRow> = z
+    // The cost counters are the run's (the node's), whichever zone is shown.
+    let mut rows: Vec<CounterRow> = t
+        .node()
         .stats()
         .iter()
         .map(|(d, v)| CounterRow {

@@ -31,6 +31,7 @@ pub mod scrubber;
 pub mod sharelink;
 pub mod skip;
 pub mod snapshot;
+pub mod zonetabs;
 
 use buddyscope::runner::Run;
 use buddyscope::types::MigrateType;

@@ -26,7 +26,8 @@ pub fn view_model(t: &Timeline) -> NarrationModel {
     let (func, line) = match t.current() {
         Some(ev) => (
             ev.step.func().name().to_string(),
-            narrate(&Ctx::of(t.zone()), &t.run.log, ev),
+            // The zone being worked on (not a zone picked with the tabs): its pfns.
+            narrate(&Ctx::of(t.node()), &t.run.log, ev),
         ),
         None => (
             String::new(),

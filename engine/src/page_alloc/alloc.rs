@@ -37,7 +37,14 @@ impl Engine {
         self.enter(KernelFn::alloc_pages);
         let mt = self.gfp_migratetype(gfp);
         let mut page = None;
-        if order <= MAX_PAGE_ORDER {
+        self.highest_zoneidx = super::gfp_zone(gfp);
+        // The preferred zone (`ac->preferred_zoneref`): the first of the zonelist. A node of one
+        // zone has no other; a GFP_DMA request on a node without DMA has none at all.
+        let preferred = self.zonelist().first().copied();
+        if let Some(z) = preferred {
+            self.select_zone(Step::ZonelistNext, z);
+        }
+        if order <= MAX_PAGE_ORDER && preferred.is_some() {
             let mut flags = ALLOC_WMARK_LOW;
             if self.zone.cfg.cma && mt == MigrateType::Movable {
                 flags |= ALLOC_CMA;
@@ -78,7 +85,8 @@ impl Engine {
         page
     }
 
-    /// `get_page_from_freelist` for the one zone (§2.2), with the `ALLOC_NOFRAGMENT` retry.
+    /// `get_page_from_freelist` (§2.2): each zone of the zonelist in turn (one in a node of one
+    /// zone), then the `ALLOC_NOFRAGMENT` retry over the whole zonelist.
     fn get_page_from_freelist(
         &mut self,
         _gfp: u32,
@@ -88,37 +96,41 @@ impl Engine {
         cpu: usize,
     ) -> Option<ZonePfn> {
         self.enter(KernelFn::get_page_from_freelist);
-        let page = loop {
+        let zonelist = self.zonelist();
+        let page = 'retry: loop {
             let no_fallback = flags & ALLOC_NOFRAGMENT != 0;
-            let mut try_zone = false;
-            if !self.zone.below_high {
-                let high = self.zone.wmark_pages(WMARK_HIGH);
-                if self.zone_watermark_fast(Step::GpffHighGate, order, high, flags) {
-                    try_zone = true;
-                } else {
-                    self.set_flag(
-                        Step::GpffSetBelowHigh,
-                        CounterId::zone_below_high,
-                        0,
-                        false,
-                        true,
-                    );
-                }
-            }
-            if !try_zone {
-                let w = (flags & ALLOC_WMARK_MASK) as usize;
-                let mark = self.zone.wmark_pages(w);
-                try_zone = self.zone_watermark_fast(Step::GpffWatermark, order, mark, flags);
-            }
-            if try_zone {
-                if let Some(p) = self.rmqueue(order, flags, mt, cpu) {
-                    // ≤ 6.19 reserved highatomic blocks here, after any successful rmqueue.
-                    if flags & ALLOC_HIGHATOMIC != 0
-                        && !self.zone.cfg.kernel.highatomic_in_rmqueue_buddy()
-                    {
-                        self.reserve_highatomic_pageblock(p, order);
+            for &zone in &zonelist {
+                self.select_zone(Step::ZonelistNext, zone);
+                let mut try_zone = false;
+                if !self.zone.below_high {
+                    let high = self.zone.wmark_pages(WMARK_HIGH);
+                    if self.zone_watermark_fast(Step::GpffHighGate, order, high, flags) {
+                        try_zone = true;
+                    } else {
+                        self.set_flag(
+                            Step::GpffSetBelowHigh,
+                            CounterId::zone_below_high,
+                            0,
+                            false,
+                            true,
+                        );
                     }
-                    break Some(p);
+                }
+                if !try_zone {
+                    let w = (flags & ALLOC_WMARK_MASK) as usize;
+                    let mark = self.zone.wmark_pages(w);
+                    try_zone = self.zone_watermark_fast(Step::GpffWatermark, order, mark, flags);
+                }
+                if try_zone {
+                    if let Some(p) = self.rmqueue(order, flags, mt, cpu) {
+                        // ≤ 6.19 reserved highatomic blocks here, after any successful rmqueue.
+                        if flags & ALLOC_HIGHATOMIC != 0
+                            && !self.zone.cfg.kernel.highatomic_in_rmqueue_buddy()
+                        {
+                            self.reserve_highatomic_pageblock(p, order);
+                        }
+                        break 'retry Some(p);
+                    }
                 }
             }
             if no_fallback {
@@ -248,7 +260,15 @@ impl Engine {
         );
         let mut page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
         if page.is_none() {
-            self.unreserve_highatomic_pageblock(mt);
+            // for_each_zone_zonelist_nodemask: the first zone that gives a pageblock back.
+            for zone in self.zonelist() {
+                self.select_zone(Step::ZonelistNext, zone);
+                let before = self.zone.nr_reserved_highatomic;
+                self.unreserve_highatomic_pageblock(mt);
+                if self.zone.nr_reserved_highatomic != before {
+                    break;
+                }
+            }
             self.enter(KernelFn::drain_all_pages);
             self.drain_all_pages();
             self.exit(KernelFn::drain_all_pages);

@@ -403,6 +403,9 @@ impl Engine {
     /// `drain_all_pages(NULL)` for the one zone: `drain_pages_zone` on every CPU whose pcp holds
     /// pages, in CPU order (§4.7).
     pub fn drain_all_pages(&mut self) {
+        if self.zone.nr_zones() > 1 {
+            return self.drain_all_pages_node();
+        }
         for cpu in 0..self.zone.pcp.len() {
             if self.zone.pcp[cpu].count != 0 {
                 self.drain_pages_zone(cpu);

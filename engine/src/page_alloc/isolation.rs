@@ -449,6 +449,20 @@ impl Engine {
             if batch.is_empty() {
                 break;
             }
+            if self.zone.nr_zones() > 1 {
+                // The kernel's migration target may come from any zone of the zonelist; the
+                // model keeps an allocation's pages in one zone, so it does not migrate here.
+                self.message(
+                    Step::MigrateNoMem,
+                    MsgLevel::Failure,
+                    format!(
+                        "migrate_pages: moving {:#x} to another zone of the node is not modelled; alloc_contig_range fails (-EBUSY)",
+                        self.zone.abs_pfn(batch[0].0)
+                    ),
+                );
+                r = Err(ContigError::Busy(batch[0].0));
+                break;
+            }
             self.enter(KernelFn::migrate_pages);
             let mut targets = Vec::with_capacity(batch.len());
             for &(from, order, owner) in &batch {

@@ -12,6 +12,9 @@ mod free;
 mod isolation;
 
 pub use isolation::{ContigError, ContigOutcome, IsolateMode, Migration, COMPACT_CLUSTER_MAX};
+mod zones;
+
+pub use zones::{gfp_zone, lowmem_reserves, LOWMEM_RESERVE_RATIO};
 
 use crate::events::*;
 use crate::pseudocode::Step;
@@ -48,6 +51,9 @@ pub struct Engine {
     /// The same for the current op only (the runner takes it at the end of each op).
     pub op_holds: crate::locks::LockHolds,
     open_holds: crate::locks::OpenHolds,
+    /// `ac->highest_zoneidx` of the allocation in progress (`gfp_zone`): which
+    /// `lowmem_reserve[]` entry the watermark checks add (all 0 in a node of one zone).
+    pub(crate) highest_zoneidx: usize,
 }
 
 /// Result of `find_suitable_fallback`.
@@ -72,6 +78,7 @@ impl Engine {
             holds: Default::default(),
             op_holds: Default::default(),
             open_holds: Default::default(),
+            highest_zoneidx: ZONE_NORMAL,
         }
     }
 
@@ -359,7 +366,7 @@ impl Engine {
                 min -= min / 2;
             }
         }
-        if free <= min {
+        if free <= min + self.lowmem_reserve_now() {
             return false;
         }
         if order == 0 {
@@ -393,7 +400,7 @@ impl Engine {
         if order == 0 {
             let reserved = self.unusable_free(0, flags);
             let usable = free - free.min(reserved);
-            ok = usable > mark as i64;
+            ok = usable > mark as i64 + self.lowmem_reserve_now();
         }
         if !ok {
             ok = self.zone_watermark_ok(order, mark, flags, free);
@@ -411,7 +418,7 @@ impl Engine {
             step,
             Annotation::Watermark {
                 order,
-                mark: mark.min(u32::MAX as u64) as u32,
+                mark: (mark + self.lowmem_reserve_now() as u64).min(u32::MAX as u64) as u32,
                 free: free.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
                 ok,
             },

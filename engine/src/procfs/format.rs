@@ -20,12 +20,17 @@ pub const PAGETYPEINFO_FREECOUNT_CAP: u64 = 100_000;
 
 /// `/proc/buddyinfo` (§8.1): `"Node 0, zone %8s "`, then `"%6lu "` per order (`nr_free[o]`, all
 /// migratetypes including Isolate; pcp pages are not buddy blocks), then a newline.
-pub fn buddyinfo(z: &Zone) -> String {
-    let mut s = format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8));
-    for n in z.nr_free {
-        s.push_str(&format!("{n:>6} "));
+/// A node of several zones prints one line per zone in pfn order (`frag_show` walks the node's
+/// populated zones).
+pub fn buddyinfo(node: &Zone) -> String {
+    let mut s = String::new();
+    for z in node.zones() {
+        s.push_str(&format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8)));
+        for n in z.nr_free {
+            s.push_str(&format!("{n:>6} "));
+        }
+        s.push('\n');
     }
-    s.push('\n');
     s
 }
 
@@ -51,9 +56,12 @@ pub fn pageblock_counts(z: &Zone) -> [u64; MT_SLOTS] {
 
 /// `/proc/pagetypeinfo` (§8.2) for the one zone as Node 0: rows for
 /// [`MigrateType::kernel_types`] of the zone's config, no mixed-blocks section.
-pub fn pagetypeinfo(z: &Zone) -> String {
-    let types = MigrateType::kernel_types(z.cfg.cma);
-    let zone = pad_left(&z.cfg.name, 8);
+///
+/// A node of several zones: the free-count rows of every zone, then one "Number of blocks type"
+/// header and a row per zone (`pagetypeinfo_showfree`, `pagetypeinfo_showblockcount` each walk
+/// the node's zones, mm/vmstat.c).
+pub fn pagetypeinfo(node: &Zone) -> String {
+    let types = MigrateType::kernel_types(node.cfg.cma);
     let mut s = String::new();
     s.push_str(&format!("Page block order: {PAGEBLOCK_ORDER}\n"));
     s.push_str(&format!("Pages per block:  {PAGEBLOCK_NR_PAGES}\n"));
@@ -66,29 +74,34 @@ pub fn pagetypeinfo(z: &Zone) -> String {
         s.push_str(&format!("{o:>6} "));
     }
     s.push('\n');
-    for &mt in &types {
-        s.push_str(&format!(
-            "Node {:>4}, zone {}, type {} ",
-            0,
-            zone,
-            pad_left(mt.kernel_name(), 12)
-        ));
-        for o in 0..NR_PAGE_ORDERS {
-            s.push_str(&freecount_cell(u64::from(z.free_lists[o][mt.idx()].len)));
+    for z in node.zones() {
+        let zone = pad_left(&z.cfg.name, 8);
+        for &mt in &types {
+            s.push_str(&format!(
+                "Node {:>4}, zone {}, type {} ",
+                0,
+                zone,
+                pad_left(mt.kernel_name(), 12)
+            ));
+            for o in 0..NR_PAGE_ORDERS {
+                s.push_str(&freecount_cell(u64::from(z.free_lists[o][mt.idx()].len)));
+            }
+            s.push('\n');
         }
-        s.push('\n');
     }
     s.push_str(&format!("\n{:<23}", "Number of blocks type "));
     for &mt in &types {
         s.push_str(&format!("{} ", pad_left(mt.kernel_name(), 12)));
     }
     s.push('\n');
-    let counts = pageblock_counts(z);
-    s.push_str(&format!("Node 0, zone {zone} "));
-    for &mt in &types {
-        s.push_str(&format!("{:>12} ", counts[mt.idx()]));
+    for z in node.zones() {
+        let counts = pageblock_counts(z);
+        s.push_str(&format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8)));
+        for &mt in &types {
+            s.push_str(&format!("{:>12} ", counts[mt.idx()]));
+        }
+        s.push('\n');
     }
-    s.push('\n');
     s
 }
 
@@ -101,8 +114,17 @@ pub fn vm_stats_threshold(cpus: u32, managed: u64) -> u64 {
 /// The contract's `zoneinfo` lines (CLI section): the zone part of `/proc/zoneinfo` of a 6.18
 /// x86_64 machine (no NUMA), as Node 0; `reserved_highatomic`/`free_highatomic` only for
 /// kernels that print them ([`Kernel::zoneinfo_highatomic_lines`]).
-pub fn zoneinfo(z: &Zone) -> String {
+///
+/// A node of several zones prints each zone's part in pfn order; `protection` is the zone's
+/// `lowmem_reserve[]` over the five zone types of x86_64 (DMA, DMA32, Normal, Movable, Device;
+/// Device manages no pages, so its entry equals Movable's). `zoneinfo_show_print`, mm/vmstat.c.
+pub fn zoneinfo(node: &Zone) -> String {
+    node.zones().map(zoneinfo_zone).collect()
+}
+
+fn zoneinfo_zone(z: &Zone) -> String {
     let managed = u64::from(z.cfg.pages);
+    let r = z.lowmem_reserve();
     let mut l: Vec<String> = vec![
         format!("Node 0, zone {}", pad_left(&z.cfg.name, 8)),
         format!("  pages free     {}", z.nr_free_pages),
@@ -115,7 +137,10 @@ pub fn zoneinfo(z: &Zone) -> String {
         format!("        present  {managed}"),
         format!("        managed  {managed}"),
         "        cma      0".to_string(),
-        "        protection: (0, 0, 0, 0, 0)".to_string(),
+        format!(
+            "        protection: ({}, {}, {}, {}, {})",
+            r[0], r[1], r[2], r[3], r[3]
+        ),
         format!("      nr_free_pages {}", z.nr_free_pages),
         format!("      nr_free_pages_blocks {}", z.nr_free_pages_blocks),
         "      nr_zone_inactive_anon 0".to_string(),

@@ -145,7 +145,10 @@ enum Handle {
 
 /// Bytes a zone clone costs (per-page arrays dominate: 16 bytes a page).
 fn zone_bytes(z: &Zone) -> usize {
-    z.pages() as usize * 16 + z.pageblock.len() + 4096
+    // A node of several zones copies every zone.
+    z.zones()
+        .map(|z| z.pages() as usize * 16 + z.pageblock.len() + 4096)
+        .sum()
 }
 
 /// The timeline's rewind ring, filled while a run (or a trace replay) records: a zone copy
@@ -345,6 +348,7 @@ fn execute_bounded(
         op_defs: Vec::new(),
         owners: Vec::new(),
         handles: Vec::new(),
+        handle_zones: Vec::new(),
         scopes: Scopes::new(),
         iteration: Vec::new(),
         checkpoints: Checkpoints::new(&initial, opts.checkpoint_budget),
@@ -411,6 +415,8 @@ struct Runner<'a, 'p> {
     op_defs: Vec<OpDef>,
     owners: Vec<OwnerInfo>,
     handles: Vec<Handle>,
+    /// The node index of the zone each handle's pages are in (`page_zone`), by handle.
+    handle_zones: Vec<u8>,
     scopes: Scopes<usize>,
     iteration: Vec<u32>,
     checkpoints: Checkpoints,
@@ -478,6 +484,7 @@ impl Runner<'_, '_> {
     }
 
     fn describe(&self, h: usize) -> String {
+        let zone = self.engine.zone.zone_at(self.handle_zones[h] as usize);
         match &self.handles[h] {
             Handle::Alloc {
                 pfn,
@@ -487,11 +494,11 @@ impl Runner<'_, '_> {
                 ..
             } => format!(
                 "order-{order} block at pfn {:#x}{}",
-                self.engine.zone.abs_pfn(self.page(*owner, *pfn)),
+                zone.abs_pfn(self.page(*owner, *pfn)),
                 if *split { " (split)" } else { "" }
             ),
             Handle::Contig { pfn, nr, .. } => {
-                format!("{nr} pages at pfn {:#x}", self.engine.zone.abs_pfn(*pfn))
+                format!("{nr} pages at pfn {:#x}", zone.abs_pfn(*pfn))
             }
             Handle::Vmalloc { area, freed, .. } => format!(
                 "vmalloc area of {} pages{}",
@@ -547,6 +554,10 @@ impl Runner<'_, '_> {
     }
 
     fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: Outcome) {
+        // A node of several zones: every op ends back in the home zone, so the state between
+        // ops does not depend on where the last op worked.
+        let home = self.engine.home_zone();
+        self.engine.select_zone(Step::OpNote, home);
         let cost = self.engine.zone.stats.diff(&start.1);
         let rec = OpRecord {
             def,
@@ -611,12 +622,20 @@ impl Runner<'_, '_> {
 
     fn bind(&mut self, op: &Op, h: Handle) -> usize {
         self.handles.push(h);
+        self.handle_zones
+            .push(self.engine.zone.active_index() as u8);
         let idx = self.handles.len() - 1;
         if let Some((name, _)) = op.binding() {
             // Validation guarantees a name is bound once per scope.
             let _ = self.scopes.bind(name, idx);
         }
         idx
+    }
+
+    /// `page_zone()` of a handle's pages: work in the zone that holds them.
+    fn enter_zone_of(&mut self, h: usize) {
+        let z = self.handle_zones[h] as usize;
+        self.engine.select_zone(Step::PageZone, z);
     }
 
     /// Where page `p` of `owner`'s allocation lives now (it moves when migrated).

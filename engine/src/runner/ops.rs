@@ -10,6 +10,16 @@ use crate::vmalloc::VMALLOC_GFP;
 use crate::workload::{Workload, WorkloadStep};
 use crate::zone::PageKind;
 
+/// The gfp zone modifier that makes `name` the highest zone of a request.
+fn zone_gfp(name: &str) -> u32 {
+    use crate::types::gfp::*;
+    match crate::zone::zone_type_of(name) {
+        crate::zone::ZONE_DMA => __GFP_DMA,
+        crate::zone::ZONE_DMA32 => __GFP_DMA32,
+        _ => 0,
+    }
+}
+
 impl Runner<'_, '_> {
     /// One leaf op as one op record: the op's own function does the work and returns the
     /// outcome text and the pageblocks it touched.
@@ -21,8 +31,9 @@ impl Runner<'_, '_> {
                 order,
                 mt,
                 highatomic,
+                zone,
                 ..
-            } => self.op_alloc(op, def, *order, *mt, *highatomic, cpu),
+            } => self.op_alloc(op, def, *order, *mt, *highatomic, zone.as_deref(), cpu),
             Op::Split { ref_name, .. } => (self.op_split(ref_name), 0),
             Op::Free { ref_name, page, .. } => (self.op_free(ref_name, *page, cpu), 0),
             Op::AllocContigRange { pfn, nr_pages, .. } => {
@@ -55,7 +66,9 @@ impl Runner<'_, '_> {
         self.end(def, start, touched, outcome);
     }
 
-    /// `alloc`: `alloc_pages` with the gfp of [`alloc_gfp`] (`GFP_ATOMIC` for `highatomic`).
+    /// `alloc`: `alloc_pages` with the gfp of [`alloc_gfp`] (`GFP_ATOMIC` for `highatomic`),
+    /// plus `GFP_DMA32` / `GFP_DMA` for a `zone` of that name.
+    #[allow(clippy::too_many_arguments)]
     fn op_alloc(
         &mut self,
         op: &Op,
@@ -63,10 +76,11 @@ impl Runner<'_, '_> {
         order: u8,
         mt: MigrateType,
         highatomic: bool,
+        zone: Option<&str>,
         cpu: usize,
     ) -> (Outcome, u32) {
         let owner = self.new_owner(def, mt, 0);
-        let gfp = alloc_gfp(mt, highatomic);
+        let gfp = alloc_gfp(mt, highatomic) | zone.map_or(0, zone_gfp);
         let lru = mt == MigrateType::Movable;
         match self.engine.alloc_pages(gfp, order, cpu, owner, lru) {
             Some(pfn) => {
@@ -100,6 +114,9 @@ impl Runner<'_, '_> {
 
     /// `split`: `split_page` of a held high-order allocation into order-0 pages.
     fn op_split(&mut self, ref_name: &str) -> Outcome {
+        if let Some(h) = self.lookup(ref_name) {
+            self.enter_zone_of(h);
+        }
         match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
             Some((
                 h,
@@ -144,7 +161,10 @@ impl Runner<'_, '_> {
         nr_pages: u64,
     ) -> (Outcome, u32) {
         let owner = self.new_owner(def, MigrateType::Movable, 0);
-        let rel = self.engine.zone.zone_pfn(pfn);
+        let rel = self
+            .engine
+            .select_zone_of(Step::PageZone, pfn)
+            .unwrap_or_else(|| self.engine.zone.zone_pfn(pfn));
         let n = nr_pages as u32;
         let cpu = op.cpu() as usize;
         let out = self.engine.alloc_contig_frozen_range(
@@ -298,7 +318,11 @@ impl Runner<'_, '_> {
         };
         let mut drained = 0;
         for c in cpus {
-            drained += self.engine.decay_pcp_high(c);
+            // refresh_cpu_vm_stats: every populated zone, in order.
+            for z in 0..self.engine.zone.nr_zones() {
+                self.engine.select_zone(Step::PageZone, z);
+                drained += self.engine.decay_pcp_high(c);
+            }
         }
         Outcome::Ticked { drained }
     }
@@ -306,7 +330,13 @@ impl Runner<'_, '_> {
     /// `drain`: `drain_pages_zone` for one CPU, or for every CPU whose pcp holds pages.
     fn op_drain(&mut self, target: &DrainTarget) -> Outcome {
         match target {
-            DrainTarget::Cpu(c) => self.engine.drain_pages_zone(*c as usize),
+            // drain_pages(cpu): every zone of the node, in order.
+            DrainTarget::Cpu(c) => {
+                for z in 0..self.engine.zone.nr_zones() {
+                    self.engine.select_zone(Step::DrainEveryZone, z);
+                    self.engine.drain_pages_zone(*c as usize);
+                }
+            }
             DrainTarget::All => self.engine.drain_all_pages(),
         }
         Outcome::Drained
@@ -316,6 +346,7 @@ impl Runner<'_, '_> {
         let Some(h) = self.lookup(name) else {
             return self.warn(format!("free {name}: unknown name"));
         };
+        self.enter_zone_of(h);
         match self.handles[h].clone() {
             Handle::Failed => self.warn(format!("free {name}: the allocation failed, skipped")),
             Handle::Vmalloc { .. } => self.warn(format!("free {name}: use vfree for a vmalloc")),
@@ -403,6 +434,9 @@ impl Runner<'_, '_> {
         method: FreeMethod,
         cpu: usize,
     ) -> Outcome {
+        if let Some(h) = name.and_then(|n| self.lookup(n)) {
+            self.enter_zone_of(h);
+        }
         let (start, n) = match name {
             Some(name) => match self.lookup(name).map(|h| self.handles[h].clone()) {
                 Some(Handle::Alloc {
@@ -447,7 +481,11 @@ impl Runner<'_, '_> {
                 _ => return self.warn(format!("free_contig_range {name}: not a page range")),
             },
             None => {
-                let p = self.engine.zone.zone_pfn(pfn.unwrap_or(0));
+                let abs = pfn.unwrap_or(0);
+                let p = self
+                    .engine
+                    .select_zone_of(Step::PageZone, abs)
+                    .unwrap_or_else(|| self.engine.zone.zone_pfn(abs));
                 (p, nr.unwrap_or(0) as u32)
             }
         };
@@ -511,6 +549,7 @@ impl Runner<'_, '_> {
         let Some(h) = self.lookup(name) else {
             return Err(self.warn(format!("{op} {name}: unknown name")));
         };
+        self.enter_zone_of(h);
         let (pfn, n, owner) = match self.handles[h].clone() {
             Handle::Alloc {
                 pfn,
@@ -613,7 +652,8 @@ impl Runner<'_, '_> {
             self.engine.message(Step::OpNote, MsgLevel::Note, n);
         }
         let mut workload = Workload::new(*seed, *order_weights, mt_weights, *free_probability);
-        let mut live: Vec<(u32, u8)> = Vec::new();
+        // (pfn, order, node index of its zone)
+        let mut live: Vec<(u32, u8, usize)> = Vec::new();
         for i in 0..*steps {
             if self.ops_done >= self.max_ops {
                 return;
@@ -623,7 +663,8 @@ impl Runner<'_, '_> {
             let mut touched = 0;
             match workload.next_step(live.len()) {
                 WorkloadStep::Free(k) => {
-                    let (pfn, order) = live.swap_remove(k);
+                    let (pfn, order, zone) = live.swap_remove(k);
+                    self.engine.select_zone(Step::PageZone, zone);
                     self.engine.free_pages(pfn, order, cpu);
                     outcome = Outcome::WorkloadFree {
                         step: i + 1,
@@ -641,7 +682,7 @@ impl Runner<'_, '_> {
                         mt == MigrateType::Movable,
                     );
                     if let Some(p) = got {
-                        live.push((p, order));
+                        live.push((p, order, self.engine.zone.active_index()));
                         touched = 1;
                     }
                     outcome = Outcome::WorkloadAlloc {

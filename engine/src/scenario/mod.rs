@@ -24,6 +24,7 @@ mod scopes;
 mod tests;
 mod tour;
 mod validate;
+mod zones;
 
 pub use error::ScenarioError;
 pub use scopes::Scopes;
@@ -82,6 +83,10 @@ pub struct Scenario {
     pub kernel: Kernel,
     #[serde(default)]
     pub zone: ZoneSpec,
+    /// A node of several zones, in pfn order (e.g. `DMA32` then `Normal`), instead of `zone`.
+    /// Empty: the one zone of `zone`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<ZoneSpec>,
     #[serde(default)]
     pub init: Init,
     /// No ops is a valid scenario: it shows the state `init` builds.
@@ -103,6 +108,7 @@ impl Default for Scenario {
             description: None,
             kernel: Kernel::default(),
             zone: ZoneSpec::default(),
+            zones: Vec::new(),
             init: Init::Boot,
             ops: Vec::new(),
             compare: None,
@@ -273,6 +279,10 @@ pub enum Op {
         cpu: Option<u32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
+        /// The highest zone the request may use (`GFP_DMA32` for `"DMA32"`, `GFP_DMA` for
+        /// `"DMA"`); a zone of the scenario. `None`: the mt's gfp (Normal, Movable for movable).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        zone: Option<String>,
     },
     Free {
         #[serde(rename = "ref")]
@@ -744,6 +754,15 @@ impl Scenario {
             ));
         }
         Ok(size)
+    }
+
+    /// The zones of the node in pfn order: `zones`, or the one `zone`.
+    pub fn node_zones(&self) -> &[ZoneSpec] {
+        if self.zones.is_empty() {
+            std::slice::from_ref(&self.zone)
+        } else {
+            &self.zones
+        }
     }
 
     /// `vmalloc.strategy`, or the kernel profile's default.

@@ -42,6 +42,7 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("document", "description", "a text shown in the UI (markdown allowed)"),
     ("document", "kernel", "\"v6.18\", \"v6.19\", \"v7.1\" or \"v7.2\" (default \"v7.2\")"),
     ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory"),
+    ("document", "zones", "instead of zone, a node of several zones in pfn order: an array of zone objects named \"DMA\", \"DMA32\", \"Normal\""),
     ("document", "init", "\"boot\", or an object {\"pagetypeinfo\": TEXT, \"zoneinfo\": TEXT, \"zone\": NAME}"),
     ("document", "ops", "an array of ops"),
     ("document", "compare", "an object {\"a\": SIDE, \"b\": SIDE, \"measured\": …}: the before/after pair of compare mode"),
@@ -82,6 +83,7 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("alloc", "as", AS_DOC),
     ("alloc", "cpu", CPU_DOC),
     ("alloc", "note", NOTE_DOC),
+    ("alloc", "zone", "the highest zone the request may use: \"DMA32\" (GFP_DMA32) or \"DMA\" (GFP_DMA), a zone of the scenario (default: Normal)"),
     ("free", "ref", "the name of an alloc or alloc_contig_range"),
     ("free", "page", "the index of one page in the allocation (optional)"),
     ("free", "cpu", CPU_DOC),
@@ -565,6 +567,24 @@ fn zone_from_value(v: &Value, path: &str) -> Res<ZoneSpec> {
     })
 }
 
+fn zones_from_value(v: &Value, path: &str) -> Res<Vec<ZoneSpec>> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| type_err(path, "an array of zone objects", v))?;
+    if items.is_empty() {
+        return Err(ScenarioError::new(
+            path,
+            "zones is empty",
+            "give at least one zone, e.g. [{\"name\": \"DMA32\", …}, {\"name\": \"Normal\", …}], or use zone",
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| zone_from_value(item, &format!("{path}[{i}]")))
+        .collect()
+}
+
 fn init_from_value(v: &Value, path: &str) -> Res<Init> {
     let hint =
         "use \"boot\", or an object {\"pagetypeinfo\": TEXT, \"zoneinfo\": TEXT, \"zone\": NAME}";
@@ -649,6 +669,7 @@ fn op_from_value(v: &Value, path: &str) -> Res<Op> {
             as_name: f.opt("as", read_string)?,
             cpu: cpu()?,
             note: note()?,
+            zone: f.opt("zone", read_string)?,
         },
         "free" => Op::Free {
             ref_name: f.req("ref", read_string)?,
@@ -824,6 +845,7 @@ pub(crate) fn scenario_from_value(v: &Value) -> Res<Scenario> {
         description: f.opt("description", read_string)?,
         kernel: f.or("kernel", Kernel::default(), read_kernel)?,
         zone: f.or("zone", ZoneSpec::default(), zone_from_value)?,
+        zones: f.or("zones", Vec::new(), zones_from_value)?,
         init: f.or("init", Init::Boot, init_from_value)?,
         ops: f.or("ops", Vec::new(), ops_from_value)?,
         compare: f.opt("compare", compare_from_value)?,

@@ -86,7 +86,8 @@ fn contract_example_parses() {
             highatomic: false,
             as_name: Some("thp".into()),
             cpu: None,
-            note: None
+            note: None,
+            zone: None,
         }
     );
     assert_eq!(s.ops[2].reference(), Some(("thp", FREEABLE)));
@@ -770,6 +771,7 @@ fn validate_checks_scenarios_built_in_code() {
         as_name: None,
         cpu: None,
         note: None,
+        zone: None,
     });
     assert_eq!(validate(&s).unwrap_err().path, "ops[0].order");
     s.ops[0] = Op::Workload {

@@ -128,6 +128,13 @@ struct Checker {
     /// One past the zone's last pfn, if the size is known.
     end_pfn: Option<u64>,
     scopes: Scopes<StaticBinding>,
+    /// A node of several zones: each zone's `[start, end)` pfns and name (empty for one zone,
+    /// whose range is `start_pfn..end_pfn`).
+    node: Vec<(u64, u64, String)>,
+    /// The zone names an `alloc`'s `zone` may give.
+    zone_names: Vec<String>,
+    /// `init.zone` `"all"`: a node whose zones and pfns the `/proc` text gives only at build.
+    import_all: bool,
     /// Names whose `repeat` scope has ended, and where they were bound: only for the hint of a
     /// `ref` that reaches into a finished scope.
     ended: HashMap<String, String>,
@@ -217,11 +224,20 @@ pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()>
             format!("x86_64 addresses pfns below {MAX_PFN} (2^40); use a lower start_pfn"),
         ));
     }
+    let node = super::zones::check_node(s)?;
+    let import_all = super::zones::check_import_all(s)?;
     let mut checker = Checker {
-        cpus: z.cpus,
+        cpus: s.node_zones()[0].cpus,
         start_pfn: z.start_pfn,
         end_pfn: size.map(|(p, _)| z.start_pfn + p),
         scopes: Scopes::new(),
+        zone_names: if import_all {
+            ["DMA", "DMA32", "Normal"].map(String::from).to_vec()
+        } else {
+            s.node_zones().iter().map(|z| z.name.clone()).collect()
+        },
+        node,
+        import_all,
         ended: HashMap::new(),
     };
     checker.ops(&s.ops, "ops", 0)?;
@@ -241,9 +257,14 @@ impl Checker {
             self.cpu(&join(path, "cpu"), cpu)?;
         }
         match op {
-            Op::Alloc { order, mt, .. } => {
+            Op::Alloc {
+                order, mt, zone, ..
+            } => {
                 check_order(&join(path, "order"), u64::from(*order))?;
                 check_alloc_mt(&join(path, "mt"), *mt)?;
+                if let Some(name) = zone {
+                    super::zones::check_alloc_zone(&join(path, "zone"), name, &self.zone_names)?;
+                }
             }
             Op::Free { .. }
             | Op::Split { .. }
@@ -299,6 +320,9 @@ impl Checker {
                 }
             }
             Op::Vmalloc { pages, .. } => {
+                if self.node.len() > 1 || self.import_all {
+                    return Err(super::zones::vmalloc_on_a_node(path));
+                }
                 if *pages == 0 {
                     return Err(ScenarioError::new(
                         join(path, "pages"),
@@ -375,6 +399,12 @@ impl Checker {
                 "nr_pages is 0",
                 "use nr_pages ≥ 1",
             ));
+        }
+        if self.import_all {
+            return Err(super::zones::range_in_import_all(path));
+        }
+        if !self.node.is_empty() {
+            return super::zones::check_node_range(path, pfn, nr, &self.node);
         }
         let start = self.start_pfn;
         let zone = match self.end_pfn {

@@ -1,0 +1,108 @@
+//! A node of several zones (`zones` in the scenario): a tab per zone above the memory map. The
+//! map, the free-list, pcp and counter panels show the picked zone ([`Timeline::set_view_zone`]);
+//! before a pick they show the zone the engine is working in. Nothing shows for one zone.
+
+use buddyscope::timeline::Timeline;
+use leptos::prelude::*;
+
+use crate::state::AppState;
+
+/// One tab.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZoneTab {
+    pub index: usize,
+    /// The kernel's zone name (`DMA32`): the `zone-tab-<name>` test id and the label.
+    pub name: String,
+    pub pages: u32,
+    /// The zone the panels show.
+    pub shown: bool,
+    /// The zone the engine is working in at the cursor.
+    pub working: bool,
+}
+
+/// The tabs at the cursor; empty for a node of one zone.
+pub fn view_model(t: &Timeline) -> Vec<ZoneTab> {
+    let node = t.node();
+    if node.nr_zones() < 2 {
+        return Vec::new();
+    }
+    let shown = t.view_zone().unwrap_or(node.active_index());
+    node.zones()
+        .enumerate()
+        .map(|(i, z)| ZoneTab {
+            index: i,
+            name: z.cfg().name.clone(),
+            pages: z.pages(),
+            shown: i == shown,
+            working: i == node.active_index(),
+        })
+        .collect()
+}
+
+#[component]
+pub fn ZoneTabs() -> impl IntoView {
+    let state = AppState::viewed();
+    let tabs = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    view! {
+        <Show when=move || !tabs.get().is_empty()>
+            <div class="zone-tabs" role="group" aria-label="Zone shown" data-testid="zone-tabs">
+                {move || {
+                    tabs.get()
+                        .into_iter()
+                        .map(|tab| {
+                            let i = tab.index;
+                            let title = format!(
+                                "zone {} ({} pages){}",
+                                tab.name,
+                                tab.pages,
+                                if tab.working { ": the engine works in it at this step" } else { "" },
+                            );
+                            view! {
+                                <button
+                                    type="button"
+                                    class="zone-tab"
+                                    class:working=tab.working
+                                    aria-pressed=if tab.shown { "true" } else { "false" }
+                                    title=title
+                                    data-testid=format!("zone-tab-{}", tab.name)
+                                    on:click=move |_| state.update(|t| t.set_view_zone(Some(i)))
+                                >
+                                    {tab.name.clone()}
+                                </button>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </div>
+        </Show>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use buddyscope::runner::{run_text, RunOptions};
+
+    #[test]
+    fn two_zones_have_two_tabs_and_a_pick_shows_that_zone() {
+        let text = buddyscope::builtin::get("dma32-machine")
+            .expect("built-in")
+            .json;
+        let mut t = Timeline::new(run_text(text, &RunOptions::default()).expect("runs"));
+        let m = view_model(&t);
+        assert_eq!(
+            m.iter().map(|z| z.name.as_str()).collect::<Vec<_>>(),
+            ["DMA32", "Normal"]
+        );
+        assert!(m[1].shown && m[1].working);
+        t.set_view_zone(Some(0));
+        assert!(view_model(&t)[0].shown);
+        assert_eq!(t.zone().cfg().name, "DMA32");
+        assert_eq!(t.zone().cfg().start_pfn, 4096);
+        let one = buddyscope::builtin::get("fallback-claim")
+            .expect("built-in")
+            .json;
+        let t = Timeline::new(run_text(one, &RunOptions::default()).expect("runs"));
+        assert!(view_model(&t).is_empty());
+    }
+}

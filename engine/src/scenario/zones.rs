@@ -1,0 +1,245 @@
+//! The static checks of `zones`: a node of several zones (`DMA`, `DMA32`, `Normal` in pfn
+//! order, not overlapping, `DMA32` below 4 GiB), the `alloc.zone` names, and op pfn ranges that
+//! must lie inside one zone.
+
+use super::error::{Res, ScenarioError};
+use super::read::join;
+use super::validate::{check_cpus, check_min_free_kbytes, check_pcp};
+use super::{Scenario, ZoneSpec, DEFAULT_ZONE_PAGES, MAX_PFN, ZONE_START_ALIGN};
+use crate::types::{MAX_NODE_PAGES, MIN_ZONE_PAGES};
+use crate::zone::{ZONE_DMA, ZONE_DMA32, ZONE_NAMES, ZONE_NORMAL};
+
+/// The zone types `zones` may name, and the pfn each must end at or below (`MAX_DMA_PFN`
+/// 16 MiB, `MAX_DMA32_PFN` 4 GiB on x86_64; `zone_sizes_init`).
+const NODE_ZONES: [(usize, u64); 3] = [
+    (ZONE_DMA, 0x1000),
+    (ZONE_DMA32, 0x10_0000),
+    (ZONE_NORMAL, MAX_PFN),
+];
+
+/// Checks `zones` and returns each zone's `[start, end)` and name; empty without `zones`.
+pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
+    if s.zones.is_empty() {
+        return Ok(Vec::new());
+    }
+    if s.zone != ZoneSpec::default() {
+        return Err(ScenarioError::new(
+            "zone",
+            "both zone and zones are given",
+            "give one zone in zone, or several in zones (then leave zone out)",
+        ));
+    }
+    if !matches!(s.init, super::Init::Boot) {
+        return Err(ScenarioError::new(
+            "init",
+            "zones works with init \"boot\" only",
+            "use \"init\": \"boot\", or a single zone",
+        ));
+    }
+    let mut out: Vec<(u64, u64, String)> = Vec::new();
+    let mut last_type: Option<usize> = None;
+    let first = &s.zones[0];
+    let mut min_free: Option<(u64, String)> = None;
+    let mut total = 0u64;
+    for (i, z) in s.zones.iter().enumerate() {
+        let p = |k: &str| join(&format!("zones[{i}]"), k);
+        let Some(&(ty, max_end)) = NODE_ZONES.iter().find(|(t, _)| ZONE_NAMES[*t] == z.name) else {
+            return Err(ScenarioError::new(
+                p("name"),
+                format!("zone name {:?} is not a zone of a node", z.name),
+                "use \"DMA\", \"DMA32\" or \"Normal\"",
+            ));
+        };
+        if let Some(t) = last_type {
+            if ty <= t {
+                let why = if ty == t {
+                    "appears twice"
+                } else {
+                    "comes after a higher zone"
+                };
+                return Err(ScenarioError::new(
+                    p("name"),
+                    format!("zone {} {why}", z.name),
+                    "list each zone once, in the kernel's order: DMA, DMA32, Normal",
+                ));
+            }
+        }
+        last_type = Some(ty);
+        let pages = z.pages.unwrap_or(DEFAULT_ZONE_PAGES);
+        if !(MIN_ZONE_PAGES..=MAX_NODE_PAGES).contains(&pages) {
+            return Err(ScenarioError::new(
+                p("pages"),
+                format!("a zone of {pages} pages is outside a node's zone sizes"),
+                format!("use {MIN_ZONE_PAGES}..={MAX_NODE_PAGES} pages (64 GiB)"),
+            ));
+        }
+        total += pages;
+        if total > MAX_NODE_PAGES {
+            return Err(ScenarioError::new(
+                p("pages"),
+                format!("the zones up to this one have {total} pages, more than a node's {MAX_NODE_PAGES} (64 GiB)"),
+                "use fewer pages: a node models at most a 64 GiB machine",
+            ));
+        }
+        if z.start_pfn & (ZONE_START_ALIGN - 1) != 0 {
+            return Err(ScenarioError::new(
+                p("start_pfn"),
+                format!("start_pfn {} is not a multiple of 1024", z.start_pfn),
+                "use a multiple of 1024",
+            ));
+        }
+        let end = z.start_pfn + pages;
+        if let Some(prev) = out.last() {
+            if z.start_pfn < prev.1 {
+                return Err(ScenarioError::new(
+                    p("start_pfn"),
+                    format!(
+                        "zone {} at pfn {:#x} overlaps zone {}, which ends at pfn {:#x}",
+                        z.name, z.start_pfn, prev.2, prev.1
+                    ),
+                    format!("start it at pfn {:#x} or above", prev.1),
+                ));
+            }
+        }
+        if end > max_end {
+            return Err(ScenarioError::new(
+                p("pages"),
+                format!(
+                    "zone {} ends at pfn {end:#x}, above its limit {max_end:#x}",
+                    z.name
+                ),
+                format!(
+                    "{} ends at or below pfn {max_end:#x}; use fewer pages or a lower start_pfn",
+                    z.name
+                ),
+            ));
+        }
+        check_cpus(&p("cpus"), u64::from(z.cpus))?;
+        if z.cpus != first.cpus {
+            return Err(ScenarioError::new(
+                p("cpus"),
+                format!(
+                    "zone {} has {} CPUs but zones[0] has {}",
+                    z.name, z.cpus, first.cpus
+                ),
+                "CPUs are the machine's: give every zone the same cpus",
+            ));
+        }
+        if let Some(b) = z.pcp.batch {
+            check_pcp(&p("pcp.batch"), "batch", 1, i64::from(b))?;
+        }
+        if let Some(h) = z.pcp.high_min {
+            check_pcp(&p("pcp.high_min"), "high_min", 0, i64::from(h))?;
+        }
+        if let Some(h) = z.pcp.high_max {
+            check_pcp(&p("pcp.high_max"), "high_max", 0, i64::from(h))?;
+        }
+        if let Some(k) = z.min_free_kbytes {
+            check_min_free_kbytes(&p("min_free_kbytes"), k)?;
+            match &min_free {
+                Some((v, at)) if *v != k => {
+                    return Err(ScenarioError::new(
+                        p("min_free_kbytes"),
+                        format!("min_free_kbytes {k} differs from {v} at {at}"),
+                        "min_free_kbytes is one sysctl for the machine: give the same value, or give it once",
+                    ))
+                }
+                _ => min_free = Some((k, p("min_free_kbytes"))),
+            }
+        }
+        out.push((z.start_pfn, end, z.name.clone()));
+    }
+    Ok(out)
+}
+
+/// `init.zone` `"all"` ([`crate::setup::IMPORT_ALL_ZONES`]): every zone of the pasted text. The
+/// sizes come from the text, so `zone.pages` may not be given.
+pub(super) fn check_import_all(s: &Scenario) -> Res<bool> {
+    let all =
+        matches!(&s.init, super::Init::Proc { zone, .. } if zone == crate::setup::IMPORT_ALL_ZONES);
+    if all && s.zone.pages.is_some() {
+        return Err(ScenarioError::new(
+            "zone.pages",
+            "zone.pages with init.zone \"all\"",
+            "the /proc text gives each zone's size: remove zone.pages",
+        ));
+    }
+    Ok(all)
+}
+
+/// Op pfn ranges need known zone pfns: not with `init.zone` `"all"`.
+pub(super) fn range_in_import_all(path: &str) -> ScenarioError {
+    ScenarioError::new(
+        join(path, "pfn"),
+        "a pfn range with init.zone \"all\": the zones' pfns are known only after the import",
+        "use zones with init \"boot\", or import one zone by name",
+    )
+}
+
+/// `alloc.zone` names a zone of the scenario.
+pub(super) fn check_alloc_zone(path: &str, name: &str, zones: &[String]) -> Res<()> {
+    if zones.iter().any(|z| z == name) && ZONE_NAMES[..=ZONE_NORMAL].contains(&name) {
+        return Ok(());
+    }
+    Err(ScenarioError::new(
+        path,
+        format!("zone {name:?} is not a zone of this scenario"),
+        format!(
+            "use one of {} (the highest zone the request may use)",
+            zones
+                .iter()
+                .map(|z| format!("\"{z}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ))
+}
+
+/// vmalloc areas keep zone-relative pfns of one zone: not on a node of several zones.
+pub(super) fn vmalloc_on_a_node(path: &str) -> ScenarioError {
+    ScenarioError::new(
+        path,
+        "vmalloc on a node of several zones is not modelled",
+        "use zone (one zone) for vmalloc scenarios",
+    )
+}
+
+/// `[pfn, pfn + nr)` lies inside one zone of the node.
+pub(super) fn check_node_range(
+    path: &str,
+    pfn: u64,
+    nr: u64,
+    node: &[(u64, u64, String)],
+) -> Res<()> {
+    let (pfn_path, nr_path) = (join(path, "pfn"), join(path, "nr_pages"));
+    if nr == 0 {
+        return Err(ScenarioError::new(
+            nr_path,
+            "nr_pages is 0",
+            "use nr_pages ≥ 1",
+        ));
+    }
+    let spans = node
+        .iter()
+        .map(|(s, e, n)| format!("{n} [{s}, {e})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let Some((_, end, name)) = node.iter().find(|(s, e, _)| pfn >= *s && pfn < *e) else {
+        return Err(ScenarioError::new(
+            pfn_path,
+            format!("pfn {pfn} is in no zone of the node"),
+            format!("the zones span {spans}"),
+        ));
+    };
+    if nr > end - pfn {
+        return Err(ScenarioError::new(
+            nr_path,
+            format!(
+                "the range [{pfn}, {}) runs past the end of zone {name} at {end}",
+                pfn.saturating_add(nr)
+            ),
+            format!("a range lies in one zone: use nr_pages ≤ {}", end - pfn),
+        ));
+    }
+    Ok(())
+}
