@@ -292,8 +292,10 @@ enum Phase {
     Copy { bytes: Vec<u8>, copied: u32 },
     /// Decoding records ([`transfer::RunDecoder`]).
     Decode(transfer::RunDecoder),
-    /// Rebuilding the zone states.
+    /// Every record read: building the initial zone.
     Rebuild(transfer::RunDecoder),
+    /// Rebuilding the zone states from the events ([`transfer::Rebuilding`]).
+    Replay(Box<transfer::Rebuilding>),
     /// Building the timeline and installing the run.
     Install(Box<(Run, transfer::DecodeTimes)>),
 }
@@ -317,6 +319,24 @@ struct Receive {
     longest_ms: f64,
     slices: u32,
     started: f64,
+    /// Records (op records and events) in the run: the decoding's part of the progress.
+    records: u64,
+}
+
+impl Receive {
+    /// Shows `done` of the work: the run's records to decode, then its `ops` to replay.
+    fn progress(&self, done: u64, ops: u64) {
+        let total = self.records + ops;
+        self.state.run_status.update(|s| {
+            if let RunStatus::Receiving {
+                done: d, total: t, ..
+            } = s
+            {
+                *d = done;
+                *t = total;
+            }
+        });
+    }
 }
 
 /// One slice of reading a finished run, then the next in a new task; the last slice installs
@@ -351,16 +371,8 @@ fn receive(mut r: Box<Receive>) {
             }
         }
         Phase::Decode(mut d) => d.decode_for(RECEIVE_SLICE_MS, now).map(|all| {
-            let (done, total) = (d.done(), d.total());
-            r.state.run_status.update(|s| {
-                if let RunStatus::Receiving {
-                    done: d, total: t, ..
-                } = s
-                {
-                    *d = done;
-                    *t = total;
-                }
-            });
+            r.records = d.total();
+            r.progress(d.done(), d.ops());
             if all {
                 Phase::Rebuild(d)
             } else {
@@ -369,8 +381,18 @@ fn receive(mut r: Box<Receive>) {
         }),
         Phase::Rebuild(d) => {
             let budget = crate::state::run_options().checkpoint_budget;
-            d.finish(r.valid.clone(), budget, now)
-                .map(|done| Phase::Install(Box::new(done)))
+            d.rebuild(r.valid.clone(), budget, now)
+                .map(|z| Phase::Replay(Box::new(z)))
+        }
+        Phase::Replay(mut z) => {
+            let all = z.step_for(RECEIVE_SLICE_MS, now);
+            let (done, ops) = z.progress();
+            r.progress(r.records + done, ops);
+            Ok(if all {
+                Phase::Install(Box::new(z.finish()))
+            } else {
+                Phase::Replay(z)
+            })
         }
         Phase::Install(done) => {
             let (run, times) = *done;
@@ -482,6 +504,7 @@ fn spawn(
                         longest_ms: 0.0,
                         slices: 0,
                         started: crate::browser::now_ms(),
+                        records: 0,
                     });
                     // Say so before the page starts reading: let the message paint first.
                     set_timeout(move || receive(r), std::time::Duration::from_millis(40));

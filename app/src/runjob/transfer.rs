@@ -8,7 +8,7 @@
 //! zone states are not: a zone copy is ~20 bytes a page on the wire (5 MB for the default
 //! 1 GiB zone, 26 of them in its run: 142 MB), while the page rebuilds them cheaply: the
 //! initial zone with `setup::build` (what a small run does anyway), the checkpoints and the
-//! final zone by applying the events once ([`rebuild_checkpoints`], no allocator logic), and
+//! final zone by applying the events once ([`CheckpointRebuild`], no allocator logic), and
 //! the scenario is the text the page already parsed to cost the run.
 //!
 //! The page reads the bytes in slices ([`RunDecoder`]): a head (counts, messages, op
@@ -20,8 +20,9 @@
 //! Measured (release wasm, headless Chromium, 2 cores): see README "Long runs".
 
 use buddyscope::events::{Event, EventLog};
-use buddyscope::runner::{rebuild_checkpoints, OpDef, OpRecord, OwnerInfo, Run};
-use buddyscope::scenario::ValidScenario;
+use buddyscope::runner::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Run};
+use buddyscope::scenario::{Scenario, ValidScenario};
+use buddyscope::zone::Zone;
 use serde::{Deserialize, Serialize};
 
 /// The wire form's head, borrowed for encoding: what is not one record a piece, and how many
@@ -77,7 +78,7 @@ pub struct DecodeTimes {
     pub decode: f64,
     /// `setup::build` of the initial zone.
     pub build: f64,
-    /// [`rebuild_checkpoints`]: every event applied once, the zone copies taken.
+    /// [`CheckpointRebuild`]: every event applied once, the zone copies taken.
     pub rebuild: f64,
 }
 
@@ -120,6 +121,11 @@ impl RunDecoder {
     /// Records (op records and events) read so far.
     pub fn done(&self) -> u64 {
         (self.ops.len() + self.events.len()) as u64
+    }
+
+    /// Op records in the run.
+    pub fn ops(&self) -> u64 {
+        self.head.ops
     }
 
     /// Records in the run.
@@ -166,13 +172,30 @@ impl RunDecoder {
 
     /// The run again, from the records read and the scenario that produced it, with the
     /// checkpoints of `checkpoint_budget` bytes the run itself would have kept; `clock` (ms)
-    /// times the steps.
+    /// times the steps. In one piece (the page goes through [`RunDecoder::rebuild`] a slice
+    /// at a time).
+    #[cfg(test)]
     pub fn finish(
-        mut self,
+        self,
         valid: ValidScenario,
         checkpoint_budget: usize,
         clock: fn() -> f64,
     ) -> Result<(Run, DecodeTimes), String> {
+        let mut r = self.rebuild(valid, checkpoint_budget, clock)?;
+        let t0 = clock();
+        r.step(usize::MAX);
+        r.times.rebuild += clock() - t0;
+        Ok(r.finish())
+    }
+
+    /// Reads what is left, builds the initial zone from `valid` and starts rebuilding the zone
+    /// states from the events ([`Rebuilding`]).
+    pub fn rebuild(
+        mut self,
+        valid: ValidScenario,
+        checkpoint_budget: usize,
+        clock: fn() -> f64,
+    ) -> Result<Rebuilding, String> {
         self.decode(usize::MAX)?;
         if self.pos != self.bytes.len() {
             return Err(unreadable(postcard::Error::DeserializeBadEncoding));
@@ -180,17 +203,69 @@ impl RunDecoder {
         let t1 = clock();
         let start = buddyscope::setup::build(valid).map_err(|e| e.to_string())?;
         let initial = start.engine.zone;
-        let t2 = clock();
-        let (checkpoints, final_zone) =
-            rebuild_checkpoints(&initial, &self.events, &self.ops, checkpoint_budget);
         let times = DecodeTimes {
             decode: self.decode_ms,
-            build: t2 - t1,
-            rebuild: clock() - t2,
+            build: clock() - t1,
+            rebuild: 0.0,
         };
-        let run = Run {
+        Ok(Rebuilding {
+            rebuild: CheckpointRebuild::new(&initial, checkpoint_budget),
             scenario: start.scenario.into_scenario(),
             initial,
+            events: self.events,
+            ops: self.ops,
+            head: self.head,
+            times,
+        })
+    }
+}
+
+/// A decoded run whose checkpoints and final zone are being rebuilt from its events
+/// ([`CheckpointRebuild`]), a slice at a time like the decoding.
+pub struct Rebuilding {
+    rebuild: CheckpointRebuild,
+    scenario: Scenario,
+    initial: Zone,
+    events: Vec<Event>,
+    ops: Vec<OpRecord>,
+    head: Head,
+    times: DecodeTimes,
+}
+
+impl Rebuilding {
+    /// Replays the events of up to `n` more ops; true when all are replayed.
+    pub fn step(&mut self, n: usize) -> bool {
+        self.rebuild.step(&self.events, &self.ops, n)
+    }
+
+    /// Replays ops for about `budget_ms` (by `clock`, ms); true when all are replayed.
+    pub fn step_for(&mut self, budget_ms: f64, clock: fn() -> f64) -> bool {
+        /// Ops between two looks at the clock.
+        const BATCH: usize = 256;
+        let t0 = clock();
+        let done = loop {
+            if self.step(BATCH) {
+                break true;
+            }
+            if clock() - t0 >= budget_ms {
+                break false;
+            }
+        };
+        self.times.rebuild += clock() - t0;
+        done
+    }
+
+    /// Op records replayed so far, and in the run.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.rebuild.ops_done() as u64, self.ops.len() as u64)
+    }
+
+    /// The run, once [`Rebuilding::step`] has returned true, and what reading it cost.
+    pub fn finish(self) -> (Run, DecodeTimes) {
+        let (checkpoints, final_zone) = self.rebuild.finish(&self.events);
+        let run = Run {
+            scenario: self.scenario,
+            initial: self.initial,
             log: EventLog {
                 events: self.events,
                 messages: self.head.messages,
@@ -203,7 +278,7 @@ impl RunDecoder {
             names: self.head.names,
             ops_omitted: 0,
         };
-        Ok((run, times))
+        (run, self.times)
     }
 }
 
