@@ -2,6 +2,8 @@
 //! a pre-faulted log ("warm"), and `buddy_system_allocator`'s `FrameAllocator` on the same
 //! 1,000,000 steps, interleaved in one process, median of N rounds. On a shared, loaded machine
 //! the thread's CPU time (`/proc/thread-self/schedstat`) is steadier than criterion's wall time.
+//! A second table times the trace alone: as many 24-byte records (and 16-byte ones, with and
+//! without the Enter/Exit annotations) pushed into a fresh vector, the floor of recording on.
 //!
 //! `cargo run --release -p buddyscope-engine --example mixed_cpu -- [ROUNDS]` (BENCHMARKS.md).
 
@@ -10,6 +12,7 @@ use std::hint::black_box;
 use buddy_system_allocator::FrameAllocator;
 use buddyscope::bench::MIXED_ZONE_PAGES;
 use buddyscope::bench::{mixed_engine, mixed_sequence, run_mixed_engine, MixedStep};
+use buddyscope::events::Annotation;
 
 type Peer = FrameAllocator<11>;
 
@@ -43,6 +46,20 @@ fn run_peer(seq: &[MixedStep]) -> f64 {
     cpu_ms() - t
 }
 
+/// CPU ms to push `n` copies of `v` into a fresh vector: what writing a trace of that size costs
+/// with no engine at all (the kernel's page faults and zeroing, the vector's growth).
+fn fill<T: Copy>(n: usize, v: T) -> f64 {
+    let t = cpu_ms();
+    let mut out = Vec::new();
+    for _ in 0..n {
+        out.push(black_box(v));
+    }
+    black_box(&out);
+    let ms = cpu_ms() - t;
+    drop(out);
+    ms
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -54,12 +71,24 @@ fn main() {
         .map(|a| a.parse().expect("ROUNDS is a number"))
         .unwrap_or(7);
     let seq = mixed_sequence(1_000_000);
-    let (events, fill) = {
+    let (events, fill_event, calls) = {
         let mut e = mixed_engine(true);
         run_mixed_engine(&mut e, &seq);
-        (e.log.events.len(), e.log.events[0])
+        let calls = e
+            .log
+            .events
+            .iter()
+            .filter(|ev| {
+                matches!(
+                    ev.kind.annotation(),
+                    Some(Annotation::Enter { .. } | Annotation::Exit { .. })
+                )
+            })
+            .count();
+        (e.log.events.len(), e.log.events[0], calls)
     };
     let (mut off, mut on, mut warm, mut peer) = (vec![], vec![], vec![], vec![]);
+    let (mut log24, mut log16, mut log16_no_calls) = (vec![], vec![], vec![]);
     for _ in 0..rounds {
         let mut e = mixed_engine(false);
         let t = cpu_ms();
@@ -73,7 +102,7 @@ fn main() {
         drop(e);
 
         let mut e = mixed_engine(true);
-        e.log.events.resize(events, fill);
+        e.log.events.resize(events, fill_event);
         e.log.events.clear();
         let t = cpu_ms();
         black_box(run_mixed_engine(&mut e, &seq));
@@ -81,6 +110,10 @@ fn main() {
         drop(e);
 
         peer.push(run_peer(&seq));
+
+        log24.push(fill(events, fill_event));
+        log16.push(fill(events, [0u64; 2]));
+        log16_no_calls.push(fill(events - calls, [0u64; 2]));
     }
     let (off, on, warm, peer) = (
         median(&mut off),
@@ -88,7 +121,15 @@ fn main() {
         median(&mut warm),
         median(&mut peer),
     );
-    println!("mixed_1m by thread CPU time, median of {rounds} interleaved rounds ({events} events recorded)");
+    let (log24, log16, log16_no_calls) = (
+        median(&mut log24),
+        median(&mut log16),
+        median(&mut log16_no_calls),
+    );
+    println!(
+        "mixed_1m by thread CPU time, median of {rounds} interleaved rounds ({events} events \
+         recorded, {calls} of them Enter/Exit)"
+    );
     println!("| run | ms | vs peer | vs recording off |");
     println!("|---|---:|---:|---:|");
     for (name, v) in [
@@ -98,5 +139,19 @@ fn main() {
         ("buddy_system_allocator (peer)", peer),
     ] {
         println!("| {name} | {v:.1} | {:.2}× | {:.2}× |", v / peer, v / off);
+    }
+    println!();
+    println!("The trace alone, no engine: pushing as many records into a fresh vector");
+    println!("| records | ms | vs recording off |");
+    println!("|---|---:|---:|");
+    for (name, v) in [
+        (format!("{events} × 24 bytes (the log as it is)"), log24),
+        (format!("{events} × 16 bytes"), log16),
+        (
+            format!("{} × 16 bytes, no Enter/Exit", events - calls),
+            log16_no_calls,
+        ),
+    ] {
+        println!("| {name} | {v:.1} | {:.2}× |", v / off);
     }
 }

@@ -24,3 +24,41 @@ fn rebuilt_checkpoints_equal_the_runs_own() {
         }
     }
 }
+
+/// A slice at a time (`CheckpointRebuild::step`, as the app's page does it between frames), the
+/// rebuild is the same as in one piece, whatever the slice.
+#[test]
+fn a_rebuild_in_slices_equals_the_runs_own() {
+    use buddyscope::runner::CheckpointRebuild;
+    let budget = 24 << 20;
+    for id in [
+        "fragmented-sandbox",
+        "fallback-claim",
+        "vmalloc-large-order",
+    ] {
+        let b = buddyscope::builtin::get(id).unwrap();
+        let opts = RunOptions {
+            checkpoint_budget: budget,
+            ..RunOptions::default()
+        };
+        let run = run_text(b.json, &opts).unwrap();
+        for n in [1, 3, 64] {
+            let mut r = CheckpointRebuild::new(&run.initial, budget);
+            let mut slices = 0;
+            while !r.step(&run.log.events, &run.ops, n) {
+                slices += 1;
+                assert_eq!(r.ops_done(), slices * n, "{id}");
+            }
+            assert_eq!(r.ops_done(), run.ops.len(), "{id}");
+            let (checkpoints, final_zone) = r.finish(&run.log.events);
+            assert!(
+                checkpoints == run.checkpoints,
+                "{id}: zones differ (slices of {n})"
+            );
+            assert!(
+                final_zone == run.final_zone,
+                "{id}: final zone differs (slices of {n})"
+            );
+        }
+    }
+}

@@ -46,9 +46,18 @@ pub fn RunStatusBar() -> impl IntoView {
             }
             .into_any()
         }
-        RunStatus::Receiving { name, bytes } => view! {
+        RunStatus::Receiving { name, bytes, done, total } => view! {
             <div class="run-status" role="status" data-testid="run-receiving">
                 {format!("Loading the finished run of {name} ({} of events and op records)…", format_bytes(bytes))}
+                {(total > 0).then(|| format!(" {}%", percent(done, total)))}
+                <button
+                    type="button"
+                    data-testid="run-cancel"
+                    title="Stop loading this run; the current run stays"
+                    on:click=move |_| runjob::cancel(&state)
+                >
+                    "Cancel"
+                </button>
             </div>
         }
         .into_any(),

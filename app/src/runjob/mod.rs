@@ -32,8 +32,14 @@ pub enum RunStatus {
     Idle,
     /// A long run in the worker: `done` of `total` ops.
     Running { name: String, done: u64, total: u64 },
-    /// The worker has finished; the page is reading its `bytes` of result.
-    Receiving { name: String, bytes: u64 },
+    /// The worker has finished; the page is reading its `bytes` of result, a slice per task
+    /// (`done` of `total` records read).
+    Receiving {
+        name: String,
+        bytes: u64,
+        done: u64,
+        total: u64,
+    },
     /// The last scenario asked for was over the limit (the message gives the count, the limit
     /// and how to lower it); the previous run stays.
     Refused(String),
@@ -311,41 +317,159 @@ pub fn start(state: AppState, text: &str, id: &str, scenario: ValidScenario, tot
     }
 }
 
-/// Turns the worker's bytes into the current run (cursor at the start), or reports why not;
-/// records what the hand-over cost (`window.__buddyscope_transfer_*`, README "Long runs").
-fn finish(
+/// Work per task while the page reads a finished run: short enough that input, painting and
+/// the progress text get their turn between slices, long enough not to stretch the hand-over.
+const RECEIVE_SLICE_MS: f64 = 10.0;
+
+/// Bytes copied from the worker's `ArrayBuffer` into wasm memory per task.
+const RECEIVE_COPY_SLICE: u32 = 4 << 20;
+
+/// What the page does next with a finished worker run.
+enum Phase {
+    /// Copying the transferred bytes into wasm memory, `copied` so far.
+    Copy { bytes: Vec<u8>, copied: u32 },
+    /// Decoding records ([`transfer::RunDecoder`]).
+    Decode(transfer::RunDecoder),
+    /// Every record read: building the initial zone.
+    Rebuild(transfer::RunDecoder),
+    /// Rebuilding the zone states from the events ([`transfer::Rebuilding`]).
+    Replay(Box<transfer::Rebuilding>),
+    /// Building the timeline and installing the run.
+    Install(Box<(Run, transfer::DecodeTimes)>),
+}
+
+/// A finished worker run the page is reading, one slice per task ([`receive`]): no single task
+/// blocks the page for the whole hand-over (README "Long runs").
+struct Receive {
     state: AppState,
-    text: &str,
-    id: &str,
+    /// The job's generation: a cancel or a newer run stops the reading.
+    generation: u64,
+    text: String,
+    id: String,
     valid: ValidScenario,
-    bytes: &[u8],
-    [run_ms, encode_ms]: [f64; 2],
+    /// The transferred bytes (a view: nothing copied yet).
+    js: js_sys::Uint8Array,
+    phase: Phase,
+    worker_ms: [f64; 2],
+    /// Page time per part and the longest single task, ms.
     copy_ms: f64,
-) {
+    busy_ms: f64,
+    longest_ms: f64,
+    slices: u32,
+    started: f64,
+    /// Records (op records and events) in the run: the decoding's part of the progress.
+    records: u64,
+}
+
+impl Receive {
+    /// Shows `done` of the work: the run's records to decode, then its `ops` to replay.
+    fn progress(&self, done: u64, ops: u64) {
+        let total = self.records + ops;
+        self.state.run_status.update(|s| {
+            if let RunStatus::Receiving {
+                done: d, total: t, ..
+            } = s
+            {
+                *d = done;
+                *t = total;
+            }
+        });
+    }
+}
+
+/// One slice of reading a finished run, then the next in a new task; the last slice installs
+/// the run (cursor at the start) and records what the hand-over cost
+/// (`window.__buddyscope_transfer_*`, README "Long runs").
+fn receive(mut r: Box<Receive>) {
+    // Cancelled or replaced meanwhile: retire bumped the generation once, anything else bumps
+    // it again.
+    if !current(r.generation + 1) {
+        return;
+    }
     let now = crate::browser::now_ms;
     let t0 = now();
-    let budget = crate::state::run_options().checkpoint_budget;
-    match transfer::decode_run(valid, bytes, budget, now) {
-        Ok((run, times)) => {
+    let phase = std::mem::replace(
+        &mut r.phase,
+        Phase::Copy {
+            bytes: Vec::new(),
+            copied: 0,
+        },
+    );
+    let next = match phase {
+        Phase::Copy { mut bytes, copied } => {
+            let len = bytes.len() as u32;
+            let end = copied.saturating_add(RECEIVE_COPY_SLICE).min(len);
+            r.js.subarray(copied, end)
+                .copy_to(&mut bytes[copied as usize..end as usize]);
+            r.copy_ms += now() - t0;
+            if end < len {
+                Ok(Phase::Copy { bytes, copied: end })
+            } else {
+                transfer::RunDecoder::new(bytes).map(Phase::Decode)
+            }
+        }
+        Phase::Decode(mut d) => d.decode_for(RECEIVE_SLICE_MS, now).map(|all| {
+            r.records = d.total();
+            r.progress(d.done(), d.ops());
+            if all {
+                Phase::Rebuild(d)
+            } else {
+                Phase::Decode(d)
+            }
+        }),
+        Phase::Rebuild(d) => {
+            let budget = crate::state::run_options().checkpoint_budget;
+            d.rebuild(r.valid.clone(), budget, now)
+                .map(|z| Phase::Replay(Box::new(z)))
+        }
+        Phase::Replay(mut z) => {
+            let all = z.step_for(RECEIVE_SLICE_MS, now);
+            let (done, ops) = z.progress();
+            r.progress(r.records + done, ops);
+            Ok(if all {
+                Phase::Install(Box::new(z.finish()))
+            } else {
+                Phase::Replay(z)
+            })
+        }
+        Phase::Install(done) => {
+            let (run, times) = *done;
+            let session = Session::from_run(&r.text, run);
             let t1 = now();
-            let session = Session::from_run(text, run);
-            let t2 = now();
-            state.run_status.set(RunStatus::Idle);
-            state.install(session, id);
+            r.state.run_status.set(RunStatus::Idle);
+            r.state.install(session, &r.id);
+            let block = now() - t0;
+            r.busy_ms += block;
+            r.longest_ms = r.longest_ms.max(block);
+            r.slices += 1;
             let expose = crate::browser::expose;
-            expose("__buddyscope_worker_run_ms", run_ms);
-            expose("__buddyscope_transfer_encode_ms", encode_ms);
-            expose("__buddyscope_transfer_bytes", bytes.len() as f64);
-            expose("__buddyscope_transfer_copy_ms", copy_ms);
+            expose("__buddyscope_worker_run_ms", r.worker_ms[0]);
+            expose("__buddyscope_transfer_encode_ms", r.worker_ms[1]);
+            expose("__buddyscope_transfer_bytes", f64::from(r.js.length()));
+            expose("__buddyscope_transfer_copy_ms", r.copy_ms);
             expose("__buddyscope_transfer_decode_ms", times.decode);
             expose("__buddyscope_transfer_build_ms", times.build);
             expose("__buddyscope_transfer_rebuild_ms", times.rebuild);
-            expose("__buddyscope_transfer_timeline_ms", t2 - t1);
-            expose("__buddyscope_transfer_page_ms", copy_ms + (now() - t0));
+            expose("__buddyscope_transfer_timeline_ms", t1 - t0);
+            expose("__buddyscope_transfer_page_ms", r.busy_ms);
+            expose("__buddyscope_transfer_longest_task_ms", r.longest_ms);
+            expose("__buddyscope_transfer_tasks", f64::from(r.slices));
+            expose("__buddyscope_transfer_wall_ms", now() - r.started);
             settle(Ok(()));
+            return;
+        }
+    };
+    let block = now() - t0;
+    r.busy_ms += block;
+    r.longest_ms = r.longest_ms.max(block);
+    r.slices += 1;
+    match next {
+        Ok(phase) => {
+            r.phase = phase;
+            set_timeout(move || receive(r), std::time::Duration::ZERO);
         }
         Err(e) => {
-            state.run_status.set(RunStatus::Failed(e.clone()));
+            r.state.run_status.set(RunStatus::Failed(e.clone()));
             settle(Err(e));
         }
     }
@@ -392,32 +516,40 @@ fn spawn(
                 Some("done") => {
                     retire(generation);
                     let Some(valid) = scenario.take() else { return };
-                    let t0 = crate::browser::now_ms();
-                    let bytes = js_sys::Uint8Array::new(&get(&data, "bytes")).to_vec();
+                    let js = js_sys::Uint8Array::new(&get(&data, "bytes"));
                     let worker_ms = [get(&data, "run_ms"), get(&data, "encode_ms")]
                         .map(|v| v.as_f64().unwrap_or(f64::NAN));
-                    let copy_ms = crate::browser::now_ms() - t0;
-                    // Say so before the page spends its share of the work (decoding the events
-                    // and replaying them into checkpoints): let the message paint first.
                     let name = match state.run_status.get_untracked() {
                         RunStatus::Running { name, .. } => name,
                         _ => String::new(),
                     };
                     state.run_status.set(RunStatus::Receiving {
                         name,
-                        bytes: bytes.len() as u64,
+                        bytes: u64::from(js.length()),
+                        done: 0,
+                        total: 0,
                     });
-                    let (text, id) = (text_owned.clone(), id.clone());
-                    set_timeout(
-                        move || {
-                            // Cancelled or replaced meanwhile: retire bumped the generation
-                            // once, anything else bumps it again.
-                            if current(generation + 1) {
-                                finish(state, &text, &id, valid, &bytes, worker_ms, copy_ms);
-                            }
+                    let r = Box::new(Receive {
+                        state,
+                        generation,
+                        text: text_owned.clone(),
+                        id: id.clone(),
+                        valid,
+                        phase: Phase::Copy {
+                            bytes: vec![0; js.length() as usize],
+                            copied: 0,
                         },
-                        std::time::Duration::from_millis(40),
-                    );
+                        js,
+                        worker_ms,
+                        copy_ms: 0.0,
+                        busy_ms: 0.0,
+                        longest_ms: 0.0,
+                        slices: 0,
+                        started: crate::browser::now_ms(),
+                        records: 0,
+                    });
+                    // Say so before the page starts reading: let the message paint first.
+                    set_timeout(move || receive(r), std::time::Duration::from_millis(40));
                 }
                 _ => {
                     retire(generation);

@@ -8,100 +8,297 @@
 //! zone states are not: a zone copy is ~20 bytes a page on the wire (5 MB for the default
 //! 1 GiB zone, 26 of them in its run: 142 MB), while the page rebuilds them cheaply: the
 //! initial zone with `setup::build` (what a small run does anyway), the checkpoints and the
-//! final zone by applying the events once ([`rebuild_checkpoints`], no allocator logic), and
+//! final zone by applying the events once ([`CheckpointRebuild`], no allocator logic), and
 //! the scenario is the text the page already parsed to cost the run.
+//!
+//! The page reads the bytes in slices ([`RunDecoder`]): a head (counts, messages, op
+//! definitions, owners, names), then every op record and every event as its own postcard
+//! value, so the page decodes a few thousand records, yields to the browser, and goes on
+//! (`runjob::receive`): a 600,000-op run is ~11 M events, seconds of decoding in wasm, which
+//! used to freeze the page in one piece.
 //!
 //! Measured (release wasm, headless Chromium, 2 cores): see README "Long runs".
 
-use buddyscope::events::EventLog;
-use buddyscope::runner::{rebuild_checkpoints, OpDef, OpRecord, OwnerInfo, Run};
-use buddyscope::scenario::ValidScenario;
+use buddyscope::events::{Event, EventLog};
+use buddyscope::runner::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Run};
+use buddyscope::scenario::{Scenario, ValidScenario};
+use buddyscope::zone::Zone;
 use serde::{Deserialize, Serialize};
 
-/// The wire form, borrowed for encoding (no copy of the trace before it is written).
+/// The wire form's head, borrowed for encoding: what is not one record a piece, and how many
+/// op records and events follow it.
 #[derive(Serialize)]
-struct PartsRef<'a> {
-    log: &'a EventLog,
-    ops: &'a [OpRecord],
+struct HeadRef<'a> {
+    ops: u64,
+    events: u64,
+    messages: &'a [String],
     op_defs: &'a [OpDef],
     owners: &'a [OwnerInfo],
     names: &'a [(String, String)],
 }
 
-/// The wire form, owned for decoding; fields in the order of [`PartsRef`].
+/// The head, owned for decoding; fields in the order of [`HeadRef`].
 #[derive(Deserialize)]
-struct Parts {
-    log: EventLog,
-    ops: Vec<OpRecord>,
+struct Head {
+    ops: u64,
+    events: u64,
+    messages: Vec<String>,
     op_defs: Vec<OpDef>,
     owners: Vec<OwnerInfo>,
     names: Vec<(String, String)>,
 }
 
-/// Encodes what the page cannot re-derive of `run` (see the module doc).
+/// Encodes what the page cannot re-derive of `run` (see the module doc): the head, then the op
+/// records, then the events, each a postcard value of its own.
 pub fn encode_run(run: &Run) -> Vec<u8> {
-    let parts = PartsRef {
-        log: &run.log,
-        ops: &run.ops,
+    let head = HeadRef {
+        ops: run.ops.len() as u64,
+        events: run.log.events.len() as u64,
+        messages: &run.log.messages,
         op_defs: &run.op_defs,
         owners: &run.owners,
         names: &run.names,
     };
     // Serializing plain data into a Vec cannot fail (no maps with non-string keys, no
     // unsupported types); a failure would be a programming error caught by the tests.
-    postcard::to_allocvec(&parts).expect("a run encodes")
+    let mut out = postcard::to_allocvec(&head).expect("a run encodes");
+    for op in &run.ops {
+        out = postcard::to_extend(op, out).expect("an op record encodes");
+    }
+    for ev in &run.log.events {
+        out = postcard::to_extend(ev, out).expect("an event encodes");
+    }
+    out
 }
 
-/// Milliseconds the page spent on each step of [`decode_run`] (README "Long runs").
+/// Milliseconds the page spent on each step of [`RunDecoder`] (README "Long runs").
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DecodeTimes {
-    /// postcard → the event log and records.
+    /// postcard → the event log and records, all slices together.
     pub decode: f64,
     /// `setup::build` of the initial zone.
     pub build: f64,
-    /// [`rebuild_checkpoints`]: every event applied once, the zone copies taken.
+    /// [`CheckpointRebuild`]: every event applied once, the zone copies taken.
     pub rebuild: f64,
 }
 
-/// The run again from [`encode_run`]'s bytes and the scenario that produced it, with the
-/// checkpoints of `checkpoint_budget` bytes the run itself would have kept; `clock` (ms) times
-/// the steps.
+fn unreadable(e: postcard::Error) -> String {
+    format!("the worker's result could not be read: {e}")
+}
+
+/// Reads [`encode_run`]'s bytes a slice at a time: [`RunDecoder::decode_for`] as often as it
+/// takes, then [`RunDecoder::finish`].
+pub struct RunDecoder {
+    bytes: Vec<u8>,
+    /// Bytes read so far.
+    pos: usize,
+    head: Head,
+    ops: Vec<OpRecord>,
+    events: Vec<Event>,
+    decode_ms: f64,
+}
+
+impl RunDecoder {
+    /// Reads the head of `bytes`.
+    pub fn new(bytes: Vec<u8>) -> Result<RunDecoder, String> {
+        let (head, rest) = postcard::take_from_bytes::<Head>(&bytes).map_err(unreadable)?;
+        let pos = bytes.len() - rest.len();
+        // Every record takes at least one byte: counts beyond that are not a run's (and
+        // must not size an allocation).
+        if head.ops.saturating_add(head.events) > rest.len() as u64 {
+            return Err(unreadable(postcard::Error::DeserializeUnexpectedEnd));
+        }
+        Ok(RunDecoder {
+            ops: Vec::with_capacity(head.ops as usize),
+            events: Vec::with_capacity(head.events as usize),
+            bytes,
+            pos,
+            head,
+            decode_ms: 0.0,
+        })
+    }
+
+    /// Records (op records and events) read so far.
+    pub fn done(&self) -> u64 {
+        (self.ops.len() + self.events.len()) as u64
+    }
+
+    /// Op records in the run.
+    pub fn ops(&self) -> u64 {
+        self.head.ops
+    }
+
+    /// Records in the run.
+    pub fn total(&self) -> u64 {
+        self.head.ops + self.head.events
+    }
+
+    /// Reads up to `n` more records; true when all are read.
+    pub fn decode(&mut self, n: usize) -> Result<bool, String> {
+        let mut rest = &self.bytes[self.pos..];
+        let mut left = n;
+        while left > 0 && (self.ops.len() as u64) < self.head.ops {
+            let (op, r) = postcard::take_from_bytes::<OpRecord>(rest).map_err(unreadable)?;
+            self.ops.push(op);
+            rest = r;
+            left -= 1;
+        }
+        while left > 0 && (self.events.len() as u64) < self.head.events {
+            let (ev, r) = postcard::take_from_bytes::<Event>(rest).map_err(unreadable)?;
+            self.events.push(ev);
+            rest = r;
+            left -= 1;
+        }
+        self.pos = self.bytes.len() - rest.len();
+        Ok(self.done() == self.total())
+    }
+
+    /// Reads records for about `budget_ms` (by `clock`, ms); true when all are read.
+    pub fn decode_for(&mut self, budget_ms: f64, clock: fn() -> f64) -> Result<bool, String> {
+        /// Records between two looks at the clock (a few hundred µs of work).
+        const BATCH: usize = 2048;
+        let t0 = clock();
+        let done = loop {
+            if self.decode(BATCH)? {
+                break true;
+            }
+            if clock() - t0 >= budget_ms {
+                break false;
+            }
+        };
+        self.decode_ms += clock() - t0;
+        Ok(done)
+    }
+
+    /// The run again, from the records read and the scenario that produced it, with the
+    /// checkpoints of `checkpoint_budget` bytes the run itself would have kept; `clock` (ms)
+    /// times the steps. In one piece (the page goes through [`RunDecoder::rebuild`] a slice
+    /// at a time).
+    #[cfg(test)]
+    pub fn finish(
+        self,
+        valid: ValidScenario,
+        checkpoint_budget: usize,
+        clock: fn() -> f64,
+    ) -> Result<(Run, DecodeTimes), String> {
+        let mut r = self.rebuild(valid, checkpoint_budget, clock)?;
+        let t0 = clock();
+        r.step(usize::MAX);
+        r.times.rebuild += clock() - t0;
+        Ok(r.finish())
+    }
+
+    /// Reads what is left, builds the initial zone from `valid` and starts rebuilding the zone
+    /// states from the events ([`Rebuilding`]).
+    pub fn rebuild(
+        mut self,
+        valid: ValidScenario,
+        checkpoint_budget: usize,
+        clock: fn() -> f64,
+    ) -> Result<Rebuilding, String> {
+        self.decode(usize::MAX)?;
+        if self.pos != self.bytes.len() {
+            return Err(unreadable(postcard::Error::DeserializeBadEncoding));
+        }
+        let t1 = clock();
+        let start = buddyscope::setup::build(valid).map_err(|e| e.to_string())?;
+        let initial = start.engine.zone;
+        let times = DecodeTimes {
+            decode: self.decode_ms,
+            build: clock() - t1,
+            rebuild: 0.0,
+        };
+        Ok(Rebuilding {
+            rebuild: CheckpointRebuild::new(&initial, checkpoint_budget),
+            scenario: start.scenario.into_scenario(),
+            initial,
+            events: self.events,
+            ops: self.ops,
+            head: self.head,
+            times,
+        })
+    }
+}
+
+/// A decoded run whose checkpoints and final zone are being rebuilt from its events
+/// ([`CheckpointRebuild`]), a slice at a time like the decoding.
+pub struct Rebuilding {
+    rebuild: CheckpointRebuild,
+    scenario: Scenario,
+    initial: Zone,
+    events: Vec<Event>,
+    ops: Vec<OpRecord>,
+    head: Head,
+    times: DecodeTimes,
+}
+
+impl Rebuilding {
+    /// Replays the events of up to `n` more ops; true when all are replayed.
+    pub fn step(&mut self, n: usize) -> bool {
+        self.rebuild.step(&self.events, &self.ops, n)
+    }
+
+    /// Replays ops for about `budget_ms` (by `clock`, ms); true when all are replayed.
+    pub fn step_for(&mut self, budget_ms: f64, clock: fn() -> f64) -> bool {
+        /// Ops between two looks at the clock.
+        const BATCH: usize = 256;
+        let t0 = clock();
+        let done = loop {
+            if self.step(BATCH) {
+                break true;
+            }
+            if clock() - t0 >= budget_ms {
+                break false;
+            }
+        };
+        self.times.rebuild += clock() - t0;
+        done
+    }
+
+    /// Op records replayed so far, and in the run.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.rebuild.ops_done() as u64, self.ops.len() as u64)
+    }
+
+    /// The run, once [`Rebuilding::step`] has returned true, and what reading it cost.
+    pub fn finish(self) -> (Run, DecodeTimes) {
+        let (checkpoints, final_zone) = self.rebuild.finish(&self.events);
+        // The worker's run is recorded (every op kept): its lock holds are the sum of the ops'.
+        let lock_holds = self.ops.iter().map(|o| o.lock_holds).sum();
+        let run = Run {
+            scenario: self.scenario,
+            initial: self.initial,
+            log: EventLog {
+                events: self.events,
+                messages: self.head.messages,
+            },
+            ops: self.ops,
+            op_defs: self.head.op_defs,
+            owners: self.head.owners,
+            final_zone,
+            checkpoints,
+            names: self.head.names,
+            lock_holds,
+            ops_omitted: 0,
+        };
+        (run, self.times)
+    }
+}
+
+/// The run again from [`encode_run`]'s bytes, decoded in one piece ([`RunDecoder`] without the
+/// slices; the page reads a slice per task).
+#[cfg(test)]
 pub fn decode_run(
     valid: ValidScenario,
     bytes: &[u8],
     checkpoint_budget: usize,
     clock: fn() -> f64,
 ) -> Result<(Run, DecodeTimes), String> {
+    let mut d = RunDecoder::new(bytes.to_vec())?;
     let t0 = clock();
-    let p: Parts = postcard::from_bytes(bytes)
-        .map_err(|e| format!("the worker's result could not be read: {e}"))?;
-    let t1 = clock();
-    let start = buddyscope::setup::build(valid).map_err(|e| e.to_string())?;
-    let initial = start.engine.zone;
-    let t2 = clock();
-    let (checkpoints, final_zone) =
-        rebuild_checkpoints(&initial, &p.log.events, &p.ops, checkpoint_budget);
-    let times = DecodeTimes {
-        decode: t1 - t0,
-        build: t2 - t1,
-        rebuild: clock() - t2,
-    };
-    // The worker's run is recorded (every op kept): its lock holds are the sum of the ops'.
-    let lock_holds = p.ops.iter().map(|o| o.lock_holds).sum();
-    let run = Run {
-        scenario: start.scenario.into_scenario(),
-        initial,
-        log: p.log,
-        ops: p.ops,
-        op_defs: p.op_defs,
-        owners: p.owners,
-        final_zone,
-        checkpoints,
-        names: p.names,
-        lock_holds,
-        ops_omitted: 0,
-    };
-    Ok((run, times))
+    d.decode(usize::MAX)?;
+    d.decode_ms = clock() - t0;
+    d.finish(valid, checkpoint_budget, clock)
 }
 
 #[cfg(test)]
@@ -161,6 +358,52 @@ mod tests {
             run.ops.len()
         );
         assert!(bytes < events / 2, "{bytes} vs {events}");
+    }
+
+    /// Read in slices of any size, the run is the one read in one piece.
+    #[test]
+    fn slices_decode_the_same_run() {
+        let json = buddyscope::builtin::get("fallback-claim").unwrap().json;
+        let run = run_valid(parse_valid(json).unwrap(), &run_options()).unwrap();
+        let bytes = encode_run(&run);
+        for n in [1, 7, 1000] {
+            let mut d = RunDecoder::new(bytes.clone()).unwrap();
+            let total = d.total();
+            assert_eq!(total, (run.ops.len() + run.log.events.len()) as u64);
+            let mut calls = 0;
+            while !d.decode(n).unwrap() {
+                calls += 1;
+                assert_eq!(d.done(), (calls * n) as u64);
+            }
+            assert_eq!(d.done(), total);
+            let budget = run_options().checkpoint_budget;
+            let (back, _) = d
+                .finish(parse_valid(json).unwrap(), budget, || 0.0)
+                .unwrap();
+            assert_eq!(back.log.events, run.log.events, "slices of {n}");
+            assert_eq!(back.ops, run.ops, "slices of {n}");
+            assert!(back.checkpoints == run.checkpoints, "slices of {n}");
+        }
+    }
+
+    /// A cut-off or over-long buffer is an error, at whichever record it shows.
+    #[test]
+    fn a_truncated_or_padded_buffer_is_an_error() {
+        let json = buddyscope::builtin::get("fallback-claim").unwrap().json;
+        let run = run_valid(parse_valid(json).unwrap(), &run_options()).unwrap();
+        let bytes = encode_run(&run);
+        let budget = run_options().checkpoint_budget;
+        let cut = decode_run(
+            parse_valid(json).unwrap(),
+            &bytes[..bytes.len() - 1],
+            budget,
+            || 0.0,
+        );
+        assert!(cut.unwrap_err().contains("could not be read"));
+        let mut padded = bytes.clone();
+        padded.push(0);
+        let long = decode_run(parse_valid(json).unwrap(), &padded, budget, || 0.0);
+        assert!(long.unwrap_err().contains("could not be read"));
     }
 
     #[test]

@@ -211,21 +211,61 @@ pub fn rebuild_checkpoints(
     ops: &[OpRecord],
     budget: usize,
 ) -> (Vec<(u32, Zone)>, Zone) {
-    let mut ring = Checkpoints::new(initial, budget);
-    let mut zone = initial.clone();
-    let mut applied = 0usize;
-    for op in ops {
-        let end = (op.end as usize).min(events.len());
-        for ev in &events[applied.min(end)..end] {
-            zone.apply(ev);
+    let mut r = CheckpointRebuild::new(initial, budget);
+    r.step(events, ops, usize::MAX);
+    r.finish(events)
+}
+
+/// [`rebuild_checkpoints`] a few ops at a time, so that a page can rebuild a long run between
+/// frames: [`CheckpointRebuild::step`] until it returns true, then
+/// [`CheckpointRebuild::finish`]. The same events, ops and budget give the same checkpoints.
+pub struct CheckpointRebuild {
+    ring: Checkpoints,
+    zone: Zone,
+    /// Events applied so far.
+    applied: usize,
+    /// Op records done so far.
+    ops_done: usize,
+}
+
+impl CheckpointRebuild {
+    pub fn new(initial: &Zone, budget: usize) -> CheckpointRebuild {
+        CheckpointRebuild {
+            ring: Checkpoints::new(initial, budget),
+            zone: initial.clone(),
+            applied: 0,
+            ops_done: 0,
         }
-        applied = applied.max(end);
-        ring.maybe_take(applied, &zone);
     }
-    for ev in &events[applied..] {
-        zone.apply(ev);
+
+    /// Applies the events of up to `max_ops` more ops, taking checkpoints after them as the
+    /// run did; true when every op is done.
+    pub fn step(&mut self, events: &[Event], ops: &[OpRecord], max_ops: usize) -> bool {
+        let last = ops.len().min(self.ops_done.saturating_add(max_ops));
+        for op in &ops[self.ops_done..last] {
+            let end = (op.end as usize).min(events.len());
+            for ev in &events[self.applied.min(end)..end] {
+                self.zone.apply(ev);
+            }
+            self.applied = self.applied.max(end);
+            self.ring.maybe_take(self.applied, &self.zone);
+        }
+        self.ops_done = last;
+        last == ops.len()
     }
-    (ring.into_vec(), zone)
+
+    /// Op records done so far.
+    pub fn ops_done(&self) -> usize {
+        self.ops_done
+    }
+
+    /// The checkpoints and the final zone (the events after the last op applied too).
+    pub fn finish(mut self, events: &[Event]) -> (Vec<(u32, Zone)>, Zone) {
+        for ev in &events[self.applied.min(events.len())..] {
+            self.zone.apply(ev);
+        }
+        (self.ring.into_vec(), self.zone)
+    }
 }
 
 /// Op records a counters-only run keeps at each end: enough for `--format summary`, which
