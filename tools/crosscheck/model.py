@@ -1136,6 +1136,7 @@ class Model:
         r = self.owner.pop(pfn, None)
         if r is not None:
             r.held.discard(pfn)
+        self.lru[pfn - self.start] = 0      # no longer on an LRU: has_unmovable_pages refuses it
 
     # ------------------------------------------------------------ §4.5
     def free_frozen_page_commit(self, pcp, pfn, mt, order):
@@ -1440,6 +1441,8 @@ class Model:
         return True
 
     def unset_migratetype_isolate(self, bs):
+        if not self.isolated(bs):       # undo_isolate_page_range skips it: no lock taken
+            return
         self.lock("zone")
         self.unset_migratetype_isolate_locked(bs)
         self.unlock("zone")
@@ -1765,7 +1768,8 @@ class Model:
         return "chunked" if self.kernel == "v7.2" else "per_page"
 
     def held_pages(self, rec):
-        return sorted(rec.held)
+        # in the allocation's page order: a migrated page is freed where it lives now
+        return [p for p in rec.pages if p in rec.held]
 
     def run_op(self, op, path):
         kind = op["op"]
