@@ -884,6 +884,7 @@ fn cma_zone(cma: u64) -> Engine {
 ///    so `__rmqueue_cma_fallback` hands out the CMA list's head, pfn 3072.
 /// 4. The next one: 1536 > 3072 / 2 = 1536 is false, so `__rmqueue_smallest(MOVABLE)` gives the
 ///    MOVABLE order-10 block at 1024.
+///
 /// With a 1024-page area (nr_free_cma 1024 ≤ 2048) the first request already gets 1024.
 #[test]
 fn cma_pageblocks_at_boot_and_rmqueue_cma_balancing() {
