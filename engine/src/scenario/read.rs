@@ -41,7 +41,7 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("document", "name", "a title"),
     ("document", "description", "a text shown in the UI (markdown allowed)"),
     ("document", "kernel", "\"v6.18\", \"v6.19\", \"v7.1\" or \"v7.2\" (default \"v7.2\")"),
-    ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory"),
+    ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory, cma_pageblocks"),
     ("document", "zones", "instead of zone, a node of several zones in pfn order: an array of zone objects named \"DMA\", \"DMA32\", \"Normal\""),
     ("document", "init", "\"boot\", or an object {\"pagetypeinfo\": TEXT, \"zoneinfo\": TEXT, \"zone\": NAME}"),
     ("document", "ops", "an array of ops"),
