@@ -4,7 +4,7 @@
 //! [`build`], the second stage of a run: a validated scenario's start zone.
 
 use crate::events::Annotation;
-use crate::page_alloc::{Engine, FPI_TO_TAIL};
+use crate::page_alloc::{Engine, FPI_NONE, FPI_TO_TAIL};
 use crate::procfs;
 use crate::pseudocode::Step;
 use crate::scenario::{validate_with_zone_pages, Init, Scenario, ScenarioError, ValidScenario};
@@ -28,6 +28,8 @@ pub struct ZoneParams {
     pub min_free_kbytes: Option<u64>,
     /// Per-CPU initial `high` (from an imported zoneinfo); 0 otherwise.
     pub initial_high: Vec<i32>,
+    /// `zone.cma_pageblocks`: the CMA area `(start_pfn, nr_pages)`, whole pageblocks.
+    pub cma_area: Option<(Pfn, u64)>,
 }
 
 impl ZoneParams {
@@ -45,6 +47,7 @@ impl ZoneParams {
             high_max: None,
             min_free_kbytes: None,
             initial_high: Vec::new(),
+            cma_area: None,
         }
     }
 
@@ -66,6 +69,7 @@ impl ZoneParams {
         p.high_min = z.pcp.high_min;
         p.high_max = z.pcp.high_max;
         p.min_free_kbytes = z.min_free_kbytes;
+        p.cma_area = z.cma_pageblocks.map(|a| (a.start_pfn, a.nr_pages));
         p
     }
 }
@@ -224,9 +228,9 @@ pub fn boot_node(zones: &[ZoneParams]) -> Engine {
     let mut e = Engine::new(Zone::into_node(built, home));
     let rec = e.recording;
     e.recording = false;
-    for i in 0..zones.len() {
+    for (i, p) in zones.iter().enumerate() {
         e.select_zone(Step::BootChunk, i);
-        boot_free(&mut e);
+        boot_free_with_cma(&mut e, p.cma_area);
     }
     e.select_zone(Step::BootChunk, home);
     e.recording = rec;
@@ -353,14 +357,43 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
 /// `memblock_free_all` → `__free_pages_memory` over the whole zone: naturally aligned chunks,
 /// each `__free_pages_ok(FPI_TO_TAIL)` (§3.7). Not recorded: `init` emits no events.
 pub fn boot_free(engine: &mut Engine) {
+    boot_free_with_cma(engine, None);
+}
+
+/// [`boot_free`] around a CMA area `(start_pfn, nr_pages)`: memblock keeps the area reserved,
+/// so `memblock_free_all` frees the ranges below and above it (`for_each_free_mem_range`,
+/// ascending); later `cma_init_reserved_areas` (a core_initcall) runs
+/// `init_cma_reserved_pageblock` on each pageblock of the area in pfn order:
+/// `set_pageblock_migratetype(MIGRATE_CMA)` (v6.18.2; `init_pageblock_migratetype` v7.1.5
+/// mm/mm_init.c:2241) and `__free_pages(page, pageblock_order)`, which reaches `__free_one_page`
+/// at the list head (no `FPI_TO_TAIL`; the pcp detour is not modelled: docs/model-decisions.md).
+pub fn boot_free_with_cma(engine: &mut Engine, cma: Option<(Pfn, u64)>) {
     let rec = engine.recording;
     engine.recording = false;
     let start = engine.zone.cfg.start_pfn;
-    let n = engine.zone.pages() as u64;
-    for (pfn, o) in contig_chunks(start, n) {
+    let end = start + engine.zone.pages() as u64;
+    let (cma_start, cma_end) = cma.map_or((end, end), |(s, n)| (s, s + n));
+    for (lo, hi) in [(start, cma_start), (cma_end, end)] {
+        for (pfn, o) in contig_chunks(lo, hi.saturating_sub(lo)) {
+            let idx = engine.zone.zone_pfn(pfn);
+            engine.emit(Step::BootChunk, Annotation::Chunk { pfn: idx, order: o });
+            engine.free_one_page(idx, o, FPI_TO_TAIL);
+        }
+    }
+    let mut pfn = cma_start;
+    while pfn < cma_end {
         let idx = engine.zone.zone_pfn(pfn);
-        engine.emit(Step::BootChunk, Annotation::Chunk { pfn: idx, order: o });
-        engine.free_one_page(idx, o, FPI_TO_TAIL);
+        engine.set_pageblock_migratetype(Step::BootChunk, idx >> PAGEBLOCK_ORDER, MigrateType::Cma);
+        engine.emit(
+            Step::BootChunk,
+            Annotation::Chunk {
+                pfn: idx,
+                order: PAGEBLOCK_ORDER,
+            },
+        );
+        engine.free_one_page(idx, PAGEBLOCK_ORDER, FPI_NONE);
+        engine.zone.cma_pages += PAGEBLOCK_NR_PAGES as u64;
+        pfn += PAGEBLOCK_NR_PAGES as u64;
     }
     engine.recording = rec;
 }
@@ -368,7 +401,7 @@ pub fn boot_free(engine: &mut Engine) {
 /// A booted engine for these parameters.
 pub fn boot_engine(p: &ZoneParams) -> Engine {
     let mut e = Engine::new(new_zone(p));
-    boot_free(&mut e);
+    boot_free_with_cma(&mut e, p.cma_area);
     e.zone.reset_stats();
     e
 }

@@ -152,6 +152,14 @@ pub struct Zone {
     /// The index in `node` of the zone `self` currently is.
     #[serde(default, skip_serializing_if = "is_zero_u8")]
     pub(crate) active: u8,
+    /// `zone->cma_pages`: the pages of the zone's CMA area (`init_cma_reserved_pageblock` adds
+    /// `pageblock_nr_pages` per pageblock); fixed after boot; zoneinfo's `cma` line.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub(crate) cma_pages: u64,
+}
+
+fn is_zero_u64(x: &u64) -> bool {
+    *x == 0
 }
 
 fn is_zero_reserve(r: &[u64; MAX_NR_ZONES]) -> bool {
@@ -274,6 +282,7 @@ impl Zone {
             lowmem_reserve: [0; MAX_NR_ZONES],
             node: Vec::new(),
             active: 0,
+            cma_pages: 0,
             cfg,
         }
     }

@@ -856,3 +856,66 @@ fn zonelist_falls_back_to_dma32_only_above_its_lowmem_reserve() {
         ZONE_DMA32
     );
 }
+
+/// A zone of 4096 pages at pfn 1024 whose CMA area is `cma` pages from pfn 2048.
+fn cma_zone(cma: u64) -> Engine {
+    let mut p = ZoneParams::new(4096);
+    p.start_pfn = 1024;
+    p.cma = true;
+    p.cma_area = Some((2048, cma));
+    boot_engine(&p)
+}
+
+/// `init_cma_reserved_pageblock` (v7.1.5 mm/mm_init.c:2231: `init_pageblock_migratetype(page,
+/// MIGRATE_CMA, false)`, `__free_pages(page, pageblock_order)`, `cma_pages +=
+/// pageblock_nr_pages`) after `memblock_free_all` freed the rest, and `__rmqueue`'s CMA balancing
+/// (v6.18.2 :2456, v7.1.5 :2453: `alloc_flags & ALLOC_CMA && NR_FREE_CMA_PAGES > NR_FREE_PAGES
+/// / 2` → `__rmqueue_cma_fallback` first).
+///
+/// Worked example, CMA area [2048, 4608) (5 pageblocks) in the zone [1024, 5120):
+/// 1. memblock frees [1024, 2048) as one order-10 chunk and [4608, 5120) as one order-9 chunk
+///    (4608 = 9 × 512), both MOVABLE.
+/// 2. The CMA pageblocks are freed one by one at order 9: 2048+2560 merge to order 10 at 2048,
+///    3072+3584 to order 10 at 3072 (added at the head: `FPI_NONE`, order 10 = MAX_PAGE_ORDER
+///    skips `buddy_merge_likely`), so the CMA order-10 list is 3072, 2048. 4096's buddy 4608 is
+///    MOVABLE and CMA is not `migratetype_is_mergeable` (`__free_one_page` v6.18.2 :982, v7.1.5 :976), so it
+///    stays order 9. nr_free_cma = 2560, zoneinfo `cma 2560`, 5 CMA pageblocks.
+/// 3. An order-10 `GFP_HIGHUSER_MOVABLE` (ALLOC_CMA: `gfp_to_alloc_flags_cma`): 2560 > 4096 / 2,
+///    so `__rmqueue_cma_fallback` hands out the CMA list's head, pfn 3072.
+/// 4. The next one: 1536 > 3072 / 2 = 1536 is false, so `__rmqueue_smallest(MOVABLE)` gives the
+///    MOVABLE order-10 block at 1024.
+///
+/// With a 1024-page area (nr_free_cma 1024 ≤ 2048) the first request already gets 1024.
+#[test]
+fn cma_pageblocks_at_boot_and_rmqueue_cma_balancing() {
+    let mut e = cma_zone(2560);
+    assert_eq!(e.zone.free_list_pfns(10, MigrateType::Movable), vec![0]);
+    assert_eq!(
+        e.zone.free_list_pfns(9, MigrateType::Movable),
+        vec![4608 - 1024]
+    );
+    assert_eq!(
+        e.zone.free_list_pfns(10, MigrateType::Cma),
+        vec![3072 - 1024, 2048 - 1024]
+    );
+    assert_eq!(
+        e.zone.free_list_pfns(9, MigrateType::Cma),
+        vec![4096 - 1024]
+    );
+    let cma_blocks = (0..e.zone.nr_pageblocks())
+        .filter(|&pb| e.zone.pb_mt(pb) == MigrateType::Cma)
+        .count();
+    assert_eq!(cma_blocks, 5);
+    let zi = buddyscope::procfs::zoneinfo(&e.zone);
+    assert!(zi.contains("        cma      2560\n"), "{zi}");
+    assert!(zi.contains("      nr_free_cma  2560\n"), "{zi}");
+
+    let p = e.alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 2, false);
+    assert_eq!(abs(&e, p), Some(3072));
+    let p = e.alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 3, false);
+    assert_eq!(abs(&e, p), Some(1024));
+
+    let mut small = cma_zone(1024);
+    let p = small.alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 2, false);
+    assert_eq!(abs(&small, p), Some(1024));
+}

@@ -749,6 +749,13 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
             cpus,
             cma: cfg.cma,
             rmqueue_mode_memory: cfg.rmqueue_mode_memory,
+            // A CONFIG_CMA zone gets a CMA area (up to two pageblocks from its second one), so
+            // the invariants cover MIGRATE_CMA pageblocks, nr_free_cma and __rmqueue's balancing.
+            cma_pageblocks: cfg.cma.then(|| buddyscope::scenario::CmaPageblocks {
+                start_pfn: start + PAGEBLOCK_NR_PAGES as u64,
+                nr_pages: PAGEBLOCK_NR_PAGES as u64
+                    * (cfg.pages as u64 / PAGEBLOCK_NR_PAGES as u64 - 1).min(2),
+            }),
             ..ZoneSpec::default()
         },
         init: Init::Boot,

@@ -224,7 +224,8 @@ ZONE_ATTRS = ("zname", "N", "start", "end", "cma", "mode_memory", "ISO", "CMA", 
               "mobility_disabled", "free_lists", "nr_free", "buddy", "NR_FREE_PAGES",
               "NR_FREE_PAGES_BLOCKS", "NR_FREE_CMA", "nr_free_highatomic",
               "nr_reserved_highatomic", "boost", "below_high", "boosted_flag", "nblocks", "pb",
-              "refcnt", "lru", "min_free_kbytes", "wmark", "pcps", "lowmem", "iso_blocks")
+              "refcnt", "lru", "min_free_kbytes", "wmark", "pcps", "lowmem", "iso_blocks",
+              "cma_area", "cma_pages")
 ZONE_TYPES = {"DMA": 0, "DMA32": 1, "Normal": 2, "Movable": 3}
 LOWMEM_RATIO = [256, 256, 32, 0]          # sysctl_lowmem_reserve_ratio
 
@@ -335,6 +336,9 @@ class Model:
         self.ncpus = z.get("cpus", 1)
         self.cma = z.get("cma", False)
         self.mode_memory = z.get("rmqueue_mode_memory", True)
+        area = z.get("cma_pageblocks")
+        # zone.cma_pageblocks: [start, end) of the CMA area, whole pageblocks
+        self.cma_area = (area["start_pfn"], area["start_pfn"] + area["nr_pages"]) if area else None
         self.ISO = 5 if self.cma else 4
         self.CMA = 4 if self.cma else None
         self.NTYPES = 6 if self.cma else 5
@@ -488,13 +492,21 @@ class Model:
 
     # ------------------------------------------------------------ §3.7 boot
     def boot(self):
-        s, e = self.start, self.end
-        while s < e:
-            o = MAX_ORDER if s == 0 else min(MAX_ORDER, ctz(s))
-            while s + (1 << o) > e:
-                o -= 1
-            self.free_one_page(s, o, to_tail=True)
-            s += 1 << o
+        """memblock_free_all around the CMA area (memblock keeps it reserved), then
+        init_cma_reserved_pageblock per pageblock: MIGRATE_CMA, __free_pages(order 9) at the head."""
+        cs, ce = self.cma_area or (self.end, self.end)
+        for s, e in ((self.start, cs), (ce, self.end)):
+            while s < e:
+                o = MAX_ORDER if s == 0 else min(MAX_ORDER, ctz(s))
+                while s + (1 << o) > e:
+                    o -= 1
+                self.free_one_page(s, o, to_tail=True)
+                s += 1 << o
+        self.cma_pages = 0
+        for s in range(cs, ce, 1 << PB_ORDER):
+            self.set_pageblock_mt(s, self.CMA)
+            self.free_one_page(s, PB_ORDER)
+            self.cma_pages += 1 << PB_ORDER
 
     # ------------------------------------------------------------ §3.3/§3.4 buddy free
     def free_one_page(self, pfn, order, to_tail=False):
@@ -697,6 +709,7 @@ class Model:
         if self.cma and (flags & ALLOC_CMA) and self.NR_FREE_CMA > self.NR_FREE_PAGES // 2:
             p = self.rmqueue_smallest(order, self.CMA)
             if p is not None:
+                self.hit("cma_balance")
                 return p
         m = mode[0]
         if m <= self.NORMAL:
@@ -707,6 +720,7 @@ class Model:
             if (flags & ALLOC_CMA) and self.cma:
                 p = self.rmqueue_smallest(order, self.CMA)
                 if p is not None:
+                    self.hit("cma_fallback")
                     mode[0] = self.CMAMODE
                     return p
         if m <= self.CLAIM:
@@ -1987,7 +2001,7 @@ class Model:
         a("        spanned  %d" % self.N)
         a("        present  %d" % self.N)
         a("        managed  %d" % self.N)
-        a("        cma      0")
+        a("        cma      %d" % self.cma_pages)
         r = self.lowmem
         a("        protection: (%d, %d, %d, %d, %d)" % (r[0], r[1], r[2], r[3], r[3]))
         a("      nr_free_pages %d" % self.NR_FREE_PAGES)

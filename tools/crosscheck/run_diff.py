@@ -129,6 +129,15 @@ class Gen:
             z["cma"] = True
         if r.random() < 0.2:
             z["start_pfn"] = r.choice([1024, 4096, 32768])
+        if z.get("cma"):
+            # zone.cma_pageblocks: a random run of whole pageblocks inside the zone
+            start = z.get("start_pfn", 0)
+            first = -(-start // 512)
+            nblocks = (start + pages) // 512 - first
+            if nblocks > 0 and r.random() < 0.7:
+                a = r.randrange(nblocks)
+                n = r.randint(1, nblocks - a)
+                z["cma_pageblocks"] = {"start_pfn": (first + a) * 512, "nr_pages": n * 512}
         if r.random() < 0.25:
             z["min_free_kbytes"] = r.choice([128, 256, 512, 1024, 2048, 4096])
         if r.random() < 0.2:

@@ -136,7 +136,7 @@ fn zoneinfo_zone(z: &Zone) -> String {
         format!("        spanned  {managed}"),
         format!("        present  {managed}"),
         format!("        managed  {managed}"),
-        "        cma      0".to_string(),
+        format!("        cma      {}", z.cma_pages),
         format!(
             "        protection: ({}, {}, {}, {}, {})",
             r[0], r[1], r[2], r[3], r[3]

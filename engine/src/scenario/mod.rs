@@ -136,6 +136,20 @@ pub struct ZoneSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_free_kbytes: Option<u64>,
     pub rmqueue_mode_memory: bool,
+    /// `MIGRATE_CMA` pageblocks reserved at boot (`cma_declare_contiguous` then
+    /// `init_cma_reserved_pageblock`); needs `cma`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cma_pageblocks: Option<CmaPageblocks>,
+}
+
+/// `zone.cma_pageblocks`: the CMA area, whole pageblocks of the zone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CmaPageblocks {
+    /// The first pfn (absolute), a multiple of `pageblock_nr_pages` (512).
+    pub start_pfn: u64,
+    /// The number of pages, a positive multiple of 512.
+    pub nr_pages: u64,
 }
 
 impl Default for ZoneSpec {
@@ -149,6 +163,7 @@ impl Default for ZoneSpec {
             pcp: PcpOverride::default(),
             min_free_kbytes: None,
             rmqueue_mode_memory: true,
+            cma_pageblocks: None,
         }
     }
 }

@@ -41,7 +41,7 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("document", "name", "a title"),
     ("document", "description", "a text shown in the UI (markdown allowed)"),
     ("document", "kernel", "\"v6.18\", \"v6.19\", \"v7.1\" or \"v7.2\" (default \"v7.2\")"),
-    ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory"),
+    ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory, cma_pageblocks"),
     ("document", "zones", "instead of zone, a node of several zones in pfn order: an array of zone objects named \"DMA\", \"DMA32\", \"Normal\""),
     ("document", "init", "\"boot\", or an object {\"pagetypeinfo\": TEXT, \"zoneinfo\": TEXT, \"zone\": NAME}"),
     ("document", "ops", "an array of ops"),
@@ -71,6 +71,9 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("zone", "pcp", "an object with any of batch, high_min, high_max"),
     ("zone", "min_free_kbytes", "the final min_free_kbytes, 0..=2147483647 (default: computed)"),
     ("zone", "rmqueue_mode_memory", "true or false (default true)"),
+    ("zone", "cma_pageblocks", "the CMA area {\"start_pfn\": P, \"nr_pages\": N}, whole pageblocks of the zone (needs cma: true)"),
+    ("zone.cma_pageblocks", "start_pfn", "the first pfn, a multiple of 512 inside the zone"),
+    ("zone.cma_pageblocks", "nr_pages", "the number of pages, a positive multiple of 512"),
     ("zone.pcp", "batch", "an integer 1..=4194304"),
     ("zone.pcp", "high_min", "an integer 0..=4194304"),
     ("zone.pcp", "high_max", "an integer 0..=4194304"),
@@ -564,6 +567,16 @@ fn zone_from_value(v: &Value, path: &str) -> Res<ZoneSpec> {
         pcp: f.or("pcp", d.pcp, pcp_from_value)?,
         min_free_kbytes: f.opt("min_free_kbytes", read_min_free_kbytes)?,
         rmqueue_mode_memory: f.or("rmqueue_mode_memory", d.rmqueue_mode_memory, read_bool)?,
+        cma_pageblocks: f.opt("cma_pageblocks", cma_pageblocks_from_value)?,
+    })
+}
+
+fn cma_pageblocks_from_value(v: &Value, path: &str) -> Res<super::CmaPageblocks> {
+    let f = Fields::new(v, path, "zone.cma_pageblocks", "zone.cma_pageblocks")?;
+    f.deny_unknown()?;
+    Ok(super::CmaPageblocks {
+        start_pfn: f.req("start_pfn", read_u64)?,
+        nr_pages: f.req("nr_pages", read_u64)?,
     })
 }
 

@@ -380,6 +380,74 @@ fn zone_errors() {
     }
 }
 
+/// `zone.cma_pageblocks`: whole pageblocks inside the zone, with `cma`, at boot only.
+#[test]
+fn cma_pageblocks_errors() {
+    let area = |cma: bool, a: &str| {
+        format!(r#"{{"pages": 4096, "start_pfn": 1024, "cma": {cma}, "cma_pageblocks": {a}}}"#)
+    };
+    for (zone, path) in [
+        (
+            area(false, r#"{"start_pfn": 2048, "nr_pages": 512}"#),
+            "zone.cma_pageblocks",
+        ),
+        (
+            area(true, r#"{"start_pfn": 2049, "nr_pages": 512}"#),
+            "zone.cma_pageblocks.start_pfn",
+        ),
+        (
+            area(true, r#"{"start_pfn": 512, "nr_pages": 512}"#),
+            "zone.cma_pageblocks.start_pfn",
+        ),
+        (
+            area(true, r#"{"start_pfn": 2048, "nr_pages": 0}"#),
+            "zone.cma_pageblocks.nr_pages",
+        ),
+        (
+            area(true, r#"{"start_pfn": 2048, "nr_pages": 513}"#),
+            "zone.cma_pageblocks.nr_pages",
+        ),
+        (
+            area(true, r#"{"start_pfn": 4608, "nr_pages": 1024}"#),
+            "zone.cma_pageblocks.nr_pages",
+        ),
+        (
+            area(true, r#"{"start_pfn": 2048}"#),
+            "zone.cma_pageblocks.nr_pages",
+        ),
+        (
+            area(true, r#"{"start_pfn": 2048, "nr_pages": 512, "x": 1}"#),
+            "zone.cma_pageblocks.x",
+        ),
+        (area(true, "[]"), "zone.cma_pageblocks"),
+    ] {
+        assert_eq!(err_path(&doc_with(&zone, "[]")), path, "{zone}");
+    }
+    let ok = parse(&doc_with(
+        &area(true, r#"{"start_pfn": 4608, "nr_pages": 512}"#),
+        "[]",
+    ))
+    .unwrap();
+    assert_eq!(
+        ok.zone.cma_pageblocks,
+        Some(CmaPageblocks {
+            start_pfn: 4608,
+            nr_pages: 512
+        })
+    );
+    // In a node: the path names the zone; the area must lie in that zone.
+    let node = r#"{"version": 1, "name": "n", "zones": [
+        {"name": "DMA32", "pages": 4096, "start_pfn": 4096},
+        {"name": "Normal", "pages": 4096, "start_pfn": 1048576, "cma": true,
+         "cma_pageblocks": {"start_pfn": 4096, "nr_pages": 512}}], "ops": []}"#;
+    assert_eq!(err_path(node), "zones[1].cma_pageblocks.start_pfn");
+    // Not with an imported zone.
+    let imported = r#"{"version": 1, "name": "i", "zone": {"cma": true,
+        "cma_pageblocks": {"start_pfn": 0, "nr_pages": 512}},
+        "init": {"pagetypeinfo": "x"}, "ops": []}"#;
+    assert_eq!(err_path(imported), "zone.cma_pageblocks");
+}
+
 #[test]
 fn op_value_errors() {
     let cases = [

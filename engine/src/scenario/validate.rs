@@ -224,6 +224,15 @@ pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()>
             format!("x86_64 addresses pfns below {MAX_PFN} (2^40); use a lower start_pfn"),
         ));
     }
+    super::zones::check_cma_pageblocks(
+        "zone",
+        z,
+        size.map(|(p, _)| z.start_pfn + p).or_else(|| {
+            matches!(s.init, Init::Boot)
+                .then(|| z.start_pfn + z.pages.unwrap_or(super::DEFAULT_ZONE_PAGES))
+        }),
+        matches!(s.init, Init::Boot),
+    )?;
     let node = super::zones::check_node(s)?;
     let import_all = super::zones::check_import_all(s)?;
     let mut checker = Checker {

@@ -147,6 +147,7 @@ pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
                 _ => min_free = Some((k, p("min_free_kbytes"))),
             }
         }
+        check_cma_pageblocks(&format!("zones[{i}]"), z, Some(end), true)?;
         out.push((z.start_pfn, end, z.name.clone()));
     }
     Ok(out)
@@ -240,6 +241,81 @@ pub(super) fn check_node_range(
             ),
             format!("a range lies in one zone: use nr_pages ≤ {}", end - pfn),
         ));
+    }
+    Ok(())
+}
+
+/// `zone.cma_pageblocks` (or `zones[i].cma_pageblocks`, `prefix` the zone's path): whole
+/// pageblocks (`cma_init_reserved_mem` wants the base and size aligned to
+/// `CMA_MIN_ALIGNMENT_PAGES` = `pageblock_nr_pages`), inside the zone `[start, end)` when its end
+/// is known, `zone.cma` set, and a booted zone (the area is reserved at boot).
+pub(super) fn check_cma_pageblocks(
+    prefix: &str,
+    z: &ZoneSpec,
+    end: Option<u64>,
+    boot: bool,
+) -> Res<()> {
+    let Some(area) = z.cma_pageblocks else {
+        return Ok(());
+    };
+    let p = |k: &str| join(&join(prefix, "cma_pageblocks"), k);
+    let pb = crate::types::PAGEBLOCK_NR_PAGES as u64;
+    if !z.cma {
+        return Err(ScenarioError::new(
+            join(prefix, "cma_pageblocks"),
+            "cma_pageblocks without cma",
+            "MIGRATE_CMA exists only with CONFIG_CMA: add \"cma\": true to the zone",
+        ));
+    }
+    if !boot {
+        return Err(ScenarioError::new(
+            join(prefix, "cma_pageblocks"),
+            "cma_pageblocks works with init \"boot\" only",
+            "the CMA area is reserved at boot: use \"init\": \"boot\"",
+        ));
+    }
+    if area.start_pfn & (pb - 1) != 0 {
+        return Err(ScenarioError::new(
+            p("start_pfn"),
+            format!("start_pfn {} is not a multiple of {pb}", area.start_pfn),
+            format!("a CMA area is whole pageblocks: use a multiple of {pb}"),
+        ));
+    }
+    if area.nr_pages == 0 || area.nr_pages & (pb - 1) != 0 {
+        return Err(ScenarioError::new(
+            p("nr_pages"),
+            format!(
+                "nr_pages {} is not a positive multiple of {pb}",
+                area.nr_pages
+            ),
+            format!("a CMA area is whole pageblocks: use {pb}, {}, …", 2 * pb),
+        ));
+    }
+    if area.start_pfn < z.start_pfn {
+        return Err(ScenarioError::new(
+            p("start_pfn"),
+            format!(
+                "start_pfn {} is below the zone's start_pfn {}",
+                area.start_pfn, z.start_pfn
+            ),
+            "the CMA area lies inside the zone",
+        ));
+    }
+    if let Some(end) = end {
+        if area.start_pfn.saturating_add(area.nr_pages) > end {
+            return Err(ScenarioError::new(
+                p("nr_pages"),
+                format!(
+                    "the CMA area [{}, {}) runs past the end of the zone at {end}",
+                    area.start_pfn,
+                    area.start_pfn.saturating_add(area.nr_pages)
+                ),
+                format!(
+                    "use nr_pages ≤ {}",
+                    end.saturating_sub(area.start_pfn) / pb * pb
+                ),
+            ));
+        }
     }
     Ok(())
 }
