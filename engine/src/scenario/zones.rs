@@ -205,7 +205,8 @@ pub(super) fn vmalloc_on_a_node(path: &str) -> ScenarioError {
     )
 }
 
-/// `[pfn, pfn + nr)` lies inside one zone of the node.
+/// `[pfn, pfn + nr)` (`nr` ≥ 1: the caller, `Checker::range`, checked it) lies inside one
+/// zone of the node.
 pub(super) fn check_node_range(
     path: &str,
     pfn: u64,
@@ -213,13 +214,6 @@ pub(super) fn check_node_range(
     node: &[(u64, u64, String)],
 ) -> Res<()> {
     let (pfn_path, nr_path) = (join(path, "pfn"), join(path, "nr_pages"));
-    if nr == 0 {
-        return Err(ScenarioError::new(
-            nr_path,
-            "nr_pages is 0",
-            "use nr_pages ≥ 1",
-        ));
-    }
     let spans = node
         .iter()
         .map(|(s, e, n)| format!("{n} [{s}, {e})"))
