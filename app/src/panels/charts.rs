@@ -218,23 +218,9 @@ pub fn view_model(t: &Timeline) -> ChartsModel {
 
 /// Canvas size in device pixels (set from the CSS size); `None` while hidden.
 pub(crate) fn fit(canvas: &web_sys::HtmlCanvasElement) -> Option<(u32, u32, f64)> {
-    let w = canvas.client_width();
-    let h = canvas.client_height();
-    if w <= 0 || h <= 0 {
-        return None;
-    }
-    let dpr = web_sys::window()
-        .map(|w| w.device_pixel_ratio())
-        .unwrap_or(1.0)
-        .clamp(1.0, 3.0);
-    let (pw, ph) = ((w as f64 * dpr) as u32, (h as f64 * dpr) as u32);
-    if canvas.width() != pw {
-        canvas.set_width(pw);
-    }
-    if canvas.height() != ph {
-        canvas.set_height(ph);
-    }
-    Some((pw, ph, dpr))
+    let w = canvas.client_width().max(0) as u32;
+    let h = canvas.client_height().max(0) as u32;
+    fit_to(canvas, (w, h))
 }
 
 /// Like [`fit`], from a CSS size measured by an observer ([`super::onscreen`]) instead of

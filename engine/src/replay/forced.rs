@@ -1127,20 +1127,7 @@ impl Replayer {
             // isolate_freepages_range takes the free blocks from find_large_buddy(first) on;
             // the head and tail come back as traced frees.
             self.e.replay_take_isolated(first, end);
-            let owner = self.owners.len() as u32;
-            self.owners.push(OwnerInfo {
-                def: 6,
-                mt: MigrateType::Movable,
-                seq: 0,
-            });
-            self.e.emit(
-                Step::AllocContigAlloc,
-                Mutation::ContigAlloc {
-                    pfn: first,
-                    nr: nr as u32,
-                    owner,
-                },
-            );
+            self.own_contig_range(first, nr as u32);
             return format!(
                 "{nr} isolated pages from pfn {pfn:#x} allocated by alloc_contig_range"
             );
@@ -1185,6 +1172,12 @@ impl Replayer {
             q = bend;
         }
         let p = (pfn - start) as u32;
+        self.own_contig_range(p, nr as u32);
+        format!("{nr} pages from pfn {pfn:#x} allocated by alloc_contig_range")
+    }
+
+    /// The traced range now belongs to a new owner (as the CLI's `alloc_contig_range` op).
+    fn own_contig_range(&mut self, pfn: ZonePfn, nr: u32) {
         let owner = self.owners.len() as u32;
         self.owners.push(OwnerInfo {
             def: 6,
@@ -1193,12 +1186,7 @@ impl Replayer {
         });
         self.e.emit(
             Step::AllocContigAlloc,
-            Mutation::ContigAlloc {
-                pfn: p,
-                nr: nr as u32,
-                owner,
-            },
+            Mutation::ContigAlloc { pfn, nr, owner },
         );
-        format!("{nr} pages from pfn {pfn:#x} allocated by alloc_contig_range")
     }
 }
