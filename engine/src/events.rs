@@ -71,6 +71,8 @@ pub enum KernelFn {
     __alloc_contig_migrate_range,
     migrate_pages,
     __free_contig_frozen_range,
+    cma_alloc,
+    cma_release,
 }
 
 impl KernelFn {
@@ -126,6 +128,8 @@ impl KernelFn {
             KernelFn::__alloc_contig_migrate_range => "__alloc_contig_migrate_range",
             KernelFn::migrate_pages => "migrate_pages",
             KernelFn::__free_contig_frozen_range => "__free_contig_frozen_range",
+            KernelFn::cma_alloc => "cma_alloc",
+            KernelFn::cma_release => "cma_release",
         }
     }
 
@@ -141,6 +145,7 @@ impl KernelFn {
             | KernelFn::unset_migratetype_isolate
             | KernelFn::undo_isolate_page_range => "mm/page_isolation.c",
             KernelFn::migrate_pages => "mm/migrate.c",
+            KernelFn::cma_alloc | KernelFn::cma_release => "mm/cma.c",
             _ => "mm/page_alloc.c",
         }
     }

@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod builtin;
+pub mod cma;
 pub mod compare;
 pub mod events;
 pub mod exercises;

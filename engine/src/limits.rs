@@ -246,6 +246,8 @@ fn walk(ops: &[Op], zone: u128, scopes: &mut Vec<Vec<(String, u128)>>) -> Cost {
             Op::Vmalloc { pages, .. } => u128::from(*pages),
             Op::Drain { .. } | Op::Tick { .. } => zone,
             Op::GetPage { .. } | Op::PutPage { .. } => 1,
+            Op::CmaAlloc { nr_pages, .. } => u128::from(*nr_pages),
+            Op::CmaRelease { ref_name, .. } => named(scopes, ref_name),
         };
         let pages = pages.min(zone);
         if let Some((name, _)) = op.binding() {

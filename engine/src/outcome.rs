@@ -72,6 +72,16 @@ pub enum Outcome {
     ContigMigrated { nr: u32, pfn: Pfn, migrated: u32 },
     /// `alloc_contig_range` failed with `-ENOMEM`: a migration found no target page.
     ContigNoMem { migrated: u32 },
+    /// `cma_alloc`: the range obtained (absolute pfn), the in-use movable blocks migrated out of
+    /// it, and the busy ranges retried past on the way.
+    CmaAllocated {
+        nr: u32,
+        pfn: Pfn,
+        migrated: u32,
+        retries: u32,
+    },
+    /// `cma_alloc` failed: `ret` (-16 `-EBUSY`, -12 `-ENOMEM`) after `retries` busy ranges.
+    CmaFailed { ret: i32, retries: u32 },
 }
 
 impl fmt::Display for Outcome {
@@ -153,6 +163,30 @@ impl fmt::Display for Outcome {
             Outcome::StillReferenced { index } => write!(
                 f,
                 "page {index} still referenced: not freed until the last put_page"
+            ),
+            Outcome::CmaAllocated {
+                nr,
+                pfn,
+                migrated,
+                retries,
+            } => {
+                write!(f, "{nr} pages at pfn {pfn:#x}")?;
+                if *migrated > 0 {
+                    write!(f, "; {migrated} blocks migrated")?;
+                }
+                if *retries > 0 {
+                    write!(f, "; {retries} busy ranges retried")?;
+                }
+                Ok(())
+            }
+            Outcome::CmaFailed { ret, retries } => write!(
+                f,
+                "failed: {} after {retries} busy ranges",
+                if *ret == crate::cma::ENOMEM {
+                    "-ENOMEM"
+                } else {
+                    "-EBUSY"
+                }
             ),
         }
     }

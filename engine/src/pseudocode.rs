@@ -174,6 +174,13 @@ steps! {
     ZonelistNext => get_page_from_freelist: 8,
     PageZone => __free_pages: 2,
     DrainEveryZone => drain_all_pages: 1,
+    // cma_alloc / cma_release (cma.rs).
+    CmaNoRange => cma_alloc: 2,
+    CmaBitmapSet => cma_alloc: 3,
+    CmaBusyRetry => cma_alloc: 5,
+    CmaBitmapClear => cma_release: 3,
+    CmaAllocFail => cma_alloc: 7,
+    CmaReleasePut => cma_release: 1,
 }
 
 /// The pseudocode of a function, one line per entry.
@@ -473,6 +480,22 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
         __free_contig_frozen_range => &[
             "≤ 7.1: for each pfn: free_frozen_pages(page, 0)",
             "7.2: free_pages_prepare each page; free_prepared_contig_range(pfn, n)",
+        ],
+        cma_alloc => &[
+            "mask = 2^align - 1; offset = base_pfn & mask; start = 0    // one bit a page",
+            "retry: bitmap_no = bitmap_find_next_zero_area_off(bitmap, start, count, mask, offset)",
+            "    count > available, or no free run: stop (-EBUSY)",
+            "bitmap_set(bitmap_no, count); available -= count",
+            "ret = alloc_contig_frozen_range(base_pfn + bitmap_no, count, ACR_FLAGS_CMA)  // CMA blocks isolate",
+            "ret == -EBUSY: cma_clear_bitmap; start = bitmap_no + mask + 1; goto retry",
+            "other error: cma_clear_bitmap; stop",
+            "failed: pr_err(\"alloc failed, req-size: count pages, ret\"); else set_pages_refcounted",
+        ],
+        cma_release => &[
+            "find_cma_memrange(pages, count)                 // not in the area: return false",
+            "7.x: for each page: put_page_testzero(page)     // refcount 1 → 0: frozen",
+            "free_contig_frozen_range(pfn, count)            // 6.18/6.19: free_contig_range",
+            "cma_clear_bitmap(pfn, count); available += count",
         ],
         vmalloc => &[
             "if pages > 512: array = nested vmalloc(8 × pages bytes)",

@@ -227,6 +227,12 @@ impl Kernel {
     pub fn slowpath_7x(self) -> bool {
         self.is_7x()
     }
+    /// 7.x: `cma_alloc` is `cma_alloc_frozen` plus `set_pages_refcounted`, and `cma_release`
+    /// drops every reference before `free_contig_frozen_range` (v7.1.5 mm/cma.c:947, :1017);
+    /// 6.18/6.19 free through `free_contig_range`, page by page.
+    pub fn cma_frozen(self) -> bool {
+        self.is_7x()
+    }
     /// The 7.x profiles (v7.1, v7.2).
     fn is_7x(self) -> bool {
         matches!(self, Kernel::V7_1 | Kernel::V7_2)

@@ -405,6 +405,11 @@ fn execute_bounded(
         extra_refs: std::collections::BTreeMap::new(),
         moved: Default::default(),
         origin: Default::default(),
+        cma: s
+            .node_zones()
+            .iter()
+            .find_map(|z| z.cma_pageblocks)
+            .map(|a| crate::cma::CmaArea::new(a.start_pfn, a.nr_pages)),
     };
     r.define_ops(&s.ops, "ops");
     let mut next_def = 0u32;
@@ -476,6 +481,8 @@ struct Runner<'a, 'p> {
     moved: std::collections::HashMap<(u32, ZonePfn), ZonePfn>,
     /// The reverse of `moved`: `(owner, pfn now)` → pfn it was allocated at.
     origin: std::collections::HashMap<(u32, ZonePfn), ZonePfn>,
+    /// The CMA area `cma_alloc` and `cma_release` work on (`zone.cma_pageblocks`).
+    cma: Option<crate::cma::CmaArea>,
 }
 
 fn mt_gfp(mt: MigrateType) -> u32 {
@@ -828,5 +835,16 @@ pub fn summarize(op: &Op) -> String {
         Op::Workload { steps, seed, .. } => format!("workload {steps} steps (seed {seed})"),
         Op::GetPage { ref_name, page, .. } => format!("get_page {ref_name} page {page}"),
         Op::PutPage { ref_name, page, .. } => format!("put_page {ref_name} page {page}"),
+        Op::CmaAlloc {
+            nr_pages,
+            align,
+            as_name,
+            ..
+        } => format!(
+            "cma_alloc {nr_pages} pages{}{}",
+            align.map(|a| format!(" align {a}")).unwrap_or_default(),
+            name(as_name)
+        ),
+        Op::CmaRelease { ref_name, .. } => format!("cma_release {ref_name}"),
     }
 }

@@ -61,6 +61,10 @@ impl Runner<'_, '_> {
             Op::Tick { cpu: target, .. } => (self.op_tick(target), 0),
             Op::GetPage { ref_name, page, .. } => (self.op_get_page(ref_name, *page), 0),
             Op::PutPage { ref_name, page, .. } => (self.op_put_page(ref_name, *page, cpu), 0),
+            Op::CmaAlloc {
+                nr_pages, align, ..
+            } => self.op_cma_alloc(op, def, *nr_pages, align.unwrap_or(0), cpu),
+            Op::CmaRelease { ref_name, .. } => (self.op_cma_release(ref_name, cpu), 0),
             Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_ops"),
         };
         self.end(def, start, touched, outcome);
@@ -208,6 +212,89 @@ impl Runner<'_, '_> {
                     }
                 }
             }
+        }
+    }
+
+    /// `cma_alloc`: a free run of the area's bitmap, taken with `alloc_contig_frozen_range`;
+    /// the names of migrated pages follow them, as for `alloc_contig_range`.
+    fn op_cma_alloc(
+        &mut self,
+        op: &Op,
+        def: u32,
+        nr_pages: u64,
+        align: u8,
+        cpu: usize,
+    ) -> (Outcome, u32) {
+        let Some(mut area) = self.cma.take() else {
+            return (self.warn("cma_alloc: no CMA area".into()), 0);
+        };
+        self.engine.select_zone_of(Step::PageZone, area.base_pfn);
+        let owner = self.new_owner(def, MigrateType::Movable, 0);
+        let n = nr_pages as u32;
+        let out = self.engine.cma_alloc(&mut area, n, align, owner, cpu);
+        self.cma = Some(area);
+        for m in &out.migrated {
+            self.follow(m);
+        }
+        let migrated = out.migrated.len() as u32;
+        let retries = out.busy.len() as u32;
+        match out.pfn {
+            Some(rel) => {
+                self.bind(
+                    op,
+                    Handle::Contig {
+                        pfn: rel,
+                        nr: n,
+                        owner,
+                    },
+                );
+                let outcome = Outcome::CmaAllocated {
+                    nr: n,
+                    pfn: self.engine.zone.abs_pfn(rel),
+                    migrated,
+                    retries,
+                };
+                (outcome, pageblocks_of(rel..rel + n))
+            }
+            None => {
+                self.bind(op, Handle::Failed);
+                (
+                    Outcome::CmaFailed {
+                        ret: out.ret,
+                        retries,
+                    },
+                    0,
+                )
+            }
+        }
+    }
+
+    /// `cma_release`: the pages of a `cma_alloc` freed as the profile frees frozen pages.
+    fn op_cma_release(&mut self, name: &str, cpu: usize) -> Outcome {
+        let Some(h) = self.lookup(name) else {
+            return self.warn(format!("cma_release {name}: unknown name"));
+        };
+        self.enter_zone_of(h);
+        match self.handles[h].clone() {
+            Handle::Contig { pfn, nr, owner } => {
+                if self.held(pfn, nr, owner).is_empty() {
+                    return self.warn(format!("cma_release {name}: already released, skipped"));
+                }
+                let Some(mut area) = self.cma.take() else {
+                    return self.warn(format!("cma_release {name}: no CMA area"));
+                };
+                self.engine.cma_release(&mut area, pfn, nr, cpu);
+                self.cma = Some(area);
+                let k = self.engine.zone.cfg.kernel;
+                Outcome::ContigFreed {
+                    nr,
+                    chunked: k.cma_frozen() && k.default_free_method() == FreeMethod::Chunked,
+                }
+            }
+            Handle::Failed => {
+                self.warn(format!("cma_release {name}: the cma_alloc failed, skipped"))
+            }
+            _ => self.warn(format!("cma_release {name}: not a cma_alloc")),
         }
     }
 

@@ -214,6 +214,7 @@ pub enum BindKind {
     Alloc,
     AllocContigRange,
     Vmalloc,
+    CmaAlloc,
 }
 
 impl BindKind {
@@ -223,6 +224,7 @@ impl BindKind {
             BindKind::Alloc => "alloc",
             BindKind::AllocContigRange => "alloc_contig_range",
             BindKind::Vmalloc => "vmalloc",
+            BindKind::CmaAlloc => "cma_alloc",
         }
     }
 
@@ -231,6 +233,7 @@ impl BindKind {
             BindKind::Alloc => "an alloc",
             BindKind::AllocContigRange => "an alloc_contig_range",
             BindKind::Vmalloc => "a vmalloc",
+            BindKind::CmaAlloc => "a cma_alloc",
         }
     }
 }
@@ -428,6 +431,31 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// `cma_alloc(cma, nr_pages, align)` from the scenario's CMA area (`zone.cma_pageblocks`):
+    /// the first free run of the area's bitmap at the alignment, taken with
+    /// `alloc_contig_frozen_range(.., ACR_FLAGS_CMA)`, retried further on `-EBUSY`.
+    CmaAlloc {
+        nr_pages: u64,
+        /// The alignment as a page order (default 0).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        align: Option<u8>,
+        #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+        as_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// `cma_release` of a `cma_alloc`'s pages: freed as the kernel profile frees frozen pages
+    /// (page by page ≤ 7.1, aligned chunks on 7.2), the bits cleared.
+    CmaRelease {
+        #[serde(rename = "ref")]
+        ref_name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
 }
 
 fn tick_default_target() -> DrainTarget {
@@ -446,6 +474,7 @@ fn is_false(b: &bool) -> bool {
 const FREEABLE: &[BindKind] = &[BindKind::Alloc, BindKind::AllocContigRange];
 const SPLITTABLE: &[BindKind] = &[BindKind::Alloc];
 const VFREEABLE: &[BindKind] = &[BindKind::Vmalloc];
+const CMA_RELEASABLE: &[BindKind] = &[BindKind::CmaAlloc];
 
 impl Op {
     /// The `"op"` tag.
@@ -464,6 +493,8 @@ impl Op {
             Op::Workload { .. } => "workload",
             Op::GetPage { .. } => "get_page",
             Op::PutPage { .. } => "put_page",
+            Op::CmaAlloc { .. } => "cma_alloc",
+            Op::CmaRelease { .. } => "cma_release",
         }
     }
 
@@ -480,7 +511,9 @@ impl Op {
             | Op::Repeat { cpu, .. }
             | Op::Workload { cpu, .. }
             | Op::GetPage { cpu, .. }
-            | Op::PutPage { cpu, .. } => *cpu,
+            | Op::PutPage { cpu, .. }
+            | Op::CmaAlloc { cpu, .. }
+            | Op::CmaRelease { cpu, .. } => *cpu,
             Op::Drain { .. } | Op::Tick { .. } => None,
         }
     }
@@ -504,7 +537,9 @@ impl Op {
             | Op::Repeat { note, .. }
             | Op::Workload { note, .. }
             | Op::GetPage { note, .. }
-            | Op::PutPage { note, .. } => note.as_deref(),
+            | Op::PutPage { note, .. }
+            | Op::CmaAlloc { note, .. }
+            | Op::CmaRelease { note, .. } => note.as_deref(),
         }
     }
 
@@ -516,6 +551,7 @@ impl Op {
                 as_name.as_deref().map(|n| (n, BindKind::AllocContigRange))
             }
             Op::Vmalloc { as_name, .. } => as_name.as_deref().map(|n| (n, BindKind::Vmalloc)),
+            Op::CmaAlloc { as_name, .. } => as_name.as_deref().map(|n| (n, BindKind::CmaAlloc)),
             _ => None,
         }
     }
@@ -530,6 +566,7 @@ impl Op {
             Op::GetPage { ref_name, .. } | Op::PutPage { ref_name, .. } => {
                 Some((ref_name, FREEABLE))
             }
+            Op::CmaRelease { ref_name, .. } => Some((ref_name, CMA_RELEASABLE)),
             _ => None,
         }
     }

@@ -27,6 +27,8 @@ const OP_NAMES: &[&str] = &[
     "workload",
     "get_page",
     "put_page",
+    "cma_alloc",
+    "cma_release",
 ];
 
 const CPU_DOC: &str = "the CPU the op runs on, 0..=zone.cpus-1 (default 0)";
@@ -138,6 +140,14 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("put_page", "page", "the index get_page used"),
     ("put_page", "cpu", "the CPU that drops the reference (its pcp gets the page if it is the last), 0..=zone.cpus-1 (default 0)"),
     ("put_page", "note", NOTE_DOC),
+    ("cma_alloc", "nr_pages", "the number of pages, 1..=the CMA area's size (zone.cma_pageblocks.nr_pages)"),
+    ("cma_alloc", "align", "the alignment as a page order 0..=10 (default 0)"),
+    ("cma_alloc", "as", AS_DOC),
+    ("cma_alloc", "cpu", CPU_DOC),
+    ("cma_alloc", "note", NOTE_DOC),
+    ("cma_release", "ref", "the name of a cma_alloc"),
+    ("cma_release", "cpu", "the CPU that frees the pages (its pcp gets them), 0..=zone.cpus-1 (default 0)"),
+    ("cma_release", "note", NOTE_DOC),
     ("mt_weights", "unmovable", "a non-negative number (default 0)"),
     ("mt_weights", "movable", "a non-negative number (default 0)"),
     ("mt_weights", "reclaimable", "a non-negative number (default 0)"),
@@ -756,6 +766,18 @@ fn op_from_value(v: &Value, path: &str) -> Res<Op> {
         "put_page" => Op::PutPage {
             ref_name: f.req("ref", read_string)?,
             page: f.req("page", read_u64)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "cma_alloc" => Op::CmaAlloc {
+            nr_pages: f.req("nr_pages", read_u64)?,
+            align: f.opt("align", read_order)?,
+            as_name: f.opt("as", read_string)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "cma_release" => Op::CmaRelease {
+            ref_name: f.req("ref", read_string)?,
             cpu: cpu()?,
             note: note()?,
         },

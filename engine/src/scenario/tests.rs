@@ -940,3 +940,81 @@ fn get_page_and_put_page_are_validated() {
     );
     assert!(e.hint.contains("split_page"), "{e}");
 }
+
+/// `cma_alloc` / `cma_release`: the area must exist (one), `nr_pages` 1..=its size, `align` an
+/// order, and `cma_release` takes only a `cma_alloc`'s name.
+#[test]
+fn cma_alloc_and_cma_release_are_validated() {
+    let cma =
+        r#"{"pages": 4096, "cma": true, "cma_pageblocks": {"start_pfn": 2048, "nr_pages": 1024}}"#;
+    let ok = parse(&doc_with(
+        cma,
+        r#"[{"op":"cma_alloc","nr_pages":1024,"align":9,"as":"c","note":"dma"},
+            {"op":"cma_release","ref":"c","cpu":0}]"#,
+    ))
+    .unwrap();
+    assert_eq!(
+        ok.ops[0],
+        Op::CmaAlloc {
+            nr_pages: 1024,
+            align: Some(9),
+            as_name: Some("c".into()),
+            cpu: None,
+            note: Some("dma".into())
+        }
+    );
+    assert_eq!(ok.ops[1].reference().map(|r| r.0), Some("c"));
+    for (zone, ops, path) in [
+        ("{}", r#"[{"op":"cma_alloc","nr_pages":1}]"#, "ops[0]"),
+        (
+            cma,
+            r#"[{"op":"cma_alloc","nr_pages":0}]"#,
+            "ops[0].nr_pages",
+        ),
+        (
+            cma,
+            r#"[{"op":"cma_alloc","nr_pages":1025}]"#,
+            "ops[0].nr_pages",
+        ),
+        (cma, r#"[{"op":"cma_alloc"}]"#, "ops[0].nr_pages"),
+        (
+            cma,
+            r#"[{"op":"cma_alloc","nr_pages":1,"align":11}]"#,
+            "ops[0].align",
+        ),
+        (
+            cma,
+            r#"[{"op":"cma_alloc","nr_pages":1,"cpu":1}]"#,
+            "ops[0].cpu",
+        ),
+        (
+            cma,
+            r#"[{"op":"cma_alloc","nr_pages":1,"pfn":0}]"#,
+            "ops[0].pfn",
+        ),
+        (cma, r#"[{"op":"cma_release"}]"#, "ops[0].ref"),
+        (cma, r#"[{"op":"cma_release","ref":"x"}]"#, "ops[0].ref"),
+        (
+            cma,
+            r#"[{"op":"alloc","order":0,"as":"a"},{"op":"cma_release","ref":"a"}]"#,
+            "ops[1].ref",
+        ),
+        (
+            cma,
+            r#"[{"op":"cma_alloc","nr_pages":8,"as":"c"},{"op":"free","ref":"c"}]"#,
+            "ops[1].ref",
+        ),
+    ] {
+        assert_eq!(err_path(&doc_with(zone, ops)), path, "{ops}");
+    }
+    // Two areas: the model has one.
+    let two = r#"{"version": 1, "name": "n", "zones": [
+        {"name": "DMA32", "pages": 4096, "start_pfn": 4096, "cma": true,
+         "cma_pageblocks": {"start_pfn": 4096, "nr_pages": 512}},
+        {"name": "Normal", "pages": 4096, "start_pfn": 1048576, "cma": true,
+         "cma_pageblocks": {"start_pfn": 1048576, "nr_pages": 512}}],
+        "ops": [{"op":"cma_alloc","nr_pages":1}]}"#;
+    let e = err(two);
+    assert_eq!(e.path, "ops[0]");
+    assert!(e.message.contains("2 CMA areas"), "{e}");
+}

@@ -138,6 +138,8 @@ struct Checker {
     /// Names whose `repeat` scope has ended, and where they were bound: only for the hint of a
     /// `ref` that reaches into a finished scope.
     ended: HashMap<String, String>,
+    /// The sizes of the CMA areas the zones declare (`cma_pageblocks.nr_pages`), in pfn order.
+    cma_areas: Vec<u64>,
 }
 
 pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()> {
@@ -248,6 +250,11 @@ pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()>
         node,
         import_all,
         ended: HashMap::new(),
+        cma_areas: s
+            .node_zones()
+            .iter()
+            .filter_map(|z| z.cma_pageblocks.map(|a| a.nr_pages))
+            .collect(),
     };
     checker.ops(&s.ops, "ops", 0)?;
     super::tour::check_tour(s)
@@ -279,7 +286,16 @@ impl Checker {
             | Op::Split { .. }
             | Op::Vfree { .. }
             | Op::GetPage { .. }
-            | Op::PutPage { .. } => {}
+            | Op::PutPage { .. }
+            | Op::CmaRelease { .. } => {}
+            Op::CmaAlloc {
+                nr_pages, align, ..
+            } => {
+                if let Some(a) = align {
+                    check_order(&join(path, "align"), u64::from(*a))?;
+                }
+                self.cma_alloc(path, *nr_pages)?;
+            }
             Op::AllocContigRange { pfn, nr_pages, .. } => self.range(path, *pfn, *nr_pages)?,
             Op::FreeContigRange {
                 ref_name,
@@ -379,6 +395,44 @@ impl Checker {
         }
         if let Some((name, kind)) = op.binding() {
             self.bind(path, name, kind)?;
+        }
+        Ok(())
+    }
+
+    /// `cma_alloc` needs the scenario's one CMA area, and asks 1..=its size pages
+    /// (`cma_range_alloc` fails at once when `count` exceeds the bitmap).
+    fn cma_alloc(&self, path: &str, nr: u64) -> Res<()> {
+        let size = match self.cma_areas.as_slice() {
+            [] => {
+                return Err(ScenarioError::new(
+                    path,
+                    "cma_alloc without a CMA area",
+                    "declare one: \"cma\": true and \"cma_pageblocks\": {\"start_pfn\": P, \"nr_pages\": N} in the zone",
+                ))
+            }
+            [size] => *size,
+            more => {
+                return Err(ScenarioError::new(
+                    path,
+                    format!("cma_alloc with {} CMA areas", more.len()),
+                    "the model has one CMA area: keep cma_pageblocks in one zone",
+                ))
+            }
+        };
+        let nr_path = join(path, "nr_pages");
+        if nr == 0 {
+            return Err(ScenarioError::new(
+                nr_path,
+                "nr_pages is 0",
+                "use nr_pages ≥ 1",
+            ));
+        }
+        if nr > size {
+            return Err(ScenarioError::new(
+                nr_path,
+                format!("cma_alloc of {nr} pages from a CMA area of {size} pages"),
+                format!("use nr_pages ≤ {size}, or a larger zone.cma_pageblocks"),
+            ));
         }
         Ok(())
     }
