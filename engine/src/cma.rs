@@ -231,13 +231,14 @@ impl Engine {
             for p in pfn..pfn + count {
                 // put_page_testzero: refcount 1 → 0, the owner lets go (frozen now).
                 let owner = self.zone.owner[p as usize];
+                let lru = self.zone.pflags[p as usize] & crate::zone::PF_LRU != 0;
                 self.emit(
                     Step::CmaReleasePut,
                     Mutation::PutPage {
                         pfn: p,
                         order: 0,
                         owner,
-                        lru: false,
+                        lru,
                     },
                 );
             }

@@ -919,3 +919,178 @@ fn cma_pageblocks_at_boot_and_rmqueue_cma_balancing() {
     let p = small.alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 2, false);
     assert_eq!(abs(&small, p), Some(1024));
 }
+
+/// A 4096-page zone at pfn 0 whose CMA area is [2048, 4096) (pageblocks 4..=7), `min_free_kbytes`
+/// 0, after two movable allocations: order 10 at 0 (owner 1) and order 5 at 3072 (owner 2).
+///
+/// By hand: memblock frees 0/o10 and 1024/o10 to the Movable tail; the CMA pageblocks are freed
+/// at order 9 in pfn order and merge at the head into the CMA order-10 list [3072, 2048]
+/// (see `cma_pageblocks_at_boot_and_rmqueue_cma_balancing`). The order-10 request: 2048 CMA
+/// pages are not more than half of 4096, so `__rmqueue_smallest(MOVABLE)` gives 0. The order-5
+/// one (not a pcp order): 2048 > 3072 / 2, so `__rmqueue_cma_fallback` splits the CMA list's
+/// head 3072 (`expand`: 3584/o9, 3328/o8, 3200/o7, 3136/o6, 3104/o5 back on the CMA lists).
+fn cma_area_with_a_movable_block(kernel: Kernel) -> Engine {
+    let mut p = ZoneParams::new(4096);
+    p.kernel = kernel;
+    p.cma = true;
+    p.min_free_kbytes = Some(0);
+    p.cma_area = Some((2048, 2048));
+    let mut e = boot_engine(&p);
+    assert_eq!(
+        e.zone.free_list_pfns(10, MigrateType::Cma),
+        vec![3072, 2048]
+    );
+    assert_eq!(e.alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 1, true), Some(0));
+    assert_eq!(
+        e.alloc_pages(GFP_HIGHUSER_MOVABLE, 5, 0, 2, true),
+        Some(3072)
+    );
+    assert_eq!(e.zone.free_list_pfns(9, MigrateType::Cma), vec![3584]);
+    e.log.events.clear();
+    e
+}
+
+fn messages(e: &Engine) -> Vec<String> {
+    e.log
+        .events
+        .iter()
+        .filter_map(|ev| match ev.kind.annotation() {
+            Some(buddyscope::events::Annotation::Message { id, .. }) => {
+                Some(e.log.message(id).to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `cma_alloc` (v7.1.5 mm/cma.c:947 → `__cma_alloc_frozen` :864 → `cma_range_alloc` :784) of
+/// the whole area, then `cma_release` (:1017), on 7.1 and 7.2.
+///
+/// * `cma_range_alloc`: mask 0, offset 0, `bitmap_find_next_zero_area_off(bitmap, 2048, 0,
+///   2048, 0, 0)` = 0 (:811); `bitmap_set` (:834), then `alloc_contig_frozen_range(2048, 4096,
+///   ACR_FLAGS_CMA)` (:844). Its `start_isolate_page_range` may isolate the CMA pageblocks
+///   (`PB_ISOLATE_MODE_CMA_ALLOC`); `__alloc_contig_migrate_range` migrates owner 2's order-5
+///   block: its target (`alloc_migration_target`, movable) cannot come from the isolated CMA
+///   pageblocks (NR_FREE_CMA_PAGES is 0 once they are isolated), so `__rmqueue_smallest`
+///   splits the Movable order-10 block at 1024 and the block lands at 1024. The range is the
+///   caller's: pfn 2048, no retry.
+/// * `cma_release`: `put_page_testzero` on each of the 2048 pages (:1029), then
+///   `__cma_release_frozen` (:994) → `free_contig_frozen_range` (page_alloc.c:7277; not a
+///   compound head) → `__free_contig_frozen_range`: v7.1.5 (:6896) one `free_frozen_pages(page,
+///   0)` per page: 2048 pcp frees, no chunk; 7.2 (the seed): `free_pages_prepare` per page
+///   (2048 `mm_page_free`) and `free_prepared_contig_range(2048, 2048)`: chunk order
+///   `min(__ffs(2048) = 11, ilog2(2048) = 11, MAX_PAGE_ORDER)` = 10, so 2048/o10 and 3072/o10,
+///   not pcp orders: `free_one_page` (:1536) takes the zone lock once per chunk (2 holds) and
+///   its `split_large_buddy` (:1504) frees each chunk as two order-9 pageblocks that merge back
+///   (2 merges in all), each order-10 block at the head (`buddy_merge_likely` is false at
+///   MAX_PAGE_ORDER): CMA order-10 list [3072, 2048]. Then `cma_clear_bitmap` (:1002): all 2048 pages available.
+///   On 7.1 the pages left on the pcp go back with a drain and merge to the same two blocks.
+#[test]
+fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
+    use buddyscope::cma::CmaArea;
+    use buddyscope::events::KernelFn;
+    for kernel in [Kernel::V7_1, Kernel::V7_2] {
+        let mut e = cma_area_with_a_movable_block(kernel);
+        let mut area = CmaArea::new(2048, 2048);
+        let out = e.cma_alloc(&mut area, 2048, 0, 3, 0);
+        assert_eq!(out.pfn, Some(2048), "{kernel:?}");
+        assert_eq!(out.ret, 0);
+        assert!(out.busy.is_empty());
+        assert_eq!(
+            out.migrated,
+            vec![buddyscope::page_alloc::Migration {
+                owner: 2,
+                from: 3072,
+                to: 1024,
+                order: 5
+            }]
+        );
+        assert_eq!(area.available_count, 0);
+        assert!(area.bitmap.iter().all(|&b| b));
+        assert!((2048..4096).all(|p| e.zone.page_owner(p) == 3));
+        assert!((4..8).all(|pb| e.zone.pb_mt(pb) == MigrateType::Cma));
+        assert_eq!(e.zone.page_owner(1024), 2);
+        assert!(messages(&e)[0].starts_with(
+            "cma_range_alloc: bits 0..2047 of the bitmap set: alloc_contig_frozen_range(pfn 0x800, 2048 pages"
+        ));
+
+        e.log.events.clear();
+        let locks = e.zone.stats().zone_lock;
+        e.cma_release(&mut area, 2048, 2048, 0);
+        assert_eq!(area.available_count, 2048);
+        assert!(area.bitmap.iter().all(|&b| !b));
+        let puts = e
+            .log
+            .events
+            .iter()
+            .filter(|ev| ev.step == Step::CmaReleasePut)
+            .count();
+        assert_eq!(puts, 2048, "{kernel:?}");
+        assert_eq!(page_frees(&e.log.events).len(), 2048, "{kernel:?}");
+        let pcp_frees = enters(&e, KernelFn::__free_frozen_pages);
+        if kernel == Kernel::V7_2 {
+            assert_eq!(chunks(&e.log.events), vec![(2048, 10), (3072, 10)]);
+            assert_eq!(pcp_frees, 2);
+            assert_eq!(merges(&e), 2);
+            assert_eq!(e.zone.stats().zone_lock - locks, 2);
+            assert_eq!(
+                e.zone.free_list_pfns(10, MigrateType::Cma),
+                vec![3072, 2048]
+            );
+        } else {
+            assert_eq!(chunks(&e.log.events), vec![]);
+            assert_eq!(pcp_frees, 2048);
+            assert!(merges(&e) > 0);
+            e.drain_all_pages();
+        }
+        assert_eq!(
+            e.zone.free_list_pfns(10, MigrateType::Cma).len(),
+            2,
+            "{kernel:?}"
+        );
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+    }
+}
+
+/// `cma_range_alloc`'s `-EBUSY` retry (v7.1.5 mm/cma.c:801-857): a pinned page (owner 2's
+/// order-5 block at 3072 with a second reference: `isolate_migratepages_block` skips it, so
+/// `test_pages_isolated` fails and `alloc_contig_frozen_range` returns -EBUSY).
+/// * c1 = `cma_alloc(1024, align 9)`: mask 511, offset `2048 & 511` = 0; bit 0 → [2048, 3072)
+///   is free: taken.
+/// * c2 = `cma_alloc(512, align 9)`: the first zero bit is 1024 (aligned), [3072, 3584) holds
+///   the pinned block: -EBUSY, `cma_clear_bitmap`, `start = bitmap_no + mask + 1` = 1536
+///   (:801): [3584, 4096) is free: taken, one busy range retried.
+/// * c3 = `cma_alloc(512, align 9)`: bit 1024 is busy again; from 1536 every bit is set, so
+///   `bitmap_find_next_zero_area_off` returns 2048 + 512 > 2048 = `bitmap_maxno` (:814): stop;
+///   `__cma_alloc_frozen` prints "alloc failed, req-size: 512 pages, ret: -16" (:902).
+#[test]
+fn cma_alloc_retries_past_a_busy_range() {
+    use buddyscope::cma::{CmaArea, EBUSY};
+    let mut e = cma_area_with_a_movable_block(Kernel::V7_1);
+    e.get_page(3072);
+    let mut area = CmaArea::new(2048, 2048);
+    let c1 = e.cma_alloc(&mut area, 1024, 9, 3, 0);
+    assert_eq!((c1.pfn, c1.ret, c1.busy.len()), (Some(2048), 0, 0));
+    let c2 = e.cma_alloc(&mut area, 512, 9, 4, 0);
+    assert_eq!((c2.pfn, c2.ret), (Some(3584), 0));
+    assert_eq!(c2.busy, vec![3072]);
+    assert!(c2.migrated.is_empty());
+    assert_eq!(area.available_count, 512);
+    assert!(area.bitmap[1024..1536].iter().all(|&b| !b));
+    e.log.events.clear();
+    let c3 = e.cma_alloc(&mut area, 512, 9, 5, 0);
+    assert_eq!((c3.pfn, c3.ret), (None, EBUSY));
+    assert_eq!(c3.busy, vec![3072]);
+    assert_eq!(area.available_count, 512);
+    let m = messages(&e);
+    assert!(m
+        .iter()
+        .any(|t| t
+            == "cma_range_alloc(): memory range at pfn 0xc00 ffffea0000030000 is busy, retrying"));
+    assert_eq!(
+        m.last().unwrap(),
+        "__cma_alloc_frozen: reserved: alloc failed, req-size: 512 pages, ret: -16"
+    );
+    assert_eq!(e.zone.page_owner(3072), 2, "the pinned block stays");
+    buddyscope::metrics::check_invariants(&e.zone).unwrap();
+}
