@@ -67,6 +67,10 @@ pub const ALL: &[Builtin] = &[
         "dma32-machine",
         "A DMA32 machine: zonelist fallback and lowmem_reserve"
     ),
+    builtin!(
+        "cma-alloc-release",
+        "cma_alloc and cma_release: CMA release before/after"
+    ),
 ];
 
 /// The built-in scenario with this id.

@@ -237,3 +237,35 @@ fn alloc_contig_range_migrates_and_the_busy_one_fails() {
         .collect();
     assert_eq!(freed, vec![0x800]);
 }
+
+/// The CMA allocator story: `cma_alloc` of the whole 16384-page area migrates the 40 movable
+/// blocks that landed in it; `cma_release` on 7.2 is sixteen order-10 chunks (16 zone locks,
+/// no pcp operation), on 7.1 16384 pcp frees and their drains.
+#[test]
+fn cma_alloc_migrates_and_cma_release_is_chunked_on_7_2() {
+    use buddyscope::outcome::Outcome;
+    let r = run("cma-alloc-release");
+    let n = r.ops.len();
+    assert_eq!(
+        r.ops[n - 2].outcome,
+        Outcome::CmaAllocated {
+            nr: 16384,
+            pfn: 0x2000,
+            migrated: 40,
+            retries: 0
+        }
+    );
+    let release = r.ops[n - 1].cost;
+    assert_eq!(release.zone_lock, 16);
+    assert_eq!(release.pcp_ops, 0);
+    assert_eq!(release.pages_prepared, 16384);
+    let v71 = builtin::get("cma-alloc-release").unwrap().json.replace(
+        "\"kernel\": \"v7.2\",\n  \"zone\"",
+        "\"kernel\": \"v7.1\",\n  \"zone\"",
+    );
+    let r = run_text(&v71, &RunOptions::default()).unwrap();
+    assert_eq!(r.scenario.kernel, buddyscope::types::Kernel::V7_1);
+    let release = r.ops[r.ops.len() - 1].cost;
+    assert!(release.pcp_ops >= 16384, "{release:?}");
+    assert!(release.pcp_drains > 0);
+}

@@ -242,7 +242,15 @@ class Model:
         self.cov = {}
         self.highest = 2
         self.cur = 0
+        self.acr_cma = False            # alloc_contig_range with ACR_FLAGS_CMA (cma_alloc)
+        self.acr_nomem = False
         specs = doc.get("zones") or [doc.get("zone", {})]
+        # cma_alloc's area (v7.1.5 mm/cma.c): one bit a page (order_per_bit 0), the first
+        # zone.cma_pageblocks of the node (the model has one area)
+        area = next((z["cma_pageblocks"] for z in specs if z.get("cma_pageblocks")), None)
+        self.cma_base = area["start_pfn"] if area else None
+        self.cma_bits = [False] * (area["nr_pages"] if area else 0)
+        self.cma_avail = len(self.cma_bits)
         if len(specs) == 1:
             self.zs = None
             self.init_zone(specs[0])
@@ -1426,7 +1434,7 @@ class Model:
 
     def has_unmovable(self, s, e):
         if self.cma and self.pb[self.pb_idx(s)] == self.CMA:
-            return True
+            return not self.acr_cma     # PB_ISOLATE_MODE_CMA_ALLOC: CMA blocks are movable
         p = s
         while p < e:
             end = self.free_extent(p)
@@ -1552,6 +1560,7 @@ class Model:
                 t = self.alloc_pages(cpu, gfp, order)
                 if t is None:
                     self.hit("migrate_nomem")
+                    self.acr_nomem = True
                     break
                 targets.append(t)
             for (head, nr), t in zip(batch, targets):
@@ -1561,6 +1570,10 @@ class Model:
                 if r is not None:
                     for k in range(nr):
                         i = r.pages.index(head + k)
+                        if t + k in r.pages:
+                            # the target is a page this allocation freed on its own: that
+                            # index no longer names a page (the migrated one lives there now)
+                            r.pages[r.pages.index(t + k)] = -1
                         r.pages[i] = t + k
                         r.held.add(t + k)
                         self.owner[t + k] = r
@@ -1572,6 +1585,7 @@ class Model:
 
     def alloc_contig_range(self, cpu, pfn, n):
         s, e = pfn, pfn + n
+        self.acr_nomem = False
         ok = self.start_isolate(s, e)
         if ok:
             self.drain_all()
@@ -1605,6 +1619,56 @@ class Model:
                         self.free_contig_per_page(cpu, a, b - a, True)
         self.undo_isolate(s, e)
         return ok
+
+    # ------------------------------------------------------------ cma_alloc / cma_release (C)
+    @staticmethod
+    def find_zero_area(bits, start, nr, mask, offset):
+        """bitmap_find_next_zero_area_off (lib/bitmap.c)."""
+        size = len(bits)
+        while True:
+            i = start
+            while i < size and bits[i]:
+                i += 1
+            i = ((i + offset + mask) & ~mask) - offset
+            end = i + nr
+            if end > size:
+                return end
+            j = next((k for k in range(i, end) if bits[k]), None)
+            if j is None:
+                return i
+            start = j + 1
+
+    def cma_alloc(self, cpu, count, align):
+        """cma_range_alloc (v7.1.5 mm/cma.c:784): first fit, -EBUSY retry past the range."""
+        size = len(self.cma_bits)
+        mask = (1 << align) - 1
+        offset = self.cma_base & mask
+        if count > size:
+            return None
+        start = 0
+        while True:
+            if count > self.cma_avail:
+                return None
+            no = self.find_zero_area(self.cma_bits, start, count, mask, offset)
+            if no >= size:
+                return None
+            for k in range(no, no + count):
+                self.cma_bits[k] = True
+            self.cma_avail -= count
+            pfn = self.cma_base + no
+            self.use_zone(self.zone_of(pfn))
+            self.acr_cma = True
+            ok = self.alloc_contig_range(cpu, pfn, count)
+            self.acr_cma = False
+            if ok:
+                return pfn
+            for k in range(no, no + count):
+                self.cma_bits[k] = False
+            self.cma_avail += count
+            if self.acr_nomem:
+                return None
+            self.hit("cma_busy_retry")
+            start = no + mask + 1
 
     def alloc_pages_bulk(self, cpu, gfp, nr, out):
         """§6.4 (array slice empty: populated = 0)."""
@@ -1888,6 +1952,46 @@ class Model:
                 self.free_contig_per_page(cpu, pfn, n, frozen)
             else:
                 self.free_contig_common(cpu, pfn, n, frozen)
+        elif kind == "cma_alloc":
+            rec = Rec("cma")
+            n = op["nr_pages"]
+            pfn = self.cma_alloc(cpu, n, op.get("align", 0))
+            if pfn is not None:
+                self.hit("cma_alloc")
+                rec.pfn, rec.nr = pfn, n
+                rec.pages = list(range(pfn, pfn + n))
+                rec.held = set(rec.pages)
+                rec.split = True
+                for q in rec.pages:
+                    self.owner[q] = rec
+            else:
+                rec.failed = True
+                self.hit("cma_alloc_failed")
+                self.emit("# cma_alloc failed")
+            self.bind(op, rec)
+        elif kind == "cma_release":
+            rec = self.lookup(op["ref"])
+            if rec.failed or not rec.held:
+                self.emit("# warning: cma_release skipped")
+                return
+            pfn, n = rec.pfn, rec.nr
+            if len(rec.held) != n:
+                # some pages were freed by pfn: releasing them again would free them twice
+                self.emit("# warning: cma_release refused")
+                return
+            self.use_zone(self.zone_of(pfn))
+            self.hit("cma_release")
+            if self.kernel in ("v7.1", "v7.2"):
+                # put_page_testzero on every page, then free_contig_frozen_range
+                if self.kernel == "v7.2":
+                    self.free_contig_common(cpu, pfn, n, True)
+                else:
+                    self.free_contig_per_page(cpu, pfn, n, True)
+            else:
+                self.free_contig_per_page(cpu, pfn, n, False)   # free_contig_range
+            for k in range(pfn - self.cma_base, pfn - self.cma_base + n):
+                self.cma_bits[k] = False
+            self.cma_avail += n
         elif kind == "vmalloc":
             strategy = op.get("strategy", "bulk" if self.kernel == "v6.18" else "large_order")
             rec, ok = self.vmalloc(cpu, op["pages"], strategy)

@@ -189,6 +189,7 @@ class Gen:
             zones = self.node()
             self.spans = [(z["start_pfn"], z["pages"]) for z in zones]
             self.zone_names = [z["name"] for z in zones]
+            self.cma_area = None
             self.start, self.pages = self.spans[-1]
             self.cpus = zones[0]["cpus"]
             doc = {"version": 1, "kernel": r.choice(["v6.18", "v6.19", "v7.1", "v7.2"]), "zones": zones,
@@ -200,12 +201,15 @@ class Gen:
             self.cpus = z["cpus"]
             self.spans = [(self.start, self.pages)]
             self.zone_names = []
+            self.cma_area = z.get("cma_pageblocks")
             doc = {"version": 1, "kernel": r.choice(["v6.18", "v6.19", "v7.1", "v7.2"]), "zone": z, "init": "boot"}
-        self.names = {"alloc": [], "contig": [], "vmalloc": [], "refs": []}
+        self.names = {"alloc": [], "contig": [], "vmalloc": [], "refs": [], "cma": []}
         self.ranges = []          # (pfn, n) of alloc_contig_range ops
         ops = []
         for _ in range(r.randint(5, self.max_ops)):
-            if r.random() < 0.12:
+            if self.cma_area and r.random() < 0.08:
+                ops.extend(self.cma_pattern())
+            elif r.random() < 0.12:
                 ops.extend(self.pattern())
             else:
                 ops.append(self.op(self.names, depth=0))
@@ -324,8 +328,57 @@ class Gen:
                         "method": r.choice(["per_page", "chunked"])})
         return out
 
+    def cma_op(self, names):
+        """cma_alloc from the zone's CMA area, or cma_release of an earlier one."""
+        r = self.r
+        if names["cma"] and r.random() < 0.4:
+            op = {"op": "cma_release", "ref": r.choice(names["cma"])}
+        else:
+            size = self.cma_area["nr_pages"]
+            n = min(size, r.choice([1, 3, 16, 100, 512, 513, 1024, 2048, size]))
+            op = {"op": "cma_alloc", "nr_pages": n, "as": self.name()}
+            if r.random() < 0.6:
+                op["align"] = r.choice([0, 1, 4, 9, 10])
+            names["cma"].append(op["as"])
+        if self.cpus > 1 and r.random() < 0.5:
+            op["cpu"] = r.randrange(self.cpus)
+        return op
+
+    def cma_pattern(self):
+        """Movable data (some of it in the CMA area: __rmqueue's CMA balancing), a pinned page
+        or two, then cma_alloc (migration, -EBUSY retries) and cma_release."""
+        r = self.r
+        o = r.choice([0, 0, 3, 9])
+        t = max(1, int(self.pages * r.uniform(0.1, 0.6)) >> o)
+        out = [{"op": "repeat", "times": min(t, 150),
+                "ops": [{"op": "alloc", "order": o, "mt": "movable"}]}]
+        mine = []
+        for _ in range(r.randint(1, 5)):
+            nm = self.name()
+            mine.append(nm)
+            out.append({"op": "alloc", "order": 0, "mt": "movable", "as": nm})
+        pinned = [nm for nm in mine if r.random() < 0.3]
+        for nm in pinned:
+            out.append({"op": "get_page", "ref": nm, "page": 0})
+        size = self.cma_area["nr_pages"]
+        cn = self.name()
+        out.append({"op": "cma_alloc", "nr_pages": min(size, r.choice([16, 100, 512, 1024, size])),
+                    "align": r.choice([4, 9, 9, 10]), "as": cn})
+        if r.random() < 0.7:
+            out.append({"op": "cma_release", "ref": cn})
+        self.names["cma"].append(cn)
+        for nm in pinned:
+            out.append({"op": "put_page", "ref": nm, "page": 0})
+        for nm in mine:
+            if r.random() < 0.5:
+                out.append({"op": "free", "ref": nm})
+        self.names["alloc"].extend(mine)
+        return out
+
     def op(self, names, depth):
         r = self.r
+        if self.cma_area and r.random() < 0.1:
+            return self.cma_op(names)
         k = r.choices(["alloc", "free", "split", "acr", "fcr", "vmalloc", "vfree", "drain", "tick", "repeat",
                        "getp", "putp"],
                       [40, 18, 8, 5, 8, 6, 5, 5, 4, 3 if depth < 2 else 0, 4, 4])[0]
@@ -404,7 +457,8 @@ class Gen:
             op = {"op": "put_page", "ref": nm, "page": page}
         elif k == "repeat":
             inner = {"alloc": list(names["alloc"]), "contig": list(names["contig"]),
-                     "vmalloc": list(names["vmalloc"]), "refs": list(names["refs"])}
+                     "vmalloc": list(names["vmalloc"]), "refs": list(names["refs"]),
+                     "cma": list(names["cma"])}
             ops = [self.op(inner, depth + 1) for _ in range(r.randint(1, 5))]
             # inner names must not be referenced after the repeat (dropped scope)
             return {"op": "repeat", "times": r.randint(0, 4), "ops": ops}

@@ -708,6 +708,11 @@ impl Runner<'_, '_> {
     fn held(&self, pfn: ZonePfn, n: u32, owner: u32) -> Vec<ZonePfn> {
         let z = &self.engine.zone;
         (pfn..pfn + n)
+            // A page freed on its own whose pfn another page of the allocation was migrated
+            // to: that pfn is the migrated page's now, counted (and freed) once, at its index.
+            .filter(|&p| {
+                self.moved.contains_key(&(owner, p)) || !self.origin.contains_key(&(owner, p))
+            })
             .map(|p| self.page(owner, p))
             .filter(|&p| {
                 z.kind[p as usize] == PageKind::Other

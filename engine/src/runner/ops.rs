@@ -277,8 +277,16 @@ impl Runner<'_, '_> {
         self.enter_zone_of(h);
         match self.handles[h].clone() {
             Handle::Contig { pfn, nr, owner } => {
-                if self.held(pfn, nr, owner).is_empty() {
+                let held = self.held(pfn, nr, owner).len() as u32;
+                if held == 0 {
                     return self.warn(format!("cma_release {name}: already released, skipped"));
+                }
+                if held != nr {
+                    // The kernel would free those pages a second time (their refcount is 0).
+                    return self.warn(format!(
+                        "cma_release {name}: {} of its pages were already freed by pfn (free_contig_range); refused",
+                        nr - held
+                    ));
                 }
                 let Some(mut area) = self.cma.take() else {
                     return self.warn(format!("cma_release {name}: no CMA area"));
@@ -667,7 +675,13 @@ impl Runner<'_, '_> {
                 "{op} {name} page {page}: beyond the {n}-page allocation; refused"
             )));
         }
-        Ok((pfn + page as u32, owner))
+        let p = pfn + page as u32;
+        if !self.moved.contains_key(&(owner, p)) && self.origin.contains_key(&(owner, p)) {
+            return Err(self.warn(format!(
+                "{op} {name} page {page}: the allocation freed this page and another of its pages was migrated to its pfn; refused"
+            )));
+        }
+        Ok((p, owner))
     }
 
     /// `get_page`: a third party takes a reference on a page the allocation still holds
