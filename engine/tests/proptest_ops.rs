@@ -510,6 +510,14 @@ enum Gen {
         pick: usize,
         cpu: u32,
     },
+    /// `cma_alloc` of `1 + nr % area` pages (a CMA zone only).
+    CmaAlloc {
+        nr: u64,
+        align: u8,
+    },
+    CmaRelease {
+        pick: usize,
+    },
 }
 
 fn gen_strategy() -> impl Strategy<Value = Gen> {
@@ -532,6 +540,8 @@ fn gen_strategy() -> impl Strategy<Value = Gen> {
         3 => (any::<usize>(), prop_oneof![3 => 0u64..8, 1 => 0u64..600])
             .prop_map(|(pick, page)| Gen::GetPage { pick, page }),
         3 => (any::<usize>(), 0u32..4).prop_map(|(pick, cpu)| Gen::PutPage { pick, cpu }),
+        2 => (any::<u64>(), prop_oneof![0u8..=1, 9u8..=10]).prop_map(|(nr, align)| Gen::CmaAlloc { nr, align }),
+        2 => any::<usize>().prop_map(|pick| Gen::CmaRelease { pick }),
     ]
 }
 
@@ -545,6 +555,10 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
     let mut vms: Vec<String> = Vec::new();
     // (name, page) of each get_page, for put_page to refer to.
     let mut refs: Vec<(String, u64)> = Vec::new();
+    let mut cmas: Vec<String> = Vec::new();
+    let cma_area = cfg.cma.then(|| {
+        PAGEBLOCK_NR_PAGES as u64 * (cfg.pages as u64 / PAGEBLOCK_NR_PAGES as u64 - 1).min(2)
+    });
     let mut ops = Vec::new();
     let mut n = 0;
     let mut name = || {
@@ -730,8 +744,26 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
                     note: None,
                 }
             }
-            // Nothing of the kind to refer to yet.
+            Gen::CmaAlloc { nr, align } if cma_area.is_some_and(|a| a > 0) => {
+                let a = name();
+                cmas.push(a.clone());
+                SOp::CmaAlloc {
+                    nr_pages: 1 + nr % cma_area.unwrap_or(1),
+                    align: Some(align),
+                    as_name: Some(a),
+                    cpu: None,
+                    note: None,
+                }
+            }
+            Gen::CmaRelease { pick } if !cmas.is_empty() => SOp::CmaRelease {
+                ref_name: cmas[pick % cmas.len()].clone(),
+                cpu: None,
+                note: None,
+            },
+            // Nothing of the kind to refer to yet (or no CMA area).
             Gen::Free { .. }
+            | Gen::CmaAlloc { .. }
+            | Gen::CmaRelease { .. }
             | Gen::Split { .. }
             | Gen::FreeContig { .. }
             | Gen::Vfree { .. }
@@ -751,10 +783,9 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
             rmqueue_mode_memory: cfg.rmqueue_mode_memory,
             // A CONFIG_CMA zone gets a CMA area (up to two pageblocks from its second one), so
             // the invariants cover MIGRATE_CMA pageblocks, nr_free_cma and __rmqueue's balancing.
-            cma_pageblocks: cfg.cma.then(|| buddyscope::scenario::CmaPageblocks {
+            cma_pageblocks: cma_area.map(|nr_pages| buddyscope::scenario::CmaPageblocks {
                 start_pfn: start + PAGEBLOCK_NR_PAGES as u64,
-                nr_pages: PAGEBLOCK_NR_PAGES as u64
-                    * (cfg.pages as u64 / PAGEBLOCK_NR_PAGES as u64 - 1).min(2),
+                nr_pages,
             }),
             ..ZoneSpec::default()
         },
