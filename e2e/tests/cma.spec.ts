@@ -1,0 +1,100 @@
+// cma_alloc / cma_release (issue 9 item 2, CMA part) in the app, against the CLI: the built-in
+// cma-alloc-release steps to the allocation and into the release (its call chain and elixir
+// link), the outcomes and the pageblock counts are the CLI's; the scenario editor runs the ops.
+import { test, expect, openApp, runCli } from '../fixtures';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ID = 'cma-alloc-release';
+const FILE = path.join('engine', 'scenarios', `${ID}.json`);
+
+/** The op outcomes of a scenario file, as `--format json` gives them. */
+function cliOutcomes(file: string): string[] {
+  const run = JSON.parse(runCli(['run', file, '--format', 'json']));
+  return run.ops.map((o: { outcome: string }) => o.outcome);
+}
+
+/** Pageblocks per type from `--format pagetypeinfo --ops K` ("Number of blocks type" row). */
+function cliBlocks(ops: number): Record<string, number> {
+  const out = runCli(['run', FILE, '--format', 'pagetypeinfo', '--ops', String(ops)]);
+  const lines = out.split('\n');
+  const h = lines.findIndex((l) => l.startsWith('Number of blocks type'));
+  const names = lines[h].replace('Number of blocks type', '').trim().split(/\s+/);
+  const nums = lines[h + 1].trim().split(/\s+/).slice(-names.length).map(Number);
+  return Object.fromEntries(names.map((n, i) => [n, nums[i]]));
+}
+
+/** Pageblocks per type from the map's text alternative ("… pageblocks (16 Movable, 32 CMA)"). */
+function appBlocks(label: string): Record<string, number> {
+  const m = /pageblocks \(([^)]*)\)/.exec(label);
+  if (!m) throw new Error(`no pageblock counts in: ${label}`);
+  return Object.fromEntries(
+    m[1].split(', ').map((s) => {
+      const [n, name] = s.split(' ');
+      return [name, Number(n)];
+    }),
+  );
+}
+
+test('cma-alloc-release: the allocation migrates, the release runs cma_release, as the CLI says', async ({ page }) => {
+  const outcomes = cliOutcomes(FILE);
+  expect(outcomes.length).toBe(42);
+  expect(outcomes[40]).toBe('16384 pages at pfn 0x2000; 40 blocks migrated');
+
+  await openApp(page, `?scenario=${ID}`);
+  await expect(page.getByTestId('position')).toContainText('event 0 /');
+  for (let i = 0; i < 41; i++) await page.keyboard.press('PageDown');
+  await expect(page.getByTestId('position')).toContainText('op 41 /');
+  await expect(page.getByTestId('op-outcome')).toHaveText(outcomes[40]);
+
+  // Into the release: its call chain, pseudocode and elixir link name cma_release.
+  const chain = page.getByTestId('call-chain');
+  for (let i = 0; i < 5 && !((await chain.textContent()) ?? '').includes('cma_release'); i++) {
+    await page.keyboard.press('ArrowRight');
+  }
+  await expect(chain).toContainText('cma_release');
+  await expect(page.getByTestId('pseudocode')).toContainText('free_contig_frozen_range');
+  await expect(page.getByTestId('elixir-link')).toHaveAttribute('href', /\/ident\/cma_release$/);
+
+  await page.keyboard.press('PageDown');
+  await expect(page.getByTestId('position')).toContainText('op 42 /');
+  await expect(page.getByTestId('op-outcome')).toHaveText(outcomes[41]);
+  const label = (await page.getByTestId('memory-map').getAttribute('aria-label')) ?? '';
+  const app = appBlocks(label);
+  const cli = cliBlocks(42);
+  expect(cli.CMA).toBe(32);
+  for (const [name, n] of Object.entries(cli)) expect(app[name] ?? 0, name).toBe(n);
+});
+
+test('the scenario editor runs cma_alloc and cma_release, with the CLI outcomes', async ({ page }) => {
+  const doc = {
+    version: 1,
+    name: 'cma ops in the editor',
+    kernel: 'v7.1',
+    zone: { pages: 4096, cma: true, cma_pageblocks: { start_pfn: 2048, nr_pages: 2048 } },
+    ops: [
+      { op: 'alloc', order: 5, mt: 'movable', as: 'data' },
+      { op: 'cma_alloc', nr_pages: 1024, align: 9, as: 'buf' },
+      { op: 'cma_release', ref: 'buf' },
+    ],
+  };
+  const text = JSON.stringify(doc, null, 2);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cma-')), 'cma.json');
+  fs.writeFileSync(file, text);
+  const outcomes = cliOutcomes(file);
+
+  await openApp(page);
+  const editor = page.getByTestId('scenario-editor');
+  await editor.fill(text);
+  await page.getByTestId('scenario-run').click();
+  await expect(page.getByTestId('scenario-name')).toHaveText('cma ops in the editor');
+  await expect(page.getByTestId('scenario-error')).toHaveCount(0);
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  for (let i = 0; i < 2; i++) await page.keyboard.press('PageDown');
+  await expect(page.getByTestId('position')).toContainText('op 2 /');
+  await expect(page.getByTestId('op-outcome')).toHaveText(outcomes[1]);
+  await page.keyboard.press('PageDown');
+  await expect(page.getByTestId('op-outcome')).toHaveText(outcomes[2]);
+  expect(outcomes[2]).toBe('1024 pages freed (page by page)');
+});
