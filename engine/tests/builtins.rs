@@ -238,8 +238,8 @@ fn alloc_contig_range_migrates_and_the_busy_one_fails() {
     assert_eq!(freed, vec![0x800]);
 }
 
-/// The CMA allocator story: `cma_alloc` of the whole 16384-page area migrates the 40 movable
-/// blocks that landed in it; `cma_release` on 7.2 is sixteen order-10 chunks (16 zone locks,
+/// The CMA allocator story: `cma_alloc` of the whole 16384-page area migrates the 8 THPs that
+/// landed in it; `cma_release` on 7.2 is sixteen order-10 chunks (16 zone locks,
 /// no pcp operation), on 7.1 16384 pcp frees and their drains.
 #[test]
 fn cma_alloc_migrates_and_cma_release_is_chunked_on_7_2() {
@@ -251,7 +251,7 @@ fn cma_alloc_migrates_and_cma_release_is_chunked_on_7_2() {
         Outcome::CmaAllocated {
             nr: 16384,
             pfn: 0x2000,
-            migrated: 40,
+            migrated: 8,
             retries: 0
         }
     );
