@@ -98,3 +98,22 @@ test('the scenario editor runs cma_alloc and cma_release, with the CLI outcomes'
   await expect(page.getByTestId('op-outcome')).toHaveText(outcomes[2]);
   expect(outcomes[2]).toBe('1024 pages freed (page by page)');
 });
+
+test('cma-alloc-release in compare mode: 7.1 leaves pages on the pcp, 7.2 none, as the CLI per side', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openApp(page, `?scenario=${ID}&compare=1`);
+  await expect(page.getByTestId('compare-toggle')).toHaveAttribute('aria-pressed', 'true');
+  for (let i = 0; i < 10; i++) await page.getByTestId('op-forward').click();
+  await expect(page.getByTestId('compare-position')).toContainText('op 10 / 10');
+  for (const side of ['a', 'b'] as const) {
+    await expect(page.getByTestId(`side-${side}`).getByTestId('side-progress')).toContainText('op 10 / 10 · op done');
+    const zi = runCli(['run', FILE, '--side', side, '--format', 'zoneinfo']);
+    const count = /^\s+count:\s+(\d+)/m.exec(zi)![1];
+    await expect(page.getByTestId(`side-${side}`).getByTestId('pcp-count-0')).toHaveText(count);
+  }
+  await expect(page.getByTestId('side-a').getByTestId('pcp-count-0')).toHaveText('1376');
+  await expect(page.getByTestId('side-b').getByTestId('pcp-count-0')).toHaveText('0');
+  const m = page.getByTestId('compare-measured');
+  await expect(m).toContainText('1406');
+  await expect(m).toContainText('402');
+});
