@@ -964,6 +964,10 @@ fn cma_alloc_and_cma_release_are_validated() {
         }
     );
     assert_eq!(ok.ops[1].reference().map(|r| r.0), Some("c"));
+    // Round trip: the printed document and serde's derived reading give the same ops.
+    let json = ok.to_json_pretty();
+    assert_eq!(parse(&json).unwrap(), ok, "{json}");
+    assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), ok);
     for (zone, ops, path) in [
         ("{}", r#"[{"op":"cma_alloc","nr_pages":1}]"#, "ops[0]"),
         (
