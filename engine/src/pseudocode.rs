@@ -174,6 +174,7 @@ steps! {
     ZonelistNext => get_page_from_freelist: 8,
     PageZone => __free_pages: 2,
     DrainEveryZone => drain_all_pages: 1,
+    BulkZonelistNext => alloc_pages_bulk: 5,
 }
 
 /// The pseudocode of a function, one line per entry.
@@ -494,6 +495,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "lock pcp",
             "while populated < nr: page = __rmqueue_pcplist(0, mt); prep_new_page",
             "single: alloc_pages(gfp, 0)",
+            "a node of several zones: the gate walks the zonelist; the batch comes from the first zone that passes",
         ],
         vfree => &[
             "remove_vm_area()",

@@ -919,3 +919,104 @@ fn cma_pageblocks_at_boot_and_rmqueue_cma_balancing() {
     let p = small.alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 2, false);
     assert_eq!(abs(&small, p), Some(1024));
 }
+
+/// vmalloc on a node of several zones (issue 9 item 8): `vm_area_alloc_pages` (v7.1.5
+/// mm/vmalloc.c:3632) asks `alloc_pages_bulk_node_noprof` for at most 100 pages at a time
+/// (:3692), and `alloc_pages_bulk_noprof` (v7.1.5 mm/page_alloc.c:5037) walks the zonelist from
+/// the preferred zone (:5095 `for_next_zone_zonelist_nodemask`) to the first zone whose
+/// `zone_watermark_fast(zone, 0, low + nr_pages - nr_populated, …)` passes (:5110-5114, with the
+/// zone's `lowmem_reserve`), and takes the whole batch from that zone's pcp (:5140-5165); `vfree`
+/// (mm/vmalloc.c:3436, :3472) `__free_page`s each page to `page_zone(page)`.
+///
+/// Worked example on [`dma32_and_normal`] (Normal low 20; DMA32 low 5, reserve 32 against a
+/// Normal request; `VMALLOC_GFP` has `__GFP_HIGHMEM`, which is `ZONE_NORMAL` on x86_64):
+/// 1. GFP_KERNEL order 10 ×7, then 9, 8, 6, 5 from Normal (as in the zonelist example, each far
+///    above high 28) leave Normal the blocks 0x101f60/o5 and 0x101f80/o7: 160 free pages.
+/// 2. vmalloc(150), bulk: the first batch of 100: Normal passes (160 > 20 + 100), so all 100
+///    pages come from Normal's Unmovable pcp list, refilled from its smallest blocks in pfn
+///    order: 0x101f60 ..= 0x101fc3. Normal is left 60 pages: 33 in the buddy, 27 on the pcp.
+/// 3. The second batch of 50: Normal fails (33 ≤ 20 + 50: pcp pages do not count); DMA32 passes
+///    (2048 > 5 + 50 + reserve 32). The pcp refill claims the order-10 block at 0x1000 (its
+///    pageblocks become Unmovable) and hands out 0x1000 ..= 0x1031 in pfn order.
+/// 4. vfree, page by page: each page goes back to its own zone's pcp, so each zone's free pages
+///    (buddy + pcp) are what they were before the vmalloc: Normal 160, DMA32 2048.
+/// 5. The same area freed by the 7.2 `free_pages_bulk` (runs of consecutive pfns, each run in
+///    one zone): Normal's run 0x101f60 + 100 → chunks 0x101f60/o5 (ctz 5), 0x101f80/o6
+///    (ilog2 68), 0x101fc0/o2; DMA32's run 0x1000 + 50 → 0x1000/o5, 0x1020/o4, 0x1030/o1.
+#[test]
+fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
+    use buddyscope::events::{Annotation, EventKind, Mutation};
+    use buddyscope::vmalloc::VMALLOC_GFP;
+    let mut e = dma32_and_normal();
+    let mut owner = 1;
+    // 1.
+    for order in [10u8, 10, 10, 10, 10, 10, 10, 9, 8, 6, 5] {
+        owner += 1;
+        let p = e.alloc_pages(GFP_KERNEL, order, 0, owner, false);
+        assert_eq!(e.zone.active_index(), 1, "order {order} from Normal");
+        assert!(p.is_some());
+    }
+    let n = e.zone.zone_at(1);
+    assert_eq!(n.nr_free_pages(), 160);
+    assert_eq!(n.free_list_pfns(5, MigrateType::Unmovable), vec![0x1f60]);
+    assert_eq!(n.free_list_pfns(7, MigrateType::Unmovable), vec![0x1f80]);
+    // 2. and 3.
+    let (area, ok) = e.vmalloc(150, VmallocStrategy::Bulk, 0, 99, VMALLOC_GFP);
+    assert!(ok);
+    let pages: Vec<u64> = (0..area.pages.len())
+        .map(|i| e.zone.zone_at(area.zone_of(i)).abs_pfn(area.pages[i]))
+        .collect();
+    let want: Vec<u64> = (0x10_1f60..=0x10_1fc3).chain(0x1000..=0x1031).collect();
+    assert_eq!(pages, want);
+    assert_eq!(area.zones, [vec![1u8; 100], vec![0u8; 50]].concat());
+    let free_and_pcp = |e: &Engine, z: usize| {
+        let zz = e.zone.zone_at(z);
+        zz.nr_free_pages() + zz.pcp_pages()
+    };
+    assert_eq!(e.zone.zone_at(1).nr_free_pages(), 33);
+    assert_eq!(free_and_pcp(&e, 1), 60);
+    assert_eq!(free_and_pcp(&e, 0), 2048 - 50);
+    let d = e.zone.zone_at(0);
+    assert_eq!(d.pb_mt(0), MigrateType::Unmovable);
+    assert_eq!(d.pb_mt(1), MigrateType::Unmovable);
+    // 5. (on a copy)
+    let mut chunked = e.clone();
+    chunked.log.events.clear();
+    chunked.vfree(&area, FreeMethod::Chunked, 0);
+    let mut cur = chunked.zone.active_index();
+    let mut chunks = Vec::new();
+    for ev in &chunked.log.events {
+        match ev.kind {
+            EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) => cur = to as usize,
+            EventKind::Annotation(Annotation::Chunk { pfn, order }) => {
+                chunks.push((chunked.zone.zone_at(cur).abs_pfn(pfn), order))
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        chunks,
+        vec![
+            (0x10_1f60, 5),
+            (0x10_1f80, 6),
+            (0x10_1fc0, 2),
+            (0x1000, 5),
+            (0x1020, 4),
+            (0x1030, 1)
+        ]
+    );
+    assert_eq!(free_and_pcp(&chunked, 1), 160);
+    assert_eq!(free_and_pcp(&chunked, 0), 2048);
+    // 4.
+    e.vfree(&area, FreeMethod::PerPage, 0);
+    assert_eq!(
+        e.zone.zone_at(1).nr_free_pages(),
+        33,
+        "Normal's pages went to its pcp"
+    );
+    assert_eq!(free_and_pcp(&e, 1), 160);
+    assert_eq!(free_and_pcp(&e, 0), 2048);
+    for z in e.zone.zones() {
+        buddyscope::metrics::check_invariants(z).unwrap();
+    }
+}

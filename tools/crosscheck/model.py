@@ -1616,7 +1616,16 @@ class Model:
         flags = ALLOC_WMARK_LOW
         if self.cma and mt == M:
             flags |= ALLOC_CMA
-        if not self.wmark_fast(0, self.wmark_pages(1) + nr, flags):
+        # the first zone of the zonelist whose free pages pass low + nr gives the whole batch
+        # (v7.1.5 alloc_pages_bulk_noprof: for_next_zone_zonelist_nodemask ... break)
+        self.highest = 0 if gfp & 0x1 else 1 if gfp & 0x4 else 3 if (gfp & G_MOVABLE and gfp & 0x2) else 2
+        for zi in self.zonelist():
+            self.use_zone(zi)
+            if self.wmark_fast(0, self.wmark_pages(1) + nr, flags):
+                if zi != self.zonelist()[0]:
+                    self.hit("bulk_lower_zone")
+                break
+        else:
             self.hit("bulk_gate_fail")
             return self._bulk_single(cpu, gfp, out)
         pcp = self.pcps[cpu]
@@ -1660,6 +1669,7 @@ class Model:
                     large = large - 1
                     continue
                 # split_page
+                self.use_zone(self.zone_of(p))
                 for k in range(1 << large):
                     self.refcnt[p - self.start + k] = 1
                 pages.extend(range(p, p + (1 << large)))
@@ -1711,7 +1721,11 @@ class Model:
         if len(rec.held) != len(rec.pages):
             # contract: after free_contig_range by pfn freed some of its pages, vfree is undefined
             self.undefined = True
-        pages = [p for p in rec.pages if self.refcnt[p - self.start] == 1 and p in rec.held]
+        pages = []
+        for p in rec.pages:
+            self.use_zone(self.zone_of(p))       # page_zone(): an area may span zones
+            if self.refcnt[p - self.start] == 1 and p in rec.held:
+                pages.append(p)
         if method == "per_page":
             for p in pages:
                 self.free_page(cpu, p)
@@ -1719,8 +1733,11 @@ class Model:
             i = 0
             while i < len(pages):
                 j = i + 1
-                while j < len(pages) and pages[j] == pages[j - 1] + 1:
+                # a run also ends where page_zone changes (docs/model-decisions.md)
+                while (j < len(pages) and pages[j] == pages[j - 1] + 1
+                       and self.zone_of(pages[j]) == self.zone_of(pages[i])):
                     j += 1
+                self.use_zone(self.zone_of(pages[i]))
                 self.free_contig_common(cpu, pages[i], j - i, frozen=False)
                 i = j
         rec.freed = True

@@ -712,14 +712,20 @@ impl Runner<'_, '_> {
 
     /// The part of a vmalloc area still held by `owner` (array order kept).
     fn held_area(&self, area: &VmArea, owner: u32) -> VmArea {
-        let z = &self.engine.zone;
-        let keep = |p: &u32| {
-            z.kind[*p as usize] == PageKind::Other
-                && z.owner[*p as usize] == owner
-                && z.refcount[*p as usize] == 1
+        let node = &self.engine.zone;
+        let keep = |i: usize| {
+            // Each page in its own zone (a node of several zones).
+            let (z, p) = (node.zone_at(area.zone_of(i)), area.pages[i] as usize);
+            z.kind[p] == PageKind::Other && z.owner[p] == owner && z.refcount[p] == 1
         };
+        let kept: Vec<usize> = (0..area.pages.len()).filter(|&i| keep(i)).collect();
         VmArea {
-            pages: area.pages.iter().copied().filter(keep).collect(),
+            pages: kept.iter().map(|&i| area.pages[i]).collect(),
+            zones: if area.zones.is_empty() {
+                Vec::new()
+            } else {
+                kept.iter().map(|&i| area.zones[i]).collect()
+            },
             array: area
                 .array
                 .as_ref()
@@ -740,6 +746,14 @@ fn count_defs(ops: &[Op]) -> u32 {
             _ => 1,
         })
         .sum()
+}
+
+/// Distinct pageblocks of pages given as `(zone index in the node, index in the zone)`.
+fn pageblocks_of_zoned(pages: impl Iterator<Item = (usize, ZonePfn)>) -> u32 {
+    let mut v: Vec<(usize, u32)> = pages.map(|(z, p)| (z, p >> PAGEBLOCK_ORDER)).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len() as u32
 }
 
 fn pageblocks_of(pages: impl Iterator<Item = ZonePfn>) -> u32 {

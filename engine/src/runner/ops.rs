@@ -1,7 +1,7 @@
 //! The semantics of each op as the scenario contract pins them: one function per op, each
 //! returning its outcome in words (and the pageblocks it touched where that is a figure).
 
-use super::{alloc_gfp, mt_gfp, pageblocks_of, Handle, Outcome, Runner};
+use super::{alloc_gfp, mt_gfp, pageblocks_of, pageblocks_of_zoned, Handle, Outcome, Runner};
 use crate::events::*;
 use crate::pseudocode::Step;
 use crate::scenario::{DrainTarget, Op};
@@ -235,7 +235,7 @@ impl Runner<'_, '_> {
             .filter(|a| a.0 > 0 || !a.1)
             .copied()
             .collect();
-        let touched = pageblocks_of(area.all_pages().into_iter());
+        let touched = pageblocks_of_zoned(area.all_pages_zoned().into_iter());
         if ok {
             let out = Outcome::Vmalloc {
                 pages: area.pages.len(),
