@@ -1020,3 +1020,61 @@ fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
         buddyscope::metrics::check_invariants(z).unwrap();
     }
 }
+
+/// Migration on a node of several zones (issue 9 item 8, decision 15): `alloc_contig_range`'s
+/// migrate step allocates each target with `alloc_migration_target` (mm/migrate.c, not in the
+/// sources here: `__folio_alloc(gfp, order, mtc->nid, mtc->nmask)`, the node's zonelist, no
+/// nodemask), with `mtc.gfp_mask = cc->gfp_mask` (v7.1.5 mm/page_alloc.c:6785-6789), which
+/// `__alloc_contig_verify_gfp_mask` makes `GFP_KERNEL`'s reclaim bits | `__GFP_MOVABLE` |
+/// `__GFP_RETRY_MAYFAIL` (:6890-6891). `gfp_zone` of that is ZONE_NORMAL, so the zonelist starts
+/// at Normal whatever zone the range is in: a page in DMA32 moves up into Normal.
+///
+/// Worked example on [`dma32_and_normal`] (6.18, batch 1 in both zones):
+/// 1. A `GFP_HIGHUSER_MOVABLE | __GFP_DMA32` order-0 page: the DMA32 pcp refill takes one page
+///    (`nr_pcp_alloc` with batch 1) from the head of the Movable order-10 list, 0x1000 (boot
+///    adds 0x1000 then 0x1400 at the tail), splitting it: 0x1000.
+/// 2. `alloc_contig_range(0x1000, 1)`: pageblock 0x1000 is isolated (its free buddies
+///    0x1001/o0 … 0x1100/o8 move to the Isolate lists); the batch is [0x1000]. The target
+///    request walks Normal first: 8192 free > high 28, the Normal pcp refill takes the head of
+///    its Movable order-10 list, 0x100000. The source is freed in DMA32 (`page_zone`): its
+///    pageblock is isolated, so `free_one_page` merges it with the isolated buddies up to
+///    0x1000/o9 (the o9 buddy 0x1200 is in a Movable pageblock: no merge across an isolated one).
+/// 3. `test_pages_isolated` passes, the o9 block is taken, page 0x1000 kept and 0x1001..0x1200
+///    freed back (isolated) page by page, then the isolation is undone: DMA32 has 2047 free
+///    pages, Normal 8191, and the owner's page lives at 0x100000.
+#[test]
+fn alloc_contig_range_migrates_a_dma32_page_up_into_normal() {
+    use buddyscope::page_alloc::{IsolateMode, Migration};
+    let mut e = dma32_and_normal();
+    // 1.
+    let p = e.alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_DMA32, 0, 0, 2, true);
+    assert_eq!((e.zone.active_index(), abs(&e, p)), (0, Some(0x1000)));
+    // 2. and 3.
+    let out = e.alloc_contig_frozen_range(0, 1, 9, 0, IsolateMode::Other);
+    assert_eq!(out.result, Ok(()));
+    assert_eq!(
+        out.migrated,
+        vec![Migration {
+            owner: 2,
+            from: 0,
+            to: 0,
+            order: 0,
+            from_zone: 0,
+            to_zone: 1
+        }]
+    );
+    let (d, n) = (e.zone.zone_at(0), e.zone.zone_at(1));
+    assert_eq!((d.page_owner(0), d.page_refcount(0)), (9, 1));
+    assert_eq!((n.page_owner(0), n.page_refcount(0)), (2, 1));
+    assert_eq!(d.nr_free_pages() + d.pcp_pages(), 2047);
+    assert_eq!(n.nr_free_pages() + n.pcp_pages(), 8191);
+    for z in e.zone.zones() {
+        assert_eq!(
+            (0..z.nr_pageblocks())
+                .filter(|&pb| z.pb_mt(pb) == MigrateType::Isolate)
+                .count(),
+            0
+        );
+        buddyscope::metrics::check_invariants(z).unwrap();
+    }
+}

@@ -470,3 +470,65 @@ fn vmalloc_spills_into_dma32_and_vfree_frees_each_page_to_its_zone() {
         }
     }
 }
+
+/// `alloc_contig_range` in DMA32 on a node of several zones: the movable pages in the range
+/// migrate up into Normal (the target's gfp has `gfp_zone` Normal: `fidelity.rs`
+/// `alloc_contig_range_migrates_a_dma32_page_up_into_normal`), their names follow them there,
+/// and the later `free`, `get_page`/`put_page` and `split` act on the page in its new zone.
+#[test]
+fn alloc_contig_range_in_dma32_migrates_into_normal_and_the_names_follow() {
+    for kernel in ["v6.18", "v7.1", "v7.2"] {
+        let text = format!(
+            r#"{{"version": 1, "kernel": "{kernel}",
+  "zones": [{{"name": "DMA32", "start_pfn": 4096, "pages": 4096}},
+            {{"name": "Normal", "start_pfn": 1048576, "pages": 4096}}],
+  "ops": [
+    {{"op": "alloc", "order": 0, "mt": "movable", "zone": "DMA32", "as": "p"}},
+    {{"op": "alloc", "order": 3, "mt": "movable", "zone": "DMA32", "as": "q"}},
+    {{"op": "alloc_contig_range", "pfn": 4096, "nr_pages": 64, "as": "c"}},
+    {{"op": "get_page", "ref": "p", "page": 0}},
+    {{"op": "free", "ref": "p"}},
+    {{"op": "put_page", "ref": "p", "page": 0}},
+    {{"op": "split", "ref": "q"}},
+    {{"op": "free", "ref": "q"}},
+    {{"op": "free_contig_range", "ref": "c"}},
+    {{"op": "drain", "cpu": "all"}}
+  ]}}"#
+        );
+        let run = run_text(&text, &RunOptions::default()).expect("runs");
+        let contig = run.ops[2].outcome.to_string();
+        assert!(contig.contains("migrat"), "{kernel}: {contig}");
+        // Both moved to Normal: 0x100000 and up.
+        let moves: Vec<String> = run
+            .log
+            .messages
+            .iter()
+            .filter(|m| m.starts_with("migrate: "))
+            .cloned()
+            .collect();
+        assert_eq!(moves.len(), 2, "{kernel}: {moves:?}");
+        assert!(
+            moves
+                .iter()
+                .all(|m| m.contains("now lives at 0x1000") && m.contains("zone Normal")),
+            "{kernel}: {moves:?}"
+        );
+        for (i, rec) in run.ops.iter().enumerate() {
+            assert!(
+                !rec.outcome.to_string().contains("skipped")
+                    && !rec.outcome.to_string().contains("refused"),
+                "{kernel} op {i}: {}",
+                rec.outcome
+            );
+        }
+        let mut z = run.final_zone.clone();
+        for ev in run.log.events.iter().rev() {
+            z.unapply(ev);
+        }
+        assert_eq!(z, run.initial, "{kernel}");
+        for zone in run.final_zone.zones() {
+            assert_eq!(zone.nr_free_pages(), 4096, "{kernel}: every page back");
+            buddyscope::metrics::check_invariants(zone).unwrap();
+        }
+    }
+}

@@ -1523,9 +1523,19 @@ class Model:
         return True
 
     def migrate_range(self, cpu, s, e):
-        """__alloc_contig_migrate_range: batches of >= 32 pages of LRU blocks."""
+        """__alloc_contig_migrate_range: batches of >= 32 pages of LRU blocks. On a node of
+        several zones the target comes from the node's zonelist (alloc_migration_target), maybe
+        another zone; the source is freed in the range's zone."""
+        rz = self.cur
+        try:
+            return self._migrate_range(cpu, s, e, rz)
+        finally:
+            self.use_zone(rz)
+
+    def _migrate_range(self, cpu, s, e, rz):
         p = s
         while p < e:
+            self.use_zone(rz)
             batch, pages = [], 0
             while p < e and pages < 32:
                 end = self.free_extent(p)
@@ -1540,9 +1550,6 @@ class Model:
                 p = head + nr
             if not batch:
                 return True
-            if self.nzones() > 1:
-                self.hit("migrate_multizone")   # not modelled: the range stays busy
-                return False
             targets = []
             for head, nr in batch:
                 order = ilog2(nr)
@@ -1553,6 +1560,8 @@ class Model:
                 if t is None:
                     self.hit("migrate_nomem")
                     break
+                if self.cur != rz:
+                    self.hit("migrated_to_other_zone")
                 targets.append(t)
             for (head, nr), t in zip(batch, targets):
                 self.hit("migrated")
@@ -1561,6 +1570,8 @@ class Model:
                 if r is not None:
                     for k in range(nr):
                         i = r.pages.index(head + k)
+                        # a page of r freed before may sit where t + k is: no longer r's
+                        r.pages = [-1 if (q == t + k and j != i) else q for j, q in enumerate(r.pages)]
                         r.pages[i] = t + k
                         r.held.add(t + k)
                         self.owner[t + k] = r
@@ -1887,7 +1898,8 @@ class Model:
                     self.emit("# warning: refused")
                     return
                 pfn, n = rec.pages[0], len(rec.pages)
-                if rec.pages != list(range(pfn, pfn + n)):
+                if rec.pages != list(range(pfn, pfn + n)) or \
+                        len({self.zone_of(q) for q in rec.pages}) > 1:
                     # alloc_contig_range migrated some of its pages: no longer one range
                     self.emit("# warning: refused (migrated)")
                     return

@@ -469,13 +469,17 @@ struct Runner<'a, 'p> {
     /// Why a bounded run stopped early (cancelled, event cap).
     stop: Option<ScenarioError>,
     /// References `get_page` ops took and `put_page` ops have not dropped yet, per page: what
-    /// a `put_page` may drop (never the owner's own reference).
-    extra_refs: std::collections::BTreeMap<ZonePfn, u32>,
-    /// Pages `alloc_contig_range` migrated: `(owner, pfn it was allocated at)` → pfn now, so
-    /// a later `free`/`split` of the allocation acts on the page where it lives now.
-    moved: std::collections::HashMap<(u32, ZonePfn), ZonePfn>,
-    /// The reverse of `moved`: `(owner, pfn now)` → pfn it was allocated at.
-    origin: std::collections::HashMap<(u32, ZonePfn), ZonePfn>,
+    /// a `put_page` may drop (never the owner's own reference). Keyed by absolute pfn (a node
+    /// of several zones).
+    extra_refs: std::collections::BTreeMap<Pfn, u32>,
+    /// Pages `alloc_contig_range` migrated: `(owner, pfn it was allocated at)` → `(zone, pfn)`
+    /// now, so a later `free`/`split` of the allocation acts on the page where it lives now
+    /// (on a node of several zones, maybe in another zone: its allocation's zone is the
+    /// handle's, `handle_zones`).
+    moved: std::collections::HashMap<(u32, ZonePfn), (u8, ZonePfn)>,
+    /// The reverse of `moved`: `(owner, zone now, pfn now)` → `(zone, pfn)` it was allocated
+    /// at.
+    origin: std::collections::HashMap<(u32, u8, ZonePfn), (u8, ZonePfn)>,
 }
 
 fn mt_gfp(mt: MigrateType) -> u32 {
@@ -532,11 +536,14 @@ impl Runner<'_, '_> {
                 split,
                 owner,
                 ..
-            } => format!(
-                "order-{order} block at pfn {:#x}{}",
-                zone.abs_pfn(self.page(*owner, *pfn)),
-                if *split { " (split)" } else { "" }
-            ),
+            } => {
+                let (z, p) = self.page(self.handle_zones[h] as usize, *owner, *pfn);
+                format!(
+                    "order-{order} block at pfn {:#x}{}",
+                    self.engine.zone.zone_at(z).abs_pfn(p),
+                    if *split { " (split)" } else { "" }
+                )
+            }
             Handle::Contig { pfn, nr, .. } => {
                 format!("{nr} pages at pfn {:#x}", zone.abs_pfn(*pfn))
             }
@@ -678,31 +685,66 @@ impl Runner<'_, '_> {
         self.engine.select_zone(Step::PageZone, z);
     }
 
-    /// Where page `p` of `owner`'s allocation lives now (it moves when migrated).
-    fn page(&self, owner: u32, p: ZonePfn) -> ZonePfn {
-        self.moved.get(&(owner, p)).copied().unwrap_or(p)
+    /// Where page `p` of `owner`'s allocation (made in zone `hz` of the node) lives now, as
+    /// `(zone, index in it)`: it moves when migrated, maybe to another zone.
+    fn page(&self, hz: usize, owner: u32, p: ZonePfn) -> (usize, ZonePfn) {
+        self.moved
+            .get(&(owner, p))
+            .map_or((hz, p), |&(z, q)| (z as usize, q))
+    }
+
+    /// [`Runner::page`] if the page there is still page `p` of the allocation: a page the
+    /// owner freed may be where another of its pages migrated to since (then it is the other
+    /// one's, and `None`).
+    fn owned_page(&self, hz: usize, owner: u32, p: ZonePfn) -> Option<(usize, ZonePfn)> {
+        let at = self.page(hz, owner, p);
+        let whose = self
+            .origin
+            .get(&(owner, at.0 as u8, at.1))
+            .map_or((hz as u8, at.1), |&o| o);
+        (whose == (hz as u8, p)).then_some(at)
+    }
+
+    /// [`Runner::page`], and work in the zone that holds the page now (`page_zone`).
+    fn enter_page(&mut self, hz: usize, owner: u32, p: ZonePfn) -> ZonePfn {
+        let (z, q) = self.page(hz, owner, p);
+        self.engine.select_zone(Step::PageZone, z);
+        q
+    }
+
+    /// `__free_pages(page, 0)` of each page, each in its own zone.
+    fn free_each(&mut self, pages: &[(usize, ZonePfn)], cpu: usize) {
+        for &(z, p) in pages {
+            self.engine.select_zone(Step::PageZone, z);
+            self.engine.free_pages(p, 0, cpu);
+        }
     }
 
     /// Records a migration: every page of the block follows its owner.
     fn follow(&mut self, m: &crate::page_alloc::Migration) {
         for i in 0..1u32 << m.order {
             let (from, to) = (m.from + i, m.to + i);
-            let orig = self.origin.remove(&(m.owner, from)).unwrap_or(from);
-            if orig == to {
+            // A page not moved before is where it was allocated, in the range's zone.
+            let (hz, orig) = self
+                .origin
+                .remove(&(m.owner, m.from_zone, from))
+                .unwrap_or((m.from_zone, from));
+            if (hz, orig) == (m.to_zone, to) {
                 self.moved.remove(&(m.owner, orig));
             } else {
-                self.moved.insert((m.owner, orig), to);
-                self.origin.insert((m.owner, to), orig);
+                self.moved.insert((m.owner, orig), (m.to_zone, to));
+                self.origin.insert((m.owner, m.to_zone, to), (hz, orig));
             }
         }
     }
 
-    /// Pages of `[pfn, pfn+n)` (as allocated; where they live now) that `owner` still holds.
-    fn held(&self, pfn: ZonePfn, n: u32, owner: u32) -> Vec<ZonePfn> {
-        let z = &self.engine.zone;
+    /// Pages of `[pfn, pfn+n)` (as allocated in zone `hz`; where they live now, as `(zone,
+    /// index)`) that `owner` still holds.
+    fn held(&self, hz: usize, pfn: ZonePfn, n: u32, owner: u32) -> Vec<(usize, ZonePfn)> {
         (pfn..pfn + n)
-            .map(|p| self.page(owner, p))
-            .filter(|&p| {
+            .filter_map(|p| self.owned_page(hz, owner, p))
+            .filter(|&(zi, p)| {
+                let z = self.engine.zone.zone_at(zi);
                 z.kind[p as usize] == PageKind::Other
                     && z.owner[p as usize] == owner
                     && z.refcount[p as usize] >= 1
