@@ -410,6 +410,7 @@ impl Replayer {
                     what: outcome,
                 },
                 nr_free_after: self.e.zone.nr_free,
+                nr_free_after_zones: Vec::new(),
             });
             self.maybe_checkpoint();
         }

@@ -58,6 +58,10 @@ pub struct OpRecord {
     /// `nr_free[order]` after the op: enough for the free-pages and fragmentation-index charts
     /// over time (both indices depend only on these counts).
     pub nr_free_after: [u64; NR_PAGE_ORDERS],
+    /// On a node of several zones, each zone's `nr_free` after the op, in pfn order (the app's
+    /// charts follow the zone tab); empty on a node of one zone (`nr_free_after` is its).
+    #[serde(default)]
+    pub nr_free_after_zones: Vec<[u64; NR_PAGE_ORDERS]>,
     /// Pages handled per zone / pcp lock hold during this op ([`crate::locks`]).
     #[serde(default)]
     pub lock_holds: crate::locks::LockHolds,
@@ -615,6 +619,11 @@ impl Runner<'_, '_> {
             pageblocks_touched: touched,
             outcome,
             nr_free_after: self.engine.zone.nr_free,
+            nr_free_after_zones: if self.engine.zone.nr_zones() > 1 {
+                self.engine.zone.zones().map(|z| *z.nr_free()).collect()
+            } else {
+                Vec::new()
+            },
             lock_holds: std::mem::take(&mut self.engine.op_holds),
         };
         match &mut self.thin {
