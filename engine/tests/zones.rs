@@ -532,3 +532,92 @@ fn alloc_contig_range_in_dma32_migrates_into_normal_and_the_names_follow() {
         }
     }
 }
+
+/// Trace replay of a node of several zones (issue 9 item 8): a trace line names no zone, but
+/// its pfn does (`page_zone`), so each record is applied in the zone that holds its pfn. A
+/// two-zone run with fallbacks, vmalloc spilling into DMA32, a migration into Normal and
+/// drains, printed with `--format trace` and replayed, gives the same free lists in both zones
+/// with zero divergences; a pfn in neither zone is a `pfn_outside_zone` divergence.
+#[test]
+fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
+    use buddyscope::replay::{replay_text, DivergenceKind, ReplayOptions};
+    for kernel in ["v6.18", "v7.1", "v7.2"] {
+        let text = format!(
+            r#"{{"version": 1, "kernel": "{kernel}",
+  "zones": [{{"name": "DMA32", "start_pfn": 1040384, "pages": 8192, "cpus": 2}},
+            {{"name": "Normal", "start_pfn": 1048576, "pages": 4096, "cpus": 2}}],
+  "ops": [
+    {{"op": "alloc", "order": 0, "mt": "movable", "zone": "DMA32", "as": "p"}},
+    {{"op": "alloc", "order": 10, "mt": "movable", "as": "a"}},
+    {{"op": "alloc", "order": 10, "as": "b"}},
+    {{"op": "alloc", "order": 9, "mt": "reclaimable", "as": "c", "cpu": 1}},
+    {{"op": "vmalloc", "pages": 1500, "as": "v"}},
+    {{"op": "alloc_contig_range", "pfn": 1040384, "nr_pages": 32, "as": "r"}},
+    {{"op": "alloc", "order": 3, "mt": "unmovable", "zone": "DMA32", "as": "d", "cpu": 1}},
+    {{"op": "vfree", "ref": "v"}},
+    {{"op": "free", "ref": "b"}},
+    {{"op": "free", "ref": "p"}},
+    {{"op": "drain", "cpu": 1}},
+    {{"op": "free", "ref": "d", "cpu": 1}},
+    {{"op": "drain", "cpu": "all"}}
+  ]}}"#
+        );
+        let s = buddyscope::scenario::parse(&text).unwrap();
+        let run = run_text(&text, &RunOptions::default()).expect("runs");
+        let trace = buddyscope::narrate::trace_text(&run);
+        let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
+        assert_eq!(
+            rep.divergence_count,
+            0,
+            "{kernel}: {:?}",
+            rep.divergences.first().map(|d| d.to_string())
+        );
+        let lists = |node: &buddyscope::zone::Zone| {
+            node.zones()
+                .map(|z| {
+                    (0..11u8)
+                        .flat_map(|o| {
+                            buddyscope::types::MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt))
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            lists(&rep.run.final_zone),
+            lists(&run.final_zone),
+            "{kernel}"
+        );
+        assert_eq!(
+            procfs::pagetypeinfo(&rep.run.final_zone),
+            procfs::pagetypeinfo(&run.final_zone)
+        );
+        // `--compare-model` re-issues the requests to a node of the same zones: the first
+        // requests (before any vmalloc, whose bulk pages have no mm_page_alloc) get the
+        // traced pfns, in both zones.
+        let cmp = buddyscope::replay::compare(&s, trace.as_bytes()).unwrap();
+        assert!(cmp.requests > 4, "{kernel}");
+        assert!(
+            cmp.first_difference
+                .as_ref()
+                .is_none_or(|d| d.line
+                    > trace.lines().position(|l| l.contains("op ops[4]")).unwrap() as u64),
+            "{kernel}: {:?}",
+            cmp.first_difference
+        );
+    }
+    let s = buddyscope::scenario::parse(
+        r#"{"version": 1, "zones": [{"name": "DMA32", "start_pfn": 4096, "pages": 4096},
+            {"name": "Normal", "start_pfn": 1048576, "pages": 4096}]}"#,
+    )
+    .unwrap();
+    let line = "x-1 [000] ..... 1.0: mm_page_free: page=0 pfn=0x20000 order=0\n";
+    let rep = replay_text(&s, line, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergences[0].kind, DivergenceKind::PfnOutsideZone);
+    // An allocation of a DMA32 pfn is taken from DMA32.
+    let line = "x-1 [000] ..... 1.0: mm_page_alloc: page=0 pfn=0x1000 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n";
+    let rep = replay_text(&s, line, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:?}", rep.divergences);
+    assert_eq!(rep.run.final_zone.zone_at(0).nr_free_pages(), 4095);
+    assert_eq!(rep.run.final_zone.zone_at(1).nr_free_pages(), 4096);
+}
