@@ -707,6 +707,10 @@ impl Runner<'_, '_> {
     /// one's, and `None`).
     fn owned_page(&self, hz: usize, owner: u32, p: ZonePfn) -> Option<(usize, ZonePfn)> {
         let at = self.page(hz, owner, p);
+        if self.origin.is_empty() {
+            // Nothing migrated: every page is where it was allocated (the common, fast case).
+            return Some(at);
+        }
         let whose = self
             .origin
             .get(&(owner, at.0 as u8, at.1))
