@@ -72,3 +72,38 @@ test('zone tabs: each zone of the node shows its own free lists and pcp, as the 
   expect(await appNrFree(page)).toEqual(mid);
   expect(mid.reduce((s, n, o) => s + (n << o), 0)).toBe(832);
 });
+
+test('zone tabs: the charts follow the zone picked, like the map and the free lists', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openApp(page, `?scenario=${ID}`);
+  await expect(page.getByTestId('zone-tab-Normal')).toBeVisible();
+  await page.getByTestId('jump-end').click();
+  const free = page.getByTestId('chart-free-pages');
+  const frag = page.getByTestId('chart-fragmentation');
+  await free.scrollIntoViewIfNeeded();
+  // Without a pick: the highest zone, where the engine is between ops.
+  await expect(free).toHaveAttribute('data-zone', 'Normal');
+  await expect(frag).toHaveAttribute('data-zone', 'Normal');
+  await expect(page.getByTestId('charts')).toContainText('Free pages per order (log scale) over the ops done, zone Normal');
+  const pixels = () => free.evaluate((c: HTMLCanvasElement) => c.toDataURL());
+  const fragPixels = () => frag.evaluate((c: HTMLCanvasElement) => c.toDataURL());
+  // The canvases are painted once on screen: wait for a drawing.
+  const blank = await page.evaluate(() => { const c = document.createElement('canvas'); return c.toDataURL(); });
+  await expect.poll(pixels).not.toBe(blank);
+  await expect.poll(fragPixels).not.toBe(blank);
+  const normal = await pixels();
+  const normalFrag = await fragPixels();
+
+  await page.getByTestId('zone-tab-DMA32').click();
+  await expect(free).toHaveAttribute('data-zone', 'DMA32');
+  await expect(frag).toHaveAttribute('data-zone', 'DMA32');
+  await expect(page.getByTestId('charts')).toContainText('Fragmentation by order, after the ops done, zone DMA32');
+  // DMA32's free pages over the ops are not Normal's: both charts are redrawn.
+  await expect.poll(pixels).not.toBe(normal);
+  await expect.poll(fragPixels).not.toBe(normalFrag);
+  await saveScreenshot(page, 'zones-charts-dma32');
+
+  await page.getByTestId('zone-tab-Normal').click();
+  await expect(free).toHaveAttribute('data-zone', 'Normal');
+  await expect.poll(pixels).toBe(normal);
+});

@@ -304,7 +304,11 @@ impl crate::runner::Run {
             + self
                 .ops
                 .iter()
-                .map(|o| o.iteration.capacity() * 4 + outcome_heap(&o.outcome))
+                .map(|o| {
+                    o.iteration.capacity() * 4
+                        + o.nr_free_after_zones.capacity() * 8 * crate::types::NR_PAGE_ORDERS
+                        + outcome_heap(&o.outcome)
+                })
                 .sum::<usize>();
         let defs = self.op_defs.capacity() * size_of::<crate::runner::OpDef>()
             + self

@@ -181,6 +181,7 @@ steps! {
     CmaBitmapClear => cma_release: 3,
     CmaAllocFail => cma_alloc: 7,
     CmaReleasePut => cma_release: 1,
+    BulkZonelistNext => alloc_pages_bulk: 5,
 }
 
 /// The pseudocode of a function, one line per entry.
@@ -517,6 +518,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "lock pcp",
             "while populated < nr: page = __rmqueue_pcplist(0, mt); prep_new_page",
             "single: alloc_pages(gfp, 0)",
+            "a node of several zones: the gate walks the zonelist; the batch comes from the first zone that passes",
         ],
         vfree => &[
             "remove_vm_area()",

@@ -12,7 +12,12 @@ use crate::types::*;
 /// holds the page-pointer array.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VmArea {
+    /// Each page's index in its zone ([`VmArea::zone_of`] says which zone).
     pub pages: Vec<ZonePfn>,
+    /// On a node of several zones, the node index of each page's zone (`page_zone()`: each
+    /// allocation walks the zonelist, so one area may hold pages of several zones); empty on a
+    /// node of one zone, where every page is in zone 0.
+    pub zones: Vec<u8>,
     pub array: Option<Box<VmArea>>,
     /// Orders requested from the buddy/pcp, in order (`false`: the attempt failed).
     pub attempts: Vec<(u8, bool)>,
@@ -26,6 +31,22 @@ impl VmArea {
             v.extend(a.all_pages());
         }
         v
+    }
+
+    /// Every page the area holds, data and array, with its zone's node index.
+    pub fn all_pages_zoned(&self) -> Vec<(usize, ZonePfn)> {
+        let mut v: Vec<(usize, ZonePfn)> = (0..self.pages.len())
+            .map(|i| (self.zone_of(i), self.pages[i]))
+            .collect();
+        if let Some(a) = &self.array {
+            v.extend(a.all_pages_zoned());
+        }
+        v
+    }
+
+    /// The node index of the zone of data page `i` (0 on a node of one zone).
+    pub fn zone_of(&self, i: usize) -> usize {
+        self.zones.get(i).map_or(0, |&z| z as usize)
     }
 }
 
@@ -66,9 +87,23 @@ impl Engine {
             if self.zone.cfg.cma && mt == MigrateType::Movable {
                 flags |= ALLOC_CMA;
             }
-            // 6.18/6.19 add `nr`, 7.x `nr - populated`: the same for vmalloc's empty slice.
-            let mark = self.zone.wmark_pages(crate::zone::WMARK_LOW) + nr as u64;
-            if self.bulk_gate(mark, flags) {
+            // `for_next_zone_zonelist_nodemask` from the preferred zone: the first zone whose
+            // free pages pass low + nr is the one the whole batch comes from (v7.1.5
+            // mm/page_alloc.c:5095-5126). The C passes the preferred zone's index as
+            // `highest_zoneidx` to `zone_watermark_fast`; the zones between it and `gfp_zone`
+            // are empty, so their `lowmem_reserve` entries are equal. One zone in a node of one.
+            self.highest_zoneidx = crate::page_alloc::gfp_zone(gfp);
+            let mut zone = None;
+            for z in self.zonelist() {
+                self.select_zone(Step::BulkZonelistNext, z);
+                // 6.18/6.19 add `nr`, 7.x `nr - populated`: the same for vmalloc's empty slice.
+                let mark = self.zone.wmark_pages(crate::zone::WMARK_LOW) + nr as u64;
+                if self.bulk_gate(mark, flags) {
+                    zone = Some(z);
+                    break;
+                }
+            }
+            if zone.is_some() {
                 self.emit(
                     Step::BulkPcpLock,
                     Annotation::Lock {
@@ -109,6 +144,15 @@ impl Engine {
                 1
             }
             None => 0,
+        }
+    }
+
+    /// On a node of several zones: the pages `area` gained since the last call came from the
+    /// zone being worked on (an allocation ends in the zone it took its page from).
+    fn note_zones(&self, area: &mut VmArea) {
+        if self.zone.nr_zones() > 1 {
+            let z = self.zone.active_index() as u8;
+            area.zones.resize(area.pages.len(), z);
         }
     }
 
@@ -153,6 +197,7 @@ impl Engine {
                 };
                 self.split_page(p, o);
                 area.pages.extend(p..p + (1 << o));
+                self.note_zones(area);
                 allocated += 1 << o;
                 remaining = n - allocated;
                 if remaining > 0 {
@@ -164,6 +209,7 @@ impl Engine {
             let req = (n - allocated).min(100);
             let before = area.pages.len();
             let got = self.alloc_pages_bulk(gfp, req, cpu, owner, &mut area.pages);
+            self.note_zones(area);
             for _ in before..area.pages.len() {
                 area.attempts.push((0, true));
             }
@@ -176,6 +222,7 @@ impl Engine {
             match self.alloc_pages(gfp, 0, cpu, owner, false) {
                 Some(p) => {
                     area.pages.push(p);
+                    self.note_zones(area);
                     area.attempts.push((0, true));
                     allocated += 1;
                 }
@@ -226,18 +273,25 @@ impl Engine {
         self.enter(KernelFn::vfree);
         match method {
             FreeMethod::PerPage => {
-                for &p in &area.pages {
+                for (i, &p) in area.pages.iter().enumerate() {
+                    // __free_page frees to page_zone(page).
+                    self.select_zone(Step::PageZone, area.zone_of(i));
                     self.free_pages(p, 0, cpu);
                 }
             }
             FreeMethod::Chunked => {
-                // free_pages_bulk: maximal runs of physically consecutive pages.
+                // free_pages_bulk: maximal runs of physically consecutive pages. On a node of
+                // several zones a run also ends where page_zone changes (docs/model-decisions.md).
                 let mut i = 0;
                 while i < area.pages.len() {
                     let mut j = i + 1;
-                    while j < area.pages.len() && area.pages[j] == area.pages[j - 1] + 1 {
+                    while j < area.pages.len()
+                        && area.pages[j] == area.pages[j - 1] + 1
+                        && area.zone_of(j) == area.zone_of(i)
+                    {
                         j += 1;
                     }
+                    self.select_zone(Step::PageZone, area.zone_of(i));
                     self.emit(
                         Step::VfreeRun,
                         Annotation::Run {

@@ -1002,7 +1002,9 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
                 owner: 2,
                 from: 3072,
                 to: 1024,
-                order: 5
+                order: 5,
+                from_zone: 0,
+                to_zone: 0,
             }]
         );
         assert_eq!(area.available_count, 0);
@@ -1105,4 +1107,163 @@ fn cma_alloc_retries_past_a_busy_range() {
     );
     assert_eq!(e.zone.page_owner(3072), 2, "the pinned block stays");
     buddyscope::metrics::check_invariants(&e.zone).unwrap();
+}
+
+/// vmalloc on a node of several zones (issue 9 item 8): `vm_area_alloc_pages` (v7.1.5
+/// mm/vmalloc.c:3632) asks `alloc_pages_bulk_node_noprof` for at most 100 pages at a time
+/// (:3692), and `alloc_pages_bulk_noprof` (v7.1.5 mm/page_alloc.c:5037) walks the zonelist from
+/// the preferred zone (:5095 `for_next_zone_zonelist_nodemask`) to the first zone whose
+/// `zone_watermark_fast(zone, 0, low + nr_pages - nr_populated, …)` passes (:5110-5114, with the
+/// zone's `lowmem_reserve`), and takes the whole batch from that zone's pcp (:5140-5165); `vfree`
+/// (mm/vmalloc.c:3436, :3472) `__free_page`s each page to `page_zone(page)`.
+///
+/// Worked example on [`dma32_and_normal`] (Normal low 20; DMA32 low 5, reserve 32 against a
+/// Normal request; `VMALLOC_GFP` has `__GFP_HIGHMEM`, which is `ZONE_NORMAL` on x86_64):
+/// 1. GFP_KERNEL order 10 ×7, then 9, 8, 6, 5 from Normal (as in the zonelist example, each far
+///    above high 28) leave Normal the blocks 0x101f60/o5 and 0x101f80/o7: 160 free pages.
+/// 2. vmalloc(150), bulk: the first batch of 100: Normal passes (160 > 20 + 100), so all 100
+///    pages come from Normal's Unmovable pcp list, refilled from its smallest blocks in pfn
+///    order: 0x101f60 ..= 0x101fc3. Normal is left 60 pages: 33 in the buddy, 27 on the pcp.
+/// 3. The second batch of 50: Normal fails (33 ≤ 20 + 50: pcp pages do not count); DMA32 passes
+///    (2048 > 5 + 50 + reserve 32). The pcp refill claims the order-10 block at 0x1000 (its
+///    pageblocks become Unmovable) and hands out 0x1000 ..= 0x1031 in pfn order.
+/// 4. vfree, page by page: each page goes back to its own zone's pcp, so each zone's free pages
+///    (buddy + pcp) are what they were before the vmalloc: Normal 160, DMA32 2048.
+/// 5. The same area freed by the 7.2 `free_pages_bulk` (runs of consecutive pfns, each run in
+///    one zone): Normal's run 0x101f60 + 100 → chunks 0x101f60/o5 (ctz 5), 0x101f80/o6
+///    (ilog2 68), 0x101fc0/o2; DMA32's run 0x1000 + 50 → 0x1000/o5, 0x1020/o4, 0x1030/o1.
+#[test]
+fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
+    use buddyscope::events::{Annotation, EventKind, Mutation};
+    use buddyscope::vmalloc::VMALLOC_GFP;
+    let mut e = dma32_and_normal();
+    let mut owner = 1;
+    // 1.
+    for order in [10u8, 10, 10, 10, 10, 10, 10, 9, 8, 6, 5] {
+        owner += 1;
+        let p = e.alloc_pages(GFP_KERNEL, order, 0, owner, false);
+        assert_eq!(e.zone.active_index(), 1, "order {order} from Normal");
+        assert!(p.is_some());
+    }
+    let n = e.zone.zone_at(1);
+    assert_eq!(n.nr_free_pages(), 160);
+    assert_eq!(n.free_list_pfns(5, MigrateType::Unmovable), vec![0x1f60]);
+    assert_eq!(n.free_list_pfns(7, MigrateType::Unmovable), vec![0x1f80]);
+    // 2. and 3.
+    let (area, ok) = e.vmalloc(150, VmallocStrategy::Bulk, 0, 99, VMALLOC_GFP);
+    assert!(ok);
+    let pages: Vec<u64> = (0..area.pages.len())
+        .map(|i| e.zone.zone_at(area.zone_of(i)).abs_pfn(area.pages[i]))
+        .collect();
+    let want: Vec<u64> = (0x10_1f60..=0x10_1fc3).chain(0x1000..=0x1031).collect();
+    assert_eq!(pages, want);
+    assert_eq!(area.zones, [vec![1u8; 100], vec![0u8; 50]].concat());
+    let free_and_pcp = |e: &Engine, z: usize| {
+        let zz = e.zone.zone_at(z);
+        zz.nr_free_pages() + zz.pcp_pages()
+    };
+    assert_eq!(e.zone.zone_at(1).nr_free_pages(), 33);
+    assert_eq!(free_and_pcp(&e, 1), 60);
+    assert_eq!(free_and_pcp(&e, 0), 2048 - 50);
+    let d = e.zone.zone_at(0);
+    assert_eq!(d.pb_mt(0), MigrateType::Unmovable);
+    assert_eq!(d.pb_mt(1), MigrateType::Unmovable);
+    // 5. (on a copy)
+    let mut chunked = e.clone();
+    chunked.log.events.clear();
+    chunked.vfree(&area, FreeMethod::Chunked, 0);
+    let mut cur = chunked.zone.active_index();
+    let mut chunks = Vec::new();
+    for ev in &chunked.log.events {
+        match ev.kind {
+            EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) => cur = to as usize,
+            EventKind::Annotation(Annotation::Chunk { pfn, order }) => {
+                chunks.push((chunked.zone.zone_at(cur).abs_pfn(pfn), order))
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        chunks,
+        vec![
+            (0x10_1f60, 5),
+            (0x10_1f80, 6),
+            (0x10_1fc0, 2),
+            (0x1000, 5),
+            (0x1020, 4),
+            (0x1030, 1)
+        ]
+    );
+    assert_eq!(free_and_pcp(&chunked, 1), 160);
+    assert_eq!(free_and_pcp(&chunked, 0), 2048);
+    // 4.
+    e.vfree(&area, FreeMethod::PerPage, 0);
+    assert_eq!(
+        e.zone.zone_at(1).nr_free_pages(),
+        33,
+        "Normal's pages went to its pcp"
+    );
+    assert_eq!(free_and_pcp(&e, 1), 160);
+    assert_eq!(free_and_pcp(&e, 0), 2048);
+    for z in e.zone.zones() {
+        buddyscope::metrics::check_invariants(z).unwrap();
+    }
+}
+
+/// Migration on a node of several zones (issue 9 item 8, decision 15): `alloc_contig_range`'s
+/// migrate step allocates each target with `alloc_migration_target` (mm/migrate.c, not in the
+/// sources here: `__folio_alloc(gfp, order, mtc->nid, mtc->nmask)`, the node's zonelist, no
+/// nodemask), with `mtc.gfp_mask = cc->gfp_mask` (v7.1.5 mm/page_alloc.c:6785-6789), which
+/// `__alloc_contig_verify_gfp_mask` makes `GFP_KERNEL`'s reclaim bits | `__GFP_MOVABLE` |
+/// `__GFP_RETRY_MAYFAIL` (:6890-6891). `gfp_zone` of that is ZONE_NORMAL, so the zonelist starts
+/// at Normal whatever zone the range is in: a page in DMA32 moves up into Normal.
+///
+/// Worked example on [`dma32_and_normal`] (6.18, batch 1 in both zones):
+/// 1. A `GFP_HIGHUSER_MOVABLE | __GFP_DMA32` order-0 page: the DMA32 pcp refill takes one page
+///    (`nr_pcp_alloc` with batch 1) from the head of the Movable order-10 list, 0x1000 (boot
+///    adds 0x1000 then 0x1400 at the tail), splitting it: 0x1000.
+/// 2. `alloc_contig_range(0x1000, 1)`: pageblock 0x1000 is isolated (its free buddies
+///    0x1001/o0 … 0x1100/o8 move to the Isolate lists); the batch is [0x1000]. The target
+///    request walks Normal first: 8192 free > high 28, the Normal pcp refill takes the head of
+///    its Movable order-10 list, 0x100000. The source is freed in DMA32 (`page_zone`): its
+///    pageblock is isolated, so `free_one_page` merges it with the isolated buddies up to
+///    0x1000/o9 (the o9 buddy 0x1200 is in a Movable pageblock: no merge across an isolated one).
+/// 3. `test_pages_isolated` passes, the o9 block is taken, page 0x1000 kept and 0x1001..0x1200
+///    freed back (isolated) page by page, then the isolation is undone: DMA32 has 2047 free
+///    pages, Normal 8191, and the owner's page lives at 0x100000.
+#[test]
+fn alloc_contig_range_migrates_a_dma32_page_up_into_normal() {
+    use buddyscope::page_alloc::{IsolateMode, Migration};
+    let mut e = dma32_and_normal();
+    // 1.
+    let p = e.alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_DMA32, 0, 0, 2, true);
+    assert_eq!((e.zone.active_index(), abs(&e, p)), (0, Some(0x1000)));
+    // 2. and 3.
+    let out = e.alloc_contig_frozen_range(0, 1, 9, 0, IsolateMode::Other);
+    assert_eq!(out.result, Ok(()));
+    assert_eq!(
+        out.migrated,
+        vec![Migration {
+            owner: 2,
+            from: 0,
+            to: 0,
+            order: 0,
+            from_zone: 0,
+            to_zone: 1
+        }]
+    );
+    let (d, n) = (e.zone.zone_at(0), e.zone.zone_at(1));
+    assert_eq!((d.page_owner(0), d.page_refcount(0)), (9, 1));
+    assert_eq!((n.page_owner(0), n.page_refcount(0)), (2, 1));
+    assert_eq!(d.nr_free_pages() + d.pcp_pages(), 2047);
+    assert_eq!(n.nr_free_pages() + n.pcp_pages(), 8191);
+    for z in e.zone.zones() {
+        assert_eq!(
+            (0..z.nr_pageblocks())
+                .filter(|&pb| z.pb_mt(pb) == MigrateType::Isolate)
+                .count(),
+            0
+        );
+        buddyscope::metrics::check_invariants(z).unwrap();
+    }
 }

@@ -152,10 +152,6 @@ fn zones_are_checked_with_json_paths() {
         r#"{{"version": 1, "zones": [{dma32}, {normal}], "ops": [{{"op": "alloc", "order": 0, "zone": "DMA"}}]}}"#
     );
     assert_eq!(err(&bad_alloc).0, "ops[0].zone");
-    let vm = format!(
-        r#"{{"version": 1, "zones": [{dma32}, {normal}], "ops": [{{"op": "vmalloc", "pages": 4}}]}}"#
-    );
-    assert_eq!(err(&vm).0, "ops[0]");
     let range = format!(
         r#"{{"version": 1, "zones": [{dma32}, {normal}], "ops": [{{"op": "alloc_contig_range", "pfn": 8000, "nr_pages": 512}}]}}"#
     );
@@ -188,7 +184,8 @@ fn one_entry_in_zones_is_the_one_zone_model() {
 }
 
 mod prop {
-    //! Random two- and three-zone machines: the invariants hold in every zone after every op, a
+    //! Random two- and three-zone machines (vmalloc and vfree included): the invariants hold in
+    //! every zone after every op, a
     //! timeline seek anywhere equals a replay, and the whole run rewinds to the initial state.
 
     use buddyscope::metrics::check_invariants;
@@ -197,12 +194,16 @@ mod prop {
     use proptest::prelude::*;
     use serde_json::{json, Value};
 
-    fn op(kind: u8, a: u32, b: u32, names: &mut Vec<String>, zones: &[(&str, u64, u64)]) -> Value {
+    fn op(kind: u8, a: u32, b: u32, all: &mut Vec<String>, zones: &[(&str, u64, u64)]) -> Value {
+        // allocs are "a…", vmallocs "v…": free and split take the one, vfree the other.
+        let names: Vec<String> = all.iter().filter(|n| n.starts_with('a')).cloned().collect();
+        let vms: Vec<String> = all.iter().filter(|n| n.starts_with('v')).cloned().collect();
+        let names = &names;
         let mt = ["unmovable", "movable", "reclaimable"][(a % 3) as usize];
-        match kind % 8 {
+        match kind % 10 {
             0..=2 => {
-                let name = format!("a{}", names.len());
-                names.push(name.clone());
+                let name = format!("a{}", all.len());
+                all.push(name.clone());
                 let order = [0, 0, 1, 3, 9, 10][(b % 6) as usize];
                 let mut o = json!({"op": "alloc", "order": order, "mt": mt, "as": name});
                 if a & 3 == 0 {
@@ -224,6 +225,18 @@ mod prop {
                 json!({"op": "alloc_contig_range", "pfn": pfn, "nr_pages": n})
             }
             7 => json!({"op": "tick"}),
+            // vmalloc walks the zonelist per batch; vfree of a plain alloc is a skipped op.
+            8 => {
+                let name = format!("v{}", all.len());
+                all.push(name.clone());
+                let pages = [1, 7, 100, 300, 513, 1500][(b % 6) as usize];
+                let strategy = ["bulk", "large_order"][(a & 1) as usize];
+                json!({"op": "vmalloc", "pages": pages, "strategy": strategy, "as": name})
+            }
+            9 if !vms.is_empty() => {
+                let method = ["per_page", "chunked"][(b & 1) as usize];
+                json!({"op": "vfree", "ref": vms[(a as usize) % vms.len()], "method": method})
+            }
             _ => json!({"op": "drain", "cpu": if a & 1 == 0 { json!("all") } else { json!(0) }}),
         }
     }
@@ -397,4 +410,214 @@ fn a_64_gib_machine_runs_counters_only() {
     let too_big = doc.replace("15728640", "15733760");
     let e = buddyscope::scenario::parse_valid(&too_big).expect_err("over 64 GiB");
     assert_eq!(e.path, "zones[1].pages");
+}
+
+/// vmalloc and vfree on a node of several zones (issue 9 item 8): an area whose pages spill
+/// from Normal into DMA32 (the worked example is `fidelity.rs`
+/// `vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr`); vfree gives each
+/// page back to its own zone, on every profile and free method, and the run rewinds exactly.
+#[test]
+fn vmalloc_spills_into_dma32_and_vfree_frees_each_page_to_its_zone() {
+    for (kernel, strategy, method) in [
+        ("v6.18", "bulk", "per_page"),
+        ("v7.1", "large_order", "per_page"),
+        ("v7.2", "large_order", "chunked"),
+        ("v7.2", "bulk", "chunked"),
+    ] {
+        let text = format!(
+            r#"{{"version": 1, "kernel": "{kernel}",
+  "zones": [{{"name": "DMA32", "start_pfn": 1040384, "pages": 8192}},
+            {{"name": "Normal", "start_pfn": 1048576, "pages": 4096}}],
+  "ops": [
+    {{"op": "alloc", "order": 10, "mt": "movable", "as": "a"}},
+    {{"op": "alloc", "order": 10, "mt": "movable", "as": "b"}},
+    {{"op": "alloc", "order": 10, "mt": "movable", "as": "c"}},
+    {{"op": "vmalloc", "pages": 1500, "strategy": "{strategy}", "as": "v"}},
+    {{"op": "vfree", "ref": "v", "method": "{method}"}},
+    {{"op": "free", "ref": "a"}}, {{"op": "free", "ref": "b"}}, {{"op": "free", "ref": "c"}},
+    {{"op": "drain", "cpu": "all"}}
+  ]}}"#
+        );
+        let run = run_text(&text, &RunOptions::default()).expect("runs");
+        let vm = &run.ops[3];
+        assert!(
+            vm.outcome.to_string().contains("1500"),
+            "{kernel} {strategy}: {}",
+            vm.outcome
+        );
+        // Normal had 1024 free pages: the area (and its 3-page array) needed DMA32 too.
+        let switches_to_dma32 = run.log.events[vm.start as usize..vm.end as usize]
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Mutation(Mutation::ZoneSwitch { to: 0, .. })
+                )
+            })
+            .count();
+        assert!(switches_to_dma32 > 0, "{kernel} {strategy}");
+        let mut z = run.final_zone.clone();
+        for ev in run.log.events.iter().rev() {
+            z.unapply(ev);
+        }
+        assert_eq!(z, run.initial, "{kernel} {strategy} {method}");
+        for (zone, pages) in run.final_zone.zones().zip([8192, 4096]) {
+            assert_eq!(
+                zone.nr_free_pages(),
+                pages,
+                "{kernel} {strategy} {method}: every page back in its own zone"
+            );
+        }
+    }
+}
+
+/// `alloc_contig_range` in DMA32 on a node of several zones: the movable pages in the range
+/// migrate up into Normal (the target's gfp has `gfp_zone` Normal: `fidelity.rs`
+/// `alloc_contig_range_migrates_a_dma32_page_up_into_normal`), their names follow them there,
+/// and the later `free`, `get_page`/`put_page` and `split` act on the page in its new zone.
+#[test]
+fn alloc_contig_range_in_dma32_migrates_into_normal_and_the_names_follow() {
+    for kernel in ["v6.18", "v7.1", "v7.2"] {
+        let text = format!(
+            r#"{{"version": 1, "kernel": "{kernel}",
+  "zones": [{{"name": "DMA32", "start_pfn": 4096, "pages": 4096}},
+            {{"name": "Normal", "start_pfn": 1048576, "pages": 4096}}],
+  "ops": [
+    {{"op": "alloc", "order": 0, "mt": "movable", "zone": "DMA32", "as": "p"}},
+    {{"op": "alloc", "order": 3, "mt": "movable", "zone": "DMA32", "as": "q"}},
+    {{"op": "alloc_contig_range", "pfn": 4096, "nr_pages": 64, "as": "c"}},
+    {{"op": "get_page", "ref": "p", "page": 0}},
+    {{"op": "free", "ref": "p"}},
+    {{"op": "put_page", "ref": "p", "page": 0}},
+    {{"op": "split", "ref": "q"}},
+    {{"op": "free", "ref": "q"}},
+    {{"op": "free_contig_range", "ref": "c"}},
+    {{"op": "drain", "cpu": "all"}}
+  ]}}"#
+        );
+        let run = run_text(&text, &RunOptions::default()).expect("runs");
+        let contig = run.ops[2].outcome.to_string();
+        assert!(contig.contains("migrat"), "{kernel}: {contig}");
+        // Both moved to Normal: 0x100000 and up.
+        let moves: Vec<String> = run
+            .log
+            .messages
+            .iter()
+            .filter(|m| m.starts_with("migrate: "))
+            .cloned()
+            .collect();
+        assert_eq!(moves.len(), 2, "{kernel}: {moves:?}");
+        assert!(
+            moves
+                .iter()
+                .all(|m| m.contains("now lives at 0x1000") && m.contains("zone Normal")),
+            "{kernel}: {moves:?}"
+        );
+        for (i, rec) in run.ops.iter().enumerate() {
+            assert!(
+                !rec.outcome.to_string().contains("skipped")
+                    && !rec.outcome.to_string().contains("refused"),
+                "{kernel} op {i}: {}",
+                rec.outcome
+            );
+        }
+        let mut z = run.final_zone.clone();
+        for ev in run.log.events.iter().rev() {
+            z.unapply(ev);
+        }
+        assert_eq!(z, run.initial, "{kernel}");
+        for zone in run.final_zone.zones() {
+            assert_eq!(zone.nr_free_pages(), 4096, "{kernel}: every page back");
+            buddyscope::metrics::check_invariants(zone).unwrap();
+        }
+    }
+}
+
+/// Trace replay of a node of several zones (issue 9 item 8): a trace line names no zone, but
+/// its pfn does (`page_zone`), so each record is applied in the zone that holds its pfn. A
+/// two-zone run with fallbacks, vmalloc spilling into DMA32, a migration into Normal and
+/// drains, printed with `--format trace` and replayed, gives the same free lists in both zones
+/// with zero divergences; a pfn in neither zone is a `pfn_outside_zone` divergence.
+#[test]
+fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
+    use buddyscope::replay::{replay_text, DivergenceKind, ReplayOptions};
+    for kernel in ["v6.18", "v7.1", "v7.2"] {
+        let text = format!(
+            r#"{{"version": 1, "kernel": "{kernel}",
+  "zones": [{{"name": "DMA32", "start_pfn": 1040384, "pages": 8192, "cpus": 2}},
+            {{"name": "Normal", "start_pfn": 1048576, "pages": 4096, "cpus": 2}}],
+  "ops": [
+    {{"op": "alloc", "order": 0, "mt": "movable", "zone": "DMA32", "as": "p"}},
+    {{"op": "alloc", "order": 10, "mt": "movable", "as": "a"}},
+    {{"op": "alloc", "order": 10, "as": "b"}},
+    {{"op": "alloc", "order": 9, "mt": "reclaimable", "as": "c", "cpu": 1}},
+    {{"op": "vmalloc", "pages": 1500, "as": "v"}},
+    {{"op": "alloc_contig_range", "pfn": 1040384, "nr_pages": 32, "as": "r"}},
+    {{"op": "alloc", "order": 3, "mt": "unmovable", "zone": "DMA32", "as": "d", "cpu": 1}},
+    {{"op": "vfree", "ref": "v"}},
+    {{"op": "free", "ref": "b"}},
+    {{"op": "free", "ref": "p"}},
+    {{"op": "drain", "cpu": 1}},
+    {{"op": "free", "ref": "d", "cpu": 1}},
+    {{"op": "drain", "cpu": "all"}}
+  ]}}"#
+        );
+        let s = buddyscope::scenario::parse(&text).unwrap();
+        let run = run_text(&text, &RunOptions::default()).expect("runs");
+        let trace = buddyscope::narrate::trace_text(&run);
+        let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
+        assert_eq!(
+            rep.divergence_count,
+            0,
+            "{kernel}: {:?}",
+            rep.divergences.first().map(|d| d.to_string())
+        );
+        let lists = |node: &buddyscope::zone::Zone| {
+            node.zones()
+                .map(|z| {
+                    (0..11u8)
+                        .flat_map(|o| {
+                            buddyscope::types::MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt))
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            lists(&rep.run.final_zone),
+            lists(&run.final_zone),
+            "{kernel}"
+        );
+        assert_eq!(
+            procfs::pagetypeinfo(&rep.run.final_zone),
+            procfs::pagetypeinfo(&run.final_zone)
+        );
+        // `--compare-model` re-issues the requests to a node of the same zones: the first
+        // requests (before any vmalloc, whose bulk pages have no mm_page_alloc) get the
+        // traced pfns, in both zones.
+        let cmp = buddyscope::replay::compare(&s, trace.as_bytes()).unwrap();
+        assert!(cmp.requests > 4, "{kernel}");
+        assert!(
+            cmp.first_difference
+                .as_ref()
+                .is_none_or(|d| d.line
+                    > trace.lines().position(|l| l.contains("op ops[4]")).unwrap() as u64),
+            "{kernel}: {:?}",
+            cmp.first_difference
+        );
+    }
+    let s = buddyscope::scenario::parse(
+        r#"{"version": 1, "zones": [{"name": "DMA32", "start_pfn": 4096, "pages": 4096},
+            {"name": "Normal", "start_pfn": 1048576, "pages": 4096}]}"#,
+    )
+    .unwrap();
+    let line = "x-1 [000] ..... 1.0: mm_page_free: page=0 pfn=0x20000 order=0\n";
+    let rep = replay_text(&s, line, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergences[0].kind, DivergenceKind::PfnOutsideZone);
+    // An allocation of a DMA32 pfn is taken from DMA32.
+    let line = "x-1 [000] ..... 1.0: mm_page_alloc: page=0 pfn=0x1000 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n";
+    let rep = replay_text(&s, line, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:?}", rep.divergences);
+    assert_eq!(rep.run.final_zone.zone_at(0).nr_free_pages(), 4095);
+    assert_eq!(rep.run.final_zone.zone_at(1).nr_free_pages(), 4096);
 }

@@ -1531,9 +1531,19 @@ class Model:
         return True
 
     def migrate_range(self, cpu, s, e):
-        """__alloc_contig_migrate_range: batches of >= 32 pages of LRU blocks."""
+        """__alloc_contig_migrate_range: batches of >= 32 pages of LRU blocks. On a node of
+        several zones the target comes from the node's zonelist (alloc_migration_target), maybe
+        another zone; the source is freed in the range's zone."""
+        rz = self.cur
+        try:
+            return self._migrate_range(cpu, s, e, rz)
+        finally:
+            self.use_zone(rz)
+
+    def _migrate_range(self, cpu, s, e, rz):
         p = s
         while p < e:
+            self.use_zone(rz)
             batch, pages = [], 0
             while p < e and pages < 32:
                 end = self.free_extent(p)
@@ -1548,9 +1558,6 @@ class Model:
                 p = head + nr
             if not batch:
                 return True
-            if self.nzones() > 1:
-                self.hit("migrate_multizone")   # not modelled: the range stays busy
-                return False
             targets = []
             for head, nr in batch:
                 order = ilog2(nr)
@@ -1562,6 +1569,8 @@ class Model:
                     self.hit("migrate_nomem")
                     self.acr_nomem = True
                     break
+                if self.cur != rz:
+                    self.hit("migrated_to_other_zone")
                 targets.append(t)
             for (head, nr), t in zip(batch, targets):
                 self.hit("migrated")
@@ -1570,10 +1579,8 @@ class Model:
                 if r is not None:
                     for k in range(nr):
                         i = r.pages.index(head + k)
-                        if t + k in r.pages:
-                            # the target is a page this allocation freed on its own: that
-                            # index no longer names a page (the migrated one lives there now)
-                            r.pages[r.pages.index(t + k)] = -1
+                        # a page of r freed before may sit where t + k is: no longer r's
+                        r.pages = [-1 if (q == t + k and j != i) else q for j, q in enumerate(r.pages)]
                         r.pages[i] = t + k
                         r.held.add(t + k)
                         self.owner[t + k] = r
@@ -1680,7 +1687,16 @@ class Model:
         flags = ALLOC_WMARK_LOW
         if self.cma and mt == M:
             flags |= ALLOC_CMA
-        if not self.wmark_fast(0, self.wmark_pages(1) + nr, flags):
+        # the first zone of the zonelist whose free pages pass low + nr gives the whole batch
+        # (v7.1.5 alloc_pages_bulk_noprof: for_next_zone_zonelist_nodemask ... break)
+        self.highest = 0 if gfp & 0x1 else 1 if gfp & 0x4 else 3 if (gfp & G_MOVABLE and gfp & 0x2) else 2
+        for zi in self.zonelist():
+            self.use_zone(zi)
+            if self.wmark_fast(0, self.wmark_pages(1) + nr, flags):
+                if zi != self.zonelist()[0]:
+                    self.hit("bulk_lower_zone")
+                break
+        else:
             self.hit("bulk_gate_fail")
             return self._bulk_single(cpu, gfp, out)
         pcp = self.pcps[cpu]
@@ -1724,6 +1740,7 @@ class Model:
                     large = large - 1
                     continue
                 # split_page
+                self.use_zone(self.zone_of(p))
                 for k in range(1 << large):
                     self.refcnt[p - self.start + k] = 1
                 pages.extend(range(p, p + (1 << large)))
@@ -1775,7 +1792,11 @@ class Model:
         if len(rec.held) != len(rec.pages):
             # contract: after free_contig_range by pfn freed some of its pages, vfree is undefined
             self.undefined = True
-        pages = [p for p in rec.pages if self.refcnt[p - self.start] == 1 and p in rec.held]
+        pages = []
+        for p in rec.pages:
+            self.use_zone(self.zone_of(p))       # page_zone(): an area may span zones
+            if self.refcnt[p - self.start] == 1 and p in rec.held:
+                pages.append(p)
         if method == "per_page":
             for p in pages:
                 self.free_page(cpu, p)
@@ -1783,8 +1804,11 @@ class Model:
             i = 0
             while i < len(pages):
                 j = i + 1
-                while j < len(pages) and pages[j] == pages[j - 1] + 1:
+                # a run also ends where page_zone changes (docs/model-decisions.md)
+                while (j < len(pages) and pages[j] == pages[j - 1] + 1
+                       and self.zone_of(pages[j]) == self.zone_of(pages[i])):
                     j += 1
+                self.use_zone(self.zone_of(pages[i]))
                 self.free_contig_common(cpu, pages[i], j - i, frozen=False)
                 i = j
         rec.freed = True
@@ -1934,7 +1958,8 @@ class Model:
                     self.emit("# warning: refused")
                     return
                 pfn, n = rec.pages[0], len(rec.pages)
-                if rec.pages != list(range(pfn, pfn + n)):
+                if rec.pages != list(range(pfn, pfn + n)) or \
+                        len({self.zone_of(q) for q in rec.pages}) > 1:
                     # alloc_contig_range migrated some of its pages: no longer one range
                     self.emit("# warning: refused (migrated)")
                     return

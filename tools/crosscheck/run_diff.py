@@ -427,8 +427,6 @@ class Gen:
                 op["method"] = r.choice(["per_page", "chunked"])
             if r.random() < 0.3:
                 op["frozen"] = True
-        elif k in ("vmalloc", "vfree") and len(self.spans) > 1:
-            return {"op": "drain", "cpu": "all"}       # vmalloc: one zone only
         elif k == "vmalloc":
             op = {"op": "vmalloc", "pages": r.choice([1, 2, 5, 50, 100, 101, 200, 512, 513, 700, 1000, 1500, 3000])}
             if r.random() < 0.5:

@@ -181,6 +181,38 @@ pub fn nr_free_after(run: &Run, i: usize) -> &[u64; ORDERS] {
     }
 }
 
+/// `nr_free` of zone `zone` of the node after `i` ops: the zone tab picked
+/// ([`Timeline::view_zone`]); `None`, or a node of one zone, is the zone the engine is in
+/// between ops (the highest), as [`nr_free_after`].
+pub fn nr_free_after_in(run: &Run, i: usize, zone: Option<usize>) -> &[u64; ORDERS] {
+    match zone {
+        Some(z) if z < run.initial.nr_zones() => {
+            if i == 0 {
+                run.initial.zone_at(z).nr_free()
+            } else {
+                run.ops[i - 1]
+                    .nr_free_after_zones
+                    .get(z)
+                    .unwrap_or(&run.ops[i - 1].nr_free_after)
+            }
+        }
+        _ => nr_free_after(run, i),
+    }
+}
+
+/// The zone the charts show on a node of several zones (the picked tab, else the highest),
+/// by name; `None` on a node of one zone.
+pub fn chart_zone_name(t: &Timeline) -> Option<String> {
+    let node = &t.run.initial;
+    (node.nr_zones() > 1).then(|| {
+        let z = t
+            .view_zone()
+            .filter(|&z| z < node.nr_zones())
+            .unwrap_or(node.nr_zones() - 1);
+        node.zone_at(z).cfg().name.clone()
+    })
+}
+
 /// What the three charts show at the cursor.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChartsModel {
@@ -199,7 +231,7 @@ pub struct ChartsModel {
 pub fn view_model(t: &Timeline) -> ChartsModel {
     let run = &t.run;
     let done = t.ops_done();
-    let nr_free = *nr_free_after(run, done);
+    let nr_free = *nr_free_after_in(run, done, t.view_zone());
     let (groups, total_groups) = cost_groups(run);
     ChartsModel {
         done,
@@ -277,6 +309,7 @@ impl FreeAxes {
 fn draw_free_layer(
     canvas: web_sys::HtmlCanvasElement,
     run: &Run,
+    zone: Option<usize>,
     p: &Palette,
     k: f64,
 ) -> Result<FreeAxes, Box<dyn std::error::Error>> {
@@ -285,7 +318,7 @@ fn draw_free_layer(
     root.fill(&p.bg)?;
     let n = run.ops.len();
     // State i = after i ops (0 = the initial state).
-    let state = |i: usize| nr_free_after(run, i);
+    let state = |i: usize| nr_free_after_in(run, i, zone);
     let stride = n.div_ceil(MAX_POINTS).max(1);
     let mut xs: Vec<usize> = (0..=n).step_by(stride).collect();
     if xs.last() != Some(&n) {
@@ -418,19 +451,21 @@ fn draw_free_cursor(
 
 /// The free-pages chart's offscreen layer and what it was drawn for.
 struct FreeLayer {
-    /// Run identity, theme, device-pixel size.
-    key: (u64, usize, bool, u32, u32),
+    /// Run identity, zone shown, theme, device-pixel size.
+    key: (u64, usize, Option<usize>, bool, u32, u32),
     canvas: web_sys::HtmlCanvasElement,
     axes: FreeAxes,
 }
 
 /// Draws the free-pages chart at `done` ops, redrawing the cached layer only when its key
 /// changed.
+#[allow(clippy::too_many_arguments)]
 fn draw_free_pages(
     canvas: &web_sys::HtmlCanvasElement,
     size: (u32, u32),
     run: &Run,
     run_key: (u64, usize),
+    zone: Option<usize>,
     done: usize,
     p: &Palette,
     cache: &mut Option<FreeLayer>,
@@ -438,7 +473,7 @@ fn draw_free_pages(
     let Some((pw, ph, k)) = fit_to(canvas, size) else {
         return Ok(());
     };
-    let key = (run_key.0, run_key.1, p.dark, pw, ph);
+    let key = (run_key.0, run_key.1, zone, p.dark, pw, ph);
     if cache.as_ref().is_none_or(|c| c.key != key) {
         let layer = match cache.take() {
             Some(c) => c.canvas,
@@ -453,7 +488,7 @@ fn draw_free_pages(
         };
         layer.set_width(pw);
         layer.set_height(ph);
-        let axes = draw_free_layer(layer.clone(), run, p, k)?;
+        let axes = draw_free_layer(layer.clone(), run, zone, p, k)?;
         *cache = Some(FreeLayer {
             key,
             canvas: layer,
@@ -635,6 +670,9 @@ pub fn ChartsPanel() -> impl IntoView {
     });
     // Changes once per op, not per event.
     let done = Memo::new(move |_| state.with(|s| s.timeline.ops_done()).unwrap_or_default());
+    // A node of several zones: the zone tab picked (the charts follow it, as the map does).
+    let zone = Memo::new(move |_| state.with(|s| s.timeline.view_zone()).flatten());
+    let zone_name = Memo::new(move |_| state.with(|s| chart_zone_name(&s.timeline)).flatten());
     let groups = Memo::new(move |_| {
         // Read, not just track: a memo only subscribes to its own sources once it has run.
         run_key.get();
@@ -657,6 +695,7 @@ pub fn ChartsPanel() -> impl IntoView {
         let (size, d) = (free_seen.size.get(), dark.get());
         run_key.track();
         done.track();
+        zone.track();
         let Some(c) = free_ref.get() else { return };
         free_seen.schedule(move || {
             let p = palette(d);
@@ -668,6 +707,7 @@ pub fn ChartsPanel() -> impl IntoView {
                         size,
                         &s.timeline.run,
                         rk,
+                        s.timeline.view_zone(),
                         s.timeline.ops_done(),
                         &p,
                         cache,
@@ -680,6 +720,7 @@ pub fn ChartsPanel() -> impl IntoView {
         let (size, d) = (frag_seen.size.get(), dark.get());
         run_key.track();
         done.track();
+        zone.track();
         let Some(c) = frag_ref.get() else { return };
         frag_seen.schedule(move || {
             if let Some(m) = state.with_untracked(|s| view_model(&s.timeline)) {
@@ -728,10 +769,14 @@ pub fn ChartsPanel() -> impl IntoView {
         <PanelFrame key="charts" title="Charts" testid="charts">
             <div class="chart-grid">
             <figure class="chart">
-                <figcaption>"Free pages per order (log scale) over the ops done"</figcaption>
+                <figcaption>
+                    "Free pages per order (log scale) over the ops done"
+                    {move || zone_name.get().map(|z| format!(", zone {z}"))}
+                </figcaption>
                 <canvas
                     node_ref=free_ref
                     data-testid="chart-free-pages"
+                    data-zone=move || zone_name.get()
                     role="img"
                     aria-label="Line chart: free pages in the buddy per order after each op, with a line at the cursor"
                 ></canvas>
@@ -741,10 +786,14 @@ pub fn ChartsPanel() -> impl IntoView {
                 </ol>
             </figure>
             <figure class="chart">
-                <figcaption>"Fragmentation by order, after the ops done"</figcaption>
+                <figcaption>
+                    "Fragmentation by order, after the ops done"
+                    {move || zone_name.get().map(|z| format!(", zone {z}"))}
+                </figcaption>
                 <canvas
                     node_ref=frag_ref
                     data-testid="chart-fragmentation"
+                    data-zone=move || zone_name.get()
                     role="img"
                     aria-label="Bar chart: unusable free index and fragmentation index per order"
                 ></canvas>
@@ -864,6 +913,41 @@ mod tests {
             }
         }
         assert_eq!(&view_model(&t).nr_free, t.run.final_zone.nr_free());
+    }
+
+    /// A node of several zones: the charts follow the zone tab, like the map and the free
+    /// lists; without a pick they show the highest zone (where the engine is between ops).
+    #[test]
+    fn the_charts_follow_the_zone_tab() {
+        let mut t = crate::panels::testutil::timeline("dma32-machine");
+        assert_eq!(chart_zone_name(&t).as_deref(), Some("Normal"));
+        let ends: Vec<u32> = t.run.ops.iter().map(|o| o.end).collect();
+        let mut differ = false;
+        for zone in [None, Some(0), Some(1)] {
+            t.set_view_zone(zone);
+            t.seek(0);
+            let z = zone.unwrap_or(1);
+            assert_eq!(&view_model(&t).nr_free, t.node().zone_at(z).nr_free());
+            for &end in &ends {
+                t.seek(end);
+                let m = view_model(&t);
+                assert_eq!(
+                    &m.nr_free,
+                    t.node().zone_at(z).nr_free(),
+                    "zone {z} at {end}"
+                );
+                differ |= zone == Some(0) && m.nr_free != t.run.ops[m.done - 1].nr_free_after;
+            }
+        }
+        assert!(differ, "DMA32's counts are not Normal's");
+        t.set_view_zone(Some(0));
+        assert_eq!(chart_zone_name(&t).as_deref(), Some("DMA32"));
+        let one = crate::panels::testutil::timeline("fallback-claim");
+        assert_eq!(chart_zone_name(&one), None);
+        assert_eq!(
+            nr_free_after_in(&one.run, 1, Some(0)),
+            nr_free_after(&one.run, 1)
+        );
     }
 
     #[test]

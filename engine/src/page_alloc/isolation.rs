@@ -26,12 +26,16 @@ pub enum IsolateMode {
 }
 
 /// One folio `migrate_pages` moved out of the range: the owner's block now lives at `to`.
+/// On a node of several zones the target may be in another zone than the range: `from` is an
+/// index in zone `from_zone` of the node, `to` in zone `to_zone` (both 0 on a node of one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Migration {
     pub owner: u32,
     pub from: ZonePfn,
     pub to: ZonePfn,
     pub order: u8,
+    pub from_zone: u8,
+    pub to_zone: u8,
 }
 
 /// Why an `alloc_contig_range` failed (its return value).
@@ -410,7 +414,10 @@ impl Engine {
     /// `migrate_pages` each batch: a target is allocated for every block of the batch
     /// (`alloc_migration_target`: `GFP_KERNEL | __GFP_MOVABLE | __GFP_RETRY_MAYFAIL`,
     /// `GFP_TRANSHUGE` without `__GFP_KSWAPD_RECLAIM` for a large folio), then each source is
-    /// released (its isolated pageblock sends it to the isolate list).
+    /// released (its isolated pageblock sends it to the isolate list). On a node of several
+    /// zones the target comes from the node's zonelist (`alloc_migration_target` →
+    /// `__folio_alloc` with `mtc.nid`, no nodemask), so it may land in another zone; the source
+    /// is freed in the range's zone, and the walk ends there.
     fn alloc_contig_migrate_range(
         &mut self,
         s: ZonePfn,
@@ -419,9 +426,11 @@ impl Engine {
         migrated: &mut Vec<Migration>,
     ) -> Result<(), ContigError> {
         self.enter(KernelFn::__alloc_contig_migrate_range);
+        let range_zone = self.zone.active_index();
         let mut pfn = s;
         let mut r = Ok(());
         'outer: while pfn < e {
+            self.select_zone(Step::MigrateMove, range_zone);
             // isolate_migratepages_range
             let mut batch: Vec<(ZonePfn, u8, u32)> = Vec::new();
             let mut pages = 0;
@@ -449,20 +458,6 @@ impl Engine {
             if batch.is_empty() {
                 break;
             }
-            if self.zone.nr_zones() > 1 {
-                // The kernel's migration target may come from any zone of the zonelist; the
-                // model keeps an allocation's pages in one zone, so it does not migrate here.
-                self.message(
-                    Step::MigrateNoMem,
-                    MsgLevel::Failure,
-                    format!(
-                        "migrate_pages: moving {:#x} to another zone of the node is not modelled; alloc_contig_range fails (-EBUSY)",
-                        self.zone.abs_pfn(batch[0].0)
-                    ),
-                );
-                r = Err(ContigError::Busy(batch[0].0));
-                break;
-            }
             self.enter(KernelFn::migrate_pages);
             let mut targets = Vec::with_capacity(batch.len());
             for &(from, order, owner) in &batch {
@@ -473,8 +468,9 @@ impl Engine {
                     base
                 };
                 match self.alloc_pages(gfp, order, cpu, owner, true) {
-                    Some(to) => targets.push(to),
+                    Some(to) => targets.push((to, self.zone.active_index() as u8)),
                     None => {
+                        self.select_zone(Step::MigrateNoMem, range_zone);
                         self.message(
                             Step::MigrateNoMem,
                             MsgLevel::Failure,
@@ -489,14 +485,23 @@ impl Engine {
                 }
             }
             // The blocks that got a target move; migrate_pages puts the rest back.
-            for (&(from, order, owner), &to) in batch.iter().zip(&targets) {
+            for (&(from, order, owner), &(to, to_zone)) in batch.iter().zip(&targets) {
+                self.select_zone(Step::MigrateMove, range_zone);
+                let other_zone = if to_zone as usize == range_zone {
+                    String::new()
+                } else {
+                    format!(
+                        " (zone {}: the target came from the zonelist)",
+                        self.zone.zone_at(to_zone as usize).cfg.name
+                    )
+                };
                 self.message(
                     Step::MigrateMove,
                     MsgLevel::Info,
                     format!(
-                        "migrate: the order-{order} movable block at {:#x} now lives at {:#x}",
+                        "migrate: the order-{order} movable block at {:#x} now lives at {:#x}{other_zone}",
                         self.zone.abs_pfn(from),
-                        self.zone.abs_pfn(to)
+                        self.zone.zone_at(to_zone as usize).abs_pfn(to)
                     ),
                 );
                 self.free_pages(from, order, cpu);
@@ -505,6 +510,8 @@ impl Engine {
                     from,
                     to,
                     order,
+                    from_zone: range_zone as u8,
+                    to_zone,
                 });
             }
             self.exit(KernelFn::migrate_pages);
@@ -512,6 +519,7 @@ impl Engine {
                 break 'outer;
             }
         }
+        self.select_zone(Step::MigrateMove, range_zone);
         self.exit(KernelFn::__alloc_contig_migrate_range);
         r
     }

@@ -7,6 +7,7 @@
 
 use super::parse::{TraceEvent, TraceReader};
 use super::ReplayError;
+use crate::pseudocode::Step;
 use crate::scenario::Scenario;
 use crate::types::*;
 use serde::Serialize;
@@ -47,10 +48,10 @@ pub struct Comparison {
 pub fn compare<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayError> {
     let mut e = super::start_engine(s).map_err(ReplayError::Scenario)?;
     e.recording = false;
-    let start = e.zone.cfg.start_pfn;
     let cpus = e.zone.pcp.len() as u32;
-    // traced head pfn -> (model head, order, pages still held, split)
-    let mut held: BTreeMap<u64, (u32, u8, u32, bool)> = BTreeMap::new();
+    let home = e.home_zone();
+    // traced head pfn -> (model head, order, pages still held, split, the model's zone)
+    let mut held: BTreeMap<u64, (u32, u8, u32, bool, usize)> = BTreeMap::new();
     let mut c = Comparison {
         requests: 0,
         frees: 0,
@@ -72,7 +73,9 @@ pub fn compare<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayE
                 c.requests += 1;
                 let lru = e.gfp_migratetype(gfp) == MigrateType::Movable;
                 let got = e.alloc_pages(gfp, order, cpu, 0, lru);
-                let model = got.map(|p| start + p as u64);
+                // On a node of several zones the model may take the page from another zone.
+                let zone = e.zone.active_index();
+                let model = got.map(|p| e.zone.abs_pfn(p));
                 if model != pfn {
                     c.differing += 1;
                     c.first_difference.get_or_insert(Difference {
@@ -84,28 +87,33 @@ pub fn compare<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayE
                     });
                 }
                 if let (Some(t), Some(m)) = (pfn, got) {
-                    held.insert(t, (m, order, 1 << order, false));
+                    held.insert(t, (m, order, 1 << order, false, zone));
                 }
+                // The series is the home zone's (the highest), as a run's op records.
+                e.select_zone(Step::PageZone, home);
                 c.model_nr_free.push(e.zone.nr_free);
                 c.model_lines.push(tl.line);
             }
             TraceEvent::Free { pfn, order } => {
-                let Some((&head, &(m, o, left, split))) = held.range(..=pfn).next_back() else {
+                let Some((&head, &(m, o, left, split, zone))) = held.range(..=pfn).next_back()
+                else {
                     continue;
                 };
                 if pfn + (1 << order) > head + (1 << o) {
                     continue;
                 }
+                e.select_zone(Step::PageZone, zone);
                 if order < o && !split {
                     e.split_page(m, o);
                 }
                 e.free_pages(m + (pfn - head) as u32, order, cpu);
+                e.select_zone(Step::PageZone, home);
                 c.frees += 1;
                 let left = left - (1 << order);
                 if left == 0 {
                     held.remove(&head);
                 } else {
-                    held.insert(head, (m, o, left, true));
+                    held.insert(head, (m, o, left, true, zone));
                 }
             }
             _ => {}

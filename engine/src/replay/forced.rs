@@ -183,6 +183,26 @@ pub fn replay<R: BufRead>(
     engine.recording = opts.record;
     let initial = engine.zone.clone();
     let n = initial.pages() as usize;
+    // A node of several zones: each zone's replay state, the active (home) one's in the
+    // replayer's own fields.
+    let parked: Vec<ZoneState> = if initial.nr_zones() > 1 {
+        (0..initial.nr_zones())
+            .map(|i| {
+                if i == initial.active_index() {
+                    ZoneState::default()
+                } else {
+                    let m = initial.zone_at(i).pages() as usize;
+                    ZoneState {
+                        origin: vec![0; m],
+                        pindex: vec![0; m],
+                        ..ZoneState::default()
+                    }
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut r = Replayer {
         e: engine,
         opts: opts.clone(),
@@ -197,6 +217,7 @@ pub fn replay<R: BufRead>(
         divergences: Vec::new(),
         line: 0,
         tally: Tally::default(),
+        parked,
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -304,19 +325,64 @@ struct Replayer {
     divergences: Vec<Divergence>,
     line: u64,
     tally: Tally,
+    /// A node of several zones: the replay state (`origin`, `pindex`, `in_flight`,
+    /// `pre_claimed`) of each zone not being worked on, by node index; the fields above are the
+    /// active zone's (its slot here is empty). Empty for a node of one zone.
+    parked: Vec<ZoneState>,
+}
+
+/// The per-zone part of [`Replayer`] (per-page arrays indexed by the zone's own pfns).
+#[derive(Default)]
+struct ZoneState {
+    origin: Vec<u8>,
+    pindex: Vec<u8>,
+    in_flight: HashMap<u32, u8>,
+    pre_claimed: Option<u32>,
 }
 
 type Lookahead<'a, R> = Peekable<&'a mut TraceReader<R>>;
 
 impl Replayer {
     fn index_initial_pcp(&mut self) {
-        for cpu in 0..self.e.zone.pcp.len() {
-            for pi in 0..NR_PCP_LISTS {
-                for p in self.e.zone.pcp_list_pfns(cpu, pi) {
-                    self.pindex[p as usize] = pi as u8;
-                    self.origin[p as usize] = ORIGIN_REFILL;
+        let home = self.e.home_zone();
+        for z in 0..self.e.zone.nr_zones() {
+            self.enter_zone(z);
+            for cpu in 0..self.e.zone.pcp.len() {
+                for pi in 0..NR_PCP_LISTS {
+                    for p in self.e.zone.pcp_list_pfns(cpu, pi) {
+                        self.pindex[p as usize] = pi as u8;
+                        self.origin[p as usize] = ORIGIN_REFILL;
+                    }
                 }
             }
+        }
+        self.enter_zone(home);
+    }
+
+    /// Works in zone `i` of the node from now on: the engine's zone (a recorded
+    /// `ZoneSwitch`) and this replayer's state of that zone. Nothing on a node of one zone.
+    fn enter_zone(&mut self, i: usize) {
+        let cur = self.e.zone.active_index();
+        if i == cur || self.parked.is_empty() {
+            return;
+        }
+        let park = |r: &mut Replayer, slot: usize| {
+            let z = &mut r.parked[slot];
+            std::mem::swap(&mut r.origin, &mut z.origin);
+            std::mem::swap(&mut r.pindex, &mut z.pindex);
+            std::mem::swap(&mut r.in_flight, &mut z.in_flight);
+            std::mem::swap(&mut r.pre_claimed, &mut z.pre_claimed);
+        };
+        park(self, cur);
+        park(self, i);
+        self.e.select_zone(Step::PageZone, i);
+    }
+
+    /// `page_zone(pfn)`: work in the zone of the node that holds `pfn` (a trace line names no
+    /// zone, its pfn does). A pfn in no zone stays where it is, to diverge there.
+    fn enter_zone_of(&mut self, pfn: u64) {
+        if let Some(i) = self.e.zone.zone_index_of(pfn) {
+            self.enter_zone(i);
         }
     }
 
@@ -350,8 +416,9 @@ impl Replayer {
         self.e.zone.abs_pfn(p)
     }
 
-    /// The zone index of a traced block, or a divergence.
+    /// The zone index of a traced block (working in its zone from now on), or a divergence.
     fn block(&mut self, pfn: u64, order: u8) -> Option<u32> {
+        self.enter_zone_of(pfn);
         let z = &self.e.zone;
         let start = z.cfg.start_pfn;
         if pfn < start || pfn + (1u64 << order) > start + z.pages() as u64 {
@@ -395,6 +462,9 @@ impl Replayer {
         let def = def_of(&tl.event);
         self.tally.count(&tl.event);
         let outcome = self.apply(&tl, ahead);
+        // As a run's ops do, every traced event ends in the home (highest) zone.
+        let home = self.e.home_zone();
+        self.enter_zone(home);
         self.tally.nr_free.push(tl.line, self.e.zone.nr_free());
         if self.opts.record {
             self.ops.push(OpRecord {
@@ -410,6 +480,11 @@ impl Replayer {
                     what: outcome,
                 },
                 nr_free_after: self.e.zone.nr_free,
+                nr_free_after_zones: if self.parked.is_empty() {
+                    Vec::new()
+                } else {
+                    self.e.zone.zones().map(|z| *z.nr_free()).collect()
+                },
             });
             self.maybe_checkpoint();
         }
@@ -1090,6 +1165,7 @@ impl Replayer {
     /// `set_migratetype_isolate` / `unset_migratetype_isolate` of the pageblock at `pfn`, as
     /// the engine does them (free blocks to or from the Isolate lists, `split_large_buddy`).
     fn isolate(&mut self, pfn: u64, isolate: bool) -> String {
+        self.enter_zone_of(pfn);
         let z = &self.e.zone;
         let start = z.cfg.start_pfn;
         if pfn < start || pfn >= start + z.pages() as u64 {
@@ -1112,6 +1188,7 @@ impl Replayer {
     /// `alloc_contig_range`: every page of the range leaves the buddy (the parts of
     /// overlapping blocks outside the range stay free), then the range is allocated.
     fn contig_alloc(&mut self, pfn: u64, nr: u64) -> String {
+        self.enter_zone_of(pfn);
         let z = &self.e.zone;
         let start = z.cfg.start_pfn;
         if nr == 0 || pfn < start || pfn + nr > start + z.pages() as u64 {

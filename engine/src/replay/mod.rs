@@ -25,13 +25,5 @@ use crate::scenario::{Scenario, ScenarioError, ValidScenario};
 /// The start state a replay begins from: the zone `s`'s `init` builds, through the same two
 /// stages as a run ([`ValidScenario::new`] → [`crate::setup::build`]); the ops are ignored.
 pub(crate) fn start_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
-    if s.zones.len() > 1 {
-        // The replayer reads pfns of one zone; a node of several zones is not replayed.
-        return Err(ScenarioError::new(
-            "zones",
-            "trace replay models one zone, not a node of several zones",
-            "replay against a scenario with one zone (zone)",
-        ));
-    }
     Ok(crate::setup::build(ValidScenario::new(s.clone())?)?.engine)
 }

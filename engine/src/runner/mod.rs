@@ -58,6 +58,10 @@ pub struct OpRecord {
     /// `nr_free[order]` after the op: enough for the free-pages and fragmentation-index charts
     /// over time (both indices depend only on these counts).
     pub nr_free_after: [u64; NR_PAGE_ORDERS],
+    /// On a node of several zones, each zone's `nr_free` after the op, in pfn order (the app's
+    /// charts follow the zone tab); empty on a node of one zone (`nr_free_after` is its).
+    #[serde(default)]
+    pub nr_free_after_zones: Vec<[u64; NR_PAGE_ORDERS]>,
     /// Pages handled per zone / pcp lock hold during this op ([`crate::locks`]).
     #[serde(default)]
     pub lock_holds: crate::locks::LockHolds,
@@ -474,13 +478,17 @@ struct Runner<'a, 'p> {
     /// Why a bounded run stopped early (cancelled, event cap).
     stop: Option<ScenarioError>,
     /// References `get_page` ops took and `put_page` ops have not dropped yet, per page: what
-    /// a `put_page` may drop (never the owner's own reference).
-    extra_refs: std::collections::BTreeMap<ZonePfn, u32>,
-    /// Pages `alloc_contig_range` migrated: `(owner, pfn it was allocated at)` → pfn now, so
-    /// a later `free`/`split` of the allocation acts on the page where it lives now.
-    moved: std::collections::HashMap<(u32, ZonePfn), ZonePfn>,
-    /// The reverse of `moved`: `(owner, pfn now)` → pfn it was allocated at.
-    origin: std::collections::HashMap<(u32, ZonePfn), ZonePfn>,
+    /// a `put_page` may drop (never the owner's own reference). Keyed by absolute pfn (a node
+    /// of several zones).
+    extra_refs: std::collections::BTreeMap<Pfn, u32>,
+    /// Pages `alloc_contig_range` migrated: `(owner, pfn it was allocated at)` → `(zone, pfn)`
+    /// now, so a later `free`/`split` of the allocation acts on the page where it lives now
+    /// (on a node of several zones, maybe in another zone: its allocation's zone is the
+    /// handle's, `handle_zones`).
+    moved: std::collections::HashMap<(u32, ZonePfn), (u8, ZonePfn)>,
+    /// The reverse of `moved`: `(owner, zone now, pfn now)` → `(zone, pfn)` it was allocated
+    /// at.
+    origin: std::collections::HashMap<(u32, u8, ZonePfn), (u8, ZonePfn)>,
     /// The CMA area `cma_alloc` and `cma_release` work on (`zone.cma_pageblocks`).
     cma: Option<crate::cma::CmaArea>,
 }
@@ -539,11 +547,14 @@ impl Runner<'_, '_> {
                 split,
                 owner,
                 ..
-            } => format!(
-                "order-{order} block at pfn {:#x}{}",
-                zone.abs_pfn(self.page(*owner, *pfn)),
-                if *split { " (split)" } else { "" }
-            ),
+            } => {
+                let (z, p) = self.page(self.handle_zones[h] as usize, *owner, *pfn);
+                format!(
+                    "order-{order} block at pfn {:#x}{}",
+                    self.engine.zone.zone_at(z).abs_pfn(p),
+                    if *split { " (split)" } else { "" }
+                )
+            }
             Handle::Contig { pfn, nr, .. } => {
                 format!("{nr} pages at pfn {:#x}", zone.abs_pfn(*pfn))
             }
@@ -615,6 +626,11 @@ impl Runner<'_, '_> {
             pageblocks_touched: touched,
             outcome,
             nr_free_after: self.engine.zone.nr_free,
+            nr_free_after_zones: if self.engine.zone.nr_zones() > 1 {
+                self.engine.zone.zones().map(|z| *z.nr_free()).collect()
+            } else {
+                Vec::new()
+            },
             lock_holds: std::mem::take(&mut self.engine.op_holds),
         };
         match &mut self.thin {
@@ -685,36 +701,70 @@ impl Runner<'_, '_> {
         self.engine.select_zone(Step::PageZone, z);
     }
 
-    /// Where page `p` of `owner`'s allocation lives now (it moves when migrated).
-    fn page(&self, owner: u32, p: ZonePfn) -> ZonePfn {
-        self.moved.get(&(owner, p)).copied().unwrap_or(p)
+    /// Where page `p` of `owner`'s allocation (made in zone `hz` of the node) lives now, as
+    /// `(zone, index in it)`: it moves when migrated, maybe to another zone.
+    fn page(&self, hz: usize, owner: u32, p: ZonePfn) -> (usize, ZonePfn) {
+        self.moved
+            .get(&(owner, p))
+            .map_or((hz, p), |&(z, q)| (z as usize, q))
+    }
+
+    /// [`Runner::page`] if the page there is still page `p` of the allocation: a page the
+    /// owner freed may be where another of its pages migrated to since (then it is the other
+    /// one's, and `None`).
+    fn owned_page(&self, hz: usize, owner: u32, p: ZonePfn) -> Option<(usize, ZonePfn)> {
+        let at = self.page(hz, owner, p);
+        if self.origin.is_empty() {
+            // Nothing migrated: every page is where it was allocated (the common, fast case).
+            return Some(at);
+        }
+        let whose = self
+            .origin
+            .get(&(owner, at.0 as u8, at.1))
+            .map_or((hz as u8, at.1), |&o| o);
+        (whose == (hz as u8, p)).then_some(at)
+    }
+
+    /// [`Runner::page`], and work in the zone that holds the page now (`page_zone`).
+    fn enter_page(&mut self, hz: usize, owner: u32, p: ZonePfn) -> ZonePfn {
+        let (z, q) = self.page(hz, owner, p);
+        self.engine.select_zone(Step::PageZone, z);
+        q
+    }
+
+    /// `__free_pages(page, 0)` of each page, each in its own zone.
+    fn free_each(&mut self, pages: &[(usize, ZonePfn)], cpu: usize) {
+        for &(z, p) in pages {
+            self.engine.select_zone(Step::PageZone, z);
+            self.engine.free_pages(p, 0, cpu);
+        }
     }
 
     /// Records a migration: every page of the block follows its owner.
     fn follow(&mut self, m: &crate::page_alloc::Migration) {
         for i in 0..1u32 << m.order {
             let (from, to) = (m.from + i, m.to + i);
-            let orig = self.origin.remove(&(m.owner, from)).unwrap_or(from);
-            if orig == to {
+            // A page not moved before is where it was allocated, in the range's zone.
+            let (hz, orig) = self
+                .origin
+                .remove(&(m.owner, m.from_zone, from))
+                .unwrap_or((m.from_zone, from));
+            if (hz, orig) == (m.to_zone, to) {
                 self.moved.remove(&(m.owner, orig));
             } else {
-                self.moved.insert((m.owner, orig), to);
-                self.origin.insert((m.owner, to), orig);
+                self.moved.insert((m.owner, orig), (m.to_zone, to));
+                self.origin.insert((m.owner, m.to_zone, to), (hz, orig));
             }
         }
     }
 
-    /// Pages of `[pfn, pfn+n)` (as allocated; where they live now) that `owner` still holds.
-    fn held(&self, pfn: ZonePfn, n: u32, owner: u32) -> Vec<ZonePfn> {
-        let z = &self.engine.zone;
+    /// Pages of `[pfn, pfn+n)` (as allocated in zone `hz`; where they live now, as `(zone,
+    /// index)`) that `owner` still holds.
+    fn held(&self, hz: usize, pfn: ZonePfn, n: u32, owner: u32) -> Vec<(usize, ZonePfn)> {
         (pfn..pfn + n)
-            // A page freed on its own whose pfn another page of the allocation was migrated
-            // to: that pfn is the migrated page's now, counted (and freed) once, at its index.
-            .filter(|&p| {
-                self.moved.contains_key(&(owner, p)) || !self.origin.contains_key(&(owner, p))
-            })
-            .map(|p| self.page(owner, p))
-            .filter(|&p| {
+            .filter_map(|p| self.owned_page(hz, owner, p))
+            .filter(|&(zi, p)| {
+                let z = self.engine.zone.zone_at(zi);
                 z.kind[p as usize] == PageKind::Other
                     && z.owner[p as usize] == owner
                     && z.refcount[p as usize] >= 1
@@ -724,14 +774,20 @@ impl Runner<'_, '_> {
 
     /// The part of a vmalloc area still held by `owner` (array order kept).
     fn held_area(&self, area: &VmArea, owner: u32) -> VmArea {
-        let z = &self.engine.zone;
-        let keep = |p: &u32| {
-            z.kind[*p as usize] == PageKind::Other
-                && z.owner[*p as usize] == owner
-                && z.refcount[*p as usize] == 1
+        let node = &self.engine.zone;
+        let keep = |i: usize| {
+            // Each page in its own zone (a node of several zones).
+            let (z, p) = (node.zone_at(area.zone_of(i)), area.pages[i] as usize);
+            z.kind[p] == PageKind::Other && z.owner[p] == owner && z.refcount[p] == 1
         };
+        let kept: Vec<usize> = (0..area.pages.len()).filter(|&i| keep(i)).collect();
         VmArea {
-            pages: area.pages.iter().copied().filter(keep).collect(),
+            pages: kept.iter().map(|&i| area.pages[i]).collect(),
+            zones: if area.zones.is_empty() {
+                Vec::new()
+            } else {
+                kept.iter().map(|&i| area.zones[i]).collect()
+            },
             array: area
                 .array
                 .as_ref()
@@ -752,6 +808,14 @@ fn count_defs(ops: &[Op]) -> u32 {
             _ => 1,
         })
         .sum()
+}
+
+/// Distinct pageblocks of pages given as `(zone index in the node, index in the zone)`.
+fn pageblocks_of_zoned(pages: impl Iterator<Item = (usize, ZonePfn)>) -> u32 {
+    let mut v: Vec<(usize, u32)> = pages.map(|(z, p)| (z, p >> PAGEBLOCK_ORDER)).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len() as u32
 }
 
 fn pageblocks_of(pages: impl Iterator<Item = ZonePfn>) -> u32 {

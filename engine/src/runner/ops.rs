@@ -1,7 +1,7 @@
 //! The semantics of each op as the scenario contract pins them: one function per op, each
 //! returning its outcome in words (and the pageblocks it touched where that is a figure).
 
-use super::{alloc_gfp, mt_gfp, pageblocks_of, Handle, Outcome, Runner};
+use super::{alloc_gfp, mt_gfp, pageblocks_of, pageblocks_of_zoned, Handle, Outcome, Runner};
 use crate::events::*;
 use crate::pseudocode::Step;
 use crate::scenario::{DrainTarget, Op};
@@ -132,12 +132,13 @@ impl Runner<'_, '_> {
                     cpu: c,
                 },
             )) => {
-                if self.held(pfn, 1, owner).is_empty() {
+                let hz = self.handle_zones[h] as usize;
+                if self.held(hz, pfn, 1, owner).is_empty() {
                     self.warn(format!("split {ref_name}: already freed, skipped"))
                 } else if split || order == 0 {
                     Outcome::NothingToSplit
                 } else {
-                    let head = self.page(owner, pfn);
+                    let head = self.enter_page(hz, owner, pfn);
                     self.engine.split_page(head, order);
                     self.handles[h] = Handle::Alloc {
                         pfn,
@@ -277,7 +278,9 @@ impl Runner<'_, '_> {
         self.enter_zone_of(h);
         match self.handles[h].clone() {
             Handle::Contig { pfn, nr, owner } => {
-                let held = self.held(pfn, nr, owner).len() as u32;
+                let held = self
+                    .held(self.handle_zones[h] as usize, pfn, nr, owner)
+                    .len() as u32;
                 if held == 0 {
                     return self.warn(format!("cma_release {name}: already released, skipped"));
                 }
@@ -330,7 +333,7 @@ impl Runner<'_, '_> {
             .filter(|a| a.0 > 0 || !a.1)
             .copied()
             .collect();
-        let touched = pageblocks_of(area.all_pages().into_iter());
+        let touched = pageblocks_of_zoned(area.all_pages_zoned().into_iter());
         if ok {
             let out = Outcome::Vmalloc {
                 pages: area.pages.len(),
@@ -442,6 +445,7 @@ impl Runner<'_, '_> {
             return self.warn(format!("free {name}: unknown name"));
         };
         self.enter_zone_of(h);
+        let hz = self.handle_zones[h] as usize;
         match self.handles[h].clone() {
             Handle::Failed => self.warn(format!("free {name}: the allocation failed, skipped")),
             Handle::Vmalloc { .. } => self.warn(format!("free {name}: use vfree for a vmalloc")),
@@ -465,25 +469,24 @@ impl Runner<'_, '_> {
                         ));
                     }
                     let p = pfn + i as u32;
-                    if self.held(p, 1, owner).is_empty() {
+                    if self.held(hz, p, 1, owner).is_empty() {
                         return self.warn(format!("free {name} page {i}: already freed; refused"));
                     }
-                    return self.free_one_page_of(self.page(owner, p), i, cpu);
+                    let p = self.enter_page(hz, owner, p);
+                    return self.free_one_page_of(p, i, cpu);
                 }
                 if split {
-                    let held = self.held(pfn, n, owner);
+                    let held = self.held(hz, pfn, n, owner);
                     if held.is_empty() {
                         return self.warn(format!("free {name}: already freed, skipped"));
                     }
-                    for &p in &held {
-                        self.engine.free_pages(p, 0, cpu);
-                    }
+                    self.free_each(&held, cpu);
                     Outcome::FreedOneByOne { pages: held.len() }
                 } else {
-                    if self.held(pfn, 1, owner).is_empty() {
+                    if self.held(hz, pfn, 1, owner).is_empty() {
                         return self.warn(format!("free {name}: already freed, skipped"));
                     }
-                    let p = self.page(owner, pfn);
+                    let p = self.enter_page(hz, owner, pfn);
                     if order == 0 {
                         if let o @ Outcome::StillReferenced { .. } =
                             self.free_one_page_of(p, 0, cpu)
@@ -504,18 +507,17 @@ impl Runner<'_, '_> {
                         ));
                     }
                     let p = pfn + i as u32;
-                    if self.held(p, 1, owner).is_empty() {
+                    if self.held(hz, p, 1, owner).is_empty() {
                         return self.warn(format!("free {name} page {i}: already freed; refused"));
                     }
+                    let p = self.enter_page(hz, owner, p);
                     return self.free_one_page_of(p, i, cpu);
                 }
-                let held = self.held(pfn, nr, owner);
+                let held = self.held(hz, pfn, nr, owner);
                 if held.is_empty() {
                     return self.warn(format!("free {name}: already freed, skipped"));
                 }
-                for &p in &held {
-                    self.engine.free_pages(p, 0, cpu);
-                }
+                self.free_each(&held, cpu);
                 Outcome::FreedOneByOne { pages: held.len() }
             }
         }
@@ -529,9 +531,11 @@ impl Runner<'_, '_> {
         method: FreeMethod,
         cpu: usize,
     ) -> Outcome {
-        if let Some(h) = name.and_then(|n| self.lookup(n)) {
+        let hz = name.and_then(|n| self.lookup(n)).map(|h| {
             self.enter_zone_of(h);
-        }
+            self.handle_zones[h] as usize
+        });
+        let hz = hz.unwrap_or(0);
         let (start, n) = match name {
             Some(name) => match self.lookup(name).map(|h| self.handles[h].clone()) {
                 Some(Handle::Alloc {
@@ -543,7 +547,7 @@ impl Runner<'_, '_> {
                 }) => {
                     // A name counts as freed once all its pages are: skip, never free pages
                     // that have been handed to someone else since.
-                    if self.held(pfn, 1 << order, owner).is_empty() {
+                    if self.held(hz, pfn, 1 << order, owner).is_empty() {
                         return self
                             .warn(format!("free_contig_range {name}: already freed, skipped"));
                     }
@@ -553,16 +557,18 @@ impl Runner<'_, '_> {
                         ));
                     }
                     // Migrated pages may no longer be one physical range.
-                    let head = self.page(owner, pfn);
-                    if (1..1u32 << order).any(|i| self.page(owner, pfn + i) != head + i) {
+                    let head = self.page(hz, owner, pfn);
+                    if (1..1u32 << order)
+                        .any(|i| self.page(hz, owner, pfn + i) != (head.0, head.1 + i))
+                    {
                         return self.warn(format!(
                             "free_contig_range {name}: alloc_contig_range migrated some of its pages, they are no longer one range; refused"
                         ));
                     }
-                    (head, 1u32 << order)
+                    (self.enter_page(hz, owner, pfn), 1u32 << order)
                 }
                 Some(Handle::Contig { pfn, nr, owner }) => {
-                    if self.held(pfn, nr, owner).is_empty() {
+                    if self.held(hz, pfn, nr, owner).is_empty() {
                         return self
                             .warn(format!("free_contig_range {name}: already freed, skipped"));
                     }
@@ -591,7 +597,7 @@ impl Runner<'_, '_> {
         // references (`get_page`) is an allocation's page all the same: its free drops the
         // owner's reference only. A page only a `get_page` reference still holds (its
         // allocation freed it) is not the caller's to free: `put_page` frees it.
-        let extra = |p: ZonePfn| self.extra_refs.get(&p).copied().unwrap_or(0);
+        let extra = |p: ZonePfn| self.extra_refs.get(&z.abs_pfn(p)).copied().unwrap_or(0);
         if let Some(bad) = (start..start + n).find(|&p| {
             let refs = u32::from(z.refcount[p as usize]);
             refs == 0 || refs <= extra(p) || z.kind[p as usize] != PageKind::Other
@@ -640,7 +646,12 @@ impl Runner<'_, '_> {
 
     /// The page `page` of allocation `name` for `get_page`/`put_page`: only a page with its
     /// own refcount (an order-0 or split alloc, a page of an alloc_contig_range).
-    fn ref_page(&mut self, op: &str, name: &str, page: u64) -> Result<(ZonePfn, u32), Outcome> {
+    fn ref_page(
+        &mut self,
+        op: &str,
+        name: &str,
+        page: u64,
+    ) -> Result<(usize, ZonePfn, u32), Outcome> {
         let Some(h) = self.lookup(name) else {
             return Err(self.warn(format!("{op} {name}: unknown name")));
         };
@@ -675,29 +686,23 @@ impl Runner<'_, '_> {
                 "{op} {name} page {page}: beyond the {n}-page allocation; refused"
             )));
         }
-        let p = pfn + page as u32;
-        if !self.moved.contains_key(&(owner, p)) && self.origin.contains_key(&(owner, p)) {
-            return Err(self.warn(format!(
-                "{op} {name} page {page}: the allocation freed this page and another of its pages was migrated to its pfn; refused"
-            )));
-        }
-        Ok((p, owner))
+        Ok((self.handle_zones[h] as usize, pfn + page as u32, owner))
     }
 
     /// `get_page`: a third party takes a reference on a page the allocation still holds
     /// (`get_page_unless_zero` would fail on a freed page).
     fn op_get_page(&mut self, name: &str, page: u64) -> Outcome {
-        let (p, owner) = match self.ref_page("get_page", name, page) {
+        let (hz, p, owner) = match self.ref_page("get_page", name, page) {
             Ok(x) => x,
             Err(o) => return o,
         };
-        if self.held(p, 1, owner).is_empty() {
+        if self.held(hz, p, 1, owner).is_empty() {
             return self.warn(format!(
                 "get_page {name} page {page}: the allocation no longer holds it (freed); refused"
             ));
         }
         // Where the page lives now, if alloc_contig_range migrated it.
-        let p = self.page(owner, p);
+        let p = self.enter_page(hz, owner, p);
         if self.engine.zone.refcount[p as usize] == u8::MAX {
             return self.warn(format!(
                 "get_page {name} page {page}: the model counts at most {} references; refused",
@@ -705,7 +710,8 @@ impl Runner<'_, '_> {
             ));
         }
         self.engine.get_page(p);
-        *self.extra_refs.entry(p).or_insert(0) += 1;
+        let abs = self.engine.zone.abs_pfn(p);
+        *self.extra_refs.entry(abs).or_insert(0) += 1;
         Outcome::PageRefTaken {
             index: page,
             refcount: self.engine.zone.refcount[p as usize],
@@ -715,19 +721,25 @@ impl Runner<'_, '_> {
     /// `put_page`: drops a reference a `get_page` took; the last reference frees the page,
     /// also after the allocation itself was freed.
     fn op_put_page(&mut self, name: &str, page: u64, cpu: usize) -> Outcome {
-        let (p, owner) = match self.ref_page("put_page", name, page) {
+        let (hz, p, owner) = match self.ref_page("put_page", name, page) {
             Ok(x) => x,
             Err(o) => return o,
         };
-        let p = self.page(owner, p);
-        let Some(refs) = self.extra_refs.get_mut(&p).filter(|r| **r > 0) else {
+        if self.owned_page(hz, owner, p).is_none() {
+            return self.warn(format!(
+                "put_page {name} page {page}: freed, and another page of the allocation migrated there since; refused"
+            ));
+        }
+        let p = self.enter_page(hz, owner, p);
+        let abs = self.engine.zone.abs_pfn(p);
+        let Some(refs) = self.extra_refs.get_mut(&abs).filter(|r| **r > 0) else {
             return self.warn(format!(
                 "put_page {name} page {page}: no get_page reference is held on it; refused"
             ));
         };
         *refs -= 1;
         if *refs == 0 {
-            self.extra_refs.remove(&p);
+            self.extra_refs.remove(&abs);
         }
         let freed = self.engine.zone.refcount[p as usize] == 1;
         self.engine.put_page_and_free(p, cpu);

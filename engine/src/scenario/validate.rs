@@ -345,9 +345,6 @@ impl Checker {
                 }
             }
             Op::Vmalloc { pages, .. } => {
-                if self.node.len() > 1 || self.import_all {
-                    return Err(super::zones::vmalloc_on_a_node(path));
-                }
                 if *pages == 0 {
                     return Err(ScenarioError::new(
                         join(path, "pages"),

@@ -196,15 +196,6 @@ pub(super) fn check_alloc_zone(path: &str, name: &str, zones: &[String]) -> Res<
     ))
 }
 
-/// vmalloc areas keep zone-relative pfns of one zone: not on a node of several zones.
-pub(super) fn vmalloc_on_a_node(path: &str) -> ScenarioError {
-    ScenarioError::new(
-        path,
-        "vmalloc on a node of several zones is not modelled",
-        "use zone (one zone) for vmalloc scenarios",
-    )
-}
-
 /// `[pfn, pfn + nr)` (`nr` ≥ 1: the caller, `Checker::range`, checked it) lies inside one
 /// zone of the node.
 pub(super) fn check_node_range(
