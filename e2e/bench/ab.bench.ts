@@ -2,9 +2,11 @@
 // minute, so a before/after comparison is only fair when both builds are measured in turns in
 // the same minutes. BENCH_AB="name=dir,name=dir" (two release `dist/` directories, e.g. a copy
 // of the base branch's and this branch's), BENCH_AB_ROUNDS (default 7) rounds; per round and
-// build: one cold first paint (bench/firstpaint.ts) and BENCH_ITER (default 10) scrub jumps and
-// steps on the sandbox workload at BENCH_AB_PAGES pages (default 262144 and 4194304). Prints the
-// medians per build. Not part of the test suite: it measures, it asserts nothing.
+// build: one cold first paint (bench/firstpaint.ts) and BENCH_ITER (default 10) samples of each of
+// BENCH_AB_ACTIONS (default jump,step; any of bench/frames.ts ACTIONS, `play` takes 4x as many
+// frame intervals) on the sandbox workload at BENCH_AB_PAGES pages (default 262144,4194304;
+// 0 for first paint only), a little into the run as the frame harness does. Prints the medians
+// per build. Not part of the test suite: it measures, it asserts nothing.
 //
 //   BENCH_AB="before=/tmp/dist-base,after=dist" bash scripts/bench-frames.sh bench/ab.bench.ts
 import { test, type Browser, type Page } from '@playwright/test';
@@ -37,7 +39,7 @@ async function serve(name: string, dir: string, port: number): Promise<Build> {
   throw new Error(`${dir}: the static server did not start on ${port}`);
 }
 
-async function jumpsAndSteps(browser: Browser, url: string, pages: number, n: number): Promise<Record<string, number[]>> {
+async function actions(browser: Browser, url: string, pages: number, n: number, which: Action[]): Promise<Record<string, number[]>> {
   const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
   const page: Page = await ctx.newPage();
   await page.goto(url + '/');
@@ -46,8 +48,9 @@ async function jumpsAndSteps(browser: Browser, url: string, pages: number, n: nu
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.evaluate(() => window.scrollTo(0, 0));
   const out: Record<string, number[]> = {};
-  for (const action of ['jump', 'step'] as Action[]) {
-    const s = await sampleInPage(page, action, n);
+  await page.evaluate(() => document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', shiftKey: true, bubbles: true })));
+  for (const action of which) {
+    const s = await sampleInPage(page, action, action === 'play' ? n * 4 : n);
     out[`${action} work`] = s.map((x) => x[0]);
     out[`${action} frame`] = s.map((x) => x[1]);
   }
@@ -61,7 +64,8 @@ test('two builds, interleaved', async ({ browser }) => {
   test.skip(!spec, 'set BENCH_AB="name=dir,name=dir"');
   const rounds = Number(process.env.BENCH_AB_ROUNDS ?? 7);
   const n = Number(process.env.BENCH_ITER ?? 10);
-  const sizes = (process.env.BENCH_AB_PAGES ?? '262144,4194304').split(',').map(Number);
+  const which = (process.env.BENCH_AB_ACTIONS ?? 'jump,step').split(',') as Action[];
+  const sizes = (process.env.BENCH_AB_PAGES ?? '262144,4194304').split(',').map(Number).filter((p) => p > 0);
   const builds: Build[] = [];
   for (const [i, item] of spec!.split(',').entries()) {
     const [name, dir] = item.split('=');
@@ -81,7 +85,7 @@ test('two builds, interleaved', async ({ browser }) => {
         const fp = await measureFirstPaint(browser, b.url, 1);
         for (const [k, v] of Object.entries(fp.median)) add(b.name, `first paint ${k}`, [v]);
         for (const pages of sizes) {
-          const js = await jumpsAndSteps(browser, b.url, pages, n);
+          const js = await actions(browser, b.url, pages, n, which);
           for (const [k, v] of Object.entries(js)) add(b.name, `${pages} pages: ${k}`, v);
         }
       }

@@ -13,17 +13,21 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-/// A signal that turns true once the first frame after mounting has been painted: a task
-/// queued from that frame's animation callback runs after its paint.
+/// A signal that turns true one frame after the first frame after mounting (the one that
+/// shows the map) has been painted: the second animation callback queues a task, which runs
+/// after that frame's paint. Waiting the extra frame lets whatever the first painted frame
+/// queued (input, the first-paint probe of `e2e/bench/firstpaint.ts`) run before the mount.
 pub fn after_first_paint() -> ReadSignal<bool> {
     let (ready, set_ready) = signal(false);
     request_animation_frame(move || {
-        set_timeout(
-            move || {
-                set_ready.try_set(true);
-            },
-            Duration::ZERO,
-        )
+        request_animation_frame(move || {
+            set_timeout(
+                move || {
+                    set_ready.try_set(true);
+                },
+                Duration::ZERO,
+            )
+        })
     });
     ready
 }
