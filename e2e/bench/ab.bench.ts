@@ -49,10 +49,27 @@ async function actions(browser: Browser, url: string, pages: number, n: number, 
   await page.evaluate(() => window.scrollTo(0, 0));
   const out: Record<string, number[]> = {};
   await page.evaluate(() => document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', shiftKey: true, bubbles: true })));
+  // The renderer's own phase times (Chrome's Performance domain: seconds spent in style
+  // recalculation, layout and script), per sample: less distorted by a loaded machine than the
+  // wall time from input to frame, which includes waiting for the CPU.
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const metrics = async () =>
+    Object.fromEntries(((await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] }).metrics.map((m) => [m.name, m.value]));
   for (const action of which) {
-    const s = await sampleInPage(page, action, action === 'play' ? n * 4 : n);
+    const k = action === 'play' ? n * 4 : n;
+    const m0 = await metrics();
+    const s = await sampleInPage(page, action, k);
+    const m1 = await metrics();
     out[`${action} work`] = s.map((x) => x[0]);
     out[`${action} frame`] = s.map((x) => x[1]);
+    for (const [name, label] of [
+      ['RecalcStyleDuration', 'style'],
+      ['LayoutDuration', 'layout'],
+      ['ScriptDuration', 'script'],
+    ]) {
+      out[`${action} ${label} (mean)`] = [(1000 * (m1[name] - m0[name])) / k];
+    }
   }
   await ctx.close();
   return out;
