@@ -51,10 +51,18 @@ export const test = base.extend<Fixtures>({
   ],
 });
 
-/** Loads the app and waits until it has mounted (the header is rendered by the wasm app). */
+/** Loads the app and waits until it has mounted (the header is rendered by the wasm app) and
+ * the panels below the fold, which mount a frame after the first paint, are there too. */
 export async function openApp(page: Page, query = ''): Promise<void> {
   await page.goto(`/${query}`);
   await expect(page.getByRole('heading', { level: 1, name: 'buddyscope' })).toBeVisible();
+  await waitForPanels(page);
+}
+
+/** Waits for the panels below the fold (app/src/panels/deferred.rs: the root's
+ * `data-panels="all"`). */
+export async function waitForPanels(page: Page): Promise<void> {
+  await expect(page.locator('.app-root')).toHaveAttribute('data-panels', 'all');
 }
 
 /** Screenshot of the page (or of one element) to e2e/artifacts/<name>.png. */

@@ -107,12 +107,15 @@ pub fn App() -> impl IntoView {
     // Presenter mode keeps every panel mounted (the player and the keys live in them) and hides
     // the chrome with CSS; the root then carries `presenter-view`.
     let presenting = move || state.presenter.get();
+    // The panels below the fold mount after the map's first paint (panels::deferred).
+    let later = crate::panels::deferred::after_first_paint();
     view! {
         <div
             class="app-root"
             class:presenting=presenting
             data-testid=move || presenting().then_some("presenter-view")
             data-presenter-state=move || presenter::state_json(state)
+            data-panels=move || crate::panels::deferred::marker(later.get())
         >
         <SkipLink/>
         <header class="site-header">
@@ -159,12 +162,16 @@ pub fn App() -> impl IntoView {
                     </div>
                     <NarrationBar/>
                     <main class="layout" id=MAIN_ID tabindex="-1">
-                        <ScenarioPanel/>
+                        <Show when=move || later.get()>
+                            <ScenarioPanel/>
+                        </Show>
                         <div class="col-map">
                             <ZoneTabs/>
                             <MemoryMapPanel/>
                             <PcpPanel/>
-                            <PageHistoryPanel/>
+                            <Show when=move || later.get()>
+                                <PageHistoryPanel/>
+                            </Show>
                         </div>
                         <div class="col-side">
                             // An open set's question sits beside the map; without one the
@@ -175,19 +182,21 @@ pub fn App() -> impl IntoView {
                             <PseudocodePanel/>
                             <FreeListsPanel/>
                         </div>
-                        <CountersPanel/>
-                        <ChartsPanel/>
-                        <div class="col-replay">
-                            <ProcImportPanel/>
-                            <TraceOpenPanel/>
-                            <DivergencesPanel/>
-                            <ReplaySummaryPanel/>
-                        </div>
-                        <ExportPanel/>
-                        <Show when=move || !exercises.is_open()>
-                            <ExercisePanel/>
+                        <Show when=move || later.get()>
+                            <CountersPanel/>
+                            <ChartsPanel/>
+                            <div class="col-replay">
+                                <ProcImportPanel/>
+                                <TraceOpenPanel/>
+                                <DivergencesPanel/>
+                                <ReplaySummaryPanel/>
+                            </div>
+                            <ExportPanel/>
+                            <Show when=move || !exercises.is_open()>
+                                <ExercisePanel/>
+                            </Show>
+                            <SavedPanel/>
                         </Show>
-                        <SavedPanel/>
                     </main>
                 }
                     .into_any()

@@ -33,7 +33,7 @@ export interface FirstPaint {
 /** Runs before any page script: marks instantiation, the first memory-map draw, the paint of the
  * frame after it (a task queued from that frame's animation callback runs once it is painted)
  * and the end of main(). */
-function hookCanvas(): void {
+export function hookCanvas(): void {
   const w = window as unknown as {
     __bsInstantiated?: number;
     __bsFirstMapDraw?: number;

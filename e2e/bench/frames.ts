@@ -88,7 +88,7 @@ export function scenarioText(pages: number, name: string, steps: number): string
   return JSON.stringify(json, null, 2);
 }
 
-async function loadZone(page: Page, pages: number, name: string, steps: number): Promise<number> {
+export async function loadZone(page: Page, pages: number, name: string, steps: number): Promise<number> {
   const editor = page.getByTestId('scenario-editor');
   await editor.fill(scenarioText(pages, name, steps));
   const t0 = Date.now();
@@ -99,7 +99,7 @@ async function loadZone(page: Page, pages: number, name: string, steps: number):
 }
 
 /** Runs `n` samples of `action` in the page and returns [work, frame, map, full] per sample. */
-async function sampleInPage(page: Page, action: Action, n: number): Promise<number[][]> {
+export async function sampleInPage(page: Page, action: Action, n: number): Promise<number[][]> {
   return page.evaluate(
     async ({ action, n }) => {
       const w = window as any;

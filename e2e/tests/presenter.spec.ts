@@ -1,7 +1,7 @@
 // Presenter mode, tours and follow-the-action (issue 7 item 2; app/src/presenter.rs,
 // app/src/panels/follow.rs). Driven by keys only, as from a presentation clicker. Tour stops and
 // captions come from the scenario file itself; the touched pageblocks from the CLI's trace.
-import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, type Page } from '../fixtures';
+import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, waitForPanels, type Page } from '../fixtures';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -28,6 +28,7 @@ function cliFreeLists(id: string, ops: number): Map<string, number> {
 async function openPresenting(page: Page, query: string): Promise<void> {
   await page.goto(`/${query}`);
   await expect(page.getByTestId('presenter-view')).toBeVisible();
+  await waitForPanels(page);
 }
 
 async function press(page: Page, key: string): Promise<void> {

@@ -128,12 +128,42 @@ pub fn hold_distribution(t: &Timeline) -> String {
     format!("{} \u{b7} {}", side("zone", &h.zone), side("pcp", &h.pcp))
 }
 
+/// The counters' values at the cursor and which of them the last move changed, one entry per
+/// row of [`CountersModel::rows`] (same order).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct CounterValues {
+    values: Vec<i64>,
+    changed: Vec<bool>,
+}
+
 #[component]
 pub fn CountersPanel() -> impl IntoView {
     let state = AppState::viewed();
     let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
-    // The model of the previous render, to mark what the last move changed.
+    // The rows themselves (names, labels, help) are the same at every position: they are built
+    // once per run, and each row's value and mark are their own reactive leaves, so a move
+    // writes only the numbers (and marks) that changed, never the rows' other attributes.
+    let rows = Memo::new(move |_| {
+        model.with(|m| {
+            m.rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i, r.name, r.label, r.help))
+                .collect::<Vec<_>>()
+        })
+    });
+    // The model of the previous move, to mark what the last move changed.
     let before: StoredValue<CountersModel> = StoredValue::new(CountersModel::default());
+    let values = Memo::new(move |_| {
+        model.with(|now| {
+            let changed = before.with_value(|b| now.changed_since(b));
+            before.set_value(now.clone());
+            CounterValues {
+                values: now.rows.iter().map(|r| r.value).collect(),
+                changed,
+            }
+        })
+    });
     let dist = Memo::new(move |_| {
         state
             .with(|s| hold_distribution(&s.timeline))
@@ -148,23 +178,24 @@ pub fn CountersPanel() -> impl IntoView {
             help="Cumulative at the cursor; hover a name for what it counts."
         >
             <dl class="counter-grid">
-                {move || {
-                    let now = model.get();
-                    let changed = before.with_value(|b| now.changed_since(b));
-                    before.set_value(now.clone());
-                    now.rows
-                        .into_iter()
-                        .zip(changed)
-                        .map(|(r, changed)| {
-                            view! {
-                                <div class="counter" class:changed=changed title=r.help>
-                                    <dt>{r.label}</dt>
-                                    <dd data-testid=format!("counter-{}", r.name)>{r.value}</dd>
-                                </div>
-                            }
-                        })
-                        .collect_view()
-                }}
+                <For
+                    each=move || rows.get()
+                    key=|r| *r
+                    children=move |(i, name, label, help)| {
+                        view! {
+                            <div
+                                class="counter"
+                                class:changed=move || values.with(|v| v.changed.get(i).copied().unwrap_or(false))
+                                title=help
+                            >
+                                <dt>{label}</dt>
+                                <dd data-testid=format!("counter-{name}")>
+                                    {move || values.with(|v| v.values.get(i).copied().unwrap_or(0))}
+                                </dd>
+                            </div>
+                        }
+                    }
+                />
             </dl>
             <p
                 class="lock-hold-dist"

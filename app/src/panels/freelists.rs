@@ -104,6 +104,7 @@ pub fn FreeListsPanel() -> impl IntoView {
         exercises.is_some_and(|x| x.asking() == Some(buddyscope::exercises::AnswerKind::List))
     });
     let types = Memo::new(move |_| model.with(|m| m.types.clone()));
+    let nr_free = Memo::new(move |_| model.with(|m| m.nr_free));
 
     let table = move || {
         let types = types.get();
@@ -123,9 +124,13 @@ pub fn FreeListsPanel() -> impl IntoView {
                     .iter()
                     .map(|&mt| {
                         let m = mt.idx();
-                        let count = move || model.with(|s| s.cells.get(o).map(|r| r[m].count).unwrap_or(0));
-                        let chips = move || model.with(|s| s.cells.get(o).map(|r| r[m].chips.clone()).unwrap_or_default());
-                        let mark = move || model.with(|s| s.mark(o, mt));
+                        // Each cell is its own memo: a move re-renders (and writes to the DOM)
+                        // only the cells whose list or mark changed.
+                        let cell = Memo::new(move |_| model.with(|s| s.cells.get(o).map(|r| r[m].clone()).unwrap_or_default()));
+                        let marked = Memo::new(move |_| model.with(|s| s.mark(o, mt)));
+                        let count = move || cell.with(|c| c.count);
+                        let chips = move || cell.with(|c| c.chips.clone());
+                        let mark = move || marked.get();
                         let pick = move || {
                             if let Some(x) = exercises {
                                 x.take_list(o as u8, mt);
@@ -177,7 +182,7 @@ pub fn FreeListsPanel() -> impl IntoView {
                         </th>
                         {cells}
                         <td class="fl-nr" data-testid=format!("nr-free-{o}")>
-                            {move || model.with(|s| s.nr_free[o])}
+                            {move || nr_free.with(|n| n[o])}
                         </td>
                     </tr>
                 }

@@ -267,7 +267,11 @@ impl Renderer {
             let lod = if g.group == 1 { "pages" } else { "pageblocks" };
             let _ = canvas.set_attribute("data-lod", lod);
         }
-        let _ = canvas.set_attribute("data-start-pfn", &z.cfg().start_pfn.to_string());
+        // Only when it changes (another zone or run): an attribute write is a DOM mutation.
+        let start_pfn = z.cfg().start_pfn.to_string();
+        if canvas.get_attribute("data-start-pfn").as_deref() != Some(start_pfn.as_str()) {
+            let _ = canvas.set_attribute("data-start-pfn", &start_pfn);
+        }
         self.geom = Some(g);
         self.view = v;
         self.run_key = key;

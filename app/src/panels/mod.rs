@@ -10,6 +10,7 @@ pub mod charts;
 pub mod compare;
 pub mod controls;
 pub mod counters;
+pub mod deferred;
 pub mod exercises;
 pub mod export;
 pub mod follow;

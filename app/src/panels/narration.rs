@@ -80,6 +80,7 @@ pub fn view_model(t: &Timeline) -> NarrationModel {
 pub fn NarrationBar() -> impl IntoView {
     let state = AppState::viewed();
     let now = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let note = Memo::new(move |_| now.with(|n| n.note.clone()));
     // Each compare side has its own bar: name them apart.
     let label = match use_context::<crate::state::SideRun>() {
         Some(crate::state::SideRun(s)) => {
@@ -104,7 +105,10 @@ pub fn NarrationBar() -> impl IntoView {
             </div>
             <div class="narr-op" data-testid="op-info">
                 <strong class="op-summary">{move || now.with(|n| n.op.clone())}</strong>
-                {move || now.with(|n| n.note.clone()).map(|t| view! { <span class="op-note">{t}</span> })}
+                // The note's span stays while the note does (a move within one op writes nothing).
+                <Show when=move || note.with(Option::is_some)>
+                    <span class="op-note">{move || note.get().unwrap_or_default()}</span>
+                </Show>
                 <span class="op-outcome" data-testid="op-outcome">{move || now.with(|n| n.outcome.clone())}</span>
             </div>
         </section>

@@ -116,8 +116,13 @@ pub fn PcpPanel() -> impl IntoView {
     let ncpu = Memo::new(move |_| snap.with(|s| s.cpus.len()));
 
     let card = move |cpu: usize| {
-        let c = move || snap.with(|s| s.cpus.get(cpu).cloned().unwrap_or_default());
-        let active = move || snap.with(|s| s.active.filter(|a| a.cpu == cpu));
+        // Per-CPU memos, and one per list below: a move re-renders (and writes to the DOM) only
+        // what changed on the CPUs it touched.
+        let cpu_model =
+            Memo::new(move |_| snap.with(|s| s.cpus.get(cpu).cloned().unwrap_or_default()));
+        let cpu_active = Memo::new(move |_| snap.with(|s| s.active.filter(|a| a.cpu == cpu)));
+        let c = move || cpu_model.get();
+        let active = move || cpu_active.get();
         let bar = move || {
             let c = c();
             let scale = c.high.max(c.count).max(c.high_max).max(1) as f64;
@@ -147,8 +152,10 @@ pub fn PcpPanel() -> impl IntoView {
                             .into_any();
                         }
                         let slug = pindex_to_mt(pindex).slug();
-                        let len = move || snap.with(|s| s.cpus.get(cpu).map(|c| c.lists[pindex]).unwrap_or(0));
-                        let mark = move || active().and_then(|a| (a.pindex == Some(pindex)).then_some(a.what));
+                        let list_len = Memo::new(move |_| cpu_model.with(|c| c.lists[pindex]));
+                        let list_mark = Memo::new(move |_| cpu_active.get().and_then(|a| (a.pindex == Some(pindex)).then_some(a.what)));
+                        let len = move || list_len.get();
+                        let mark = move || list_mark.get();
                         let label = if order == 9 && mt == MigrateType::Unmovable {
                             "U+R "
                         } else {

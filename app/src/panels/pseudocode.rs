@@ -70,86 +70,108 @@ pub fn view_model(t: &Timeline) -> Option<PseudocodeModel> {
 pub fn PseudocodePanel() -> impl IntoView {
     let state = AppState::get();
     let view_data = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).flatten());
+    // Split so that a move rebuilds only what changed: the listing and its link when the
+    // function changes, a chain entry when the chain does, and otherwise only the two
+    // highlighted lines' marks (each line's mark is its own reactive leaf).
+    let shown = Memo::new(move |_| view_data.with(Option::is_some));
+    let head = Memo::new(move |_| {
+        view_data.with(|v| v.as_ref().map(|v| (v.func, v.url.clone(), v.kernel)))
+    });
+    let chain = Memo::new(move |_| {
+        view_data.with(|v| {
+            v.as_ref()
+                .map(|v| v.chain.iter().copied().enumerate().collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+    });
+    let depth = Memo::new(move |_| chain.with(Vec::len));
+    let marks = Memo::new(move |_| {
+        view_data.with(|v| v.as_ref().map_or((None, None), |v| (v.current, v.previous)))
+    });
+    let mark = move |i: usize| {
+        marks.with(|&(cur, prev)| {
+            let c = cur == Some(i);
+            (c, !c && prev == Some(i))
+        })
+    };
+
+    // Keyed by the function (and its link): another function builds a fresh listing rather
+    // than rewriting every attribute of the old one in place.
+    let listing = move |(func, url, kernel): (KernelFn, String, &'static str)| {
+        let code = lines(func)
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                view! {
+                    <li
+                        class="code-line"
+                        class:code-current=move || mark(i).0
+                        class:code-previous=move || mark(i).1
+                        data-testid=move || match mark(i) {
+                            (true, _) => "pseudocode-current",
+                            (_, true) => "pseudocode-previous",
+                            _ => "pseudocode-line",
+                        }
+                        aria-current=move || mark(i).0.then_some("step")
+                    >
+                        <span class="code-lineno">{i + 1}</span>
+                        <code>{*l}</code>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="code-head">
+                <code class="code-func">{func.name()}"()"</code>
+                <a
+                    class="code-elixir"
+                    data-testid="elixir-link"
+                    href=url
+                    target="_blank"
+                    rel="noopener"
+                    title=format!("{} in {} of Linux {} on elixir.bootlin.com (opens a new tab)", func.name(), func.source_file(), kernel)
+                >
+                    {format!("source ({}, {}) ↗", func.source_file(), kernel)}
+                </a>
+            </div>
+            <ol class="code-lines" aria-label="Pseudocode (written for buddyscope, not kernel source)">
+                {code}
+            </ol>
+        }
+    };
 
     view! {
         <PanelFrame key="pseudocode" title="Kernel code" testid="pseudocode">
-            {move || match view_data.get() {
-                None => view! {
+            {move || if !shown.get() {
+                view! {
                     <p class="muted" data-testid="pseudocode-empty">
                         "Step forward to see the kernel function that runs, line by line."
                     </p>
                 }
-                .into_any(),
-                Some(v) => {
-                    let n = v.chain.len();
-                    let chain = v
-                        .chain
-                        .iter()
-                        .enumerate()
-                        .map(|(i, f)| {
-                            let last = i + 1 == n;
-                            view! {
-                                <li class:chain-current=last>
-                                    {(i > 0).then(|| view! { <span class="chain-arrow" aria-hidden="true">" → "</span> })}
-                                    <code>{f.name()}</code>
-                                </li>
+                .into_any()
+            } else {
+                view! {
+                    <ol class="call-chain" data-testid="call-chain" aria-label="Call chain, outermost first">
+                        <For
+                            each=move || chain.get()
+                            key=|entry| *entry
+                            children=move |(i, f)| {
+                                view! {
+                                    <li class:chain-current=move || depth.get() == i + 1>
+                                        {(i > 0).then(|| view! { <span class="chain-arrow" aria-hidden="true">" → "</span> })}
+                                        <code>{f.name()}</code>
+                                    </li>
+                                }
                             }
-                        })
-                        .collect_view();
-                    let code = lines(v.func)
-                        .iter()
-                        .enumerate()
-                        .map(|(i, l)| {
-                            let cur = v.current == Some(i);
-                            let prev = !cur && v.previous == Some(i);
-                            let testid = if cur {
-                                "pseudocode-current"
-                            } else if prev {
-                                "pseudocode-previous"
-                            } else {
-                                "pseudocode-line"
-                            };
-                            view! {
-                                <li
-                                    class="code-line"
-                                    class:code-current=cur
-                                    class:code-previous=prev
-                                    data-testid=testid
-                                    aria-current=if cur { Some("step") } else { None }
-                                >
-                                    <span class="code-lineno">{i + 1}</span>
-                                    <code>{*l}</code>
-                                </li>
-                            }
-                        })
-                        .collect_view();
-                    view! {
-                        <ol class="call-chain" data-testid="call-chain" aria-label="Call chain, outermost first">
-                            {chain}
-                        </ol>
-                        <div class="code-head">
-                            <code class="code-func">{v.func.name()}"()"</code>
-                            <a
-                                class="code-elixir"
-                                data-testid="elixir-link"
-                                href=v.url.clone()
-                                target="_blank"
-                                rel="noopener"
-                                title=format!("{} in {} of Linux {} on elixir.bootlin.com (opens a new tab)", v.func.name(), v.func.source_file(), v.kernel)
-                            >
-                                {format!("source ({}, {}) ↗", v.func.source_file(), v.kernel)}
-                            </a>
-                        </div>
-                        <ol class="code-lines" aria-label="Pseudocode (written for buddyscope, not kernel source)">
-                            {code}
-                        </ol>
-                        <p class="code-legend muted">
-                            <span class="mini-swatch code-current"></span>" current step "
-                            <span class="mini-swatch code-previous"></span>" just executed"
-                        </p>
-                    }
-                    .into_any()
+                        />
+                    </ol>
+                    <For each=move || head.get() key=|h| h.clone() children=listing/>
+                    <p class="code-legend muted">
+                        <span class="mini-swatch code-current"></span>" current step "
+                        <span class="mini-swatch code-previous"></span>" just executed"
+                    </p>
                 }
+                .into_any()
             }}
         </PanelFrame>
     }

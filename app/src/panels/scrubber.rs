@@ -169,7 +169,10 @@ pub fn Scrubber() -> impl IntoView {
                 dragging.set(true);
                 if let Some(t) = ev.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
                     let _ = t.set_pointer_capture(ev.pointer_id());
-                    if let Some(h) = t.dyn_ref::<web_sys::HtmlElement>() {
+                    // focus() brings the style and layout up to date first: skip it when the
+                    // slider already has the focus (every click of a scrub after the first).
+                    let focused = document().active_element().is_some_and(|a| a == t);
+                    if let (false, Some(h)) = (focused, t.dyn_ref::<web_sys::HtmlElement>()) {
                         let _ = h.focus();
                     }
                 }
