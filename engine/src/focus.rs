@@ -15,7 +15,7 @@ pub fn op_touched_pages(run: &Run, op: usize) -> Option<(u32, u32)> {
     let events = run.log.events.get(rec.start as usize..rec.end as usize)?;
     let (lo, hi) = events
         .iter()
-        .filter_map(|e| e.kind.touched_pages())
+        .filter_map(|e| e.kind().touched_pages())
         .filter(|&(s, n)| n > 0 && s < pages)
         .fold((u32::MAX, 0u32), |(lo, hi), (s, n)| {
             (lo.min(s), hi.max(s.saturating_add(n).min(pages)))
@@ -66,7 +66,7 @@ mod tests {
         for (i, rec) in r.ops.iter().enumerate() {
             let span = op_touched_pages(&r, i);
             for e in &r.log.events[rec.start as usize..rec.end as usize] {
-                if let Some((s, n)) = e.kind.touched_pages() {
+                if let Some((s, n)) = e.kind().touched_pages() {
                     let (lo, hi) = span.expect("a touched page means a span");
                     assert!(s >= lo && s + n <= hi, "op {i}: {s}+{n} outside {lo}..{hi}");
                 }

@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_OPS: u64 = 10_000_000;
 /// (about 300 bytes with its iteration path and costs), so this bounds them at ~300 MB.
 pub const DEFAULT_MAX_RECORDED_OPS: u64 = 1_000_000;
 
-/// Events a recorded run may hold by default: 16 Mi events of [`EVENT_BYTES`] each is 384 MiB
+/// Events a recorded run may hold by default: 16 Mi events of [`EVENT_BYTES`] each is 256 MiB
 /// of trace. The largest built-in records about 173,000; `tools/replay/million.json` (900,000
 /// workload steps, the replay benchmark's trace) about 13 million.
 pub const DEFAULT_MAX_EVENTS: u64 = 16 << 20;

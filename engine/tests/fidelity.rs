@@ -104,7 +104,7 @@ fn reserve_highatomic_pageblock_takes_the_zone_lock() {
             .iter()
             .filter(|ev| {
                 matches!(
-                    ev.kind.annotation(),
+                    ev.kind().annotation(),
                     Some(buddyscope::events::Annotation::Lock { zone: true, .. })
                 )
             })
@@ -228,7 +228,7 @@ fn tick_decays_pcp_high_and_drains_the_excess() {
             .iter()
             .filter(|ev| {
                 matches!(
-                    ev.kind.annotation(),
+                    ev.kind().annotation(),
                     Some(buddyscope::events::Annotation::Lock { zone: false, .. })
                 )
             })
@@ -256,7 +256,7 @@ fn chunks(events: &[buddyscope::events::Event]) -> Vec<(u32, u8)> {
     use buddyscope::events::{Annotation, EventKind};
     events
         .iter()
-        .filter_map(|ev| match ev.kind {
+        .filter_map(|ev| match ev.kind() {
             EventKind::Annotation(Annotation::Chunk { pfn, order }) => Some((pfn, order)),
             _ => None,
         })
@@ -268,7 +268,7 @@ fn page_frees(events: &[buddyscope::events::Event]) -> Vec<u32> {
     use buddyscope::events::{Annotation, EventKind, Tracepoint};
     events
         .iter()
-        .filter_map(|ev| match ev.kind {
+        .filter_map(|ev| match ev.kind() {
             EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageFree { pfn, order })) => {
                 assert_eq!(order, 0);
                 Some(pfn)
@@ -377,7 +377,7 @@ fn merges(e: &Engine) -> usize {
         .iter()
         .filter(|ev| {
             matches!(
-                ev.kind.annotation(),
+                ev.kind().annotation(),
                 Some(buddyscope::events::Annotation::Merge { .. })
             )
         })
@@ -393,7 +393,7 @@ fn enters(e: &Engine, f: buddyscope::events::KernelFn) -> usize {
         .iter()
         .filter(|ev| {
             matches!(
-                ev.kind.annotation(),
+                ev.kind().annotation(),
                 Some(buddyscope::events::Annotation::Enter { func }) if func == f
             )
         })
@@ -518,7 +518,7 @@ fn v6_19_reserves_highatomic_after_a_pcp_hit() {
             .iter()
             .filter(|ev| {
                 matches!(
-                    ev.kind.annotation(),
+                    ev.kind().annotation(),
                     Some(buddyscope::events::Annotation::Lock { zone: true, .. })
                 )
             })
@@ -560,7 +560,7 @@ fn alloc_contig_range_migrates_a_movable_page_and_the_name_follows() {
     );
     let freed: Vec<u32> = run.log.events[run.ops[2].start as usize..run.ops[2].end as usize]
         .iter()
-        .filter_map(|ev| match ev.kind.annotation() {
+        .filter_map(|ev| match ev.kind().annotation() {
             Some(buddyscope::events::Annotation::Trace(
                 buddyscope::events::Tracepoint::MmPageFree { pfn, order: 10 },
             )) => Some(pfn),

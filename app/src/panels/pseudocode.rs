@@ -25,7 +25,7 @@ pub struct PseudocodeModel {
 /// True if the event carries a real pseudocode line (not call bookkeeping or an engine note).
 fn has_line(e: &Event) -> bool {
     !matches!(
-        e.kind.annotation(),
+        e.kind().annotation(),
         Some(Annotation::Enter { .. } | Annotation::Exit { .. })
     ) && !matches!(
         e.step,

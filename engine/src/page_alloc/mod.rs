@@ -87,13 +87,10 @@ impl Engine {
     /// Applies an event to the zone and records it.
     #[inline(always)]
     pub fn emit(&mut self, step: Step, kind: impl Into<EventKind>) {
-        let ev = Event {
-            step,
-            kind: kind.into(),
-        };
-        self.zone.apply(&ev);
+        let kind = kind.into();
+        self.zone.apply_kind(step, kind);
         if self.recording {
-            self.log.events.push(ev);
+            self.log.events.push(Event::new(step, kind));
         }
     }
 
@@ -102,10 +99,7 @@ impl Engine {
     #[inline]
     pub fn note(&mut self, step: Step, kind: Annotation) {
         if self.recording {
-            self.log.events.push(Event {
-                step,
-                kind: kind.into(),
-            });
+            self.log.events.push(Event::new(step, kind.into()));
         }
     }
 
@@ -124,10 +118,9 @@ impl Engine {
         if self.recording {
             let id = self.log.messages.len() as u32;
             self.log.messages.push(text);
-            self.log.events.push(Event {
-                step,
-                kind: Annotation::Message { level, id }.into(),
-            });
+            self.log
+                .events
+                .push(Event::new(step, Annotation::Message { level, id }.into()));
         }
     }
 
