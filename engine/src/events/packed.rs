@@ -105,28 +105,31 @@ const LEVELS: [MsgLevel; 4] = [
 /// `Option<MigrateType>`'s `None`.
 const NO_MT: u8 = 0xff;
 
-/// Writes fields one after another behind the tag.
+/// Writes fields one after another behind the tag, as bits of one integer: built in registers
+/// and stored once (byte stores read back as wider words stall store forwarding).
 struct W {
-    b: Packed,
-    n: usize,
+    v: u128,
+    bits: u32,
 }
 
 impl W {
     #[inline(always)]
     fn tag(t: u8) -> W {
-        let mut b = [0; PACKED_BYTES];
-        b[0] = t;
-        W { b, n: 1 }
+        W {
+            v: t as u128,
+            bits: 8,
+        }
     }
     #[inline(always)]
-    fn bytes<const N: usize>(mut self, v: [u8; N]) -> W {
-        self.b[self.n..self.n + N].copy_from_slice(&v);
-        self.n += N;
-        self
+    fn field(self, x: u32, width: u32) -> W {
+        W {
+            v: self.v | (x as u128) << self.bits,
+            bits: self.bits + width,
+        }
     }
     #[inline(always)]
     fn u8(self, v: u8) -> W {
-        self.bytes([v])
+        self.field(v as u32, 8)
     }
     #[inline(always)]
     fn bool(self, v: bool) -> W {
@@ -143,34 +146,42 @@ impl W {
     #[inline(always)]
     fn u16(self, v: u32, what: &str) -> W {
         let v = u16::try_from(v).unwrap_or_else(|_| panic!("{what} {v} exceeds u16"));
-        self.bytes(v.to_le_bytes())
+        self.field(v as u32, 16)
     }
     #[inline(always)]
     fn u32(self, v: u32) -> W {
-        self.bytes(v.to_le_bytes())
+        self.field(v, 32)
     }
     #[inline(always)]
     fn i32(self, v: i32) -> W {
-        self.bytes(v.to_le_bytes())
+        self.field(v as u32, 32)
+    }
+    #[inline(always)]
+    fn finish(self) -> Packed {
+        assert!(
+            self.bits <= 8 * PACKED_BYTES as u32,
+            "an event kind over 14 bytes"
+        );
+        let b = self.v.to_le_bytes();
+        std::array::from_fn(|i| b[i])
     }
 }
 
 /// Reads the fields back in the order [`W`] wrote them.
-struct R<'a> {
-    b: &'a Packed,
-    n: usize,
+struct R {
+    v: u128,
 }
 
-impl R<'_> {
+impl R {
     #[inline(always)]
-    fn bytes<const N: usize>(&mut self) -> [u8; N] {
-        let v = self.b[self.n..self.n + N].try_into().expect("N bytes");
-        self.n += N;
-        v
+    fn field(&mut self, width: u32) -> u32 {
+        let x = (self.v & ((1u128 << width) - 1)) as u32;
+        self.v >>= width;
+        x
     }
     #[inline(always)]
     fn u8(&mut self) -> u8 {
-        self.bytes::<1>()[0]
+        self.field(8) as u8
     }
     #[inline(always)]
     fn bool(&mut self) -> bool {
@@ -190,15 +201,15 @@ impl R<'_> {
     }
     #[inline(always)]
     fn u16(&mut self) -> u32 {
-        u16::from_le_bytes(self.bytes()) as u32
+        self.field(16)
     }
     #[inline(always)]
     fn u32(&mut self) -> u32 {
-        u32::from_le_bytes(self.bytes())
+        self.field(32)
     }
     #[inline(always)]
     fn i32(&mut self) -> i32 {
-        i32::from_le_bytes(self.bytes())
+        self.field(32) as i32
     }
 }
 
@@ -364,13 +375,17 @@ pub(super) fn encode(kind: EventKind) -> Packed {
             Annotation::Message { level, id } => W::tag(78).u8(level as u8).u32(id),
         },
     };
-    w.b
+    w.finish()
 }
 
 /// The kind `encode` stored in `b`.
 #[inline]
 pub(super) fn decode(b: &Packed) -> EventKind {
-    let mut r = R { b, n: 1 };
+    let mut wide = [0; 16];
+    wide[..PACKED_BYTES].copy_from_slice(b);
+    let mut r = R {
+        v: u128::from_le_bytes(wide) >> 8,
+    };
     let r = &mut r;
     match b[0] {
         0 => Mutation::FreeListAdd {
