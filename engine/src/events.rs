@@ -571,6 +571,7 @@ impl std::fmt::Debug for Event {
 }
 
 impl Event {
+    /// The event `kind` at `step`, packed (checked to unpack to `kind` in debug builds).
     #[inline(always)]
     pub fn new(step: crate::pseudocode::Step, kind: EventKind) -> Event {
         let ev = Event {
@@ -636,6 +637,33 @@ mod tests {
     fn an_event_is_16_bytes() {
         assert_eq!(std::mem::size_of::<EventKind>(), 20);
         assert_eq!(std::mem::size_of::<Event>(), 16);
+    }
+
+    /// The packed event is serialized and printed as the struct `{ step, kind }` it was before
+    /// (the app's worker sends events through serde; test and CLI output print `{:?}`).
+    #[test]
+    fn an_event_serializes_and_prints_as_step_and_kind() {
+        let ev = Event::new(
+            crate::pseudocode::Step::Enter,
+            Tracepoint::MmPageAlloc {
+                pfn: None,
+                order: 3,
+                mt: MigrateType::Movable,
+                gfp: 0xcc0,
+            }
+            .into(),
+        );
+        let json = serde_json::to_string(&ev).unwrap();
+        assert_eq!(
+            json,
+            r#"{"step":"Enter","kind":{"Annotation":{"Trace":{"MmPageAlloc":{"pfn":null,"order":3,"mt":"movable","gfp":3264}}}}}"#
+        );
+        assert_eq!(serde_json::from_str::<Event>(&json).unwrap(), ev);
+        assert_eq!(
+            format!("{ev:?}"),
+            "Event { step: Enter, kind: Annotation(Trace(MmPageAlloc { pfn: None, order: 3, \
+             mt: Movable, gfp: 3264 })) }"
+        );
     }
 
     /// Exactly the mutations change the zone: `is_mutation` agrees with the variant split.

@@ -14,10 +14,11 @@
 //!
 //! Only `Annotation::Claimed` does not fit at full width (19 bytes): its `pageblocks`, `free`
 //! and `alike` are stored as u16. The kernel bounds them far lower: `try_to_claim_block`
-//! claims at most the `2^(MAX_PAGE_ORDER - pageblock_order)` = 2 pageblocks of a whole
-//! order-10 block (`free` = 1024 then), and otherwise counts `free_pages` and
-//! `movable_pages` within one pageblock of `pageblock_nr_pages` = 512 pages
-//! (`prep_move_freepages_block`, mm/page_alloc.c).
+//! (v7.1.5 mm/page_alloc.c:2284-2290) takes a whole block of `current_order >=
+//! pageblock_order`, at most the `2^(MAX_PAGE_ORDER - pageblock_order)` = 2 pageblocks of an
+//! order-10 block (the model's `free` = 1024 then), and otherwise counts `free_pages` and
+//! `movable_pages` within one pageblock (`prep_move_freepages_block`, :1969-1977,
+//! `pageblock_start_pfn`..`pageblock_end_pfn`: 512 pages).
 //!
 //! A new variant gets one arm in [`encode`] and one in [`decode`] with the same tag and the
 //! fields in the same order; `Event::new` checks the round trip in debug builds, so every test
