@@ -72,7 +72,7 @@ fn main() {
         .map(|a| a.parse().expect("ROUNDS is a number"))
         .unwrap_or(7);
     let seq = mixed_sequence(1_000_000);
-    let (events, fill_event, calls) = {
+    let (events, fill_event, calls, recorded) = {
         let mut e = mixed_engine(true);
         run_mixed_engine(&mut e, &seq);
         let calls = e
@@ -86,7 +86,7 @@ fn main() {
                 )
             })
             .count();
-        (e.log.events.len(), e.log.events[0], calls)
+        (e.log.events.len(), e.log.events[0], calls, e.log.events)
     };
     let (mut off, mut on, mut warm, mut peer) = (vec![], vec![], vec![], vec![]);
     let (mut log24, mut log16, mut log16_no_calls) = (vec![], vec![], vec![]);
@@ -103,7 +103,7 @@ fn main() {
         drop(e);
 
         let mut e = mixed_engine(true);
-        e.log.events.resize(events, fill_event);
+        e.log.events = recorded.clone();
         e.log.events.clear();
         let t = cpu_ms();
         black_box(run_mixed_engine(&mut e, &seq));

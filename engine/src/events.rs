@@ -15,6 +15,9 @@ use crate::types::{MigrateType, ZonePfn};
 use serde::{Deserialize, Serialize};
 
 mod packed;
+mod trace;
+
+pub use trace::{Trace, TraceIter};
 
 /// "No pfn": list end, or "inserted at the head".
 pub const NIL: ZonePfn = ZonePfn::MAX;
@@ -614,7 +617,7 @@ impl Event {
 /// The recorded stream of one run: events and the text of their messages.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct EventLog {
-    pub events: Vec<Event>,
+    pub events: Trace,
     pub messages: Vec<String>,
 }
 

@@ -334,7 +334,7 @@ pub fn trace_text_upto(run: &crate::runner::Run, end: u32) -> String {
     let mut out = String::new();
     let mut next_op = 0usize;
     let end = (end as usize).min(run.log.events.len());
-    for (i, ev) in run.log.events[..end].iter().enumerate() {
+    for (i, ev) in run.log.events.range(0..end).enumerate() {
         while next_op < run.ops.len() && run.ops[next_op].start as usize <= i {
             let o = &run.ops[next_op];
             let d = &run.op_defs[o.def as usize];

@@ -199,7 +199,7 @@ impl Timeline {
             .unwrap_or(0)
             .min(self.pos);
         let mut stack = Vec::new();
-        for e in &self.run.log.events[start as usize..self.pos as usize] {
+        for e in self.run.log.events.range(start as usize..self.pos as usize) {
             match e.kind().annotation() {
                 Some(Annotation::Enter { func }) => stack.push(func),
                 Some(Annotation::Exit { .. }) => {

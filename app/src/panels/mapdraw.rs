@@ -335,7 +335,11 @@ impl MapCache {
 pub fn touched_pageblocks(run: &Run, lo: u32, hi: u32, nb: u32) -> Vec<u32> {
     let mut seen = vec![false; nb as usize];
     let mut out = Vec::new();
-    for e in &run.log.events[lo as usize..(hi as usize).min(run.log.events.len())] {
+    for e in run
+        .log
+        .events
+        .range(lo as usize..(hi as usize).min(run.log.events.len()))
+    {
         if let Some((s, n)) = e.kind().touched_pages() {
             mark_pages(&mut seen, &mut out, s, n, nb);
         }

@@ -47,7 +47,7 @@ pub fn view_model(t: &Timeline) -> Option<PseudocodeModel> {
         .unwrap_or(0)
         .min(pos);
     let lo = start.max(pos.saturating_sub(SCAN_LIMIT));
-    let events = &t.run.log.events[lo..pos];
+    let events = t.run.log.events.range(lo..pos);
     let mut in_func = events
         .iter()
         .rev()

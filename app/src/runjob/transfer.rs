@@ -19,7 +19,7 @@
 //!
 //! Measured (release wasm, headless Chromium, 2 cores): see README "Long runs".
 
-use buddyscope::events::{Event, EventLog};
+use buddyscope::events::{Event, EventLog, Trace};
 use buddyscope::runner::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Run};
 use buddyscope::scenario::{Scenario, ValidScenario};
 use buddyscope::zone::Zone;
@@ -94,7 +94,7 @@ pub struct RunDecoder {
     pos: usize,
     head: Head,
     ops: Vec<OpRecord>,
-    events: Vec<Event>,
+    events: Trace,
     decode_ms: f64,
 }
 
@@ -110,7 +110,7 @@ impl RunDecoder {
         }
         Ok(RunDecoder {
             ops: Vec::with_capacity(head.ops as usize),
-            events: Vec::with_capacity(head.events as usize),
+            events: Trace::new(),
             bytes,
             pos,
             head,
@@ -226,7 +226,7 @@ pub struct Rebuilding {
     rebuild: CheckpointRebuild,
     scenario: Scenario,
     initial: Zone,
-    events: Vec<Event>,
+    events: Trace,
     ops: Vec<OpRecord>,
     head: Head,
     times: DecodeTimes,

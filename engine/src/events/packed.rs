@@ -32,7 +32,7 @@ pub(super) const PACKED_BYTES: usize = 14;
 pub(super) type Packed = [u8; PACKED_BYTES];
 
 /// [`KernelFn`] by its declaration index (`func as u8`), to decode `Enter`/`Exit`.
-const KERNEL_FNS: &[KernelFn] = &[
+pub(super) const KERNEL_FNS: &[KernelFn] = &[
     KernelFn::alloc_pages,
     KernelFn::get_page_from_freelist,
     KernelFn::__alloc_pages_slowpath,
@@ -613,6 +613,17 @@ pub(super) fn decode(b: &Packed) -> EventKind {
         }
         .into(),
         t => unreachable!("event tag {t} has no decode arm"),
+    }
+}
+
+/// `2 * func + exit` of an `Enter` at `Step::Enter` or an `Exit` at `Step::Exit`: the events
+/// [`super::Trace`] keeps as a byte (the engine's `enter`/`exit`).
+#[inline(always)]
+pub(super) fn call_code(ev: &Event) -> Option<u8> {
+    match (ev.packed[0], ev.step) {
+        (65, crate::pseudocode::Step::Enter) => Some(2 * ev.packed[1]),
+        (66, crate::pseudocode::Step::Exit) => Some(2 * ev.packed[1] + 1),
+        _ => None,
     }
 }
 

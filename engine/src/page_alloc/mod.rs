@@ -103,14 +103,20 @@ impl Engine {
         }
     }
 
-    #[inline]
+    /// `note` of `Annotation::Enter` at `Step::Enter`, straight into the trace's call stream.
+    #[inline(always)]
     pub fn enter(&mut self, f: KernelFn) {
-        self.note(Step::Enter, Annotation::Enter { func: f });
+        if self.recording {
+            self.log.events.push_call(f, false);
+        }
     }
 
-    #[inline]
+    /// `note` of `Annotation::Exit` at `Step::Exit`.
+    #[inline(always)]
     pub fn exit(&mut self, f: KernelFn) {
-        self.note(Step::Exit, Annotation::Exit { func: f });
+        if self.recording {
+            self.log.events.push_call(f, true);
+        }
     }
 
     /// An engine message (`# ...` trace line).
