@@ -60,12 +60,18 @@ impl Trace {
     /// Starts the bitmap word of position `len` when it is a new one.
     #[inline(always)]
     fn open_word(&mut self) -> usize {
-        let w = self.len / 64;
         if self.len.is_multiple_of(64) {
-            self.is_call.push(0);
-            self.calls_before.push(self.calls.len() as u32);
+            self.new_word();
         }
-        w
+        self.len / 64
+    }
+
+    /// Once in 64 events: out of line, so that the engine's many inlined pushes stay small.
+    #[cold]
+    #[inline(never)]
+    fn new_word(&mut self) {
+        self.is_call.push(0);
+        self.calls_before.push(self.calls.len() as u32);
     }
 
     /// Appends `ev`.
