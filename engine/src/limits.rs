@@ -11,8 +11,8 @@
 //!
 //! What a recorded run holds (see [`crate::runner::Run::memory_bytes`]):
 //! * the trace: [`EVENT_BYTES`] bytes an event, a byte a call (`Enter`/`Exit`), and a bit an
-//!   event of position map ([`crate::events::Trace`]); at most [`DEFAULT_MAX_EVENTS`] events plus the
-//!   events of the op that crossed the cap (the cap is checked between ops);
+//!   event of position map ([`crate::events::Trace`]); at most [`DEFAULT_MAX_EVENTS`] events
+//!   plus the events of the op that crossed the cap (the cap is checked between ops);
 //! * one op record per executed op (at most [`DEFAULT_MAX_RECORDED_OPS`] of them);
 //! * the checkpoints: at most `RunOptions::checkpoint_budget` bytes of zone copies (the ring
 //!   thins itself out when full), plus the initial and the final zone.

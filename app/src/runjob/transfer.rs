@@ -4,10 +4,10 @@
 //! What is sent and what is re-derived. The event log, op records, op definitions, owners and
 //! names are the product of the run: re-deriving them means running the allocator again, the
 //! work the worker exists to take off the page, so they are sent, in postcard's compact binary
-//! form (varint integers: an event is about 8 bytes on the wire against 24 in memory). The
-//! zone states are not: a zone copy is ~20 bytes a page on the wire (5 MB for the default
-//! 1 GiB zone, 26 of them in its run: 142 MB), while the page rebuilds them cheaply: the
-//! initial zone with `setup::build` (what a small run does anyway), the checkpoints and the
+//! form (varint integers: an event is about 8 bytes on the wire against 16 in memory, a
+//! call 1). The zone states are not: a zone copy is ~20 bytes a page on the wire (5 MB for
+//! the default 1 GiB zone, 26 of them in its run: 142 MB), while the page rebuilds them cheaply:
+//! the initial zone with `setup::build` (what a small run does anyway), the checkpoints and the
 //! final zone by applying the events once ([`CheckpointRebuild`], no allocator logic), and
 //! the scenario is the text the page already parsed to cost the run.
 //!
