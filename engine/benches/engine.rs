@@ -195,16 +195,16 @@ fn mixed_1m(c: &mut Criterion) {
     }
     // Recording into a log whose memory is already faulted in (capacity kept): what recording
     // costs beyond the kernel handing out and zeroing ~300 MB of fresh pages.
-    let (events, fill) = {
+    let recorded = {
         let mut e = engine(true);
         run_mixed_engine(&mut e, &seq);
-        (e.log.events.len(), e.log.events[0])
+        e.log.events
     };
     g.bench_function("engine_recording_on_warm", |b| {
         b.iter_batched(
             || {
                 let mut e = engine(true);
-                e.log.events.resize(events, fill);
+                e.log.events = recorded.clone();
                 e.log.events.clear();
                 e
             },

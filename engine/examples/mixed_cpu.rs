@@ -2,8 +2,9 @@
 //! a pre-faulted log ("warm"), and `buddy_system_allocator`'s `FrameAllocator` on the same
 //! 1,000,000 steps, interleaved in one process, median of N rounds. On a shared, loaded machine
 //! the thread's CPU time (`/proc/thread-self/schedstat`) is steadier than criterion's wall time.
-//! A second table times the trace alone: as many 24-byte records (and 16-byte ones, with and
-//! without the Enter/Exit annotations) pushed into a fresh vector, the floor of recording on.
+//! A second table times the trace alone: as many 24-byte records (the `Event` before it was
+//! packed), 16-byte ones (the `Event` now) and 16-byte ones without the Enter/Exit annotations
+//! pushed into a fresh vector, the floor of recording on.
 //!
 //! `cargo run --release -p buddyscope-engine --example mixed_cpu -- [ROUNDS]` (BENCHMARKS.md).
 
@@ -71,7 +72,7 @@ fn main() {
         .map(|a| a.parse().expect("ROUNDS is a number"))
         .unwrap_or(7);
     let seq = mixed_sequence(1_000_000);
-    let (events, fill_event, calls) = {
+    let (events, fill_event, calls, recorded) = {
         let mut e = mixed_engine(true);
         run_mixed_engine(&mut e, &seq);
         let calls = e
@@ -80,12 +81,12 @@ fn main() {
             .iter()
             .filter(|ev| {
                 matches!(
-                    ev.kind.annotation(),
+                    ev.kind().annotation(),
                     Some(Annotation::Enter { .. } | Annotation::Exit { .. })
                 )
             })
             .count();
-        (e.log.events.len(), e.log.events[0], calls)
+        (e.log.events.len(), e.log.events[0], calls, e.log.events)
     };
     let (mut off, mut on, mut warm, mut peer) = (vec![], vec![], vec![], vec![]);
     let (mut log24, mut log16, mut log16_no_calls) = (vec![], vec![], vec![]);
@@ -102,7 +103,7 @@ fn main() {
         drop(e);
 
         let mut e = mixed_engine(true);
-        e.log.events.resize(events, fill_event);
+        e.log.events = recorded.clone();
         e.log.events.clear();
         let t = cpu_ms();
         black_box(run_mixed_engine(&mut e, &seq));
@@ -111,8 +112,8 @@ fn main() {
 
         peer.push(run_peer(&seq));
 
-        log24.push(fill(events, fill_event));
-        log16.push(fill(events, [0u64; 2]));
+        log24.push(fill(events, [0u64; 3]));
+        log16.push(fill(events, fill_event));
         log16_no_calls.push(fill(events - calls, [0u64; 2]));
     }
     let (off, on, warm, peer) = (
@@ -145,8 +146,8 @@ fn main() {
     println!("| records | ms | vs recording off |");
     println!("|---|---:|---:|");
     for (name, v) in [
-        (format!("{events} × 24 bytes (the log as it is)"), log24),
-        (format!("{events} × 16 bytes"), log16),
+        (format!("{events} × 24 bytes (the unpacked Event)"), log24),
+        (format!("{events} × 16 bytes (the log as it is)"), log16),
         (
             format!("{} × 16 bytes, no Enter/Exit", events - calls),
             log16_no_calls,

@@ -14,6 +14,11 @@
 use crate::types::{MigrateType, ZonePfn};
 use serde::{Deserialize, Serialize};
 
+mod packed;
+mod trace;
+
+pub use trace::{Trace, TraceIter};
+
 /// "No pfn": list end, or "inserted at the head".
 pub const NIL: ZonePfn = ZonePfn::MAX;
 
@@ -529,23 +534,77 @@ impl EventKind {
     }
 }
 
-/// One event: what, where in the kernel (`step`), and on which CPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One event: what ([`Event::kind`]) and where in the kernel (`step`).
+///
+/// 16 bytes: the kind is stored in its byte form ([`packed`]), since a trace holds millions of
+/// events and the typed [`EventKind`] alone is 20. Serialized, compared and printed (`{:?}`)
+/// exactly as the struct `{ step, kind }` it stands for.
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "EventFields", into = "EventFields")]
 pub struct Event {
     pub step: crate::pseudocode::Step,
-    pub kind: EventKind,
+    packed: packed::Packed,
+}
+
+/// An [`Event`] with its kind typed: its serialized form.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Event")]
+struct EventFields {
+    step: crate::pseudocode::Step,
+    kind: EventKind,
+}
+
+impl From<EventFields> for Event {
+    fn from(e: EventFields) -> Event {
+        Event::new(e.step, e.kind)
+    }
+}
+
+impl From<Event> for EventFields {
+    fn from(e: Event) -> EventFields {
+        EventFields {
+            step: e.step,
+            kind: e.kind(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Event")
+            .field("step", &self.step)
+            .field("kind", &self.kind())
+            .finish()
+    }
 }
 
 impl Event {
+    /// The event `kind` at `step`, packed (checked to unpack to `kind` in debug builds).
+    #[inline(always)]
+    pub fn new(step: crate::pseudocode::Step, kind: EventKind) -> Event {
+        let ev = Event {
+            step,
+            packed: packed::encode(kind),
+        };
+        debug_assert_eq!(ev.kind(), kind, "events::packed round trip");
+        ev
+    }
+
+    /// What the event did.
+    #[inline]
+    pub fn kind(&self) -> EventKind {
+        packed::decode(&self.packed)
+    }
+
     /// Mutations change the zone; annotations only explain (and count costs).
     pub fn is_mutation(&self) -> bool {
-        matches!(self.kind, EventKind::Mutation(_))
+        packed::is_mutation(&self.packed)
     }
 
     /// Events a user steps through. Bookkeeping (counters, accounting, locks, call
     /// enter/exit, tracepoints that repeat a visible step) is applied on the way.
     pub fn is_visible(&self) -> bool {
-        match self.kind {
+        match self.kind() {
             EventKind::Mutation(m) => {
                 !matches!(m, Mutation::Account { .. } | Mutation::Counter { .. })
             }
@@ -563,7 +622,7 @@ impl Event {
 /// The recorded stream of one run: events and the text of their messages.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct EventLog {
-    pub events: Vec<Event>,
+    pub events: Trace,
     pub messages: Vec<String>,
 }
 
@@ -579,28 +638,54 @@ impl EventLog {
 mod tests {
     use super::*;
 
-    /// Splitting the kind in two costs no space: the outer tag lives in the inner tags' spare
-    /// values, so a long trace (millions of events) is no larger than with one flat enum.
+    /// The typed kind is 20 bytes (its outer tag lives in the inner tags' spare values); the
+    /// log stores its 14-byte form beside the 2-byte step, so a trace of millions of events
+    /// costs 16 bytes an event.
     #[test]
-    fn an_event_is_still_24_bytes() {
+    fn an_event_is_16_bytes() {
         assert_eq!(std::mem::size_of::<EventKind>(), 20);
-        assert_eq!(std::mem::size_of::<Event>(), 24);
+        assert_eq!(std::mem::size_of::<Event>(), 16);
+    }
+
+    /// The packed event is serialized and printed as the struct `{ step, kind }` it was before
+    /// (the app's worker sends events through serde; test and CLI output print `{:?}`).
+    #[test]
+    fn an_event_serializes_and_prints_as_step_and_kind() {
+        let ev = Event::new(
+            crate::pseudocode::Step::Enter,
+            Tracepoint::MmPageAlloc {
+                pfn: None,
+                order: 3,
+                mt: MigrateType::Movable,
+                gfp: 0xcc0,
+            }
+            .into(),
+        );
+        let json = serde_json::to_string(&ev).unwrap();
+        assert_eq!(
+            json,
+            r#"{"step":"Enter","kind":{"Annotation":{"Trace":{"MmPageAlloc":{"pfn":null,"order":3,"mt":"movable","gfp":3264}}}}}"#
+        );
+        assert_eq!(serde_json::from_str::<Event>(&json).unwrap(), ev);
+        assert_eq!(
+            format!("{ev:?}"),
+            "Event { step: Enter, kind: Annotation(Trace(MmPageAlloc { pfn: None, order: 3, \
+             mt: Movable, gfp: 3264 })) }"
+        );
     }
 
     /// Exactly the mutations change the zone: `is_mutation` agrees with the variant split.
     #[test]
     fn mutations_are_the_mutation_variant() {
         let step = crate::pseudocode::Step::Enter;
-        let m = Event {
-            step,
-            kind: Mutation::SplitPage { pfn: 0, order: 1 }.into(),
-        };
-        let a = Event {
-            step,
-            kind: Annotation::Chunk { pfn: 0, order: 1 }.into(),
-        };
-        assert!(m.is_mutation() && m.kind.mutation().is_some() && m.kind.annotation().is_none());
-        assert!(!a.is_mutation() && a.kind.annotation().is_some() && a.kind.mutation().is_none());
-        assert_eq!(m.kind.touched_pages(), a.kind.touched_pages());
+        let m = Event::new(step, Mutation::SplitPage { pfn: 0, order: 1 }.into());
+        let a = Event::new(step, Annotation::Chunk { pfn: 0, order: 1 }.into());
+        assert!(
+            m.is_mutation() && m.kind().mutation().is_some() && m.kind().annotation().is_none()
+        );
+        assert!(
+            !a.is_mutation() && a.kind().annotation().is_some() && a.kind().mutation().is_none()
+        );
+        assert_eq!(m.kind().touched_pages(), a.kind().touched_pages());
     }
 }

@@ -12,10 +12,14 @@ use crate::types::PAGEBLOCK_NR_PAGES;
 pub fn op_touched_pages(run: &Run, op: usize) -> Option<(u32, u32)> {
     let rec = run.ops.get(op)?;
     let pages = run.initial.pages();
-    let events = run.log.events.get(rec.start as usize..rec.end as usize)?;
-    let (lo, hi) = events
-        .iter()
-        .filter_map(|e| e.kind.touched_pages())
+    if rec.start > rec.end || rec.end as usize > run.log.events.len() {
+        return None;
+    }
+    let (lo, hi) = run
+        .log
+        .events
+        .range(rec.start as usize..rec.end as usize)
+        .filter_map(|e| e.kind().touched_pages())
         .filter(|&(s, n)| n > 0 && s < pages)
         .fold((u32::MAX, 0u32), |(lo, hi), (s, n)| {
             (lo.min(s), hi.max(s.saturating_add(n).min(pages)))
@@ -65,8 +69,8 @@ mod tests {
         let r = run("fallback-claim");
         for (i, rec) in r.ops.iter().enumerate() {
             let span = op_touched_pages(&r, i);
-            for e in &r.log.events[rec.start as usize..rec.end as usize] {
-                if let Some((s, n)) = e.kind.touched_pages() {
+            for e in r.log.events.range(rec.start as usize..rec.end as usize) {
+                if let Some((s, n)) = e.kind().touched_pages() {
                     let (lo, hi) = span.expect("a touched page means a span");
                     assert!(s >= lo && s + n <= hi, "op {i}: {s}+{n} outside {lo}..{hi}");
                 }

@@ -91,7 +91,7 @@ impl Run {
         };
         let mut op = 0usize;
         for (i, ev) in self.log.events.iter().enumerate() {
-            let Some(range) = ev.kind.touched_pages() else {
+            let Some(range) = ev.kind().touched_pages() else {
                 continue;
             };
             if !covers(range) {
@@ -101,7 +101,7 @@ impl Run {
             while op < self.ops.len() && self.ops[op].end <= i {
                 op += 1;
             }
-            let list = match ev.kind.mutation() {
+            let list = match ev.kind().mutation() {
                 Some(Mutation::FreeListAdd { order, mt, .. }) => {
                     Some((PageList::FreeArea { order, mt }, ListChange::Enter))
                 }
@@ -119,7 +119,7 @@ impl Run {
                 }
                 _ => None,
             };
-            match ev.kind.mutation() {
+            match ev.kind().mutation() {
                 Some(Mutation::PrepNewPage { owner: o, .. })
                 | Some(Mutation::ContigAlloc { owner: o, .. }) => {
                     owner = (o != NO_OWNER).then_some(o)
@@ -189,7 +189,7 @@ mod tests {
             .log
             .events
             .iter()
-            .find_map(|e| match e.kind.mutation() {
+            .find_map(|e| match e.kind().mutation() {
                 Some(Mutation::PrepNewPage {
                     pfn, order, owner, ..
                 }) => Some((pfn, order, owner)),
@@ -249,7 +249,7 @@ mod tests {
         let got: Vec<_> = h
             .iter()
             .map(|e| {
-                let k = format!("{:?}", r.log.events[e.event as usize].kind);
+                let k = format!("{:?}", r.log.events[e.event as usize].kind());
                 let k = k
                     .trim_start_matches("Mutation(")
                     .trim_start_matches("Annotation(")
@@ -274,7 +274,7 @@ mod tests {
             .iter()
             .enumerate()
             .filter(|(_, e)| {
-                e.kind
+                e.kind()
                     .touched_pages()
                     .is_some_and(|(s, n)| s <= head + 3 && head + 3 < s + n)
             })

@@ -10,8 +10,9 @@
 //! every op, see [`crate::runner::execute_with_progress`]).
 //!
 //! What a recorded run holds (see [`crate::runner::Run::memory_bytes`]):
-//! * the trace: [`EVENT_BYTES`] bytes an event, at most [`DEFAULT_MAX_EVENTS`] events plus the
-//!   events of the op that crossed the cap (the cap is checked between ops);
+//! * the trace: [`EVENT_BYTES`] bytes an event, a byte a call (`Enter`/`Exit`), and a bit an
+//!   event of position map ([`crate::events::Trace`]); at most [`DEFAULT_MAX_EVENTS`] events
+//!   plus the events of the op that crossed the cap (the cap is checked between ops);
 //! * one op record per executed op (at most [`DEFAULT_MAX_RECORDED_OPS`] of them);
 //! * the checkpoints: at most `RunOptions::checkpoint_budget` bytes of zone copies (the ring
 //!   thins itself out when full), plus the initial and the final zone.
@@ -31,12 +32,12 @@ pub const DEFAULT_MAX_OPS: u64 = 10_000_000;
 /// (about 300 bytes with its iteration path and costs), so this bounds them at ~300 MB.
 pub const DEFAULT_MAX_RECORDED_OPS: u64 = 1_000_000;
 
-/// Events a recorded run may hold by default: 16 Mi events of [`EVENT_BYTES`] each is 384 MiB
+/// Events a recorded run may hold by default: 16 Mi events of [`EVENT_BYTES`] each is 256 MiB
 /// of trace. The largest built-in records about 173,000; `tools/replay/million.json` (900,000
 /// workload steps, the replay benchmark's trace) about 13 million.
 pub const DEFAULT_MAX_EVENTS: u64 = 16 << 20;
 
-/// Bytes one recorded event takes in the trace (`size_of::<Event>()`).
+/// Bytes one recorded event takes in the trace (`size_of::<Event>()`; a call takes 1).
 pub const EVENT_BYTES: usize = std::mem::size_of::<crate::events::Event>();
 
 /// The path of a [`ScenarioError`] that reports a run stopped by its progress callback.
@@ -292,7 +293,7 @@ impl crate::runner::Run {
     /// scenario text and the `names` summary are left out (small, fixed by the document).
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
-        let events = self.log.events.capacity() * EVENT_BYTES;
+        let events = self.log.events.heap_bytes();
         let messages = self.log.messages.capacity() * size_of::<String>()
             + self
                 .log
@@ -337,7 +338,7 @@ impl crate::runner::Run {
     /// Bytes of the event trace alone (events and messages), the part
     /// [`Limits::max_events`] bounds.
     pub fn trace_bytes(&self) -> usize {
-        self.log.events.capacity() * EVENT_BYTES
+        self.log.events.heap_bytes()
             + self.log.messages.capacity() * std::mem::size_of::<String>()
             + self
                 .log

@@ -90,7 +90,7 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
 pub fn narrate(ctx: &Ctx, log: &EventLog, ev: &Event) -> String {
     let f = ev.step.func().name();
     let x = |p: ZonePfn| format!("{:#x}", ctx.pfn(p));
-    match ev.kind {
+    match ev.kind() {
         EventKind::Mutation(m) => narrate_mutation(f, &x, m),
         EventKind::Annotation(a) => narrate_annotation(ctx, log, f, &x, a),
     }
@@ -334,18 +334,18 @@ pub fn trace_text_upto(run: &crate::runner::Run, end: u32) -> String {
     let mut out = String::new();
     let mut next_op = 0usize;
     let end = (end as usize).min(run.log.events.len());
-    for (i, ev) in run.log.events[..end].iter().enumerate() {
+    for (i, ev) in run.log.events.range(0..end).enumerate() {
         while next_op < run.ops.len() && run.ops[next_op].start as usize <= i {
             let o = &run.ops[next_op];
             let d = &run.op_defs[o.def as usize];
             out.push_str(&format!("# op {}: {}\n", d.path, d.summary));
             next_op += 1;
         }
-        if let EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) = ev.kind {
+        if let EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) = ev.kind() {
             // A node of several zones: the pfns that follow are zone `to`'s.
             ctx = Ctx::of(run.initial.zone_at(to as usize));
         }
-        match ev.kind {
+        match ev.kind() {
             EventKind::Annotation(Annotation::Trace(t)) => {
                 out.push_str(&trace_line(&ctx, &t));
                 out.push('\n');

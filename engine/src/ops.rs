@@ -108,7 +108,7 @@ mod tests {
             .log
             .events
             .iter()
-            .filter_map(|ev| match ev.kind {
+            .filter_map(|ev| match ev.kind() {
                 EventKind::Annotation(Annotation::Chunk { pfn, order }) => Some((pfn, order)),
                 _ => None,
             })

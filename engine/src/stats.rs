@@ -6,7 +6,7 @@
 //! tooltips). The macro generates [`Stats`], [`Stats::DEFS`] and the field-by-field arithmetic,
 //! so a new counter is one new row here plus the event that bumps it in [`Stats::count`].
 
-use crate::events::{Annotation, Event, EventKind, Mutation, Tracepoint};
+use crate::events::{Annotation, EventKind, Mutation, Tracepoint};
 use crate::pseudocode::Step;
 use serde::{Deserialize, Serialize};
 
@@ -126,7 +126,7 @@ impl Stats {
     /// Counts event `ev` (or un-counts it, stepping back: `undo`). The one place that says
     /// which event moves which counter, so live runs, replays and reverse steps agree.
     #[inline(always)]
-    pub(crate) fn count(&mut self, ev: &Event, undo: bool) {
+    pub(crate) fn count(&mut self, step: Step, kind: EventKind, undo: bool) {
         let bump = |c: &mut u64, n: u64| {
             if undo {
                 *c -= n
@@ -134,12 +134,12 @@ impl Stats {
                 *c += n
             }
         };
-        match ev.kind {
+        match kind {
             EventKind::Mutation(m) => match m {
                 Mutation::FreeListAdd { .. } => {
                     bump(&mut self.freelist_ops, 1);
                     // expand() is the only place that adds split-off halves.
-                    if ev.step == Step::ExpandAddUpper {
+                    if step == Step::ExpandAddUpper {
                         bump(&mut self.splits, 1);
                     }
                 }

@@ -199,8 +199,8 @@ impl Timeline {
             .unwrap_or(0)
             .min(self.pos);
         let mut stack = Vec::new();
-        for e in &self.run.log.events[start as usize..self.pos as usize] {
-            match e.kind.annotation() {
+        for e in self.run.log.events.range(start as usize..self.pos as usize) {
+            match e.kind().annotation() {
                 Some(Annotation::Enter { func }) => stack.push(func),
                 Some(Annotation::Exit { .. }) => {
                     stack.pop();
@@ -209,7 +209,7 @@ impl Timeline {
             }
         }
         if let Some(e) = self.current() {
-            let f = match e.kind.annotation() {
+            let f = match e.kind().annotation() {
                 Some(Annotation::Enter { func } | Annotation::Exit { func }) => func,
                 _ => e.step.func(),
             };

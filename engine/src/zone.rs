@@ -8,6 +8,7 @@
 //! indexed by [`ZonePfn`]; [`Zone::abs_pfn`] and [`Zone::zone_pfn`] convert at the edges.
 
 use crate::events::{CounterId, End, Event, EventKind, Mutation, NIL};
+use crate::pseudocode::Step;
 use crate::types::*;
 use serde::{Deserialize, Serialize};
 
@@ -691,16 +692,23 @@ impl Zone {
     /// to that arm (a third fewer instructions on the alloc/free fast path, no larger code).
     #[inline(always)]
     pub fn apply(&mut self, ev: &Event) {
-        if let EventKind::Mutation(m) = ev.kind {
+        self.apply_kind(ev.step, ev.kind());
+    }
+
+    /// `apply` of an event not yet stored (the engine's `emit`: no decoding).
+    #[inline(always)]
+    pub fn apply_kind(&mut self, step: Step, kind: EventKind) {
+        if let EventKind::Mutation(m) = kind {
             self.mutate(m);
         }
-        self.stats.count(ev, false);
+        self.stats.count(step, kind, false);
     }
 
     /// Undoes `apply(ev)`; must be called in reverse event order.
     pub fn unapply(&mut self, ev: &Event) {
-        self.stats.count(ev, true);
-        if let EventKind::Mutation(m) = ev.kind {
+        let kind = ev.kind();
+        self.stats.count(ev.step, kind, true);
+        if let EventKind::Mutation(m) = kind {
             self.unmutate(m);
         }
     }

@@ -160,9 +160,9 @@ fn pcp_held_thp_is_rescued_by_the_reclaim_drain() {
             pfn: 0x200
         }
     );
-    let evs = &r.log.events[last.start as usize..last.end as usize];
+    let evs = r.log.events.range(last.start as usize..last.end as usize);
     assert!(evs.iter().any(|e| e.step == Step::DirectReclaimNotModelled));
-    assert!(evs.iter().any(|e| e.kind.annotation()
+    assert!(evs.iter().any(|e| e.kind().annotation()
         == Some(Annotation::Enter {
             func: KernelFn::drain_all_pages
         })));
@@ -182,10 +182,10 @@ fn held_page_splits_the_chunked_free_and_is_freed_by_put_page() {
     for (side, chunks) in [(&cmp.a, 0), (&cmp.b, 9)] {
         let r = buddyscope::runner::run(&side.apply(&s), &RunOptions::default()).unwrap();
         let op = &r.ops[3];
-        let evs = &r.log.events[op.start as usize..op.end as usize];
+        let evs = r.log.events.range(op.start as usize..op.end as usize);
         let n = evs
             .iter()
-            .filter(|e| matches!(e.kind, EventKind::Annotation(Annotation::Chunk { .. })))
+            .filter(|e| matches!(e.kind(), EventKind::Annotation(Annotation::Chunk { .. })))
             .count();
         assert_eq!(n, chunks, "{}", side.label);
         assert!(matches!(
@@ -199,9 +199,12 @@ fn held_page_splits_the_chunked_free_and_is_freed_by_put_page() {
                 freed: true
             }
         );
-        let put = &r.log.events[r.ops[4].start as usize..r.ops[4].end as usize];
+        let put = r
+            .log
+            .events
+            .range(r.ops[4].start as usize..r.ops[4].end as usize);
         assert!(put.iter().any(|e| matches!(
-            e.kind,
+            e.kind(),
             EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageFree {
                 pfn: 100,
                 order: 0
@@ -226,9 +229,11 @@ fn alloc_contig_range_migrates_and_the_busy_one_fails() {
         }
     );
     assert_eq!(r.ops[5].outcome, Outcome::RangeInUse);
-    let freed: Vec<u32> = r.log.events[r.ops[6].start as usize..r.ops[6].end as usize]
-        .iter()
-        .filter_map(|ev| match ev.kind.annotation() {
+    let freed: Vec<u32> = r
+        .log
+        .events
+        .range(r.ops[6].start as usize..r.ops[6].end as usize)
+        .filter_map(|ev| match ev.kind().annotation() {
             Some(buddyscope::events::Annotation::Trace(
                 buddyscope::events::Tracepoint::MmPageFree { pfn, order: 9 },
             )) => Some(pfn),

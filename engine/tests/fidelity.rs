@@ -104,7 +104,7 @@ fn reserve_highatomic_pageblock_takes_the_zone_lock() {
             .iter()
             .filter(|ev| {
                 matches!(
-                    ev.kind.annotation(),
+                    ev.kind().annotation(),
                     Some(buddyscope::events::Annotation::Lock { zone: true, .. })
                 )
             })
@@ -228,7 +228,7 @@ fn tick_decays_pcp_high_and_drains_the_excess() {
             .iter()
             .filter(|ev| {
                 matches!(
-                    ev.kind.annotation(),
+                    ev.kind().annotation(),
                     Some(buddyscope::events::Annotation::Lock { zone: false, .. })
                 )
             })
@@ -256,7 +256,7 @@ fn chunks(events: &[buddyscope::events::Event]) -> Vec<(u32, u8)> {
     use buddyscope::events::{Annotation, EventKind};
     events
         .iter()
-        .filter_map(|ev| match ev.kind {
+        .filter_map(|ev| match ev.kind() {
             EventKind::Annotation(Annotation::Chunk { pfn, order }) => Some((pfn, order)),
             _ => None,
         })
@@ -268,7 +268,7 @@ fn page_frees(events: &[buddyscope::events::Event]) -> Vec<u32> {
     use buddyscope::events::{Annotation, EventKind, Tracepoint};
     events
         .iter()
-        .filter_map(|ev| match ev.kind {
+        .filter_map(|ev| match ev.kind() {
             EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageFree { pfn, order })) => {
                 assert_eq!(order, 0);
                 Some(pfn)
@@ -331,23 +331,30 @@ fn chunked_free_with_a_held_page_splits_the_run_and_the_last_put_page_frees_it()
     ] {
         let opts = buddyscope::runner::RunOptions::default();
         let run = buddyscope::runner::run_text(&scenario(kernel), &opts).unwrap();
-        let ev = |k: usize| &run.log.events[run.ops[k].start as usize..run.ops[k].end as usize];
-        assert_eq!(chunks(ev(2)), want_chunks, "{kernel}");
-        let freed = page_frees(ev(2));
+        let ev = |k: usize| -> Vec<buddyscope::events::Event> {
+            let op = &run.ops[k];
+            run.log
+                .events
+                .range(op.start as usize..op.end as usize)
+                .copied()
+                .collect()
+        };
+        assert_eq!(chunks(&ev(2)), want_chunks, "{kernel}");
+        let freed = page_frees(&ev(2));
         assert_eq!(freed.len(), 511, "{kernel}");
         assert!(
             !freed.contains(&612),
             "{kernel}: the held page is not freed"
         );
         assert_eq!(
-            page_frees(ev(3)),
+            page_frees(&ev(3)),
             vec![612],
             "{kernel}: the last put_page frees it"
         );
 
         // The state between the free and the put_page: the held page alone is allocated.
         let mut z = run.initial.clone();
-        for e in &run.log.events[..run.ops[3].start as usize] {
+        for e in run.log.events.range(0..run.ops[3].start as usize) {
             z.apply(e);
         }
         assert_eq!(z.page_refcount(612), 1, "{kernel}");
@@ -377,7 +384,7 @@ fn merges(e: &Engine) -> usize {
         .iter()
         .filter(|ev| {
             matches!(
-                ev.kind.annotation(),
+                ev.kind().annotation(),
                 Some(buddyscope::events::Annotation::Merge { .. })
             )
         })
@@ -393,7 +400,7 @@ fn enters(e: &Engine, f: buddyscope::events::KernelFn) -> usize {
         .iter()
         .filter(|ev| {
             matches!(
-                ev.kind.annotation(),
+                ev.kind().annotation(),
                 Some(buddyscope::events::Annotation::Enter { func }) if func == f
             )
         })
@@ -518,7 +525,7 @@ fn v6_19_reserves_highatomic_after_a_pcp_hit() {
             .iter()
             .filter(|ev| {
                 matches!(
-                    ev.kind.annotation(),
+                    ev.kind().annotation(),
                     Some(buddyscope::events::Annotation::Lock { zone: true, .. })
                 )
             })
@@ -558,9 +565,11 @@ fn alloc_contig_range_migrates_a_movable_page_and_the_name_follows() {
             migrated: 1
         }
     );
-    let freed: Vec<u32> = run.log.events[run.ops[2].start as usize..run.ops[2].end as usize]
-        .iter()
-        .filter_map(|ev| match ev.kind.annotation() {
+    let freed: Vec<u32> = run
+        .log
+        .events
+        .range(run.ops[2].start as usize..run.ops[2].end as usize)
+        .filter_map(|ev| match ev.kind().annotation() {
             Some(buddyscope::events::Annotation::Trace(
                 buddyscope::events::Tracepoint::MmPageFree { pfn, order: 10 },
             )) => Some(pfn),

@@ -85,7 +85,7 @@ fn a_double_free_is_exactly_one_divergence() {
     assert_eq!(rep.skipped_lines, 2);
     // The divergence is a message event of the recorded run, at the index it names.
     assert!(matches!(
-        rep.run.log.events[d.event as usize].kind,
+        rep.run.log.events[d.event as usize].kind(),
         buddyscope::events::EventKind::Annotation(buddyscope::events::Annotation::Message { .. })
     ));
     // The page went back and merged: the zone is as booted.

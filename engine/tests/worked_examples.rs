@@ -42,7 +42,7 @@ fn first_unmovable_allocation_claims_block_0_and_refills_63() {
         .log
         .events
         .iter()
-        .filter_map(|ev| match ev.kind.annotation() {
+        .filter_map(|ev| match ev.kind().annotation() {
             Some(Annotation::Trace(t @ Tracepoint::MmPageAllocExtfrag { .. })) => Some(t),
             _ => None,
         })
@@ -90,7 +90,7 @@ fn draining_the_pcp_merges_back_to_order_10() {
         .log
         .events
         .iter()
-        .filter_map(|ev| match ev.kind.mutation() {
+        .filter_map(|ev| match ev.kind().mutation() {
             Some(Mutation::FreeListAdd {
                 pfn, order, end, ..
             }) => Some((pfn, order, end == buddyscope::events::End::Tail)),
@@ -127,7 +127,7 @@ fn chunked_free_of_an_unaligned_range() {
         .log
         .events
         .iter()
-        .filter_map(|ev| match ev.kind.annotation() {
+        .filter_map(|ev| match ev.kind().annotation() {
             Some(Annotation::Trace(Tracepoint::MmPageFree { pfn, order })) => Some((pfn, order)),
             _ => None,
         })
@@ -137,7 +137,7 @@ fn chunked_free_of_an_unaligned_range() {
         .log
         .events
         .iter()
-        .filter_map(|ev| match ev.kind.annotation() {
+        .filter_map(|ev| match ev.kind().annotation() {
             Some(Annotation::Chunk { pfn, order }) => Some((pfn, order)),
             _ => None,
         })

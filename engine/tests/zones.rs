@@ -45,7 +45,7 @@ fn a_two_zone_run_falls_back_and_rewinds_exactly() {
         .log
         .events
         .iter()
-        .filter(|e| matches!(e.kind, EventKind::Mutation(Mutation::ZoneSwitch { .. })))
+        .filter(|e| matches!(e.kind(), EventKind::Mutation(Mutation::ZoneSwitch { .. })))
         .count();
     assert!(switches > 0);
     // Rewind: unapplying every event from the final state gives the initial state back.

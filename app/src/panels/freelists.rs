@@ -67,7 +67,7 @@ pub fn view_model(t: &Timeline) -> FreeListsModel {
                 .collect()
         })
         .collect();
-    let touched = match t.current().and_then(|e| e.kind.mutation()) {
+    let touched = match t.current().and_then(|e| e.kind().mutation()) {
         Some(Mutation::FreeListAdd { order, mt, .. }) => vec![(order, mt, ListMark::Add)],
         Some(Mutation::FreeListDel { order, mt, .. }) => vec![(order, mt, ListMark::Del)],
         Some(Mutation::FreeListMove {
@@ -236,7 +236,7 @@ mod tests {
                     assert!(cell.chips.len() <= CHIPS && cell.chips.len() <= cell.count as usize);
                 }
             }
-            match t.current().and_then(|e| e.kind.mutation()) {
+            match t.current().and_then(|e| e.kind().mutation()) {
                 Some(Mutation::FreeListAdd { order, mt, .. }) => {
                     adds += 1;
                     assert_eq!(m.mark(order as usize, mt), Some(ListMark::Add));

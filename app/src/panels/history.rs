@@ -310,7 +310,7 @@ mod tests {
             .log
             .events
             .iter()
-            .find_map(|e| match e.kind.mutation() {
+            .find_map(|e| match e.kind().mutation() {
                 Some(buddyscope::events::Mutation::PrepNewPage { pfn, .. }) => Some(pfn),
                 _ => None,
             })

@@ -335,8 +335,12 @@ impl MapCache {
 pub fn touched_pageblocks(run: &Run, lo: u32, hi: u32, nb: u32) -> Vec<u32> {
     let mut seen = vec![false; nb as usize];
     let mut out = Vec::new();
-    for e in &run.log.events[lo as usize..(hi as usize).min(run.log.events.len())] {
-        if let Some((s, n)) = e.kind.touched_pages() {
+    for e in run
+        .log
+        .events
+        .range(lo as usize..(hi as usize).min(run.log.events.len()))
+    {
+        if let Some((s, n)) = e.kind().touched_pages() {
             mark_pages(&mut seen, &mut out, s, n, nb);
         }
     }
@@ -737,7 +741,7 @@ mod tests {
             let sc = Scene {
                 zone: t.zone(),
                 cache: &c,
-                hl: t.current().and_then(|e| e.kind.touched_pages()),
+                hl: t.current().and_then(|e| e.kind().touched_pages()),
                 pal: &LIGHT,
             };
             let all = ViewRect {

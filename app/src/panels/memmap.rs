@@ -196,7 +196,7 @@ impl Renderer {
             w: vw,
             h: vh,
         };
-        let hl = tl.current().and_then(|e| e.kind.touched_pages());
+        let hl = tl.current().and_then(|e| e.kind().touched_pages());
         let pal = palette::palette(f.dark);
         let scene = Scene {
             zone: z,
@@ -365,7 +365,7 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
             out.push(format!("refcount {}", z.page_refcount(idx)));
         }
     }
-    if let Some((s0, n)) = tl.current().and_then(|e| e.kind.touched_pages()) {
+    if let Some((s0, n)) = tl.current().and_then(|e| e.kind().touched_pages()) {
         if idx >= s0 && idx - s0 < n {
             out.push("touched by the current event".to_string());
         }

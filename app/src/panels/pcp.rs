@@ -84,7 +84,7 @@ pub fn view_model(t: &Timeline) -> PcpModel {
             what,
         })
     };
-    let active = match t.current().map(|e| e.kind) {
+    let active = match t.current().map(|e| e.kind()) {
         Some(EventKind::Mutation(Mutation::PcpAdd { cpu, pindex, .. })) => {
             active(cpu, Some(pindex as usize), PcpActivity::Add)
         }

@@ -25,7 +25,7 @@ pub struct PseudocodeModel {
 /// True if the event carries a real pseudocode line (not call bookkeeping or an engine note).
 fn has_line(e: &Event) -> bool {
     !matches!(
-        e.kind.annotation(),
+        e.kind().annotation(),
         Some(Annotation::Enter { .. } | Annotation::Exit { .. })
     ) && !matches!(
         e.step,
@@ -47,7 +47,7 @@ pub fn view_model(t: &Timeline) -> Option<PseudocodeModel> {
         .unwrap_or(0)
         .min(pos);
     let lo = start.max(pos.saturating_sub(SCAN_LIMIT));
-    let events = &t.run.log.events[lo..pos];
+    let events = t.run.log.events.range(lo..pos);
     let mut in_func = events
         .iter()
         .rev()

@@ -4,10 +4,10 @@
 //! What is sent and what is re-derived. The event log, op records, op definitions, owners and
 //! names are the product of the run: re-deriving them means running the allocator again, the
 //! work the worker exists to take off the page, so they are sent, in postcard's compact binary
-//! form (varint integers: an event is about 8 bytes on the wire against 24 in memory). The
-//! zone states are not: a zone copy is ~20 bytes a page on the wire (5 MB for the default
-//! 1 GiB zone, 26 of them in its run: 142 MB), while the page rebuilds them cheaply: the
-//! initial zone with `setup::build` (what a small run does anyway), the checkpoints and the
+//! form (varint integers: an event is about 8 bytes on the wire against 16 in memory, a
+//! call 1). The zone states are not: a zone copy is ~20 bytes a page on the wire (5 MB for
+//! the default 1 GiB zone, 26 of them in its run: 142 MB), while the page rebuilds them cheaply:
+//! the initial zone with `setup::build` (what a small run does anyway), the checkpoints and the
 //! final zone by applying the events once ([`CheckpointRebuild`], no allocator logic), and
 //! the scenario is the text the page already parsed to cost the run.
 //!
@@ -19,7 +19,7 @@
 //!
 //! Measured (release wasm, headless Chromium, 2 cores): see README "Long runs".
 
-use buddyscope::events::{Event, EventLog};
+use buddyscope::events::{Event, EventLog, Trace};
 use buddyscope::runner::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Run};
 use buddyscope::scenario::{Scenario, ValidScenario};
 use buddyscope::zone::Zone;
@@ -94,7 +94,7 @@ pub struct RunDecoder {
     pos: usize,
     head: Head,
     ops: Vec<OpRecord>,
-    events: Vec<Event>,
+    events: Trace,
     decode_ms: f64,
 }
 
@@ -110,7 +110,7 @@ impl RunDecoder {
         }
         Ok(RunDecoder {
             ops: Vec::with_capacity(head.ops as usize),
-            events: Vec::with_capacity(head.events as usize),
+            events: Trace::new(),
             bytes,
             pos,
             head,
@@ -226,7 +226,7 @@ pub struct Rebuilding {
     rebuild: CheckpointRebuild,
     scenario: Scenario,
     initial: Zone,
-    events: Vec<Event>,
+    events: Trace,
     ops: Vec<OpRecord>,
     head: Head,
     times: DecodeTimes,

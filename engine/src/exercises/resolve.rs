@@ -340,7 +340,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         // kernel-model §3.4: __free_one_page merges while the buddy is free, then adds the
         // result at the head or tail.
         Ask::MergedOrder => {
-            let (add, order) = events(run, w).find_map(|(i, ev)| match ev.kind {
+            let (add, order) = events(run, w).find_map(|(i, ev)| match ev.kind() {
                 EventKind::Mutation(Mutation::FreeListAdd { order, .. })
                     if matches!(ev.step, Step::FreeOneAddTail | Step::FreeOneAddHead) =>
                 {
@@ -356,7 +356,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             let mut evs: Vec<u32> = (start..add)
                 .filter(|&i| {
                     matches!(
-                        run.log.events[i as usize].kind,
+                        run.log.events[i as usize].kind(),
                         EventKind::Annotation(Annotation::Merge { .. })
                     )
                 })
@@ -376,7 +376,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         // kernel-model §2.6: __rmqueue_smallest takes the first block of order ≥ the request
         // from the request's migratetype; fallbacks take from another type's list.
         Ask::AllocList => {
-            let (i, order, mt) = events(run, w).find_map(|(i, ev)| match ev.kind {
+            let (i, order, mt) = events(run, w).find_map(|(i, ev)| match ev.kind() {
                 EventKind::Mutation(Mutation::FreeListDel { order, mt, .. })
                     if matches!(
                         ev.step,
@@ -395,7 +395,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             })
         }
         Ask::AllocPage => {
-            let (i, pfn, order) = events(run, w).find_map(|(i, ev)| match ev.kind {
+            let (i, pfn, order) = events(run, w).find_map(|(i, ev)| match ev.kind() {
                 EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageAlloc {
                     pfn: Some(p),
                     order,
@@ -423,7 +423,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         // chunks that fit the rest of the range.
         Ask::Chunks => {
             let chunks: Vec<(u32, u8)> = events(run, w)
-                .filter_map(|(i, ev)| match ev.kind {
+                .filter_map(|(i, ev)| match ev.kind() {
                     EventKind::Annotation(Annotation::Chunk { order, .. })
                         if ev.step == Step::ContigChunk =>
                     {
@@ -452,7 +452,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         Ask::Fallback => {
             let mut first_alloc = None;
             for (i, ev) in events(run, w) {
-                match ev.kind {
+                match ev.kind() {
                     EventKind::Annotation(Annotation::Claimed { .. }) => {
                         return Some(Found {
                             expected: choice(ask, "claim"),
@@ -492,7 +492,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         // kernel-model §4.4 / §2.8: rmqueue_pcplist refills an empty pcp list with rmqueue_bulk,
         // `batch` blocks (nr_pcp_alloc), fewer if the buddy runs out.
         Ask::RefillPages => {
-            let (i, order, got) = events(run, w).find_map(|(i, ev)| match ev.kind {
+            let (i, order, got) = events(run, w).find_map(|(i, ev)| match ev.kind() {
                 EventKind::Annotation(Annotation::PcpRefill { order, got, .. }) => {
                     Some((i, order, got))
                 }
@@ -508,7 +508,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         }
         // kernel-model §4.6: free_pcppages_bulk frees min(count, pcp->count) pages.
         Ask::DrainPages => {
-            let (i, count) = events(run, w).find_map(|(i, ev)| match ev.kind {
+            let (i, count) = events(run, w).find_map(|(i, ev)| match ev.kind() {
                 EventKind::Annotation(Annotation::PcpDrain { count, .. }) => Some((i, count)),
                 _ => None,
             })?;
@@ -523,7 +523,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         // (change_pageblock_range: a block above pageblock order spans several, re-typed in
         // one go); a merge across pageblocks (§3.4) re-types the buddy's.
         Ask::RetypedPageblock => {
-            let (i, pb) = events(run, w).find_map(|(i, ev)| match ev.kind {
+            let (i, pb) = events(run, w).find_map(|(i, ev)| match ev.kind() {
                 EventKind::Mutation(Mutation::SetPageblock { pb, .. }) => Some((i, pb)),
                 _ => None,
             })?;
@@ -531,7 +531,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             let mut evs = vec![i];
             let mut last = pb;
             for j in i + 1..w.reveal_to {
-                match run.log.events[j as usize].kind {
+                match run.log.events[j as usize].kind() {
                     EventKind::Mutation(Mutation::SetPageblock { pb: next, .. })
                         if next == last + 1 =>
                     {
@@ -570,7 +570,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             let mut attempts: Vec<(u32, u8, bool)> = Vec::new();
             let mut singles = 0usize;
             for i in rec.start..rec.end {
-                match run.log.events[i as usize].kind {
+                match run.log.events[i as usize].kind() {
                     EventKind::Annotation(Annotation::Enter {
                         func: KernelFn::vmalloc,
                     }) => {
@@ -630,7 +630,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         // kernel-model §2.2 / §7.1: get_page_from_freelist tries the zone when the high-watermark
         // gate passes or zone_watermark_fast passes the allocation's mark.
         Ask::WatermarkOk => {
-            let (i, ok) = events(run, w).find_map(|(i, ev)| match ev.kind {
+            let (i, ok) = events(run, w).find_map(|(i, ev)| match ev.kind() {
                 EventKind::Annotation(Annotation::Watermark { ok, .. })
                     if ev.step != Step::GpffHighGate || ok =>
                 {

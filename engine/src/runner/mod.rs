@@ -211,7 +211,7 @@ impl Checkpoints {
 /// events and records, not the zone copies (megabytes each), and the page replays them once.
 pub fn rebuild_checkpoints(
     initial: &Zone,
-    events: &[Event],
+    events: &Trace,
     ops: &[OpRecord],
     budget: usize,
 ) -> (Vec<(u32, Zone)>, Zone) {
@@ -244,11 +244,11 @@ impl CheckpointRebuild {
 
     /// Applies the events of up to `max_ops` more ops, taking checkpoints after them as the
     /// run did; true when every op is done.
-    pub fn step(&mut self, events: &[Event], ops: &[OpRecord], max_ops: usize) -> bool {
+    pub fn step(&mut self, events: &Trace, ops: &[OpRecord], max_ops: usize) -> bool {
         let last = ops.len().min(self.ops_done.saturating_add(max_ops));
         for op in &ops[self.ops_done..last] {
             let end = (op.end as usize).min(events.len());
-            for ev in &events[self.applied.min(end)..end] {
+            for ev in events.range(self.applied.min(end)..end) {
                 self.zone.apply(ev);
             }
             self.applied = self.applied.max(end);
@@ -264,8 +264,8 @@ impl CheckpointRebuild {
     }
 
     /// The checkpoints and the final zone (the events after the last op applied too).
-    pub fn finish(mut self, events: &[Event]) -> (Vec<(u32, Zone)>, Zone) {
-        for ev in &events[self.applied.min(events.len())..] {
+    pub fn finish(mut self, events: &Trace) -> (Vec<(u32, Zone)>, Zone) {
+        for ev in events.range(self.applied.min(events.len())..events.len()) {
             self.zone.apply(ev);
         }
         (self.ring.into_vec(), self.zone)
