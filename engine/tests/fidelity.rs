@@ -963,7 +963,7 @@ fn messages(e: &Engine) -> Vec<String> {
     e.log
         .events
         .iter()
-        .filter_map(|ev| match ev.kind.annotation() {
+        .filter_map(|ev| match ev.kind().annotation() {
             Some(buddyscope::events::Annotation::Message { id, .. }) => {
                 Some(e.log.message(id).to_string())
             }
@@ -1049,10 +1049,17 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
             want_fcr,
             "{kernel:?}"
         );
-        assert_eq!(page_frees(&e.log.events).len(), 2048, "{kernel:?}");
+        assert_eq!(
+            page_frees(&e.log.events.iter().copied().collect::<Vec<_>>()).len(),
+            2048,
+            "{kernel:?}"
+        );
         let pcp_frees = enters(&e, KernelFn::__free_frozen_pages);
         if kernel == Kernel::V7_2 {
-            assert_eq!(chunks(&e.log.events), vec![(2048, 10), (3072, 10)]);
+            assert_eq!(
+                chunks(&e.log.events.iter().copied().collect::<Vec<_>>()),
+                vec![(2048, 10), (3072, 10)]
+            );
             assert_eq!(pcp_frees, 2);
             assert_eq!(merges(&e), 2);
             assert_eq!(e.zone.stats().zone_lock - locks, 2);
@@ -1061,7 +1068,10 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
                 vec![3072, 2048]
             );
         } else {
-            assert_eq!(chunks(&e.log.events), vec![]);
+            assert_eq!(
+                chunks(&e.log.events.iter().copied().collect::<Vec<_>>()),
+                vec![]
+            );
             assert_eq!(pcp_frees, 2048);
             assert!(merges(&e) > 0);
             e.drain_all_pages();
@@ -1184,7 +1194,7 @@ fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
     let mut cur = chunked.zone.active_index();
     let mut chunks = Vec::new();
     for ev in &chunked.log.events {
-        match ev.kind {
+        match ev.kind() {
             EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) => cur = to as usize,
             EventKind::Annotation(Annotation::Chunk { pfn, order }) => {
                 chunks.push((chunked.zone.zone_at(cur).abs_pfn(pfn), order))

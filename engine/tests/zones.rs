@@ -446,11 +446,13 @@ fn vmalloc_spills_into_dma32_and_vfree_frees_each_page_to_its_zone() {
             vm.outcome
         );
         // Normal had 1024 free pages: the area (and its 3-page array) needed DMA32 too.
-        let switches_to_dma32 = run.log.events[vm.start as usize..vm.end as usize]
-            .iter()
+        let switches_to_dma32 = run
+            .log
+            .events
+            .range(vm.start as usize..vm.end as usize)
             .filter(|e| {
                 matches!(
-                    e.kind,
+                    e.kind(),
                     EventKind::Mutation(Mutation::ZoneSwitch { to: 0, .. })
                 )
             })

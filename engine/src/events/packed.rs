@@ -83,6 +83,8 @@ pub(super) const KERNEL_FNS: &[KernelFn] = &[
     KernelFn::__alloc_contig_migrate_range,
     KernelFn::migrate_pages,
     KernelFn::__free_contig_frozen_range,
+    KernelFn::cma_alloc,
+    KernelFn::cma_release,
 ];
 
 const COUNTERS: [CounterId; 8] = [
