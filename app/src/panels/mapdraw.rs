@@ -182,7 +182,7 @@ impl Geom {
         self.css(self.cell) / f64::from(self.group)
     }
 
-    /// The tile layout in CSS pixels, for the follow view.
+    /// The tile layout in CSS pixels, for the follow view's overview.
     pub fn tiles(&self) -> Tiles {
         let c = |v: u32| self.css(v).round().max(1.0) as u32;
         Tiles {
@@ -191,7 +191,25 @@ impl Geom {
             per_row: self.per_row,
             w: c(self.w),
             h: c(self.h),
-            cell: self.css_cell().round().max(1.0) as u32,
+        }
+    }
+
+    /// This layout at `cell` device pixels per cell side (the follow view's zoom): the same
+    /// pageblocks per row, the padding scaled alike, every length whole device pixels.
+    pub fn with_cell(&self, cell: u32) -> Geom {
+        let cell = cell.max(1);
+        let pad = (self.pad * cell / self.cell.max(1)).max(1);
+        let tile_w = TILE_COLS / self.group * cell + 2 * pad;
+        let tile_h = TILE_ROWS / self.group * cell + 2 * pad;
+        let rows = self.nb().div_ceil(self.per_row.max(1));
+        Geom {
+            cell,
+            pad,
+            tile_w,
+            tile_h,
+            w: self.per_row * tile_w,
+            h: rows * tile_h,
+            ..*self
         }
     }
 

@@ -25,7 +25,7 @@ use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
-use super::follow::{follow_view, FollowView};
+use super::follow::{follow_frame, tiles_rect, FollowFrame};
 use super::frame::PanelFrame;
 use super::mapdraw::{
     blocks_in, mark_pages, paint_overview, paint_view, tile_visible, Geom, MapCache, RunKey, Scene,
@@ -40,7 +40,12 @@ use crate::theme::{self as palette, frame_width, ThemeState};
 #[derive(Default)]
 struct Renderer {
     cache: MapCache,
+    /// The geometry drawn: the layout, or in the follow view the layout at its zoom.
     geom: Option<Geom>,
+    /// The layout (what the spacer, the overview and the zoom controls go by).
+    base: Option<Geom>,
+    /// The follow view drawn, if following.
+    follow: Option<FollowFrame>,
     view: ViewRect,
     run_key: RunKey,
     dark: bool,
@@ -65,6 +70,15 @@ struct Frame {
     /// The window's top left in CSS pixels of the map, and its size.
     origin_css: (f64, f64),
     view_css: (u32, u32),
+    follow: Option<FollowAsk>,
+}
+
+/// Following: the pageblocks to show (none before the first op) and the visible box of the map
+/// (CSS pixels).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FollowAsk {
+    span: Option<(u32, u32)>,
+    viewport: (u32, u32),
 }
 
 /// What a cell of the map shows: the engine's state of one page.
@@ -176,7 +190,7 @@ impl Renderer {
     ) -> (bool, bool) {
         let tl = &s.timeline;
         let z = tl.zone();
-        let g = Geom::new(z.pages(), f.zoom, f.dpr, f.avail_css);
+        let base = Geom::new(z.pages(), f.zoom, f.dpr, f.avail_css);
         let key = (s.text.as_ptr() as usize, s.text.len(), tl.len());
         let Some(ctx) = context(canvas) else {
             return (false, false);
@@ -185,16 +199,31 @@ impl Renderer {
         // The window: the visible box (or a first guess before layout), inside the map.
         let (vw_css, vh_css) = match f.view_css {
             (w, h) if w > 0 && h > 0 => (w, h),
-            _ => (g.tiles().w, FIT_HEIGHT),
+            _ => (base.tiles().w, FIT_HEIGHT),
         };
-        let vw = ((f64::from(vw_css) * g.dpr).round() as u32).clamp(1, g.w);
-        let vh = ((f64::from(vh_css) * g.dpr).round() as u32).clamp(1, g.h);
-        let at = |o: f64, room: u32| ((o * g.dpr).round().max(0.0) as u32).min(room);
-        let v = ViewRect {
-            x: at(f.origin_css.0, g.w - vw),
-            y: at(f.origin_css.1, g.h - vh),
-            w: vw,
-            h: vh,
+        let dev = |css: u32| ((f64::from(css) * base.dpr).round() as u32).max(1);
+        // Following: the layout at the follow view's own cell size (sharp, never a CSS scale
+        // of the bitmap) and its window around the focus, the size of the visible box.
+        let follow = f.follow.map(|FollowAsk { span, viewport }| {
+            let vp = match viewport {
+                (w, h) if w > 0 && h > 0 => (w, h),
+                _ => (vw_css, vh_css),
+            };
+            follow_frame(&base, span, (dev(vp.0), dev(vp.1)))
+        });
+        let (g, v) = match follow {
+            Some(ff) => (ff.geom, ff.view),
+            None => {
+                let (vw, vh) = (dev(vw_css).min(base.w), dev(vh_css).min(base.h));
+                let at = |o: f64, room: u32| ((o * base.dpr).round().max(0.0) as u32).min(room);
+                let v = ViewRect {
+                    x: at(f.origin_css.0, base.w - vw),
+                    y: at(f.origin_css.1, base.h - vh),
+                    w: vw,
+                    h: vh,
+                };
+                (base, v)
+            }
         };
         let hl = tl.current().and_then(|e| e.kind().touched_pages());
         let pal = palette::palette(f.dark);
@@ -240,12 +269,16 @@ impl Renderer {
             }
             set_px(canvas, "width", g.css(v.w));
             set_px(canvas, "height", g.css(v.h));
+            // The spacer keeps the layout's size (the follow view zooms inside its box).
             if let Some(sp) = &spacer {
-                set_px(sp, "width", g.css(g.w));
-                set_px(sp, "height", g.css(g.h - v.h));
+                set_px(sp, "width", base.css(base.w));
+                set_px(sp, "height", base.css(base.h.saturating_sub(v.h)));
             }
             paint_view(&mut self.buf, &mut self.scratch, &g, v, &scene);
             put_image(&ctx, &self.buf, v.w, v.h, 0, 0);
+            // The window's top left in CSS pixels of the map drawn, for tests and tools
+            // (hover maps `offsetX + x` through the data-* geometry).
+            let _ = canvas.set_attribute("data-view", &format!("{},{}", g.css(v.x), g.css(v.y)));
         } else {
             for pb in tiles {
                 scene.paint(&mut self.scratch, &g, pb);
@@ -273,6 +306,8 @@ impl Renderer {
             let _ = canvas.set_attribute("data-start-pfn", &start_pfn);
         }
         self.geom = Some(g);
+        self.base = Some(base);
+        self.follow = follow;
         self.view = v;
         self.run_key = key;
         self.dark = f.dark;
@@ -293,17 +328,14 @@ impl Renderer {
             .map(|g| (g.css(self.view.x), g.css(self.view.y)))
             .unwrap_or_default()
     }
-}
 
-/// Where the canvas's window starts when following: the follow view's visible part of the map,
-/// clamped inside it (CSS pixels).
-fn follow_origin(g: &Geom, v: &FollowView, view_css: (u32, u32)) -> (f64, f64) {
-    let t = g.tiles();
-    let room = |map: u32, view: u32| f64::from(map.saturating_sub(view));
-    (
-        (-v.tx / v.scale).clamp(0.0, room(t.w, view_css.0)),
-        (-v.ty / v.scale).clamp(0.0, room(t.h, view_css.1)),
-    )
+    /// Following: the canvas's offset in the visible box (CSS pixels, whole device pixels).
+    fn follow_shift_css(&self) -> (f64, f64) {
+        match (self.follow, self.geom) {
+            (Some(ff), Some(g)) => (g.css(ff.offset.0), g.css(ff.offset.1)),
+            _ => (0.0, 0.0),
+        }
+    }
 }
 
 /// The tooltip's lines for page `idx` (empty beyond the zone).
@@ -444,10 +476,9 @@ pub fn MemoryMapPanel() -> impl IntoView {
     };
     let resize = window_event_listener(leptos::ev::resize, move |_| measure());
     on_cleanup(move || resize.remove());
-    let view_at = Memo::new(move |_| match (following.get(), drawn.get()) {
-        (true, Some(g)) => follow_view(&g.tiles(), span.get(), viewport.get()),
-        _ => FollowView::WHOLE,
-    });
+    // Following: the canvas's offset in the visible box, and the zoom drawn.
+    let shift = RwSignal::new((0.0f64, 0.0f64));
+    let follow_scale = RwSignal::new(1.0f64);
     let overview_ref = NodeRef::<leptos::html::Canvas>::new();
 
     let cell = Memo::new(move |_| {
@@ -474,22 +505,17 @@ pub fn MemoryMapPanel() -> impl IntoView {
         if w == 0 {
             return;
         }
-        // Following: the window holds the follow view's part of the map (drawn at the view's
-        // geometry of the previous render; a zoom change settles on the next).
-        let origin_css = if follow {
-            let g = drawn.get_untracked();
-            g.map(|g| follow_origin(&g, &view_at.get(), (cw, ch)))
-                .unwrap_or_default()
-        } else {
-            (sl, st)
-        };
         let frame = Frame {
             zoom: c,
             avail_css: w,
             dark: d,
             dpr: ratio,
-            origin_css,
+            origin_css: (sl, st),
             view_css: (cw, ch),
+            follow: follow.then(|| FollowAsk {
+                span: span.get(),
+                viewport: viewport.get(),
+            }),
         };
         let spacer = spacer_ref
             .get_untracked()
@@ -500,10 +526,21 @@ pub fn MemoryMapPanel() -> impl IntoView {
             .flatten()
             .unwrap_or((false, false));
         let t1 = now_ms();
-        let g = renderer.with_value(|r| r.geom);
+        let g = renderer.with_value(|r| r.base);
         let o = renderer.with_value(|r| r.origin_css());
         if origin.get_untracked() != o {
             origin.set(o);
+        }
+        let sh = renderer.with_value(|r| r.follow_shift_css());
+        if shift.get_untracked() != sh {
+            shift.set(sh);
+        }
+        let fs = renderer.with_value(|r| match (r.follow, r.base) {
+            (Some(ff), Some(b)) => ff.scale(&b),
+            _ => 1.0,
+        });
+        if follow_scale.get_untracked() != fs {
+            follow_scale.set(fs);
         }
         if drawn.get_untracked() != g {
             drawn.set(g);
@@ -568,9 +605,11 @@ pub fn MemoryMapPanel() -> impl IntoView {
             return None;
         }
         let (x, y) = tip_at.get();
-        // The canvas sits at the window's origin inside the map (sticky); not when following.
+        // The canvas sits at the window's origin inside the map (sticky); when following, at
+        // its offset in the visible box.
         let (ox, oy) = if following.get_untracked() {
-            (0, 0)
+            let s = shift.get();
+            (s.0 as i32, s.1 as i32)
         } else {
             let o = origin.get();
             (o.0 as i32, o.1 as i32)
@@ -652,18 +691,11 @@ pub fn MemoryMapPanel() -> impl IntoView {
         }
     };
 
-    // Following: the CSS transform of the follow view, moved by where the window starts.
+    // Following: a map smaller than the visible box is centred in it (a translation by whole
+    // device pixels; the zoom is drawn, never a CSS scale).
     let transform = move || {
-        following.get().then(|| {
-            let v = view_at.get();
-            let (ox, oy) = origin.get();
-            FollowView {
-                tx: v.tx + ox * v.scale,
-                ty: v.ty + oy * v.scale,
-                ..v
-            }
-            .css()
-        })
+        let (x, y) = shift.get();
+        (following.get() && (x, y) != (0.0, 0.0)).then(|| format!("translate({x}px, {y}px)"))
     };
 
     view! {
@@ -690,7 +722,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
                     class:following=move || following.get()
                     data-follow=move || if following.get() { "on" } else { "off" }
                     data-focus-pb=move || span.get().map(|(a, b)| format!("{a}-{b}")).unwrap_or_default()
-                    data-focus-scale=move || format!("{:.2}", view_at.get().scale)
+                    data-focus-scale=move || format!("{:.2}", follow_scale.get())
                 >
                     <canvas
                         data-testid="memory-map"
@@ -715,7 +747,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
                     ></canvas>
                     <div class="map-spacer" node_ref=spacer_ref aria-hidden="true"></div>
                     {tip}
-                    <Overview canvas=overview_ref view_at=view_at drawn=drawn span=span/>
+                    <Overview canvas=overview_ref drawn=drawn span=span/>
                 </div>
             </div>
             <Legend/>
@@ -825,15 +857,14 @@ fn draw_overview(ov: &HtmlCanvasElement, g: &Geom, s: &Session, cache: &MapCache
 #[component]
 fn Overview(
     canvas: NodeRef<leptos::html::Canvas>,
-    view_at: Memo<FollowView>,
     drawn: RwSignal<Option<Geom>>,
     span: Memo<Option<(u32, u32)>>,
 ) -> impl IntoView {
     let marker = move || {
         let g = drawn.get()?;
         let (first, last) = span.get()?;
-        let f = view_at.get().focus;
         let t = g.tiles();
+        let f = tiles_rect(&t, (first, last));
         let (gw, gh) = (f64::from(t.w.max(1)), f64::from(t.h.max(1)));
         let style = format!(
             "left:{:.2}%;top:{:.2}%;width:{:.2}%;height:{:.2}%",
