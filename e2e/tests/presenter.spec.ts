@@ -174,7 +174,8 @@ test('the map follows the action to the pageblocks the op touches', async ({ pag
   await expect(page.getByTestId('map-overview')).toBeVisible();
   const scale = Number(await inner.getAttribute('data-focus-scale'));
   expect(scale).toBeGreaterThan(4);
-  await expect(page.getByTestId('memory-map')).toHaveAttribute('style', /scale\(/);
+  // The zoom is drawn (the canvas's own cells), never a CSS scale of its bitmap.
+  await expect(page.getByTestId('memory-map')).not.toHaveAttribute('style', /scale\(/);
   // The overview marker sits in the overview's top-left corner (pageblock 0).
   const ov = await page.getByTestId('map-overview').boundingBox();
   const mk = await marker.boundingBox();
@@ -198,6 +199,76 @@ test('the map follows the action to the pageblocks the op touches', async ({ pag
   await openApp(page, '?scenario=free-contig-range-thp');
   await expect(page.locator('.map-inner')).toHaveAttribute('data-follow', 'off');
   await expect(page.getByTestId('map-overview-marker')).toHaveCount(0);
+});
+
+/** The memory map canvas's pixels, geometry (CSS pixels) and transform. */
+async function mapGeometry(page: Page) {
+  return page.getByTestId('memory-map').evaluate((c: HTMLCanvasElement) => {
+    const r = c.getBoundingClientRect();
+    const [vx, vy] = (c.dataset.view ?? '0,0').split(',').map(Number);
+    return {
+      w: c.width,
+      h: c.height,
+      cssW: r.width,
+      cssH: r.height,
+      transform: getComputedStyle(c).transform,
+      cell: Number(c.dataset.cell),
+      pad: Number(c.dataset.pad),
+      tileW: Number(c.dataset.tileW),
+      tileH: Number(c.dataset.tileH),
+      perRow: Number(c.dataset.perRow),
+      start: Number(c.dataset.startPfn),
+      vx,
+      vy,
+    };
+  });
+}
+
+test('HiDPI: the follow view is drawn at device pixels, not scaled, and hovering finds the page', async ({ browser }) => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 2 });
+  const page = await ctx.newPage();
+  await openApp(page, '?scenario=free-contig-range-thp');
+  const inner = page.locator('.map-inner');
+  const map = page.getByTestId('memory-map');
+  await expect(map).toHaveAttribute('data-dpr', '2');
+  await page.getByTestId('map-follow').click();
+  await expect(inner).toHaveAttribute('data-follow', 'on');
+  await page.locator('body').press('Shift+ArrowRight');
+  await expect(inner).toHaveAttribute('data-focus-pb', /^0-/);
+  // Pageblocks 0-1 in the corner of the 1 GiB map (1 px per page), zoomed until they fill the
+  // box: the cell drawn grows by the zoom, in whole device pixels.
+  await expect.poll(async () => Number(await map.getAttribute('data-cell'))).toBeGreaterThan(4);
+  const g = await mapGeometry(page);
+  expect(Number.isInteger(g.cell * 2)).toBe(true);
+  expect(Number(await inner.getAttribute('data-focus-scale'))).toBeCloseTo(g.cell, 2);
+  expect(g.w).toBe(Math.round(g.cssW * 2));
+  expect(g.h).toBe(Math.round(g.cssH * 2));
+  expect(g.transform).toBe('none');
+  // Hover: pages of the first two pageblocks, each at the middle of its cell.
+  const box = (await map.boundingBox())!;
+  for (const idx of [0, 5 * 32 + 9, 511, 512 + 3 * 32 + 2]) {
+    const pb = Math.floor(idx / 512);
+    const i = idx % 512;
+    const x = (pb % g.perRow) * g.tileW + g.pad + (i % 32) * g.cell + g.cell / 2 - g.vx;
+    const y = Math.floor(pb / g.perRow) * g.tileH + g.pad + Math.floor(i / 32) * g.cell + g.cell / 2 - g.vy;
+    expect(x).toBeLessThan(g.cssW);
+    expect(y).toBeLessThan(g.cssH);
+    await page.mouse.move(box.x + x, box.y + y);
+    await expect(page.getByTestId('map-tooltip')).toContainText(`pfn 0x${(g.start + idx).toString(16)}`);
+  }
+  await page.mouse.move(0, 0);
+  await saveScreenshot(page, 'follow-hidpi', page.locator('.map-panel'));
+
+  // Presenter mode on the CMA range (pageblocks 64..95, two whole rows): the same.
+  await openPresenting(page, '?scenario=cma-frozen-range&tour=3');
+  await expect(page.locator('.map-inner')).toHaveAttribute('data-focus-pb', '64-95');
+  await expect(page.getByTestId('memory-map')).not.toHaveAttribute('style', /scale\(/);
+  const p = await mapGeometry(page);
+  expect(p.w).toBe(Math.round(p.cssW * 2));
+  expect(p.h).toBe(Math.round(p.cssH * 2));
+  expect(p.transform).not.toMatch(/^matrix\((?!1, 0, 0, 1,)/);
+  await saveScreenshot(page, 'presenter-hidpi');
+  await ctx.close();
 });
 
 test('reduced motion: the zoom jumps instead of animating', async ({ browser }) => {
