@@ -614,7 +614,8 @@ pub fn MemoryMapPanel() -> impl IntoView {
             let o = origin.get();
             (o.0 as i32, o.1 as i32)
         };
-        let w = renderer.with_value(|r| r.geom.map(|g| g.css(g.w)).unwrap_or(0.0)) as i32;
+        // The map's width in its box (the layout's, also when the follow view zooms inside it).
+        let w = renderer.with_value(|r| r.base.map(|g| g.css(g.w)).unwrap_or(0.0)) as i32;
         let style = if x + ox > w - 340 {
             format!("right:{}px;top:{}px", (w - x - ox + 14).max(0), y + oy + 16)
         } else {
