@@ -440,6 +440,22 @@ mod tests {
     }
 
     #[test]
+    fn an_import_of_all_zones_is_bounded_by_a_node() {
+        // The /proc text sizes the zones only at build: a drain is counted at a node's pages.
+        let doc = serde_json::json!({
+            "version": 1,
+            "init": {
+                "pagetypeinfo": include_str!("../tests/fixtures/machine-6.18-pagetypeinfo.txt"),
+                "zone": "all"
+            },
+            "ops": [{"op": "drain"}, {"op": "alloc_contig_range", "pfn": 4096, "nr_pages": 100}]
+        });
+        let c = estimate(&parse_valid(&doc.to_string()).unwrap());
+        assert_eq!(c.ops, 2);
+        assert_eq!(c.pages_touched, u128::from(MAX_NODE_PAGES) + 100);
+    }
+
+    #[test]
     fn a_name_bound_in_a_repeat_body_is_its_own() {
         let s = parse_valid(
             r#"{"version": 1, "ops": [

@@ -181,6 +181,19 @@ fn a_64_gib_machines_pagetypeinfo_imports_whole_and_round_trips() {
     // (`first_difference`, not `assert_eq!`: a 64 GiB node's Debug text is gigabytes.)
     assert_eq!(z.first_difference(&run.initial), None);
     assert!(z == run.initial);
+    // One pageblock more is past a node's 64 GiB: refused where the text gives the sizes.
+    let mut bigger = machine_64_gib();
+    bigger[2].blocks[1] += 1;
+    let doc = serde_json::json!({
+        "version": 1,
+        "init": {"pagetypeinfo": pagetypeinfo_text(&bigger), "zone": "all"}
+    });
+    let e = run_text(&doc.to_string(), &RunOptions::default()).expect_err("over 64 GiB");
+    assert_eq!(e.path, "init.pagetypeinfo");
+    assert_eq!(
+        e.message,
+        "the zones up to Normal have 16777728 pages, more than a node's 16777216 (64 GiB)"
+    );
 }
 
 /// The machine fixture's node as `init.zone` `"all"` builds it (DMA [0, 4096), DMA32
