@@ -305,7 +305,7 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
                 format!(
                     "the zones up to {name} have {total} pages, more than a node's {MAX_NODE_PAGES} (64 GiB)"
                 ),
-                "a node models at most a 64 GiB machine: import one zone by its name instead",
+                "a node models at most a 64 GiB machine: import one zone by its name (at most 16 GiB) instead",
             ));
         }
         let mut p = ZoneParams::from_spec(s.kernel, &s.zone, imp.pages);
