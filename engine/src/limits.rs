@@ -16,11 +16,20 @@
 //! * one op record per executed op (at most [`DEFAULT_MAX_RECORDED_OPS`] of them);
 //! * the checkpoints: at most `RunOptions::checkpoint_budget` bytes of zone copies (the ring
 //!   thins itself out when full), plus the initial and the final zone.
+//!
+//! A zone copy is 17 bytes a page ([`zone_heap_bytes`]): 68 MiB for the largest one zone
+//! (`zone.pages` ≤ [`MAX_ZONE_PAGES`], 16 GiB), 272 MiB for the largest node (`zones`, or
+//! `init.zone` `"all"`: every zone together ≤ [`MAX_NODE_PAGES`], 64 GiB, one zone as large as
+//! the node). A copy larger than the checkpoint budget leaves the ring with the initial state
+//! only (a jump then replays from event 0), so at 64 GiB a run holds three node copies (the
+//! working, later final, node, the initial node and the ring's copy of it: 816 MiB) beside the
+//! trace and the op records; [`estimate`] counts the pages an op touches against the node's
+//! size there too.
 
 use std::fmt;
 
 use crate::scenario::{Op, ScenarioError, ValidScenario};
-use crate::types::{MAX_ZONE_PAGES, NR_PAGE_ORDERS};
+use crate::types::{MAX_NODE_PAGES, MAX_ZONE_PAGES, NR_PAGE_ORDERS};
 
 /// Operations a scenario may expand to by default. Every built-in and the full-size seed
 /// benchmarks of `engine/bench/` fit (the largest, `bench-vmalloc-fix-size`, is 2,000,000 ops
@@ -178,7 +187,12 @@ pub fn is_cancelled(e: &ScenarioError) -> bool {
 
 /// The cost of a scenario, without running it.
 pub fn estimate(s: &ValidScenario) -> Cost {
-    let zone = if s.zones.is_empty() {
+    let import_all = matches!(&s.init, crate::scenario::Init::Proc { zone, .. }
+        if zone == crate::setup::IMPORT_ALL_ZONES);
+    let zone = if import_all {
+        // The /proc text sizes the node's zones: at most a node's pages in all.
+        u128::from(MAX_NODE_PAGES)
+    } else if s.zones.is_empty() {
         u128::from(s.static_zone_pages().unwrap_or(MAX_ZONE_PAGES))
     } else {
         // A node of several zones: an op may touch pages of every zone (a drain does).
@@ -423,6 +437,22 @@ mod tests {
         let c = estimate(&s);
         assert_eq!(c.ops, 8 + 10);
         assert_eq!(c.pages_touched, 512 * 3 + 100 + 1 + 50 * 2 + 4096 + 10 * 8);
+    }
+
+    #[test]
+    fn an_import_of_all_zones_is_bounded_by_a_node() {
+        // The /proc text sizes the zones only at build: a drain is counted at a node's pages.
+        let doc = serde_json::json!({
+            "version": 1,
+            "init": {
+                "pagetypeinfo": include_str!("../tests/fixtures/machine-6.18-pagetypeinfo.txt"),
+                "zone": "all"
+            },
+            "ops": [{"op": "drain"}, {"op": "alloc_contig_range", "pfn": 4096, "nr_pages": 100}]
+        });
+        let c = estimate(&parse_valid(&doc.to_string()).unwrap());
+        assert_eq!(c.ops, 2);
+        assert_eq!(c.pages_touched, u128::from(MAX_NODE_PAGES) + 100);
     }
 
     #[test]

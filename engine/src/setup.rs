@@ -272,7 +272,9 @@ fn node_zones(zones: &[ZoneParams]) -> Vec<Zone> {
 
 /// `init.zone` `"all"`: every zone of node 0 of the pasted `/proc` text becomes a zone of the
 /// node, in the kernel's order, at x86_64's pfns (DMA at 0, DMA32 at 0x1000 = 16 MiB, Normal at
-/// 0x100000 = 4 GiB); each zone is sized and laid out as a one-zone import of that zone.
+/// 0x100000 = 4 GiB); each zone is sized and laid out as a one-zone import of that zone, except
+/// that, as in `zones`, a zone may be as large as the node ([`MAX_NODE_PAGES`], 64 GiB, in
+/// all), not only [`MAX_ZONE_PAGES`]: a 64 GiB machine's Normal zone is about 60 GiB.
 pub const IMPORT_ALL_ZONES: &str = "all";
 
 fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, ScenarioError> {
@@ -291,7 +293,21 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
                     "a node holds DMA, DMA32 and Normal: import one zone by its name instead",
                 )
             })?;
-        let imp = procfs::parse_import(pti, zi, name, s.zone.cma, None)?;
+        let imp = procfs::parse_import_up_to(pti, zi, name, s.zone.cma, None, MAX_NODE_PAGES)?;
+        let total: u64 = imps
+            .iter()
+            .map(|i: &procfs::ProcImport| i.pages)
+            .sum::<u64>()
+            + imp.pages;
+        if total > MAX_NODE_PAGES {
+            return Err(ScenarioError::new(
+                "init.pagetypeinfo",
+                format!(
+                    "the zones up to {name} have {total} pages, more than a node's {MAX_NODE_PAGES} (64 GiB)"
+                ),
+                "a node models at most a 64 GiB machine: import one zone by its name (at most 16 GiB) instead",
+            ));
+        }
         let mut p = ZoneParams::from_spec(s.kernel, &s.zone, imp.pages);
         p.name = name.to_string();
         p.start_pfn = STARTS[ty];
@@ -439,7 +455,20 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
             pagetypeinfo,
             zoneinfo,
             zone,
-        } if zone == IMPORT_ALL_ZONES => import_node(&scenario, pagetypeinfo, zoneinfo.as_deref())?,
+        } if zone == IMPORT_ALL_ZONES => {
+            let e = import_node(&scenario, pagetypeinfo, zoneinfo.as_deref())?;
+            // The zones' pfns are known now: the ops' pfn ranges are checked against them.
+            let zones = e
+                .zone
+                .zones()
+                .map(|z| {
+                    let start = z.cfg().start_pfn;
+                    (start, start + u64::from(z.pages()), z.cfg().name.clone())
+                })
+                .collect();
+            crate::scenario::validate_in_imported_node(&scenario, zones)?;
+            e
+        }
         Init::Proc {
             pagetypeinfo,
             zoneinfo,

@@ -298,6 +298,11 @@ impl Zone {
             return zones.into_iter().next().expect("one zone");
         }
         let mut node: Vec<Zone> = zones;
+        // Each zone knows its index, as a `ZoneSwitch` leaves it (boot selects every zone; an
+        // import of all zones does not), so a switch and its undo give equal nodes.
+        for (i, z) in node.iter_mut().enumerate() {
+            z.active = i as u8;
+        }
         let mut z = std::mem::replace(&mut node[home], Zone::placeholder());
         z.node = node;
         z.active = home as u8;

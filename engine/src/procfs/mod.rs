@@ -27,7 +27,7 @@ pub use format::{
     PAGETYPEINFO_FREECOUNT_CAP,
 };
 pub use import::{apply_import, filler_owner, filler_owner_mt, Placement};
-pub use parse::{error_location, parse_import, ProcImport, ZoneSize};
+pub use parse::{error_location, parse_import, parse_import_up_to, ProcImport, ZoneSize};
 pub use summary::{
     buddyinfo_mismatches, import_summary, scan_pagetypeinfo, summary_of, ImportSummary, PasteScan,
     PasteZone,

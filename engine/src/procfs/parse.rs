@@ -628,6 +628,27 @@ pub fn parse_import(
     cma: bool,
     zone_pages: Option<u64>,
 ) -> Result<ProcImport, ScenarioError> {
+    parse_import_up_to(
+        pagetypeinfo,
+        zoneinfo,
+        zone,
+        cma,
+        zone_pages,
+        MAX_ZONE_PAGES,
+    )
+}
+
+/// [`parse_import`] of a zone of at most `max_pages` pages: [`MAX_ZONE_PAGES`] for the one
+/// zone of a scenario, [`MAX_NODE_PAGES`] for a zone of an `init.zone` `"all"` import (a zone
+/// of a node may be as large as the node, as in `zones`).
+pub fn parse_import_up_to(
+    pagetypeinfo: &str,
+    zoneinfo: Option<&str>,
+    zone: &str,
+    cma: bool,
+    zone_pages: Option<u64>,
+    max_pages: u64,
+) -> Result<ProcImport, ScenarioError> {
     let pti = parse_pti_text(pagetypeinfo)?;
     let node = pick_node(&pti, zone)?;
     let (counts, blocks) = zone_counts(&pti, node, zone, cma)?;
@@ -653,7 +674,7 @@ pub fn parse_import(
         ..Scenario::default()
     };
     let contract = probe
-        .resolve_proc_zone_pages(managed, pageblocks)
+        .resolve_proc_zone_pages_up_to(managed, pageblocks, max_pages)
         .map_err(|mut e| {
             // The usual cause on a real machine: pagetypeinfo counts the pageblocks over the
             // zone's present memory, while `managed` leaves out reserved pages.
@@ -681,7 +702,7 @@ pub fn parse_import(
                 ..probe.clone()
             };
             no_zi
-                .resolve_proc_zone_pages(None, pageblocks)
+                .resolve_proc_zone_pages_up_to(None, pageblocks, max_pages)
                 .ok()
                 .filter(|&p| p != m)
                 .map(|p| (p, ZoneSize::Pageblocks { managed: m }))

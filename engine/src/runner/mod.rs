@@ -188,6 +188,12 @@ impl Checkpoints {
         if n - self.last < self.interval {
             return;
         }
+        if self.max <= 1 {
+            // A copy over the budget (a 64 GiB node against the default 256 MiB): the ring
+            // keeps the initial state only, so taking and thinning a copy would change nothing
+            // but cost a clone of the whole node.
+            return;
+        }
         self.list.push((n as u32, zone.clone()));
         self.last = n;
         if self.list.len() > self.max {

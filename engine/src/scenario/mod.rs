@@ -37,7 +37,7 @@ use json::parse_json;
 use read::scenario_from_value;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
-use validate::{check_scenario, check_zone_pages};
+use validate::{check_scenario, check_zone_pages_up_to};
 
 use crate::compare::ScenarioCompare;
 use crate::types::{
@@ -744,6 +744,21 @@ pub fn validate_with_zone_pages(s: &Scenario, pages: u64) -> Result<(), Scenario
     check_scenario(s, Some((pages, origin)))
 }
 
+/// [`validate`] for `init.zone` `"all"` once the import has built the node: `zones` are its
+/// zones' `[start_pfn, end_pfn)` and names in pfn order, and the ops' pfn ranges are checked
+/// against them with the errors (and JSON paths) of a `zones` scenario. [`validate`] leaves
+/// those ranges to this call, which [`crate::setup::build`] makes.
+pub fn validate_in_imported_node(
+    s: &Scenario,
+    zones: Vec<(u64, u64, String)>,
+) -> Result<(), ScenarioError> {
+    validate::check_scenario_in(
+        s,
+        s.static_zone_pages().map(|p| (p, "zone.pages")),
+        Some(zones),
+    )
+}
+
 impl FromStr for Scenario {
     type Err = ScenarioError;
     fn from_str(text: &str) -> Result<Self, Self::Err> {
@@ -777,6 +792,18 @@ impl Scenario {
         zoneinfo_managed: Option<u64>,
         pageblocks: u64,
     ) -> Result<u64, ScenarioError> {
+        self.resolve_proc_zone_pages_up_to(zoneinfo_managed, pageblocks, MAX_ZONE_PAGES)
+    }
+
+    /// [`Scenario::resolve_proc_zone_pages`] for a zone of at most `max_pages` pages:
+    /// [`MAX_ZONE_PAGES`] for the one zone of a scenario, [`crate::types::MAX_NODE_PAGES`] for
+    /// a zone of `init.zone` `"all"` (a zone of a node, as in `zones`).
+    pub fn resolve_proc_zone_pages_up_to(
+        &self,
+        zoneinfo_managed: Option<u64>,
+        pageblocks: u64,
+        max_pages: u64,
+    ) -> Result<u64, ScenarioError> {
         let Init::Proc { zoneinfo, .. } = &self.init else {
             return Ok(self.static_zone_pages().unwrap_or(DEFAULT_ZONE_PAGES));
         };
@@ -793,7 +820,7 @@ impl Scenario {
             (_, Some(pages)) => (pages, "zone.pages"),
             _ => (pageblocks.saturating_mul(block), "init.pagetypeinfo"),
         };
-        check_zone_pages(origin, size)?;
+        check_zone_pages_up_to(origin, size, max_pages)?;
         let want = size.div_ceil(block);
         if pageblocks != want {
             return Err(ScenarioError::new(

@@ -168,15 +168,6 @@ pub(super) fn check_import_all(s: &Scenario) -> Res<bool> {
     Ok(all)
 }
 
-/// Op pfn ranges need known zone pfns: not with `init.zone` `"all"`.
-pub(super) fn range_in_import_all(path: &str) -> ScenarioError {
-    ScenarioError::new(
-        join(path, "pfn"),
-        "a pfn range with init.zone \"all\": the zones' pfns are known only after the import",
-        "use zones with init \"boot\", or import one zone by name",
-    )
-}
-
 /// `alloc.zone` names a zone of the scenario.
 pub(super) fn check_alloc_zone(path: &str, name: &str, zones: &[String]) -> Res<()> {
     if zones.iter().any(|z| z == name) && ZONE_NAMES[..=ZONE_NORMAL].contains(&name) {
