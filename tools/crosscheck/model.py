@@ -1873,6 +1873,15 @@ class Model:
         # in the allocation's page order: a migrated page is freed where it lives now
         return [p for p in rec.pages if p in rec.held]
 
+    def own_range(self, rec, pfn, n):
+        """`rec` (alloc_contig_range, cma_alloc) holds the n pages at pfn, each with its refcount."""
+        rec.pfn, rec.nr = pfn, n
+        rec.pages = list(range(pfn, pfn + n))
+        rec.held = set(rec.pages)
+        rec.split = True
+        for q in rec.pages:
+            self.owner[q] = rec
+
     def run_op(self, op, path):
         kind = op["op"]
         cpu = op.get("cpu", 0)
@@ -1935,12 +1944,7 @@ class Model:
             pfn, n = op["pfn"], op["nr_pages"]
             self.use_zone(self.zone_of(pfn))
             if self.alloc_contig_range(cpu, pfn, n):
-                rec.pfn, rec.nr = pfn, n
-                rec.pages = list(range(pfn, pfn + n))
-                rec.held = set(rec.pages)
-                rec.split = True
-                for q in rec.pages:
-                    self.owner[q] = rec
+                self.own_range(rec, pfn, n)
             else:
                 rec.failed = True
                 self.emit("# alloc_contig_range failed")
@@ -1983,12 +1987,7 @@ class Model:
             pfn = self.cma_alloc(cpu, n, op.get("align", 0))
             if pfn is not None:
                 self.hit("cma_alloc")
-                rec.pfn, rec.nr = pfn, n
-                rec.pages = list(range(pfn, pfn + n))
-                rec.held = set(rec.pages)
-                rec.split = True
-                for q in rec.pages:
-                    self.owner[q] = rec
+                self.own_range(rec, pfn, n)
             else:
                 rec.failed = True
                 self.hit("cma_alloc_failed")

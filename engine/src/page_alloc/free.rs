@@ -41,17 +41,7 @@ impl Engine {
         if self.zone.refcount[pfn as usize] > 1 {
             self.drop_ref(Step::PutPageDrop, pfn, false);
         } else {
-            let owner = self.zone.owner[pfn as usize];
-            let lru = self.zone.pflags[pfn as usize] & PF_LRU != 0;
-            self.emit(
-                Step::PutPageLast,
-                Mutation::PutPage {
-                    pfn,
-                    order: 0,
-                    owner,
-                    lru,
-                },
-            );
+            self.put_page_at(Step::PutPageLast, pfn, 0);
             self.__free_frozen_pages(pfn, 0, FPI_NONE, cpu);
         }
         self.exit(KernelFn::put_page);
@@ -74,10 +64,16 @@ impl Engine {
 
     /// `put_page_testzero` reaching zero: the owner lets go of the block.
     pub fn put_page(&mut self, pfn: ZonePfn, order: u8) {
+        self.put_page_at(Step::PutPage, pfn, order);
+    }
+
+    /// [`Engine::put_page`] at a given pseudocode line (the owner's free, or a third party's
+    /// last `put_page`).
+    fn put_page_at(&mut self, step: Step, pfn: ZonePfn, order: u8) {
         let owner = self.zone.owner[pfn as usize];
         let lru = self.zone.pflags[pfn as usize] & PF_LRU != 0;
         self.emit(
-            Step::PutPage,
+            step,
             Mutation::PutPage {
                 pfn,
                 order,
