@@ -13,6 +13,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$BUDDYSCOPE_ROOT"
 
 TRUNK_VERSION=0.21.14
+# The post-build splitter (scripts/wasm-split.sh, trunk's post_build hook); its binary is
+# `wasm-split-cli`.
+WASM_SPLIT_VERSION=0.2.3
 BINARYEN_VERSION=132.0.0
 SETUP_START=$SECONDS
 WHAT="${1:-all}"
@@ -86,6 +89,17 @@ if [ "$have" = "trunk $TRUNK_VERSION" ]; then
 else
     info "installing trunk $TRUNK_VERSION (found: ${have:-none}; ~10 min on 2 cores)"
     cargo install trunk --version "$TRUNK_VERSION" --locked --force
+fi
+
+step "setup: wasm_split_cli_support $WASM_SPLIT_VERSION (splits the wasm after trunk's build)"
+# It has no --version: cargo's list of installed packages says which one is there.
+if cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" &&
+    command -v wasm-split-cli >/dev/null; then
+    info "wasm_split_cli_support $WASM_SPLIT_VERSION: present"
+else
+    info "installing wasm_split_cli_support $WASM_SPLIT_VERSION (~2 min on 2 cores)"
+    cargo install wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary \
+        --locked --force
 fi
 
 step "setup: node and npm"

@@ -5,24 +5,17 @@ use buddyscope::compare::ComparePair;
 use leptos::prelude::*;
 
 use crate::browser::query_param;
-use crate::embed::EmbedView;
-use crate::panels::charts::ChartsPanel;
-use crate::panels::compare::{CompareToggle, CompareView};
+use crate::panels::compare::CompareToggle;
 use crate::panels::controls::{Controls, Position};
-use crate::panels::counters::CountersPanel;
-use crate::panels::exercises::{ExerciseCtl, ExercisePanel};
-use crate::panels::export::ExportPanel;
+use crate::panels::deferred::{self, Deferred};
+use crate::panels::exercises::ExerciseCtl;
 use crate::panels::freelists::FreeListsPanel;
-use crate::panels::history::PageHistoryPanel;
 use crate::panels::memmap::MemoryMapPanel;
 use crate::panels::narration::NarrationBar;
 use crate::panels::pcp::PcpPanel;
-use crate::panels::procimport::ProcImportPanel;
 use crate::panels::pseudocode::PseudocodePanel;
-use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::runstatus::RunStatusBar;
-use crate::panels::saved::{self, SavedPanel, SavedStore};
-use crate::panels::scenario::ScenarioPanel;
+use crate::panels::saved::{self, SavedStore};
 use crate::panels::scrubber::Scrubber;
 use crate::panels::sharelink::{self, ShareError, ShareLink};
 use crate::panels::skip::{SkipLink, MAIN_ID};
@@ -83,11 +76,11 @@ pub fn App() -> impl IntoView {
     let theme = ThemeState::provide();
     // `?embed=1&panel=…`: the map and one panel, driven by the host page's messages.
     if embedded {
-        crate::embed::install(state, query_param("origin"));
         let panel = query_param("panel").unwrap_or_default();
+        let embed = crate::embed::embed_app(state, query_param("origin"), panel);
         return view! {
             {share_error.map(|m| view! { <ShareError message=m/> })}
-            <EmbedView panel=panel/>
+            {Suspend::new(embed)}
         }
         .into_any();
     }
@@ -108,14 +101,14 @@ pub fn App() -> impl IntoView {
     // the chrome with CSS; the root then carries `presenter-view`.
     let presenting = move || state.presenter.get();
     // The panels below the fold mount after the map's first paint (panels::deferred).
-    let later = crate::panels::deferred::after_first_paint();
+    let later = Deferred::after_first_paint();
     view! {
         <div
             class="app-root"
             class:presenting=presenting
             data-testid=move || presenting().then_some("presenter-view")
             data-presenter-state=move || presenter::state_json(state)
-            data-panels=move || crate::panels::deferred::marker(later.get())
+            data-panels=move || later.marker()
         >
         <SkipLink/>
         <header class="site-header">
@@ -146,14 +139,7 @@ pub fn App() -> impl IntoView {
         </Show>
         {move || {
             if comparing.get() {
-                view! {
-                    <CompareView/>
-                    // Not a second <main> (compare mode's is the two sides): a labelled region.
-                    <section class="layout compare-below" aria-label="Scenario">
-                        <ScenarioPanel/>
-                    </section>
-                }
-                    .into_any()
+                later.mount(deferred::compare_view()).into_any()
             } else {
                 view! {
                     <div class="timebar" role="region" aria-label="Position">
@@ -162,40 +148,28 @@ pub fn App() -> impl IntoView {
                     </div>
                     <NarrationBar/>
                     <main class="layout" id=MAIN_ID tabindex="-1">
-                        <Show when=move || later.get()>
-                            <ScenarioPanel/>
+                        <Show when=move || later.ready()>
+                            {later.mount(deferred::scenario_panel())}
                         </Show>
                         <div class="col-map">
                             <ZoneTabs/>
                             <MemoryMapPanel/>
                             <PcpPanel/>
-                            <Show when=move || later.get()>
-                                <PageHistoryPanel/>
+                            <Show when=move || later.ready()>
+                                {later.mount(deferred::page_history_panel())}
                             </Show>
                         </div>
                         <div class="col-side">
                             // An open set's question sits beside the map; without one the
                             // set picker waits at the bottom, by the saved work.
                             <Show when=move || exercises.is_open()>
-                                <ExercisePanel/>
+                                {later.mount(deferred::exercise_panel())}
                             </Show>
                             <PseudocodePanel/>
                             <FreeListsPanel/>
                         </div>
-                        <Show when=move || later.get()>
-                            <CountersPanel/>
-                            <ChartsPanel/>
-                            <div class="col-replay">
-                                <ProcImportPanel/>
-                                <TraceOpenPanel/>
-                                <DivergencesPanel/>
-                                <ReplaySummaryPanel/>
-                            </div>
-                            <ExportPanel/>
-                            <Show when=move || !exercises.is_open()>
-                                <ExercisePanel/>
-                            </Show>
-                            <SavedPanel/>
+                        <Show when=move || later.ready()>
+                            {later.mount(deferred::bottom_panels(exercises))}
                         </Show>
                     </main>
                 }

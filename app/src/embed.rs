@@ -323,6 +323,15 @@ mod wire {
 
 pub use wire::install;
 
+/// The embedded app (`?embed=1`): the host's message API and the chrome-less view. Split off
+/// into the wasm module `embed` (scripts/wasm-split.sh): a page that is not embedded never
+/// downloads it. The host hears `ready` once it is installed.
+#[leptos::wasm_split::wasm_split(embed, wasm_split_path = ::leptos::wasm_split)]
+pub fn embed_app(state: AppState, allowed_origin: Option<String>, panel: String) -> AnyView {
+    install(state, allowed_origin);
+    view! { <EmbedView panel=panel/> }.into_any()
+}
+
 /// The chrome-less view: the memory map and the chosen panel.
 #[component]
 pub fn EmbedView(panel: String) -> impl IntoView {

@@ -5,7 +5,7 @@ import { test, expect, REPO_ROOT } from '../fixtures';
 import { execFileSync } from 'node:child_process';
 import { firstPaintLines, measureFirstPaint } from '../bench/firstpaint';
 
-test('bundle-size.sh reports the wasm, the JS, their total and the code per crate', () => {
+test('bundle-size.sh reports the first download, the split modules, the totals and the code per crate', () => {
   test.setTimeout(120_000);
   const out = execFileSync('bash', ['scripts/bundle-size.sh', '--no-build'], { cwd: REPO_ROOT, encoding: 'utf8' });
   const row = (label: string) => {
@@ -23,11 +23,28 @@ test('bundle-size.sh reports the wasm, the JS, their total and the code per crat
   }
   expect(total.raw).toBe(wasm.raw + js.raw);
   expect(total.gzip).toBe(wasm.gzip + js.gzip);
-  // The per-crate table names the app, the engine and the UI framework, with non-zero code.
+  // The split modules loaded later (scripts/wasm-split.sh): at least the panels below the fold,
+  // each non-zero; everything is the first download plus them.
+  const later = [...out.matchAll(/^\| later: (\S+) \| (\d+) \| (\d+) \|/gm)].map((m) => ({
+    name: m[1],
+    raw: Number(m[2]),
+    gzip: Number(m[3]),
+  }));
+  expect(later.map((l) => l.name)).toContain('split_deferred');
+  for (const l of later) {
+    expect(l.raw, l.name).toBeGreaterThan(0);
+    expect(l.gzip, l.name).toBeGreaterThan(0);
+  }
+  const all = row('all wasm \\+ JS');
+  expect(all.raw).toBe(total.raw + later.reduce((n, l) => n + l.raw, 0));
+  expect(all.gzip).toBe(total.gzip + later.reduce((n, l) => n + l.gzip, 0));
+  // The per-crate tables name the app, the engine and the UI framework, with non-zero code.
   for (const crate of ['buddyscope_app', 'buddyscope', 'tachys', 'reactive_graph']) {
     expect(out, crate).toMatch(new RegExp(`^\\| ${crate} \\| [1-9]\\d* \\| [1-9]\\d* \\|`, 'm'));
   }
   expect(out).toMatch(/^\| \*\*all code\*\* \| [1-9]\d* \| [1-9]\d* \|/m);
+  expect(out).toMatch(/^### Code per crate of split_deferred \(loaded later\)/m);
+  expect(out).toMatch(/^\| buddyscope_app::panels::memmap \| [1-9]\d* \| [1-9]\d* \|/m);
 });
 
 test('first paint of the default scenario is measured (sanity only)', async ({ browser, baseURL }) => {

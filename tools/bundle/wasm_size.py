@@ -3,6 +3,7 @@
 
     python3 tools/bundle/wasm_size.py sections FILE.wasm
     python3 tools/bundle/wasm_size.py crates FILE.wasm [--top N]
+    python3 tools/bundle/wasm_size.py modules FILE.wasm [--top N]
 
 `crates` needs a wasm with a name section: the rustc output before wasm-bindgen and wasm-opt
 ($CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/buddyscope-app.wasm), the same view
@@ -11,7 +12,8 @@ where it was written, not the crate whose type it was instantiated with: tachys'
 impls instantiated with the app's view types count as tachys), closures to `core` when they
 are called through `FnOnce::call_once` shims. `gzip` is gzip -9 of that crate's function bodies
 alone, a guide to what removing it would save from the compressed bundle (the sum exceeds the
-whole file's gzip: one stream shares its dictionary across crates).
+whole file's gzip: one stream shares its dictionary across crates). `modules` splits the
+workspace's own crates (the engine `buddyscope`, the app `buddyscope_app`) per module.
 """
 
 import collections
@@ -205,14 +207,52 @@ def cmd_crates(path, top):
     print(f"| **all code** | {len(fns)} | {total} | 100% | {len(gzip.compress(b''.join(b for _, b in fns), 9, mtime=0))} |")
 
 
+def module_of(name):
+    """`crate::module` of a function, for the crates of this workspace (the app and the
+    engine); every other function counts for its crate alone."""
+    crate = crate_of(name)
+    if crate not in ("buddyscope", "buddyscope_app") or not name.startswith("_ZN"):
+        return crate
+    ids = _legacy_idents(name)
+    path = [crate]
+    # Two levels under the app's `panels` (one module per panel), one elsewhere.
+    for ident in ids[1 : 3 if ids[1:2] == ["panels"] else 2]:
+        if not re.match(r"[a-z_][a-z0-9_]*$", ident) or re.match(r"h[0-9a-f]{16}$", ident):
+            break
+        path.append(ident)
+    return "::".join(path) if ids and ids[0] == crate else crate
+
+
+def cmd_modules(path, top):
+    """Code per module of the workspace's two crates (the rest per crate), largest first."""
+    b = open(path, "rb").read()
+    fns = functions(b)
+    if not any(n != "?" for n, _ in fns):
+        sys.exit(f"{path}: no name section (analyse the rustc output, not dist/)")
+    per = collections.defaultdict(list)
+    for name, body in fns:
+        per[module_of(name)].append(body)
+    rows = sorted(
+        ((m, bodies) for m, bodies in per.items() if "::" in m),
+        key=lambda kv: -sum(map(len, kv[1])),
+    )
+    print("| module | functions | code bytes | gzip -9 |")
+    print("|---|---:|---:|---:|")
+    for m, bodies in rows[:top]:
+        gz = len(gzip.compress(b"".join(bodies), 9, mtime=0))
+        print(f"| {m} | {len(bodies)} | {sum(map(len, bodies))} | {gz} |")
+
+
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("sections", "crates"):
+    if len(argv) < 3 or argv[1] not in ("sections", "crates", "modules"):
         sys.exit(__doc__)
+    top = int(argv[argv.index("--top") + 1]) if "--top" in argv else 20
     if argv[1] == "sections":
         cmd_sections(argv[2])
-    else:
-        top = int(argv[argv.index("--top") + 1]) if "--top" in argv else 20
+    elif argv[1] == "crates":
         cmd_crates(argv[2], top)
+    else:
+        cmd_modules(argv[2], top)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-//! The panels below the fold mount one frame after the first paint.
+//! The panels below the fold mount one frame after the first paint, and their code arrives then.
 //!
 //! Why: building every panel's DOM before the first frame was a third of the work between
 //! `main()` and the memory map on screen (BENCHMARKS.md "First paint"), and none of the panels
@@ -6,35 +6,159 @@
 //! export, the exercise picker, saved work) is visible then. They mount in the task after the
 //! frame that shows the map, so the first paint pays only for what is on screen.
 //!
+//! Their code is not in the first download either: the functions that build them are split
+//! points (`#[wasm_split(deferred)]`), which the post-build splitter (scripts/wasm-split.sh)
+//! moves with everything only they use into a second wasm module, fetched when first called.
+//!
 //! The app root carries `data-panels="first"` until then and `"all"` once they are mounted
 //! (the e2e helper `openApp` waits for it).
-
+use std::future::Future;
 use std::time::Duration;
 
 use leptos::prelude::*;
+use leptos::wasm_split::wasm_split;
 
-/// A signal that turns true one frame after the first frame after mounting (the one that
-/// shows the map) has been painted: the second animation callback queues a task, which runs
-/// after that frame's paint. Waiting the extra frame lets whatever the first painted frame
-/// queued (input, the first-paint probe of `e2e/bench/firstpaint.ts`) run before the mount.
-pub fn after_first_paint() -> ReadSignal<bool> {
-    let (ready, set_ready) = signal(false);
-    request_animation_frame(move || {
+use crate::panels::charts::ChartsPanel;
+use crate::panels::compare::CompareView;
+use crate::panels::counters::CountersPanel;
+use crate::panels::exercises::{ExerciseCtl, ExercisePanel};
+use crate::panels::export::ExportPanel;
+use crate::panels::history::PageHistoryPanel;
+use crate::panels::procimport::ProcImportPanel;
+use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
+use crate::panels::saved::SavedPanel;
+use crate::panels::scenario::ScenarioPanel;
+
+/// The panels below the fold: when they may mount, and how many split-off views are still on
+/// their way (a view counts from the moment it is asked for until the task after it mounted).
+#[derive(Clone, Copy)]
+pub struct Deferred {
+    ready: ReadSignal<bool>,
+    // Trails `ready` by a task: by then the views that `ready` mounts have been asked for.
+    settled: ReadSignal<bool>,
+    loading: RwSignal<u32>,
+}
+
+impl Deferred {
+    /// `ready` turns true one frame after the first frame after mounting (the one that shows
+    /// the map) has been painted: the second animation callback queues a task, which runs
+    /// after that frame's paint. Waiting the extra frame lets whatever the first painted frame
+    /// queued (input, the first-paint probe of `e2e/bench/firstpaint.ts`) run before the mount.
+    pub fn after_first_paint() -> Self {
+        let (ready, set_ready) = signal(false);
+        let (settled, set_settled) = signal(false);
         request_animation_frame(move || {
-            set_timeout(
-                move || {
-                    set_ready.try_set(true);
-                },
-                Duration::ZERO,
-            )
+            request_animation_frame(move || {
+                set_timeout(
+                    move || {
+                        set_ready.try_set(true);
+                        set_timeout(
+                            move || {
+                                set_settled.try_set(true);
+                            },
+                            Duration::ZERO,
+                        );
+                    },
+                    Duration::ZERO,
+                )
+            })
+        });
+        Self {
+            ready,
+            settled,
+            loading: RwSignal::new(0),
+        }
+    }
+
+    /// True once the panels below the fold may mount.
+    pub fn ready(self) -> bool {
+        self.ready.get()
+    }
+
+    /// The root's `data-panels` value: `"all"` once they are mounted, with their code.
+    pub fn marker(self) -> &'static str {
+        marker(self.settled.get() && self.loading.get() == 0)
+    }
+
+    /// Mounts the view a split-off function builds once its wasm module has arrived (nothing
+    /// until then).
+    pub fn mount(self, view: impl Future<Output = AnyView> + Send + 'static) -> impl IntoView {
+        self.loading.update(|n| *n += 1);
+        // Counted down when the view has mounted, or when it is dropped unmounted.
+        let pending = Pending(self.loading);
+        Suspend::new(async move {
+            let view = view.await;
+            set_timeout(move || drop(pending), Duration::ZERO);
+            view
         })
-    });
-    ready
+    }
+}
+
+struct Pending(RwSignal<u32>);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.0.try_update(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// The panels at the bottom of the grid: counters, charts, /proc import, trace replay, export,
+/// the exercise picker and saved work.
+#[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
+pub fn bottom_panels(exercises: ExerciseCtl) -> AnyView {
+    view! {
+        <CountersPanel/>
+        <ChartsPanel/>
+        <div class="col-replay">
+            <ProcImportPanel/>
+            <TraceOpenPanel/>
+            <DivergencesPanel/>
+            <ReplaySummaryPanel/>
+        </div>
+        <ExportPanel/>
+        <Show when=move || !exercises.is_open()>
+            <ExercisePanel/>
+        </Show>
+        <SavedPanel/>
+    }
+    .into_any()
+}
+
+/// The scenario picker and editor (at the top of the grid, below the fold).
+#[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
+pub fn scenario_panel() -> AnyView {
+    view! { <ScenarioPanel/> }.into_any()
+}
+
+/// The page history (under the per-CPU lists).
+#[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
+pub fn page_history_panel() -> AnyView {
+    view! { <PageHistoryPanel/> }.into_any()
+}
+
+/// An open exercise set's question, beside the map (in the same module as the set picker).
+#[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
+pub fn exercise_panel() -> AnyView {
+    view! { <ExercisePanel/> }.into_any()
+}
+
+/// Compare mode's two sides and the scenario panel under them: the wasm module `compare`,
+/// fetched when compare mode is first opened.
+#[wasm_split(compare, wasm_split_path = ::leptos::wasm_split)]
+pub fn compare_view() -> AnyView {
+    view! {
+        <CompareView/>
+        // Not a second <main> (compare mode's is the two sides): a labelled region.
+        <section class="layout compare-below" aria-label="Scenario">
+            <ScenarioPanel/>
+        </section>
+    }
+    .into_any()
 }
 
 /// The root's `data-panels` value: `"first"` before the deferred panels mount, `"all"` after.
-pub fn marker(ready: bool) -> &'static str {
-    if ready {
+fn marker(mounted: bool) -> &'static str {
+    if mounted {
         "all"
     } else {
         "first"
