@@ -9,7 +9,7 @@
 import type { Browser } from '@playwright/test';
 
 export interface FirstPaintRun {
-  /** Navigation start → the wasm module's response finished downloading, ms. */
+  /** Navigation start → the main wasm module's response finished downloading (not the split modules loaded after the first paint), ms. */
   wasmLoaded: number;
   /** Navigation start → WebAssembly compiled and instantiated (main() starts right after), ms. */
   instantiated: number;
@@ -100,7 +100,7 @@ export async function measureFirstPaint(browser: Browser, baseURL: string, runs:
         const fcp = performance.getEntriesByName('first-contentful-paint')[0];
         const wasm = performance
           .getEntriesByType('resource')
-          .find((e) => e.name.endsWith('.wasm')) as PerformanceResourceTiming | undefined;
+          .find((e) => e.name.endsWith('_bg.wasm')) as PerformanceResourceTiming | undefined;
         return {
           wasmLoaded: wasm ? wasm.responseEnd : 0,
           instantiated: w.__bsInstantiated ?? 0,
