@@ -130,6 +130,9 @@ impl Engine {
         }
     }
 
+    /// Inlined: each call site names one counter, so `Zone::counter`'s match on the id folds
+    /// away (out of line it was ~8 % of the recording-off instructions).
+    #[inline(always)]
     fn counter(&mut self, step: Step, id: CounterId, cpu: usize, delta: i64) {
         if delta != 0 {
             self.emit(
@@ -143,6 +146,7 @@ impl Engine {
         }
     }
 
+    #[inline(always)]
     fn set_flag(&mut self, step: Step, id: CounterId, cpu: usize, cur: bool, want: bool) {
         if cur != want {
             self.counter(step, id, cpu, if want { 1 } else { -1 });
@@ -193,11 +197,14 @@ impl Engine {
     }
 
     /// `pages` enter or leave the buddy or pcp lists: counted under every lock held now.
+    /// Two plain tests: every allocation and free calls it, and the loop over an array of the
+    /// two locks it replaces did not fold away.
+    #[inline(always)]
     pub(crate) fn handled(&mut self, pages: u64) {
-        for h in [&mut self.open_holds.zone, &mut self.open_holds.pcp]
-            .into_iter()
-            .flatten()
-        {
+        if let Some(h) = &mut self.open_holds.zone {
+            h.pages += pages;
+        }
+        if let Some(h) = &mut self.open_holds.pcp {
             h.pages += pages;
         }
     }
@@ -458,6 +465,7 @@ impl Engine {
         }
     }
 
+    #[inline(always)]
     fn set_pcp_high(&mut self, step: Step, cpu: usize, new: i32) {
         let old = self.zone.pcp[cpu].high;
         self.counter(step, CounterId::pcp_high, cpu, new as i64 - old as i64);

@@ -86,16 +86,24 @@ impl Engine {
 
     /// The zonelist of the node for `ac->highest_zoneidx`: the zones of a type at or below it,
     /// highest first (`for_next_zone_zonelist_nodemask`). `[active]` in a node of one zone.
+    /// Inlined with the walk out of line: every allocation asks twice, and a node of one zone
+    /// (every built-in but the several-zone ones) needs no walk.
+    #[inline(always)]
     pub(crate) fn zonelist(&self) -> Zonelist {
+        if self.zone.node.is_empty() {
+            let mut idx = [0; MAX_NR_ZONES];
+            idx[0] = self.zone.active_index();
+            return Zonelist { idx, len: 1 };
+        }
+        self.zonelist_node()
+    }
+
+    #[inline(never)]
+    fn zonelist_node(&self) -> Zonelist {
         let mut list = Zonelist {
             idx: [0; MAX_NR_ZONES],
             len: 0,
         };
-        if self.zone.nr_zones() == 1 {
-            list.idx[0] = self.zone.active_index();
-            list.len = 1;
-            return list;
-        }
         for i in (0..self.zone.nr_zones()).rev() {
             if self.zone.zone_at(i).zone_type() <= self.highest_zoneidx {
                 list.idx[list.len] = i;

@@ -1,0 +1,60 @@
+//! One run of the mixed sequence, for instruction counts (callgrind) and profiles (`perf
+//! record`), which need one process per configuration: the engine with recording off, on, or
+//! `buddy_system_allocator` (the peer), on the first STEPS steps (default 1,000,000).
+//!
+//! ```sh
+//! cargo build --release -p buddyscope-engine --example mixed_one
+//! valgrind --tool=callgrind --callgrind-out-file=off.cg \
+//!     --toggle-collect='buddyscope::bench::run_mixed_engine' \
+//!     $CARGO_TARGET_DIR/release/examples/mixed_one off
+//! ```
+//!
+//! Collecting only inside the timed loop (`--toggle-collect`: `run_mixed_engine`, or `run_peer`
+//! for the peer) leaves out boot and the sequence's generation, as `mixed_cpu` does.
+
+use std::hint::black_box;
+
+use buddy_system_allocator::FrameAllocator;
+use buddyscope::bench::MIXED_ZONE_PAGES;
+use buddyscope::bench::{mixed_engine, mixed_sequence, run_mixed_engine, MixedStep};
+
+#[inline(never)]
+fn run_peer(seq: &[MixedStep]) -> usize {
+    let mut p = FrameAllocator::<11>::new();
+    p.add_frame(0, MIXED_ZONE_PAGES as usize);
+    let mut live: Vec<(usize, usize)> = Vec::with_capacity(8192);
+    for s in seq {
+        match *s {
+            MixedStep::Alloc { order, .. } => {
+                let n = 1usize << order;
+                live.push((p.alloc(n).expect("mixed alloc"), n));
+            }
+            MixedStep::Free { slot } => {
+                let (f, n) = live.swap_remove(slot as usize);
+                p.dealloc(f, n);
+            }
+        }
+    }
+    live.len()
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or_else(|| "off".into());
+    let steps: usize = args
+        .next()
+        .map(|a| a.parse().expect("STEPS is a number"))
+        .unwrap_or(1_000_000);
+    let seq = mixed_sequence(steps);
+    let live = match mode.as_str() {
+        "off" | "on" => {
+            let mut e = mixed_engine(mode == "on");
+            let live = run_mixed_engine(&mut e, &seq);
+            black_box(e.log.events.len());
+            live
+        }
+        "peer" => run_peer(&seq),
+        _ => panic!("mode is off, on or peer"),
+    };
+    black_box(live);
+}
