@@ -81,6 +81,9 @@ pub fn App() -> impl IntoView {
     };
     let comparing = Memo::new(move |_| state.compare.with(Option::is_some));
     let theme = ThemeState::provide();
+    // The default scenario's run, then the panels below the fold, after the first paint
+    // (panels::deferred); the embedded view has only the run to wait for.
+    let later = crate::panels::deferred::after_first_paint(state);
     // `?embed=1&panel=…`: the map and one panel, driven by the host page's messages.
     if embedded {
         crate::embed::install(state, query_param("origin"));
@@ -107,8 +110,6 @@ pub fn App() -> impl IntoView {
     // Presenter mode keeps every panel mounted (the player and the keys live in them) and hides
     // the chrome with CSS; the root then carries `presenter-view`.
     let presenting = move || state.presenter.get();
-    // The panels below the fold mount after the map's first paint (panels::deferred).
-    let later = crate::panels::deferred::after_first_paint();
     view! {
         <div
             class="app-root"
@@ -116,6 +117,7 @@ pub fn App() -> impl IntoView {
             data-testid=move || presenting().then_some("presenter-view")
             data-presenter-state=move || presenter::state_json(state)
             data-panels=move || crate::panels::deferred::marker(later.get())
+            data-run=move || crate::panels::deferred::run_marker(state.first_run_done.get())
         >
         <SkipLink/>
         <header class="site-header">
