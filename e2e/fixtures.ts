@@ -59,9 +59,10 @@ export async function openApp(page: Page, query = ''): Promise<void> {
   await waitForPanels(page);
 }
 
-/** Waits for the panels below the fold (app/src/panels/deferred.rs: the root's
- * `data-panels="all"`). */
+/** Waits for the default scenario's run and the panels below the fold, both after the first
+ * paint (app/src/panels/deferred.rs: the root's `data-run="done"`, `data-panels="all"`). */
 export async function waitForPanels(page: Page): Promise<void> {
+  await expect(page.locator('.app-root')).toHaveAttribute('data-run', 'done');
   await expect(page.locator('.app-root')).toHaveAttribute('data-panels', 'all');
 }
 

@@ -74,6 +74,9 @@ pub fn App() -> impl IntoView {
     };
     let comparing = Memo::new(move |_| state.compare.with(Option::is_some));
     let theme = ThemeState::provide();
+    // The default scenario's run, then the panels below the fold, after the first paint
+    // (panels::deferred); the embedded view has only the run to wait for.
+    let later = Deferred::after_first_paint(state);
     // `?embed=1&panel=…`: the map and one panel, driven by the host page's messages.
     if embedded {
         let panel = query_param("panel").unwrap_or_default();
@@ -100,8 +103,6 @@ pub fn App() -> impl IntoView {
     // Presenter mode keeps every panel mounted (the player and the keys live in them) and hides
     // the chrome with CSS; the root then carries `presenter-view`.
     let presenting = move || state.presenter.get();
-    // The panels below the fold mount after the map's first paint (panels::deferred).
-    let later = Deferred::after_first_paint();
     view! {
         <div
             class="app-root"
@@ -109,6 +110,7 @@ pub fn App() -> impl IntoView {
             data-testid=move || presenting().then_some("presenter-view")
             data-presenter-state=move || presenter::state_json(state)
             data-panels=move || later.marker()
+            data-run=move || crate::panels::deferred::run_marker(state.first_run_done.get())
         >
         <SkipLink/>
         <header class="site-header">

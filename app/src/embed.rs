@@ -355,7 +355,12 @@ pub fn EmbedView(panel: String) -> impl IntoView {
         _ => view! { <FreeListsPanel/> }.into_any(),
     };
     view! {
-        <main class="embed" data-testid="embed-view" data-panel=panel.clone()>
+        <main
+            class="embed"
+            data-testid="embed-view"
+            data-panel=panel.clone()
+            data-run=move || crate::panels::deferred::run_marker(state.first_run_done.get())
+        >
             <MemoryMapPanel/>
             <div class="embed-panel">{side}</div>
         </main>

@@ -63,9 +63,23 @@ pub enum TraceStart {
 }
 
 impl Session {
-    /// Parses, validates and runs `text`. Nothing is replaced if this fails.
+    /// Parses, validates and runs `text` (the panels' tests; the app loads through
+    /// [`AppState::load_text`] and [`Session::initial`]).
+    #[cfg(test)]
     pub fn load(text: &str) -> Result<Session, ScenarioError> {
         Session::run(text, parse_valid(text)?)
+    }
+
+    /// `text`'s zone after `init`, its ops not run yet (nor its tour, whose stops are the ops'),
+    /// and the scenario to run: the first frame shows the zone, the run follows
+    /// ([`AppState::finish_first_run`]). Event 0 of the run is this zone.
+    pub fn initial(text: &str) -> Result<(Session, ValidScenario), ScenarioError> {
+        let valid = parse_valid(text)?;
+        let mut start = Scenario::clone(&valid);
+        start.ops.clear();
+        start.tour.clear();
+        let first = Session::run(text, ValidScenario::new(start)?)?;
+        Ok((first, valid))
     }
 
     /// One side of a compare pair: `text`'s scenario with the side's overrides.
@@ -135,10 +149,24 @@ impl Session {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SideRun(pub Side);
 
+/// The default scenario's run, not run yet (see [`AppState::finish_first_run`]).
+struct FirstRun {
+    text: &'static str,
+    valid: ValidScenario,
+}
+
 /// Handles to everything the panels share. `Copy`: pass it around freely.
 #[derive(Clone, Copy)]
 pub struct AppState {
     session: StoredValue<Option<Session>, LocalStorage>,
+    /// The single view's run, also in a compare side's view (where `session` is the side's):
+    /// where the first run goes.
+    single: StoredValue<Option<Session>, LocalStorage>,
+    /// The default scenario's ops, run after the first paint: the run is the largest piece of
+    /// the start (BENCHMARKS.md "First paint"), and the first frame needs only the zone.
+    first_run: StoredValue<Option<FirstRun>, LocalStorage>,
+    /// False until the first run is in or another run has replaced it (the root's `data-run`).
+    pub first_run_done: RwSignal<bool>,
     /// Compare mode's runs, side A and side B (`None` in the single view).
     side_a: StoredValue<Option<Session>, LocalStorage>,
     side_b: StoredValue<Option<Session>, LocalStorage>,
@@ -184,12 +212,26 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Creates the state with the default built-in scenario loaded and provides it as context.
+    /// Creates the state with the default built-in scenario's zone loaded, its run pending
+    /// ([`finish_first_run`](Self::finish_first_run)), and provides it as context.
     pub fn provide() -> AppState {
         let b = builtin::default();
-        let session = Session::load(b.json).ok();
+        let (session, first_run) = match Session::initial(b.json) {
+            Ok((s, valid)) => (
+                Some(s),
+                Some(FirstRun {
+                    text: b.json,
+                    valid,
+                }),
+            ),
+            Err(_) => (None, None),
+        };
+        let session = StoredValue::new_local(session);
         let st = AppState {
-            session: StoredValue::new_local(session),
+            session,
+            single: session,
+            first_run_done: RwSignal::new(first_run.is_none()),
+            first_run: StoredValue::new_local(first_run),
             side_a: StoredValue::new_local(None),
             side_b: StoredValue::new_local(None),
             compare: RwSignal::new(None),
@@ -329,18 +371,59 @@ impl AppState {
     }
 
     /// Reads the session, tracking `version` (re-runs the caller's effect/view on change).
+    /// Before the first run is in, the views show its zone at event 0.
     pub fn with<R>(&self, f: impl FnOnce(&Session) -> R) -> Option<R> {
         self.version.track();
         self.session.with_value(|s| s.as_ref().map(f))
     }
 
-    /// Like [`with`](Self::with) without tracking (for event handlers).
+    /// Like [`with`](Self::with) without tracking (for event handlers). The first run is
+    /// finished first: what a handler reads (the length, the ops, the tour) is the run's.
     pub fn with_untracked<R>(&self, f: impl FnOnce(&Session) -> R) -> Option<R> {
+        self.finish_first_run();
         self.session.with_value(|s| s.as_ref().map(f))
+    }
+
+    /// Runs the default scenario's ops now if they have not run yet (a no-op after that).
+    /// Called one frame after the first paint (`panels::deferred`), and before anything reads
+    /// or moves the run (input during that frame, a link's position, a tour, an embed host):
+    /// none of them sees the zone without its run.
+    pub fn finish_first_run(&self) {
+        if self.first_run.with_value(Option::is_none) {
+            return;
+        }
+        // Nested in a read of the run (a view reading it twice): not now, the next call runs it.
+        if self.single.try_update_value(|_| ()).is_none() {
+            return;
+        }
+        let Some(FirstRun { text, valid }) =
+            self.first_run.try_update_value(Option::take).flatten()
+        else {
+            return;
+        };
+        match Session::run(text, valid) {
+            Ok(s) => {
+                self.single.set_value(Some(s));
+                self.version.update(|v| *v += 1);
+            }
+            // A built-in that does not run is a bug (the engine's tests run every one): the zone
+            // stays on screen with the error at the editor.
+            Err(e) => self.error.set(Some(e)),
+        }
+        self.first_run_done.set(true);
+    }
+
+    /// Another run replaces the first one before it ran: it never runs.
+    fn skip_first_run(&self) {
+        if self.first_run.with_value(Option::is_some) {
+            self.first_run.set_value(None);
+            self.first_run_done.set(true);
+        }
     }
 
     /// Moves the cursor and notifies the views.
     pub fn update(&self, f: impl FnOnce(&mut Timeline)) {
+        self.finish_first_run();
         self.session.update_value(|s| {
             if let Some(s) = s.as_mut() {
                 f(&mut s.timeline)
@@ -392,6 +475,7 @@ impl AppState {
 
     /// Makes `s` the current run under `id`, cursor at the start.
     pub fn install(&self, s: Session, id: &str) {
+        self.skip_first_run();
         self.session.set_value(Some(s));
         self.scenario_id.set(id.to_string());
         self.error.set(None);
@@ -419,6 +503,7 @@ impl AppState {
             Ok(s) => {
                 // A long run still in the worker would replace the replay when it finishes.
                 runjob::cancel(self);
+                self.skip_first_run();
                 self.session.set_value(Some(s));
                 self.scenario_id.set("custom".to_string());
                 self.trace_error.set(None);

@@ -220,6 +220,10 @@ pub fn position_text(t: &Timeline) -> String {
 pub fn Position() -> impl IntoView {
     let state = AppState::get();
     let text = move || {
+        // The first frame's zone has no ops yet: say they are coming (panels::deferred).
+        if !state.first_run_done.get() {
+            return "event 0 \u{b7} running the scenario\u{2026}".to_string();
+        }
         state
             .with(|s| position_text(&s.timeline))
             .unwrap_or_default()

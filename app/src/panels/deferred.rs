@@ -1,17 +1,25 @@
-//! The panels below the fold mount one frame after the first paint, and their code arrives then.
+//! The default scenario's run and the panels below the fold come after the first paint, and
+//! the panels' code arrives then.
+//!
+//! The first frame shows the default scenario's zone after `init` (event 0 of its run): the
+//! run itself (`Session::run`, the largest piece of the start) follows in the task after the
+//! frame that shows the map ([`AppState::finish_first_run`]; anything that reads or moves the
+//! run before then runs it first). The root carries `data-run="initial"` until the run is in
+//! (or another run replaced it) and `"done"` after.
 //!
 //! Why: building every panel's DOM before the first frame was a third of the work between
 //! `main()` and the memory map on screen (BENCHMARKS.md "First paint"), and none of the panels
 //! below the fold (at 1366 × 900: page history, counters, charts, replay, scenario editor,
 //! export, the exercise picker, saved work) is visible then. They mount in the task after the
-//! frame that shows the map, so the first paint pays only for what is on screen.
+//! frame that shows the map and the task of the run, so the first paint pays only for what is
+//! on screen, and they are built once, with the run.
 //!
 //! Their code is not in the first download either: the functions that build them are split
 //! points (`#[wasm_split(deferred)]`), which the post-build splitter (scripts/wasm-split.sh)
 //! moves with everything only they use into a second wasm module, fetched when first called.
 //!
 //! The app root carries `data-panels="first"` until then and `"all"` once they are mounted
-//! (the e2e helper `openApp` waits for it).
+//! (the e2e helper `openApp` waits for it: the run is in by then too).
 use std::future::Future;
 use std::time::Duration;
 
@@ -28,6 +36,7 @@ use crate::panels::procimport::ProcImportPanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::saved::SavedPanel;
 use crate::panels::scenario::ScenarioPanel;
+use crate::state::AppState;
 
 /// The panels below the fold: when they may mount, and how many split-off views are still on
 /// their way (a view counts from the moment it is asked for until the task after it mounted).
@@ -40,24 +49,32 @@ pub struct Deferred {
 }
 
 impl Deferred {
-    /// `ready` turns true one frame after the first frame after mounting (the one that shows
-    /// the map) has been painted: the second animation callback queues a task, which runs
-    /// after that frame's paint. Waiting the extra frame lets whatever the first painted frame
-    /// queued (input, the first-paint probe of `e2e/bench/firstpaint.ts`) run before the mount.
-    pub fn after_first_paint() -> Self {
+    /// Runs the first run one frame after the first frame after mounting (the one that shows
+    /// the map) has been painted, and turns `ready` true in the task after that: the second
+    /// animation callback queues a task, which runs after that frame's paint. Waiting the extra
+    /// frame lets whatever the first painted frame queued (input, the first-paint probe of
+    /// `e2e/bench/firstpaint.ts`) run first; the panels' own task lets the frame with the run
+    /// paint before they are built.
+    pub fn after_first_paint(state: AppState) -> Self {
         let (ready, set_ready) = signal(false);
         let (settled, set_settled) = signal(false);
         request_animation_frame(move || {
             request_animation_frame(move || {
                 set_timeout(
                     move || {
-                        set_ready.try_set(true);
+                        state.finish_first_run();
                         set_timeout(
                             move || {
-                                set_settled.try_set(true);
+                                set_ready.try_set(true);
+                                set_timeout(
+                                    move || {
+                                        set_settled.try_set(true);
+                                    },
+                                    Duration::ZERO,
+                                );
                             },
                             Duration::ZERO,
-                        );
+                        )
                     },
                     Duration::ZERO,
                 )
@@ -156,6 +173,16 @@ pub fn compare_view() -> AnyView {
     .into_any()
 }
 
+/// The root's `data-run` value: `"initial"` while the first frame's zone waits for its run,
+/// `"done"` after.
+pub fn run_marker(done: bool) -> &'static str {
+    if done {
+        "done"
+    } else {
+        "initial"
+    }
+}
+
 /// The root's `data-panels` value: `"first"` before the deferred panels mount, `"all"` after.
 fn marker(mounted: bool) -> &'static str {
     if mounted {
@@ -173,5 +200,7 @@ mod tests {
     fn the_marker_names_the_mounted_set() {
         assert_eq!(marker(false), "first");
         assert_eq!(marker(true), "all");
+        assert_eq!(run_marker(false), "initial");
+        assert_eq!(run_marker(true), "done");
     }
 }

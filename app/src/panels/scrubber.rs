@@ -117,6 +117,8 @@ pub fn Scrubber() -> impl IntoView {
     });
 
     let seek_to_client_x = move |client_x: i32| {
+        // A click before the first run is in (panels::deferred) seeks in the run, not the zone.
+        state.finish_first_run();
         let Some(el) = track_ref.get_untracked() else {
             return;
         };
