@@ -162,19 +162,14 @@ pub fn FreeListsPanel() -> impl IntoView {
                                 class:hl-del=move || mark() == Some(ListMark::Del)
                                 title=format!("free_area[{o}].free_list[MIGRATE_{}]", mt.kernel_name().to_uppercase())
                             >
-                                // A box of fixed height (the count and room for every chip)
-                                // that contains its layout: a new count or chip lays out this
-                                // box only, never the table's rows or the page below them.
-                                <div class="fl-box">
-                                    <span class="fl-count" data-testid=format!("freelist-{o}-{}", mt.slug())>
-                                        {count}
-                                    </span>
-                                    <span class="chips">
-                                        <For each=chips key=|p| *p let:p>
-                                            <span class="chip">{format!("{p:#x}")}</span>
-                                        </For>
-                                    </span>
-                                </div>
+                                <span class="fl-count" data-testid=format!("freelist-{o}-{}", mt.slug())>
+                                    {count}
+                                </span>
+                                <span class="chips">
+                                    <For each=chips key=|p| *p let:p>
+                                        <span class="chip">{format!("{p:#x}")}</span>
+                                    </For>
+                                </span>
                             </td>
                         }
                     })
@@ -186,10 +181,8 @@ pub fn FreeListsPanel() -> impl IntoView {
                             <span class="ord-size">{size_label(o)}</span>
                         </th>
                         {cells}
-                        <td class="fl-nr">
-                            <div class="fl-box" data-testid=format!("nr-free-{o}")>
-                                {move || nr_free.with(|n| n[o])}
-                            </div>
+                        <td class="fl-nr" data-testid=format!("nr-free-{o}")>
+                            {move || nr_free.with(|n| n[o])}
                         </td>
                     </tr>
                 }
