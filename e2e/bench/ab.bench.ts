@@ -14,6 +14,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { measureFirstPaint } from './firstpaint';
 import { loadZone, sampleInPage, stats, type Action } from './frames';
+import { withPhases } from './phases';
+import { toPaintSamples } from './topaint';
 
 interface Build {
   name: string;
@@ -59,15 +61,29 @@ async function actions(browser: Browser, url: string, pages: number, n: number, 
   for (const action of which) {
     const k = action === 'play' ? n * 4 : n;
     const m0 = await metrics();
-    const s = await sampleInPage(page, action, k);
+    const traced = await withPhases(page, () => sampleInPage(page, action, k));
+    const s = traced.result;
     const m1 = await metrics();
     out[`${action} work`] = s.map((x) => x[0]);
     out[`${action} frame`] = s.map((x) => x[1]);
+    // Per sample, from the DevTools trace (bench/phases.ts): the renderer's main-thread time.
+    for (const [label, xs] of Object.entries(traced.perSample)) out[`${action} ${label}`] = xs;
+    // The browser's input to paint of trusted inputs (bench/topaint.ts), where one drives it.
+    const tp = await toPaintSamples(page, action, k);
+    if (tp) {
+      out[`${action} to paint (Event Timing)`] = tp.map((r) => r[0]);
+      out[`${action} to paint ≤ 16 ms (% of inputs)`] = [(100 * tp.filter((r) => r[0] <= 16).length) / tp.length];
+      out[`${action} input delay`] = tp.map((r) => r[1]).filter(Number.isFinite);
+      out[`${action} processing`] = tp.map((r) => r[2]).filter(Number.isFinite);
+      out[`${action} presentation`] = tp.map((r) => r[3]).filter(Number.isFinite);
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    }
     for (const [name, label] of [
       ['RecalcStyleDuration', 'style'],
       ['LayoutDuration', 'layout'],
       ['ScriptDuration', 'script'],
     ]) {
+      // Means over the traced samples (the trace adds its own overhead to both builds alike).
       out[`${action} ${label} (mean)`] = [(1000 * (m1[name] - m0[name])) / k];
     }
   }

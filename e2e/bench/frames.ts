@@ -7,13 +7,19 @@
 //           (a setTimeout(0) after the event: every microtask-scheduled effect has run);
 //   frame = from the input event until the frame after it was produced (requestAnimationFrame, then
 //           a setTimeout(0) past that frame's rendering): what the user waits for to see it;
-//   map   = the memory map's own render (window.__buddyscope_last_render_ms) for that input.
+//   map   = the memory map's own render (window.__buddyscope_last_render_ms) for that input;
+//   phases = Chrome's style, layout, paint and script time of each sample, from a DevTools trace
+//           around the samples (bench/phases.ts);
+// and for step, op, jump and redraw, a second series of trusted inputs timed by the browser itself
+// from input to paint (Event Timing, bench/topaint.ts): the budget's "to paint".
 // The frame time includes waiting for the next vsync (up to 16.7 ms at 60 Hz), so "work" is the
 // budget figure and "frame" the user's.
 import type { Browser, Page } from '@playwright/test';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { withPhases, type Phases } from './phases';
+import { sampleToPaint, type ToPaint } from './topaint';
 
 export const SIZES = [
   { name: '1 GiB', pages: 262144 },
@@ -48,6 +54,11 @@ export interface ActionResult {
   map: Stats;
   /** Fraction of samples whose map render was a full repaint of its window. */
   full: number;
+  /** Chrome's style, layout, paint and script time per sample (bench/phases.ts), when traced. */
+  phases?: Phases;
+  /** The browser's input-to-paint (Event Timing) of trusted inputs (bench/topaint.ts): step, op,
+   *  jump and redraw. */
+  toPaint?: ToPaint;
 }
 
 export interface SizeResult {
@@ -135,6 +146,7 @@ export async function sampleInPage(page: Page, action: Action, n: number): Promi
         let last = performance.now();
         for (let i = 0; i < n; i++) {
           await new Promise<void>((r) => requestAnimationFrame(() => r()));
+          console.timeStamp(`bench:${action}:${i}`);
           const t = performance.now();
           out.push([t - last, t - last, w.__buddyscope_last_render_ms ?? 0, w.__buddyscope_last_render_full ?? 0]);
           last = t;
@@ -168,6 +180,8 @@ export async function sampleInPage(page: Page, action: Action, n: number): Promi
           await nextFrame();
         }
         await nextFrame();
+        // A marker in Chrome's trace (when one is recording: bench/phases.ts splits it per sample).
+        console.timeStamp(`bench:${action}:${i}`);
         const t0 = performance.now();
         switch (action) {
           case 'step':
@@ -245,6 +259,8 @@ export interface Options {
   /** Runs of the wasm engine row (0: skip it). */
   engineRuns?: number;
   sizes?: readonly { name: string; pages: number }[];
+  /** Record a DevTools trace around each action for the phase times (default true). */
+  phases?: boolean;
   log?: (line: string) => void;
 }
 
@@ -266,7 +282,18 @@ export async function measureFrames(page: Page, browser: Browser, baseURL: strin
     const actions: ActionResult[] = [];
     for (const action of ACTIONS) {
       const n = action === 'play' ? Math.max(o.iterations * 4, 8) : o.iterations;
-      const samples = await sampleInPage(page, action, n);
+      let samples: number[][];
+      let phases: Phases | undefined;
+      if (o.phases ?? true) {
+        const traced = await withPhases(page, () => sampleInPage(page, action, n));
+        samples = traced.result;
+        phases = traced.phases;
+      } else {
+        samples = await sampleInPage(page, action, n);
+      }
+      const toPaint = await sampleToPaint(page, action, o.iterations);
+      // Trusted clicks leave the focus on the scrubber or the theme button: back to the body.
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       const col = (i: number) => samples.map((s) => s[i]);
       const r: ActionResult = {
         action,
@@ -274,9 +301,13 @@ export async function measureFrames(page: Page, browser: Browser, baseURL: strin
         frame: stats(col(1)),
         map: stats(col(2)),
         full: samples.length ? col(3).filter((f) => f === 1).length / samples.length : 0,
+        ...(phases ? { phases } : {}),
+        ...(toPaint ? { toPaint } : {}),
       };
       actions.push(r);
-      log(`${size.name} ${action}: work ${r.work.median.toFixed(2)} ms, frame ${r.frame.median.toFixed(2)} ms, map ${r.map.median.toFixed(2)} ms`);
+      const ph = phases ? `, style ${phases.style.median.toFixed(2)} / layout ${phases.layout.median.toFixed(2)} / paint ${phases.paint.median.toFixed(2)} ms` : '';
+      const tp = toPaint ? `, to paint ${toPaint.duration.median.toFixed(0)} ms (${(100 * toPaint.within16).toFixed(0)} % ≤ 16)` : '';
+      log(`${size.name} ${action}: work ${r.work.median.toFixed(2)} ms, frame ${r.frame.median.toFixed(2)} ms, map ${r.map.median.toFixed(2)} ms${ph}${tp}`);
     }
     sizes.push({ size: size.name, pages: size.pages, loadMs, events, lod, actions });
   }
@@ -326,12 +357,14 @@ async function engineInWasm(page: Page, runs: number): Promise<FramesResult['was
 export function table(r: FramesResult): string {
   const f = (s: Stats) => `${s.median.toFixed(2)} (${s.p90.toFixed(2)})`;
   const lines = [
-    '| zone | action | work ms | frame ms | map render ms |',
-    '|---|---|---:|---:|---:|',
+    '| zone | action | work ms | frame ms | to paint ms (≤ 16 ms) | style / layout / paint ms | map render ms |',
+    '|---|---|---:|---:|---:|---:|---:|',
   ];
   for (const s of r.sizes) {
     for (const a of s.actions) {
-      lines.push(`| ${s.size} (${s.lod}) | ${a.action} | ${f(a.work)} | ${f(a.frame)} | ${f(a.map)} |`);
+      const tp = a.toPaint ? `${a.toPaint.duration.median.toFixed(0)} (${(100 * a.toPaint.within16).toFixed(0)} %)` : '';
+      const ph = a.phases ? [a.phases.style, a.phases.layout, a.phases.paint].map((x) => x.median.toFixed(2)).join(' / ') : '';
+      lines.push(`| ${s.size} (${s.lod}) | ${a.action} | ${f(a.work)} | ${f(a.frame)} | ${tp} | ${ph} | ${f(a.map)} |`);
     }
   }
   lines.push('');

@@ -3,6 +3,7 @@
 // asserted: this suite must not fail on a slow machine.
 import { test, expect } from '../fixtures';
 import { ACTIONS, SIZES, measureFrames, table } from '../bench/frames';
+import { PAINT_ACTIONS } from '../bench/topaint';
 
 test('the frame harness measures every zone size and action (sanity only)', async ({ page, browser, baseURL }) => {
   test.setTimeout(300_000);
@@ -17,9 +18,22 @@ test('the frame harness measures every zone size and action (sanity only)', asyn
       expect(a.work.n, `${s.size} ${a.action}`).toBeGreaterThan(0);
       expect(a.frame.median, `${s.size} ${a.action}`).toBeGreaterThan(0);
       expect(a.map.n, `${s.size} ${a.action}`).toBeGreaterThan(0);
+      // Chrome's phase times: one figure per sample; a frame is always painted.
+      expect(a.phases?.paint.n, `${s.size} ${a.action} phases`).toBe(a.work.n);
+      expect(a.phases!.paint.max, `${s.size} ${a.action} paint`).toBeGreaterThan(0);
+      // The browser's input to paint (Event Timing) for the actions a trusted input drives.
+      if ((PAINT_ACTIONS as readonly string[]).includes(a.action)) {
+        expect(a.toPaint?.duration.n, `${s.size} ${a.action} to paint`).toBe(2);
+        expect(a.toPaint!.duration.median, `${s.size} ${a.action} to paint`).toBeGreaterThan(0);
+        expect(a.toPaint!.within16).toBeGreaterThanOrEqual(0);
+        expect(a.toPaint!.within16).toBeLessThanOrEqual(1);
+      } else {
+        expect(a.toPaint, `${s.size} ${a.action}`).toBeUndefined();
+      }
     }
   }
   // The 16 GiB zone is drawn at the pageblock level when it fits the box.
   expect(r.sizes[2].lod).toBe('pageblocks');
   expect(table(r)).toContain('| 16 GiB');
+  expect(table(r)).toContain('to paint ms');
 });
