@@ -179,14 +179,19 @@ def cmd_sections(path):
     print(f"{'file':32} {len(b):10d} {len(gzip.compress(b, 9, mtime=0)):10d}")
 
 
-def cmd_crates(path, top):
-    b = open(path, "rb").read()
-    fns = functions(b)
+def grouped(path, key):
+    """The functions of `path` (name, body) and their bodies grouped by `key(name)`."""
+    fns = functions(open(path, "rb").read())
     if not any(n != "?" for n, _ in fns):
         sys.exit(f"{path}: no name section (analyse the rustc output, not dist/)")
     per = collections.defaultdict(list)
     for name, body in fns:
-        per[crate_of(name)].append(body)
+        per[key(name)].append(body)
+    return fns, per
+
+
+def cmd_crates(path, top):
+    fns, per = grouped(path, crate_of)
     total = sum(len(body) for _, body in fns)
     rows = sorted(per.items(), key=lambda kv: -sum(map(len, kv[1])))
     print(f"| crate | functions | code bytes | share | gzip -9 |")
@@ -225,13 +230,7 @@ def module_of(name):
 
 def cmd_modules(path, top):
     """Code per module of the workspace's two crates (the rest per crate), largest first."""
-    b = open(path, "rb").read()
-    fns = functions(b)
-    if not any(n != "?" for n, _ in fns):
-        sys.exit(f"{path}: no name section (analyse the rustc output, not dist/)")
-    per = collections.defaultdict(list)
-    for name, body in fns:
-        per[module_of(name)].append(body)
+    _, per = grouped(path, module_of)
     rows = sorted(
         ((m, bodies) for m, bodies in per.items() if "::" in m),
         key=lambda kv: -sum(map(len, kv[1])),
