@@ -24,8 +24,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use buddy_system_allocator::FrameAllocator;
-use buddyscope::bench::{mixed_sequence, run_mixed_engine, MixedStep};
+use buddyscope::bench::{mixed_sequence, run_mixed_engine, MIXED_ZONE_PAGES};
 use buddyscope::page_alloc::Engine;
 use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::gfp::*;
@@ -35,8 +34,9 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 
 /// 1 GiB of 4 KiB pages.
 const ZONE_PAGES: u32 = 262_144;
-/// The peer's `ORDER`: blocks up to 2^10 pages, as `MAX_PAGE_ORDER`.
-type Peer = FrameAllocator<11>;
+#[path = "support/peer.rs"]
+mod peer;
+use peer::{mixed_peer, run_mixed_peer, Peer};
 
 fn engine(recording: bool) -> Engine {
     let mut e = boot_engine(&ZoneParams::new(ZONE_PAGES));
@@ -44,10 +44,10 @@ fn engine(recording: bool) -> Engine {
     e
 }
 
+/// The peer on the same zone (`mixed_peer` holds `MIXED_ZONE_PAGES` frames).
 fn peer() -> Peer {
-    let mut p = Peer::new();
-    p.add_frame(0, ZONE_PAGES as usize);
-    p
+    const { assert!(ZONE_PAGES == MIXED_ZONE_PAGES) };
+    mixed_peer()
 }
 
 /// Keeps a recording engine's log bounded in the per-op benchmarks.
@@ -154,23 +154,6 @@ fn vmalloc(c: &mut Criterion) {
         }
     }
     g.finish();
-}
-
-fn run_mixed_peer(p: &mut Peer, seq: &[MixedStep]) -> usize {
-    let mut live: Vec<(usize, usize)> = Vec::with_capacity(8192);
-    for s in seq {
-        match *s {
-            MixedStep::Alloc { order, .. } => {
-                let n = 1usize << order;
-                live.push((p.alloc(n).expect("mixed alloc"), n));
-            }
-            MixedStep::Free { slot } => {
-                let (f, n) = live.swap_remove(slot as usize);
-                p.dealloc(f, n);
-            }
-        }
-    }
-    live.len()
 }
 
 fn mixed_1m(c: &mut Criterion) {

@@ -10,12 +10,11 @@
 
 use std::hint::black_box;
 
-use buddy_system_allocator::FrameAllocator;
-use buddyscope::bench::MIXED_ZONE_PAGES;
 use buddyscope::bench::{mixed_engine, mixed_sequence, run_mixed_engine, MixedStep};
 use buddyscope::events::Annotation;
 
-type Peer = FrameAllocator<11>;
+#[path = "../benches/support/peer.rs"]
+mod peer;
 
 /// This thread's CPU time in ms (wall time where schedstat is missing).
 fn cpu_ms() -> f64 {
@@ -27,23 +26,9 @@ fn cpu_ms() -> f64 {
 }
 
 fn run_peer(seq: &[MixedStep]) -> f64 {
-    let mut p = Peer::new();
-    p.add_frame(0, MIXED_ZONE_PAGES as usize);
+    let mut p = peer::mixed_peer();
     let t = cpu_ms();
-    let mut live: Vec<(usize, usize)> = Vec::with_capacity(8192);
-    for s in seq {
-        match *s {
-            MixedStep::Alloc { order, .. } => {
-                let n = 1usize << order;
-                live.push((p.alloc(n).expect("mixed alloc"), n));
-            }
-            MixedStep::Free { slot } => {
-                let (f, n) = live.swap_remove(slot as usize);
-                p.dealloc(f, n);
-            }
-        }
-    }
-    black_box(live.len());
+    black_box(peer::run_mixed_peer(&mut p, seq));
     cpu_ms() - t
 }
 

@@ -9,34 +9,15 @@
 //!     $CARGO_TARGET_DIR/release/examples/mixed_one off
 //! ```
 //!
-//! Collecting only inside the timed loop (`--toggle-collect`: `run_mixed_engine`, or `run_peer`
+//! Collecting only inside the timed loop (`--toggle-collect`: `run_mixed_engine`, or `*run_mixed_peer`
 //! for the peer) leaves out boot and the sequence's generation, as `mixed_cpu` does.
 
 use std::hint::black_box;
 
-use buddy_system_allocator::FrameAllocator;
-use buddyscope::bench::MIXED_ZONE_PAGES;
-use buddyscope::bench::{mixed_engine, mixed_sequence, run_mixed_engine, MixedStep};
+use buddyscope::bench::{mixed_engine, mixed_sequence, run_mixed_engine};
 
-#[inline(never)]
-fn run_peer(seq: &[MixedStep]) -> usize {
-    let mut p = FrameAllocator::<11>::new();
-    p.add_frame(0, MIXED_ZONE_PAGES as usize);
-    let mut live: Vec<(usize, usize)> = Vec::with_capacity(8192);
-    for s in seq {
-        match *s {
-            MixedStep::Alloc { order, .. } => {
-                let n = 1usize << order;
-                live.push((p.alloc(n).expect("mixed alloc"), n));
-            }
-            MixedStep::Free { slot } => {
-                let (f, n) = live.swap_remove(slot as usize);
-                p.dealloc(f, n);
-            }
-        }
-    }
-    live.len()
-}
+#[path = "../benches/support/peer.rs"]
+mod peer;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -53,7 +34,7 @@ fn main() {
             black_box(e.log.events.len());
             live
         }
-        "peer" => run_peer(&seq),
+        "peer" => peer::run_mixed_peer(&mut peer::mixed_peer(), &seq),
         _ => panic!("mode is off, on or peer"),
     };
     black_box(live);
