@@ -7,16 +7,18 @@
 // map's first draw; the strings that crossed from wasm to JS (wasm-bindgen's TextDecoder calls)
 // by then. BENCH_AB="name=dir,..." measures several release `dist/` directories in turns (as
 // ab.bench.ts); BENCH_SHOW_STRINGS=1 prints the long strings, BENCH_TRACE_FILE=<path> keeps the
-// last load's trace (chrome://tracing, Perfetto).
+// last load's trace (chrome://tracing, Perfetto), BENCH_TRACE_CATEGORIES=a,b adds categories.
 // `bash scripts/bench-frames.sh bench/loadtrace.bench.ts`. Not part of the test suite.
 import { test, type Browser } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import { hookCanvas } from './firstpaint';
+import { firstPaintDone, hookCanvas } from './firstpaint';
 
 // Top-level phases the renderer reports (nested ones such as FunctionCall inside EvaluateScript
 // overlap: compare a name with itself across builds, not the rows with each other).
 const NAMES = [
+  // Every task of the main thread: its CPU time is the page's whole main-thread work.
+  'RunTask',
   'ParseHTML',
   'EvaluateScript',
   'v8.compileModule',
@@ -69,9 +71,19 @@ async function oneLoad(browser: Browser, url: string): Promise<Record<string, nu
       return out;
     };
   });
-  await browser.startTracing(page, { categories: ['devtools.timeline', 'blink.user_timing', 'v8', 'blink'] });
+  await browser.startTracing(page, { categories: [
+      'toplevel',
+      'disabled-by-default-devtools.timeline',
+      'devtools.timeline',
+      'blink.user_timing',
+      'v8',
+      'blink',
+      ...(process.env.BENCH_TRACE_CATEGORIES ?? '').split(',').filter(Boolean),
+    ],
+  });
+  const done = firstPaintDone(page);
   await page.goto(url + '/');
-  await page.waitForFunction(() => (window as any).__bsFirstMapShown !== undefined, null, { timeout: 30_000, polling: 50 });
+  await done;
   const shown = await page.evaluate(() => (window as any).__bsFirstMapShown as number);
   const nodes = await page.evaluate(() => (window as any).__bsNodes ?? 0);
   const decoded = await page.evaluate(() => (window as any).__bsDecoded as { n: number; bytes: number; big: string[] });
