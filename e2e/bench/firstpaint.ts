@@ -101,14 +101,21 @@ export async function measureFirstPaint(browser: Browser, baseURL: string, runs:
     await page.goto(baseURL + '/');
     await done;
     out.push(
-      await page.evaluate(() => {
+      await page.evaluate(async () => {
         const w = window as unknown as {
           __bsInstantiated: number;
           __bsFirstMapDraw: number;
           __bsFirstMapShown: number;
           __bsMounted: number;
         };
-        const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+        // The paint timing entry arrives after the frame is presented, which can be after the
+        // probe's task: wait for it (at most a second; 0 if it never comes).
+        const fcp = await new Promise<PerformanceEntry | undefined>((resolve) => {
+          const seen = () => performance.getEntriesByName('first-contentful-paint')[0];
+          if (seen()) return resolve(seen());
+          new PerformanceObserver(() => seen() && resolve(seen())).observe({ type: 'paint', buffered: true });
+          setTimeout(() => resolve(seen()), 1000);
+        });
         const wasm = performance
           .getEntriesByType('resource')
           .find((e) => e.name.endsWith('_bg.wasm')) as PerformanceResourceTiming | undefined;
