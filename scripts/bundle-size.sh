@@ -131,6 +131,6 @@ if [ "$first_paint" -gt 0 ]; then
     echo
     echo "### First paint of the default scenario ($first_paint loads, headless Chromium, localhost)"
     echo
-    (cd e2e && FIRST_PAINT_RUNS=$first_paint ./node_modules/.bin/playwright test tests/bundle.spec.ts \
+    (cd e2e && FIRST_PAINT_RUNS=$first_paint ./node_modules/.bin/playwright test tests/bundle.spec.ts --trace off \
         -g 'first paint' --reporter=list) | grep '^first-paint' || die "the first-paint run failed"
 fi

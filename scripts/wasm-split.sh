@@ -62,10 +62,11 @@ wasm-bindgen --target web --no-typescript --keep-lld-exports \
     --out-dir "$work/bindgen" --out-name "$name" "$work/split/$name.wasm"
 
 # 3. wasm-opt -Oz in release, as trunk ran it (the features rustc enabled are read from each
-# module's target_features section).
+# module's target_features section). BUDDYSCOPE_WASM_NAMES=1 keeps the function names (-g) so a
+# browser profile of the release build names its wasm functions (e2e/bench/loadprofile.bench.ts).
 optimize() {
     if [ "${TRUNK_PROFILE:-debug}" = release ]; then
-        wasm-opt -Oz "$1" -o "$2"
+        wasm-opt -Oz ${BUDDYSCOPE_WASM_NAMES:+-g} "$1" -o "$2"
     else
         cp "$1" "$2"
     fi

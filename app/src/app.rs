@@ -12,7 +12,6 @@ use crate::panels::exercises::ExerciseCtl;
 use crate::panels::freelists::FreeListsPanel;
 use crate::panels::memmap::MemoryMapPanel;
 use crate::panels::narration::NarrationBar;
-use crate::panels::pcp::PcpPanel;
 use crate::panels::pseudocode::PseudocodePanel;
 use crate::panels::runstatus::RunStatusBar;
 use crate::panels::saved::{self, SavedStore};
@@ -156,9 +155,8 @@ pub fn App() -> impl IntoView {
                         <div class="col-map">
                             <ZoneTabs/>
                             <MemoryMapPanel/>
-                            <PcpPanel/>
                             <Show when=move || later.ready()>
-                                {later.mount(deferred::page_history_panel())}
+                                {later.mount(deferred::below_map_panels())}
                             </Show>
                         </div>
                         <div class="col-side">

@@ -9,10 +9,10 @@
 //!
 //! Why: building every panel's DOM before the first frame was a third of the work between
 //! `main()` and the memory map on screen (BENCHMARKS.md "First paint"), and none of the panels
-//! below the fold (at 1366 × 900: page history, counters, charts, replay, scenario editor,
-//! export, the exercise picker, saved work) is visible then. They mount in the task after the
-//! frame that shows the map and the task of the run, so the first paint pays only for what is
-//! on screen, and they are built once, with the run.
+//! below the fold (at 1366 × 900: per-CPU lists, page history, counters, charts, replay,
+//! scenario editor, export, the exercise picker, saved work) is visible then. They mount in the
+//! task after the frame that shows the map and the task of the run, so the first paint pays
+//! only for what is on screen, and they are built once, with the run.
 //!
 //! Their code is not in the first download either: the functions that build them are split
 //! points (`#[wasm_split(deferred)]`), which the post-build splitter (scripts/wasm-split.sh)
@@ -32,6 +32,7 @@ use crate::panels::counters::CountersPanel;
 use crate::panels::exercises::{ExerciseCtl, ExercisePanel};
 use crate::panels::export::ExportPanel;
 use crate::panels::history::PageHistoryPanel;
+use crate::panels::pcp::PcpPanel;
 use crate::panels::procimport::ProcImportPanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::saved::SavedPanel;
@@ -147,10 +148,16 @@ pub fn scenario_panel() -> AnyView {
     view! { <ScenarioPanel/> }.into_any()
 }
 
-/// The page history (under the per-CPU lists).
+/// The per-CPU lists and the page history under the map: below the fold at 1366 × 900 (the
+/// map panel ends near the bottom of the first screen), ~80 elements the first layout need not
+/// lay out.
 #[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
-pub fn page_history_panel() -> AnyView {
-    view! { <PageHistoryPanel/> }.into_any()
+pub fn below_map_panels() -> AnyView {
+    view! {
+        <PcpPanel/>
+        <PageHistoryPanel/>
+    }
+    .into_any()
 }
 
 /// An open exercise set's question, beside the map (in the same module as the set picker).
