@@ -11,12 +11,13 @@
 //     bash scripts/bench-frames.sh bench/rastertrace.bench.ts
 // BENCH_RT_FROM=1 reads the saved traces again; BENCH_RT_CSS adds a style sheet (an experiment);
 // BENCH_RT_W / BENCH_RT_H the viewport (default 1366 x 900); action `tiny` is a control (a heading's
-// colour: a few pixels of damage, no app work).
+// colour: a few pixels of damage, no app work); BENCH_RT_LAYERS=1 lists the layers at the end.
 // BENCH_RT_URL serves another build (e.g. http://127.0.0.1:4493 for a copy of main's dist).
 import { test, type Page } from '@playwright/test';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadZone, stats } from './frames';
+import { describeLayers } from './layers';
 
 interface Ev {
   name: string;
@@ -199,5 +200,7 @@ test('raster trace of one input', async ({ browser }) => {
     fs.writeFileSync(path.join(out, `rastertrace-${action}.json`), JSON.stringify({ traceEvents: events }));
     report(events, action, `${pages} pages, ${width}x${height}`);
   }
+  // The layer ids of the raster tasks (RasterTask's tileData.layerId), named.
+  if (process.env.BENCH_RT_LAYERS) for (const line of await describeLayers(page)) console.log(line);
   await ctx.close();
 });
