@@ -12,6 +12,8 @@
 // BENCH_RT_FROM=1 reads the saved traces again; BENCH_RT_CSS adds a style sheet (an experiment);
 // BENCH_RT_W / BENCH_RT_H the viewport (default 1366 x 900); action `tiny` is a control (a heading's
 // colour: a few pixels of damage, no app work); BENCH_RT_LAYERS=1 lists the layers at the end.
+// BENCH_RT_FREEZE=<selector> fixes the matching elements' height under `contain: strict` (what bounded
+// layout would save; the columns `layout dirty` and `layout partial` show the layout's extent).
 // BENCH_RT_URL serves another build (e.g. http://127.0.0.1:4493 for a copy of main's dist).
 import { test, type Page } from '@playwright/test';
 import * as fs from 'node:fs';
@@ -126,6 +128,7 @@ function analyse(events: Ev[], action: string) {
       }
       return total;
     };
+    const layouts = inBmf.filter((e) => e.name === 'Layout');
     const commit = after(bmf.ts, 'ProxyImpl::Commit', 'Compositor');
     const activate = commit && after(commit.ts, 'LayerTreeHostImpl::ActivateSyncTree', 'Compositor');
     const raster = commit && activate ? win.filter((e) => e.name === 'RasterTask' && e.ts >= commit.ts && e.ts <= end(activate) + 1000) : [];
@@ -141,6 +144,10 @@ function analyse(events: Ev[], action: string) {
       'main frame': at(bmf.ts),
       'style cpu': +sum(/^UpdateLayoutTree$/).toFixed(1),
       'layout cpu': +sum(/^Layout$/).toFixed(1),
+      // The layout's extent: objects marked dirty, and how many of the frame's layouts were partial
+      // (rooted below the document: a relayout boundary bounded them) of how many.
+      'layout dirty': layouts.reduce((a, e) => a + (e.args?.beginData?.dirtyObjects ?? 0), 0),
+      'layout partial': `${layouts.filter((e) => e.args?.beginData?.partialLayout).length}/${layouts.length}`,
       'paint cpu': +sum(/^(PrePaint|Paint|Layerize)$/).toFixed(1),
       'main frame cpu': +cpu(bmf).toFixed(1),
       commit: at(commit?.ts),
@@ -188,6 +195,15 @@ test('raster trace of one input', async ({ browser }) => {
   await loadZone(page, pages, `${pages} pages`, 3000);
   // BENCH_RT_CSS: a style sheet added to the page first, to try a CSS change without a build.
   if (process.env.BENCH_RT_CSS) await page.addStyleTag({ content: process.env.BENCH_RT_CSS });
+  // BENCH_RT_FREEZE: a selector; each element it matches keeps its current height, under
+  // `contain: strict` (an experiment: what a fixed-size panel would save in layout).
+  if (process.env.BENCH_RT_FREEZE)
+    await page.evaluate((sel) => {
+      for (const e of Array.from(document.querySelectorAll<HTMLElement>(sel))) {
+        e.style.height = `${e.getBoundingClientRect().height + 200}px`;
+        e.style.contain = 'strict';
+      }
+    }, process.env.BENCH_RT_FREEZE);
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.keyboard.press('Shift+ArrowRight');
