@@ -8,6 +8,11 @@ export default defineConfig({
   ...base,
   testDir: __dirname,
   testMatch: /.*\.bench\.ts/,
+  // No Playwright trace: its screenshots are a screencast, a copy of every frame (a viz
+  // CopyOutputRequest), which makes the display redraw the whole window each frame (15-25 ms of
+  // software compositing here, bench/rastertrace.bench.ts) and adds that to every input's
+  // presentation and every playback frame. The suite keeps its trace-on-failure.
+  use: { ...base.use, trace: 'off' },
   outputDir: path.join(__dirname, '..', 'test-results', 'bench'),
   timeout: 30 * 60_000,
   reporter: [['list']],
