@@ -99,13 +99,19 @@ impl std::ops::AddAssign for HoldHistogram {
     }
 }
 
+impl std::ops::AddAssign for LockHolds {
+    fn add_assign(&mut self, o: LockHolds) {
+        self.zone += o.zone;
+        self.pcp += o.pcp;
+    }
+}
+
 /// The holds of several ops together (the run's, from its op records).
 impl std::iter::Sum for LockHolds {
     fn sum<I: Iterator<Item = LockHolds>>(iter: I) -> LockHolds {
         let mut s = LockHolds::default();
         for x in iter {
-            s.zone += x.zone;
-            s.pcp += x.pcp;
+            s += x;
         }
         s
     }

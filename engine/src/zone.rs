@@ -681,12 +681,24 @@ impl Zone {
         }
     }
 
+    #[inline(always)]
     fn set_owner_range(&mut self, pfn: ZonePfn, n: u32, owner: u32, lru: bool) {
         let r = pfn as usize..(pfn + n) as usize;
-        self.owner[r.clone()].fill(owner);
         let f = if lru { PF_LRU } else { 0 };
-        for x in &mut self.pflags[r] {
-            *x = (*x & !PF_LRU) | f;
+        let (owners, flags) = (&mut self.owner[r.clone()], &mut self.pflags[r]);
+        // Nearly every block is one page to a PAGE_ALLOC_COSTLY_ORDER block (1–8 pages): one
+        // loop writing both, without the `memset` call `fill` becomes (6.6 % of the
+        // recording-off instructions with the byte loop beside it).
+        if n <= 8 {
+            for (o, x) in owners.iter_mut().zip(flags.iter_mut()) {
+                *o = owner;
+                *x = (*x & !PF_LRU) | f;
+            }
+        } else {
+            owners.fill(owner);
+            for x in flags {
+                *x = (*x & !PF_LRU) | f;
+            }
         }
     }
 

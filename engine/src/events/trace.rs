@@ -1,32 +1,26 @@
 //! [`Trace`]: the recorded events in order, with the call bookkeeping stored apart.
 //!
 //! `Enter`/`Exit` annotations are more than half of a run's events (7.0 of the 12.7 million of
-//! the 1M-operation mixed workload) and say only which function: a byte each. So the trace
-//! keeps the other events in one vector of 16-byte [`Event`]s, the calls in a byte stream, and
-//! a bitmap of which positions are calls (a bit per event, with the count of calls before each
-//! 64-event word). Position `i` is found in constant time: the calls before it are the word's
-//! count plus a popcount. Positions are those of the full interleaving, so the timeline's
-//! positions, op records' ranges, checkpoints and `asks_at` are what they were; an `Enter` or
-//! `Exit` read back is a reference into a table of every call event.
+//! the 1M-operation mixed workload) and say only which function: a byte each. The `Lock`
+//! annotations (1.0 million more) say only the step, the lock and the CPU: a byte each too
+//! (`packed::lock_code`; pcp locks of the first 32 CPUs). So the trace keeps the other events
+//! in one vector of 16-byte [`Event`]s, these "byte-coded" ones in a byte stream, and a bitmap
+//! of which positions are byte-coded (a bit per event, with the count of byte-coded events
+//! before each 64-event word). Position `i` is found in constant time: the byte-coded events
+//! before it are the word's count plus a popcount. Positions are those of the full
+//! interleaving, so the timeline's positions, op records' ranges, checkpoints and `asks_at`
+//! are what they were; a byte-coded event read back is a reference into a table of every one.
 
 use std::sync::LazyLock;
 
-use super::packed::KERNEL_FNS;
+use super::packed::{byte_coded_event, BYTE_CODES};
 use super::*;
 use crate::pseudocode::Step;
 
-/// Every call event: `Enter` of function `f` at `2 * f`, its `Exit` at `2 * f + 1`.
-static CALL_EVENTS: LazyLock<Vec<Event>> = LazyLock::new(|| {
-    KERNEL_FNS
-        .iter()
-        .flat_map(|&func| {
-            [
-                Event::new(Step::Enter, Annotation::Enter { func }.into()),
-                Event::new(Step::Exit, Annotation::Exit { func }.into()),
-            ]
-        })
-        .collect()
-});
+/// Every byte-coded event by its code: `Enter` of function `f` at `2 * f`, its `Exit` at
+/// `2 * f + 1`, then the `Lock` events (`packed::lock_code`).
+static BYTE_EVENTS: LazyLock<Vec<Event>> =
+    LazyLock::new(|| (0..BYTE_CODES).map(byte_coded_event).collect());
 
 /// The events of a run in order (see the module doc); indexed, iterated and pushed like the
 /// `Vec<Event>` it replaces. Equal when the events are (the stored form of a sequence is
@@ -35,11 +29,11 @@ static CALL_EVENTS: LazyLock<Vec<Event>> = LazyLock::new(|| {
 pub struct Trace {
     /// The events that are not calls, in order.
     other: Vec<Event>,
-    /// The calls in order, as `2 * func + exit` (an index into `CALL_EVENTS`).
+    /// The byte-coded events in order, as their codes (indices into `BYTE_EVENTS`).
     calls: Vec<u8>,
-    /// Bit `i % 64` of word `i / 64`: event `i` is a call.
+    /// Bit `i % 64` of word `i / 64`: event `i` is byte-coded.
     is_call: Vec<u64>,
-    /// Calls before word `w`.
+    /// Byte-coded events before word `w`.
     calls_before: Vec<u32>,
     len: usize,
 }
@@ -77,7 +71,7 @@ impl Trace {
     /// Appends `ev`.
     #[inline(always)]
     pub fn push(&mut self, ev: Event) {
-        match packed::call_code(&ev) {
+        match packed::byte_code(&ev) {
             Some(code) => self.push_call_code(code),
             None => {
                 self.open_word();
@@ -92,6 +86,16 @@ impl Trace {
     #[inline(always)]
     pub fn push_call(&mut self, func: KernelFn, exit: bool) {
         self.push_call_code(2 * func as u8 + exit as u8);
+    }
+
+    /// Appends `Lock { zone, cpu }` at `step`: what `push` of that event does, with the byte
+    /// code worked out from the fields rather than from the event's bytes.
+    #[inline(always)]
+    pub fn push_lock(&mut self, step: Step, zone: bool, cpu: u8) {
+        match packed::lock_code(step, zone, cpu) {
+            Some(code) => self.push_call_code(code),
+            None => self.push(Event::new(step, Annotation::Lock { zone, cpu }.into())),
+        }
     }
 
     #[inline(always)]
@@ -113,7 +117,7 @@ impl Trace {
         let before =
             self.calls_before[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize;
         Some(if word >> bit & 1 != 0 {
-            &CALL_EVENTS[self.calls[before] as usize]
+            &BYTE_EVENTS[self.calls[before] as usize]
         } else {
             &self.other[i - before]
         })
@@ -147,12 +151,12 @@ impl Trace {
         self.len = 0;
     }
 
-    /// How many of the events are calls (`Enter`/`Exit` kept as a byte each).
-    pub fn call_count(&self) -> usize {
+    /// How many of the events are byte-coded (`Enter`/`Exit` and most `Lock`s, a byte each).
+    pub fn byte_coded_count(&self) -> usize {
         self.calls.len()
     }
 
-    /// Bytes the events take at the least: 16 an event, 1 a call.
+    /// Bytes the events take at the least: 16 an event, 1 a byte-coded one.
     pub fn min_bytes(&self) -> usize {
         self.other.len() * std::mem::size_of::<Event>() + self.calls.len()
     }
@@ -258,6 +262,7 @@ impl<'de> Deserialize<'de> for Trace {
 
 #[cfg(test)]
 mod tests {
+    use super::packed::KERNEL_FNS;
     use super::*;
 
     /// Positions, iteration both ways and ranges see the events as pushed, calls included,
@@ -309,5 +314,39 @@ mod tests {
         assert_eq!(json, serde_json::to_string(&evs).unwrap());
         let back: Trace = serde_json::from_str(&json).unwrap();
         assert!(back.iter().eq(evs.iter()));
+    }
+
+    /// Every byte code stands for one event whose code it is; `Lock`s without a code (a CPU
+    /// from 32 on, a zone lock with a CPU, a step not listed) are stored whole, and `push_lock`
+    /// stores exactly what `push` does.
+    #[test]
+    fn locks_are_byte_coded_where_they_fit() {
+        for code in 0..BYTE_CODES {
+            assert_eq!(packed::byte_code(&BYTE_EVENTS[code]), Some(code as u8));
+        }
+        let locks = [
+            (Step::PcplistLock, false, 0),
+            (Step::DecayLock, false, 31),
+            (Step::DrainLock, false, 32),
+            (Step::FreeFrozenPcpLock, false, 63),
+            (Step::BuddyLock, true, 0),
+            (Step::BulkFreeLock, true, 0),
+            (Step::BuddyLock, true, 1),
+            (Step::PcplistLock, true, 0),
+            (Step::BuddyLock, false, 0),
+            (Step::OpNote, false, 0),
+        ];
+        let evs: Vec<Event> = locks
+            .iter()
+            .map(|&(step, zone, cpu)| Event::new(step, Annotation::Lock { zone, cpu }.into()))
+            .collect();
+        let mut pushed = Trace::new();
+        for &(step, zone, cpu) in &locks {
+            pushed.push_lock(step, zone, cpu);
+        }
+        let t: Trace = evs.clone().into();
+        assert_eq!(pushed, t);
+        assert!(t.iter().eq(evs.iter()));
+        assert_eq!((t.calls.len(), t.other.len()), (4, 6));
     }
 }

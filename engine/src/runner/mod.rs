@@ -443,6 +443,7 @@ fn execute_bounded(
         thin,
         ..
     } = r;
+    let lock_holds = engine.run_holds();
     let mut ops_omitted = 0;
     if let Some(t) = thin {
         ops.extend(t.tail);
@@ -458,7 +459,7 @@ fn execute_bounded(
         final_zone,
         checkpoints: checkpoints.into_vec(),
         names,
-        lock_holds: engine.holds,
+        lock_holds,
         ops_omitted,
     })
 }
@@ -613,7 +614,8 @@ impl Runner<'_, '_> {
         if let Some(n) = self.op_defs[def as usize].note.clone() {
             self.engine.message(Step::OpNote, MsgLevel::Note, n);
         }
-        self.engine.op_holds = Default::default();
+        // Holds between ops are the run's, not this op's.
+        self.engine.take_op_holds();
         (self.engine.log.events.len() as u32, self.engine.zone.stats)
     }
 
@@ -637,7 +639,7 @@ impl Runner<'_, '_> {
             } else {
                 Vec::new()
             },
-            lock_holds: std::mem::take(&mut self.engine.op_holds),
+            lock_holds: self.engine.take_op_holds(),
         };
         match &mut self.thin {
             Some(t) if self.ops.len() >= t.keep => {
