@@ -13,7 +13,7 @@ import { test, type Browser, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { measureFirstPaint } from './firstpaint';
-import { loadZone, sampleInPage, stats, type Action } from './frames';
+import { openZone, sampleInPage, stats, type Action } from './frames';
 import { withPhases } from './phases';
 import { toPaintSamples } from './topaint';
 
@@ -42,13 +42,8 @@ async function serve(name: string, dir: string, port: number): Promise<Build> {
 }
 
 async function actions(browser: Browser, url: string, pages: number, n: number, which: Action[]): Promise<Record<string, number[]>> {
-  const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-  const page: Page = await ctx.newPage();
-  await page.goto(url + '/');
-  await page.getByRole('heading', { level: 1, name: 'buddyscope' }).waitFor();
-  await loadZone(page, pages, `${pages} pages`, 3000);
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  await page.evaluate(() => window.scrollTo(0, 0));
+  const page: Page = await openZone(browser, url, pages);
+  const ctx = page.context();
   const out: Record<string, number[]> = {};
   await page.evaluate(() => document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', shiftKey: true, bubbles: true })));
   // The renderer's own phase times (Chrome's Performance domain: seconds spent in style

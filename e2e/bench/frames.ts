@@ -99,6 +99,20 @@ export function scenarioText(pages: number, name: string, steps: number): string
   return JSON.stringify(json, null, 2);
 }
 
+/** A fresh 1366 × 900 page (or `viewport`) of the app at `url` with the sandbox workload loaded
+ *  at `pages` pages, a little into the run, nothing focused, scrolled to the top: where every
+ *  harness that samples one zone starts. The caller closes `page.context()`. */
+export async function openZone(browser: Browser, url: string, pages: number, viewport = { width: 1366, height: 900 }): Promise<Page> {
+  const ctx = await browser.newContext({ viewport });
+  const page = await ctx.newPage();
+  await page.goto(url + '/');
+  await page.getByRole('heading', { level: 1, name: 'buddyscope' }).waitFor();
+  await loadZone(page, pages, `${pages} pages`, 3000);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.evaluate(() => window.scrollTo(0, 0));
+  return page;
+}
+
 export async function loadZone(page: Page, pages: number, name: string, steps: number): Promise<number> {
   const editor = page.getByTestId('scenario-editor');
   await editor.fill(scenarioText(pages, name, steps));

@@ -5,19 +5,15 @@
 // then which nodes invalidated layout and style, and why, summed over the samples.
 //   BENCH_INV_ACTION=jump bash scripts/bench-frames.sh bench/invalidation.bench.ts
 import { test } from '@playwright/test';
-import { loadZone, sampleInPage, type Action } from './frames';
+import { openZone, sampleInPage, type Action } from './frames';
 
-test('layout and style invalidations of an action', async ({ browser }) => {
+test('layout and style invalidations of an action', async ({ browser, baseURL }) => {
   test.setTimeout(10 * 60_000);
   const pages = Number(process.env.BENCH_INV_PAGES ?? 262144);
   const n = Number(process.env.BENCH_INV_N ?? 10);
   const action = (process.env.BENCH_INV_ACTION ?? 'jump') as Action;
-  const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-  const page = await ctx.newPage();
-  await page.goto('/');
-  await page.getByRole('heading', { level: 1, name: 'buddyscope' }).waitFor();
-  await loadZone(page, pages, `${pages} pages`, 3000);
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  const page = await openZone(browser, baseURL ?? '', pages);
+  const ctx = page.context();
   await page.evaluate(() => document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', shiftKey: true, bubbles: true })));
   // One untraced round first: the first jump of a page warms caches.
   await sampleInPage(page, action, 2);

@@ -38,26 +38,35 @@ interface TraceEvent {
   args?: { data?: { message?: string } };
 }
 
-/** Runs `body` under a DevTools trace and returns the phase times (ms) of each marked sample. */
-export async function withPhases<T>(page: Page, body: () => Promise<T>): Promise<{ result: T; phases: Phases; perSample: PhaseSamples }> {
+/** Runs `body` under a DevTools trace of `categories` and returns the trace's events (the one
+ *  trace recorder of the harnesses: phases here, bench/rastertrace.bench.ts's threads). */
+export async function traceEvents<E>(page: Page, categories: string[], body: () => Promise<void>): Promise<E[]> {
   const cdp = await page.context().newCDPSession(page);
-  const events: TraceEvent[] = [];
-  cdp.on('Tracing.dataCollected', (d: { value: TraceEvent[] }) => {
+  const events: E[] = [];
+  cdp.on('Tracing.dataCollected', (d: { value: E[] }) => {
     for (const e of d.value) events.push(e);
   });
   const complete = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
   await cdp.send('Tracing.start', {
-    traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'], recordMode: 'recordAsMuchAsPossible' },
+    traceConfig: { includedCategories: categories, recordMode: 'recordAsMuchAsPossible' },
     transferMode: 'ReportEvents',
   });
-  let result: T;
   try {
-    result = await body();
+    await body();
   } finally {
     await cdp.send('Tracing.end');
     await complete;
     await cdp.detach();
   }
+  return events;
+}
+
+/** Runs `body` under a DevTools trace and returns the phase times (ms) of each marked sample. */
+export async function withPhases<T>(page: Page, body: () => Promise<T>): Promise<{ result: T; phases: Phases; perSample: PhaseSamples }> {
+  let result!: T;
+  const events = await traceEvents<TraceEvent>(page, ['devtools.timeline', 'disabled-by-default-devtools.timeline'], async () => {
+    result = await body();
+  });
   const perSample = phasesPerSample(events);
   return { result, phases: phaseStats(perSample), perSample };
 }

@@ -5,21 +5,16 @@
 // Not part of the test suite.
 //   bash scripts/bench-frames.sh bench/playtrace.bench.ts
 import { test } from '@playwright/test';
-import { loadZone, sampleInPage, stats } from './frames';
+import { openZone, sampleInPage, stats } from './frames';
 import { withPhases } from './phases';
 
-test('playback with and without the DevTools trace', async ({ browser }) => {
+test('playback with and without the DevTools trace', async ({ browser, baseURL }) => {
   test.setTimeout(20 * 60_000);
   const pages = Number(process.env.BENCH_PT_PAGES ?? 262144);
   const n = Number(process.env.BENCH_PT_N ?? 40);
   const rounds = Number(process.env.BENCH_PT_ROUNDS ?? 3);
-  const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-  const page = await ctx.newPage();
-  await page.goto('/');
-  await page.getByRole('heading', { level: 1, name: 'buddyscope' }).waitFor();
-  await loadZone(page, pages, `${pages} pages`, 3000);
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  await page.evaluate(() => window.scrollTo(0, 0));
+  const page = await openZone(browser, baseURL ?? '', pages);
+  const ctx = page.context();
   const plain: number[] = [];
   const traced: number[] = [];
   for (let r = 0; r < rounds; r++) {

@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadZone, stats } from './frames';
 import { describeLayers } from './layers';
+import { traceEvents } from './phases';
 
 interface Ev {
   name: string;
@@ -50,25 +51,8 @@ const CATEGORIES = [
   'toplevel',
 ];
 
-async function traced(page: Page, body: () => Promise<void>): Promise<Ev[]> {
-  const cdp = await page.context().newCDPSession(page);
-  const events: Ev[] = [];
-  cdp.on('Tracing.dataCollected', (d: { value: Ev[] }) => {
-    for (const e of d.value) events.push(e);
-  });
-  const complete = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
-  await cdp.send('Tracing.start', {
-    traceConfig: { includedCategories: CATEGORIES, recordMode: 'recordAsMuchAsPossible' },
-    transferMode: 'ReportEvents',
-  });
-  try {
-    await body();
-  } finally {
-    await cdp.send('Tracing.end');
-    await complete;
-    await cdp.detach();
-  }
-  return events;
+function traced(page: Page, body: () => Promise<void>): Promise<Ev[]> {
+  return traceEvents<Ev>(page, CATEGORIES, body);
 }
 
 async function input(page: Page, action: string, i: number) {
