@@ -10,10 +10,9 @@
 //
 //   BENCH_AB="before=/tmp/dist-base,after=dist" bash scripts/bench-frames.sh bench/ab.bench.ts
 import { test, type Browser, type Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { measureFirstPaint } from './firstpaint';
-import { openZone, sampleInPage, stats, type Action } from './frames';
+import { openZone, sampleInPage, serveDist, stats, type Action } from './frames';
 import { withPhases } from './phases';
 import { toPaintSamples } from './topaint';
 
@@ -24,22 +23,6 @@ interface Build {
 }
 
 const BASE_PORT = Number(process.env.E2E_PORT ?? 4180) + 300;
-
-async function serve(name: string, dir: string, port: number): Promise<Build> {
-  const server = spawn('python3', [path.join(__dirname, '..', 'static_server.py'), String(port), path.resolve(__dirname, '..', '..', dir)], {
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url + '/')).ok) return { name, url, server };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${dir}: the static server did not start on ${port}`);
-}
 
 async function actions(browser: Browser, url: string, pages: number, n: number, which: Action[]): Promise<Record<string, number[]>> {
   const page: Page = await openZone(browser, url, pages);
@@ -97,7 +80,7 @@ test('two builds, interleaved', async ({ browser }) => {
   const builds: Build[] = [];
   for (const [i, item] of spec!.split(',').entries()) {
     const [name, dir] = item.split('=');
-    builds.push(await serve(name, dir, BASE_PORT + i));
+    builds.push({ name, ...(await serveDist(dir, BASE_PORT + i)) });
   }
   // samples[build][quantity] = every sample of every round
   const samples = new Map<string, Map<string, number[]>>(builds.map((b) => [b.name, new Map()]));

@@ -10,9 +10,9 @@
 // last load's trace (chrome://tracing, Perfetto), BENCH_TRACE_CATEGORIES=a,b adds categories.
 // `bash scripts/bench-frames.sh bench/loadtrace.bench.ts`. Not part of the test suite.
 import { test, type Browser } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { firstPaintDone, hookCanvas } from './firstpaint';
+import { serveDist } from './frames';
 
 // Top-level phases the renderer reports (nested ones such as FunctionCall inside EvaluateScript
 // overlap: compare a name with itself across builds, not the rows with each other).
@@ -120,20 +120,6 @@ async function oneLoad(browser: Browser, url: string): Promise<Record<string, nu
   return out;
 }
 
-async function serve(dir: string, port: number): Promise<{ url: string; server: ChildProcess }> {
-  const server = spawn('python3', [path.join(__dirname, '..', 'static_server.py'), String(port), path.resolve(__dirname, '..', '..', dir)], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url + '/')).ok) return { url, server };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${dir}: the static server did not start on ${port}`);
-}
-
 test('main-thread phases of a cold load up to the map on screen', async ({ browser, baseURL }) => {
   test.setTimeout(20 * 60_000);
   const runs = Number(process.env.BENCH_LOAD_RUNS ?? 5);
@@ -143,7 +129,7 @@ test('main-thread phases of a cold load up to the map on screen', async ({ brows
     let i = 0;
     for (const spec of process.env.BENCH_AB.split(',')) {
       const [name, dir] = spec.split('=');
-      builds.push({ name, ...(await serve(dir, basePort + i++)) });
+      builds.push({ name, ...(await serveDist(dir, basePort + i++)) });
     }
   } else builds.push({ name: 'dist', url: baseURL! });
   const res = new Map<string, Record<string, number>[]>(builds.map((b) => [b.name, []]));

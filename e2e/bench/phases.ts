@@ -27,7 +27,8 @@ const PHASE_OF: Record<string, keyof Phases> = {
 };
 const SCRIPT = new Set(['FunctionCall', 'EventDispatch', 'TimerFire', 'FireAnimationFrame', 'RunMicrotasks']);
 
-interface TraceEvent {
+/** One event of a DevTools trace (the fields the harnesses read). */
+export interface TraceEvent {
   name: string;
   ph: string;
   ts: number;

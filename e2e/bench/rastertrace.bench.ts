@@ -20,17 +20,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadZone, stats } from './frames';
 import { describeLayers } from './layers';
-import { traceEvents } from './phases';
+import { traceEvents, type TraceEvent } from './phases';
 
-interface Ev {
-  name: string;
+/** A trace event with the fields of the compositor's and viz's events too. */
+interface Ev extends TraceEvent {
   cat: string;
-  ph: string;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  pid: number;
-  tid: number;
   id?: string;
   id2?: { local?: string; global?: string };
   args?: any;

@@ -27,14 +27,14 @@ static BYTE_EVENTS: LazyLock<Vec<Event>> =
 /// unique).
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Trace {
-    /// The events that are not calls, in order.
+    /// The events that are not byte-coded, in order.
     other: Vec<Event>,
     /// The byte-coded events in order, as their codes (indices into `BYTE_EVENTS`).
-    calls: Vec<u8>,
+    codes: Vec<u8>,
     /// Bit `i % 64` of word `i / 64`: event `i` is byte-coded.
-    is_call: Vec<u64>,
+    is_coded: Vec<u64>,
     /// Byte-coded events before word `w`.
-    calls_before: Vec<u32>,
+    coded_before: Vec<u32>,
     len: usize,
 }
 
@@ -64,15 +64,15 @@ impl Trace {
     #[cold]
     #[inline(never)]
     fn new_word(&mut self) {
-        self.is_call.push(0);
-        self.calls_before.push(self.calls.len() as u32);
+        self.is_coded.push(0);
+        self.coded_before.push(self.codes.len() as u32);
     }
 
     /// Appends `ev`.
     #[inline(always)]
     pub fn push(&mut self, ev: Event) {
         match packed::byte_code(&ev) {
-            Some(code) => self.push_call_code(code),
+            Some(code) => self.push_code(code),
             None => {
                 self.open_word();
                 self.other.push(ev);
@@ -85,7 +85,7 @@ impl Trace {
     /// [`Step::Exit`]: what `push` of that event does, without building it.
     #[inline(always)]
     pub fn push_call(&mut self, func: KernelFn, exit: bool) {
-        self.push_call_code(2 * func as u8 + exit as u8);
+        self.push_code(2 * func as u8 + exit as u8);
     }
 
     /// Appends `Lock { zone, cpu }` at `step`: what `push` of that event does, with the byte
@@ -93,16 +93,16 @@ impl Trace {
     #[inline(always)]
     pub fn push_lock(&mut self, step: Step, zone: bool, cpu: u8) {
         match packed::lock_code(step, zone, cpu) {
-            Some(code) => self.push_call_code(code),
+            Some(code) => self.push_code(code),
             None => self.push(Event::new(step, Annotation::Lock { zone, cpu }.into())),
         }
     }
 
     #[inline(always)]
-    fn push_call_code(&mut self, code: u8) {
+    fn push_code(&mut self, code: u8) {
         let w = self.open_word();
-        self.is_call[w] |= 1 << (self.len % 64);
-        self.calls.push(code);
+        self.is_coded[w] |= 1 << (self.len % 64);
+        self.codes.push(code);
         self.len += 1;
     }
 
@@ -113,11 +113,11 @@ impl Trace {
             return None;
         }
         let (w, bit) = (i / 64, i % 64);
-        let word = self.is_call[w];
+        let word = self.is_coded[w];
         let before =
-            self.calls_before[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize;
+            self.coded_before[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize;
         Some(if word >> bit & 1 != 0 {
-            &BYTE_EVENTS[self.calls[before] as usize]
+            &BYTE_EVENTS[self.codes[before] as usize]
         } else {
             &self.other[i - before]
         })
@@ -145,28 +145,28 @@ impl Trace {
     /// Drops every event, keeping the memory (a re-run writes into pages already mapped).
     pub fn clear(&mut self) {
         self.other.clear();
-        self.calls.clear();
-        self.is_call.clear();
-        self.calls_before.clear();
+        self.codes.clear();
+        self.is_coded.clear();
+        self.coded_before.clear();
         self.len = 0;
     }
 
     /// How many of the events are byte-coded (`Enter`/`Exit` and most `Lock`s, a byte each).
     pub fn byte_coded_count(&self) -> usize {
-        self.calls.len()
+        self.codes.len()
     }
 
     /// Bytes the events take at the least: 16 an event, 1 a byte-coded one.
     pub fn min_bytes(&self) -> usize {
-        self.other.len() * std::mem::size_of::<Event>() + self.calls.len()
+        self.other.len() * std::mem::size_of::<Event>() + self.codes.len()
     }
 
     /// Heap bytes the trace holds, by capacity.
     pub fn heap_bytes(&self) -> usize {
         self.other.capacity() * std::mem::size_of::<Event>()
-            + self.calls.capacity()
-            + self.is_call.capacity() * 8
-            + self.calls_before.capacity() * 4
+            + self.codes.capacity()
+            + self.is_coded.capacity() * 8
+            + self.coded_before.capacity() * 4
     }
 }
 
@@ -309,7 +309,7 @@ mod tests {
         assert_eq!(t.range(290..400).len(), 10);
         assert_eq!(t.last(), evs.last());
         assert_eq!(t.get(300), None);
-        assert!(t.calls.len() > 100 && t.other.len() > 100);
+        assert!(t.codes.len() > 100 && t.other.len() > 100);
         let json = serde_json::to_string(&t).unwrap();
         assert_eq!(json, serde_json::to_string(&evs).unwrap());
         let back: Trace = serde_json::from_str(&json).unwrap();
@@ -347,6 +347,6 @@ mod tests {
         let t: Trace = evs.clone().into();
         assert_eq!(pushed, t);
         assert!(t.iter().eq(evs.iter()));
-        assert_eq!((t.calls.len(), t.other.len()), (4, 6));
+        assert_eq!((t.codes.len(), t.other.len()), (4, 6));
     }
 }
