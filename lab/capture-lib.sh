@@ -33,7 +33,7 @@ cap_find_tracefs() {
 }
 
 cap_meta() {
-	mkdir -p "$CAP"
+	mkdir -p "$CAP" "$CAP/before" "$CAP/after"
 	uname -a >"$CAP/uname.txt"
 	cat "$CAP_PROC/cmdline" >"$CAP/cmdline.txt"
 }
@@ -74,10 +74,17 @@ cap_buffer_size() {
 cap_tracing_on() { echo 1 >"$TRACEFS/tracing_on"; }
 cap_tracing_off() { echo 0 >"$TRACEFS/tracing_on"; }
 
-cap_proc() { # DIR
-	mkdir -p "$CAP/$1"
+# Copy a file with shell builtins only: a process forked here would exit just before the
+# snapshot, and its RCU-deferred frees would land between the marker and the VM's stop.
+cap_copy() { # SRC DST
+	while IFS= read -r line || [ -n "$line" ]; do
+		printf '%s\n' "$line"
+	done <"$1" >"$2"
+}
+
+cap_proc() { # DIR (created by cap_meta)
 	for f in pagetypeinfo zoneinfo buddyinfo vmstat meminfo; do
-		cat "$CAP_PROC/$f" >"$CAP/$1/$f"
+		cap_copy "$CAP_PROC/$f" "$CAP/$1/$f"
 	done
 }
 

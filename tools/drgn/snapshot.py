@@ -182,17 +182,17 @@ def scenario_of(snap: dict, zone: str, migratetype_names: List[str]) -> dict:
 
 def _int(obj) -> int:
     """An integer, an atomic_long_t or an atomic_t as a Python int."""
-    try:
-        return obj.value_()
-    except Exception:
+    # value_() of a struct is a dict: atomic_long_t and atomic_t keep the value in .counter
+    if _has(obj, "counter"):
         return obj.counter.value_()
+    return obj.value_()
 
 
 def _has(obj, member: str) -> bool:
     try:
         obj.member_(member)
         return True
-    except LookupError:
+    except (LookupError, TypeError):  # no such member, or not a struct at all
         return False
 
 
@@ -205,9 +205,7 @@ def _constant(prog, name, default):
 
 PCP_FIELDS = ("count", "high", "high_min", "high_max", "batch", "free_count", "flags", "alloc_factor")
 WMARKS = (("min", "WMARK_MIN"), ("low", "WMARK_LOW"), ("high", "WMARK_HIGH"))
-VM_STATS = ("NR_FREE_PAGES", "NR_FREE_CMA_PAGES", "NR_ZONE_ACTIVE_ANON", "NR_ZONE_INACTIVE_ANON",
-            "NR_ZONE_ACTIVE_FILE", "NR_ZONE_INACTIVE_FILE", "NR_ZONE_UNEVICTABLE",
-            "NR_ZONE_WRITE_PENDING", "NR_MLOCK", "NR_BOUNCE", "NR_ZSPAGES")
+VM_STATS = ("NR_FREE_PAGES", "NR_FREE_CMA_PAGES")
 
 
 def drgn_section_reader(prog):
