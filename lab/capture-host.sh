@@ -15,7 +15,7 @@ set -euo pipefail
 LAB=$(cd "$(dirname "$0")" && pwd)
 ROOTDIR=$(dirname "$LAB")
 usage() { echo "usage: lab/capture-host.sh [--out DIR] [--bufkb KIB] [--no-drgn] -- COMMAND [ARG...]" >&2; exit 2; }
-OUTDIR= BUFKB=262144 DRGN_ON=1
+OUTDIR='' BUFKB=262144 DRGN_ON=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) OUTDIR=${2:?}; shift 2 ;;

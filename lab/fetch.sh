@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2012 # ls of apt's own .deb names
 # Fetch Debian's build of a kernel VERSION (debug vmlinux, modules), busybox-static and
 # qemu-system-x86 into the lab cache, with apt on a private sources list and state directory.
 #
@@ -79,7 +80,7 @@ if ! update; then
   # The system's keyring may predate the keys sid is signed with: fetch the newest
   # debian-archive-keyring from trixie (signed with keys the system has) and retry.
   echo "fetch.sh: signature check failed with the system keyring; fetching debian-archive-keyring" >&2
-  (cd "$APTDIR/debs" && aptp -q download debian-archive-keyring/sid || aptp -q download debian-archive-keyring)
+  (cd "$APTDIR/debs" && { aptp -q download debian-archive-keyring/sid || aptp -q download debian-archive-keyring; })
   deb=$(ls -t "$APTDIR"/debs/debian-archive-keyring_*.deb | head -1)
   tmp=$(mktemp -d)
   dpkg-deb -x "$deb" "$tmp"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC3045,SC2013 # busybox ash has read -t; the lists are words
 # /init of the lab's initramfs (busybox sh): mount, enable the kmem events, take /proc
 # and a memory dump (the host stops the VM) before and after the workload, then write the
 # capture folder as a tar stream to the second virtio disk and power off.
@@ -31,7 +32,9 @@ sleep 1
 
 CAP=/tmp/capture
 mkdir -p "$CAP"
+# shellcheck source=lab/capture-lib.sh
 . /lib/buddyscope/capture-lib.sh
+# shellcheck source=lab/workloads.sh
 . /lib/buddyscope/workloads.sh
 
 # The control port: the second serial port, the host's lab/labctl.py on its other end.
@@ -70,15 +73,17 @@ cap_buffer_size "$BUFKB" $((BUFKB / 2)) $((BUFKB / 4)) 16384
 wl_prepare "$WORKLOAD" >>"$CAP/workload.log" 2>&1 || fail "prepare $WORKLOAD"
 sync
 echo 3 >/proc/sys/vm/drop_caches
-sleep 2
+read -r -t 3 _ <&3 || true
 cap_tracing_on
-t0=$(cut -d' ' -f1 /proc/uptime)
+read -r t0 _ </proc/uptime
 cap_point before
-wl_run "$WORKLOAD" >>"$CAP/workload.log" 2>&1 || echo "buddyscope-init: workload $WORKLOAD exited $?" | tee -a "$CAP/workload.log"
-sleep 1
+wl_run "$WORKLOAD" >>"$CAP/workload.log" 2>&1 || echo "buddyscope-init: workload $WORKLOAD exited $?" >>"$CAP/workload.log"
+# Let the workload's exited processes' RCU-deferred frees run before the snapshot, waiting
+# without forking (a timed read of the control port: the host sends nothing unasked).
+read -r -t 3 _ <&3 || true
 cap_point after
 cap_tracing_off
-t1=$(cut -d' ' -f1 /proc/uptime)
+read -r t1 _ </proc/uptime
 echo "workload_seconds $t0 $t1" >>"$CAP/workload.log"
 wl_cleanup "$WORKLOAD" >>"$CAP/workload.log" 2>&1
 echo "buddyscope-init: reading the trace"

@@ -39,17 +39,17 @@ ko_bytes() { # path -> the ELF
     *.xz) xz -dc "$1" ;; *.zst) zstd -dc "$1" ;; *.gz) gzip -dc "$1" ;; *) cat "$1" ;;
   esac
 }
-declare -A DONE
+declare -A SEEN
 order_of() { # name -> names in load order (dependencies first), each once
   local n=${1//-/_}
-  [[ -n ${DONE[$n]:-} ]] && return 0
+  [[ -n ${SEEN[$n]:-} ]] && return 0
   local f=${MODPATH[$n]:-}
-  if [[ -z $f ]]; then echo "initramfs.sh: module $n not found (built in?)" >&2; DONE[$n]=1; return 0; fi
+  if [[ -z $f ]]; then echo "initramfs.sh: module $n not found (built in?)" >&2; SEEN[$n]=1; return 0; fi
   local deps
   deps=$(ko_bytes "$f" | tr '\0' '\n' | grep -a '^depends=' | head -1 | cut -d= -f2)
   local d
   for d in ${deps//,/ }; do order_of "$d"; done
-  DONE[$n]=1
+  SEEN[$n]=1
   ko_bytes "$f" >"$ROOT/lib/modules/$n.ko"
   echo "$n"
 }

@@ -202,6 +202,15 @@ class Scripts(unittest.TestCase):
                 r = subprocess.run(["bash", "-n", os.path.join(LAB, f)], capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, f + ": " + r.stderr)
 
+    def test_shellcheck(self):
+        if not shutil.which("shellcheck"):
+            self.skipTest("shellcheck not installed")
+        for f in sorted(os.listdir(LAB)):
+            if f.endswith(".sh"):
+                r = subprocess.run(["shellcheck", "-x", os.path.join(LAB, f)], cwd=os.path.dirname(LAB),
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, f + ": " + r.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()

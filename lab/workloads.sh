@@ -1,4 +1,4 @@
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2013 # module names are words
 # The lab's workloads (busybox sh, sourced by the guest's /init). wl_prepare runs before
 # the "before" snapshot (settings the workload needs), wl_run between the snapshots,
 # wl_cleanup after the "after" snapshot (tracing is off then).
