@@ -6,6 +6,8 @@
         (the per-CPU ring buffer stats), events inside each snapshot's window, sizes, times
     python3 lab/capture.py fixture DIR DEST
         copies a capture to DEST with the text files above 64 KiB gzipped (FILE.gz)
+    python3 lab/capture.py index ROOT
+        writes ROOT/README.md: a line per capture under ROOT/VERSION/WORKLOAD/
 
 The summary's pure parts (parse_trace, parse_stats) are tested by lab/test_lab.py.
 """
@@ -164,6 +166,37 @@ def fixture(a):
     print(f"capture.py: {dst}: {total} bytes")
 
 
+def index(a):
+    rows = []
+    for version in sorted(os.listdir(a.dir)):
+        vd = os.path.join(a.dir, version)
+        if not os.path.isdir(vd):
+            continue
+        for workload in sorted(os.listdir(vd)):
+            cj = os.path.join(vd, workload, "capture.json")
+            if not os.path.exists(cj):
+                continue
+            with open(cj) as f:
+                c = json.load(f)
+            size = sum(os.path.getsize(os.path.join(r, x))
+                       for r, _, fs in os.walk(os.path.join(vd, workload)) for x in fs)
+            check = read(os.path.join(vd, workload, "check.txt")).splitlines()
+            check = "; ".join(x for x in check if not x.startswith("  "))
+            rows.append(f"| `{version}/{workload}` | {c['kernel']} | `{c['cmdline']}` | "
+                        f"{c['total_events']} | {c['lost_events']} | "
+                        f"{c['events_in_snapshot_window']} | {size // 1024} KiB | {check} |")
+    with open(os.path.join(a.dir, "README.md"), "w") as f:
+        f.write("# Kernel lab captures\n\n"
+                "Made by `lab/run.sh VERSION WORKLOAD` (lab/README.md describes the folder); "
+                "copied with `python3 lab/capture.py fixture` (text above 64 KiB gzipped). "
+                "Each trace is cut at its `buddyscope: snapshot before` / `snapshot after` "
+                "markers (line numbers in capture.json); `snapshot-*.json` are drgn node "
+                "snapshots (version 2) of the VM stopped at those markers.\n\n"
+                "| capture | kernel | command line | events | lost | events in the snapshot windows | size | check.py |\n"
+                "|---|---|---|---|---|---|---|---|\n")
+        f.write("\n".join(rows) + "\n")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -177,11 +210,10 @@ def main(argv):
     x = sub.add_parser("fixture")
     x.add_argument("dir")
     x.add_argument("dest")
+    i = sub.add_parser("index")
+    i.add_argument("dir")
     a = ap.parse_args(argv)
-    if a.cmd == "finalize":
-        finalize(a)
-    else:
-        fixture(a)
+    {"finalize": finalize, "fixture": fixture, "index": index}[a.cmd](a)
 
 
 if __name__ == "__main__":
