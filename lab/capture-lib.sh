@@ -83,7 +83,7 @@ cap_copy() { # SRC DST
 }
 
 cap_proc() { # DIR (created by cap_meta)
-	for f in pagetypeinfo zoneinfo buddyinfo vmstat meminfo; do
+	for f in buddyinfo pagetypeinfo zoneinfo vmstat meminfo; do
 		cap_copy "$CAP_PROC/$f" "$CAP/$1/$f"
 	done
 }
@@ -93,11 +93,13 @@ cap_marker() { # TEXT
 	echo "buddyscope: $*" >>"$CAP/markers.txt"
 }
 
-# A dump point: /proc as it is, the marker the trace is cut at, the snapshot (the
-# caller's cap_snapshot_hook: the qemu guest stops for a memory dump, a real machine
-# runs drgn on /proc/kcore), then a second marker. Events between the two markers
-# happened while the snapshot was taken (lab/check.py counts them).
+# A dump point: a marker, /proc as it is, the marker the trace is cut at, the snapshot
+# (the caller's cap_snapshot_hook: the qemu guest stops for a memory dump, a real machine
+# runs drgn on /proc/kcore), then a last marker. Events between "proc" and "snapshot"
+# happened while /proc was read, those between "snapshot" and "resumed" while the
+# snapshot was taken (capture.json counts both).
 cap_point() { # NAME
+	cap_marker "proc $1"
 	cap_proc "$1"
 	cap_marker "snapshot $1"
 	cap_snapshot_hook "$1"

@@ -23,13 +23,13 @@ import sys
 # "<task>-<pid> [cpu] <flags> <timestamp>: <event>: <fields>"; flags are absent with some
 # trace_options, so only the timestamp and the event's name are anchored.
 EVENT = re.compile(r"\[(\d+)\]\s.*?\s(\d+\.\d+): ([A-Za-z_][A-Za-z_0-9]*): (.*)$")
-MARKER = re.compile(r"^buddyscope: (snapshot|resumed) (\S+)")
+MARKER = re.compile(r"^buddyscope: (proc|snapshot|resumed) (\S+)")
 
 
 def parse_trace(lines):
     """Event counts, per-CPU counts and the events between each point's two markers."""
-    counts, per_cpu, windows, markers = {}, {}, {}, []
-    open_window = None
+    counts, per_cpu, windows, markers, proc_windows = {}, {}, {}, [], {}
+    open_window = open_proc = None
     for n, line in enumerate(lines, 1):
         if line.startswith("#"):
             continue
@@ -41,19 +41,25 @@ def parse_trace(lines):
             mk = MARKER.match(rest.strip())
             if mk:
                 markers.append({"line": n, "timestamp": ts, "cpu": cpu, "text": mk.group(0)})
-                if mk.group(1) == "snapshot":
-                    open_window = mk.group(2)
-                    windows[open_window] = 0
-                else:
-                    open_window = None
+                kind, point = mk.group(1), mk.group(2)
+                open_window = open_proc = None
+                if kind == "proc":
+                    open_proc = point
+                    proc_windows[point] = 0
+                elif kind == "snapshot":
+                    open_window = point
+                    windows[point] = 0
             continue
         counts[name] = counts.get(name, 0) + 1
         per_cpu[cpu] = per_cpu.get(cpu, 0) + 1
         if open_window is not None:
             windows[open_window] += 1
+        if open_proc is not None:
+            proc_windows[open_proc] += 1
     return {"events": dict(sorted(counts.items())), "total": sum(counts.values()),
             "per_cpu": {str(k): v for k, v in sorted(per_cpu.items())},
-            "markers": markers, "events_in_snapshot_window": windows}
+            "markers": markers, "events_in_snapshot_window": windows,
+            "events_while_reading_proc": proc_windows}
 
 
 def parse_stats(text):
@@ -119,6 +125,7 @@ def finalize(a):
         "ring_buffer_stats": stats,
         "markers": trace["markers"],
         "events_in_snapshot_window": trace["events_in_snapshot_window"],
+        "events_while_reading_proc": trace["events_while_reading_proc"],
         "snapshots": sorted(f for f in os.listdir(d) if f.startswith("snapshot-")),
     }
     times = {}

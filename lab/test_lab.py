@@ -20,6 +20,8 @@ TRACE = """# tracer: nop
 #
 #           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
             init-1       [001] .....    17.578687: mm_page_alloc: page=0000000098992e57 pfn=0x4058 order=2 migratetype=0 gfp_flags=GFP_NOWAIT
+            init-1       [000] ...1.    18.200000: tracing_mark_write: buddyscope: proc before
+            init-1       [000] .....    18.200001: mm_page_alloc: page=0000000098992e57 pfn=0x4059 order=0 migratetype=1 gfp_flags=GFP_NOWAIT
             init-1       [000] ...1.    18.267068: tracing_mark_write: buddyscope: snapshot before
           <idle>-0       [001] ..s1.    18.300000: mm_page_free: page=0000000087030559 pfn=0x6605 order=0
             init-1       [001] ...1.    18.379228: tracing_mark_write: buddyscope: resumed before
@@ -78,12 +80,13 @@ def snap():
 class Summary(unittest.TestCase):
     def test_parse_trace(self):
         t = capture.parse_trace(TRACE.splitlines())
-        self.assertEqual(t["events"], {"mm_page_alloc": 1, "mm_page_alloc_zone_locked": 1,
+        self.assertEqual(t["events"], {"mm_page_alloc": 2, "mm_page_alloc_zone_locked": 1,
                                        "mm_page_free": 1, "mm_page_pcpu_drain": 1})
-        self.assertEqual(t["total"], 4)
+        self.assertEqual(t["total"], 5)
         self.assertEqual(t["events_in_snapshot_window"], {"before": 1, "after": 0})
-        self.assertEqual([m["line"] for m in t["markers"]], [5, 7, 10, 11])
-        self.assertEqual(t["per_cpu"], {"0": 2, "1": 2})
+        self.assertEqual(t["events_while_reading_proc"], {"before": 1})
+        self.assertEqual([m["line"] for m in t["markers"]], [5, 7, 9, 12, 13])
+        self.assertEqual(t["per_cpu"], {"0": 3, "1": 2})
 
     def test_lost_events(self):
         s = capture.parse_stats(STATS)
@@ -171,7 +174,7 @@ class CaptureHost(unittest.TestCase):
         self.assertTrue(c["workload"].startswith("sh -c cat "))
         self.assertEqual(c["cmdline"], "BOOT_IMAGE=/vmlinuz ro")
         self.assertEqual(c["lost_events"], 10)
-        self.assertEqual(c["total_events"], 4)
+        self.assertEqual(c["total_events"], 5)
         self.assertIn("kmem:mm_page_alloc", c["events_enabled"])
         self.assertNotIn("kmem:mm_page_alloc_extfrag", c["events_enabled"])  # not in this kernel
         self.assertIn("compaction:mm_compaction_begin", c["events_enabled"])
@@ -179,7 +182,8 @@ class CaptureHost(unittest.TestCase):
         self.assertEqual(open(os.path.join(self.tracefs, "trace_marker")).read(),
                          "buddyscope: resumed after\n")  # a file here: the last write
         markers = open(os.path.join(out, "markers.txt")).read().splitlines()
-        self.assertEqual(markers, ["buddyscope: snapshot before", "buddyscope: resumed before",
+        self.assertEqual(markers, ["buddyscope: proc before", "buddyscope: snapshot before",
+                                   "buddyscope: resumed before", "buddyscope: proc after",
                                    "buddyscope: snapshot after", "buddyscope: resumed after"])
         self.assertTrue(open(os.path.join(out, "check.txt")).read().startswith("before: equal"))
         # the machine's tracing is left as it was
