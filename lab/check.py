@@ -113,6 +113,14 @@ def main(argv):
         raise SystemExit("usage: lab/check.py CAPTURE_DIR")
     d = argv[0]
     lines, bad = [], False
+    window = {}
+    cj = os.path.join(d, "capture.json")
+    if os.path.exists(cj):
+        with open(cj) as f:
+            c = json.load(f)
+        for key in ("events_while_reading_proc", "events_in_snapshot_window"):
+            for p, n in c.get(key, {}).items():
+                window[p] = window.get(p, 0) + n
     for point in ("before", "after"):
         sp = os.path.join(d, f"snapshot-{point}.json")
         if not os.path.exists(sp):
@@ -127,7 +135,11 @@ def main(argv):
         zones = ", ".join(z["zone"] for z in snap["zones"])
         if diffs:
             bad = True
-            lines.append(f"{point}: {len(diffs)} of {compared} counts differ ({zones}):")
+            why = ""
+            if window.get(point):
+                why = (f"; {window[point]} events ran between the /proc read and the snapshot "
+                       f"(between the 'proc {point}' and 'resumed {point}' markers)")
+            lines.append(f"{point}: {len(diffs)} of {compared} counts differ ({zones}){why}:")
             lines += ["  " + x for x in diffs]
         else:
             lines.append(f"{point}: equal: {compared} counts (free lists by zone, type and order; "
