@@ -80,7 +80,9 @@ class BuildSnapshot(unittest.TestCase):
                 self.fail(f"{exe} is not built (cargo build -p buddyscope-engine)")
             self.skipTest(f"{exe} not built")
         s = build_snapshot(view())
-        doc = {"version": 1, "zone": {"cpus": 2}, "init": {"snapshot": s}}
+        # the --scenario wrapping: a CMA kernel's names set zone.cma
+        doc = scenario_of(s, "Normal", NAMES)
+        self.assertTrue(doc["zone"]["cma"])
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump(doc, f)
         try:
