@@ -57,6 +57,9 @@ APT_OPTS=(
   -o "APT::Architecture=amd64"
   -o "APT::Architectures::=amd64"
   -o "Acquire::Languages=none"
+  -o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false"
+  -o "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false"
+  -o "Acquire::IndexTargets::deb::DEP-11-icons-hidpi::DefaultEnabled=false"
   -o "Debug::NoLocking=1"
 )
 mkdir -p "$APTDIR/etc/sources.list.d"
