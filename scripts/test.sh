@@ -51,6 +51,8 @@ run_step test cargo test
 # The engine tests above built the debug CLI that one of these tests feeds the snapshot to.
 run_step test-drgn env BUDDYSCOPE_REQUIRE_CLI=1 PYTHONDONTWRITEBYTECODE=1 \
     python3 -m unittest discover -s tools/drgn
+# the kernel lab's pure parts (capture folder writer, summary, /proc check) without a VM
+run_step test-lab env PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s lab
 # The app's component logic that needs no browser (JSON-path locator, chart helpers, ...).
 run_step test-app cargo test -p buddyscope-app
 run_step e2e bash scripts/e2e.sh

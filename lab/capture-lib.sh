@@ -1,0 +1,122 @@
+# shellcheck shell=sh
+# The capture folder's writer, shared by the qemu guest's /init (busybox sh) and
+# lab/capture-host.sh (a real machine, bash): POSIX sh only.
+#
+# Layout written under $CAP (lab/README.md, "The capture folder"):
+#   uname.txt  cmdline.txt  events.txt  buffer_size_kb.txt  workload.log
+#   before/{pagetypeinfo,zoneinfo,buddyinfo,vmstat,meminfo}  after/...
+#   trace.txt  stats/cpuN  markers.txt
+#
+# Inputs: CAP (output folder), and for tests BUDDYSCOPE_PROC (default /proc) and
+# BUDDYSCOPE_TRACEFS (default: the first of /sys/kernel/tracing, /sys/kernel/debug/tracing
+# that has a trace_marker).
+
+CAP_PROC=${BUDDYSCOPE_PROC:-/proc}
+
+# The kmem events the replay reads; compaction's when the kernel has them.
+CAP_KMEM_EVENTS="mm_page_alloc mm_page_free mm_page_free_batched mm_page_alloc_zone_locked mm_page_pcpu_drain mm_page_alloc_extfrag"
+
+cap_log() { echo "capture: $*" >&2; }
+
+cap_find_tracefs() {
+	if [ -n "${BUDDYSCOPE_TRACEFS:-}" ]; then
+		TRACEFS=$BUDDYSCOPE_TRACEFS
+	elif [ -e /sys/kernel/tracing/trace_marker ]; then
+		TRACEFS=/sys/kernel/tracing
+	elif [ -e /sys/kernel/debug/tracing/trace_marker ]; then
+		TRACEFS=/sys/kernel/debug/tracing
+	else
+		cap_log "no tracefs: mount -t tracefs nodev /sys/kernel/tracing (CONFIG_TRACING)"
+		return 1
+	fi
+	[ -e "$TRACEFS/trace_marker" ] || { cap_log "$TRACEFS has no trace_marker"; return 1; }
+}
+
+cap_meta() {
+	mkdir -p "$CAP" "$CAP/before" "$CAP/after"
+	uname -a >"$CAP/uname.txt"
+	cat "$CAP_PROC/cmdline" >"$CAP/cmdline.txt"
+}
+
+# Enable the events (only those, and clear the buffer); events.txt lists the enabled ones.
+cap_enable_events() {
+	echo 0 >"$TRACEFS/tracing_on"
+	echo 0 >"$TRACEFS/events/enable"
+	: >"$CAP/events.txt"
+	for ev in $CAP_KMEM_EVENTS; do
+		if [ -e "$TRACEFS/events/kmem/$ev/enable" ]; then
+			echo 1 >"$TRACEFS/events/kmem/$ev/enable"
+			echo "kmem:$ev" >>"$CAP/events.txt"
+		else
+			cap_log "the kernel has no kmem:$ev event"
+		fi
+	done
+	for d in "$TRACEFS"/events/compaction/mm_compaction_*; do
+		[ -e "$d/enable" ] || continue
+		echo 1 >"$d/enable"
+		echo "compaction:${d##*/}" >>"$CAP/events.txt"
+	done
+	echo global >"$TRACEFS/trace_clock" 2>/dev/null || true
+	: >"$TRACEFS/trace"
+}
+
+# Per-CPU ring buffer size: the largest of the sizes given (KiB) that the kernel accepts.
+cap_buffer_size() {
+	for kb in "$@"; do
+		if echo "$kb" >"$TRACEFS/buffer_size_kb" 2>/dev/null; then
+			break
+		fi
+		cap_log "buffer_size_kb $kb refused"
+	done
+	cat "$TRACEFS/buffer_size_kb" >"$CAP/buffer_size_kb.txt"
+}
+
+cap_tracing_on() { echo 1 >"$TRACEFS/tracing_on"; }
+cap_tracing_off() { echo 0 >"$TRACEFS/tracing_on"; }
+
+# Copy a file with shell builtins only: a process forked here would exit just before the
+# snapshot, and its RCU-deferred frees would land between the marker and the VM's stop.
+cap_copy() { # SRC DST
+	while IFS= read -r line || [ -n "$line" ]; do
+		printf '%s\n' "$line"
+	done <"$1" >"$2"
+}
+
+cap_proc() { # DIR (created by cap_meta)
+	for f in buddyinfo pagetypeinfo zoneinfo vmstat meminfo; do
+		cap_copy "$CAP_PROC/$f" "$CAP/$1/$f"
+	done
+}
+
+cap_marker() { # TEXT
+	echo "buddyscope: $*" >"$TRACEFS/trace_marker"
+	echo "buddyscope: $*" >>"$CAP/markers.txt"
+}
+
+# A dump point: a marker, /proc as it is, the marker the trace is cut at, the snapshot
+# (the caller's cap_snapshot_hook: the qemu guest stops for a memory dump, a real machine
+# runs drgn on /proc/kcore), then a last marker. Events between "proc" and "snapshot"
+# happened while /proc was read, those between "snapshot" and "resumed" while the
+# snapshot was taken (capture.json counts both).
+cap_point() { # NAME
+	cap_marker "proc $1"
+	cap_proc "$1"
+	cap_marker "snapshot $1"
+	cap_snapshot_hook "$1"
+	cap_marker "resumed $1"
+}
+
+# The trace as text, and each CPU's ring buffer statistics (overrun = lost events).
+cap_trace_out() {
+	cat "$TRACEFS/trace" >"$CAP/trace.txt"
+	mkdir -p "$CAP/stats"
+	for d in "$TRACEFS"/per_cpu/cpu*; do
+		[ -e "$d/stats" ] || continue
+		cat "$d/stats" >"$CAP/stats/${d##*/}"
+	done
+}
+
+# Leave the machine's tracing as a real machine had it before: events off.
+cap_events_off() {
+	echo 0 >"$TRACEFS/events/enable"
+}

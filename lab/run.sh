@@ -1,0 +1,90 @@
+#!/bin/bash
+# Boot a fetched kernel in qemu (TCG, 2 vCPUs, 6 GiB), run a workload, write the capture folder:
+#   lab/run.sh 7.2.13 hugetlb-2m [--out DIR] [--keep-dumps]
+# Workloads: idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp (lab/workloads.sh).
+# Default DIR: /work/lab-out/VERSION/WORKLOAD (BUDDYSCOPE_LAB_OUT changes /work/lab-out).
+set -euo pipefail
+usage() { echo "usage: lab/run.sh VERSION WORKLOAD [--out DIR] [--keep-dumps]" >&2; exit 2; }
+[[ $# -ge 2 ]] || usage
+VERSION=$1 WORKLOAD=$2; shift 2
+LAB=$(cd "$(dirname "$0")" && pwd)
+ROOTDIR=$(dirname "$LAB")
+CACHE=${BUDDYSCOPE_LAB_CACHE:-$LAB/.cache}
+OUT=${BUDDYSCOPE_LAB_OUT:-/work/lab-out}/$VERSION/$WORKLOAD
+KEEP_DUMPS=
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --out) OUT=${2:?--out DIR}; shift 2 ;;
+    --keep-dumps) KEEP_DUMPS=1; shift ;;
+    *) usage ;;
+  esac
+done
+case "$WORKLOAD" in
+  idle | hugetlb-2m | gigantic | gigantic-cma | vmalloc | fragment | thp) ;;
+  *) echo "run.sh: unknown workload $WORKLOAD (idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp)" >&2; exit 2 ;;
+esac
+KDIR=$CACHE/kernels/$VERSION
+[[ -f $KDIR/vmlinux ]] || { echo "run.sh: no $KDIR/vmlinux: run lab/fetch.sh $VERSION" >&2; exit 1; }
+QEMU=$(command -v qemu-system-x86_64 || true)
+[[ -n $QEMU ]] || { echo "run.sh: qemu-system-x86_64 not found (apt-get install qemu-system-x86)" >&2; exit 1; }
+command -v drgn >/dev/null || { echo "run.sh: drgn not found (pip install drgn)" >&2; exit 1; }
+
+# rebuild the initramfs when a lab script is newer
+INITRD=$KDIR/initramfs.cpio.gz
+if [[ ! -f $INITRD ]] || [[ -n $(find "$LAB" -maxdepth 1 -newer "$INITRD" \( -name '*.sh' -o -name '*.c' \)) ]]; then
+  bash "$LAB/initramfs.sh" "$VERSION"
+fi
+
+BUFKB=131072
+CMDLINE="console=ttyS0 panic=-1 buddyscope.workload=$WORKLOAD"
+case "$WORKLOAD" in
+  gigantic-cma) CMDLINE="$CMDLINE hugetlb_cma=2G" ;;
+  fragment) BUFKB=262144 ;;
+esac
+CMDLINE="$CMDLINE buddyscope.bufkb=$BUFKB"
+
+WORK=$CACHE/run/$VERSION-$WORKLOAD
+rm -rf "$WORK" "$OUT"
+mkdir -p "$WORK" "$OUT"
+truncate -s 2G "$WORK/disk.img"
+
+echo "run.sh: booting $VERSION ($WORKLOAD): $CMDLINE"
+t0=$(date +%s.%N)
+"$QEMU" -accel tcg,thread=multi -cpu max -smp 2 -m 6G \
+  -kernel "$KDIR/vmlinux" -initrd "$INITRD" -append "$CMDLINE" \
+  -display none -no-reboot -nic none -monitor none \
+  -chardev file,id=con,path="$OUT/console.log" -serial chardev:con \
+  -chardev socket,id=ctl,path="$WORK/ctl.sock",server=on,wait=on -serial chardev:ctl \
+  -qmp unix:"$WORK/qmp.sock",server=on,wait=off \
+  -device vmcoreinfo \
+  -drive file="$WORK/disk.img",format=raw,if=virtio &
+QEMUPID=$!
+set +e
+python3 "$LAB/labctl.py" --ctl "$WORK/ctl.sock" --qmp "$WORK/qmp.sock" --dumps "$WORK" \
+  --log "$WORK/labctl.json" --timeout "${BUDDYSCOPE_LAB_TIMEOUT:-5400}"
+CRC=$?
+if [[ $CRC -ne 0 ]]; then
+  kill "$QEMUPID" 2>/dev/null
+fi
+wait "$QEMUPID"
+QRC=$?
+set -e
+t1=$(date +%s.%N)
+if [[ $QRC -ne 0 || $CRC -ne 0 ]]; then
+  echo "run.sh: qemu exited $QRC, labctl $CRC; see $OUT/console.log" >&2
+  exit 1
+fi
+tar -xf "$WORK/disk.img" -C "$OUT"
+
+for point in before after; do
+  dump=$WORK/$point.elf
+  [[ -f $dump ]] || { echo "run.sh: no dump $dump" >&2; exit 1; }
+  drgn -q -c "$dump" -s "$KDIR/vmlinux.debug" "$ROOTDIR/tools/drgn/snapshot.py" --node 0 \
+    >"$OUT/snapshot-$point.json" 2>"$WORK/drgn-$point.log" || {
+    echo "run.sh: drgn failed on $dump:" >&2; cat "$WORK/drgn-$point.log" >&2; exit 1; }
+  [[ -n $KEEP_DUMPS ]] || rm -f "$dump"
+done
+
+python3 "$LAB/capture.py" finalize "$OUT" --source qemu --version "$VERSION" --workload "$WORKLOAD" \
+  --wall-seconds "$(echo "$t1 - $t0" | bc)" --labctl "$WORK/labctl.json"
+python3 "$LAB/check.py" "$OUT" || echo "run.sh: check.py found differences (above, and $OUT/check.txt)" >&2

@@ -1,0 +1,220 @@
+"""The lab's pure parts without a VM: python3 -m unittest discover -s lab
+
+capture-host.sh runs against a fake tracefs and /proc (BUDDYSCOPE_TRACEFS, BUDDYSCOPE_PROC)
+and a fake drgn, so the capture folder's writer (capture-lib.sh, shared with the guest's
+/init) and summary (capture.py) are checked end to end."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import capture
+import check
+
+LAB = os.path.dirname(os.path.abspath(__file__))
+
+TRACE = """# tracer: nop
+#
+#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
+            init-1       [001] .....    17.578687: mm_page_alloc: page=0000000098992e57 pfn=0x4058 order=2 migratetype=0 gfp_flags=GFP_NOWAIT
+            init-1       [000] ...1.    18.200000: tracing_mark_write: buddyscope: proc before
+            init-1       [000] .....    18.200001: mm_page_alloc: page=0000000098992e57 pfn=0x4059 order=0 migratetype=1 gfp_flags=GFP_NOWAIT
+            init-1       [000] ...1.    18.267068: tracing_mark_write: buddyscope: snapshot before
+          <idle>-0       [001] ..s1.    18.300000: mm_page_free: page=0000000087030559 pfn=0x6605 order=0
+            init-1       [001] ...1.    18.379228: tracing_mark_write: buddyscope: resumed before
+              sh-90      [000] .....    19.000000: mm_page_alloc_zone_locked: page=0000000087030559 pfn=0x6605 order=0 migratetype=1 percpu_refill=1
+              sh-90      [000] .....    19.000001: mm_page_pcpu_drain: page=0000000087030559 pfn=0x6605 order=0 migratetype=1
+            init-1       [000] ...1.    30.046995: tracing_mark_write: buddyscope: snapshot after
+            init-1       [000] ...1.    30.071070: tracing_mark_write: buddyscope: resumed after
+"""
+
+STATS = """entries: 1310
+overrun: 3
+commit overrun: 0
+bytes: 39484
+oldest event ts:    17.577079
+now ts:    30.287645
+dropped events: 2
+read events: 0
+"""
+
+BUDDYINFO = """Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      2
+Node 0, zone    DMA32      1      0      0      0      0      0      0      0      0      0      1
+"""
+
+PAGETYPEINFO = """Page block order: 9
+Pages per block:  512
+
+Free pages count per migrate type at order       0      1      2      3      4      5      6      7      8      9     10
+Node    0, zone      DMA, type    Unmovable      0      0      0      0      0      0      0      0      0      0      0
+Node    0, zone      DMA, type      Movable      0      0      0      0      0      0      0      0      1      1      2
+Node    0, zone    DMA32, type    Unmovable      1      0      0      0      0      0      0      0      0      0      0
+Node    0, zone    DMA32, type      Movable      0      0      0      0      0      0      0      0      0      0      1
+
+Number of blocks type     Unmovable      Movable  Reclaimable   HighAtomic          CMA      Isolate
+Node 0, zone      DMA            1            7            0            0            0            0
+Node 0, zone    DMA32            1            2            0            0            0            0
+"""
+
+
+def snap():
+    def zone(name, start, blocks, free_area, nr_free):
+        return {"zone": name, "start_pfn": start, "pageblocks": blocks,
+                "free_area": free_area, "nr_free": nr_free, "pcp": []}
+    return {"version": 2, "migratetype_names": ["Unmovable", "Movable"], "zones": [
+        zone("DMA", 1, ["Unmovable"] + ["Movable"] * 7,
+             [{"order": 8, "migratetype": "Movable", "pfns": [256]},
+              {"order": 9, "migratetype": "Movable", "pfns": [512]},
+              {"order": 10, "migratetype": "Movable", "pfns": [1024, 2048]}],
+             [0] * 8 + [1, 1, 2]),
+        zone("DMA32", 4096, ["Unmovable", "Movable", "Movable", "Absent"],
+             [{"order": 0, "migratetype": "Unmovable", "pfns": [4097]},
+              {"order": 10, "migratetype": "Movable", "pfns": [5120]}],
+             [1] + [0] * 9 + [1]),
+    ]}
+
+
+class Summary(unittest.TestCase):
+    def test_parse_trace(self):
+        t = capture.parse_trace(TRACE.splitlines())
+        self.assertEqual(t["events"], {"mm_page_alloc": 2, "mm_page_alloc_zone_locked": 1,
+                                       "mm_page_free": 1, "mm_page_pcpu_drain": 1})
+        self.assertEqual(t["total"], 5)
+        self.assertEqual(t["events_in_snapshot_window"], {"before": 1, "after": 0})
+        self.assertEqual(t["events_while_reading_proc"], {"before": 1})
+        self.assertEqual([m["line"] for m in t["markers"]], [5, 7, 9, 12, 13])
+        self.assertEqual(t["per_cpu"], {"0": 3, "1": 2})
+
+    def test_lost_events(self):
+        s = capture.parse_stats(STATS)
+        self.assertEqual((s["overrun"], s["dropped events"], s["entries"]), (3, 2, 1310))
+        self.assertEqual(capture.lost_events({"cpu0": s, "cpu1": {"overrun": 1}}), 6)
+
+
+class Check(unittest.TestCase):
+    def test_equal(self):
+        diffs, compared = check.compare("before", snap(), BUDDYINFO, PAGETYPEINFO)
+        self.assertEqual(diffs, [])
+        self.assertGreater(compared, 40)
+
+    def test_difference_is_named(self):
+        s = snap()
+        s["zones"][1]["free_area"][0]["pfns"].append(4099)
+        diffs, _ = check.compare("after", s, BUDDYINFO, PAGETYPEINFO)
+        self.assertEqual(diffs, ["after: DMA32/Unmovable/order 0: /proc 1, snapshot 2"])
+
+    def test_capped_count(self):
+        free, _ = check.parse_pagetypeinfo(
+            "Node    0, zone   Normal, type      Movable >100000      3\n")
+        self.assertEqual(free[("Normal", "Movable")], [">100000", 3])
+
+
+class CaptureHost(unittest.TestCase):
+    """capture-host.sh on a fake tracefs root, a fake /proc and a fake drgn."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        t = self.tracefs = os.path.join(self.tmp, "tracing")
+        for ev in ["mm_page_alloc", "mm_page_free", "mm_page_free_batched",
+                   "mm_page_alloc_zone_locked", "mm_page_pcpu_drain"]:
+            os.makedirs(os.path.join(t, "events/kmem", ev))
+            open(os.path.join(t, "events/kmem", ev, "enable"), "w").write("0\n")
+        os.makedirs(os.path.join(t, "events/compaction/mm_compaction_begin"))
+        open(os.path.join(t, "events/compaction/mm_compaction_begin/enable"), "w").write("0\n")
+        for f, v in [("trace_marker", ""), ("tracing_on", "0\n"), ("buffer_size_kb", "1408\n"),
+                     ("events/enable", "0\n"), ("trace_clock", "[local] global\n")]:
+            open(os.path.join(t, f), "w").write(v)
+        open(os.path.join(t, "trace"), "w").write("# stale\n")
+        for cpu in (0, 1):
+            os.makedirs(os.path.join(t, f"per_cpu/cpu{cpu}"))
+            open(os.path.join(t, f"per_cpu/cpu{cpu}/stats"), "w").write(STATS)
+        p = self.proc = os.path.join(self.tmp, "proc")
+        os.makedirs(p)
+        for f, v in [("buddyinfo", BUDDYINFO), ("pagetypeinfo", PAGETYPEINFO),
+                     ("zoneinfo", "Node 0, zone DMA\n"), ("vmstat", "nr_free_pages 3\n"),
+                     ("meminfo", "MemFree: 12 kB\n"), ("cmdline", "BOOT_IMAGE=/vmlinuz ro\n")]:
+            open(os.path.join(p, f), "w").write(v)
+        # a drgn that prints a node snapshot equal to the fake /proc
+        self.drgn = os.path.join(self.tmp, "fake-drgn")
+        with open(self.drgn, "w") as f:
+            f.write("#!/bin/sh\ncat %s\n" % os.path.join(self.tmp, "snap.json"))
+        os.chmod(self.drgn, 0o755)
+        json.dump(snap(), open(os.path.join(self.tmp, "snap.json"), "w"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_capture(self, *cmd, drgn=True):
+        out = os.path.join(self.tmp, "cap")
+        env = dict(os.environ, BUDDYSCOPE_TRACEFS=self.tracefs, BUDDYSCOPE_PROC=self.proc)
+        if drgn:
+            env["BUDDYSCOPE_DRGN"] = self.drgn
+        args = ["bash", os.path.join(LAB, "capture-host.sh"), "--out", out, "--bufkb", "4096"]
+        if not drgn:
+            args.append("--no-drgn")
+        r = subprocess.run(args + ["--", *cmd], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return out
+
+    def test_capture_folder(self):
+        # capture-host.sh clears the trace when it enables the events: the workload "runs" it
+        src = os.path.join(self.tmp, "trace.src")
+        open(src, "w").write(TRACE)
+        out = self.run_capture("sh", "-c", f"cat {src} > {self.tracefs}/trace; echo workload ran")
+        for f in ["uname.txt", "cmdline.txt", "events.txt", "trace.txt", "stats/cpu0",
+                  "stats/cpu1", "before/pagetypeinfo", "after/buddyinfo", "before/zoneinfo",
+                  "after/vmstat", "snapshot-before.json", "snapshot-after.json",
+                  "capture.json", "check.txt", "workload.log"]:
+            self.assertTrue(os.path.exists(os.path.join(out, f)), f)
+        c = json.load(open(os.path.join(out, "capture.json")))
+        self.assertEqual(c["source"], "host")
+        self.assertTrue(c["workload"].startswith("sh -c cat "))
+        self.assertEqual(c["cmdline"], "BOOT_IMAGE=/vmlinuz ro")
+        self.assertEqual(c["lost_events"], 10)
+        self.assertEqual(c["total_events"], 5)
+        self.assertIn("kmem:mm_page_alloc", c["events_enabled"])
+        self.assertNotIn("kmem:mm_page_alloc_extfrag", c["events_enabled"])  # not in this kernel
+        self.assertIn("compaction:mm_compaction_begin", c["events_enabled"])
+        self.assertIn("workload ran", open(os.path.join(out, "workload.log")).read())
+        self.assertEqual(open(os.path.join(self.tracefs, "trace_marker")).read(),
+                         "buddyscope: resumed after\n")  # a file here: the last write
+        markers = open(os.path.join(out, "markers.txt")).read().splitlines()
+        self.assertEqual(markers, ["buddyscope: proc before", "buddyscope: snapshot before",
+                                   "buddyscope: resumed before", "buddyscope: proc after",
+                                   "buddyscope: snapshot after", "buddyscope: resumed after"])
+        self.assertTrue(open(os.path.join(out, "check.txt")).read().startswith("before: equal"))
+        # the machine's tracing is left as it was
+        t = self.tracefs
+        self.assertEqual(open(os.path.join(t, "events/kmem/mm_page_alloc/enable")).read().strip(), "1")
+        self.assertEqual(open(os.path.join(t, "events/enable")).read().strip(), "0")
+        self.assertEqual(open(os.path.join(t, "buffer_size_kb")).read().strip(), "1408")
+        self.assertEqual(open(os.path.join(t, "tracing_on")).read().strip(), "0")
+
+    def test_without_drgn(self):
+        out = self.run_capture("true", drgn=False)
+        self.assertFalse(os.path.exists(os.path.join(out, "snapshot-before.json")))
+        self.assertEqual(json.load(open(os.path.join(out, "capture.json")))["snapshots"], [])
+
+
+class Scripts(unittest.TestCase):
+    def test_bash_n(self):
+        for f in sorted(os.listdir(LAB)):
+            if f.endswith(".sh"):
+                r = subprocess.run(["bash", "-n", os.path.join(LAB, f)], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, f + ": " + r.stderr)
+
+    def test_shellcheck(self):
+        if not shutil.which("shellcheck"):
+            self.skipTest("shellcheck not installed")
+        for f in sorted(os.listdir(LAB)):
+            if f.endswith(".sh"):
+                r = subprocess.run(["shellcheck", "-x", os.path.join(LAB, f)], cwd=os.path.dirname(LAB),
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, f + ": " + r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
