@@ -17,9 +17,12 @@ if [ -z "${BUDDYSCOPE_RUN_TMP:-}" ]; then
 fi
 export TMPDIR="$BUDDYSCOPE_RUN_TMP"
 
-step "e2e: native CLI (cargo build -p buddyscope-engine --bin buddyscope)"
+# The `test` profile and the whole workspace's features, as `cargo test --workspace` builds it for
+# the engine's CLI tests: after scripts/test.sh's test step this is already built (and the engine at
+# the test profile's opt-level runs the suite's CLI calls faster). Both profiles write target/debug.
+step "e2e: native CLI (cargo build --profile test --workspace --bin buddyscope)"
 t=$SECONDS
-cargo build -p buddyscope-engine --bin buddyscope
+cargo build --profile test --workspace --bin buddyscope
 info "built in $((SECONDS - t)) s"
 
 step "e2e: trunk build --release"
