@@ -17,13 +17,18 @@ if [ -z "${BUDDYSCOPE_RUN_TMP:-}" ]; then
 fi
 export TMPDIR="$BUDDYSCOPE_RUN_TMP"
 
-# The `test` profile and the whole workspace's features, as `cargo test --workspace` builds it for
-# the engine's CLI tests: after scripts/test.sh's test step this is already built (and the engine at
-# the test profile's opt-level runs the suite's CLI calls faster). Both profiles write target/debug.
-step "e2e: native CLI (cargo build --profile test --workspace --bin buddyscope)"
-t=$SECONDS
-cargo build --profile test --workspace --bin buddyscope
-info "built in $((SECONDS - t)) s"
+step "e2e: native CLI (cargo build -p buddyscope-engine --bin buddyscope)"
+cli="${CARGO_TARGET_DIR:-$BUDDYSCOPE_ROOT/target}/debug/buddyscope"
+# scripts/test.sh sets BUDDYSCOPE_CLI_BUILT=1 after its test step: `cargo test --workspace` built
+# this binary for the engine's CLI tests (test profile), and a dev-profile build here would compile
+# the engine again for nothing.
+if [ "${BUDDYSCOPE_CLI_BUILT:-}" = 1 ] && [ -x "$cli" ]; then
+    info "built by the test step: $cli"
+else
+    t=$SECONDS
+    cargo build -p buddyscope-engine --bin buddyscope
+    info "built in $((SECONDS - t)) s"
+fi
 
 step "e2e: trunk build --release"
 t=$SECONDS

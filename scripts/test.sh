@@ -50,6 +50,7 @@ run_step clippy-wasm cargo clippy -p buddyscope-app --target wasm32-unknown-unkn
 # (JSON-path locator, chart helpers, ...), in one build: one feature set for the whole workspace,
 # as clippy's, so the engine and the shared dependencies are compiled once, not once per package.
 run_step test cargo test --workspace
+export BUDDYSCOPE_CLI_BUILT=1
 # tools/drgn/snapshot.py without a kernel (python3 only; drgn is imported only for a live walk).
 # The engine tests above built the CLI (target/debug/buddyscope) that one of these tests feeds the
 # snapshot to, and that the e2e suite runs.
