@@ -33,8 +33,9 @@ export default defineConfig({
   timeout: 30_000,
   expect: { timeout: 10_000 },
   fullyParallel: true,
-  // Two cores: one browser at a time keeps timings steady.
-  workers: 1,
+  // Two cores: one browser at a time keeps timings steady. E2E_WORKERS=2 runs two (the suite
+  // asserts no timings; the benchmark harnesses, bench/playwright.config.ts, always run one).
+  workers: Number(process.env.E2E_WORKERS ?? 1),
   forbidOnly: !!process.env.CI,
   retries: 0,
   reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],

@@ -18,9 +18,17 @@ fi
 export TMPDIR="$BUDDYSCOPE_RUN_TMP"
 
 step "e2e: native CLI (cargo build -p buddyscope-engine --bin buddyscope)"
-t=$SECONDS
-cargo build -p buddyscope-engine --bin buddyscope
-info "built in $((SECONDS - t)) s"
+cli="${CARGO_TARGET_DIR:-$BUDDYSCOPE_ROOT/target}/debug/buddyscope"
+# scripts/test.sh sets BUDDYSCOPE_CLI_BUILT=1 after its test step: `cargo test --workspace` built
+# this binary for the engine's CLI tests (test profile), and a dev-profile build here would compile
+# the engine again for nothing.
+if [ "${BUDDYSCOPE_CLI_BUILT:-}" = 1 ] && [ -x "$cli" ]; then
+    info "built by the test step: $cli"
+else
+    t=$SECONDS
+    cargo build -p buddyscope-engine --bin buddyscope
+    info "built in $((SECONDS - t)) s"
+fi
 
 step "e2e: trunk build --release"
 t=$SECONDS

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole check, as CI runs it (.ci/run): setup, rustfmt, clippy (host and wasm32), the engine's
-# tests, the drgn snapshot writer's tests, the release wasm build and the Playwright e2e suite.
+# and the app's tests, the drgn snapshot writer's tests, the release wasm build and the Playwright
+# e2e suite.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$BUDDYSCOPE_ROOT"
@@ -45,14 +46,16 @@ run_step fmt cargo fmt --all --check
 run_step clippy cargo clippy --workspace --all-targets -- -D warnings
 # The app's wasm-only code paths, as trunk compiles them.
 run_step clippy-wasm cargo clippy -p buddyscope-app --target wasm32-unknown-unknown -- -D warnings
-# default-members = ["engine"]: the engine's unit, property and doc tests.
-run_step test cargo test
+# The engine's unit, property and doc tests and the app's component logic that needs no browser
+# (JSON-path locator, chart helpers, ...), in one build: one feature set for the whole workspace,
+# as clippy's, so the engine and the shared dependencies are compiled once, not once per package.
+run_step test cargo test --workspace
+export BUDDYSCOPE_CLI_BUILT=1
 # tools/drgn/snapshot.py without a kernel (python3 only; drgn is imported only for a live walk).
-# The engine tests above built the debug CLI that one of these tests feeds the snapshot to.
+# The engine tests above built the CLI (target/debug/buddyscope) that one of these tests feeds the
+# snapshot to, and that the e2e suite runs.
 run_step test-drgn env BUDDYSCOPE_REQUIRE_CLI=1 PYTHONDONTWRITEBYTECODE=1 \
     python3 -m unittest discover -s tools/drgn
-# the kernel lab's pure parts (capture folder writer, summary, /proc check) without a VM
+# The kernel lab's pure parts (capture folder writer, summary, /proc check) without a VM.
 run_step test-lab env PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s lab
-# The app's component logic that needs no browser (JSON-path locator, chart helpers, ...).
-run_step test-app cargo test -p buddyscope-app
 run_step e2e bash scripts/e2e.sh

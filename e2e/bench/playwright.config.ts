@@ -12,6 +12,8 @@ export default defineConfig({
   timeout: 30 * 60_000,
   reporter: [['list']],
   retries: 0,
+  // One browser at a time: the figures are the point, and a second browser would share the cores.
+  workers: 1,
   // No Playwright trace (the suite keeps its trace-on-failure). Recording one snapshots the DOM
   // at every action (its snapshotter walks every node and forces style and layout: ~900 forced
   // updates before the first paint of a cold load), and its screenshots are a screencast, a copy
