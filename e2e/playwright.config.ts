@@ -41,7 +41,10 @@ export default defineConfig({
   reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
-    trace: 'retain-on-failure',
+    // A recorded trace snapshots the DOM at every action and screencasts every frame (a full-window
+    // redraw in headless Chromium's software compositor): slower on every test. CI keeps no files
+    // of a run, only what it prints, so there the trace is off; locally a failure keeps its trace.
+    trace: process.env.CI ? 'off' : 'retain-on-failure',
     screenshot: 'only-on-failure',
   },
   projects: [
