@@ -334,12 +334,34 @@ pub fn trace_text_upto(run: &crate::runner::Run, end: u32) -> String {
     let mut out = String::new();
     let mut next_op = 0usize;
     let end = (end as usize).min(run.log.events.len());
+    // A zone of several CPUs: an op's tracepoint lines happen on the CPU whose pcp lock it
+    // takes first (a free traces `mm_page_free` before it locks); `# on CPU N` says so where
+    // it changes, as a kernel's `[cpu]` column would.
+    let several_cpus = run.initial.pcp.len() > 1;
+    let (mut op_cpu, mut printed_cpu) = (0u8, 0u8);
     for (i, ev) in run.log.events.range(0..end).enumerate() {
         while next_op < run.ops.len() && run.ops[next_op].start as usize <= i {
             let o = &run.ops[next_op];
             let d = &run.op_defs[o.def as usize];
             out.push_str(&format!("# op {}: {}\n", d.path, d.summary));
+            if several_cpus {
+                let first_pcp_lock = run
+                    .log
+                    .events
+                    .range(o.start as usize..o.end as usize)
+                    .find_map(|e| match e.kind() {
+                        EventKind::Annotation(Annotation::Lock { zone: false, cpu }) => Some(cpu),
+                        _ => None,
+                    });
+                op_cpu = first_pcp_lock.unwrap_or(op_cpu);
+            }
             next_op += 1;
+        }
+        if several_cpus && op_cpu != printed_cpu {
+            if let EventKind::Annotation(Annotation::Trace(_)) = ev.kind() {
+                out.push_str(&format!("# on CPU {op_cpu}\n"));
+                printed_cpu = op_cpu;
+            }
         }
         if let EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) = ev.kind() {
             // A node of several zones: the pfns that follow are zone `to`'s.

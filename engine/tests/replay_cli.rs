@@ -114,3 +114,86 @@ fn compare_model_prints_the_first_difference_and_both_series() {
     );
     assert!(!o.status.success());
 }
+
+/// `--predict`: the `predict` member in `json` (counts, causes, misses) and the rates in
+/// `summary`; refused with the other formats and with `--compare-model`.
+#[test]
+fn predict_prints_the_rates_and_the_misses_by_cause() {
+    let sc = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/fragmented-sandbox.json"
+    );
+    let trace = ok(&["run", sc, "--format", "trace"], "");
+    let json = ok(
+        &[
+            "replay",
+            "-",
+            "--scenario",
+            sc,
+            "--predict",
+            "--format",
+            "json",
+        ],
+        &trace,
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let p = &v["predict"];
+    let n = p["allocations"].as_u64().unwrap();
+    assert!(n > 5000, "{p}");
+    assert_eq!(p["exact"].as_u64(), Some(n));
+    assert_eq!(p["same_order_and_list"].as_u64(), Some(n));
+    assert_eq!(p["misses"].as_array().map(Vec::len), Some(0));
+    // Another start state (a larger zone): misses, each with a cause and both pfns.
+    let text = std::fs::read_to_string(sc).unwrap();
+    let mut s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    s["zone"]["pages"] = 16384.into();
+    let other = std::env::temp_dir().join(format!("predict-{}.json", std::process::id()));
+    std::fs::write(&other, s.to_string()).unwrap();
+    let other = other.to_str().unwrap();
+    let json = ok(
+        &[
+            "replay",
+            "-",
+            "--scenario",
+            other,
+            "--predict",
+            "--format",
+            "json",
+        ],
+        &trace,
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let p = &v["predict"];
+    assert!(p["exact"].as_u64().unwrap() < n);
+    let m = &p["misses"][0];
+    assert!(
+        m["line"].as_u64().is_some() && m["cause"].as_str().is_some(),
+        "{m}"
+    );
+    assert!(
+        m.get("want_pfn").is_some() && m.get("got_pfn").is_some(),
+        "{m}"
+    );
+    let by_cause: u64 = p["by_cause"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(by_cause, p["miss_count"].as_u64().unwrap());
+    let sum = ok(&["replay", "-", "--scenario", other, "--predict"], &trace);
+    assert!(
+        sum.contains(&format!("predict: {n} allocations, ")),
+        "{sum}"
+    );
+    let first = p["by_cause"][0]["cause"].as_str().unwrap();
+    assert!(sum.contains(&format!("  {first} (")), "{sum}");
+    std::fs::remove_file(other).unwrap();
+    let o = bin(&["replay", "-", "--predict", "--format", "buddyinfo"], "");
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--predict prints --format summary or json")
+    );
+    let o = bin(&["replay", "-", "--predict", "--compare-model"], "");
+    assert!(!o.status.success());
+}

@@ -92,6 +92,11 @@ enum Cmd {
         /// index per order over time in both (--format summary or json).
         #[arg(long)]
         compare_model: bool,
+        /// At every mm_page_alloc, first let the model choose a page itself from its current
+        /// state (the traced order, gfp flags and CPU), then apply the kernel's: print the
+        /// exact and same-list rates and the misses by cause (--format summary or json).
+        #[arg(long, conflicts_with = "compare_model")]
+        predict: bool,
     },
     /// Check a scenario (everything before the first op), print what it costs (operations and
     /// pages touched, counted without running) and stop; refuse it over the operation limit.
@@ -250,7 +255,11 @@ fn main() -> ExitCode {
             cpus,
             progress,
             compare_model,
+            predict,
         } => {
+            if predict && !matches!(format, Format::Summary | Format::Json) {
+                return fail("--predict prints --format summary or json");
+            }
             if compare_model && !matches!(format, Format::Summary | Format::Json) {
                 return fail("--compare-model prints --format summary or json");
             }
@@ -262,6 +271,7 @@ fn main() -> ExitCode {
             let opts = buddyscope::replay::ReplayOptions {
                 record: matches!(format, Format::Trace | Format::Json),
                 checkpoint_budget: 0,
+                predict,
                 ..Default::default()
             };
             let mut report = |n: u64| {

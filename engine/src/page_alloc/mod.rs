@@ -85,6 +85,37 @@ impl Engine {
         }
     }
 
+    /// Runs `f` as a "what if": every event it emits is recorded into `scratch` (cleared
+    /// first), then undone in reverse through [`Zone::unapply`], so the zone, its counters and
+    /// the engine's own bookkeeping (lock holds, `highest_zoneidx`) are exactly as before and
+    /// the main log is untouched. `scratch` keeps what `f` did, for the caller to read.
+    pub fn speculate<T>(&mut self, scratch: &mut EventLog, f: impl FnOnce(&mut Engine) -> T) -> T {
+        let saved = (
+            self.recording,
+            self.holds,
+            self.op_holds,
+            self.open_holds,
+            self.highest_zoneidx,
+        );
+        scratch.events.clear();
+        scratch.messages.clear();
+        std::mem::swap(&mut self.log, scratch);
+        self.recording = true;
+        let out = f(self);
+        std::mem::swap(&mut self.log, scratch);
+        for ev in scratch.events.iter().rev() {
+            self.zone.unapply(ev);
+        }
+        (
+            self.recording,
+            self.holds,
+            self.op_holds,
+            self.open_holds,
+            self.highest_zoneidx,
+        ) = saved;
+        out
+    }
+
     // ------------------------------------------------------------------ event plumbing
 
     /// Applies an event to the zone and records it.

@@ -19,7 +19,9 @@
 //!
 //! Lines without a `[cpu]` column (the engine's own trace) replay on CPU 0.
 
+use super::order::{Window, REORDER_WINDOW};
 use super::parse::{TraceEvent, TraceLine, TraceParseError, TraceReader};
+use super::predict::{PredictReport, Predictor, Request};
 use super::summary::Tally;
 use crate::events::*;
 use crate::outcome::Outcome;
@@ -31,9 +33,9 @@ use crate::types::*;
 use crate::zone::*;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
 use std::io::BufRead;
-use std::iter::Peekable;
 
 /// How to replay.
 #[derive(Clone, Debug)]
@@ -43,8 +45,11 @@ pub struct ReplayOptions {
     pub record: bool,
     /// Memory the checkpoints may use, in bytes.
     pub checkpoint_budget: usize,
-    /// Divergences kept in [`Replay::divergences`]; all are counted.
+    /// Divergences kept in [`Replay::divergences`] (and prediction misses kept in
+    /// [`PredictReport::misses`]); all are counted.
     pub max_listed: usize,
+    /// Predict every `mm_page_alloc` before applying it ([`super::predict`]).
+    pub predict: bool,
 }
 
 impl Default for ReplayOptions {
@@ -53,6 +58,7 @@ impl Default for ReplayOptions {
             record: true,
             checkpoint_budget: 256 << 20,
             max_listed: 10_000,
+            predict: false,
         }
     }
 }
@@ -144,6 +150,12 @@ pub struct Replay {
     pub skipped_lines: u64,
     /// Counts and the `nr_free[]` series for [`super::summary::summary`].
     pub tally: Tally,
+    /// Lines applied in timestamp order before a line above them in the file, and lines
+    /// whose timestamp is before one already applied (out of order by more than the window).
+    pub reordered_lines: u64,
+    pub late_lines: u64,
+    /// With [`ReplayOptions::predict`]: how well the model predicted the kernel's choices.
+    pub predict: Option<PredictReport>,
 }
 
 /// Why a replay could not run at all.
@@ -218,12 +230,14 @@ pub fn replay<R: BufRead>(
         line: 0,
         tally: Tally::default(),
         parked,
+        predictor: opts.predict.then(|| Predictor::new(opts.max_listed)),
+        predicted: HashSet::new(),
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
     let mut count = 0u64;
-    {
-        let mut it = reader.by_ref().peekable();
+    let (reordered_lines, late_lines) = {
+        let mut it = Window::new(reader.by_ref());
         while let Some(item) = it.next() {
             let tl = item.map_err(ReplayError::Parse)?;
             r.step(tl, &mut it);
@@ -232,7 +246,8 @@ pub fn replay<R: BufRead>(
                 progress(count);
             }
         }
-    }
+        (it.reordered, it.late)
+    };
     progress(count);
     let mut scenario = s.clone();
     scenario.ops.clear();
@@ -257,6 +272,9 @@ pub fn replay<R: BufRead>(
         lines: reader.lines(),
         skipped_lines: reader.skipped,
         tally: r.tally,
+        reordered_lines,
+        late_lines,
+        predict: r.predictor.map(Predictor::finish),
     })
 }
 
@@ -329,6 +347,10 @@ struct Replayer {
     /// `pre_claimed`) of each zone not being worked on, by node index; the fields above are the
     /// active zone's (its slot here is empty). Empty for a node of one zone.
     parked: Vec<ZoneState>,
+    /// With `--predict`: the predictions, and the `mm_page_alloc` lines already predicted at
+    /// the first line of their allocation.
+    predictor: Option<Predictor>,
+    predicted: HashSet<u64>,
 }
 
 /// The per-zone part of [`Replayer`] (per-page arrays indexed by the zone's own pfns).
@@ -340,7 +362,7 @@ struct ZoneState {
     pre_claimed: Option<u32>,
 }
 
-type Lookahead<'a, R> = Peekable<&'a mut TraceReader<R>>;
+type Lookahead<'a, R> = Window<&'a mut TraceReader<R>>;
 
 impl Replayer {
     fn index_initial_pcp(&mut self) {
@@ -458,6 +480,9 @@ impl Replayer {
 
     fn step<R: BufRead>(&mut self, tl: TraceLine, ahead: &mut Lookahead<'_, R>) {
         self.line = tl.line;
+        if self.predictor.is_some() {
+            self.maybe_predict(&tl, ahead);
+        }
         let start = (self.e.log.events.len() as u32, self.e.zone.stats);
         let def = def_of(&tl.event);
         self.tally.count(&tl.event);
@@ -513,7 +538,7 @@ impl Replayer {
             } => {
                 let mt = self.mt(mt);
                 // A partial claim traces its __rmqueue_smallest before its extfrag line.
-                if let Some(Ok(TraceLine {
+                if let Some(TraceLine {
                     event:
                         TraceEvent::Extfrag {
                             pfn: xpfn,
@@ -524,7 +549,7 @@ impl Replayer {
                             change_ownership: true,
                         },
                     ..
-                })) = ahead.peek()
+                }) = ahead.peek(0)
                 {
                     if *xpfn == pfn && *fallback_order < PAGEBLOCK_ORDER {
                         let ao = *alloc_order;
@@ -559,6 +584,74 @@ impl Replayer {
             TraceEvent::Isolate { pfn } => self.isolate(pfn, true),
             TraceEvent::Unisolate { pfn } => self.isolate(pfn, false),
         }
+    }
+
+    // ------------------------------------------------------------------ prediction
+
+    /// Before the first line of an allocation (its refill or fallback lines, else its
+    /// `mm_page_alloc`): predict that allocation from the state the kernel chose from.
+    fn maybe_predict<R: BufRead>(&mut self, tl: &TraceLine, ahead: &mut Lookahead<'_, R>) {
+        let mut fell_back = matches!(tl.event, TraceEvent::Extfrag { .. });
+        let alloc = match tl.event {
+            TraceEvent::Alloc { .. } => Some(tl.clone()),
+            TraceEvent::ZoneLocked { .. } | TraceEvent::Extfrag { .. } => {
+                // The CPU's next line that is not one of these ends the allocation: an
+                // mm_page_alloc, or something else (alloc_pages_bulk traces no mm_page_alloc).
+                let mut found = None;
+                for k in 0..REORDER_WINDOW {
+                    let Some(l) = ahead.peek(k) else { break };
+                    if l.cpu != tl.cpu {
+                        continue;
+                    }
+                    match l.event {
+                        TraceEvent::ZoneLocked { .. } => continue,
+                        TraceEvent::Extfrag { .. } => fell_back = true,
+                        TraceEvent::Alloc { .. } => {
+                            found = Some(l.clone());
+                            break;
+                        }
+                        _ => break,
+                    }
+                }
+                found
+            }
+            _ => None,
+        };
+        let Some(a) = alloc else { return };
+        if !self.predicted.insert(a.line) {
+            if a.line == tl.line {
+                // Reached: predicted at its first line.
+                self.predicted.remove(&a.line);
+            }
+            return;
+        }
+        if a.line == tl.line {
+            self.predicted.remove(&a.line);
+        }
+        let TraceEvent::Alloc {
+            pfn,
+            order,
+            mt,
+            gfp,
+        } = a.event
+        else {
+            unreachable!("an mm_page_alloc")
+        };
+        let cpu = a
+            .cpu
+            .filter(|&c| (c as usize) < self.e.zone.pcp.len())
+            .unwrap_or(0) as usize;
+        let req = Request {
+            line: a.line,
+            cpu,
+            order,
+            mt,
+            gfp,
+            pfn,
+            fell_back,
+        };
+        let p = self.predictor.as_mut().expect("predicting");
+        p.predict(&mut self.e, &req);
     }
 
     // ------------------------------------------------------------------ helpers
@@ -932,8 +1025,14 @@ impl Replayer {
                 percpu_refill,
             },
         );
-        let to = if percpu_refill {
-            self.pcp_add(Step::BulkAddTail, cpu, p, order, mt, End::Tail);
+        // rmqueue_bulk's CMA blocks: __rmqueue_smallest traces them with percpu_refill=0 (CMA is
+        // not a pcp migratetype) but rmqueue_bulk puts them on the Movable pcp list with the
+        // rest of the batch. (A pcp-order CMA take for the caller, a failed pcp trylock, then
+        // waits on the pcp for its mm_page_alloc, which takes it from there all the same.)
+        let cma_refill = !percpu_refill && mt == MigrateType::Cma && pcp_allowed_order(order);
+        let to = if percpu_refill || cma_refill {
+            let list_mt = if cma_refill { MigrateType::Movable } else { mt };
+            self.pcp_add(Step::BulkAddTail, cpu, p, order, list_mt, End::Tail);
             self.origin[p as usize] = ORIGIN_REFILL;
             "to the pcp"
         } else {

@@ -8,7 +8,9 @@
 
 pub mod compare;
 pub mod forced;
+pub mod order;
 pub mod parse;
+pub mod predict;
 pub mod report;
 pub mod summary;
 
@@ -17,6 +19,7 @@ pub use forced::{
     replay, replay_text, Divergence, DivergenceKind, Replay, ReplayError, ReplayOptions,
 };
 pub use parse::{parse_line, TraceEvent, TraceLine, TraceParseError, TraceReader};
+pub use predict::{Cause, PredictReport};
 pub use summary::{summary, ReplaySummary};
 
 use crate::page_alloc::Engine;

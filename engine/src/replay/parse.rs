@@ -70,8 +70,11 @@ pub enum TraceEvent {
 pub struct TraceLine {
     /// 1-based line number in the input.
     pub line: u64,
-    /// The `[NNN]` CPU column, when the line has one (the engine's own trace has none).
+    /// The `[NNN]` CPU column, when the line has one; in the engine's own trace (no columns),
+    /// the CPU of the last `# on CPU N` line, if any.
     pub cpu: Option<u32>,
+    /// The timestamp column (`1234.567890:`) in nanoseconds, when the line has one.
+    pub ts_ns: Option<u64>,
     pub event: TraceEvent,
 }
 
@@ -115,6 +118,9 @@ pub struct TraceReader<R> {
     pub skipped: u64,
     /// Progress: bytes consumed so far.
     pub bytes: u64,
+    /// The CPU of the engine trace's last `# on CPU N` line: the CPU of the lines without a
+    /// `[cpu]` column that follow.
+    hint_cpu: Option<u32>,
 }
 
 impl<R: BufRead> TraceReader<R> {
@@ -125,6 +131,7 @@ impl<R: BufRead> TraceReader<R> {
             line: 0,
             skipped: 0,
             bytes: 0,
+            hint_cpu: None,
         }
     }
 
@@ -152,8 +159,18 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                 }
             }
             self.line += 1;
+            if let Some(c) = cpu_hint(&self.buf) {
+                self.hint_cpu = Some(c);
+                self.skipped += 1;
+                continue;
+            }
             match parse_line(self.line, &self.buf) {
-                Ok(Some(l)) => return Some(Ok(l)),
+                Ok(Some(mut l)) => {
+                    if l.cpu.is_none() {
+                        l.cpu = self.hint_cpu;
+                    }
+                    return Some(Ok(l));
+                }
                 Ok(None) => self.skipped += 1,
                 Err(e) => return Some(Err(e)),
             }
@@ -169,6 +186,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         return Ok(engine_hint(c.trim_start()).map(|event| TraceLine {
             line: line_no,
             cpu: None,
+            ts_ns: None,
             event,
         }));
     }
@@ -225,8 +243,35 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
     Ok(Some(TraceLine {
         line: line_no,
         cpu,
+        ts_ns: timestamp(prefix),
         event,
     }))
+}
+
+/// The engine trace's `# on CPU N` line (printed where the CPU of the events changes, on a
+/// zone of several CPUs): its CPU.
+fn cpu_hint(raw: &str) -> Option<u32> {
+    raw.trim()
+        .strip_prefix("# on CPU ")
+        .and_then(|n| n.parse().ok())
+}
+
+/// The timestamp column of ftrace's prefix (`… [001] d..1.  1234.567890: `), in nanoseconds:
+/// the last token before the event name, seconds with up to 9 decimals.
+fn timestamp(prefix: &str) -> Option<u64> {
+    let tok = prefix.trim_end().strip_suffix(':')?.rsplit(' ').next()?;
+    let (s, frac) = tok.split_once('.')?;
+    if s.is_empty() || frac.is_empty() || frac.len() > 9 {
+        return None;
+    }
+    if !s.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let ns = frac.parse::<u64>().ok()? * 10u64.pow(9 - frac.len() as u32);
+    s.parse::<u64>()
+        .ok()?
+        .checked_mul(1_000_000_000)?
+        .checked_add(ns)
 }
 
 /// The two `#` lines of buddyscope's own trace that stand for kernel steps no tracepoint
@@ -436,6 +481,7 @@ mod tests {
         let l = "  kworker/0:1-42    [003] d..2.  1234.567890: mm_page_alloc: page=ffffea0004000000 pfn=0x100000 order=2 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_ZERO";
         let t = parse_line(7, l).unwrap().unwrap();
         assert_eq!(t.cpu, Some(3));
+        assert_eq!(t.ts_ns, Some(1_234_567_890_000));
         assert_eq!(
             t.event,
             TraceEvent::Alloc {
