@@ -26,6 +26,7 @@ pub mod runner;
 pub mod scenario;
 pub mod setup;
 pub mod snapshot;
+pub mod snapshot_node;
 pub mod stats;
 pub mod timeline;
 pub mod types;

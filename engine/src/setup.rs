@@ -277,10 +277,24 @@ fn node_zones(zones: &[ZoneParams]) -> Vec<Zone> {
 /// all), not only [`MAX_ZONE_PAGES`]: a 64 GiB machine's Normal zone is about 60 GiB.
 pub const IMPORT_ALL_ZONES: &str = "all";
 
+/// A one-zone import placed at `start` must end at or below `limit`.
+fn check_import_end(zone: &str, start: Pfn, pages: u64, limit: Pfn) -> Result<(), ScenarioError> {
+    if start + pages > limit {
+        return Err(ScenarioError::new(
+            "init.zoneinfo",
+            format!(
+                "zone {zone} of {pages} pages from zoneinfo's start_pfn {start:#x} ends beyond pfn {limit:#x}"
+            ),
+            "set zone.start_pfn to place the zone lower",
+        ));
+    }
+    Ok(())
+}
+
 fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, ScenarioError> {
     const STARTS: [Pfn; 3] = [0, 0x1000, 0x10_0000];
     let scan = procfs::scan_pagetypeinfo(pti)?;
-    let mut params = Vec::new();
+    let mut params: Vec<ZoneParams> = Vec::new();
     let mut imps = Vec::new();
     for name in scan.zone_names() {
         let ty = ZONE_NAMES[..=ZONE_NORMAL]
@@ -310,7 +324,21 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
         }
         let mut p = ZoneParams::from_spec(s.kernel, &s.zone, imp.pages);
         p.name = name.to_string();
-        p.start_pfn = STARTS[ty];
+        // zoneinfo's start_pfn (aligned as the model needs), else x86_64's zone boundary.
+        p.start_pfn = imp.model_start_pfn().unwrap_or(STARTS[ty]);
+        if let Some(prev) = params.last() {
+            let prev_end = prev.start_pfn + prev.pages as u64;
+            if p.start_pfn < prev_end {
+                return Err(ScenarioError::new(
+                    "init.zoneinfo",
+                    format!(
+                        "zone {name} starts at pfn {:#x}, inside zone {} (which the import sizes to end at {prev_end:#x})",
+                        p.start_pfn, prev.name
+                    ),
+                    "use the zoneinfo and pagetypeinfo of one machine, or import one zone by its name",
+                ));
+            }
+        }
         p.batch = p.batch.or(imp.batch);
         p.high_min = p.high_min.or(imp.high_min);
         p.high_max = p.high_max.or(imp.high_max);
@@ -368,6 +396,42 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
     let mut e = Engine::new(Zone::into_node(zones, home));
     e.zone.reset_stats();
     Ok(e)
+}
+
+/// The node of a version-2 snapshot: its zones (at their starts rounded down to 1024, to their
+/// ends), the zone parameters a booted node of those sizes has, then each zone laid out and
+/// given the snapshot's own watermarks, reserves and pcp state ([`crate::snapshot_node`]).
+fn snapshot_node_engine(s: &Scenario, snap: &crate::snapshot_node::NodeSnapshot) -> Engine {
+    let spec = crate::scenario::ZoneSpec {
+        cpus: snap.cpus,
+        cma: snap.cma,
+        ..crate::scenario::ZoneSpec::default()
+    };
+    let params: Vec<ZoneParams> = snap
+        .zones
+        .iter()
+        .map(|z| {
+            let mut p = ZoneParams::from_spec(s.kernel, &spec, z.model_pages());
+            p.name = z.zone.clone();
+            p.start_pfn = z.model_start();
+            p
+        })
+        .collect();
+    let mut zones = Vec::new();
+    for (zone, z) in node_zones(&params).into_iter().zip(&snap.zones) {
+        let mut e = Engine::new(zone);
+        crate::snapshot_node::apply_zone(&mut e, z);
+        zones.push(e.zone);
+    }
+    let mut e = if zones.len() == 1 {
+        Engine::new(zones.pop().expect("one zone"))
+    } else {
+        let home = zones.len() - 1;
+        Engine::new(Zone::into_node(zones, home))
+    };
+    e.recording = true;
+    e.zone.reset_stats();
+    e
 }
 
 /// `memblock_free_all` → `__free_pages_memory` over the whole zone: naturally aligned chunks,
@@ -485,6 +549,14 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
                 validate_with_zone_pages(&scenario, imp.pages)?;
             }
             let mut p = ZoneParams::from_scenario(&scenario, imp.pages);
+            // The zone lies where the machine's does (zoneinfo's start_pfn), unless the
+            // scenario places it.
+            if scenario.zone.start_pfn == 0 {
+                if let Some(start) = imp.model_start_pfn() {
+                    check_import_end(zone, start, imp.pages, crate::scenario::MAX_PFN)?;
+                    p.start_pfn = start;
+                }
+            }
             // Precedence: zone.pcp > init.zoneinfo > computed.
             p.batch = p.batch.or(imp.batch);
             p.high_min = p.high_min.or(imp.high_min);
@@ -495,6 +567,19 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
             procfs::apply_import(&mut e, &imp)?;
             e.recording = true;
             e.zone.reset_stats();
+            e
+        }
+        Init::NodeSnapshot(snap) => {
+            let e = snapshot_node_engine(&scenario, snap);
+            let zones = e
+                .zone
+                .zones()
+                .map(|z| {
+                    let start = z.cfg().start_pfn;
+                    (start, start + u64::from(z.pages()), z.cfg().name.clone())
+                })
+                .collect();
+            crate::scenario::validate_in_imported_node(&scenario, zones)?;
             e
         }
         Init::Snapshot(snap) => {

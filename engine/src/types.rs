@@ -195,6 +195,22 @@ impl Kernel {
             Kernel::V7_2 => "v7.2",
         }
     }
+    /// The profile for a kernel release as `uname -r` prints it (`utsname()->release`, e.g.
+    /// `7.2.13+deb14-amd64`): its major.minor, for the profiles that exist; `None` for another
+    /// version.
+    pub fn from_uname(release: &str) -> Option<Kernel> {
+        let mut parts = release.split(|c: char| !c.is_ascii_digit());
+        let major: u32 = parts.next()?.parse().ok()?;
+        let minor: u32 = parts.next()?.parse().ok()?;
+        match (major, minor) {
+            (6, 18) => Some(Kernel::V6_18),
+            (6, 19) => Some(Kernel::V6_19),
+            (7, 1) => Some(Kernel::V7_1),
+            (7, 2) => Some(Kernel::V7_2),
+            _ => None,
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Kernel> {
         match s {
             "v6.18" => Some(Kernel::V6_18),
@@ -445,6 +461,15 @@ pub fn contig_chunks(mut pfn: Pfn, mut n: u64) -> Vec<(Pfn, u8)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernel_from_uname_maps_releases_to_profiles() {
+        assert_eq!(Kernel::from_uname("7.2.13+deb14-amd64"), Some(Kernel::V7_2));
+        assert_eq!(Kernel::from_uname("6.18.2"), Some(Kernel::V6_18));
+        assert_eq!(Kernel::from_uname("7.1.5-rc1"), Some(Kernel::V7_1));
+        assert_eq!(Kernel::from_uname("6.12.117+deb13-amd64"), None);
+        assert_eq!(Kernel::from_uname("garbage"), None);
+    }
 
     #[test]
     fn gfp_names_are_greedy_composites() {

@@ -196,4 +196,278 @@ fn predict_prints_the_rates_and_the_misses_by_cause() {
     );
     let o = bin(&["replay", "-", "--predict", "--compare-model"], "");
     assert!(!o.status.success());
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A CONFIG_CMA kernel's pagetypeinfo (a CMA row and column) replays with the README's command
+/// as printed: CONFIG_CMA is read from the text; `cma=0` contradicting it is refused, `cma=1`
+/// agrees; the zone lies at zoneinfo's start_pfn, so a Normal pfn is in the zone.
+#[test]
+fn a_cma_kernels_proc_replays_as_it_comes() {
+    let (pti, zi) = (
+        fixture("cma-7.2-pagetypeinfo.txt"),
+        fixture("machine-6.18-zoneinfo.txt"),
+    );
+    // A free of a page the import left allocated (the filler), in Normal and in DMA32.
+    let trace = "x-1 [000] .... 1.0: mm_page_free: page=0 pfn=0x2c7e00 order=0\n\
+                 x-1 [001] .... 1.1: mm_page_free: page=0 pfn=0xbfe00 order=0\n";
+    for init in [
+        format!("pagetypeinfo={pti},zoneinfo={zi},zone=all"),
+        format!("pagetypeinfo={pti},zoneinfo={zi},zone=all,cma=1"),
+    ] {
+        let json = ok(
+            &[
+                "replay", "-", "--init", &init, "--kernel", "v7.2", "--cpus", "2", "--format",
+                "json",
+            ],
+            trace,
+        );
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["replay"]["divergence_count"], 0, "{init}: {json:.2000}");
+        assert_eq!(v["replay"]["divergences_by_kind"], serde_json::json!([]));
+    }
+    let o = bin(
+        &[
+            "replay",
+            "-",
+            "--init",
+            &format!("pagetypeinfo={pti},zone=Normal,cma=0"),
+        ],
+        trace,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("--init cma: cma is false, but init.pagetypeinfo line 9 lists the CMA"),
+        "{err}"
+    );
+    // One zone, Normal: placed at zoneinfo's start_pfn 0x100000, so its pfns are in the zone
+    // (at pfn 0 it would end at 0x1c8000 and this pfn would be outside).
+    let s = ok(
+        &[
+            "replay",
+            "-",
+            "--init",
+            &format!("pagetypeinfo={pti},zoneinfo={zi},zone=Normal"),
+            "--cpus",
+            "2",
+        ],
+        "x-1 [000] .... 1.0: mm_page_free: page=0 pfn=0x2c7e00 order=0\n",
+    );
+    assert!(s.contains("\ndivergences: 0\n"), "{s}");
+    // A kernel without CONFIG_CMA (6.12, 6.18: no CMA row) keeps working; cma=1 is refused.
+    let old = fixture("machine-6.18-pagetypeinfo.txt");
+    ok(
+        &[
+            "replay",
+            "-",
+            "--init",
+            &format!("pagetypeinfo={old},zone=all"),
+        ],
+        "",
+    );
+    let o = bin(
+        &[
+            "replay",
+            "-",
+            "--init",
+            &format!("pagetypeinfo={old},zone=all,cma=1"),
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("cma is true, but init.pagetypeinfo has no CMA row"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// 1024 CMA pageblocks (`hugetlb_cma=2G`) import as CMA pageblocks, said in the summary's
+/// assumptions; a migratetype=4 free then lands on the CMA list.
+#[test]
+fn cma_pageblocks_import() {
+    let (pti, zi) = (
+        fixture("cma-area-7.2-pagetypeinfo.txt"),
+        fixture("machine-6.18-zoneinfo.txt"),
+    );
+    let out = ok(
+        &[
+            "replay",
+            "-",
+            "--init",
+            &format!("pagetypeinfo={pti},zoneinfo={zi},zone=Normal"),
+            "--cpus",
+            "2",
+            "--format",
+            "pagetypeinfo",
+        ],
+        "",
+    );
+    let blocks = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Number of blocks type"))
+        .collect::<Vec<_>>();
+    assert!(blocks[0].contains("CMA"), "{out}");
+    let row: Vec<u64> = blocks[1]
+        .split_whitespace()
+        .skip(4)
+        .map(|t| t.parse().unwrap())
+        .collect();
+    assert_eq!(row, vec![79, 2422, 123, 0, 1024, 0], "{out}");
+    let cma_row = out
+        .lines()
+        .find(|l| l.contains("type          CMA"))
+        .unwrap();
+    assert!(cma_row.trim_end().ends_with("500"), "{cma_row}");
+}
+
+/// Every divergence is counted by kind in json and summary, even past the listed cap.
+#[test]
+fn divergence_totals_by_kind_are_complete() {
+    let mut t = String::new();
+    for _ in 0..3 {
+        t.push_str("mm_page_free: page=0 pfn=0x0 order=0\n");
+    }
+    t.push_str("mm_page_free: page=0 pfn=0x3 order=1\n");
+    t.push_str("mm_page_free: page=0 pfn=0x100000 order=0\n");
+    let s = ok(&["replay", "-", "--pages", "4096"], &t);
+    assert!(
+        s.contains("\ndivergences by kind: pfn_outside_zone 1, misaligned 1, free_of_free 3\n"),
+        "{s}"
+    );
+    let json = ok(&["replay", "-", "--pages", "4096", "--format", "json"], &t);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["replay"]["divergences_by_kind"],
+        serde_json::json!([
+            {"kind": "pfn_outside_zone", "count": 1},
+            {"kind": "misaligned", "count": 1},
+            {"kind": "free_of_free", "count": 3}
+        ])
+    );
+}
+
+/// A 1 GiB folio's free (`order=18`) replays: its pages, free in the model (the untraced
+/// alloc_contig_range took them), are taken and freed back in pageblock chunks, merging to
+/// order-10 blocks; orders the kernel cannot trace stay errors.
+#[test]
+fn a_gigantic_folio_free_replays() {
+    let t = "x-1 [000] .... 1.0: mm_page_free: page=0 pfn=0x40000 order=18\n";
+    let s = ok(
+        &["replay", "-", "--pages", "1048576", "--format", "buddyinfo"],
+        t,
+    );
+    let want = ok(
+        &["replay", "-", "--pages", "1048576", "--format", "buddyinfo"],
+        "",
+    );
+    assert_eq!(s, want);
+    let sum = ok(&["replay", "-", "--pages", "1048576"], t);
+    assert!(sum.contains("\ndivergences: 0\n"), "{sum}");
+    let o = bin(
+        &["replay", "-", "--pages", "1048576"],
+        "mm_page_free: page=0 pfn=0x40000 order=17\n",
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("or 18 for a freed 1 GiB folio"));
+}
+
+/// A version-2 node snapshot starts a replay (bare, with `--scenario`), the trace cut at its
+/// trace_marker lines; the final state equals the after-snapshot (`--expect` exits 0), and a
+/// replay that goes past the marker differs (`--expect` prints the differences, exits 1).
+#[test]
+fn a_node_snapshot_replays_to_the_after_snapshot() {
+    let (before, after, trace) = (
+        fixture("node-v2/before.json"),
+        fixture("node-v2/after.json"),
+        fixture("node-v2/trace.txt"),
+    );
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "replay".to_string(),
+            trace.clone(),
+            "--scenario".to_string(),
+            before.clone(),
+            "--kernel".to_string(),
+            "v7.2".to_string(),
+            "--from-marker".to_string(),
+            "buddyscope: snapshot before".to_string(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let a = args(&[
+        "--to-marker",
+        "buddyscope: snapshot after",
+        "--expect",
+        &after,
+    ]);
+    let o = bin(&a.iter().map(String::as_str).collect::<Vec<_>>(), "");
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{err}\n{out}");
+    assert!(out.contains("\ndivergences: 0\n"), "{out}");
+    assert!(
+        out.contains("snapshot kernel: 7.2.13+deb14-amd64 (profile v7.2; replayed with v7.2)"),
+        "{out}"
+    );
+    assert!(err.contains("the final state equals"), "{err}");
+    // Past the after marker: one more free, one difference (CPU 0's Movable order-0 list).
+    let a = args(&["--expect", &after]);
+    let o = bin(&a.iter().map(String::as_str).collect::<Vec<_>>(), "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("expect: 1 differences from") && err.contains("zone Normal CPU 0 pcp list 1"),
+        "{err}"
+    );
+    // The start state is the snapshot's: its pcp lists and both zones at their pfns.
+    let a = args(&["--to-marker", "buddyscope: snapshot before"]);
+    let o = bin(&a.iter().map(String::as_str).collect::<Vec<_>>(), "");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--to-marker"));
+    let a = vec![
+        "replay",
+        &trace,
+        "--scenario",
+        &before,
+        "--to-marker",
+        "buddyscope: snapshot before",
+        "--expect",
+        &before,
+    ];
+    let o = bin(&a, "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A node snapshot is read strictly: each error names its JSON path.
+#[test]
+fn node_snapshot_errors_name_the_field() {
+    let text = std::fs::read_to_string(fixture("node-v2/before.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let cases: Vec<(Box<dyn Fn(&mut serde_json::Value)>, &str)> = vec![
+        (Box::new(|v| v["zones"][0]["bogus"] = 1.into()), "init.snapshot.zones[0].bogus: unknown field"),
+        (Box::new(|v| v["zones"][1]["nr_free"][0] = 7.into()), "init.snapshot.zones[1].nr_free[0]: nr_free[0] is 7"),
+        (Box::new(|v| v["zones"][1]["pcp_state"][0]["count"] = 9.into()), "init.snapshot.zones[1].pcp_state[0].count: count 9 but CPU 0's pcp lists hold 3 pages"),
+        (Box::new(|v| v["zones"][0]["free_area"][1]["pfns"][0] = 0x2c08.into()), "init.snapshot.zones[0].free_area[1].pfns[0]: order-3 block at pfn 0x2c08 lies in an Absent pageblock"),
+        (Box::new(|v| v["cma"] = false.into()), "init.snapshot.migratetype_names"),
+        (Box::new(|v| v["zones"][1]["pageblocks"][3] = "Weird".into()), "init.snapshot.zones[1].pageblocks[3]: unknown pageblock type"),
+    ];
+    let dir = std::env::temp_dir().join(format!("bs-node-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, (edit, want)) in cases.iter().enumerate() {
+        let mut w = v.clone();
+        edit(&mut w);
+        let f = dir.join(format!("{i}.json"));
+        std::fs::write(&f, w.to_string()).unwrap();
+        let o = bin(&["replay", "-", "--scenario", f.to_str().unwrap()], "");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(want), "case {i}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

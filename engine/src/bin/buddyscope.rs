@@ -66,10 +66,26 @@ enum Cmd {
         trace: String,
         #[arg(long, value_enum, default_value_t = Format::Summary)]
         format: Format,
-        /// Start from this scenario's kernel, zone and init (its ops are ignored).
+        /// Start from this scenario's kernel, zone and init (its ops are ignored), or from a
+        /// bare snapshot file (version 1: one zone; version 2: a node).
         #[arg(long)]
         scenario: Option<String>,
-        /// Start from a real machine's /proc files: pagetypeinfo=FILE[,zoneinfo=FILE][,zone=NAME].
+        /// Replay only the lines after the trace_marker line with this text (e.g.
+        /// "buddyscope: snapshot before"); the others count as skipped, line numbers stay.
+        #[arg(long)]
+        from_marker: Option<String>,
+        /// Replay only the lines before the trace_marker line with this text (e.g.
+        /// "buddyscope: snapshot after").
+        #[arg(long)]
+        to_marker: Option<String>,
+        /// Compare the final state with this version-2 node snapshot (every free list in list
+        /// order, pageblock type and pcp list): print the differences on standard error and
+        /// exit 1 when there are any.
+        #[arg(long)]
+        expect: Option<String>,
+        /// Start from a real machine's /proc files:
+        /// pagetypeinfo=FILE[,zoneinfo=FILE][,zone=NAME|all][,cma=0|1] (CONFIG_CMA is read from
+        /// the text's CMA row; cma= may only agree with it).
         #[arg(long)]
         init: Option<String>,
         /// Kernel behaviour profile (v6.18, v6.19, v7.1, v7.2).
@@ -256,6 +272,9 @@ fn main() -> ExitCode {
             progress,
             compare_model,
             predict,
+            from_marker,
+            to_marker,
+            expect,
         } => {
             if predict && !matches!(format, Format::Summary | Format::Json) {
                 return fail("--predict prints --format summary or json");
@@ -263,6 +282,26 @@ fn main() -> ExitCode {
             if compare_model && !matches!(format, Format::Summary | Format::Json) {
                 return fail("--compare-model prints --format summary or json");
             }
+            let expect = match expect
+                .map(|f| read_node_snapshot(&f).map(|s| (f, s)))
+                .transpose()
+            {
+                Ok(e) => e,
+                Err(e) => return fail(&e),
+            };
+            // Cutting at markers reads the trace into memory (line numbers kept).
+            let cut = if from_marker.is_some() || to_marker.is_some() {
+                let text = match read(&trace) {
+                    Ok(t) => t,
+                    Err(e) => return fail(&e),
+                };
+                match cut_at_markers(&text, from_marker.as_deref(), to_marker.as_deref()) {
+                    Ok(t) => Some(t),
+                    Err(e) => return fail(&format!("{trace}: {e}")),
+                }
+            } else {
+                None
+            };
             let s = match replay_start(base, init, kernel, pages, start_pfn, cpus) {
                 Ok(s) => s,
                 Err(e) => return fail(&e),
@@ -280,7 +319,9 @@ fn main() -> ExitCode {
                 }
             };
             // The comparison reads the trace a second time: standard input is kept in memory.
-            let stdin_text = if trace == "-" && compare_model {
+            let stdin_text = if cut.is_some() {
+                cut
+            } else if trace == "-" && compare_model {
                 let mut t = String::new();
                 if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut t) {
                     return fail(&format!("standard input: {e}"));
@@ -346,6 +387,25 @@ fn main() -> ExitCode {
                 Format::Summary => buddyscope::replay::report::summary(&r),
             };
             print!("{out}");
+            if let Some((file, snap)) = expect {
+                const SHOWN: usize = 50;
+                let d =
+                    buddyscope::snapshot_node::differences(&r.run.final_zone, &snap, usize::MAX);
+                if d.is_empty() {
+                    eprintln!(
+                        "buddyscope: expect: the final state equals {file} (every free list, pageblock type and pcp list)"
+                    );
+                } else {
+                    eprintln!("buddyscope: expect: {} differences from {file}:", d.len());
+                    for l in d.iter().take(SHOWN) {
+                        eprintln!("  {l}");
+                    }
+                    if d.len() > SHOWN {
+                        eprintln!("  … {} more", d.len() - SHOWN);
+                    }
+                    return ExitCode::FAILURE;
+                }
+            }
             ExitCode::SUCCESS
         }
         Cmd::Check { file, limits } => {
@@ -498,7 +558,7 @@ fn replay_start(
     cpus: Option<u32>,
 ) -> Result<scenario::Scenario, String> {
     let mut s = match &base {
-        Some(f) => scenario::parse(&read(f)?).map_err(|e| format!("{f}: {e}"))?,
+        Some(f) => scenario_or_snapshot(f)?,
         None => scenario::Scenario::default(),
     };
     s.ops.clear();
@@ -517,20 +577,32 @@ fn replay_start(
     }
     if let Some(spec) = init {
         let (mut pti, mut zi, mut zone) = (None, None, "Normal".to_string());
+        let mut cma = None;
         for part in spec.split(',') {
             match part.split_once('=') {
                 Some(("pagetypeinfo", f)) => pti = Some(read(f)?),
                 Some(("zoneinfo", f)) => zi = Some(read(f)?),
                 Some(("zone", z)) => zone = z.to_string(),
+                Some(("cma", v)) => {
+                    cma = Some(match v {
+                        "1" | "true" | "yes" => true,
+                        "0" | "false" | "no" => false,
+                        _ => return Err(format!("--init cma={v}: expected cma=1 or cma=0")),
+                    })
+                }
                 _ => {
                     return Err(format!(
-                        "--init {part}: expected pagetypeinfo=FILE, zoneinfo=FILE or zone=NAME"
+                        "--init {part}: expected pagetypeinfo=FILE, zoneinfo=FILE, zone=NAME or cma=0|1"
                     ))
                 }
             }
         }
+        let pagetypeinfo: String = pti.ok_or("--init needs pagetypeinfo=FILE")?;
+        // CONFIG_CMA is read from the text (its CMA row); cma= may only agree with it.
+        s.zone.cma =
+            procfs::resolve_cma(&pagetypeinfo, cma, "--init cma").map_err(|e| e.to_string())?;
         s.init = scenario::Init::Proc {
-            pagetypeinfo: pti.ok_or("--init needs pagetypeinfo=FILE")?,
+            pagetypeinfo,
             zoneinfo: zi,
             zone,
         };
@@ -540,6 +612,77 @@ fn replay_start(
     }
     scenario::validate(&s).map_err(|e| e.to_string())?;
     Ok(s)
+}
+
+/// A scenario file, or a bare snapshot (version 1 or 2, as `tools/drgn/snapshot.py` writes
+/// it), which starts a scenario of its own (errors name its fields under `init.snapshot`).
+fn scenario_or_snapshot(f: &str) -> Result<scenario::Scenario, String> {
+    let text = read(f)?;
+    let v: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(_) => return scenario::parse(&text).map_err(|e| format!("{f}: {e}")),
+    };
+    let bare =
+        v.get("pageblocks").is_some() || (v.get("zones").is_some() && v.get("node").is_some());
+    if !bare {
+        return scenario::parse(&text).map_err(|e| format!("{f}: {e}"));
+    }
+    let doc = serde_json::json!({
+        "version": 1,
+        "name": format!("replay from {f}"),
+        "init": {"snapshot": v},
+    });
+    scenario::parse(&doc.to_string())
+        .map_err(|e| format!("{f} (a bare snapshot, read as init.snapshot): {e}"))
+}
+
+/// A version-2 node snapshot file (bare, or a scenario's `init.snapshot`), for `--expect`.
+fn read_node_snapshot(f: &str) -> Result<buddyscope::snapshot_node::NodeSnapshot, String> {
+    match scenario_or_snapshot(f)?.init {
+        scenario::Init::NodeSnapshot(s) => Ok(*s),
+        _ => Err(format!(
+            "--expect {f}: expected a version-2 node snapshot (tools/drgn/snapshot.py --node)"
+        )),
+    }
+}
+
+/// The text a `tracing_mark_write` line carries, if `line` is one.
+fn marker_text(line: &str) -> Option<&str> {
+    line.split_once("tracing_mark_write:")
+        .map(|(_, t)| t.trim())
+}
+
+/// `text` with every line outside the markers blanked (the replay counts blank lines as
+/// skipped, so line numbers stay those of the file): from just after the first `from` marker
+/// up to just before the first `to` marker after it.
+fn cut_at_markers(text: &str, from: Option<&str>, to: Option<&str>) -> Result<String, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = match from {
+        None => 0,
+        Some(m) => {
+            lines
+                .iter()
+                .position(|l| marker_text(l) == Some(m))
+                .ok_or_else(|| format!("--from-marker {m:?}: no trace_marker line (tracing_mark_write: {m}) in the trace"))?
+                + 1
+        }
+    };
+    let end = match to {
+        None => lines.len(),
+        Some(m) => lines[start..]
+            .iter()
+            .position(|l| marker_text(l) == Some(m))
+            .map(|i| start + i)
+            .ok_or_else(|| format!("--to-marker {m:?}: no trace_marker line (tracing_mark_write: {m}) after the start"))?,
+    };
+    let mut out = String::with_capacity(text.len());
+    for (i, l) in lines.iter().enumerate() {
+        if (start..end).contains(&i) {
+            out.push_str(l);
+        }
+        out.push('\n');
+    }
+    Ok(out)
 }
 
 /// Says on standard error which fallback (zone size, placement) an `init` from `/proc` needed,

@@ -8,12 +8,15 @@ use crate::scenario::ScenarioError;
 use crate::types::*;
 use crate::zone::*;
 
-/// The types an imported zone may hold, in the kernel order the layout uses (U, M, R, HA).
-const LAYOUT_TYPES: [MigrateType; 4] = [
+/// The types an imported zone may hold, in the kernel order the layout uses (U, M, R, HA,
+/// CMA). A text without CMA pageblocks lays out exactly as with the first four alone: a type
+/// with no pageblocks places nothing and is never picked as a partial pageblock.
+const LAYOUT_TYPES: [MigrateType; 5] = [
     MigrateType::Unmovable,
     MigrateType::Movable,
     MigrateType::Reclaimable,
     MigrateType::HighAtomic,
+    MigrateType::Cma,
 ];
 
 /// Owner id of the pages `init` from `/proc` leaves allocated in a pageblock of type `mt`
@@ -65,7 +68,7 @@ pub(super) fn plan_with(imp: &ProcImport, placement: Placement) -> Result<Plan, 
             format!("make the counts sum to {nblocks} (⌈{pages} / 512⌉), or fix the zone size"),
         ));
     }
-    for mt in [MigrateType::Cma, MigrateType::Isolate] {
+    for mt in [MigrateType::Isolate] {
         if imp.blocks[mt.idx()] != 0 || imp.counts[mt.idx()].iter().any(|&c| c != 0) {
             return Err(perr(
                 format!(
@@ -355,12 +358,15 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
         let t = plan.pb_types[p >> PAGEBLOCK_ORDER];
         z.refcount[p] = 1;
         z.owner[p] = filler_owner(t);
-        if t == MigrateType::Movable {
+        // A CMA pageblock holds movable allocations only (`gfp_migratetype` → `ALLOC_CMA`).
+        if matches!(t, MigrateType::Movable | MigrateType::Cma) {
             z.pflags[p] |= PF_LRU;
         } else {
             z.pflags[p] &= !PF_LRU;
         }
     }
+    // `zone->cma_pages`: the CMA pageblocks are the zone's CMA area.
+    z.cma_pages = imp.blocks[MigrateType::Cma.idx()] * u64::from(PAGEBLOCK_NR_PAGES);
     z.reset_stats();
     engine.recording = recording;
     Ok(())

@@ -29,6 +29,6 @@ pub use format::{
 pub use import::{apply_import, filler_owner, filler_owner_mt, Placement};
 pub use parse::{error_location, parse_import, parse_import_up_to, ProcImport, ZoneSize};
 pub use summary::{
-    buddyinfo_mismatches, import_summary, scan_pagetypeinfo, summary_of, ImportSummary, PasteScan,
-    PasteZone,
+    buddyinfo_mismatches, import_summary, resolve_cma, scan_pagetypeinfo, summary_of,
+    ImportSummary, PasteScan, PasteZone,
 };

@@ -33,6 +33,10 @@ pub struct ProcImport {
     pub size: ZoneSize,
     /// How the free blocks of orders 8..0 are placed.
     pub placement: Placement,
+    /// `zoneinfo`'s `start_pfn`, `spanned` and `present` for that zone, if given.
+    pub start_pfn: Option<u64>,
+    pub spanned: Option<u64>,
+    pub present: Option<u64>,
 }
 
 /// Where an imported zone's size came from.
@@ -74,6 +78,53 @@ impl ProcImport {
 }
 
 impl ProcImport {
+    /// The zone's first pfn in the model: `zoneinfo`'s `start_pfn` rounded down to a multiple of
+    /// 1024 (the model keeps MAX_PAGE_ORDER buddies aligned to the zone start; the kernel's
+    /// buddies are aligned to absolute pfns, so the rounding moves no block), or `None` without
+    /// `zoneinfo`.
+    pub fn model_start_pfn(&self) -> Option<u64> {
+        self.start_pfn
+            .map(|s| s & !(crate::scenario::ZONE_START_ALIGN - 1))
+    }
+
+    /// What the import assumed about where the zone lies, one sentence each (the summary's
+    /// "Assumed" list).
+    pub fn placement_notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match (self.start_pfn, self.model_start_pfn()) {
+            (Some(s), Some(m)) if s == m => out.push(format!(
+                "the zone starts at pfn {s:#x} (zoneinfo's start_pfn)"
+            )),
+            (Some(s), Some(m)) => out.push(format!(
+                "the zone starts at pfn {m:#x}: zoneinfo's start_pfn {s:#x} rounded down to a \
+                 multiple of 1024 (the model aligns MAX_PAGE_ORDER blocks to the zone start); \
+                 pfns {m:#x}..{s:#x} are not the machine's and stay allocated"
+            )),
+            _ => out
+                .push("without zoneinfo the zone starts at zone.start_pfn (default 0)".to_string()),
+        }
+        let cma = self.blocks[MigrateType::Cma.idx()];
+        if cma > 0 {
+            out.push(format!(
+                "{cma} CMA pageblocks laid out as any other type (those holding free order-10 \
+                 and order-9 blocks first, then the rest together): the counts do not say where \
+                 the CMA area lies"
+            ));
+        }
+
+        if let (Some(spanned), Some(present)) = (self.spanned, self.present) {
+            if spanned != present || self.pages != present {
+                out.push(format!(
+                    "the zone is {} contiguous pages from its start; the machine's zone spans \
+                     {spanned} pages with {present} present (holes are not modelled: a pfn \
+                     beyond the model's zone is a pfn_outside_zone divergence)",
+                    self.pages
+                ));
+            }
+        }
+        out
+    }
+
     /// `nr_reserved_highatomic` after the import: 512 × HighAtomic pageblocks.
     pub fn reserved_highatomic(&self) -> u64 {
         self.blocks[MigrateType::HighAtomic.idx()] * u64::from(PAGEBLOCK_NR_PAGES)
@@ -147,7 +198,7 @@ pub(super) fn split_node_line(line: &str) -> Option<(u32, String, Vec<String>)> 
 }
 
 pub(super) struct FreeRow {
-    line: usize,
+    pub(super) line: usize,
     /// Column of the migratetype name.
     mt_col: usize,
     pub(super) node: u32,
@@ -480,14 +531,12 @@ fn zone_counts(
     for (&mt, &c) in cols.iter().zip(&row.counts) {
         blocks[mt.idx()] = c;
     }
-    for mt in [MigrateType::Isolate, MigrateType::Cma] {
+    {
+        let mt = MigrateType::Isolate;
         let nblocks = blocks[mt.idx()];
         let nfree: u64 = counts[mt.idx()].iter().sum();
-        let why = if mt == MigrateType::Isolate {
-            "v1 starts with no isolated pageblocks (isolation is transient: read the file again)"
-        } else {
-            "v1 has no CMA pageblocks"
-        };
+        let why =
+            "v1 starts with no isolated pageblocks (isolation is transient: read the file again)";
         if nblocks != 0 {
             return Err(perr(
                 format!("zone {zone} has {nblocks} {} pageblocks", mt.kernel_name()),
@@ -508,6 +557,9 @@ fn zone_counts(
 #[derive(Default)]
 struct ZoneinfoZone {
     managed: Option<u64>,
+    start_pfn: Option<u64>,
+    spanned: Option<u64>,
+    present: Option<u64>,
     batch: Option<i32>,
     high_min: Option<i32>,
     high_max: Option<i32>,
@@ -573,6 +625,9 @@ fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, Sce
                 let v = int("managed")?;
                 zi.managed = Some(v.max(0) as u64);
             }
+            "start_pfn:" => zi.start_pfn = Some(int("start_pfn")?.max(0) as u64),
+            "spanned" => zi.spanned = Some(int("spanned")?.max(0) as u64),
+            "present" => zi.present = Some(int("present")?.max(0) as u64),
             "cpu:" => {
                 let c = int("cpu")?;
                 if c < 0 {
@@ -742,6 +797,9 @@ pub fn parse_import_up_to(
         initial_high,
         size: ZoneSize::Contract,
         placement: Placement::Contract,
+        start_pfn: zi.as_ref().and_then(|z| z.start_pfn),
+        spanned: zi.as_ref().and_then(|z| z.spanned),
+        present: zi.as_ref().and_then(|z| z.present),
     };
     // The contract's size and layout first (what imports today keeps its placement exactly),
     // then the fallbacks: dense placement, then the pageblock-count size. The first error is

@@ -167,6 +167,8 @@ pub fn import_summary(
             .to_string(),
         format!("read from node {}, shown as Node 0", imp.node),
     ];
+    let mut assumed = assumed;
+    assumed.extend(imp.placement_notes());
     Ok(ImportSummary {
         zones: scan.zones,
         zone: zone.to_string(),
@@ -279,4 +281,58 @@ pub fn buddyinfo_mismatches(
             )
         })
         .collect())
+}
+
+/// `zone.cma` for an `init` from `/proc`: a `pagetypeinfo` with a CMA free-count row or a CMA
+/// column under `Number of blocks type` comes from a CONFIG_CMA kernel (`migratetype_names[]`
+/// has "CMA" only then, and `pagetypeinfo_showfree_print` prints a row for every migratetype),
+/// one with free-count rows and no CMA row from a kernel without it. `explicit` is what the
+/// scenario (or `--init …,cma=`) says, if it says it; a setting the text contradicts is an
+/// error at `path`. A text with no rows at all says nothing: `explicit`, else false.
+pub fn resolve_cma(
+    pagetypeinfo: &str,
+    explicit: Option<bool>,
+    path: &str,
+) -> Result<bool, ScenarioError> {
+    let Ok(pti) = parse_pti_text(pagetypeinfo) else {
+        // The import reports the text's own error, with its line and column.
+        return Ok(explicit.unwrap_or(false));
+    };
+    let row = pti
+        .free
+        .iter()
+        .find(|r| r.mt_name == MigrateType::Cma.kernel_name())
+        .map(|r| r.line);
+    let column = pti.block_header.as_ref().and_then(|(line, names, _)| {
+        names
+            .iter()
+            .any(|n| n == MigrateType::Cma.kernel_name())
+            .then_some(*line)
+    });
+    let said = match (row.or(column), pti.free.is_empty()) {
+        (Some(line), _) => Some((true, line)),
+        (None, false) => Some((false, pti.free[0].line)),
+        (None, true) => None,
+    };
+    match (said, explicit) {
+        (None, e) => Ok(e.unwrap_or(false)),
+        (Some((text, _)), None) => Ok(text),
+        (Some((text, _)), Some(e)) if text == e => Ok(e),
+        (Some((true, line)), Some(_)) => Err(ScenarioError::new(
+            path,
+            format!(
+                "cma is false, but init.pagetypeinfo line {line} lists the CMA migratetype: \
+                 the text comes from a CONFIG_CMA kernel"
+            ),
+            "leave cma out (it is read from the text) or set it to true",
+        )),
+        (Some((false, line)), Some(_)) => Err(ScenarioError::new(
+            path,
+            format!(
+                "cma is true, but init.pagetypeinfo has no CMA row (its free counts start at \
+                 line {line}): a CONFIG_CMA kernel prints one for every zone"
+            ),
+            "leave cma out (it is read from the text) or set it to false",
+        )),
+    }
 }

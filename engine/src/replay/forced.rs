@@ -64,7 +64,7 @@ impl Default for ReplayOptions {
 }
 
 /// What kind of disagreement between the trace and the model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DivergenceKind {
     /// A pfn (or a block's end) outside the zone.
@@ -94,6 +94,28 @@ pub enum DivergenceKind {
 }
 
 impl DivergenceKind {
+    /// Every kind, in the order the totals list them.
+    pub const ALL: [DivergenceKind; 11] = [
+        DivergenceKind::PfnOutsideZone,
+        DivergenceKind::CpuOutsideZone,
+        DivergenceKind::Misaligned,
+        DivergenceKind::AllocOfAllocated,
+        DivergenceKind::FreeOfFree,
+        DivergenceKind::NotFreeInBuddy,
+        DivergenceKind::ListMismatch,
+        DivergenceKind::FallbackNotPredicted,
+        DivergenceKind::DrainNotOnPcp,
+        DivergenceKind::DrainMigratetype,
+        DivergenceKind::PcpOtherCpu,
+    ];
+
+    fn idx(self) -> usize {
+        Self::ALL
+            .iter()
+            .position(|&k| k == self)
+            .expect("every kind is in ALL")
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DivergenceKind::PfnOutsideZone => "pfn_outside_zone",
@@ -134,6 +156,23 @@ impl fmt::Display for Divergence {
     }
 }
 
+/// The number of divergences of one kind (every one counted, listed or not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct KindCount {
+    pub kind: DivergenceKind,
+    pub count: u64,
+}
+
+/// The non-zero totals by kind, in [`DivergenceKind::ALL`] order.
+fn kind_counts(by_kind: &[u64; 11]) -> Vec<KindCount> {
+    DivergenceKind::ALL
+        .iter()
+        .zip(by_kind)
+        .filter(|(_, &n)| n != 0)
+        .map(|(&kind, &count)| KindCount { kind, count })
+        .collect()
+}
+
 /// A finished replay.
 #[derive(Clone, Debug)]
 pub struct Replay {
@@ -141,6 +180,9 @@ pub struct Replay {
     pub run: Run,
     /// Every divergence, counted.
     pub divergence_count: u64,
+    /// Every divergence counted by kind (the non-zero kinds; complete even when the list is
+    /// capped).
+    pub divergences_by_kind: Vec<KindCount>,
     /// The first [`ReplayOptions::max_listed`] divergences.
     pub divergences: Vec<Divergence>,
     /// Trace events applied (§9 event lines).
@@ -226,6 +268,7 @@ pub fn replay<R: BufRead>(
         ops: Vec::new(),
         checkpoints: Checkpoints::new(&initial, opts.checkpoint_budget),
         divergence_count: 0,
+        by_kind: [0; 11],
         divergences: Vec::new(),
         line: 0,
         tally: Tally::default(),
@@ -267,6 +310,7 @@ pub fn replay<R: BufRead>(
             ops_omitted: 0,
         },
         divergence_count: r.divergence_count,
+        divergences_by_kind: kind_counts(&r.by_kind),
         divergences: r.divergences,
         trace_events: count,
         lines: reader.lines(),
@@ -340,6 +384,8 @@ struct Replayer {
     ops: Vec<OpRecord>,
     checkpoints: Checkpoints,
     divergence_count: u64,
+    /// `divergence_count` by kind ([`DivergenceKind::ALL`] order).
+    by_kind: [u64; 11],
     divergences: Vec<Divergence>,
     line: u64,
     tally: Tally,
@@ -418,6 +464,7 @@ impl Replayer {
 
     fn diverge(&mut self, kind: DivergenceKind, message: String) {
         self.divergence_count += 1;
+        self.by_kind[kind.idx()] += 1;
         let event = self.e.log.events.len() as u32;
         self.e.message(
             Step::ReplayDivergence,
@@ -968,6 +1015,9 @@ impl Replayer {
         let Some(p) = self.block(pfn, order) else {
             return "skipped".into();
         };
+        if order > MAX_PAGE_ORDER {
+            return self.free_gigantic(p, order);
+        }
         if self.on_pcp(p, order) && self.origin[p as usize] == ORIGIN_REFILL {
             // Handed out by the untraced alloc_pages_bulk loop.
             self.pcp_del(Step::PcplistTakeFront, p);
@@ -998,6 +1048,61 @@ impl Replayer {
             self.e.free_one_page(p, order, FPI_NONE);
             format!("order-{order} block at pfn {pfn:#x} freed to the buddy")
         }
+    }
+
+    /// `mm_page_free` of a gigantic folio (order above MAX_PAGE_ORDER): `__free_pages_ok` →
+    /// `free_one_page` → `split_large_buddy`, which frees it in pageblock_order chunks, each
+    /// with its own pageblock's migratetype, and `__free_one_page` merges them up to
+    /// MAX_PAGE_ORDER (v7.2.13 mm/page_alloc.c:1510-1586). Never through the pcp.
+    ///
+    /// The buddy never hands out such a block: it came from `alloc_contig_pages` /
+    /// `alloc_contig_frozen_range`, whose takes (`isolate_freepages_range`) trace nothing in
+    /// kmem. Pages of the folio the model still has free are therefore taken as that untraced
+    /// allocation took them (pcp blocks first, as its `drain_all_pages`), before the free.
+    fn free_gigantic(&mut self, p: u32, order: u8) -> String {
+        let (first, end) = (p, p + (1u32 << order));
+        let pfn = self.abs(p);
+        let mut took = 0u64;
+        let mut q = first;
+        while q < end {
+            match self.e.free_block_containing(q) {
+                Some((head, o, true)) => {
+                    self.pcp_del(Step::PcplistTakeFront, head);
+                    took += 1 << o;
+                    q = head + (1 << o);
+                }
+                Some((head, o, false)) => {
+                    let mt = self.e.zone.list_mt_of(head);
+                    self.e
+                        .del_from_free_list(Step::AllocContigTake, head, o, mt);
+                    self.e
+                        .account_freepages(Step::AllocContigTake, -(1i64 << o), mt);
+                    took += 1 << o;
+                    q = head + (1 << o);
+                }
+                None => q += 1,
+            }
+        }
+        // The folio is the caller's: each page given back by its own put (the undo restores
+        // every page's owner and count).
+        for q in first..end {
+            if self.e.zone.refcount[q as usize] != 0 {
+                self.e.put_page(q, 0);
+            }
+        }
+        self.trace(
+            Step::TraceMmPageFree,
+            Tracepoint::MmPageFree { pfn: p, order },
+        );
+        self.e.free_one_page(p, order, FPI_NONE);
+        let untraced = if took > 0 {
+            format!(" ({took} of its pages free in the model: taken by the untraced alloc_contig_range first)")
+        } else {
+            String::new()
+        };
+        format!(
+            "order-{order} folio at pfn {pfn:#x} freed to the buddy in pageblock chunks{untraced}"
+        )
     }
 
     fn zone_locked(

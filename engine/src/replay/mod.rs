@@ -16,7 +16,7 @@ pub mod summary;
 
 pub use compare::{compare, Comparison, Difference};
 pub use forced::{
-    replay, replay_text, Divergence, DivergenceKind, Replay, ReplayError, ReplayOptions,
+    replay, replay_text, Divergence, DivergenceKind, KindCount, Replay, ReplayError, ReplayOptions,
 };
 pub use parse::{parse_line, TraceEvent, TraceLine, TraceParseError, TraceReader};
 pub use predict::{Cause, PredictReport};

@@ -16,6 +16,10 @@
 //! `gfp_flags` name, a `0`/`1` flag that is something else).
 
 use crate::types::{gfp, MAX_PAGE_ORDER};
+
+/// The order of x86_64's gigantic hugetlb folio (PUD_ORDER: 1 GiB of 4 KiB pages), the only
+/// order above MAX_PAGE_ORDER an `mm_page_free` line can carry there.
+pub const GIGANTIC_ORDER: u8 = 18;
 use std::fmt;
 use std::io::BufRead;
 
@@ -217,7 +221,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         }
         "mm_page_free" => TraceEvent::Free {
             pfn: f.hex("pfn")?,
-            order: f.order("order")?,
+            order: f.free_order("order")?,
         },
         "mm_page_alloc_zone_locked" => TraceEvent::ZoneLocked {
             pfn: f.hex("pfn")?,
@@ -427,6 +431,28 @@ impl<'a> Fields<'a> {
         Ok(n as u8)
     }
 
+    /// `mm_page_free`'s order: a buddy order, or a gigantic folio's. `free_frozen_pages(folio,
+    /// folio_order(folio))` of a 1 GiB hugetlb folio reaches `__free_pages_ok` →
+    /// `__free_pages_prepare`, which traces the folio's own order (v7.2.13 mm/page_alloc.c:1578);
+    /// on x86_64 the only gigantic hstate is PUD_ORDER (`hugepagesz=1G`), so that is the one
+    /// order above MAX_PAGE_ORDER a free may have.
+    fn free_order(&self, key: &str) -> Result<u8, TraceParseError> {
+        let (o, n) = self.int(key)?;
+        if n == i64::from(GIGANTIC_ORDER) {
+            return Ok(GIGANTIC_ORDER);
+        }
+        if !(0..=MAX_PAGE_ORDER as i64).contains(&n) {
+            return Err(self.err(
+                o,
+                format!(
+                    "`{key}={n}`: an order must be 0..={MAX_PAGE_ORDER}, or {GIGANTIC_ORDER} for \
+                     a freed 1 GiB folio"
+                ),
+            ));
+        }
+        Ok(n as u8)
+    }
+
     fn mt(&self, key: &str) -> Result<u8, TraceParseError> {
         let (o, n) = self.int(key)?;
         if !(0..=5).contains(&n) {
@@ -588,6 +614,22 @@ mod tests {
         assert_eq!(e.to_string(), "line 3, column 29: missing field `order=`");
         let e = parse_line(4, "mm_page_free: pfn=0x1 order=11").unwrap_err();
         assert!(e.message.contains("0..=10"), "{e}");
+        // A freed 1 GiB folio carries its own order; other events never do.
+        let t = parse_line(4, "mm_page_free: pfn=0x140000 order=18").unwrap();
+        assert_eq!(
+            t.unwrap().event,
+            TraceEvent::Free {
+                pfn: 0x140000,
+                order: 18
+            }
+        );
+        for l in [
+            "mm_page_free: pfn=0x1 order=19",
+            "mm_page_pcpu_drain: pfn=0x0 order=18 migratetype=0",
+            "mm_page_alloc: page=1 pfn=0x0 order=18 migratetype=0 gfp_flags=GFP_KERNEL",
+        ] {
+            assert!(parse_line(4, l).is_err(), "{l}");
+        }
         let e = parse_line(
             5,
             "mm_page_alloc: pfn=0x1 order=0 migratetype=0 gfp_flags=GFP_BOGUS",

@@ -1,6 +1,6 @@
 //! The CLI's `json` and `summary` outputs of a replay: those of a run plus the divergences.
 
-use super::forced::{Divergence, Replay};
+use super::forced::{Divergence, KindCount, Replay};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -11,6 +11,10 @@ struct ReplayOut<'a> {
     reordered_lines: u64,
     late_lines: u64,
     divergence_count: u64,
+    /// The start snapshot's `kernel` (`uname -r`), when it says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot_kernel: Option<&'a str>,
+    divergences_by_kind: &'a [KindCount],
     divergences: &'a [Divergence],
 }
 
@@ -22,6 +26,8 @@ fn out(r: &Replay) -> ReplayOut<'_> {
         reordered_lines: r.reordered_lines,
         late_lines: r.late_lines,
         divergence_count: r.divergence_count,
+        snapshot_kernel: snapshot_kernel(r),
+        divergences_by_kind: &r.divergences_by_kind,
         divergences: &r.divergences,
     }
 }
@@ -56,7 +62,24 @@ pub fn summary(r: &Replay) -> String {
             r.reordered_lines, r.late_lines
         );
     }
+    if let Some(k) = snapshot_kernel(r) {
+        let profile = crate::types::Kernel::from_uname(k).map_or("no profile".to_string(), |p| {
+            format!("profile {}", p.as_str())
+        });
+        let _ = writeln!(
+            o,
+            "snapshot kernel: {k} ({profile}; replayed with {})",
+            r.run.scenario.kernel.as_str()
+        );
+    }
     let _ = writeln!(o, "divergences: {}", r.divergence_count);
+    if !r.divergences_by_kind.is_empty() {
+        let _ = writeln!(
+            o,
+            "divergences by kind: {}",
+            by_kind_text(&r.divergences_by_kind)
+        );
+    }
     for d in &r.divergences {
         let _ = writeln!(o, "  {d}");
     }
@@ -71,4 +94,21 @@ pub fn summary(r: &Replay) -> String {
         o.push_str(&p.text());
     }
     o
+}
+
+/// `kind N, kind M, …`: the totals by kind on one line.
+pub fn by_kind_text(by_kind: &[KindCount]) -> String {
+    by_kind
+        .iter()
+        .map(|k| format!("{} {}", k.kind.as_str(), k.count))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The `kernel` (`uname -r`) of the node snapshot the replay started from, if it says it.
+pub fn snapshot_kernel(r: &Replay) -> Option<&str> {
+    match &r.run.scenario.init {
+        crate::scenario::Init::NodeSnapshot(s) => s.kernel.as_deref(),
+        _ => None,
+    }
 }

@@ -179,6 +179,9 @@ pub struct ReplaySummary {
     pub lines: u64,
     pub skipped_lines: u64,
     pub divergence_count: u64,
+    /// Every divergence counted by kind (complete; the list of divergences may be capped).
+    #[serde(default)]
+    pub divergences_by_kind: Vec<super::KindCount>,
     pub allocations: Vec<AllocCount>,
     pub failed_allocations: u64,
     pub frees: u64,
@@ -218,6 +221,7 @@ pub fn summary(r: &Replay, comparison: Option<&Comparison>) -> ReplaySummary {
         lines: r.lines,
         skipped_lines: r.skipped_lines,
         divergence_count: r.divergence_count,
+        divergences_by_kind: r.divergences_by_kind.clone(),
         allocations: t
             .allocations
             .iter()
@@ -291,6 +295,13 @@ pub fn text(s: &ReplaySummary) -> String {
         "replay: {} trace events from {} lines ({} skipped), {} divergences",
         s.trace_events, s.lines, s.skipped_lines, s.divergence_count
     );
+    if !s.divergences_by_kind.is_empty() {
+        let _ = writeln!(
+            o,
+            "divergences by kind: {}",
+            super::report::by_kind_text(&s.divergences_by_kind)
+        );
+    }
     let _ = writeln!(
         o,
         "allocations: {} ({} failed), frees: {}",

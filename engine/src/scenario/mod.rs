@@ -205,6 +205,9 @@ pub enum Init {
     /// Start from an exact snapshot (free blocks at their pfns, pageblock types, pcp lists),
     /// e.g. written by `tools/drgn/snapshot.py`; see [`crate::snapshot`].
     Snapshot(Box<crate::snapshot::Snapshot>),
+    /// Start from a node snapshot (version 2: every zone of a node); see
+    /// [`crate::snapshot_node`]. The zones and pfns come from it, as with `init.zone` `"all"`.
+    NodeSnapshot(Box<crate::snapshot_node::NodeSnapshot>),
 }
 
 /// How the binding kinds of `as` are named in messages and accepted by `ref`s.
@@ -637,11 +640,19 @@ enum InitRepr {
     Snapshot {
         snapshot: Box<crate::snapshot::Snapshot>,
     },
+    NodeSnapshot {
+        snapshot: Box<crate::snapshot_node::NodeSnapshot>,
+    },
 }
 
 #[derive(Serialize)]
 struct SnapshotInitRepr<'a> {
     snapshot: &'a crate::snapshot::Snapshot,
+}
+
+#[derive(Serialize)]
+struct NodeSnapshotInitRepr<'a> {
+    snapshot: &'a crate::snapshot_node::NodeSnapshot,
 }
 
 impl Serialize for Init {
@@ -659,6 +670,7 @@ impl Serialize for Init {
             }
             .serialize(s),
             Init::Snapshot(snap) => SnapshotInitRepr { snapshot: snap }.serialize(s),
+            Init::NodeSnapshot(snap) => NodeSnapshotInitRepr { snapshot: snap }.serialize(s),
         }
     }
 }
@@ -677,6 +689,7 @@ impl<'de> Deserialize<'de> for Init {
                 zone: p.zone,
             }),
             InitRepr::Snapshot { snapshot } => Ok(Init::Snapshot(snapshot)),
+            InitRepr::NodeSnapshot { snapshot } => Ok(Init::NodeSnapshot(snapshot)),
         }
     }
 }
@@ -740,6 +753,7 @@ pub fn validate_with_zone_pages(s: &Scenario, pages: u64) -> Result<(), Scenario
         Init::Proc { .. } if s.zone.pages.is_some() => "zone.pages",
         Init::Proc { .. } => "init.pagetypeinfo",
         Init::Snapshot(_) => "init.snapshot.pages",
+        Init::NodeSnapshot(_) => "init.snapshot.zones",
     };
     check_scenario(s, Some((pages, origin)))
 }
@@ -780,6 +794,7 @@ impl Scenario {
             Init::Boot => Some(self.zone.pages.unwrap_or(DEFAULT_ZONE_PAGES)),
             Init::Proc { .. } => self.zone.pages,
             Init::Snapshot(ref snap) => Some(snap.pages),
+            Init::NodeSnapshot(_) => None,
         }
     }
 

@@ -626,8 +626,13 @@ fn init_from_value(v: &Value, path: &str) -> Res<Init> {
                     "init is {\"snapshot\": {...}} alone",
                 ));
             }
-            crate::snapshot::from_value(&m["snapshot"], &join(path, "snapshot"))
-                .map(|s| Init::Snapshot(Box::new(s)))
+            let snap = &m["snapshot"];
+            let sp = join(path, "snapshot");
+            if snap.get("version").and_then(Value::as_u64) == Some(2) {
+                return crate::snapshot_node::from_value(snap, &sp)
+                    .map(|s| Init::NodeSnapshot(Box::new(s)));
+            }
+            crate::snapshot::from_value(snap, &sp).map(|s| Init::Snapshot(Box::new(s)))
         }
         Value::Object(_) => {
             let f = Fields::new(v, path, "init", "init")?;
@@ -874,7 +879,7 @@ pub(crate) fn scenario_from_value(v: &Value) -> Res<Scenario> {
     // The version first: a newer document should be told so, not that its new fields are unknown.
     let version = f.req("version", read_version)?;
     f.deny_unknown()?;
-    Ok(Scenario {
+    let mut s = Scenario {
         version,
         name: f.or("name", String::new(), read_string)?,
         description: f.opt("description", read_string)?,
@@ -885,5 +890,58 @@ pub(crate) fn scenario_from_value(v: &Value) -> Res<Scenario> {
         ops: f.or("ops", Vec::new(), ops_from_value)?,
         compare: f.opt("compare", compare_from_value)?,
         tour: f.or("tour", Vec::new(), tour_from_value)?,
-    })
+    };
+    // A `/proc` text says whether its kernel has CONFIG_CMA: `zone.cma` is read from it, and a
+    // `zone.cma` the text contradicts is an error.
+    if let Init::Proc { pagetypeinfo, .. } = &s.init {
+        let explicit = f
+            .map
+            .get("zone")
+            .and_then(|z| z.get("cma"))
+            .and_then(Value::as_bool);
+        s.zone.cma = crate::procfs::resolve_cma(pagetypeinfo, explicit, "zone.cma")?;
+    }
+    node_snapshot_zone(&mut s, f.map.get("zone"))?;
+    Ok(s)
+}
+
+/// A node snapshot gives the CPUs and CONFIG_CMA: `zone.cpus` and `zone.cma` are read from it,
+/// and may only agree with it when given; no other `zone` field applies (the zones are the
+/// snapshot's).
+pub(crate) fn node_snapshot_zone(s: &mut Scenario, zone: Option<&Value>) -> Res<()> {
+    let Init::NodeSnapshot(snap) = &s.init else {
+        return Ok(());
+    };
+    let given = |k: &str| zone.and_then(|z| z.get(k));
+    if let Some(c) = given("cpus").and_then(Value::as_u64) {
+        if c != u64::from(snap.cpus) {
+            return Err(ScenarioError::new(
+                "zone.cpus",
+                format!("zone.cpus is {c} but init.snapshot.cpus is {}", snap.cpus),
+                "remove zone.cpus: the snapshot gives the CPUs",
+            ));
+        }
+    }
+    if let Some(c) = given("cma").and_then(Value::as_bool) {
+        if c != snap.cma {
+            return Err(ScenarioError::new(
+                "zone.cma",
+                format!("zone.cma is {c} but init.snapshot.cma is {}", snap.cma),
+                "remove zone.cma: the snapshot says whether the kernel has CONFIG_CMA",
+            ));
+        }
+    }
+    if let Some(k) = zone
+        .and_then(Value::as_object)
+        .and_then(|m| m.keys().find(|k| !["cpus", "cma"].contains(&k.as_str())))
+    {
+        return Err(ScenarioError::new(
+            join("zone", k),
+            format!("zone.{k} with a node snapshot"),
+            "the snapshot gives every zone: leave zone out (or give only cpus and cma, as the snapshot has them)",
+        ));
+    }
+    s.zone.cpus = snap.cpus;
+    s.zone.cma = snap.cma;
+    Ok(())
 }

@@ -156,8 +156,8 @@ pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
 /// `init.zone` `"all"` ([`crate::setup::IMPORT_ALL_ZONES`]): every zone of the pasted text. The
 /// sizes come from the text, so `zone.pages` may not be given.
 pub(super) fn check_import_all(s: &Scenario) -> Res<bool> {
-    let all =
-        matches!(&s.init, super::Init::Proc { zone, .. } if zone == crate::setup::IMPORT_ALL_ZONES);
+    let all = matches!(&s.init, super::Init::Proc { zone, .. } if zone == crate::setup::IMPORT_ALL_ZONES)
+        || matches!(s.init, super::Init::NodeSnapshot(_));
     if all && s.zone.pages.is_some() {
         return Err(ScenarioError::new(
             "zone.pages",
