@@ -382,7 +382,7 @@ mod tests {
                 "did you mean `kernel`",
             ),
             (
-                r#"{"a": {"label": "x"}, "b": {"label": "y", "kernel": "v7.3"}}"#,
+                r#"{"a": {"label": "x"}, "b": {"label": "y", "kernel": "v7.9"}}"#,
                 "compare.b.kernel",
                 "unknown kernel",
             ),
