@@ -71,6 +71,10 @@ pub const ALL: &[Builtin] = &[
         "cma-alloc-release",
         "cma_alloc and cma_release: CMA release before/after"
     ),
+    builtin!(
+        "lts-vs-newest-vmalloc",
+        "vmalloc and vfree: the 6.12 LTS against 7.3"
+    ),
 ];
 
 /// The built-in scenario with this id.

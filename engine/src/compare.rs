@@ -106,7 +106,10 @@ impl CompareSide {
             None
         } else {
             Some(Kernel::parse(k).ok_or_else(|| {
-                format!("unknown kernel {k:?} in compare side {token:?}: use v6.18, v6.19, v7.1 or v7.2")
+                format!(
+                    "unknown kernel {k:?} in compare side {token:?}: use {}",
+                    Kernel::choices()
+                )
             })?)
         };
         let mut side = CompareSide {
@@ -379,7 +382,7 @@ mod tests {
                 "did you mean `kernel`",
             ),
             (
-                r#"{"a": {"label": "x"}, "b": {"label": "y", "kernel": "v7.3"}}"#,
+                r#"{"a": {"label": "x"}, "b": {"label": "y", "kernel": "v7.9"}}"#,
                 "compare.b.kernel",
                 "unknown kernel",
             ),
@@ -499,7 +502,14 @@ mod tests {
         assert!(ComparePair::from_query("v7.1", &s).is_err());
         assert!(ComparePair::from_query("v7.1,v9", &s)
             .unwrap_err()
-            .contains("unknown kernel"));
+            .contains("use v6.12, v6.18, v6.19, v7.1, v7.2 or v7.3"));
+        // The LTS against the newest profile.
+        let lts = ComparePair::from_query("v6.12,v7.3", &s).unwrap();
+        assert_eq!(
+            (lts.a.kernel, lts.b.kernel),
+            (Some(Kernel::V6_12), Some(Kernel::V7_3))
+        );
+        assert_eq!(lts.to_query(&s), "v6.12,v7.3");
         // Without a declared pair: v7.1 vs v7.2.
         let plain = parse(r#"{"version": 1}"#).unwrap();
         let d = ComparePair::default_for(&plain);

@@ -182,17 +182,34 @@ pub enum Kernel {
     /// chunked pcp frees and large-order vmalloc (docs/model-decisions.md).
     #[serde(rename = "v6.19")]
     V6_19,
+    /// The 2024 LTS as Debian ships it (6.12.117, with the stable backports of
+    /// `__rmqueue_claim`/`__rmqueue_steal`, the `rmqueue_mode` and the chunked `decay_pcp_high`):
+    /// 6.18's allocator but for `free_high`, the drains and the zoneinfo format.
+    #[serde(rename = "v6.12")]
+    V6_12,
+    /// 7.3.4: 7.2 plus `ALLOC_HIGHATOMIC` in the fast path, reservation in the slow path only.
+    #[serde(rename = "v7.3")]
+    V7_3,
 }
 
 impl Kernel {
     /// Every profile the engine has, oldest first (the compare selects offer these).
-    pub const ALL: [Kernel; 4] = [Kernel::V6_18, Kernel::V6_19, Kernel::V7_1, Kernel::V7_2];
+    pub const ALL: [Kernel; 6] = [
+        Kernel::V6_12,
+        Kernel::V6_18,
+        Kernel::V6_19,
+        Kernel::V7_1,
+        Kernel::V7_2,
+        Kernel::V7_3,
+    ];
     pub fn as_str(self) -> &'static str {
         match self {
+            Kernel::V6_12 => "v6.12",
             Kernel::V6_18 => "v6.18",
             Kernel::V6_19 => "v6.19",
             Kernel::V7_1 => "v7.1",
             Kernel::V7_2 => "v7.2",
+            Kernel::V7_3 => "v7.3",
         }
     }
     /// The profile for a kernel release as `uname -r` prints it (`utsname()->release`, e.g.
@@ -212,21 +229,43 @@ impl Kernel {
     }
 
     pub fn parse(s: &str) -> Option<Kernel> {
-        match s {
-            "v6.18" => Some(Kernel::V6_18),
-            "v6.19" => Some(Kernel::V6_19),
-            "v7.1" => Some(Kernel::V7_1),
-            "v7.2" => Some(Kernel::V7_2),
-            _ => None,
-        }
+        Kernel::ALL.into_iter().find(|k| k.as_str() == s)
     }
-    /// 6.19+: `free_pcppages_bulk` is called in `batch`-sized chunks (§4.9).
+    /// The profiles as a user types them, for messages: "v6.12, v6.18, …, v7.2 or v7.3".
+    pub fn choices() -> String {
+        let names: Vec<&str> = Kernel::ALL.iter().map(|k| k.as_str()).collect();
+        let (last, rest) = names.split_last().expect("at least one profile");
+        format!("{} or {last}", rest.join(", "))
+    }
+    /// The 6.x profiles before 6.19 (6.12, 6.18): one code base for most of the allocator.
+    fn is_pre_6_19(self) -> bool {
+        matches!(self, Kernel::V6_12 | Kernel::V6_18)
+    }
+    /// 6.19+: `free_frozen_page_commit` calls `free_pcppages_bulk` in `batch`-sized chunks
+    /// (§4.9). 6.12 and 6.18 free `nr_pcp_free` pages in one call.
     pub fn pcp_free_in_batches(self) -> bool {
+        !self.is_pre_6_19()
+    }
+    /// `decay_pcp_high` drains its excess in `batch`-sized chunks, each under its own pcp
+    /// lock: 6.19+, and 6.12.117 (a stable backport; v6.12.117 mm/page_alloc.c:2493-2500).
+    /// 6.18.2 drains it in one `free_pcppages_bulk` call.
+    pub fn decay_in_batches(self) -> bool {
         self != Kernel::V6_18
+    }
+    /// `free_high` in `free_frozen_page_commit` needs `free_count >= batch + high_min / 2`
+    /// (6.18+); 6.12.117's `free_unref_page_commit` needs `free_count >= batch`.
+    pub fn free_high_needs_half_high_min(self) -> bool {
+        self != Kernel::V6_12
     }
     /// 6.19+ zoneinfo prints `reserved_highatomic`/`free_highatomic`.
     pub fn zoneinfo_highatomic_lines(self) -> bool {
-        self != Kernel::V6_18
+        !self.is_pre_6_19()
+    }
+    /// 6.18+ zoneinfo: `nr_free_pages_blocks`, the pcp's `high_min`/`high_max` lines and the
+    /// wider `count:    ` columns; 6.12 prints `nr_bounce` and `count: `, `high:  `, `batch: `
+    /// only (v6.12.117 mm/vmstat.c `zoneinfo_show_print`, `vmstat_text`).
+    pub fn zoneinfo_6_18_format(self) -> bool {
+        self != Kernel::V6_12
     }
     /// 7.x: highatomic reservation happens in `rmqueue_buddy` only and pcp refill is skipped
     /// for `ALLOC_HIGHATOMIC` (§2.9). 6.19 still reserves in `get_page_from_freelist` after
@@ -234,45 +273,50 @@ impl Kernel {
     pub fn highatomic_in_rmqueue_buddy(self) -> bool {
         self.is_7x()
     }
+    /// 7.3: the fast path adds `alloc_flags_nonblocking(gfp, order) & ALLOC_HIGHATOMIC` (an
+    /// order > 0 `__GFP_HIGH` request without `__GFP_DIRECT_RECLAIM` or `__GFP_NOMEMALLOC`), and
+    /// `rmqueue_buddy` reserves a highatomic pageblock only for an `ALLOC_WMARK_MIN` (slow
+    /// path) request (v7.3.4 mm/page_alloc.c:5456, :3274-3276).
+    pub fn fastpath_highatomic(self) -> bool {
+        self == Kernel::V7_3
+    }
     /// 7.x: `alloc_pages_bulk` zone gate is `low + (nr - populated)` (§6.4).
     pub fn bulk_gate_minus_populated(self) -> bool {
         self.is_7x()
     }
     /// 7.x slow path attempt counting (§7.2); 6.19's `__alloc_pages_slowpath` is 6.18's (two
-    /// attempts before reclaim).
+    /// attempts before reclaim), and so is 6.12's.
     pub fn slowpath_7x(self) -> bool {
         self.is_7x()
     }
     /// 7.x: `cma_alloc` is `cma_alloc_frozen` plus `set_pages_refcounted`, and `cma_release`
     /// drops every reference before `free_contig_frozen_range` (v7.1.5 mm/cma.c:947, :1017);
-    /// 6.18/6.19 free through `free_contig_range`, page by page.
+    /// 6.12/6.18/6.19 free through `free_contig_range`, page by page.
     pub fn cma_frozen(self) -> bool {
         self.is_7x()
     }
-    /// The 7.x profiles (v7.1, v7.2).
+    /// The 7.x profiles (v7.1, v7.2, v7.3).
     fn is_7x(self) -> bool {
-        matches!(self, Kernel::V7_1 | Kernel::V7_2)
+        matches!(self, Kernel::V7_1 | Kernel::V7_2 | Kernel::V7_3)
     }
-    /// 7.x: `free_contig_range` warns on a compound head (6.18 accepted a large folio).
+    /// The tag of the profile's tree on elixir.bootlin.com, for the source links.
     pub fn elixir_tag(self) -> &'static str {
-        match self {
-            Kernel::V6_18 => "v6.18",
-            Kernel::V6_19 => "v6.19",
-            Kernel::V7_1 => "v7.1",
-            // No 7.2 tree was read (kernel-model.md §0); link the newest one that exists.
-            Kernel::V7_2 => "v7.1",
-        }
+        self.as_str()
     }
     /// Default `vmalloc.strategy`, `free_contig_range.method` and `vfree.method`.
     pub fn default_vmalloc_strategy(self) -> VmallocStrategy {
-        match self {
-            Kernel::V6_18 => VmallocStrategy::Bulk,
-            _ => VmallocStrategy::LargeOrder,
+        if self.is_pre_6_19() {
+            VmallocStrategy::Bulk
+        } else {
+            VmallocStrategy::LargeOrder
         }
     }
+    /// 7.2+: `free_contig_range`, `__free_contig_frozen_range` and `vfree` (through
+    /// `vm_area_free_pages` → `free_pages_bulk`) release runs through
+    /// `__free_contig_range_common` (v7.2.13 mm/page_alloc.c:6928, mm/vmalloc.c:3452).
     pub fn default_free_method(self) -> FreeMethod {
         match self {
-            Kernel::V7_2 => FreeMethod::Chunked,
+            Kernel::V7_2 | Kernel::V7_3 => FreeMethod::Chunked,
             _ => FreeMethod::PerPage,
         }
     }

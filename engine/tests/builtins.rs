@@ -274,3 +274,52 @@ fn cma_alloc_migrates_and_cma_release_is_chunked_on_7_2() {
     assert!(release.pcp_ops >= 16384, "{release:?}");
     assert!(release.pcp_drains > 0);
 }
+
+/// Every built-in runs on every profile (the scenario's kernel replaced, as `run --kernel`
+/// does), keeps the invariants at its end, and its `--format trace` output replays with zero
+/// divergences onto the same free lists.
+#[test]
+fn every_builtin_runs_and_replays_on_every_profile() {
+    use buddyscope::replay::{replay_text, ReplayOptions};
+    use buddyscope::types::{Kernel, MigrateType, NR_PAGE_ORDERS};
+    let mut failed = Vec::new();
+    for b in builtin::ALL {
+        for kernel in Kernel::ALL {
+            let mut s = buddyscope::scenario::parse(b.json).unwrap();
+            s.kernel = kernel;
+            let r = match buddyscope::runner::run(&s, &RunOptions::default()) {
+                Ok(r) => r,
+                Err(e) => {
+                    failed.push(format!("{} {}: {e}", b.id, kernel.as_str()));
+                    continue;
+                }
+            };
+            for z in r.final_zone.zones() {
+                if let Err(e) = check_invariants(z) {
+                    failed.push(format!("{} {}: {e}", b.id, kernel.as_str()));
+                }
+            }
+            let trace = buddyscope::narrate::trace_text(&r);
+            let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
+            let lists = |node: &buddyscope::zone::Zone| {
+                node.zones()
+                    .flat_map(|z| {
+                        (0..NR_PAGE_ORDERS as u8)
+                            .flat_map(|o| MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt)))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect::<Vec<_>>()
+            };
+            if rep.divergence_count != 0 || lists(&r.final_zone) != lists(&rep.run.final_zone) {
+                failed.push(format!(
+                    "{} {}: {} divergences (first: {:?})",
+                    b.id,
+                    kernel.as_str(),
+                    rep.divergence_count,
+                    rep.divergences.first().map(|d| d.to_string())
+                ));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}

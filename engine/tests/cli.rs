@@ -94,6 +94,38 @@ fn every_builtin_runs_through_the_cli() {
     }
 }
 
+/// `run --kernel v6.12|v7.3` runs every built-in with that profile (the zoneinfo says which:
+/// 6.12's pcp lines have no `high_min`); an unknown profile is refused with the list.
+#[test]
+fn every_builtin_runs_with_the_new_profiles() {
+    let (code, list, _) = cli(&["builtin"], "");
+    assert_eq!(code, 0);
+    for line in list.lines() {
+        let id = line.split_whitespace().next().unwrap();
+        let (_, json, _) = cli(&["builtin", id], "");
+        for kernel in ["v6.12", "v7.3"] {
+            let (code, out, err) = cli(
+                &["run", "-", "--kernel", kernel, "--format", "zoneinfo"],
+                &json,
+            );
+            assert_eq!(code, 0, "{id} {kernel}: {err}");
+            assert_eq!(out.contains("high_min:"), kernel == "v7.3", "{id} {kernel}");
+            let (code, out, err) = cli(
+                &["run", "-", "--kernel", kernel, "--format", "summary"],
+                &json,
+            );
+            assert_eq!(code, 0, "{id} {kernel}: {err}");
+            assert!(!out.is_empty());
+        }
+    }
+    let (code, _, err) = cli(&["run", "-", "--kernel", "v6.13"], "{\"version\": 1}");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--kernel v6.13: expected v6.12, v6.18, v6.19, v7.1, v7.2 or v7.3"),
+        "{err}"
+    );
+}
+
 #[test]
 fn run_side_applies_the_declared_pair() {
     let doc = buddyscope::builtin::get("cma-frozen-range").unwrap().json;

@@ -205,7 +205,13 @@ fn pcp_state(e: &Engine) -> (i32, i32) {
 #[test]
 fn tick_decays_pcp_high_and_drains_the_excess() {
     // v6.19 :2583-2615 already drains in `batch` chunks (`to_drain_batched`), like 7.x.
-    for (kernel, locks) in [(Kernel::V6_18, 1), (Kernel::V6_19, 7), (Kernel::V7_1, 7)] {
+    // v6.12.117 :2429-2438 too (a stable backport of the chunked drain).
+    for (kernel, locks) in [
+        (Kernel::V6_12, 7),
+        (Kernel::V6_18, 1),
+        (Kernel::V6_19, 7),
+        (Kernel::V7_1, 7),
+    ] {
         let mut p = ZoneParams::new(4096);
         p.kernel = kernel;
         p.batch = Some(8);
@@ -490,7 +496,8 @@ fn alloc_contig_range_isolates_splits_and_gives_back_at_the_tail() {
 #[test]
 fn v6_19_reserves_highatomic_after_a_pcp_hit() {
     for kernel in Kernel::ALL {
-        let reserves = matches!(kernel, Kernel::V6_18 | Kernel::V6_19);
+        // v6.12.117's get_page_from_freelist reserves at the same point as 6.18.
+        let reserves = matches!(kernel, Kernel::V6_12 | Kernel::V6_18 | Kernel::V6_19);
         let mut p = ZoneParams::new(65536);
         p.kernel = kernel;
         p.batch = Some(15);
@@ -648,7 +655,8 @@ fn alloc_contig_range_busy_paths_change_nothing() {
 #[test]
 fn v6_19_refills_the_pcp_for_a_highatomic_request() {
     for kernel in Kernel::ALL {
-        let refills = matches!(kernel, Kernel::V6_18 | Kernel::V6_19);
+        // v6.12.117's __rmqueue_pcplist is 6.18.2's.
+        let refills = matches!(kernel, Kernel::V6_12 | Kernel::V6_18 | Kernel::V6_19);
         let mut p = ZoneParams::new(65536);
         p.kernel = kernel;
         p.batch = Some(15);
@@ -706,7 +714,8 @@ fn v6_19_slow_path_makes_two_attempts() {
             e.alloc_pages(GFP_NOWAIT | __GFP_MOVABLE, 10, 0, 9, true),
             None
         );
-        let want = if matches!(kernel, Kernel::V6_18 | Kernel::V6_19) {
+        // v6.12.117's __alloc_pages_slowpath makes 6.18.2's attempts.
+        let want = if matches!(kernel, Kernel::V6_12 | Kernel::V6_18 | Kernel::V6_19) {
             3
         } else {
             2
@@ -746,7 +755,12 @@ fn v6_19_frees_the_pcp_in_batch_chunks() {
         assert_eq!(e.zone.pcp()[0].count, 63);
         e.log.events.clear();
         e.free_pages(63, 0, 0);
-        let chunks = if kernel == Kernel::V6_18 { 1 } else { 7 };
+        // v6.12.117 free_unref_page_commit: one call, as 6.18.
+        let chunks = if matches!(kernel, Kernel::V6_12 | Kernel::V6_18) {
+            1
+        } else {
+            7
+        };
         assert_eq!(
             enters(&e, buddyscope::events::KernelFn::free_pcppages_bulk),
             chunks,
@@ -1284,5 +1298,308 @@ fn alloc_contig_range_migrates_a_dma32_page_up_into_normal() {
             0
         );
         buddyscope::metrics::check_invariants(z).unwrap();
+    }
+}
+
+/// The events recorded so far, as a slice.
+fn evs(e: &Engine) -> Vec<buddyscope::events::Event> {
+    e.log.events.iter().copied().collect()
+}
+
+/// The trace lines (`mm_page_alloc` pfns, `mm_page_free` pfns) of `events`.
+fn traced(events: &[buddyscope::events::Event]) -> (Vec<Option<u32>>, Vec<u32>) {
+    use buddyscope::events::{Annotation, EventKind, Tracepoint};
+    let mut allocs = Vec::new();
+    let mut frees = Vec::new();
+    for ev in events {
+        match ev.kind() {
+            EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageAlloc { pfn, .. })) => {
+                allocs.push(pfn)
+            }
+            EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageFree { pfn, order })) => {
+                assert_eq!(order, 0);
+                frees.push(pfn)
+            }
+            _ => {}
+        }
+    }
+    (allocs, frees)
+}
+
+/// 7.2's `vfree` read against v7.2.13's source: `vfree` → `vm_area_free_pages` (mm/vmalloc.c
+/// :3452) → `free_pages_bulk` (mm/page_alloc.c:5308: runs of consecutive pfns, each one
+/// `__free_contig_range`) → `__free_contig_range_common` (:6928: `put_page_testzero` and
+/// `free_pages_prepare(page, 0)` per page, one `mm_page_free order=0` each) →
+/// `free_prepared_contig_range` (:6902: `order = min(__ffs(pfn), ilog2(nr_pages), 10)`) →
+/// `__free_frozen_pages(page, order, FPI_PREPARED)` (:2937): a chunk of a pcp order (0-3, 9:
+/// `pcp_allowed_order`, :675) goes to the freeing CPU's pcp list through
+/// `free_frozen_page_commit` (`__free_pages_prepare` returns at once for `FPI_PREPARED`, :1321:
+/// no second trace line); any other order goes to `__free_pages_ok` → the buddy. Then
+/// `alloc_pages_bulk_noprof` (:5156) takes pages off the order-0 pcp list, those the vfree put
+/// there included, with no `mm_page_alloc` line (`prep_new_page` only).
+///
+/// By hand: 4096 pages, 7.2, `high_min` = `high_max` = 1000 (no pcp drain). Block 0 is taken at
+/// order 10 by GFP_KERNEL (`__rmqueue_claim` claims both pageblocks: Unmovable) and split. The
+/// area holds pfns 3..=23, 32..=63 and 70 (three runs):
+/// * run 3..=23 (21 pages): 3/o0 (`__ffs` 0), 4/o2 (`__ffs` 2 < ilog2 20), 8/o3, 16/o3
+///   (ilog2 8 = 3): all pcp orders, each at the head of pcp list `3 × order + Unmovable`;
+/// * run 32..=63: 32/o5 (`__ffs` 5, ilog2 32 = 5): `__free_pages_ok`; its buddy 0/o5 is in use,
+///   so it stays on the order-5 Unmovable free list;
+/// * run 70: 70/o0, at the head of pcp list 0: [70, 3].
+///
+/// 54 `mm_page_free` lines in array order and no other tracepoint; pcp `count` 1 + 4 + 8 + 8 +
+/// 1 = 22. On 7.1 (`__free_page` per page, v7.1.5 mm/vmalloc.c:3462-3474) all 54 go to pcp list
+/// 0. `alloc_pages_bulk(GFP_KERNEL, 2)` then returns 70 and 3, untraced.
+#[test]
+fn v7_2_vfree_frees_runs_through_free_pages_bulk_and_bulk_alloc_takes_them_untraced() {
+    for kernel in Kernel::ALL {
+        let mut p = ZoneParams::new(4096);
+        p.kernel = kernel;
+        p.batch = Some(8);
+        p.high_min = Some(1000);
+        p.high_max = Some(1000);
+        let mut e = boot_engine(&p);
+        assert_eq!(e.alloc_pages(GFP_KERNEL, 10, 0, 1, false), Some(0));
+        assert_eq!((e.zone.pb_mt(0), e.zone.pb_mt(1)), (U, U));
+        e.split_page(0, 10);
+        let pages: Vec<u32> = (3..24).chain(32..64).chain([70]).collect();
+        let area = buddyscope::vmalloc::VmArea {
+            pages: pages.clone(),
+            ..Default::default()
+        };
+        e.log.events.clear();
+        let method = kernel.default_free_method();
+        e.vfree(&area, method, 0);
+        let (allocs, frees) = traced(&evs(&e));
+        assert!(allocs.is_empty());
+        assert_eq!(
+            frees, pages,
+            "{kernel:?}: one mm_page_free order=0 per page"
+        );
+        let chunked = matches!(kernel, Kernel::V7_2 | Kernel::V7_3);
+        assert_eq!(method == FreeMethod::Chunked, chunked, "{kernel:?}");
+        if chunked {
+            assert_eq!(
+                chunks(&evs(&e)),
+                vec![(3, 0), (4, 2), (8, 3), (16, 3), (32, 5), (70, 0)]
+            );
+            assert_eq!(e.zone.pcp_list_pfns(0, 0), vec![70, 3]);
+            assert_eq!(e.zone.pcp_list_pfns(0, 6), vec![4]);
+            assert_eq!(e.zone.pcp_list_pfns(0, 9), vec![16, 8]);
+            assert_eq!(e.zone.pcp()[0].count, 22);
+            assert_eq!(e.zone.free_list_pfns(5, U), vec![32]);
+        } else {
+            assert!(chunks(&evs(&e)).is_empty());
+            let mut want = pages.clone();
+            want.reverse();
+            assert_eq!(e.zone.pcp_list_pfns(0, 0), want, "{kernel:?}");
+            assert_eq!(e.zone.pcp()[0].count, 54);
+            assert!(e.zone.free_list_pfns(5, U).is_empty());
+        }
+        e.log.events.clear();
+        let mut out = Vec::new();
+        assert_eq!(e.alloc_pages_bulk(GFP_KERNEL, 2, 0, 2, &mut out), 2);
+        let want = if chunked { vec![70, 3] } else { vec![70, 63] };
+        assert_eq!(out, want, "{kernel:?}");
+        assert_eq!(traced(&evs(&e)), (vec![], vec![]), "{kernel:?}: untraced");
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+    }
+}
+
+/// v7.3.4 `__alloc_frozen_pages_noprof` adds `alloc_flags_nonblocking(gfp, order) &
+/// ALLOC_HIGHATOMIC` to the fast path (mm/page_alloc.c:5456; `alloc_flags_nonblocking` :4527:
+/// no `__GFP_DIRECT_RECLAIM`, no `__GFP_NOMEMALLOC`, order > 0 and `__GFP_HIGH`), and
+/// `rmqueue_buddy` reserves only for `ALLOC_WMARK_MIN` requests (:3274). v7.2.13 has neither
+/// (its fast path is `ALLOC_WMARK_LOW` plus `alloc_flags_nofragment`, :5347-5360).
+///
+/// By hand: 65536 pages, `min_free_kbytes` 6508 (min 1627, low 2033, high 2439), `batch` 15.
+/// 1. Seven GFP_KERNEL order-1 allocations: the first claims order-10 block 0 (pageblocks 0, 1
+///    Unmovable) and the refill leaves 2..=12 on pcp list 3; the next six empty it.
+/// 2. 62 order-10 Movable allocations: 2034 free (block 0's rest 1010 + one order-10 block).
+/// 3. GFP_ATOMIC order 1: the fast path fails low (2034 − 1 = 2033 ≤ 2033; on 7.3 too:
+///    `ALLOC_HIGHATOMIC` counts the highatomic pages, 0, and lowers no mark). The slow path
+///    (`ALLOC_WMARK_MIN | ALLOC_HIGHATOMIC`): `__rmqueue_pcplist` returns NULL for the empty
+///    list, `rmqueue_buddy` takes 14/o1 and reserves pageblock 0 on every 7.x: 16/o4, 32/o5,
+///    64/o6, 128/o7, 256/o8 move to HighAtomic (496 pages); 512/o9 (pageblock 1) stays.
+/// 4. The last order-10 Movable block is freed: 3056 free.
+/// 5. GFP_ATOMIC order 1 again. 7.2: fast path (3056 − 1 − 496 = 2559 > high 2439), pcp list 3
+///    is refilled by `rmqueue_bulk` from 512/o9 and hands out 512. 7.3: the fast path has
+///    `ALLOC_HIGHATOMIC` (3055 > 2439), `__rmqueue_pcplist` returns NULL without a refill,
+///    `rmqueue_buddy` takes `__rmqueue_smallest(1, HIGHATOMIC)`: 16/o4, split into 16 (returned),
+///    18/o1, 20/o2, 24/o3 on the HighAtomic lists; no new reservation (`ALLOC_WMARK_LOW`).
+#[test]
+fn v7_3_fast_path_atomic_takes_the_highatomic_reserve() {
+    for kernel in [Kernel::V7_2, Kernel::V7_3] {
+        let mut p = ZoneParams::new(65536);
+        p.kernel = kernel;
+        p.batch = Some(15);
+        p.high_min = Some(64);
+        p.high_max = Some(1024);
+        p.min_free_kbytes = Some(6508);
+        let mut e = boot_engine(&p);
+        assert_eq!(e.alloc_pages(GFP_KERNEL, 1, 0, 1, false), Some(0));
+        assert_eq!(e.zone.pcp_list_pfns(0, 3), vec![2, 4, 6, 8, 10, 12]);
+        for (i, want) in [2, 4, 6, 8, 10, 12].into_iter().enumerate() {
+            assert_eq!(
+                e.alloc_pages(GFP_KERNEL, 1, 0, 2 + i as u32, false),
+                Some(want)
+            );
+        }
+        assert!(e.zone.pcp_list_pfns(0, 3).is_empty());
+        let mut last = 0;
+        for i in 0..62 {
+            last = e
+                .alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 10 + i, true)
+                .unwrap();
+        }
+        assert_eq!(e.zone.nr_free_pages(), 2034, "{kernel:?}");
+        assert_eq!(e.alloc_pages(GFP_ATOMIC, 1, 0, 100, false), Some(14));
+        assert_eq!(e.zone.pb_mt(0), H, "{kernel:?}");
+        assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}");
+        for (order, pfn) in [(4, 16), (5, 32), (6, 64), (7, 128), (8, 256)] {
+            assert_eq!(e.zone.free_list_pfns(order, H), vec![pfn], "{kernel:?}");
+        }
+        e.free_pages(last, 10, 0);
+        assert_eq!(e.zone.nr_free_pages(), 3056, "{kernel:?}");
+        e.log.events.clear();
+        let got = e.alloc_pages(GFP_ATOMIC, 1, 0, 101, false);
+        assert_eq!(traced(&evs(&e)).0, vec![got]);
+        if kernel == Kernel::V7_3 {
+            assert_eq!(got, Some(16));
+            assert!(e.zone.free_list_pfns(4, H).is_empty());
+            for (order, pfn) in [(1, 18), (2, 20), (3, 24)] {
+                assert_eq!(e.zone.free_list_pfns(order, H), vec![pfn]);
+            }
+            assert!(e.zone.pcp_list_pfns(0, 3).is_empty(), "no refill");
+            assert_eq!(e.zone.free_list_pfns(9, U), vec![512]);
+        } else {
+            assert_eq!(got, Some(512));
+            assert_eq!(e.zone.free_list_pfns(4, H), vec![16]);
+            assert!(!e.zone.pcp_list_pfns(0, 3).is_empty(), "refilled");
+        }
+        assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}: no second reservation");
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+    }
+}
+
+/// `free_high` (a run of high-order frees without allocations) in v6.12.117's
+/// `free_unref_page_commit` (mm/page_alloc.c:2696-2700) needs `pcp->free_count >= batch`;
+/// v6.18.2's `free_frozen_page_commit` (:2810) and later need `free_count >= batch + high_min /
+/// 2`. With `free_high`, `nr_pcp_high` returns 0 and `nr_pcp_free` = min(count, batch << 5):
+/// the whole pcp goes back to the buddy.
+///
+/// By hand: 4096 pages, `batch` 8, `high_min` 64, `high_max` 1024. Five order-1 Movable
+/// allocations (`rmqueue_pcplist` halves `free_count`, 0 → 0), then their frees: free k adds 2
+/// to `free_count` after the check, so the fifth free sees 8 and `PCPF_PREV_FREE_HIGH_ORDER`
+/// (set by the first) and `count >= batch` (`PCPF_FREE_HIGH_BATCH`): on 6.12 the pcp is
+/// drained to 0; on 6.18+ 8 < 8 + 32, nothing is drained and `count` has grown by 10.
+#[test]
+fn v6_12_free_high_needs_only_batch() {
+    for kernel in Kernel::ALL {
+        let mut p = ZoneParams::new(4096);
+        p.kernel = kernel;
+        p.batch = Some(8);
+        p.high_min = Some(64);
+        p.high_max = Some(1024);
+        p.min_free_kbytes = Some(0);
+        let mut e = boot_engine(&p);
+        let pfns: Vec<u32> = (0..5)
+            .map(|i| {
+                e.alloc_pages(GFP_HIGHUSER_MOVABLE, 1, 0, i + 1, true)
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(e.zone.pcp()[0].free_count, 0);
+        let before = e.zone.pcp()[0].count;
+        for &pfn in &pfns[..4] {
+            e.free_pages(pfn, 1, 0);
+        }
+        assert_eq!(e.zone.pcp()[0].count, before + 8, "{kernel:?}");
+        assert_eq!(e.zone.pcp()[0].free_count, 8, "{kernel:?}");
+        e.free_pages(pfns[4], 1, 0);
+        let want = if kernel == Kernel::V6_12 {
+            0
+        } else {
+            before + 10
+        };
+        assert_eq!(e.zone.pcp()[0].count, want, "{kernel:?}");
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+    }
+}
+
+/// `/proc/zoneinfo` of 6.12 (v6.12.117 mm/vmstat.c `zoneinfo_show_print`, `vmstat_text`): the
+/// zone items have no `nr_free_pages_blocks` (added in 6.18 with NR_FREE_PAGES_BLOCKS) and
+/// still `nr_bounce` after `nr_mlock`; each CPU prints `count: %i`, `high:  %i`, `batch: %i`
+/// only (6.18: `count:    %i` … `high_min: %i`, `high_max: %i`); no `reserved_highatomic`
+/// lines (6.19+). `%-12s` pads `nr_bounce` to `nr_bounce   ` plus the separating space.
+#[test]
+fn v6_12_zoneinfo_format() {
+    let mut p = ZoneParams::new(4096);
+    p.kernel = Kernel::V6_12;
+    p.batch = Some(8);
+    p.high_min = Some(64);
+    p.high_max = Some(1024);
+    p.min_free_kbytes = Some(0);
+    let e = boot_engine(&p);
+    let text = buddyscope::procfs::zoneinfo(&e.zone);
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines
+        .iter()
+        .position(|l| l.starts_with("      nr_free_pages "))
+        .unwrap();
+    assert_eq!(
+        &lines[from..],
+        &[
+            "      nr_free_pages 4096",
+            "      nr_zone_inactive_anon 0",
+            "      nr_zone_active_anon 0",
+            "      nr_zone_inactive_file 0",
+            "      nr_zone_active_file 0",
+            "      nr_zone_unevictable 0",
+            "      nr_zone_write_pending 0",
+            "      nr_mlock     0",
+            "      nr_bounce    0",
+            "      nr_zspages   0",
+            "      nr_free_cma  0",
+            "  pagesets",
+            "    cpu: 0",
+            "              count: 0",
+            "              high:  0",
+            "              batch: 8",
+            "  vm stats threshold: 2",
+            "  node_unreclaimable:  0",
+            "  start_pfn:           0",
+        ][..]
+    );
+}
+
+/// Un-isolation on 6.12: v6.12.117 `alloc_contig_range_noprof` (mm/page_alloc.c:6682) isolates
+/// with `start_isolate_page_range(start, end, migratetype, …)`, which sets the pageblock's type
+/// to `MIGRATE_ISOLATE` (`move_freepages_block_isolate`), and ends with
+/// `undo_isolate_page_range(start, end, migratetype)` → `unset_migratetype_isolate(page,
+/// migratetype)` (mm/page_isolation.c:205-262): the pageblock gets the caller's type
+/// (`MIGRATE_MOVABLE` from `alloc_contig_pages`), whatever it was. 6.16+ keep the type under
+/// the standalone `PB_migrate_isolate` bit (v6.18.2 `toggle_pageblock_isolate`).
+///
+/// By hand: 4096 pages; GFP_KERNEL order 10 at 0 claims pageblocks 0 and 1 (Unmovable) and is
+/// freed again (order 10: `__free_pages_ok`, onto the Unmovable list). `alloc_contig_range(0,
+/// 512)`: nothing unmovable in pageblock 0; its isolation splits the order-10 block
+/// (`split_large_buddy`: 0/o9 Isolate, 512/o9 Unmovable); the range is taken; the undo leaves
+/// pageblock 0 Movable on 6.12 and Unmovable on 6.18; pageblock 1 Unmovable on both.
+#[test]
+fn v6_12_unisolate_sets_the_callers_migratetype() {
+    for kernel in Kernel::ALL {
+        let mut p = ZoneParams::new(4096);
+        p.kernel = kernel;
+        let mut e = boot_engine(&p);
+        assert_eq!(e.alloc_pages(GFP_KERNEL, 10, 0, 1, false), Some(0));
+        e.free_pages(0, 10, 0);
+        assert_eq!((e.zone.pb_mt(0), e.zone.pb_mt(1)), (U, U));
+        assert!(e.alloc_contig_range(0, 512, 2));
+        let want = if kernel == Kernel::V6_12 { M } else { U };
+        assert_eq!(e.zone.pb_mt(0), want, "{kernel:?}");
+        assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}");
+        assert_eq!(e.zone.free_list_pfns(9, U), vec![512], "{kernel:?}");
+        buddyscope::metrics::check_invariants(&e.zone).unwrap();
     }
 }

@@ -35,6 +35,10 @@ enum Cmd {
         /// mode shows on that side.
         #[arg(long, value_enum)]
         side: Option<SideArg>,
+        /// Run with this kernel behaviour profile instead of the scenario's (v6.12, v6.18,
+        /// v6.19, v7.1, v7.2, v7.3); with --side, instead of the side's.
+        #[arg(long)]
+        kernel: Option<String>,
         /// Counters only: run without recording the event trace and keep only the first and
         /// last op records, so the seeds' loops run at their real size (not with --format
         /// trace).
@@ -88,7 +92,7 @@ enum Cmd {
         /// the text's CMA row; cma= may only agree with it).
         #[arg(long)]
         init: Option<String>,
-        /// Kernel behaviour profile (v6.18, v6.19, v7.1, v7.2).
+        /// Kernel behaviour profile (v6.12, v6.18, v6.19, v7.1, v7.2, v7.3).
         #[arg(long)]
         kernel: Option<String>,
         /// Zone size in pages.
@@ -197,6 +201,7 @@ fn main() -> ExitCode {
             format,
             ops,
             side,
+            kernel,
             no_trace,
             limits,
         } => {
@@ -224,6 +229,23 @@ fn main() -> ExitCode {
                         SideArg::B => &c.b,
                     };
                     match scenario::ValidScenario::new(side.apply(&s)) {
+                        Ok(s) => s,
+                        Err(e) => return fail(&format!("{file}: {e}")),
+                    }
+                }
+            };
+            let s = match kernel {
+                None => s,
+                Some(k) => {
+                    let Some(k) = buddyscope::types::Kernel::parse(&k) else {
+                        return fail(&format!(
+                            "--kernel {k}: expected {}",
+                            buddyscope::types::Kernel::choices()
+                        ));
+                    };
+                    let mut s = s.into_scenario();
+                    s.kernel = k;
+                    match scenario::ValidScenario::new(s) {
                         Ok(s) => s,
                         Err(e) => return fail(&format!("{file}: {e}")),
                     }
@@ -563,8 +585,12 @@ fn replay_start(
     };
     s.ops.clear();
     if let Some(k) = kernel {
-        s.kernel = buddyscope::types::Kernel::parse(&k)
-            .ok_or_else(|| format!("--kernel {k}: expected v6.18, v6.19, v7.1 or v7.2"))?;
+        s.kernel = buddyscope::types::Kernel::parse(&k).ok_or_else(|| {
+            format!(
+                "--kernel {k}: expected {}",
+                buddyscope::types::Kernel::choices()
+            )
+        })?;
     }
     if pages.is_some() {
         s.zone.pages = pages;

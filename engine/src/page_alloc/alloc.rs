@@ -56,6 +56,14 @@ impl Engine {
             if self.zone.cfg.nofragment_first_pass {
                 flags |= ALLOC_NOFRAGMENT;
             }
+            // 7.3: `alloc_flags_nonblocking(gfp, order) & ALLOC_HIGHATOMIC` in the fast path.
+            if self.zone.cfg.kernel.fastpath_highatomic()
+                && order > 0
+                && gfp & __GFP_HIGH != 0
+                && gfp & (__GFP_DIRECT_RECLAIM | __GFP_NOMEMALLOC) == 0
+            {
+                flags |= ALLOC_HIGHATOMIC;
+            }
             page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
             if page.is_none() {
                 page = self.alloc_pages_slowpath(gfp, order, mt, cpu);
@@ -527,7 +535,12 @@ impl Engine {
         // 7.1.5 rmqueue_buddy: spin_unlock_irqrestore, then reserve_highatomic_pageblock.
         self.unlock_zone();
         if let Some(p) = page {
-            if flags & ALLOC_HIGHATOMIC != 0 && self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
+            // 7.3.4 reserves for slow-path (`ALLOC_WMARK_MIN`) requests only (:3274).
+            let slowpath = flags & ALLOC_WMARK_MASK == ALLOC_WMARK_MIN;
+            if flags & ALLOC_HIGHATOMIC != 0
+                && self.zone.cfg.kernel.highatomic_in_rmqueue_buddy()
+                && (slowpath || !self.zone.cfg.kernel.fastpath_highatomic())
+            {
                 self.reserve_highatomic_pageblock(p, order);
             }
         }

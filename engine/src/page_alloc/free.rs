@@ -226,9 +226,14 @@ impl Engine {
         let mut free_high = false;
         let prev_high = p.prev_free_high_order;
         if (1..=PAGE_ALLOC_COSTLY_ORDER).contains(&order) {
-            free_high = p.free_count >= batch + p.high_min / 2
-                && prev_high
-                && (!p.free_high_batch || p.count >= batch);
+            // 6.12.117 free_unref_page_commit: `free_count >= batch` (:2696).
+            let need = if self.zone.cfg.kernel.free_high_needs_half_high_min() {
+                batch + p.high_min / 2
+            } else {
+                batch
+            };
+            free_high =
+                p.free_count >= need && prev_high && (!p.free_high_batch || p.count >= batch);
             self.set_flag(
                 Step::CommitFreeHigh,
                 CounterId::pcp_prev_free_high_order,
@@ -430,8 +435,8 @@ impl Engine {
 
     /// `decay_pcp_high(zone, pcp)` (§4.7; run by the vmstat worker `refresh_cpu_vm_stats` every
     /// `stat_interval`): lower `high` toward `high_min` by an eighth (never below `count − batch
-    /// << 5`), then free what exceeds it from pindex 0: 6.18 in one `free_pcppages_bulk`, 6.19+
-    /// in `batch`-sized chunks, each under its own pcp lock. Returns the pages freed.
+    /// << 5`), then free what exceeds it from pindex 0: 6.18 in one `free_pcppages_bulk`, 6.12
+    /// and 6.19+ in `batch`-sized chunks, each under its own pcp lock. Returns the pages freed.
     pub fn decay_pcp_high(&mut self, cpu: usize) -> u64 {
         self.enter(KernelFn::decay_pcp_high);
         let p = &self.zone.pcp[cpu];
@@ -444,7 +449,7 @@ impl Engine {
         }
         let mut to_drain = self.zone.pcp[cpu].count - self.zone.pcp[cpu].high;
         let before = self.zone.pcp[cpu].count;
-        if self.zone.cfg.kernel.pcp_free_in_batches() {
+        if self.zone.cfg.kernel.decay_in_batches() {
             while to_drain > 0 {
                 let chunk = to_drain.min(batch);
                 self.lock_pcp(Step::DecayLock, cpu);

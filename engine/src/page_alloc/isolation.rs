@@ -90,11 +90,15 @@ impl Engine {
         MigrateType::from_idx((self.zone.pageblock[pb as usize] & 7) as usize)
     }
 
-    /// `toggle_pageblock_isolate`: set or clear `PB_migrate_isolate`, the type underneath kept.
+    /// `toggle_pageblock_isolate`: set or clear `PB_migrate_isolate`, the type underneath kept
+    /// (6.16+). On 6.12 isolation replaced the type with `MIGRATE_ISOLATE` and un-isolation
+    /// sets the caller's ([`Engine::unisolate_mt`]).
     fn toggle_pageblock_isolate(&mut self, step: Step, pb: u32, isolate: bool) {
         let old = self.zone.pageblock[pb as usize];
         let new = if isolate {
             old | PB_ISOLATE
+        } else if let Some(mt) = self.unisolate_mt {
+            (old & !PB_ISOLATE & !7) | mt.idx() as u8
         } else {
             old & !PB_ISOLATE
         };
@@ -550,9 +554,19 @@ impl Engine {
     ) -> ContigOutcome {
         self.enter(KernelFn::alloc_contig_range);
         let (s, e) = (pfn, pfn + nr);
+        // v6.12.117 alloc_contig_range_noprof (mm/page_alloc.c:6682) passes its migratetype
+        // (MIGRATE_MOVABLE, or MIGRATE_CMA from cma_alloc) to every undo_isolate_page_range.
+        let saved = self.unisolate_mt;
+        if self.zone.cfg.kernel == Kernel::V6_12 {
+            self.unisolate_mt = Some(match mode {
+                IsolateMode::Other => MigrateType::Movable,
+                IsolateMode::CmaAlloc => MigrateType::Cma,
+            });
+        }
         let mut migrated = Vec::new();
         let result = self.alloc_contig_inner(s, e, owner, cpu, mode, &mut migrated);
         self.undo_isolate_page_range(s, e);
+        self.unisolate_mt = saved;
         if let Err(err) = result {
             let (what, at) = match err {
                 ContigError::Busy(p) => ("-EBUSY", p),

@@ -57,6 +57,10 @@ pub struct Engine {
     /// `ac->highest_zoneidx` of the allocation in progress (`gfp_zone`): which
     /// `lowmem_reserve[]` entry the watermark checks add (all 0 in a node of one zone).
     pub(crate) highest_zoneidx: usize,
+    /// The type an un-isolated pageblock gets: `None` keeps the type under
+    /// `PB_migrate_isolate` (6.16+); 6.12's `unset_migratetype_isolate(page, migratetype)`
+    /// sets the caller's (`Some`, for the `alloc_contig_range` in progress).
+    pub(crate) unisolate_mt: Option<MigrateType>,
 }
 
 /// Result of `find_suitable_fallback`.
@@ -82,6 +86,7 @@ impl Engine {
             op_holds: Default::default(),
             open_holds: Default::default(),
             highest_zoneidx: ZONE_NORMAL,
+            unisolate_mt: None,
         }
     }
 

@@ -113,7 +113,8 @@ pub fn vm_stats_threshold(cpus: u32, managed: u64) -> u64 {
 
 /// The contract's `zoneinfo` lines (CLI section): the zone part of `/proc/zoneinfo` of a 6.18
 /// x86_64 machine (no NUMA), as Node 0; `reserved_highatomic`/`free_highatomic` only for
-/// kernels that print them ([`Kernel::zoneinfo_highatomic_lines`]).
+/// kernels that print them ([`Kernel::zoneinfo_highatomic_lines`]); 6.12's zone items and
+/// pcp lines ([`Kernel::zoneinfo_6_18_format`]).
 ///
 /// A node of several zones prints each zone's part in pfn order; `protection` is the zone's
 /// `lowmem_reserve[]` over the five zone types of x86_64 (DMA, DMA32, Normal, Movable, Device;
@@ -142,26 +143,48 @@ fn zoneinfo_zone(z: &Zone) -> String {
             r[0], r[1], r[2], r[3], r[3]
         ),
         format!("      nr_free_pages {}", z.nr_free_pages),
-        format!("      nr_free_pages_blocks {}", z.nr_free_pages_blocks),
-        "      nr_zone_inactive_anon 0".to_string(),
-        "      nr_zone_active_anon 0".to_string(),
-        "      nr_zone_inactive_file 0".to_string(),
-        "      nr_zone_active_file 0".to_string(),
-        "      nr_zone_unevictable 0".to_string(),
-        "      nr_zone_write_pending 0".to_string(),
-        "      nr_mlock     0".to_string(),
-        "      nr_zspages   0".to_string(),
-        format!("      nr_free_cma  {}", z.nr_free_cma),
-        "  pagesets".to_string(),
     ];
+    // `vmstat_text`'s zone items: 6.18 added NR_FREE_PAGES_BLOCKS after NR_FREE_PAGES and had
+    // dropped NR_BOUNCE, which 6.12 still prints after nr_mlock.
+    let v6_18 = z.cfg.kernel.zoneinfo_6_18_format();
+    if v6_18 {
+        l.push(format!(
+            "      nr_free_pages_blocks {}",
+            z.nr_free_pages_blocks
+        ));
+    }
+    l.extend(
+        [
+            "      nr_zone_inactive_anon 0",
+            "      nr_zone_active_anon 0",
+            "      nr_zone_inactive_file 0",
+            "      nr_zone_active_file 0",
+            "      nr_zone_unevictable 0",
+            "      nr_zone_write_pending 0",
+            "      nr_mlock     0",
+        ]
+        .map(String::from),
+    );
+    if !v6_18 {
+        l.push("      nr_bounce    0".to_string());
+    }
+    l.push("      nr_zspages   0".to_string());
+    l.push(format!("      nr_free_cma  {}", z.nr_free_cma));
+    l.push("  pagesets".to_string());
     let threshold = vm_stats_threshold(z.cfg.cpus, managed);
     for (cpu, p) in z.pcp.iter().enumerate() {
         l.push(format!("    cpu: {cpu}"));
-        l.push(format!("              count:    {}", p.count));
-        l.push(format!("              high:     {}", p.high));
-        l.push(format!("              batch:    {}", p.batch));
-        l.push(format!("              high_min: {}", p.high_min));
-        l.push(format!("              high_max: {}", p.high_max));
+        if v6_18 {
+            l.push(format!("              count:    {}", p.count));
+            l.push(format!("              high:     {}", p.high));
+            l.push(format!("              batch:    {}", p.batch));
+            l.push(format!("              high_min: {}", p.high_min));
+            l.push(format!("              high_max: {}", p.high_max));
+        } else {
+            l.push(format!("              count: {}", p.count));
+            l.push(format!("              high:  {}", p.high));
+            l.push(format!("              batch: {}", p.batch));
+        }
         l.push(format!("  vm stats threshold: {threshold}"));
     }
     l.push("  node_unreclaimable:  0".to_string());

@@ -42,7 +42,7 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("document", "version", "1, the only version this build reads"),
     ("document", "name", "a title"),
     ("document", "description", "a text shown in the UI (markdown allowed)"),
-    ("document", "kernel", "\"v6.18\", \"v6.19\", \"v7.1\" or \"v7.2\" (default \"v7.2\")"),
+    ("document", "kernel", "\"v6.12\", \"v6.18\", \"v6.19\", \"v7.1\", \"v7.2\" or \"v7.3\" (default \"v7.2\")"),
     ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory, cma_pageblocks"),
     ("document", "zones", "instead of zone, a node of several zones in pfn order: an array of zone objects named \"DMA\", \"DMA32\", \"Normal\""),
     ("document", "init", "\"boot\", or an object {\"pagetypeinfo\": TEXT, \"zoneinfo\": TEXT, \"zone\": NAME}"),
@@ -52,7 +52,7 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("compare", "b", "side B (after): an object with label and any of kernel, rmqueue_mode_memory, profile_methods"),
     ("compare", "measured", "the thread's measurement: {\"source\": TEXT, \"rows\": [{\"label\", \"a\", \"b\", \"unit\"}]}"),
     ("compare.side", "label", "a short name shown above the side"),
-    ("compare.side", "kernel", "\"v6.18\", \"v6.19\", \"v7.1\" or \"v7.2\" (default: the document's)"),
+    ("compare.side", "kernel", "\"v6.12\", \"v6.18\", \"v6.19\", \"v7.1\", \"v7.2\" or \"v7.3\" (default: the document's)"),
     ("compare.side", "rmqueue_mode_memory", "true or false (default: the zone's)"),
     ("compare.side", "profile_methods", "true or false: the kernel profile picks free and vmalloc methods, ignoring the ops' (default true)"),
     ("compare.measured", "source", "where the figures come from"),
@@ -416,17 +416,8 @@ fn read_choice<T: Copy>(v: &Value, path: &str, what: &str, choices: &[(&str, T)]
 }
 
 fn read_kernel(v: &Value, path: &str) -> Res<Kernel> {
-    read_choice(
-        v,
-        path,
-        "kernel",
-        &[
-            ("v6.18", Kernel::V6_18),
-            ("v6.19", Kernel::V6_19),
-            ("v7.1", Kernel::V7_1),
-            ("v7.2", Kernel::V7_2),
-        ],
-    )
+    let choices: Vec<(&str, Kernel)> = Kernel::ALL.iter().map(|&k| (k.as_str(), k)).collect();
+    read_choice(v, path, "kernel", &choices)
 }
 
 fn read_alloc_mt(v: &Value, path: &str) -> Res<MigrateType> {

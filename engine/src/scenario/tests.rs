@@ -129,7 +129,13 @@ fn defaults() {
 fn per_op_defaults_follow_the_profile() {
     let mut s = Scenario::default();
     for (k, strat, method) in [
+        (Kernel::V6_12, VmallocStrategy::Bulk, FreeMethod::PerPage),
         (Kernel::V6_18, VmallocStrategy::Bulk, FreeMethod::PerPage),
+        (
+            Kernel::V7_3,
+            VmallocStrategy::LargeOrder,
+            FreeMethod::Chunked,
+        ),
         (
             Kernel::V7_1,
             VmallocStrategy::LargeOrder,
