@@ -506,7 +506,7 @@ fn zone_from_value(v: &Value, zp: &str, cpus: u32) -> Res<SnapZone> {
         )? as u8;
         let mts = string(req(lm, &lp, "migratetype")?, &format!("{lp}.migratetype"))?;
         let migratetype = match pageblock_name(&mts) {
-            Some(SnapPageblock::Type(mt)) if mt != MigrateType::Cma || true => mt,
+            Some(SnapPageblock::Type(mt)) => mt,
             _ => {
                 return Err(err(
                     &format!("{lp}.migratetype"),

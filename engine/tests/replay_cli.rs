@@ -196,6 +196,8 @@ fn predict_prints_the_rates_and_the_misses_by_cause() {
     );
     let o = bin(&["replay", "-", "--predict", "--compare-model"], "");
     assert!(!o.status.success());
+}
+
 fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
 }
@@ -450,7 +452,8 @@ fn a_node_snapshot_replays_to_the_after_snapshot() {
 fn node_snapshot_errors_name_the_field() {
     let text = std::fs::read_to_string(fixture("node-v2/before.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let cases: Vec<(Box<dyn Fn(&mut serde_json::Value)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(Edit, &str)> = vec![
         (Box::new(|v| v["zones"][0]["bogus"] = 1.into()), "init.snapshot.zones[0].bogus: unknown field"),
         (Box::new(|v| v["zones"][1]["nr_free"][0] = 7.into()), "init.snapshot.zones[1].nr_free[0]: nr_free[0] is 7"),
         (Box::new(|v| v["zones"][1]["pcp_state"][0]["count"] = 9.into()), "init.snapshot.zones[1].pcp_state[0].count: count 9 but CPU 0's pcp lists hold 3 pages"),
