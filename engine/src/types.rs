@@ -219,13 +219,8 @@ impl Kernel {
         let mut parts = release.split(|c: char| !c.is_ascii_digit());
         let major: u32 = parts.next()?.parse().ok()?;
         let minor: u32 = parts.next()?.parse().ok()?;
-        match (major, minor) {
-            (6, 18) => Some(Kernel::V6_18),
-            (6, 19) => Some(Kernel::V6_19),
-            (7, 1) => Some(Kernel::V7_1),
-            (7, 2) => Some(Kernel::V7_2),
-            _ => None,
-        }
+        // A release picks the profile of its major.minor, and only one that exists.
+        Kernel::parse(&format!("v{major}.{minor}"))
     }
 
     pub fn parse(s: &str) -> Option<Kernel> {
@@ -511,7 +506,12 @@ mod tests {
         assert_eq!(Kernel::from_uname("7.2.13+deb14-amd64"), Some(Kernel::V7_2));
         assert_eq!(Kernel::from_uname("6.18.2"), Some(Kernel::V6_18));
         assert_eq!(Kernel::from_uname("7.1.5-rc1"), Some(Kernel::V7_1));
-        assert_eq!(Kernel::from_uname("6.12.117+deb13-amd64"), None);
+        assert_eq!(
+            Kernel::from_uname("6.12.117+deb13-amd64"),
+            Some(Kernel::V6_12)
+        );
+        assert_eq!(Kernel::from_uname("7.3.4+deb13-amd64"), Some(Kernel::V7_3));
+        assert_eq!(Kernel::from_uname("6.11.0"), None);
         assert_eq!(Kernel::from_uname("garbage"), None);
     }
 

@@ -653,11 +653,20 @@ fn scenario_or_snapshot(f: &str) -> Result<scenario::Scenario, String> {
     if !bare {
         return scenario::parse(&text).map_err(|e| format!("{f}: {e}"));
     }
-    let doc = serde_json::json!({
+    // A node snapshot that says its release (`uname -r`) is replayed with that release's profile
+    // unless --kernel says otherwise; the summary's "snapshot kernel" line says which was used.
+    let profile = v
+        .get("kernel")
+        .and_then(|k| k.as_str())
+        .and_then(buddyscope::types::Kernel::from_uname);
+    let mut doc = serde_json::json!({
         "version": 1,
         "name": format!("replay from {f}"),
         "init": {"snapshot": v},
     });
+    if let Some(k) = profile {
+        doc["kernel"] = k.as_str().into();
+    }
     scenario::parse(&doc.to_string())
         .map_err(|e| format!("{f} (a bare snapshot, read as init.snapshot): {e}"))
 }
