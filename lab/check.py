@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check a capture's drgn node snapshots against /proc read at the same point.
 
-    python3 lab/check.py /work/lab-out/7.2.13/idle
+    python3 lab/check.py lab/out/7.2.13/idle
 
 For each point (before, after): every zone's free-list lengths by order and migratetype
 (snapshot-POINT.json) against POINT/pagetypeinfo, nr_free by order against POINT/buddyinfo,

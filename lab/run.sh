@@ -2,7 +2,7 @@
 # Boot a fetched kernel in qemu (TCG, 2 vCPUs, 6 GiB), run a workload, write the capture folder:
 #   lab/run.sh 7.2.13 hugetlb-2m [--out DIR] [--keep-dumps]
 # Workloads: idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp (lab/workloads.sh).
-# Default DIR: /work/lab-out/VERSION/WORKLOAD (BUDDYSCOPE_LAB_OUT changes /work/lab-out).
+# Default DIR: lab/out/VERSION/WORKLOAD (BUDDYSCOPE_LAB_OUT changes lab/out).
 set -euo pipefail
 usage() { echo "usage: lab/run.sh VERSION WORKLOAD [--out DIR] [--keep-dumps]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
@@ -10,7 +10,7 @@ VERSION=$1 WORKLOAD=$2; shift 2
 LAB=$(cd "$(dirname "$0")" && pwd)
 ROOTDIR=$(dirname "$LAB")
 CACHE=${BUDDYSCOPE_LAB_CACHE:-$LAB/.cache}
-OUT=${BUDDYSCOPE_LAB_OUT:-/work/lab-out}/$VERSION/$WORKLOAD
+OUT=${BUDDYSCOPE_LAB_OUT:-$LAB/out}/$VERSION/$WORKLOAD
 KEEP_DUMPS=
 while [[ $# -gt 0 ]]; do
   case "$1" in
