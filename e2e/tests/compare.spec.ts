@@ -181,7 +181,7 @@ test('?compare=v7.1,v7.2 picks the profiles; the selects and the knob change a s
   await expect(page.getByTestId('compare-kernel-a')).toHaveValue('v6.18');
   await expect(page.getByTestId('compare-kernel-b')).toHaveValue('v7.2');
   const options = await page.getByTestId('compare-kernel-a').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
-  expect(options).toEqual(['v6.18', 'v6.19', 'v7.1', 'v7.2']);
+  expect(options).toEqual(['v6.12', 'v6.18', 'v6.19', 'v7.1', 'v7.2', 'v7.3']);
   await page.getByTestId('compare-kernel-a').selectOption('v7.1');
   await expect(page.getByTestId('side-a').getByTestId('side-label')).toHaveText('v7.1');
   await page.getByTestId('compare-mm-b').uncheck();

@@ -46,6 +46,9 @@ test('nothing is loaded from another host', async ({ page }) => {
   });
   await page.goto('/');
   await expect(page.getByTestId('memory-map')).toBeVisible();
+  // The modules split off the main wasm load after the first paint: a navigation while they are
+  // in flight aborts them, which is the test leaving early, not a failed load.
+  await page.waitForLoadState('networkidle');
   await page.goto('/embed-example.html');
   await page.keyboard.press('ArrowRight');
   await expect(page.getByTestId('host-state')).toHaveAttribute('data-pos', '0');
