@@ -44,11 +44,19 @@ test('nothing is loaded from another host', async ({ page }) => {
     const u = new URL(r.url());
     if (u.protocol.startsWith('http') && u.hostname !== '127.0.0.1') foreign.push(r.url());
   });
+  // The modules split off the main wasm load after the first paint: a navigation while they are
+  // in flight aborts them, which is the test leaving early, not a failed load. So the test waits
+  // for the panels they hold (the page history) and for every wasm request to end.
+  const wasmInFlight = new Set<unknown>();
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname.endsWith('.wasm')) wasmInFlight.add(r);
+  });
+  page.on('requestfinished', (r) => wasmInFlight.delete(r));
+  page.on('requestfailed', (r) => wasmInFlight.delete(r));
   await page.goto('/');
   await expect(page.getByTestId('memory-map')).toBeVisible();
-  // The modules split off the main wasm load after the first paint: a navigation while they are
-  // in flight aborts them, which is the test leaving early, not a failed load.
-  await page.waitForLoadState('networkidle');
+  await expect(page.getByTestId('page-history')).toBeAttached();
+  await expect.poll(() => wasmInFlight.size).toBe(0);
   await page.goto('/embed-example.html');
   await page.keyboard.press('ArrowRight');
   await expect(page.getByTestId('host-state')).toHaveAttribute('data-pos', '0');
