@@ -83,7 +83,7 @@ echo "| all wasm + JS | $all_raw | $all_gz |"
 echo
 echo "The first download (\"wasm + JS\": the main wasm, its glue, the split loader, boot.js) is what"
 echo "the page loads before its first paint; the \"later\" modules arrive when first needed."
-echo "Budget (issue 10): wasm + JS ≤ 250 KB (256000 bytes) gzip -9; the first download is"
+echo "Budget: wasm + JS ≤ 250 KB (256000 bytes) gzip -9; the first download is"
 echo "$first_gz ($((first_gz * 100 / 256000))% of it); everything $all_gz ($((all_gz * 100 / 256000))%)."
 echo
 echo "| file | raw bytes | gzip -9 bytes |"

@@ -1,4 +1,4 @@
-//! Presenter mode and tours (issue 7, item 2): one key (`P`, or the `presenter-toggle` button)
+//! Presenter mode and tours: one key (`P`, or the `presenter-toggle` button)
 //! turns the page into a projector layout — large type, no chrome, the map (following the
 //! action), the free lists and the narration — driven by keys and presentation clickers:
 //!

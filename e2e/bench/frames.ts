@@ -1,4 +1,4 @@
-// The browser frame harness (issue 10, item 7): frame times per zone size and per action, measured
+// The browser frame harness: frame times per zone size and per action, measured
 // inside the page. Run it with `bash scripts/bench-frames.sh` (bench/frames.bench.ts); the normal
 // suite runs it at a tiny iteration count and checks the output's shape only (tests/bench.spec.ts).
 //
@@ -77,7 +77,7 @@ export interface FramesResult {
   firstPaint: { fcp: Stats; map: Stats };
   sizes: SizeResult[];
   /** The engine's mixed 1M-operation sequence in wasm, when the app has the bench hook
-   *  (`window.__buddyscopeBench`, s10-bound): ms, recording off and on. */
+   *  (`window.__buddyscopeBench`): ms, recording off and on. */
   wasmEngine?: { n: number; off: Stats; on: Stats };
 }
 

@@ -1,4 +1,4 @@
-// Accessibility and small screens (issue 8 items 4 and 5): axe-core scans of every screen in both
+// Accessibility and small screens: axe-core scans of every screen in both
 // themes, keyboard operation with a visible focus ring, the map's text alternative, reduced
 // motion, 200 % zoom, the student laptop and tablet layouts, and touch stepping and scrubbing.
 import { test, expect, openApp, saveScreenshot, ARTIFACTS_DIR, type Page, type Locator } from '../fixtures';

@@ -1,4 +1,4 @@
-// cma_alloc / cma_release (issue 9 item 2, CMA part) in the app, against the CLI: the built-in
+// cma_alloc / cma_release in the app, against the CLI: the built-in
 // cma-alloc-release steps to the allocation and into the release (its call chain and elixir
 // link), the outcomes and the pageblock counts are the CLI's; the scenario editor runs the ops.
 import { test, expect, openApp, runCli } from '../fixtures';

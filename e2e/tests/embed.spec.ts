@@ -1,4 +1,4 @@
-// Embedding (issue 7 item 3): `?embed=1&panel=…` shows the map and one panel without chrome, and
+// Embedding: `?embed=1&panel=…` shows the map and one panel without chrome, and
 // www/embed-example.html (an offline slide deck) drives it by postMessage and receives state.
 import { test, expect, runCli, saveScreenshot } from '../fixtures';
 import * as zlib from 'node:zlib';

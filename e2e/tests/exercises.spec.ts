@@ -1,4 +1,4 @@
-// Exercises (issue 8 item 1): predict, then reveal. Every expected answer comes from the engine's
+// Exercises: predict, then reveal. Every expected answer comes from the engine's
 // own answer key (`buddyscope check-exercises FILE`), never from this test: a right and a wrong
 // answer to each question kind (choice, number, click a page on the map, click a free list), the
 // score, the reveal playing to the end of the next op, a set from a file and from a URL, an

@@ -1,4 +1,4 @@
-// Export for slides (PNG, WebM, /proc text, trace) and the page history (issue 7, items 5 and 6).
+// Export for slides (PNG, WebM, /proc text, trace) and the page history.
 // Texts and histories are checked against the native CLI (the engine is the source of truth).
 import { test, expect, openApp, saveScreenshot, runCli, type Page } from '../fixtures';
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// "Your machine" (issue 8, item 2): a real machine's /proc/pagetypeinfo + zoneinfo pasted into the
+// "Your machine": a real machine's /proc/pagetypeinfo + zoneinfo pasted into the
 // import form starts the run from that state. The free-list table equals the CLI's import of the
 // same text; the zone select lists the paste's zones; the DMA32 zone (managed ≠ present) imports
 // with the fallback named; a broken paste names its line and column and keeps the last good run.

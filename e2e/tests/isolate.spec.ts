@@ -1,4 +1,4 @@
-// alloc_contig_range's pageblock isolation on the map (issue 9 item 2): the isolated pageblocks
+// alloc_contig_range's pageblock isolation on the map: the isolated pageblocks
 // show as Isolate while the op runs, at the event whose narration the CLI trace prints, and the
 // counts after the op match the CLI.
 import { test, expect, openApp, runCli } from '../fixtures';

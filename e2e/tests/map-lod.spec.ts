@@ -1,4 +1,4 @@
-// The memory map at device pixels and at the pageblock level (issue 10, item 2).
+// The memory map at device pixels and at the pageblock level.
 import { test, expect, openApp } from '../fixtures';
 import { scenarioText } from '../bench/frames';
 

@@ -1,4 +1,4 @@
-// Static and offline (issue 7 item 7): the release build served under a sub-path loads (every
+// Static and offline: the release build served under a sub-path loads (every
 // asset, the wasm, the example page and the service worker live under it), and after one visit
 // the service worker keeps it working with the network off.
 import { test, expect, SUBPATH, subpathOrigin, saveScreenshot } from '../fixtures';

@@ -1,4 +1,4 @@
-// Presenter mode, tours and follow-the-action (issue 7 item 2; app/src/presenter.rs,
+// Presenter mode, tours and follow-the-action (app/src/presenter.rs,
 // app/src/panels/follow.rs). Driven by keys only, as from a presentation clicker. Tour stops and
 // captions come from the scenario file itself; the touched pageblocks from the CLI's trace.
 import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, waitForPanels, type Page } from '../fixtures';

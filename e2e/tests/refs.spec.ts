@@ -1,4 +1,4 @@
-// Transient page references (issue 9 item 7): get_page / put_page in the app, against the CLI.
+// Transient page references: get_page / put_page in the app, against the CLI.
 import { test, expect, openApp, runCli, type Page } from '../fixtures';
 
 const ID = 'free-contig-range-held-page';

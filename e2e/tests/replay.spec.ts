@@ -1,4 +1,4 @@
-// Trace replay in the app (issue 11): a trace the CLI printed plays to the CLI's final state with
+// Trace replay in the app: a trace the CLI printed plays to the CLI's final state with
 // no divergence; a deliberate inconsistency shows exactly one divergence (scrubber marker and list
 // entry); a broken trace names its line and keeps the last good run.
 import { test, expect, openApp, saveScreenshot, runCli, type Page } from '../fixtures';

@@ -1,4 +1,4 @@
-// Saved work (issue 8 item 3): the user's scenarios, exercise progress and last position survive
+// Saved work: the user's scenarios, exercise progress and last position survive
 // a reload (localStorage, versioned entries under one key prefix); the "Saved work" panel lists
 // them with names and dates, opens, deletes and exports them; a damaged or too-new entry is
 // reported by name with the reason and set aside under a quarantine key, and the page still works.

@@ -1,4 +1,4 @@
-// Share links (issue 7 item 4): a link made by `share-link` and read from `share-url`, opened in
+// Share links: a link made by `share-link` and read from `share-url`, opened in
 // a fresh browser context, shows the same free lists, pcp lists, counters and narration; a
 // damaged or newer link shows a clear message and the default scenario, never a blank page.
 import { test, expect, openApp, frameSnapshot, saveScreenshot } from '../fixtures';

@@ -1,4 +1,4 @@
-// Bounded work, never a frozen page (issue 10 item 1): a scenario over the run limits is
+// Bounded work, never a frozen page: a scenario over the run limits is
 // refused with its count, from the editor and from a share link, and the previous run stays; a
 // long legal run goes to the run worker (the page's own wasm in a module worker) with a
 // progress bar and Cancel while the page keeps handling input; Cancel keeps the previous run;

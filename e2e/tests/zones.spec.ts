@@ -1,4 +1,4 @@
-// A node of several zones (issue 9 item 8): the zone tabs above the map pick the zone the map,
+// A node of several zones: the zone tabs above the map pick the zone the map,
 // free-list and pcp panels show; the numbers of the second zone match the CLI's /proc output.
 import { test, expect, openApp, saveScreenshot, runCli } from '../fixtures';
 import * as path from 'node:path';

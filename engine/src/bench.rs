@@ -1,4 +1,4 @@
-//! The seeds' benchmarks at their real size (issue 10, item 3): a scenario with a `compare`
+//! The seeds' benchmarks at their real size: a scenario with a `compare`
 //! pair runs on both sides counters only, and its counters' B/A stand next to the B/A the
 //! seed thread measured on a real kernel (`compare.measured`). The model counts work (lock
 //! round trips, list operations, pages prepared), the thread timed it: the ratios are what

@@ -1,5 +1,5 @@
 //! Bounded work: what a scenario costs, computed without running it, and the limits a run is
-//! held to (issue 10, item 1).
+//! held to.
 //!
 //! A `repeat` of a `repeat` multiplies, so a few lines of JSON can ask for 10^18 operations:
 //! [`estimate`] walks the op tree once (a `repeat` body once, multiplied by `times`) and counts

@@ -1,4 +1,4 @@
-//! Golden tests for the second fidelity pass (issue 9): worked examples computed by hand from the
+//! Golden tests for the second fidelity pass: worked examples computed by hand from the
 //! C in `/work/shared/kernel-src/` (function names and versions cited in each test).
 
 use buddyscope::page_alloc::Engine;
@@ -69,8 +69,8 @@ fn alloc_nofragment_only_for_the_normal_zone() {
 
 /// `reserve_highatomic_pageblock` takes the zone lock itself in every version (v6.18.2: called
 /// from `get_page_from_freelist`; v7.1.5 mm/page_alloc.c:3441 `spin_lock_irqsave(&zone->lock,
-/// flags)`, called from `rmqueue_buddy` after its `spin_unlock_irqrestore`). Before issue 9 the
-/// model skipped it on 7.x.
+/// flags)`, called from `rmqueue_buddy` after its `spin_unlock_irqrestore`); the model once skipped it
+/// on 7.x.
 ///
 /// By hand: 65536 pages, `min_free_kbytes` 4096 → min 1024, low 1280 pages. Sixty-three order-10
 /// Movable allocations leave one free order-10 block at 64512 (pageblocks 126, 127), 1024 free
@@ -133,7 +133,7 @@ fn reserve_highatomic_pageblock_takes_the_zone_lock() {
 /// `NR_FREE_PAGES`), including the retry after (unmodelled) reclaim; the drain frees the pcp
 /// block to the buddy (its buddy is allocated: it stays order 9, 512 free pages), and the last
 /// `get_page_from_freelist` passes (512 − 511 = 1 > 0), refills the pcp list with that block
-/// (`rmqueue_bulk` finds 1 of 2) and returns it. Before issue 9 the model failed here.
+/// (`rmqueue_bulk` finds 1 of 2) and returns it (the model once failed here).
 #[test]
 fn reclaim_drains_the_pcp_and_rescues_a_pcp_held_thp() {
     for kernel in [Kernel::V6_18, Kernel::V7_1, Kernel::V7_2] {
@@ -284,7 +284,7 @@ fn page_frees(events: &[buddyscope::events::Event]) -> Vec<u32> {
         .collect()
 }
 
-/// Transient references (issue 9 item 7): the review case of the 7.2 seed
+/// Transient references: the review case of the 7.2 seed
 /// (`../shared/seeds/free_contig_range-batching.txt`, Vlastimil Babka: "Spurious temporary page
 /// refcount increases (get_page_unless_zero()) can happen e.g. due to memory compaction pfn
 /// scanners … that side will be then the last one to drop the refcount and freeing the order-0
@@ -1142,7 +1142,7 @@ fn cma_alloc_retries_past_a_busy_range() {
     buddyscope::metrics::check_invariants(&e.zone).unwrap();
 }
 
-/// vmalloc on a node of several zones (issue 9 item 8): `vm_area_alloc_pages` (v7.1.5
+/// vmalloc on a node of several zones: `vm_area_alloc_pages` (v7.1.5
 /// mm/vmalloc.c:3632) asks `alloc_pages_bulk_node_noprof` for at most 100 pages at a time
 /// (:3692), and `alloc_pages_bulk_noprof` (v7.1.5 mm/page_alloc.c:5037) walks the zonelist from
 /// the preferred zone (:5095 `for_next_zone_zonelist_nodemask`) to the first zone whose
@@ -1243,7 +1243,7 @@ fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
     }
 }
 
-/// Migration on a node of several zones (issue 9 item 8, decision 15): `alloc_contig_range`'s
+/// Migration on a node of several zones (decision 15): `alloc_contig_range`'s
 /// migrate step allocates each target with `alloc_migration_target` (mm/migrate.c, not in the
 /// sources here: `__folio_alloc(gfp, order, mtc->nid, mtc->nmask)`, the node's zonelist, no
 /// nodemask), with `mtc.gfp_mask = cc->gfp_mask` (v7.1.5 mm/page_alloc.c:6785-6789), which

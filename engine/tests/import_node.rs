@@ -1,4 +1,4 @@
-//! `init.zone` `"all"` at a real machine's size (issue 10 item 2, issue 9 item 8): a zone of
+//! `init.zone` `"all"` at a real machine's size: a zone of
 //! the imported node may be as large as the node (64 GiB in all), as in `zones`; and the ops'
 //! pfn ranges are checked after the import against the zones it built, with the errors and
 //! JSON paths of a `zones` scenario.

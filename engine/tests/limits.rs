@@ -1,4 +1,4 @@
-//! Bounded work (issue 10): the static estimate matches what runs, counters-only runs end where
+//! Bounded work: the static estimate matches what runs, counters-only runs end where
 //! recorded runs end, progress and cancellation, the event cap, and the memory a run reports.
 
 use std::ops::ControlFlow;

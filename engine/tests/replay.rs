@@ -1,4 +1,4 @@
-//! Trace replay (issue 11): round trip of every built-in scenario, a deliberate inconsistency,
+//! Trace replay: round trip of every built-in scenario, a deliberate inconsistency,
 //! parse errors that name the line.
 
 use buddyscope::replay::{replay_text, DivergenceKind, ReplayError, ReplayOptions};

@@ -1,4 +1,4 @@
-//! A node of several zones (`zones`, issue 9 item 8): validation with JSON paths, a run that
+//! A node of several zones (`zones`): validation with JSON paths, a run that
 //! falls back between zones, exact rewind across zone switches, and `/proc` outputs per zone.
 
 use buddyscope::events::{EventKind, Mutation};
@@ -366,7 +366,7 @@ fn compare_sides_and_round_trips_keep_a_node_valid() {
     assert_eq!(back, s);
 }
 
-/// Issue 10 item 2: a whole 64 GiB machine (DMA32 to 4 GiB, Normal 60 GiB above it: 16,773,120
+/// A whole 64 GiB machine (DMA32 to 4 GiB, Normal 60 GiB above it: 16,773,120
 /// pages) runs counters-only from the CLI and prints both zones; one zone past 16,777,216 pages
 /// in all is refused with the path of the zone that crosses it.
 #[test]
@@ -411,7 +411,7 @@ fn a_64_gib_machine_runs_counters_only() {
     assert_eq!(e.path, "zones[1].pages");
 }
 
-/// vmalloc and vfree on a node of several zones (issue 9 item 8): an area whose pages spill
+/// vmalloc and vfree on a node of several zones: an area whose pages spill
 /// from Normal into DMA32 (the worked example is `fidelity.rs`
 /// `vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr`); vfree gives each
 /// page back to its own zone, on every profile and free method, and the run rewinds exactly.
@@ -534,7 +534,7 @@ fn alloc_contig_range_in_dma32_migrates_into_normal_and_the_names_follow() {
     }
 }
 
-/// Trace replay of a node of several zones (issue 9 item 8): a trace line names no zone, but
+/// Trace replay of a node of several zones: a trace line names no zone, but
 /// its pfn does (`page_zone`), so each record is applied in the zone that holds its pfn. A
 /// two-zone run with fallbacks, vmalloc spilling into DMA32, a migration into Normal and
 /// drains, printed with `--format trace` and replayed, gives the same free lists in both zones

@@ -2041,7 +2041,7 @@ class Model:
                 for _ in self.each_zone():             # refresh_cpu_vm_stats: every zone
                     self.decay_pcp_high(self.pcps[cc])
         elif kind in ("get_page", "put_page"):
-            # transient references (issue 9 item 7): only pages with their own refcount
+            # transient references: only pages with their own refcount
             rec = self.lookup(op["ref"])
             k = op["page"]
             if rec.failed or (rec.kind == "alloc" and rec.order > 0 and not rec.split) \

@@ -155,7 +155,7 @@ class Gen:
         return z
 
     def node(self):
-        """A random node of several zones (issue 9 item 8): DMA32 + Normal, sometimes DMA too,
+        """A random node of several zones: DMA32 + Normal, sometimes DMA too,
         small enough that allocations spill from Normal into the zones below."""
         r = self.r
         cpus = r.choice([1, 1, 2, 3])

@@ -2,7 +2,7 @@
 //! detail, a per-page colour code cache kept in step with the cursor, and painting into RGBA
 //! buffers. `memmap` puts the buffers on the canvas.
 //!
-//! Why this shape (issue 10): a 16 GiB zone has 4,194,304 pages. Deriving every page's cell
+//! Why this shape: a 16 GiB zone has 4,194,304 pages. Deriving every page's cell
 //! from the engine on each repaint took 140–253 ms, so
 //! - each page's cell is a one-byte code ([`MapCache::codes`]), recomputed only for the
 //!   pageblocks the events between two cursor positions touched;

@@ -1,4 +1,4 @@
-//! "Your machine" (issue 8): paste or drop a machine's `/proc/pagetypeinfo` (and optionally
+//! "Your machine": paste or drop a machine's `/proc/pagetypeinfo` (and optionally
 //! `/proc/zoneinfo`, and `/proc/buddyinfo` as a cross-check), pick one of its zones, and start
 //! the run from that state.
 //!

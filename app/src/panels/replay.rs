@@ -1,4 +1,4 @@
-//! Trace replay (issue 11): open an ftrace kmem trace (pick or drop) with a start state, play
+//! Trace replay: open an ftrace kmem trace (pick or drop) with a start state, play
 //! it as an ordinary run in every panel, its divergences listed (each a button that seeks to
 //! it; the scrubber marks them too) and the engine's [`ReplaySummary`] shown: events,
 //! allocations per order and migratetype, fallbacks, re-typed pageblocks, the fragmentation

@@ -1,4 +1,4 @@
-//! Bounded work, never a frozen page (issue 10 item 1): every scenario the app is asked to run
+//! Bounded work, never a frozen page: every scenario the app is asked to run
 //! is first costed without running it ([`plan`]); over the engine's limit it is refused with the
 //! count and the limit, small runs run on the page as before, and long legal runs run in a Web
 //! Worker with a progress bar and Cancel, so the page keeps responding.

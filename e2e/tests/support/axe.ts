@@ -1,4 +1,4 @@
-// axe-core scans for the e2e tests (issue 8 item 4). Reusable from any spec:
+// axe-core scans for the e2e tests. Reusable from any spec:
 //
 //   import { scanScreen, blocking } from './support/axe';
 //   const results = await scanScreen(page, 'main view, dark');   // attaches the full JSON report

@@ -1,4 +1,4 @@
-//! Exercises: predict, then reveal (issue 8). An exercise set is a JSON document
+//! Exercises: predict, then reveal. An exercise set is a JSON document
 //! (`docs/exercise-format.md`): exercises, each a scenario (a built-in's id or an inline scenario)
 //! plus questions at positions of its run. A question names *what* to ask from a fixed
 //! vocabulary ([`Ask`]); the answer is never written by the author: [`resolve`] runs the scenario

@@ -1,7 +1,7 @@
-//! The traced workload's requests through the model *choosing its own pages* (issue 11, item
-//! 7): every `mm_page_alloc` is re-issued as `alloc_pages(gfp, order)` on its CPU, every
-//! `mm_page_free` of a block the model also handed out frees the model's block, and the first
-//! request where the model picks another pfn (or fails where the kernel did not) is reported.
+//! The traced workload's requests through the model *choosing its own pages*: every
+//! `mm_page_alloc` is re-issued as `alloc_pages(gfp, order)` on its CPU, every `mm_page_free`
+//! of a block the model also handed out frees the model's block, and the first request
+//! where the model picks another pfn (or fails where the kernel did not) is reported.
 //! Steps the trace does not show as requests (bulk allocations, contiguous ranges) are not
 //! re-issued; the counts say how many requests were compared.
 

@@ -1,4 +1,4 @@
-//! Replay of a real kernel's page-allocator trace (issue 11, kernel-model.md §9).
+//! Replay of a real kernel's page-allocator trace (kernel-model.md §9).
 //!
 //! [`parse`] streams the kmem tracepoint lines out of an ftrace text trace; [`forced`] applies
 //! them to the model as *forced transitions* (the model takes the traced pages instead of

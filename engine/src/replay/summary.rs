@@ -1,4 +1,4 @@
-//! What a replayed trace did, in numbers (issue 11, item 3): the events, the allocations per
+//! What a replayed trace did, in numbers: the events, the allocations per
 //! order and migratetype, the fallbacks (claim vs steal, from → to), the pageblocks whose type
 //! changed, the fragmentation index over time, and — with [`super::compare`] — where the
 //! model's own choices first differ and its fragmentation index beside the trace's. The app's

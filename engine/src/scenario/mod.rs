@@ -95,7 +95,7 @@ pub struct Scenario {
     /// The before/after pair compare mode runs, and the thread's measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<ScenarioCompare>,
-    /// Stops for presenting the run (issue 7): positions and captions, see [`TourStop`].
+    /// Stops for presenting the run: positions and captions, see [`TourStop`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tour: Vec<TourStop>,
 }

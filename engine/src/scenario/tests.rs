@@ -894,7 +894,7 @@ fn suggestions() {
     assert_eq!(quoted_choices(&["a", "b", "c"]), "\"a\", \"b\" or \"c\"");
 }
 
-/// `get_page` / `put_page` (issue 9): `ref` and `page` required, strict fields, a vmalloc ref is
+/// `get_page` / `put_page`: `ref` and `page` required, strict fields, a vmalloc ref is
 /// an error whose hint says which pages a third party can hold.
 #[test]
 fn get_page_and_put_page_are_validated() {

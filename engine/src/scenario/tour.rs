@@ -1,5 +1,5 @@
 //! Tours: a sequence of stops (a position in the run and a caption) written in the scenario, so a
-//! speaker can play the seed's story stop by stop (issue 7, presenter mode).
+//! speaker can play the seed's story stop by stop (presenter mode).
 //!
 //! A stop addresses the run by operations, as `buddyscope run --ops K` does: `{"op": K}` is the
 //! state after K executed ops (an op inside a `repeat` counts once per iteration), and
