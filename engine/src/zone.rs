@@ -491,6 +491,11 @@ impl Zone {
         self.pb_mt(pfn >> PAGEBLOCK_ORDER)
     }
 
+    /// `get_pageblock_skip`: compaction's `PB_migrate_skip` hint of pageblock `pb`.
+    pub fn pageblock_skip(&self, pb: u32) -> bool {
+        self.pageblock[pb as usize] & PB_SKIP != 0
+    }
+
     pub fn pb_mt(&self, pb: u32) -> MigrateType {
         let bits = self.pageblock[pb as usize];
         if bits & PB_ISOLATE != 0 {
