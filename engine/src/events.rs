@@ -713,7 +713,16 @@ impl Event {
                 Annotation::Lock { .. } | Annotation::Enter { .. } | Annotation::Exit { .. } => {
                     false
                 }
-                Annotation::Trace(t) => matches!(t, Tracepoint::MmPageAlloc { .. }),
+                // The compaction lines are the scanners' steps: where each stopped, what it took.
+                Annotation::Trace(t) => matches!(
+                    t,
+                    Tracepoint::MmPageAlloc { .. }
+                        | Tracepoint::MmCompactionBegin { .. }
+                        | Tracepoint::MmCompactionEnd { .. }
+                        | Tracepoint::MmCompactionIsolateMigratepages { .. }
+                        | Tracepoint::MmCompactionIsolateFreepages { .. }
+                        | Tracepoint::MmCompactionMigratepages { .. }
+                ),
                 _ => true,
             },
         }
