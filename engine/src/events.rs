@@ -78,6 +78,11 @@ pub enum KernelFn {
     __free_contig_frozen_range,
     cma_alloc,
     cma_release,
+    compact_node,
+    compact_zone,
+    isolate_migratepages,
+    isolate_freepages,
+    release_free_list,
 }
 
 impl KernelFn {
@@ -135,6 +140,11 @@ impl KernelFn {
             KernelFn::__free_contig_frozen_range => "__free_contig_frozen_range",
             KernelFn::cma_alloc => "cma_alloc",
             KernelFn::cma_release => "cma_release",
+            KernelFn::compact_node => "compact_node",
+            KernelFn::compact_zone => "compact_zone",
+            KernelFn::isolate_migratepages => "isolate_migratepages",
+            KernelFn::isolate_freepages => "isolate_freepages",
+            KernelFn::release_free_list => "release_free_list",
         }
     }
 
@@ -151,6 +161,11 @@ impl KernelFn {
             | KernelFn::undo_isolate_page_range => "mm/page_isolation.c",
             KernelFn::migrate_pages => "mm/migrate.c",
             KernelFn::cma_alloc | KernelFn::cma_release => "mm/cma.c",
+            KernelFn::compact_node
+            | KernelFn::compact_zone
+            | KernelFn::isolate_migratepages
+            | KernelFn::isolate_freepages
+            | KernelFn::release_free_list => "mm/compaction.c",
             _ => "mm/page_alloc.c",
         }
     }
@@ -197,7 +212,53 @@ pub enum CounterId {
     pcp_prev_free_high_order,
 }
 
-/// Kernel tracepoints (`include/trace/events/kmem.h`, §9). Pfns are [`ZonePfn`]s; the
+/// `enum compact_result` (include/linux/compaction.h), as `COMPACTION_STATUS` prints it in
+/// `mm_compaction_end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum CompactResult {
+    NotSuitableZone,
+    Skipped,
+    Deferred,
+    NoSuitablePage,
+    Continue,
+    Complete,
+    PartialSkipped,
+    Contended,
+    Success,
+}
+
+impl CompactResult {
+    pub const ALL: [CompactResult; 9] = [
+        CompactResult::NotSuitableZone,
+        CompactResult::Skipped,
+        CompactResult::Deferred,
+        CompactResult::NoSuitablePage,
+        CompactResult::Continue,
+        CompactResult::Complete,
+        CompactResult::PartialSkipped,
+        CompactResult::Contended,
+        CompactResult::Success,
+    ];
+
+    /// The `COMPACTION_STATUS` string (include/trace/events/mmflags.h).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactResult::NotSuitableZone => "not_suitable_zone",
+            CompactResult::Skipped => "skipped",
+            CompactResult::Deferred => "deferred",
+            CompactResult::NoSuitablePage => "no_suitable_page",
+            CompactResult::Continue => "continue",
+            CompactResult::Complete => "complete",
+            CompactResult::PartialSkipped => "partial_skipped",
+            CompactResult::Contended => "contended",
+            CompactResult::Success => "success",
+        }
+    }
+}
+
+/// Kernel tracepoints (`include/trace/events/kmem.h`, §9; `compaction.h` for the
+/// `MmCompaction*` ones). Pfns are [`ZonePfn`]s; the
 /// printed line ([`crate::narrate::trace_line`]) makes them absolute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Tracepoint {
@@ -230,6 +291,39 @@ pub enum Tracepoint {
         alloc_mt: MigrateType,
         fallback_mt: MigrateType,
         change_ownership: bool,
+    },
+    /// `mm_compaction_begin` (`compact_zone`): the scanners' start (the zone's start and end
+    /// come from the line's context).
+    MmCompactionBegin {
+        migrate_pfn: ZonePfn,
+        free_pfn: ZonePfn,
+        sync: bool,
+    },
+    /// `mm_compaction_end`: where the scanners stopped and the result.
+    MmCompactionEnd {
+        migrate_pfn: ZonePfn,
+        free_pfn: ZonePfn,
+        sync: bool,
+        status: CompactResult,
+    },
+    /// `mm_compaction_isolate_migratepages` (`isolate_migratepages_block`).
+    MmCompactionIsolateMigratepages {
+        start: ZonePfn,
+        end: ZonePfn,
+        nr_scanned: u16,
+        nr_taken: u16,
+    },
+    /// `mm_compaction_isolate_freepages` (`isolate_freepages_block`).
+    MmCompactionIsolateFreepages {
+        start: ZonePfn,
+        end: ZonePfn,
+        nr_scanned: u16,
+        nr_taken: u16,
+    },
+    /// `mm_compaction_migratepages` (`compact_zone` after `migrate_pages`).
+    MmCompactionMigratepages {
+        nr_migrated: u32,
+        nr_failed: u32,
     },
 }
 
@@ -527,6 +621,13 @@ impl EventKind {
                         ..
                     } => block(pfn, fallback_order),
                     Tracepoint::MmPageAlloc { pfn: None, .. } => None,
+                    Tracepoint::MmCompactionIsolateMigratepages { start, end, .. }
+                    | Tracepoint::MmCompactionIsolateFreepages { start, end, .. } => {
+                        (end > start).then_some((start, end - start))
+                    }
+                    Tracepoint::MmCompactionBegin { .. }
+                    | Tracepoint::MmCompactionEnd { .. }
+                    | Tracepoint::MmCompactionMigratepages { .. } => None,
                 },
                 _ => None,
             },
@@ -612,7 +713,16 @@ impl Event {
                 Annotation::Lock { .. } | Annotation::Enter { .. } | Annotation::Exit { .. } => {
                     false
                 }
-                Annotation::Trace(t) => matches!(t, Tracepoint::MmPageAlloc { .. }),
+                // The compaction lines are the scanners' steps: where each stopped, what it took.
+                Annotation::Trace(t) => matches!(
+                    t,
+                    Tracepoint::MmPageAlloc { .. }
+                        | Tracepoint::MmCompactionBegin { .. }
+                        | Tracepoint::MmCompactionEnd { .. }
+                        | Tracepoint::MmCompactionIsolateMigratepages { .. }
+                        | Tracepoint::MmCompactionIsolateFreepages { .. }
+                        | Tracepoint::MmCompactionMigratepages { .. }
+                ),
                 _ => true,
             },
         }

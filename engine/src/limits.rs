@@ -259,7 +259,8 @@ fn walk(ops: &[Op], zone: u128, scopes: &mut Vec<Vec<(String, u128)>>) -> Cost {
                 None => u128::from(nr_pages.unwrap_or(0)),
             },
             Op::Vmalloc { pages, .. } => u128::from(*pages),
-            Op::Drain { .. } | Op::Tick { .. } => zone,
+            // compact_memory scans every page of every zone and may move each one.
+            Op::Drain { .. } | Op::Tick { .. } | Op::CompactMemory { .. } => zone,
             Op::GetPage { .. } | Op::PutPage { .. } => 1,
             Op::CmaAlloc { nr_pages, .. } => u128::from(*nr_pages),
             Op::CmaRelease { ref_name, .. } => named(scopes, ref_name),

@@ -10,6 +10,8 @@ use crate::zone::{pcp_list_name, pindex_to_order};
 pub struct Ctx {
     pub start_pfn: Pfn,
     pub cma: bool,
+    /// The zone's pages (`zone_end` of the compaction lines).
+    pub pages: u32,
 }
 
 impl Ctx {
@@ -17,6 +19,7 @@ impl Ctx {
         Ctx {
             start_pfn: z.cfg.start_pfn,
             cma: z.cfg.cma,
+            pages: z.cfg.pages,
         }
     }
     fn pfn(&self, p: ZonePfn) -> Pfn {
@@ -82,6 +85,40 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
             ctx.mt(fallback_mt),
             (fallback_order < PAGEBLOCK_ORDER) as u8,
             change_ownership as u8
+        ),
+        Tracepoint::MmCompactionBegin { migrate_pfn, free_pfn, sync } => format!(
+            "mm_compaction_begin: zone_start={:#x} migrate_pfn={:#x} free_pfn={:#x} zone_end={:#x}, mode={}",
+            ctx.pfn(0),
+            ctx.pfn(migrate_pfn),
+            ctx.pfn(free_pfn),
+            ctx.pfn(ctx.pages),
+            if sync { "sync" } else { "async" }
+        ),
+        Tracepoint::MmCompactionEnd { migrate_pfn, free_pfn, sync, status } => format!(
+            "mm_compaction_end: zone_start={:#x} migrate_pfn={:#x} free_pfn={:#x} zone_end={:#x}, mode={} status={}",
+            ctx.pfn(0),
+            ctx.pfn(migrate_pfn),
+            ctx.pfn(free_pfn),
+            ctx.pfn(ctx.pages),
+            if sync { "sync" } else { "async" },
+            status.as_str()
+        ),
+        Tracepoint::MmCompactionIsolateMigratepages { start, end, nr_scanned, nr_taken } => format!(
+            "mm_compaction_isolate_migratepages: range=({:#x} ~ {:#x}) nr_scanned={} nr_taken={}",
+            ctx.pfn(start),
+            ctx.pfn(end),
+            nr_scanned,
+            nr_taken
+        ),
+        Tracepoint::MmCompactionIsolateFreepages { start, end, nr_scanned, nr_taken } => format!(
+            "mm_compaction_isolate_freepages: range=({:#x} ~ {:#x}) nr_scanned={} nr_taken={}",
+            ctx.pfn(start),
+            ctx.pfn(end),
+            nr_scanned,
+            nr_taken
+        ),
+        Tracepoint::MmCompactionMigratepages { nr_migrated, nr_failed } => format!(
+            "mm_compaction_migratepages: nr_migrated={nr_migrated} nr_failed={nr_failed}"
         ),
     }
 }
@@ -154,6 +191,11 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
             x(pfn),
             if prev == NIL { "head" } else { "tail" },
             pcp_list_name(pindex as usize)
+        ),
+        Mutation::SetPageblock { pb, old, new } if old ^ new == crate::zone::PB_SKIP => format!(
+            "{f}: pageblock {pb} (pfn {}) {} its skip bit (PB_migrate_skip: nothing for compaction to isolate there)",
+            x(pb << PAGEBLOCK_ORDER),
+            if new & crate::zone::PB_SKIP != 0 { "gets" } else { "loses" }
         ),
         Mutation::SetPageblock { pb, old, new } => format!(
             "{f}: pageblock {pb} (pfn {}) changes type {} → {}",

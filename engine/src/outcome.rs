@@ -35,6 +35,12 @@ pub enum Outcome {
     Drained,
     /// `tick`: pcp pages `decay_pcp_high` freed to the buddy.
     Ticked { drained: u64 },
+    /// `compact_memory`: folios moved (and their pages) in the zones compacted.
+    Compacted {
+        migrated: u32,
+        pages: u64,
+        zones: u32,
+    },
     /// `free` of one page of a split or contiguous allocation.
     PageFreed { index: u64 },
     /// `free` of a split or contiguous allocation, page by page.
@@ -118,6 +124,16 @@ impl fmt::Display for Outcome {
             Outcome::Vfreed => f.write_str("freed"),
             Outcome::Drained => f.write_str("drained"),
             Outcome::Ticked { drained } => write!(f, "pcp high decayed; {drained} pages drained"),
+            Outcome::Compacted {
+                migrated,
+                pages,
+                zones,
+            } => write!(
+                f,
+                "compacted {zones} zone{}: {migrated} folio{} ({pages} pages) migrated",
+                if *zones == 1 { "" } else { "s" },
+                if *migrated == 1 { "" } else { "s" }
+            ),
             Outcome::PageFreed { index } => write!(f, "page {index} freed"),
             Outcome::FreedOneByOne { pages } => write!(f, "{pages} pages freed one by one"),
             Outcome::BlockFreed { order } => write!(f, "order-{order} block freed"),

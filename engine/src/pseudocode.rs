@@ -182,6 +182,20 @@ steps! {
     CmaAllocFail => cma_alloc: 7,
     CmaReleasePut => cma_release: 1,
     BulkZonelistNext => alloc_pages_bulk: 5,
+    // compact_memory (page_alloc/compaction.rs).
+    CompactNodeZone => compact_node: 0,
+    CompactBegin => compact_zone: 1,
+    CompactMigrated => compact_zone: 4,
+    CompactEnd => compact_zone: 6,
+    IsolateMigrateBlock => isolate_migratepages: 4,
+    IsolateMigrateSkip => isolate_migratepages: 3,
+    IsolateFreeLock => isolate_freepages: 2,
+    IsolateFreeTake => isolate_freepages: 3,
+    IsolateFreeMoveBlock => isolate_freepages: 4,
+    IsolateFreeSkip => isolate_freepages: 5,
+    IsolateFreeTrace => isolate_freepages: 6,
+    CompactionAllocTarget => migrate_pages: 3,
+    ReleaseFreeList => release_free_list: 0,
 }
 
 /// The pseudocode of a function, one line per entry.
@@ -474,9 +488,42 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "    migrate_pages(list, alloc_migration_target)",
         ],
         migrate_pages => &[
-            "for each folio: dst = alloc_migration_target(folio)  // GFP_KERNEL|__GFP_MOVABLE|__GFP_RETRY_MAYFAIL",
+            "for each folio: dst = get_new_folio(folio)  // alloc_migration_target (GFP_KERNEL|__GFP_MOVABLE|__GFP_RETRY_MAYFAIL) or compaction_alloc",
             "    no dst: -ENOMEM; the rest go back",
             "for each folio: move the contents; the owner now maps dst; folio_put(src)  // isolated: to the isolate list",
+            "compaction_alloc: first isolated free page of order >= the folio's (none: isolate_freepages once); the rest back at the list heads; post_alloc_hook",
+        ],
+        compact_node => &[
+            "for each populated zone: compact_zone(order = -1, MIGRATE_SYNC, ignore_skip_hint, whole_zone)",
+            "// echo 1 > /proc/sys/vm/compact_memory: compact_nodes → lru_add_drain_all, compact_node(each node)",
+        ],
+        compact_zone => &[
+            "migrate_pfn = zone_start; free_pfn = pageblock_start(zone_end - 1)   // whole_zone",
+            "trace mm_compaction_begin",
+            "while compact_finished() == COMPACT_CONTINUE:   // scanners met: COMPLETE (order -1 never stops early)",
+            "    isolate_migratepages(): ISOLATE_NONE → next round",
+            "    migrate_pages(migratepages, compaction_alloc, compaction_free); trace mm_compaction_migratepages",
+            "    -ENOMEM before the scanners met: COMPACT_CONTENDED, stop",
+            "release_free_list(freepages); trace mm_compaction_end",
+        ],
+        isolate_migratepages => &[
+            "for each pageblock from migrate_pfn while block_end <= free_pfn:",
+            "    a THP (compound order >= pageblock_order) at its start: not a source, next   // skip bits ignored",
+            "    isolate_migratepages_block: free buddy: skip it; not LRU, pinned or order >= 9: fail, go on; else take the folio",
+            "    whole block scanned, nothing taken: set_pageblock_skip",
+            "    32 pages (COMPACT_CLUSTER_MAX) taken and not finishing the block: stop; trace mm_compaction_isolate_migratepages",
+        ],
+        isolate_freepages => &[
+            "for each pageblock from free_pfn down while block_start >= pageblock_end(migrate_pfn):",
+            "    not MOVABLE/CMA, or a free block >= pageblock_order at its start: next",
+            "    isolate_freepages_block, every stride-th pfn: lock zone (dropped every 32 pfns)",
+            "        PageBuddy: __isolate_free_page: min watermark + 2^order ok → off its free list, no mm_page_alloc",
+            "        order >= pageblock_order - 1: its pageblocks become MOVABLE (move_freepages_block)",
+            "        free pages cover the folios to move: stop; whole block scanned: set_pageblock_skip",
+            "    trace mm_compaction_isolate_freepages; nothing isolated: stride doubles (up to 32)",
+        ],
+        release_free_list => &[
+            "for each order, each isolated free page left: mark_allocated(page); __free_pages(page, order)",
         ],
         __free_contig_frozen_range => &[
             "≤ 7.1: for each pfn: free_frozen_pages(page, 0)",

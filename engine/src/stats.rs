@@ -97,6 +97,16 @@ stats! {
     /// Watermark checks that failed.
     watermark_failures, "wmark_failures",
         "Watermark checks that said no.";
+    /// `COMPACTMIGRATE_SCANNED`: pages the migration scanner looked at (/proc/vmstat
+    /// `compact_migrate_scanned`).
+    compact_migrate_scanned, "mig_scanned",
+        "Pages compaction's migration scanner looked at, from the zone start up, for movable pages to move.";
+    /// `COMPACTFREE_SCANNED` (/proc/vmstat `compact_free_scanned`).
+    compact_free_scanned, "free_scanned",
+        "Pages compaction's free scanner looked at, from the zone end down, for free pages to move into.";
+    /// `COMPACTISOLATED`: pages taken by either scanner (/proc/vmstat `compact_isolated`).
+    compact_isolated, "isolated",
+        "Pages compaction took off the LRU (to move) or off the free lists (to move into).";
 }
 
 impl Stats {
@@ -171,6 +181,22 @@ impl Stats {
                 }
                 Annotation::Trace(Tracepoint::MmPageFree { order, .. }) => {
                     bump(&mut self.pages_prepared, 1 << order)
+                }
+                Annotation::Trace(Tracepoint::MmCompactionIsolateMigratepages {
+                    nr_scanned,
+                    nr_taken,
+                    ..
+                }) => {
+                    bump(&mut self.compact_migrate_scanned, nr_scanned as u64);
+                    bump(&mut self.compact_isolated, nr_taken as u64);
+                }
+                Annotation::Trace(Tracepoint::MmCompactionIsolateFreepages {
+                    nr_scanned,
+                    nr_taken,
+                    ..
+                }) => {
+                    bump(&mut self.compact_free_scanned, nr_scanned as u64);
+                    bump(&mut self.compact_isolated, nr_taken as u64);
                 }
                 _ => {}
             },

@@ -35,6 +35,10 @@ pub const NO_OWNER: u32 = u32::MAX;
 /// Pageblock bits: low 3 bits the migratetype, bit 3 `PB_migrate_isolate`.
 pub const PB_ISOLATE: u8 = 1 << 3;
 
+/// Pageblock bit 4: `PB_migrate_skip`, compaction's "nothing to isolate here" hint
+/// (`set_pageblock_skip`); a migratetype change leaves it alone.
+pub const PB_SKIP: u8 = 1 << 4;
+
 /// An intrusive doubly linked list of block heads, linked through the zone's per-page
 /// `next`/`prev` arrays, like the kernel's `struct list_head` inside `struct page`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -485,6 +489,11 @@ impl Zone {
     /// `get_pfnblock_migratetype`: ISOLATE if the isolate bit is set, else the 3-bit type.
     pub fn pageblock_mt(&self, pfn: ZonePfn) -> MigrateType {
         self.pb_mt(pfn >> PAGEBLOCK_ORDER)
+    }
+
+    /// `get_pageblock_skip`: compaction's `PB_migrate_skip` hint of pageblock `pb`.
+    pub fn pageblock_skip(&self, pb: u32) -> bool {
+        self.pageblock[pb as usize] & PB_SKIP != 0
     }
 
     pub fn pb_mt(&self, pb: u32) -> MigrateType {

@@ -287,3 +287,29 @@ fn exercise_asks_lists_the_asks_per_position() {
     assert_ne!(code, 0);
     assert!(err.contains("version"), "{err}");
 }
+
+/// `--format vmstat`: /proc/vmstat's compaction lines, `"%s %lu\n"` in `vmstat_text` order
+/// (mm/vmstat.c v7.2.13 :1372-1380). The scenario is the golden
+/// `compact_memory_moves_two_pages_into_the_top_pageblock` of `compaction.rs`: 4608 pages
+/// scanned by the migration scanner, 4 by the free scanner, 2 + 3 isolated.
+#[test]
+fn vmstat_prints_the_compaction_counters() {
+    let scenario = r#"{"version": 1, "name": "compact", "kernel": "v7.2",
+ "zone": {"pages": 4096, "cpus": 1},
+ "ops": [
+  {"op": "alloc", "order": 0, "mt": "movable", "as": "a"},
+  {"op": "alloc", "order": 0, "mt": "movable", "as": "b"},
+  {"op": "alloc", "order": 0, "mt": "movable", "as": "c"},
+  {"op": "free", "ref": "b"},
+  {"op": "alloc_contig_range", "pfn": 3584, "nr_pages": 1, "as": "top"},
+  {"op": "drain", "cpu": "all"},
+  {"op": "compact_memory"}]}"#;
+    let (code, out, err) = cli(&["run", "-", "--format", "vmstat"], scenario);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "compact_migrate_scanned 4608\ncompact_free_scanned 4\ncompact_isolated 5\n\
+         compact_stall 0\ncompact_fail 0\ncompact_success 0\ncompact_daemon_wake 0\n\
+         compact_daemon_migrate_scanned 0\ncompact_daemon_free_scanned 0\n"
+    );
+}

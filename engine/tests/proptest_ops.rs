@@ -101,15 +101,16 @@ fn order_strategy() -> impl Strategy<Value = u8> {
 }
 
 /// Relative weights of the op kinds: `[alloc, free, split, free_contig, alloc_contig, vmalloc,
-/// vfree, drain, tick, get_page, put_page]`.
-type Mix = [u32; 11];
+/// vfree, drain, tick, get_page, put_page, compact_memory]` (a compaction walks the whole zone:
+/// about one op in 300).
+type Mix = [u32; 12];
 /// Allocation and freeing roughly balanced.
-const CHURN: Mix = [30, 26, 6, 5, 4, 7, 7, 3, 2, 3, 3];
+const CHURN: Mix = [300, 260, 60, 50, 40, 70, 70, 30, 20, 30, 30, 3];
 /// Allocation-heavy: the zone runs full (slow path, highatomic, steal, failures, reclaim's
 /// drain-and-retry).
-const PRESSURE: Mix = [45, 14, 6, 4, 4, 10, 5, 2, 1, 2, 2];
+const PRESSURE: Mix = [450, 140, 60, 40, 40, 100, 50, 20, 10, 20, 20, 3];
 /// Free-heavy with many drains: merging back to whole blocks.
-const DRAINING: Mix = [28, 30, 8, 8, 3, 6, 9, 8, 4, 3, 3];
+const DRAINING: Mix = [280, 300, 80, 80, 30, 60, 90, 80, 40, 30, 30, 3];
 
 fn mix_strategy() -> impl Strategy<Value = Mix> {
     prop_oneof![5 => Just(CHURN), 3 => Just(PRESSURE), 2 => Just(DRAINING)]
@@ -164,6 +165,7 @@ fn op_strategy(mix: Mix) -> BoxedStrategy<Op> {
     let put_page = (any::<u32>(), cpu())
         .prop_map(|(pick, cpu)| Op::PutPage { pick, cpu })
         .boxed();
+    let compact = cpu().prop_map(|cpu| Op::CompactMemory { cpu }).boxed();
     let kinds = [
         alloc,
         free,
@@ -176,6 +178,7 @@ fn op_strategy(mix: Mix) -> BoxedStrategy<Op> {
         tick,
         get_page,
         put_page,
+        compact,
     ];
     Union::new_weighted(mix.into_iter().zip(kinds).collect()).boxed()
 }
@@ -325,6 +328,8 @@ fn random_ops_keep_invariants() {
         ("pages decay_pcp_high drained", tally.tick_drained),
         ("get_pages", tally.get_pages),
         ("put_pages", tally.put_pages),
+        ("compact_memory runs", tally.compactions),
+        ("folios compaction migrated", tally.compact_migrations),
         ("put_pages that freed the page", tally.put_page_frees),
         ("owner frees of a held page", tally.held_frees),
         (
@@ -518,6 +523,9 @@ enum Gen {
     CmaRelease {
         pick: usize,
     },
+    CompactMemory {
+        cpu: u32,
+    },
 }
 
 fn gen_strategy() -> impl Strategy<Value = Gen> {
@@ -542,6 +550,7 @@ fn gen_strategy() -> impl Strategy<Value = Gen> {
         3 => (any::<usize>(), 0u32..4).prop_map(|(pick, cpu)| Gen::PutPage { pick, cpu }),
         2 => (any::<u64>(), prop_oneof![0u8..=1, 9u8..=10]).prop_map(|(nr, align)| Gen::CmaAlloc { nr, align }),
         2 => any::<usize>().prop_map(|pick| Gen::CmaRelease { pick }),
+        1 => (0u32..4).prop_map(|cpu| Gen::CompactMemory { cpu }),
     ]
 }
 
@@ -713,6 +722,10 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
                     alloc(order, 1, false, 0, None),
                 ],
                 cpu: None,
+                note: None,
+            },
+            Gen::CompactMemory { cpu } => SOp::CompactMemory {
+                cpu: Some(cpu % cpus),
                 note: None,
             },
             Gen::Tick { cpu } => SOp::Tick {

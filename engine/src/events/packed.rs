@@ -86,6 +86,11 @@ pub(super) const KERNEL_FNS: &[KernelFn] = &[
     KernelFn::__free_contig_frozen_range,
     KernelFn::cma_alloc,
     KernelFn::cma_release,
+    KernelFn::compact_node,
+    KernelFn::compact_zone,
+    KernelFn::isolate_migratepages,
+    KernelFn::isolate_freepages,
+    KernelFn::release_free_list,
 ];
 
 const COUNTERS: [CounterId; 8] = [
@@ -319,6 +324,45 @@ pub(super) fn encode(kind: EventKind) -> Packed {
                     .mt(alloc_mt)
                     .mt(fallback_mt)
                     .bool(change_ownership),
+                Tracepoint::MmCompactionBegin {
+                    migrate_pfn,
+                    free_pfn,
+                    sync,
+                } => W::tag(133).u32(migrate_pfn).u32(free_pfn).bool(sync),
+                Tracepoint::MmCompactionEnd {
+                    migrate_pfn,
+                    free_pfn,
+                    sync,
+                    status,
+                } => W::tag(134)
+                    .u32(migrate_pfn)
+                    .u32(free_pfn)
+                    .bool(sync)
+                    .u8(status as u8),
+                Tracepoint::MmCompactionIsolateMigratepages {
+                    start,
+                    end,
+                    nr_scanned,
+                    nr_taken,
+                } => W::tag(135)
+                    .u32(start)
+                    .u32(end)
+                    .u16(nr_scanned as u32, "nr_scanned")
+                    .u16(nr_taken as u32, "nr_taken"),
+                Tracepoint::MmCompactionIsolateFreepages {
+                    start,
+                    end,
+                    nr_scanned,
+                    nr_taken,
+                } => W::tag(136)
+                    .u32(start)
+                    .u32(end)
+                    .u16(nr_scanned as u32, "nr_scanned")
+                    .u16(nr_taken as u32, "nr_taken"),
+                Tracepoint::MmCompactionMigratepages {
+                    nr_migrated,
+                    nr_failed,
+                } => W::tag(137).u32(nr_migrated).u32(nr_failed),
             },
             Annotation::FallbackProbe {
                 order,
@@ -613,6 +657,38 @@ pub(super) fn decode(b: &Packed) -> EventKind {
             alloc_mt: r.mt(),
             fallback_mt: r.mt(),
             change_ownership: r.bool(),
+        }
+        .into(),
+        133 => Tracepoint::MmCompactionBegin {
+            migrate_pfn: r.u32(),
+            free_pfn: r.u32(),
+            sync: r.bool(),
+        }
+        .into(),
+        134 => Tracepoint::MmCompactionEnd {
+            migrate_pfn: r.u32(),
+            free_pfn: r.u32(),
+            sync: r.bool(),
+            status: CompactResult::ALL[r.u8() as usize],
+        }
+        .into(),
+        135 => Tracepoint::MmCompactionIsolateMigratepages {
+            start: r.u32(),
+            end: r.u32(),
+            nr_scanned: r.u16() as u16,
+            nr_taken: r.u16() as u16,
+        }
+        .into(),
+        136 => Tracepoint::MmCompactionIsolateFreepages {
+            start: r.u32(),
+            end: r.u32(),
+            nr_scanned: r.u16() as u16,
+            nr_taken: r.u16() as u16,
+        }
+        .into(),
+        137 => Tracepoint::MmCompactionMigratepages {
+            nr_migrated: r.u32(),
+            nr_failed: r.u32(),
         }
         .into(),
         t => unreachable!("event tag {t} has no decode arm"),

@@ -523,8 +523,14 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         // (change_pageblock_range: a block above pageblock order spans several, re-typed in
         // one go); a merge across pageblocks (§3.4) re-types the buddy's.
         Ask::RetypedPageblock => {
+            // Compaction's skip bit (PB_migrate_skip) is not a type change.
+            let retype = |old: u8, new: u8| old ^ new != crate::zone::PB_SKIP;
             let (i, pb) = events(run, w).find_map(|(i, ev)| match ev.kind() {
-                EventKind::Mutation(Mutation::SetPageblock { pb, .. }) => Some((i, pb)),
+                EventKind::Mutation(Mutation::SetPageblock { pb, old, new })
+                    if retype(old, new) =>
+                {
+                    Some((i, pb))
+                }
                 _ => None,
             })?;
             // The pageblocks re-typed together: the run of SetPageblock events that follows.
@@ -532,8 +538,8 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             let mut last = pb;
             for j in i + 1..w.reveal_to {
                 match run.log.events[j as usize].kind() {
-                    EventKind::Mutation(Mutation::SetPageblock { pb: next, .. })
-                        if next == last + 1 =>
+                    EventKind::Mutation(Mutation::SetPageblock { pb: next, old, new })
+                        if next == last + 1 && retype(old, new) =>
                     {
                         evs.push(j);
                         last = next;

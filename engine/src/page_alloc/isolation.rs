@@ -58,7 +58,7 @@ pub struct ContigOutcome {
 /// What a page that is not free belongs to: the in-use block `(head, nr pages)`. An unsplit
 /// allocation of order > 0 is one compound block (head refcount 1, tails 0, one owner);
 /// every other in-use page is a block of its own.
-fn in_use_block(z: &Zone, p: ZonePfn) -> (ZonePfn, u32) {
+pub(super) fn in_use_block(z: &Zone, p: ZonePfn) -> (ZonePfn, u32) {
     let owner = z.owner[p as usize];
     let mut head = p;
     while owner != NO_OWNER

@@ -8,8 +8,11 @@
 //! engine, its event primitives, the free-list helpers and the watermark checks they share.
 
 mod alloc;
+mod compaction;
 mod free;
 mod isolation;
+
+pub use compaction::CompactOutcome;
 
 pub use isolation::{ContigError, ContigOutcome, IsolateMode, Migration, COMPACT_CLUSTER_MAX};
 mod zones;
@@ -378,7 +381,8 @@ impl Engine {
             mt
         };
         let old = self.zone.pageblock[pb as usize];
-        let new = mt as u8;
+        // The skip bit is a separate bit of the pageblock flags: kept.
+        let new = mt as u8 | (old & PB_SKIP);
         if old != new {
             self.emit(step, Mutation::SetPageblock { pb, old, new });
         }

@@ -34,6 +34,29 @@ pub fn buddyinfo(node: &Zone) -> String {
     s
 }
 
+/// The compaction lines of `/proc/vmstat` (`vmstat_show`: `"%s %lu\n"`, in `vmstat_text` order,
+/// mm/vmstat.c v7.2.13 :1372-1380, the same names in v6.12.117): the event counters are the
+/// node's (every zone's compaction adds to them). Only `compact_memory` compacts in the model,
+/// so the counters of direct compaction (`compact_stall`, `_fail`, `_success`) and of kcompactd
+/// (`compact_daemon_*`) are 0, as on a kernel where neither ran.
+pub fn vmstat_compaction(node: &Zone) -> String {
+    let s = node.stats();
+    [
+        ("compact_migrate_scanned", s.compact_migrate_scanned),
+        ("compact_free_scanned", s.compact_free_scanned),
+        ("compact_isolated", s.compact_isolated),
+        ("compact_stall", 0),
+        ("compact_fail", 0),
+        ("compact_success", 0),
+        ("compact_daemon_wake", 0),
+        ("compact_daemon_migrate_scanned", 0),
+        ("compact_daemon_free_scanned", 0),
+    ]
+    .iter()
+    .map(|(name, v)| format!("{name} {v}\n"))
+    .collect()
+}
+
 /// One `"%s%6lu "` cell of the free-count table: a list of 100000 entries or more prints
 /// `>100000` (the kernel's walk stops at `++freecount >= 100000`).
 fn freecount_cell(len: u64) -> String {

@@ -23,7 +23,7 @@ mod summary;
 mod tests;
 
 pub use format::{
-    buddyinfo, pageblock_counts, pagetypeinfo, vm_stats_threshold, zoneinfo,
+    buddyinfo, pageblock_counts, pagetypeinfo, vm_stats_threshold, vmstat_compaction, zoneinfo,
     PAGETYPEINFO_FREECOUNT_CAP,
 };
 pub use import::{apply_import, filler_owner, filler_owner_mt, Placement};

@@ -904,6 +904,7 @@ pub fn summarize(op: &Op) -> String {
             DrainTarget::Cpu(c) => format!("drain cpu {c}"),
             DrainTarget::All => "drain all".into(),
         },
+        Op::CompactMemory { .. } => "compact_memory".into(),
         Op::Tick { cpu, .. } => match cpu {
             DrainTarget::Cpu(c) => format!("tick cpu {c}"),
             DrainTarget::All => "tick".into(),

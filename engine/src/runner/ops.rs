@@ -59,6 +59,7 @@ impl Runner<'_, '_> {
             } => (self.op_vfree(ref_name, *method, cpu), 0),
             Op::Drain { cpu: target, .. } => (self.op_drain(target), 0),
             Op::Tick { cpu: target, .. } => (self.op_tick(target), 0),
+            Op::CompactMemory { .. } => self.op_compact_memory(cpu),
             Op::GetPage { ref_name, page, .. } => (self.op_get_page(ref_name, *page), 0),
             Op::PutPage { ref_name, page, .. } => (self.op_put_page(ref_name, *page, cpu), 0),
             Op::CmaAlloc {
@@ -423,6 +424,27 @@ impl Runner<'_, '_> {
             }
         }
         Outcome::Ticked { drained }
+    }
+
+    /// `compact_memory`: `compact_node` of every zone; the names of moved pages follow them.
+    /// The pageblocks touched are those a folio left or went to.
+    fn op_compact_memory(&mut self, cpu: usize) -> (Outcome, u32) {
+        let out = self.engine.compact_node(cpu);
+        let mut blocks: Vec<(u8, u32)> = Vec::new();
+        for m in &out.migrated {
+            self.follow(m);
+            blocks.push((m.from_zone, m.from >> PAGEBLOCK_ORDER));
+            blocks.push((m.to_zone, m.to >> PAGEBLOCK_ORDER));
+        }
+        blocks.sort_unstable();
+        blocks.dedup();
+        let pages: u64 = out.migrated.iter().map(|m| 1u64 << m.order).sum();
+        let outcome = Outcome::Compacted {
+            migrated: out.migrated.len() as u32,
+            pages,
+            zones: out.results.len() as u32,
+        };
+        (outcome, blocks.len() as u32)
     }
 
     /// `drain`: `drain_pages_zone` for one CPU, or for every CPU whose pcp holds pages.

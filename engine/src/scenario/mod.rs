@@ -390,6 +390,14 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// `echo 1 > /proc/sys/vm/compact_memory`: `compact_node` of the node, every zone compacted
+    /// whole (`compact_zone` with order -1, `MIGRATE_SYNC`); `cpu` is the writer's CPU.
+    CompactMemory {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
     /// Each iteration runs `ops` in a new name scope. `cpu` is accepted but not inherited.
     Repeat {
         times: u64,
@@ -498,6 +506,7 @@ impl Op {
             Op::PutPage { .. } => "put_page",
             Op::CmaAlloc { .. } => "cma_alloc",
             Op::CmaRelease { .. } => "cma_release",
+            Op::CompactMemory { .. } => "compact_memory",
         }
     }
 
@@ -516,7 +525,8 @@ impl Op {
             | Op::GetPage { cpu, .. }
             | Op::PutPage { cpu, .. }
             | Op::CmaAlloc { cpu, .. }
-            | Op::CmaRelease { cpu, .. } => *cpu,
+            | Op::CmaRelease { cpu, .. }
+            | Op::CompactMemory { cpu, .. } => *cpu,
             Op::Drain { .. } | Op::Tick { .. } => None,
         }
     }
@@ -542,7 +552,8 @@ impl Op {
             | Op::GetPage { note, .. }
             | Op::PutPage { note, .. }
             | Op::CmaAlloc { note, .. }
-            | Op::CmaRelease { note, .. } => note.as_deref(),
+            | Op::CmaRelease { note, .. }
+            | Op::CompactMemory { note, .. } => note.as_deref(),
         }
     }
 

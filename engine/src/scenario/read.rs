@@ -29,6 +29,7 @@ const OP_NAMES: &[&str] = &[
     "put_page",
     "cma_alloc",
     "cma_release",
+    "compact_memory",
 ];
 
 const CPU_DOC: &str = "the CPU the op runs on, 0..=zone.cpus-1 (default 0)";
@@ -121,6 +122,8 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("drain", "note", NOTE_DOC),
     ("tick", "cpu", "the CPU whose vmstat worker runs, a number or \"all\" (default \"all\")"),
     ("tick", "note", NOTE_DOC),
+    ("compact_memory", "cpu", "the CPU that writes /proc/sys/vm/compact_memory, 0..=zone.cpus-1 (default 0)"),
+    ("compact_memory", "note", NOTE_DOC),
     ("repeat", "times", "an integer ≥ 0"),
     ("repeat", "ops", "an array of ops, run once per iteration in a new name scope"),
     ("repeat", "cpu", "a CPU 0..=zone.cpus-1; not inherited by the repeated ops"),
@@ -736,6 +739,10 @@ fn op_from_value(v: &Value, path: &str) -> Res<Op> {
         },
         "tick" => Op::Tick {
             cpu: f.or("cpu", DrainTarget::All, read_drain_target)?,
+            note: note()?,
+        },
+        "compact_memory" => Op::CompactMemory {
+            cpu: cpu()?,
             note: note()?,
         },
         "repeat" => Op::Repeat {

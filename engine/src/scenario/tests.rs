@@ -57,6 +57,8 @@ const FULL: &str = r#"{
     { "op": "vfree", "ref": "v", "method": "per_page" },
     { "op": "drain", "cpu": "all" },
     { "op": "drain", "cpu": 2, "note": "n" },
+    { "op": "compact_memory" },
+    { "op": "compact_memory", "cpu": 1, "note": "echo 1 > /proc/sys/vm/compact_memory" },
     { "op": "repeat", "times": 3, "cpu": 1, "ops": [
         { "op": "alloc", "order": 0, "as": "a" },
         { "op": "free", "ref": "a" } ] },
@@ -202,10 +204,18 @@ fn full_document_fields() {
         order_weights,
         mt_weights,
         ..
-    } = &s.ops[11]
+    } = &s.ops[13]
     else {
         panic!()
     };
+    assert_eq!(
+        s.ops[10],
+        Op::CompactMemory {
+            cpu: None,
+            note: None
+        }
+    );
+    assert_eq!(s.ops[11].cpu(), 1);
     assert_eq!(order_weights[10], 0.5);
     assert_eq!(mt_weights.get(MigrateType::Movable), 3.0);
     assert_eq!(mt_weights.reclaimable, 0.0);
@@ -463,6 +473,9 @@ fn op_value_errors() {
         (r#"[{"op": "tick", "cpu": 1}]"#, "ops[0].cpu"),
         (r#"[{"op": "tick", "cpu": "most"}]"#, "ops[0].cpu"),
         (r#"[{"op": "tick", "cpus": 0}]"#, "ops[0].cpus"),
+        (r#"[{"op": "compact_memory", "cpu": 1}]"#, "ops[0].cpu"),
+        (r#"[{"op": "compact_memory", "cpu": "all"}]"#, "ops[0].cpu"),
+        (r#"[{"op": "compact_memory", "order": 9}]"#, "ops[0].order"),
         (
             r#"[{"op": "repeat", "times": 1, "cpu": 5, "ops": []}]"#,
             "ops[0].cpu",

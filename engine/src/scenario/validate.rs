@@ -375,6 +375,8 @@ impl Checker {
                     ));
                 }
             }
+            // Its cpu is checked with every op's.
+            Op::CompactMemory { .. } => {}
             Op::Drain { cpu, .. } | Op::Tick { cpu, .. } => {
                 if let DrainTarget::Cpu(c) = cpu {
                     self.cpu(&join(path, "cpu"), *c)?;

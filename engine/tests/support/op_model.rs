@@ -90,6 +90,8 @@ pub enum Op {
     GetPage { pick: u32, page: u32 },
     /// `put_page` dropping one of the references `GetPage` took (the last frees the page).
     PutPage { pick: u32, cpu: u8 },
+    /// `compact_memory`: `compact_node`, every page's owner follows a migration.
+    CompactMemory { cpu: u8 },
 }
 
 /// A live allocation as the test sees it.
@@ -159,6 +161,9 @@ pub struct Tally {
     pub put_page_frees: u64,
     /// Frees by the owner of a page a `get_page` reference still held.
     pub held_frees: u64,
+    /// `compact_memory` runs and the folios they migrated.
+    pub compactions: u64,
+    pub compact_migrations: u64,
     /// Allocations that succeeded after reclaim's `drain_all_pages` (`__alloc_pages_direct_reclaim`).
     pub reclaim_rescues: u64,
 }
@@ -186,6 +191,8 @@ impl Tally {
         self.put_page_frees += o.put_page_frees;
         self.held_frees += o.held_frees;
         self.reclaim_rescues += o.reclaim_rescues;
+        self.compactions += o.compactions;
+        self.compact_migrations += o.compact_migrations;
     }
 }
 
@@ -237,6 +244,25 @@ impl Harness {
     }
 
     /// Runs one op, then every check; `Err` describes the first violation.
+    /// The owners of migrated blocks: their pages now live at the targets.
+    fn follow(&mut self, migrated: &[buddyscope::page_alloc::Migration]) {
+        for m in migrated {
+            for l in &mut self.live {
+                match l {
+                    Live::Block { pfn, owner, .. } if *owner == m.owner && *pfn == m.from => {
+                        *pfn = m.to
+                    }
+                    Live::Pages { at, owner, .. } if *owner == m.owner => {
+                        for p in at.iter_mut().filter(|p| **p == m.from) {
+                            *p = m.to;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
     pub fn apply(&mut self, op: &Op) -> Result<(), String> {
         self.step(op);
         self.tally.ops += 1;
@@ -391,24 +417,8 @@ impl Harness {
                     buddyscope::page_alloc::IsolateMode::Other,
                 );
                 // Migrated blocks: their owners' pages now live elsewhere.
-                for m in &out.migrated {
-                    self.tally.contig_migrations += 1;
-                    for l in &mut self.live {
-                        match l {
-                            Live::Block { pfn, owner, .. }
-                                if *owner == m.owner && *pfn == m.from =>
-                            {
-                                *pfn = m.to
-                            }
-                            Live::Pages { at, owner, .. } if *owner == m.owner => {
-                                for p in at.iter_mut().filter(|p| **p == m.from) {
-                                    *p = m.to;
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                }
+                self.tally.contig_migrations += out.migrated.len() as u64;
+                self.follow(&out.migrated);
                 if out.result.is_ok() {
                     self.tally.contig_allocs_ok += 1;
                     self.live.push(Live::Pages {
@@ -480,6 +490,13 @@ impl Harness {
                     self.engine.drain_pages_zone(c);
                 }
                 self.tally.drains += 1;
+            }
+            Op::CompactMemory { cpu } => {
+                let cpu = self.cpu(cpu);
+                let out = self.engine.compact_node(cpu);
+                self.tally.compactions += 1;
+                self.tally.compact_migrations += out.migrated.len() as u64;
+                self.follow(&out.migrated);
             }
             Op::Tick { cpu, all } => {
                 let cpus = if all {

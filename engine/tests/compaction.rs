@@ -1,0 +1,268 @@
+//! Golden tests for `compact_memory` (`compact_node` → `compact_zone`, mm/compaction.c
+//! v7.2.13; the same functions in v6.12.117), worked by hand from the C. Each expected line
+//! says which lines of the C give its numbers.
+
+use buddyscope::narrate::trace_text;
+use buddyscope::runner::{run_text, Run, RunOptions};
+use buddyscope::types::MigrateType;
+use buddyscope::zone::{PageKind, NO_OWNER};
+
+fn run(text: &str) -> Run {
+    run_text(text, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The owner id of the allocation named `name` (the op whose summary ends `as NAME`).
+fn owner_of(r: &Run, name: &str) -> u32 {
+    let suffix = format!(" as {name}");
+    r.owners
+        .iter()
+        .position(|o| r.op_defs[o.def as usize].summary.ends_with(&suffix))
+        .unwrap_or_else(|| panic!("no allocation {name}")) as u32
+}
+
+/// The `mm_compaction_*` and `mm_page_free` lines of the run's trace.
+fn compaction_lines(run: &Run) -> Vec<String> {
+    let text = trace_text(run);
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let first = lines
+        .iter()
+        .position(|l| l.starts_with("mm_compaction_begin"))
+        .expect("a compaction ran");
+    lines[first..]
+        .iter()
+        .filter(|l| l.starts_with("mm_compaction") || l.starts_with("mm_page_free"))
+        .map(|l| {
+            // "mm_page_free: page=... pfn=0x2 order=0" → keep pfn and order.
+            if let Some(rest) = l.strip_prefix("mm_page_free: ") {
+                let fields: Vec<&str> = rest.split(' ').skip(1).collect();
+                format!("mm_page_free: {}", fields.join(" "))
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
+/// A 4096-page zone at pfn 0 (pageblocks 0..=7; four order-10 MOVABLE blocks at boot): a, b, c
+/// are pfns 0, 1, 2 (the pcp refill splits the first order-10 block from the bottom), b is
+/// freed, `extra` ops, then every pcp page back to the buddy. After the drain the free blocks
+/// are 1 and 3 (order 0), 4 (2), 8 (3) … 512 (9) and 1024, 2048, 3072 (10).
+fn three_pages(extra: &str) -> String {
+    format!(
+        r#"{{"version": 1, "name": "compact", "kernel": "v7.2",
+ "zone": {{"pages": 4096, "cpus": 1}},
+ "ops": [
+  {{"op": "alloc", "order": 0, "mt": "movable", "as": "a"}},
+  {{"op": "alloc", "order": 0, "mt": "movable", "as": "b"}},
+  {{"op": "alloc", "order": 0, "mt": "movable", "as": "c"}},
+  {{"op": "free", "ref": "b"}}{extra},
+  {{"op": "drain", "cpu": "all"}},
+  {{"op": "compact_memory"}}
+ ]}}"#
+    )
+}
+
+/// No migration target: every pageblock above the migration scanner is one free order-10
+/// block's half.
+///
+/// * `compact_zone` (v7.2.13 :2612-2614, `whole_zone`): migrate_pfn 0, free_pfn
+///   `pageblock_start_pfn(4096 - 1)` = 0xe00.
+/// * First round: `finish_pageblock` (:2660-2663) is true, `last_migrated_pfn` 0 and the
+///   iteration start 0 share pageblock 0. `isolate_migratepages_block(0, 0x200)` (:855-1330)
+///   scans all 512 pfns once (a buddy counts `2^order` at once, :1012-1019), takes a and c
+///   (LRU, one reference) and does not stop at 32 (`finish_pageblock`): nr_taken 2.
+/// * `migrate_pages` → `compaction_alloc` (:1846) finds no free page → `isolate_freepages`
+///   (:1726): low_pfn `pageblock_end_pfn(0x200)` = 0x400, stride 1 (sync). Pageblock 7 (0xe00)
+///   is the top half of the order-10 block at 0xc00: not PageBuddy, MOVABLE → suitable
+///   (:1428-1452); 512 pfns scanned, none is a buddy head: 0 taken; the whole block scanned →
+///   `update_pageblock_skip` (:1793-1795); nothing isolated → stride 2 (:1815-1820).
+///   Pageblock 6 (0xc00) starts with a free order-10 block: `suitable_migration_target` says no
+///   (`buddy_order >= pageblock_order`, :1433-1441). Pageblock 5: 256 pfns at stride 2, stride
+///   4; pageblock 4 (0x800, order-10 head) skipped; pageblock 3: 128 pfns at stride 4; block 2
+///   (0x400) is below low_pfn: free_pfn = 0x200 (:1831).
+/// * No target: -ENOMEM, nr_migrated 0 nr_failed 2 (:2701-2704); the scanners met
+///   (0x200 >> 9 <= 0x200 >> 9, :1467-1471) so not CONTENDED; `__compact_finished` →
+///   COMPACT_COMPLETE (:2288-2306).
+#[test]
+fn compact_memory_finds_no_target_beside_whole_free_order10_blocks() {
+    let r = run(&three_pages(""));
+    assert_eq!(
+        compaction_lines(&r),
+        [
+            "mm_compaction_begin: zone_start=0x0 migrate_pfn=0x0 free_pfn=0xe00 zone_end=0x1000, mode=sync",
+            "mm_compaction_isolate_migratepages: range=(0x0 ~ 0x200) nr_scanned=512 nr_taken=2",
+            "mm_compaction_isolate_freepages: range=(0xe00 ~ 0x1000) nr_scanned=512 nr_taken=0",
+            "mm_compaction_isolate_freepages: range=(0xa00 ~ 0xc00) nr_scanned=256 nr_taken=0",
+            "mm_compaction_isolate_freepages: range=(0x600 ~ 0x800) nr_scanned=128 nr_taken=0",
+            "mm_compaction_migratepages: nr_migrated=0 nr_failed=2",
+            "mm_compaction_end: zone_start=0x0 migrate_pfn=0x200 free_pfn=0x200 zone_end=0x1000, mode=sync status=complete",
+        ]
+    );
+    let s = r.final_zone.stats();
+    // count_compact_events (:2792-2793, :693-703, :1325-1327): 512; 512 + 256 + 128; 2 + 0.
+    assert_eq!(
+        (
+            s.compact_migrate_scanned,
+            s.compact_free_scanned,
+            s.compact_isolated
+        ),
+        (512, 896, 2)
+    );
+    // Pageblocks 7, 5 and 3 got their skip bits (the free scanner scanned them whole); the
+    // migration scanner took pages in pageblock 0 (`skip_updated`, :1171-1177): no bit there.
+    let skipped: Vec<u32> = (0..8)
+        .filter(|&pb| r.final_zone.pageblock_skip(pb))
+        .collect();
+    assert_eq!(skipped, [3, 5, 7]);
+    // Nothing moved: a and c are where they were.
+    assert_ne!(r.final_zone.page_owner(0), NO_OWNER);
+    assert_ne!(r.final_zone.page_owner(2), NO_OWNER);
+}
+
+/// An `alloc_contig_range` of pfn 0xe00 splits the top order-10 block: 0xc00/o9 and, above
+/// the taken page, 0xe01/o0, 0xe02/o1, 0xe04/o2 … 0xf00/o8 (7.2's prepared chunks, freed while
+/// isolated, back at the list tails).
+///
+/// * Round 1 as above up to `isolate_freepages`: pageblock 7 starts with the allocated page
+///   (not compound, not buddy: suitable). `isolate_freepages_block(0xe00, 0x1000)` (:574-711):
+///   0xe00 fails (1 scanned); 0xe01/o0 → `__isolate_free_page` (1 page, 1 free < 2 to migrate);
+///   0xe02/o1 → 2 pages, 3 ≥ 2: `blockpfn += isolated; break` (:649-652). nr_scanned 1 + 1 +
+///   (1 + 2 - 1) = 4, taken 3, range (0xe00 ~ 0xe04). free_pfn stays 0xe04 (:1800-1807).
+/// * `compaction_alloc` in list order (`list_add`, :1196: c first): c → 0xe01 (freepages[0]);
+///   a → 0xe02 of freepages[1], its other half 0xe03 to freepages[0] (:1868-1875). Both sources
+///   freed (`migrate_folio_done` → `folio_put`: `mm_page_free` of 0x2, then 0x0).
+/// * Rounds 2-7: `finish_pageblock` false; pageblocks 1..6 have nothing to take: 512, 1024
+///   (order-10 buddy at 0x400: `low_pfn += 1023`, clamped to the block end, :1340), 512, 1024,
+///   512, 512 scanned; each gets its skip bit (:1318-1322). Then block_end 0x1000 > free_pfn:
+///   ISOLATE_NONE, the scanners met: COMPLETE.
+/// * `release_free_list` (:91-113): 0xe03 marked allocated and freed (`mm_page_free`).
+#[test]
+fn compact_memory_moves_two_pages_into_the_top_pageblock() {
+    let r = run(&three_pages(
+        r#",
+  {"op": "alloc_contig_range", "pfn": 3584, "nr_pages": 1, "as": "top"}"#,
+    ));
+    assert_eq!(
+        compaction_lines(&r),
+        [
+            "mm_compaction_begin: zone_start=0x0 migrate_pfn=0x0 free_pfn=0xe00 zone_end=0x1000, mode=sync",
+            "mm_compaction_isolate_migratepages: range=(0x0 ~ 0x200) nr_scanned=512 nr_taken=2",
+            "mm_compaction_isolate_freepages: range=(0xe00 ~ 0xe04) nr_scanned=4 nr_taken=3",
+            "mm_page_free: pfn=0x2 order=0",
+            "mm_page_free: pfn=0x0 order=0",
+            "mm_compaction_migratepages: nr_migrated=2 nr_failed=0",
+            "mm_compaction_isolate_migratepages: range=(0x200 ~ 0x400) nr_scanned=512 nr_taken=0",
+            "mm_compaction_isolate_migratepages: range=(0x400 ~ 0x600) nr_scanned=1024 nr_taken=0",
+            "mm_compaction_isolate_migratepages: range=(0x600 ~ 0x800) nr_scanned=512 nr_taken=0",
+            "mm_compaction_isolate_migratepages: range=(0x800 ~ 0xa00) nr_scanned=1024 nr_taken=0",
+            "mm_compaction_isolate_migratepages: range=(0xa00 ~ 0xc00) nr_scanned=512 nr_taken=0",
+            "mm_compaction_isolate_migratepages: range=(0xc00 ~ 0xe00) nr_scanned=512 nr_taken=0",
+            "mm_page_free: pfn=0xe03 order=0",
+            "mm_compaction_end: zone_start=0x0 migrate_pfn=0xe00 free_pfn=0xe04 zone_end=0x1000, mode=sync status=complete",
+        ]
+    );
+    let z = &r.final_zone;
+    let s = z.stats();
+    assert_eq!(
+        (
+            s.compact_migrate_scanned,
+            s.compact_free_scanned,
+            s.compact_isolated
+        ),
+        (4608, 4, 5)
+    );
+    // The owners moved with their pages: c at 0xe01, a at 0xe02; 0 and 2 are free (on the pcp).
+    let (a, c) = (owner_of(&r, "a"), owner_of(&r, "c"));
+    assert_eq!(
+        (z.page_owner(0xe01), z.page_owner(0xe02)),
+        (c, a),
+        "c went first (the migrate list is in reverse scan order)"
+    );
+    assert_eq!(z.page_kind(0), PageKind::Pcp);
+    assert_eq!(z.page_kind(2), PageKind::Pcp);
+    let skipped: Vec<u32> = (0..8).filter(|&pb| z.pageblock_skip(pb)).collect();
+    assert_eq!(skipped, [1, 2, 3, 4, 5, 6]);
+}
+
+/// A pinned page (`get_page`: a reference beyond its mapping) is not isolated
+/// (`isolate_migratepages_block` :1095-1103, `goto isolate_fail_put`), and for compact_memory
+/// (not direct, so `skip_on_failure` is false, :887-890) the scan of its pageblock goes on:
+/// a is taken (nr_taken 1), one free page is enough (0xe01, range (0xe00 ~ 0xe02)), a moves
+/// and c stays at pfn 2.
+#[test]
+fn a_pinned_page_stays_and_the_scan_goes_on() {
+    let r = run(&three_pages(
+        r#",
+  {"op": "alloc_contig_range", "pfn": 3584, "nr_pages": 1, "as": "top"},
+  {"op": "get_page", "ref": "c", "page": 0}"#,
+    ));
+    let lines = compaction_lines(&r);
+    assert_eq!(
+        lines[1..4],
+        [
+            "mm_compaction_isolate_migratepages: range=(0x0 ~ 0x200) nr_scanned=512 nr_taken=1",
+            "mm_compaction_isolate_freepages: range=(0xe00 ~ 0xe02) nr_scanned=2 nr_taken=1",
+            "mm_page_free: pfn=0x0 order=0",
+        ]
+    );
+    let z = &r.final_zone;
+    assert_eq!(z.page_owner(2), owner_of(&r, "c"), "the pinned page stays");
+    assert_eq!(z.page_owner(0xe01), owner_of(&r, "a"));
+    assert_eq!(z.page_refcount(2), 2);
+}
+
+/// The issue's scenario: a zone filled with movable pages, every other one freed (order-1
+/// allocations split, page 1 of each freed), has no free block of order 9 or more; after
+/// `compact_memory` (and the drain that puts the freed sources back to the buddy) it has.
+/// Unmovable pages allocated first stay where they were (their pageblock is UNMOVABLE: not a
+/// migration target, and an unmovable page is not on an LRU, so no source either).
+#[test]
+fn compact_memory_rebuilds_order9_blocks_and_leaves_unmovable_pages_alone() {
+    let text = |compact: bool| {
+        format!(
+            r#"{{"version": 1, "name": "fragmented", "kernel": "v7.2",
+ "zone": {{"pages": 4096, "cpus": 1}},
+ "ops": [
+  {{"op": "repeat", "times": 8, "ops": [{{"op": "alloc", "order": 0, "mt": "unmovable"}}]}},
+  {{"op": "repeat", "times": 1970, "ops": [
+     {{"op": "alloc", "order": 1, "mt": "movable", "as": "pair"}},
+     {{"op": "split", "ref": "pair"}},
+     {{"op": "free", "ref": "pair", "page": 1}}]}},
+  {{"op": "drain", "cpu": "all"}}{}
+ ]}}"#,
+            if compact {
+                r#",
+  {"op": "compact_memory"},
+  {"op": "drain", "cpu": "all"}"#
+            } else {
+                ""
+            }
+        )
+    };
+    let before = run(&text(false));
+    let after = run(&text(true));
+    let big = |r: &Run| r.final_zone.nr_free()[9..].iter().sum::<u64>();
+    assert_eq!(big(&before), 0, "fragmented: no free order-9 block");
+    assert!(
+        big(&after) >= 2,
+        "compaction rebuilt free order-9+ blocks: {:?}",
+        after.final_zone.nr_free()
+    );
+    let zb = &before.final_zone;
+    let za = &after.final_zone;
+    let unmovable: Vec<u32> = (0..zb.pages())
+        .filter(|&p| {
+            zb.page_owner(p) != NO_OWNER
+                && before.owner_mt(zb.page_owner(p)) != Some(MigrateType::Movable)
+        })
+        .collect();
+    assert_eq!(unmovable.len(), 8);
+    for p in unmovable {
+        assert_eq!(
+            za.page_owner(p),
+            zb.page_owner(p),
+            "unmovable page {p:#x} moved"
+        );
+    }
+    assert!(za.stats().compact_isolated > 0);
+}
