@@ -287,3 +287,79 @@ fn exercise_asks_lists_the_asks_per_position() {
     assert_ne!(code, 0);
     assert!(err.contains("version"), "{err}");
 }
+
+fn builtin_json(name: &str) -> String {
+    let (code, out, err) = cli(&["builtin", name], "");
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+/// `fragmented-sandbox` ends with nr_free = {4, 3, 2, 1, 1, 1, 1, 1, 2, 0, 0} (its buddyinfo):
+/// free_pages = 4 + 6 + 8 + 8 + 16 + 32 + 64 + 128 + 512 = 778 in 16 blocks.
+/// unusable o=8: suitable 2, (778 - 2·256)·1000/778 = 341; o=1: suitable 3 + 2·1 + … in order-1
+/// units = (778 - 4)/2 = 387, (778 - 774)·1000/778 = 5. extfrag o=9: 1000 - (1000 + 778000/512)/16
+/// = 1000 - 2519/16 = 1000 - 157 = 843; o=10: 1000 - (1000 + 759)/16 = 1000 - 109 = 891.
+#[test]
+fn extfrag_files_of_a_fragmented_run() {
+    let doc = builtin_json("fragmented-sandbox");
+    let (_, bi, _) = cli(&["run", "-", "--format", "buddyinfo"], &doc);
+    assert_eq!(
+        bi,
+        "Node 0, zone   Normal      4      3      2      1      1      1      1      1      2      0      0 \n"
+    );
+    let (code, out, err) = cli(&["run", "-", "--format", "unusable_index"], &doc);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Node 0, zone   Normal 0.000 0.005 0.012 0.023 0.033 0.053 0.095 0.177 0.341 1.000 1.000 \n"
+    );
+    let (code, out, err) = cli(&["run", "-", "--format", "extfrag_index"], &doc);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Node 0, zone   Normal -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000  0.843  0.891 \n"
+    );
+    // --ops 0: the seeded workload's start, one free order-10 block at least: not fragmented.
+    let (_, out, _) = cli(
+        &["run", "-", "--ops", "0", "--format", "extfrag_index"],
+        &doc,
+    );
+    assert!(out.starts_with("Node 0, zone   Normal -1.000 "), "{out}");
+}
+
+/// A node prints one line per populated zone in zone order (walk_zones_in_node). dma32-machine
+/// ends with DMA32 nr_free = {0…, [6] 1, [8] 1, [10] 1}: 64 + 256 + 1024 = 1344 pages;
+/// unusable o=7: (1344 - (2 + 8)·128)·1000/1344 = 64000/1344 = 47; o=9: (1344 - 2·512)·1000/1344
+/// = 238.
+#[test]
+fn extfrag_files_of_a_node_print_every_zone() {
+    let doc = builtin_json("dma32-machine");
+    let (code, out, err) = cli(&["run", "-", "--format", "unusable_index"], &doc);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Node 0, zone    DMA32 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.047 0.047 0.238 0.238 \n\
+         Node 0, zone   Normal 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 \n"
+    );
+    let (_, out, _) = cli(&["run", "-", "--format", "extfrag_index"], &doc);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.lines().all(|l| l.ends_with("-1.000 ")), "{out}");
+}
+
+/// `replay` prints the extfrag files of the replayed final state: a run's trace replays to the
+/// same text.
+#[test]
+fn replay_prints_the_extfrag_files_of_the_final_state() {
+    let doc = builtin_json("fragmented-sandbox");
+    let (_, trace, _) = cli(&["run", "-", "--format", "trace"], &doc);
+    let path = std::env::temp_dir().join(format!("extfrag-{}.json", std::process::id()));
+    std::fs::write(&path, &doc).unwrap();
+    let sc = path.to_str().unwrap();
+    for f in ["unusable_index", "extfrag_index"] {
+        let (_, want, _) = cli(&["run", sc, "--format", f], "");
+        let (code, got, err) = cli(&["replay", "-", "--scenario", sc, "--format", f], &trace);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(got, want, "{f}");
+    }
+    std::fs::remove_file(&path).ok();
+}

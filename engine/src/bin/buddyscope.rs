@@ -176,6 +176,12 @@ enum Format {
     Buddyinfo,
     Pagetypeinfo,
     Zoneinfo,
+    /// `/sys/kernel/debug/extfrag/unusable_index` of the final state.
+    #[value(name = "unusable_index")]
+    UnusableIndex,
+    /// `/sys/kernel/debug/extfrag/extfrag_index` of the final state.
+    #[value(name = "extfrag_index")]
+    ExtfragIndex,
     Trace,
     Json,
     Summary,
@@ -275,6 +281,8 @@ fn main() -> ExitCode {
                 Format::Buddyinfo => procfs::buddyinfo(&r.final_zone),
                 Format::Pagetypeinfo => procfs::pagetypeinfo(&r.final_zone),
                 Format::Zoneinfo => procfs::zoneinfo(&r.final_zone),
+                Format::UnusableIndex => procfs::unusable_index(&r.final_zone),
+                Format::ExtfragIndex => procfs::extfrag_index(&r.final_zone),
                 Format::Trace => buddyscope::narrate::trace_text(&r),
                 Format::Json => report::json(&r),
                 Format::Summary => report::summary(&r),
@@ -404,6 +412,8 @@ fn main() -> ExitCode {
                 Format::Buddyinfo => procfs::buddyinfo(&r.run.final_zone),
                 Format::Pagetypeinfo => procfs::pagetypeinfo(&r.run.final_zone),
                 Format::Zoneinfo => procfs::zoneinfo(&r.run.final_zone),
+                Format::UnusableIndex => procfs::unusable_index(&r.run.final_zone),
+                Format::ExtfragIndex => procfs::extfrag_index(&r.run.final_zone),
                 Format::Trace => buddyscope::narrate::trace_text(&r.run),
                 Format::Json => buddyscope::replay::report::json(&r),
                 Format::Summary => buddyscope::replay::report::summary(&r),
