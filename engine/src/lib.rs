@@ -31,5 +31,6 @@ pub mod stats;
 pub mod timeline;
 pub mod types;
 pub mod vmalloc;
+pub mod whereis;
 pub mod workload;
 pub mod zone;

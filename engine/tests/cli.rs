@@ -363,3 +363,77 @@ fn replay_prints_the_extfrag_files_of_the_final_state() {
     }
     std::fs::remove_file(&path).ok();
 }
+
+/// `where` on a built-in at op K: a page op 1 allocated, a free one, a node's other zone, the
+/// JSON form, and the messages for a pfn outside the node and an --ops past the end.
+#[test]
+fn where_names_the_list_or_the_holder_and_the_event() {
+    let (code, out, err) = cli(&["where", "fallback-claim", "0x10", "--ops", "3"], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "pfn 0x10 is allocated in zone Normal by op 1 (alloc order 10 movable as b0)\n\
+         put there by event 17 (position 18) in op 1: alloc_pages: order-10 block at pfn 0x0 is handed out\n"
+    );
+    let (_, out, _) = cli(&["where", "fallback-claim", "2048", "--ops", "3"], "");
+    assert_eq!(
+        out,
+        "pfn 0x800 is free in zone Normal: free_area[10].free_list[Movable], in the order-10 block at 0x800\n\
+         there since the start (no recorded event put it there)\n"
+    );
+    let (code, out, err) = cli(
+        &["where", "dma32-machine", "0x1000", "--format", "json"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["zone"], "DMA32");
+    assert_eq!(v["place"]["kind"], "allocated");
+    assert_eq!(v["place"]["holder"]["kind"], "op");
+    let (code, _, err) = cli(&["where", "dma32-machine", "0x9000000"], "");
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("pfn 0x9000000 is outside every zone of the node (DMA32 0x1000"),
+        "{err}"
+    );
+    let (code, _, err) = cli(&["where", "fallback-claim", "0", "--ops", "100"], "");
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--ops 100: fallback-claim has 39 executed ops"),
+        "{err}"
+    );
+}
+
+/// `where` on a real kernel's trace (the lab's idle capture from its /proc text): the task
+/// that allocated the page, its CPU, gfp flags and the line.
+#[test]
+fn where_in_a_trace_names_the_traced_task() {
+    let dir = format!(
+        "{}/tests/fixtures/lab/7.2.13/idle",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let init =
+        format!("pagetypeinfo={dir}/before/pagetypeinfo,zoneinfo={dir}/before/zoneinfo,zone=all");
+    let trace = format!("{dir}/trace.txt");
+    let args = [
+        "where", &trace, "0x104152", "--init", &init, "--kernel", "v7.2", "--cpus", "2",
+    ];
+    let (code, out, err) = cli(&args, "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().next(),
+        Some("pfn 0x104152 is allocated in zone Normal by init-1 on CPU 1, order 0, gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_COMP, trace line 14")
+    );
+    assert!(
+        out.contains("traced at 29.741458: mm_page_alloc: page=ffffea0004105480 pfn=0x104152 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_COMP\n"),
+        "{out}"
+    );
+    // Before the trace's first event the page is in the imported free lists.
+    let mut before = args.to_vec();
+    before.extend(["--ops", "0"]);
+    let (_, out, _) = cli(&before, "");
+    assert!(
+        out.starts_with("pfn 0x104152 is free in zone Normal: free_area["),
+        "{out}"
+    );
+}

@@ -118,6 +118,38 @@ enum Cmd {
         #[arg(long, conflicts_with = "compare_model")]
         predict: bool,
     },
+    /// Where is this page: the list holding PFN (free_area[o].free_list[mt] with its block's
+    /// head and order, or a CPU's pcp list) or who allocated it (the op, or a trace's task),
+    /// and the event that put it there. INPUT is a scenario (a file, - or a built-in's id) or,
+    /// with --scenario/--init or when it is not JSON, an ftrace kmem trace.
+    Where {
+        input: String,
+        /// The pfn: hex 0x… or decimal.
+        pfn: String,
+        /// After this many executed operations (a replay: trace events); default: the end.
+        #[arg(long)]
+        ops: Option<usize>,
+        #[arg(long, value_enum, default_value_t = WhereFormat::Text)]
+        format: WhereFormat,
+        /// A trace's start state: this scenario's kernel, zone and init, or a bare snapshot.
+        #[arg(long)]
+        scenario: Option<String>,
+        /// A trace's start state from a real machine's /proc files (as `replay --init`).
+        #[arg(long)]
+        init: Option<String>,
+        /// A trace's kernel behaviour profile (v6.12, v6.18, v6.19, v7.1, v7.2, v7.3).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// A trace's zone size in pages.
+        #[arg(long)]
+        pages: Option<u64>,
+        /// A trace's first zone pfn (a multiple of 1024).
+        #[arg(long)]
+        start_pfn: Option<u64>,
+        /// A trace's CPUs (pcp lists).
+        #[arg(long)]
+        cpus: Option<u32>,
+    },
     /// Check a scenario (everything before the first op), print what it costs (operations and
     /// pages touched, counted without running) and stop; refuse it over the operation limit.
     Check {
@@ -163,6 +195,12 @@ impl LimitArgs {
             max_events: self.max_events.unwrap_or(d.max_events),
         }
     }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum WhereFormat {
+    Text,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -440,6 +478,36 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Cmd::Where {
+            input,
+            pfn,
+            ops,
+            format,
+            scenario: base,
+            init,
+            kernel,
+            pages,
+            start_pfn,
+            cpus,
+        } => {
+            let pfn = match buddyscope::whereis::parse_pfn(&pfn) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
+            };
+            match where_cmd(&input, pfn, ops, base, init, kernel, pages, start_pfn, cpus) {
+                Ok(w) => {
+                    match format {
+                        WhereFormat::Text => print!("{}", w.text()),
+                        WhereFormat::Json => println!(
+                            "{}",
+                            serde_json::to_string_pretty(&w).expect("serializable")
+                        ),
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
         Cmd::Check { file, limits } => {
             let text = match read(&file) {
                 Ok(t) => t,
@@ -578,6 +646,72 @@ fn main() -> ExitCode {
             },
         },
     }
+}
+
+/// `buddyscope where`: run the scenario (or replay the trace) recorded, put the cursor after
+/// `ops` executed ops, and answer for `pfn` there.
+#[allow(clippy::too_many_arguments)]
+fn where_cmd(
+    input: &str,
+    pfn: u64,
+    ops: Option<usize>,
+    base: Option<String>,
+    init: Option<String>,
+    kernel: Option<String>,
+    pages: Option<u64>,
+    start_pfn: Option<u64>,
+    cpus: Option<u32>,
+) -> Result<buddyscope::whereis::PageWhere, String> {
+    let trace_flags = base.is_some()
+        || init.is_some()
+        || kernel.is_some()
+        || pages.is_some()
+        || start_pfn.is_some()
+        || cpus.is_some();
+    let text = match buddyscope::builtin::get(input) {
+        Some(b) if !trace_flags && !std::path::Path::new(input).exists() => b.json.to_string(),
+        _ => read(input)?,
+    };
+    let is_scenario = !trace_flags && text.trim_start().starts_with('{');
+    let (run, traced) = if is_scenario {
+        let opts = RunOptions {
+            record: true,
+            checkpoint_budget: 0,
+            max_ops: None,
+        };
+        let r = scenario::parse_valid(&text)
+            .and_then(|s| run_valid(s, &opts))
+            .map_err(|e| format!("{input}: {e}"))?;
+        (r, None)
+    } else {
+        let s = replay_start(base, init, kernel, pages, start_pfn, cpus)?;
+        import_notes(&s);
+        let opts = buddyscope::replay::ReplayOptions {
+            record: true,
+            checkpoint_budget: 0,
+            ..Default::default()
+        };
+        let r = buddyscope::replay::replay_text(&s, &text, &opts)
+            .map_err(|e| format!("{input}: {e}"))?;
+        (r.run, Some(r.allocs))
+    };
+    let pos = match ops {
+        None => run.log.events.len() as u32,
+        Some(0) => 0,
+        Some(k) if k <= run.ops.len() => run.ops[k - 1].end,
+        Some(k) => {
+            return Err(format!(
+                "--ops {k}: {input} has {} executed {} (0 to {} may be asked)",
+                run.ops.len(),
+                if is_scenario { "ops" } else { "trace events" },
+                run.ops.len()
+            ))
+        }
+    };
+    let mut t = buddyscope::timeline::Timeline::new(run);
+    t.seek(pos);
+    buddyscope::whereis::where_is(&t.run, t.node(), t.pos(), pfn, traced.as_ref())
+        .map_err(|e| format!("{input}: {e}"))
 }
 
 /// The start state of a replay: a scenario's (or the defaults), with the flags' overrides.
