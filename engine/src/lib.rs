@@ -9,6 +9,7 @@ pub mod cma;
 pub mod compare;
 pub mod events;
 pub mod exercises;
+pub mod fallback;
 pub mod focus;
 pub mod history;
 pub mod limits;

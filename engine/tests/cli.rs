@@ -437,3 +437,60 @@ fn where_in_a_trace_names_the_traced_task() {
         "{out}"
     );
 }
+
+/// `--format fallback_matrix` on the two fallback built-ins: fallback-claim's one claim of
+/// Movable pageblocks by an Unmovable request (its trace's one `mm_page_alloc_extfrag`,
+/// change_ownership=1), fallback-steal's 30 steals (30 lines with change_ownership=0); the event
+/// range filter; the refusal with --no-trace.
+#[test]
+fn fallback_matrix_of_the_fallback_builtins() {
+    let rows = |claim: &str| {
+        format!(
+            "from \\ to         Unmovable      Movable  Reclaimable   HighAtomic      Isolate\n\
+             Unmovable               0/0          0/0          0/0          0/0          0/0\n\
+             Movable        {claim:>12}          0/0          0/0          0/0          0/0\n\
+             Reclaimable             0/0          0/0          0/0          0/0          0/0\n\
+             HighAtomic              0/0          0/0          0/0          0/0          0/0\n\
+             Isolate                 0/0          0/0          0/0          0/0          0/0\n"
+        )
+    };
+    let doc = builtin_json("fallback-claim");
+    let (code, out, err) = cli(&["run", "-", "--format", "fallback_matrix"], &doc);
+    assert_eq!(code, 0, "{err}");
+    let (first, rest) = out.split_once('\n').unwrap();
+    assert!(
+        first.starts_with("fallback matrix (mm_page_alloc_extfrag): 1 claims, 0 steals; alloc orders 0-10, events 0-"),
+        "{first}"
+    );
+    assert_eq!(rest, rows("1/0"));
+    let doc = builtin_json("fallback-steal");
+    let (_, out, _) = cli(&["run", "-", "--format", "fallback_matrix"], &doc);
+    assert_eq!(out.split_once('\n').unwrap().1, rows("0/30"));
+    let (_, out, _) = cli(
+        &[
+            "run",
+            "-",
+            "--format",
+            "fallback_matrix",
+            "--events",
+            "0-10",
+        ],
+        &doc,
+    );
+    assert_eq!(
+        out.lines().next(),
+        Some("fallback matrix (mm_page_alloc_extfrag): 0 claims, 0 steals; alloc orders 0-10, events 0-10")
+    );
+    let (code, _, err) = cli(
+        &["run", "-", "--format", "fallback_matrix", "--no-trace"],
+        &doc,
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("need the trace"), "{err}");
+    let (code, _, err) = cli(
+        &["run", "-", "--format", "fallback_matrix", "--orders", "3-1"],
+        &doc,
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("--orders 3-1: 3 is above 1"), "{err}");
+}

@@ -45,6 +45,8 @@ enum Cmd {
         #[arg(long, alias = "counters-only")]
         no_trace: bool,
         #[command(flatten)]
+        matrix: MatrixArgs,
+        #[command(flatten)]
         limits: LimitArgs,
     },
     /// Run the full-size seed benchmarks (scenarios with a `compare` pair, e.g.
@@ -117,6 +119,8 @@ enum Cmd {
         /// exact and same-list rates and the misses by cause (--format summary or json).
         #[arg(long, conflicts_with = "compare_model")]
         predict: bool,
+        #[command(flatten)]
+        matrix: MatrixArgs,
     },
     /// Where is this page: the list holding PFN (free_area[o].free_list[mt] with its block's
     /// head and order, or a CPU's pcp list) or who allocated it (the op, or a trace's task),
@@ -175,6 +179,40 @@ enum Cmd {
     },
 }
 
+/// The fallback matrix's filters (`--format fallback_matrix`).
+#[derive(clap::Args, Clone)]
+struct MatrixArgs {
+    /// Count only requests of these orders: LO-HI or one order (--format fallback_matrix).
+    #[arg(long)]
+    orders: Option<String>,
+    /// Count only events FROM-TO of the run's log, inclusive (--format fallback_matrix).
+    #[arg(long)]
+    events: Option<String>,
+}
+
+impl MatrixArgs {
+    fn print(&self, run: &buddyscope::runner::Run) -> Result<String, String> {
+        let mut f = buddyscope::fallback::MatrixFilter::all(run);
+        if let Some(o) = &self.orders {
+            let (lo, hi) = buddyscope::fallback::parse_range(o, "--orders")?;
+            if hi > u64::from(buddyscope::types::MAX_PAGE_ORDER) {
+                return Err(format!("--orders {o}: orders go from 0 to 10"));
+            }
+            f.orders = (lo as u8, hi as u8);
+        }
+        if let Some(e) = &self.events {
+            let (lo, hi) = buddyscope::fallback::parse_range(e, "--events")?;
+            f.events = (
+                lo.min(u64::from(u32::MAX)) as u32,
+                hi.saturating_add(1).min(u64::from(u32::MAX)) as u32,
+            );
+        }
+        Ok(buddyscope::fallback::text(
+            &buddyscope::fallback::fallback_matrix(run, f),
+        ))
+    }
+}
+
 /// Raising the bounds of `buddyscope::limits`.
 #[derive(clap::Args, Clone, Copy)]
 struct LimitArgs {
@@ -220,6 +258,9 @@ enum Format {
     /// `/sys/kernel/debug/extfrag/extfrag_index` of the final state.
     #[value(name = "extfrag_index")]
     ExtfragIndex,
+    /// From-migratetype × to-migratetype fallbacks (mm_page_alloc_extfrag), claims/steals.
+    #[value(name = "fallback_matrix")]
+    FallbackMatrix,
     Trace,
     Json,
     Summary,
@@ -247,10 +288,11 @@ fn main() -> ExitCode {
             side,
             kernel,
             no_trace,
+            matrix,
             limits,
         } => {
-            if no_trace && matches!(format, Format::Trace) {
-                return fail("--format trace needs the trace: drop --no-trace");
+            if no_trace && matches!(format, Format::Trace | Format::FallbackMatrix) {
+                return fail("--format trace and fallback_matrix need the trace: drop --no-trace");
             }
             let text = match read(&file) {
                 Ok(t) => t,
@@ -297,7 +339,7 @@ fn main() -> ExitCode {
             };
             import_notes(&s);
             let opts = RunOptions {
-                record: matches!(format, Format::Trace),
+                record: matches!(format, Format::Trace | Format::FallbackMatrix),
                 checkpoint_budget: 0,
                 max_ops: ops,
             };
@@ -321,6 +363,10 @@ fn main() -> ExitCode {
                 Format::Zoneinfo => procfs::zoneinfo(&r.final_zone),
                 Format::UnusableIndex => procfs::unusable_index(&r.final_zone),
                 Format::ExtfragIndex => procfs::extfrag_index(&r.final_zone),
+                Format::FallbackMatrix => match matrix.print(&r) {
+                    Ok(t) => t,
+                    Err(e) => return fail(&e),
+                },
                 Format::Trace => buddyscope::narrate::trace_text(&r),
                 Format::Json => report::json(&r),
                 Format::Summary => report::summary(&r),
@@ -343,6 +389,7 @@ fn main() -> ExitCode {
             from_marker,
             to_marker,
             expect,
+            matrix,
         } => {
             if predict && !matches!(format, Format::Summary | Format::Json) {
                 return fail("--predict prints --format summary or json");
@@ -376,7 +423,10 @@ fn main() -> ExitCode {
             };
             import_notes(&s);
             let opts = buddyscope::replay::ReplayOptions {
-                record: matches!(format, Format::Trace | Format::Json),
+                record: matches!(
+                    format,
+                    Format::Trace | Format::Json | Format::FallbackMatrix
+                ),
                 checkpoint_budget: 0,
                 predict,
                 ..Default::default()
@@ -452,6 +502,10 @@ fn main() -> ExitCode {
                 Format::Zoneinfo => procfs::zoneinfo(&r.run.final_zone),
                 Format::UnusableIndex => procfs::unusable_index(&r.run.final_zone),
                 Format::ExtfragIndex => procfs::extfrag_index(&r.run.final_zone),
+                Format::FallbackMatrix => match matrix.print(&r.run) {
+                    Ok(t) => t,
+                    Err(e) => return fail(&e),
+                },
                 Format::Trace => buddyscope::narrate::trace_text(&r.run),
                 Format::Json => buddyscope::replay::report::json(&r),
                 Format::Summary => buddyscope::replay::report::summary(&r),
