@@ -51,6 +51,8 @@ pub struct ReplayInfo {
     pub summary: ReplaySummary,
     /// The listed divergences (`summary.divergence_count` counts them all).
     pub divergences: Vec<Divergence>,
+    /// Who made each traced allocation (comm-pid, CPU, gfp, timestamp, line).
+    pub allocs: buddyscope::replay::TracedAllocs,
 }
 
 /// Where a replayed trace starts.
@@ -137,6 +139,7 @@ impl Session {
                 file: file.to_string(),
                 summary,
                 divergences: r.divergences,
+                allocs: r.allocs,
             }),
             memory: RunMemory::of(&r.run),
             timeline: Timeline::new(r.run),

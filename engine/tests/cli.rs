@@ -313,3 +313,210 @@ fn vmstat_prints_the_compaction_counters() {
          compact_daemon_migrate_scanned 0\ncompact_daemon_free_scanned 0\n"
     );
 }
+
+fn builtin_json(name: &str) -> String {
+    let (code, out, err) = cli(&["builtin", name], "");
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+/// `fragmented-sandbox` ends with nr_free = {4, 3, 2, 1, 1, 1, 1, 1, 2, 0, 0} (its buddyinfo):
+/// free_pages = 4 + 6 + 8 + 8 + 16 + 32 + 64 + 128 + 512 = 778 in 16 blocks.
+/// unusable o=8: suitable 2, (778 - 2·256)·1000/778 = 341; o=1: suitable 3 + 2·1 + … in order-1
+/// units = (778 - 4)/2 = 387, (778 - 774)·1000/778 = 5. extfrag o=9: 1000 - (1000 + 778000/512)/16
+/// = 1000 - 2519/16 = 1000 - 157 = 843; o=10: 1000 - (1000 + 759)/16 = 1000 - 109 = 891.
+#[test]
+fn extfrag_files_of_a_fragmented_run() {
+    let doc = builtin_json("fragmented-sandbox");
+    let (_, bi, _) = cli(&["run", "-", "--format", "buddyinfo"], &doc);
+    assert_eq!(
+        bi,
+        "Node 0, zone   Normal      4      3      2      1      1      1      1      1      2      0      0 \n"
+    );
+    let (code, out, err) = cli(&["run", "-", "--format", "unusable_index"], &doc);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Node 0, zone   Normal 0.000 0.005 0.012 0.023 0.033 0.053 0.095 0.177 0.341 1.000 1.000 \n"
+    );
+    let (code, out, err) = cli(&["run", "-", "--format", "extfrag_index"], &doc);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Node 0, zone   Normal -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000  0.843  0.891 \n"
+    );
+    // --ops 0: the seeded workload's start, one free order-10 block at least: not fragmented.
+    let (_, out, _) = cli(
+        &["run", "-", "--ops", "0", "--format", "extfrag_index"],
+        &doc,
+    );
+    assert!(out.starts_with("Node 0, zone   Normal -1.000 "), "{out}");
+}
+
+/// A node prints one line per populated zone in zone order (walk_zones_in_node). dma32-machine
+/// ends with DMA32 nr_free = {0…, [6] 1, [8] 1, [10] 1}: 64 + 256 + 1024 = 1344 pages;
+/// unusable o=7: (1344 - (2 + 8)·128)·1000/1344 = 64000/1344 = 47; o=9: (1344 - 2·512)·1000/1344
+/// = 238.
+#[test]
+fn extfrag_files_of_a_node_print_every_zone() {
+    let doc = builtin_json("dma32-machine");
+    let (code, out, err) = cli(&["run", "-", "--format", "unusable_index"], &doc);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Node 0, zone    DMA32 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.047 0.047 0.238 0.238 \n\
+         Node 0, zone   Normal 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 \n"
+    );
+    let (_, out, _) = cli(&["run", "-", "--format", "extfrag_index"], &doc);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.lines().all(|l| l.ends_with("-1.000 ")), "{out}");
+}
+
+/// `replay` prints the extfrag files of the replayed final state: a run's trace replays to the
+/// same text.
+#[test]
+fn replay_prints_the_extfrag_files_of_the_final_state() {
+    let doc = builtin_json("fragmented-sandbox");
+    let (_, trace, _) = cli(&["run", "-", "--format", "trace"], &doc);
+    let path = std::env::temp_dir().join(format!("extfrag-{}.json", std::process::id()));
+    std::fs::write(&path, &doc).unwrap();
+    let sc = path.to_str().unwrap();
+    for f in ["unusable_index", "extfrag_index"] {
+        let (_, want, _) = cli(&["run", sc, "--format", f], "");
+        let (code, got, err) = cli(&["replay", "-", "--scenario", sc, "--format", f], &trace);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(got, want, "{f}");
+    }
+    std::fs::remove_file(&path).ok();
+}
+
+/// `where` on a built-in at op K: a page op 1 allocated, a free one, a node's other zone, the
+/// JSON form, and the messages for a pfn outside the node and an --ops past the end.
+#[test]
+fn where_names_the_list_or_the_holder_and_the_event() {
+    let (code, out, err) = cli(&["where", "fallback-claim", "0x10", "--ops", "3"], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "pfn 0x10 is allocated in zone Normal by op 1 (alloc order 10 movable as b0)\n\
+         put there by event 17 (position 18) in op 1: alloc_pages: order-10 block at pfn 0x0 is handed out\n"
+    );
+    let (_, out, _) = cli(&["where", "fallback-claim", "2048", "--ops", "3"], "");
+    assert_eq!(
+        out,
+        "pfn 0x800 is free in zone Normal: free_area[10].free_list[Movable], in the order-10 block at 0x800\n\
+         there since the start (no recorded event put it there)\n"
+    );
+    let (code, out, err) = cli(
+        &["where", "dma32-machine", "0x1000", "--format", "json"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["zone"], "DMA32");
+    assert_eq!(v["place"]["kind"], "allocated");
+    assert_eq!(v["place"]["holder"]["kind"], "op");
+    let (code, _, err) = cli(&["where", "dma32-machine", "0x9000000"], "");
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("pfn 0x9000000 is outside every zone of the node (DMA32 0x1000"),
+        "{err}"
+    );
+    let (code, _, err) = cli(&["where", "fallback-claim", "0", "--ops", "100"], "");
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--ops 100: fallback-claim has 39 executed ops"),
+        "{err}"
+    );
+}
+
+/// `where` on a real kernel's trace (the lab's idle capture from its /proc text): the task
+/// that allocated the page, its CPU, gfp flags and the line.
+#[test]
+fn where_in_a_trace_names_the_traced_task() {
+    let dir = format!(
+        "{}/tests/fixtures/lab/7.2.13/idle",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let init =
+        format!("pagetypeinfo={dir}/before/pagetypeinfo,zoneinfo={dir}/before/zoneinfo,zone=all");
+    let trace = format!("{dir}/trace.txt");
+    let args = [
+        "where", &trace, "0x104152", "--init", &init, "--kernel", "v7.2", "--cpus", "2",
+    ];
+    let (code, out, err) = cli(&args, "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().next(),
+        Some("pfn 0x104152 is allocated in zone Normal by init-1 on CPU 1, order 0, gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_COMP, trace line 14")
+    );
+    assert!(
+        out.contains("traced at 29.741458: mm_page_alloc: page=ffffea0004105480 pfn=0x104152 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_COMP\n"),
+        "{out}"
+    );
+    // Before the trace's first event the page is in the imported free lists.
+    let mut before = args.to_vec();
+    before.extend(["--ops", "0"]);
+    let (_, out, _) = cli(&before, "");
+    assert!(
+        out.starts_with("pfn 0x104152 is free in zone Normal: free_area["),
+        "{out}"
+    );
+}
+
+/// `--format fallback_matrix` on the two fallback built-ins: fallback-claim's one claim of
+/// Movable pageblocks by an Unmovable request (its trace's one `mm_page_alloc_extfrag`,
+/// change_ownership=1), fallback-steal's 30 steals (30 lines with change_ownership=0); the event
+/// range filter; the refusal with --no-trace.
+#[test]
+fn fallback_matrix_of_the_fallback_builtins() {
+    let rows = |claim: &str| {
+        format!(
+            "from \\ to         Unmovable      Movable  Reclaimable   HighAtomic      Isolate\n\
+             Unmovable               0/0          0/0          0/0          0/0          0/0\n\
+             Movable        {claim:>12}          0/0          0/0          0/0          0/0\n\
+             Reclaimable             0/0          0/0          0/0          0/0          0/0\n\
+             HighAtomic              0/0          0/0          0/0          0/0          0/0\n\
+             Isolate                 0/0          0/0          0/0          0/0          0/0\n"
+        )
+    };
+    let doc = builtin_json("fallback-claim");
+    let (code, out, err) = cli(&["run", "-", "--format", "fallback_matrix"], &doc);
+    assert_eq!(code, 0, "{err}");
+    let (first, rest) = out.split_once('\n').unwrap();
+    assert!(
+        first.starts_with("fallback matrix (mm_page_alloc_extfrag): 1 claims, 0 steals; alloc orders 0-10, events 0-"),
+        "{first}"
+    );
+    assert_eq!(rest, rows("1/0"));
+    let doc = builtin_json("fallback-steal");
+    let (_, out, _) = cli(&["run", "-", "--format", "fallback_matrix"], &doc);
+    assert_eq!(out.split_once('\n').unwrap().1, rows("0/30"));
+    let (_, out, _) = cli(
+        &[
+            "run",
+            "-",
+            "--format",
+            "fallback_matrix",
+            "--events",
+            "0-10",
+        ],
+        &doc,
+    );
+    assert_eq!(
+        out.lines().next(),
+        Some("fallback matrix (mm_page_alloc_extfrag): 0 claims, 0 steals; alloc orders 0-10, events 0-10")
+    );
+    let (code, _, err) = cli(
+        &["run", "-", "--format", "fallback_matrix", "--no-trace"],
+        &doc,
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("need the trace"), "{err}");
+    let (code, _, err) = cli(
+        &["run", "-", "--format", "fallback_matrix", "--orders", "3-1"],
+        &doc,
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("--orders 3-1: 3 is above 1"), "{err}");
+}

@@ -37,6 +37,7 @@ use crate::panels::procimport::ProcImportPanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::saved::SavedPanel;
 use crate::panels::scenario::ScenarioPanel;
+use crate::panels::whereis::WhereIsPanel;
 use crate::state::AppState;
 
 /// The panels below the fold: when they may mount, and how many split-off views are still on
@@ -156,6 +157,7 @@ pub fn below_map_panels() -> AnyView {
     view! {
         <PcpPanel/>
         <PageHistoryPanel/>
+        <WhereIsPanel/>
     }
     .into_any()
 }

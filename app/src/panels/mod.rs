@@ -32,6 +32,7 @@ pub mod scrubber;
 pub mod sharelink;
 pub mod skip;
 pub mod snapshot;
+pub mod whereis;
 pub mod zonetabs;
 
 use buddyscope::runner::Run;

@@ -45,6 +45,8 @@ enum Cmd {
         #[arg(long, alias = "counters-only")]
         no_trace: bool,
         #[command(flatten)]
+        matrix: MatrixArgs,
+        #[command(flatten)]
         limits: LimitArgs,
     },
     /// Run the full-size seed benchmarks (scenarios with a `compare` pair, e.g.
@@ -117,6 +119,40 @@ enum Cmd {
         /// exact and same-list rates and the misses by cause (--format summary or json).
         #[arg(long, conflicts_with = "compare_model")]
         predict: bool,
+        #[command(flatten)]
+        matrix: MatrixArgs,
+    },
+    /// Where is this page: the list holding PFN (free_area[o].free_list[mt] with its block's
+    /// head and order, or a CPU's pcp list) or who allocated it (the op, or a trace's task),
+    /// and the event that put it there. INPUT is a scenario (a file, - or a built-in's id) or,
+    /// with --scenario/--init or when it is not JSON, an ftrace kmem trace.
+    Where {
+        input: String,
+        /// The pfn: hex 0x… or decimal.
+        pfn: String,
+        /// After this many executed operations (a replay: trace events); default: the end.
+        #[arg(long)]
+        ops: Option<usize>,
+        #[arg(long, value_enum, default_value_t = WhereFormat::Text)]
+        format: WhereFormat,
+        /// A trace's start state: this scenario's kernel, zone and init, or a bare snapshot.
+        #[arg(long)]
+        scenario: Option<String>,
+        /// A trace's start state from a real machine's /proc files (as `replay --init`).
+        #[arg(long)]
+        init: Option<String>,
+        /// A trace's kernel behaviour profile (v6.12, v6.18, v6.19, v7.1, v7.2, v7.3).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// A trace's zone size in pages.
+        #[arg(long)]
+        pages: Option<u64>,
+        /// A trace's first zone pfn (a multiple of 1024).
+        #[arg(long)]
+        start_pfn: Option<u64>,
+        /// A trace's CPUs (pcp lists).
+        #[arg(long)]
+        cpus: Option<u32>,
     },
     /// Check a scenario (everything before the first op), print what it costs (operations and
     /// pages touched, counted without running) and stop; refuse it over the operation limit.
@@ -143,6 +179,40 @@ enum Cmd {
     },
 }
 
+/// The fallback matrix's filters (`--format fallback_matrix`).
+#[derive(clap::Args, Clone)]
+struct MatrixArgs {
+    /// Count only requests of these orders: LO-HI or one order (--format fallback_matrix).
+    #[arg(long)]
+    orders: Option<String>,
+    /// Count only events FROM-TO of the run's log, inclusive (--format fallback_matrix).
+    #[arg(long)]
+    events: Option<String>,
+}
+
+impl MatrixArgs {
+    fn print(&self, run: &buddyscope::runner::Run) -> Result<String, String> {
+        let mut f = buddyscope::fallback::MatrixFilter::all(run);
+        if let Some(o) = &self.orders {
+            let (lo, hi) = buddyscope::fallback::parse_range(o, "--orders")?;
+            if hi > u64::from(buddyscope::types::MAX_PAGE_ORDER) {
+                return Err(format!("--orders {o}: orders go from 0 to 10"));
+            }
+            f.orders = (lo as u8, hi as u8);
+        }
+        if let Some(e) = &self.events {
+            let (lo, hi) = buddyscope::fallback::parse_range(e, "--events")?;
+            f.events = (
+                lo.min(u64::from(u32::MAX)) as u32,
+                hi.saturating_add(1).min(u64::from(u32::MAX)) as u32,
+            );
+        }
+        Ok(buddyscope::fallback::text(
+            &buddyscope::fallback::fallback_matrix(run, f),
+        ))
+    }
+}
+
 /// Raising the bounds of `buddyscope::limits`.
 #[derive(clap::Args, Clone, Copy)]
 struct LimitArgs {
@@ -166,6 +236,12 @@ impl LimitArgs {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum WhereFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum SideArg {
     A,
     B,
@@ -178,6 +254,15 @@ enum Format {
     Zoneinfo,
     /// The compaction lines of /proc/vmstat.
     Vmstat,
+    /// `/sys/kernel/debug/extfrag/unusable_index` of the final state.
+    #[value(name = "unusable_index")]
+    UnusableIndex,
+    /// `/sys/kernel/debug/extfrag/extfrag_index` of the final state.
+    #[value(name = "extfrag_index")]
+    ExtfragIndex,
+    /// From-migratetype × to-migratetype fallbacks (mm_page_alloc_extfrag), claims/steals.
+    #[value(name = "fallback_matrix")]
+    FallbackMatrix,
     Trace,
     Json,
     Summary,
@@ -205,10 +290,11 @@ fn main() -> ExitCode {
             side,
             kernel,
             no_trace,
+            matrix,
             limits,
         } => {
-            if no_trace && matches!(format, Format::Trace) {
-                return fail("--format trace needs the trace: drop --no-trace");
+            if no_trace && matches!(format, Format::Trace | Format::FallbackMatrix) {
+                return fail("--format trace and fallback_matrix need the trace: drop --no-trace");
             }
             let text = match read(&file) {
                 Ok(t) => t,
@@ -255,7 +341,7 @@ fn main() -> ExitCode {
             };
             import_notes(&s);
             let opts = RunOptions {
-                record: matches!(format, Format::Trace),
+                record: matches!(format, Format::Trace | Format::FallbackMatrix),
                 checkpoint_budget: 0,
                 max_ops: ops,
             };
@@ -278,6 +364,12 @@ fn main() -> ExitCode {
                 Format::Pagetypeinfo => procfs::pagetypeinfo(&r.final_zone),
                 Format::Zoneinfo => procfs::zoneinfo(&r.final_zone),
                 Format::Vmstat => procfs::vmstat_compaction(&r.final_zone),
+                Format::UnusableIndex => procfs::unusable_index(&r.final_zone),
+                Format::ExtfragIndex => procfs::extfrag_index(&r.final_zone),
+                Format::FallbackMatrix => match matrix.print(&r) {
+                    Ok(t) => t,
+                    Err(e) => return fail(&e),
+                },
                 Format::Trace => buddyscope::narrate::trace_text(&r),
                 Format::Json => report::json(&r),
                 Format::Summary => report::summary(&r),
@@ -300,6 +392,7 @@ fn main() -> ExitCode {
             from_marker,
             to_marker,
             expect,
+            matrix,
         } => {
             if predict && !matches!(format, Format::Summary | Format::Json) {
                 return fail("--predict prints --format summary or json");
@@ -333,7 +426,10 @@ fn main() -> ExitCode {
             };
             import_notes(&s);
             let opts = buddyscope::replay::ReplayOptions {
-                record: matches!(format, Format::Trace | Format::Json),
+                record: matches!(
+                    format,
+                    Format::Trace | Format::Json | Format::FallbackMatrix
+                ),
                 checkpoint_budget: 0,
                 predict,
                 ..Default::default()
@@ -408,6 +504,12 @@ fn main() -> ExitCode {
                 Format::Pagetypeinfo => procfs::pagetypeinfo(&r.run.final_zone),
                 Format::Zoneinfo => procfs::zoneinfo(&r.run.final_zone),
                 Format::Vmstat => procfs::vmstat_compaction(&r.run.final_zone),
+                Format::UnusableIndex => procfs::unusable_index(&r.run.final_zone),
+                Format::ExtfragIndex => procfs::extfrag_index(&r.run.final_zone),
+                Format::FallbackMatrix => match matrix.print(&r.run) {
+                    Ok(t) => t,
+                    Err(e) => return fail(&e),
+                },
                 Format::Trace => buddyscope::narrate::trace_text(&r.run),
                 Format::Json => buddyscope::replay::report::json(&r),
                 Format::Summary => buddyscope::replay::report::summary(&r),
@@ -433,6 +535,36 @@ fn main() -> ExitCode {
                 }
             }
             ExitCode::SUCCESS
+        }
+        Cmd::Where {
+            input,
+            pfn,
+            ops,
+            format,
+            scenario: base,
+            init,
+            kernel,
+            pages,
+            start_pfn,
+            cpus,
+        } => {
+            let pfn = match buddyscope::whereis::parse_pfn(&pfn) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
+            };
+            match where_cmd(&input, pfn, ops, base, init, kernel, pages, start_pfn, cpus) {
+                Ok(w) => {
+                    match format {
+                        WhereFormat::Text => print!("{}", w.text()),
+                        WhereFormat::Json => println!(
+                            "{}",
+                            serde_json::to_string_pretty(&w).expect("serializable")
+                        ),
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
         }
         Cmd::Check { file, limits } => {
             let text = match read(&file) {
@@ -572,6 +704,72 @@ fn main() -> ExitCode {
             },
         },
     }
+}
+
+/// `buddyscope where`: run the scenario (or replay the trace) recorded, put the cursor after
+/// `ops` executed ops, and answer for `pfn` there.
+#[allow(clippy::too_many_arguments)]
+fn where_cmd(
+    input: &str,
+    pfn: u64,
+    ops: Option<usize>,
+    base: Option<String>,
+    init: Option<String>,
+    kernel: Option<String>,
+    pages: Option<u64>,
+    start_pfn: Option<u64>,
+    cpus: Option<u32>,
+) -> Result<buddyscope::whereis::PageWhere, String> {
+    let trace_flags = base.is_some()
+        || init.is_some()
+        || kernel.is_some()
+        || pages.is_some()
+        || start_pfn.is_some()
+        || cpus.is_some();
+    let text = match buddyscope::builtin::get(input) {
+        Some(b) if !trace_flags && !std::path::Path::new(input).exists() => b.json.to_string(),
+        _ => read(input)?,
+    };
+    let is_scenario = !trace_flags && text.trim_start().starts_with('{');
+    let (run, traced) = if is_scenario {
+        let opts = RunOptions {
+            record: true,
+            checkpoint_budget: 0,
+            max_ops: None,
+        };
+        let r = scenario::parse_valid(&text)
+            .and_then(|s| run_valid(s, &opts))
+            .map_err(|e| format!("{input}: {e}"))?;
+        (r, None)
+    } else {
+        let s = replay_start(base, init, kernel, pages, start_pfn, cpus)?;
+        import_notes(&s);
+        let opts = buddyscope::replay::ReplayOptions {
+            record: true,
+            checkpoint_budget: 0,
+            ..Default::default()
+        };
+        let r = buddyscope::replay::replay_text(&s, &text, &opts)
+            .map_err(|e| format!("{input}: {e}"))?;
+        (r.run, Some(r.allocs))
+    };
+    let pos = match ops {
+        None => run.log.events.len() as u32,
+        Some(0) => 0,
+        Some(k) if k <= run.ops.len() => run.ops[k - 1].end,
+        Some(k) => {
+            return Err(format!(
+                "--ops {k}: {input} has {} executed {} (0 to {} may be asked)",
+                run.ops.len(),
+                if is_scenario { "ops" } else { "trace events" },
+                run.ops.len()
+            ))
+        }
+    };
+    let mut t = buddyscope::timeline::Timeline::new(run);
+    t.seek(pos);
+    buddyscope::whereis::where_is(&t.run, t.node(), t.pos(), pfn, traced.as_ref())
+        .map_err(|e| format!("{input}: {e}"))
 }
 
 /// The start state of a replay: a scenario's (or the defaults), with the flags' overrides.

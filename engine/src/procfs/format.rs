@@ -57,6 +57,54 @@ pub fn vmstat_compaction(node: &Zone) -> String {
     .collect()
 }
 
+/// A zone `walk_zones_in_node(…, assert_populated = true, …)` prints: `populated_zone()`, i.e.
+/// it manages pages.
+fn populated(z: &Zone) -> bool {
+    z.cfg.pages > 0
+}
+
+/// C's `printf("%Nd.%03d ", index / 1000, index % 1000)`: both parts truncate toward zero as C's
+/// `/` and `%` do, so -1000 prints `-1.000` and a negative index above -1000 (one free block
+/// of order `o - 1`, say: -500) prints `0.-500`, exactly what the kernel prints.
+fn thousandths(index: i64, width: usize) -> String {
+    format!("{:>width$}.{:03} ", index / 1000, index % 1000)
+}
+
+/// `/sys/kernel/debug/extfrag/unusable_index` (`unusable_show_print`, mm/vmstat.c): per populated
+/// zone of the node `"Node %d, zone %8s "`, then `"%d.%03d "` of `unusable_free_index` per order.
+pub fn unusable_index(node: &Zone) -> String {
+    let mut s = String::new();
+    for z in node.zones().filter(|z| populated(z)) {
+        s.push_str(&format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8)));
+        for o in 0..NR_PAGE_ORDERS {
+            s.push_str(&thousandths(
+                crate::metrics::unusable_free_index_of(&z.nr_free, o as u8),
+                1,
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// `/sys/kernel/debug/extfrag/extfrag_index` (`extfrag_show_print`, mm/vmstat.c): per populated
+/// zone `"Node %d, zone %8s "`, then `"%2d.%03d "` of `__fragmentation_index` per order (-1.000
+/// where a block of that order is free: the request would not fail).
+pub fn extfrag_index(node: &Zone) -> String {
+    let mut s = String::new();
+    for z in node.zones().filter(|z| populated(z)) {
+        s.push_str(&format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8)));
+        for o in 0..NR_PAGE_ORDERS {
+            s.push_str(&thousandths(
+                crate::metrics::fragmentation_index_of(&z.nr_free, o as u8),
+                2,
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
+
 /// One `"%s%6lu "` cell of the free-count table: a list of 100000 entries or more prints
 /// `>100000` (the kernel's walk stops at `++freecount >= 100000`).
 fn freecount_cell(len: u64) -> String {

@@ -3,7 +3,8 @@
 //! "`init` from `/proc`").
 //!
 //! Output: [`buddyinfo`] (§8.1), [`pagetypeinfo`] (§8.2, one zone as Node 0, no mixed-blocks
-//! section) and [`zoneinfo`] (the contract's fixed list of zone lines).
+//! section), [`zoneinfo`] (the contract's fixed list of zone lines) and debugfs's
+//! `extfrag/unusable_index` and `extfrag/extfrag_index` ([`unusable_index`], [`extfrag_index`]).
 //!
 //! Import: [`parse_import`] reads the text into a [`ProcImport`] (free-block counts per type and
 //! order, pageblock counts per type, the zone size and what `zoneinfo` says about the pcp) and
@@ -23,8 +24,8 @@ mod summary;
 mod tests;
 
 pub use format::{
-    buddyinfo, pageblock_counts, pagetypeinfo, vm_stats_threshold, vmstat_compaction, zoneinfo,
-    PAGETYPEINFO_FREECOUNT_CAP,
+    buddyinfo, extfrag_index, pageblock_counts, pagetypeinfo, unusable_index, vm_stats_threshold,
+    vmstat_compaction, zoneinfo, PAGETYPEINFO_FREECOUNT_CAP,
 };
 pub use import::{apply_import, filler_owner, filler_owner_mt, Placement};
 pub use parse::{error_location, parse_import, parse_import_up_to, ProcImport, ZoneSize};

@@ -901,3 +901,74 @@ fn this_machine_round_trips() {
         e.zone.pages()
     );
 }
+
+/// A 4-MiB zone whose `free_area[].nr_free` is `nr_free` (the extfrag files read nothing else).
+fn zone_with_nr_free(nr_free: [u64; NR_PAGE_ORDERS]) -> Zone {
+    let mut z = setup::boot_engine(&ZoneParams::new(1024)).zone;
+    z.nr_free = nr_free;
+    z
+}
+
+/// nr_free = {3, 1, 0, 2, 0…}: free_pages = 3 + 1·2 + 2·8 = 21, 6 blocks.
+/// unusable_free_index(o) = (free_pages - (suitable << o)) · 1000 / free_pages, where suitable =
+/// Σ_{k ≥ o} nr_free[k] << (k - o):
+///   o=0: suitable 21, 0 → 0.000; o=1: suitable 1 + 2·4 = 9, (21 - 18)·1000/21 = 142;
+///   o=2: suitable 2·2 = 4, (21 - 16)·1000/21 = 238; o=3: suitable 2, 238; o≥4: nothing → 1.000.
+/// __fragmentation_index(o): -1000 while a block of o is free (o ≤ 3); then
+///   1000 - (1000 + 21000 / 2^o) / 6: o=4: 21000/16 = 1312, 2312/6 = 385 → 615;
+///   o=5: 656 → 1656/6 = 276 → 724; o=6: 328 → 221 → 779; o=7: 164 → 194 → 806;
+///   o=8: 82 → 180 → 820; o=9: 41 → 173 → 827; o=10: 20 → 170 → 830.
+#[test]
+fn extfrag_indexes_of_known_free_blocks() {
+    let z = zone_with_nr_free([3, 1, 0, 2, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        unusable_index(&z),
+        "Node 0, zone   Normal 0.000 0.142 0.238 0.238 1.000 1.000 1.000 1.000 1.000 1.000 1.000 \n"
+    );
+    assert_eq!(
+        extfrag_index(&z),
+        "Node 0, zone   Normal -1.000 -1.000 -1.000 -1.000  0.615  0.724  0.779  0.806  0.820  0.827  0.830 \n"
+    );
+}
+
+/// Nothing free: unusable_free_index says 1000 ("no free memory is interpreted as all free
+/// memory is unusable"), __fragmentation_index 0 (`!free_blocks_total`).
+#[test]
+fn extfrag_indexes_of_a_zone_with_nothing_free() {
+    let z = zone_with_nr_free([0; NR_PAGE_ORDERS]);
+    assert_eq!(
+        unusable_index(&z),
+        "Node 0, zone   Normal 1.000 1.000 1.000 1.000 1.000 1.000 1.000 1.000 1.000 1.000 1.000 \n"
+    );
+    assert_eq!(
+        extfrag_index(&z),
+        "Node 0, zone   Normal  0.000  0.000  0.000  0.000  0.000  0.000  0.000  0.000  0.000  0.000  0.000 \n"
+    );
+}
+
+/// The "-1000, not fragmented" value at every order of a fresh zone (an order-10 block is
+/// free), and the index below -1000 the C's unsigned arithmetic gives a lone small block: one
+/// free order-1 block (2 pages, 1 block) at o=2 is 1000 - (1000 + 2000/4)/1 = -500, printed by
+/// `"%2d.%03d "` as ` 0.-500` (C's `/` and `%` truncate toward zero); o=5: 2000/32 = 62 → -62
+/// → ` 0.-62`; o=8: 7 → ` 0.-07`; o=10: 1 → ` 0.-01`.
+#[test]
+fn extfrag_index_not_fragmented_and_below_zero() {
+    let fresh = gib_zone();
+    assert_eq!(
+        extfrag_index(&fresh.zone),
+        "Node 0, zone   Normal -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 \n"
+    );
+    assert_eq!(
+        unusable_index(&fresh.zone),
+        "Node 0, zone   Normal 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 \n"
+    );
+    let z = zone_with_nr_free([0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        extfrag_index(&z),
+        "Node 0, zone   Normal -1.000 -1.000  0.-500  0.-250  0.-125  0.-62  0.-31  0.-15  0.-07  0.-03  0.-01 \n"
+    );
+    assert_eq!(
+        unusable_index(&z),
+        "Node 0, zone   Normal 0.000 0.000 1.000 1.000 1.000 1.000 1.000 1.000 1.000 1.000 1.000 \n"
+    );
+}

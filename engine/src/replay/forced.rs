@@ -198,6 +198,76 @@ pub struct Replay {
     pub late_lines: u64,
     /// With [`ReplayOptions::predict`]: how well the model predicted the kernel's choices.
     pub predict: Option<PredictReport>,
+    /// Who made each traced allocation the model applied (the `mm_page_alloc` line's
+    /// common fields), by owner id.
+    pub allocs: TracedAllocs,
+}
+
+/// One applied `mm_page_alloc`: the line's common fields and request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TracedAlloc {
+    /// The owner id the allocation holds its pages with (`Run::owners`).
+    pub owner: u32,
+    /// 1-based line number of the `mm_page_alloc` line.
+    pub line: u64,
+    /// Index into [`TracedAllocs::tasks`] of its `comm-pid`, when the line has the column.
+    pub task: Option<u32>,
+    pub cpu: Option<u32>,
+    pub ts_ns: Option<u64>,
+    pub gfp: u32,
+    pub order: u8,
+    /// The traced `migratetype=`.
+    pub mt: MigrateType,
+}
+
+/// The traced allocations of a replay, ascending by owner, with their tasks interned (a
+/// trace names a few tasks many times).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TracedAllocs {
+    pub tasks: Vec<String>,
+    pub allocs: Vec<TracedAlloc>,
+    #[serde(skip)]
+    task_ids: HashMap<String, u32>,
+}
+
+impl TracedAllocs {
+    /// The allocation holding pages as `owner`, if a traced `mm_page_alloc` made it.
+    pub fn by_owner(&self, owner: u32) -> Option<&TracedAlloc> {
+        self.allocs
+            .binary_search_by_key(&owner, |a| a.owner)
+            .ok()
+            .map(|i| &self.allocs[i])
+    }
+
+    /// The `comm-pid` of an allocation, if the line had it.
+    pub fn task(&self, a: &TracedAlloc) -> Option<&str> {
+        a.task.map(|i| self.tasks[i as usize].as_str())
+    }
+
+    fn push(&mut self, owner: u32, tl: &TraceLine, mt: MigrateType) {
+        let TraceEvent::Alloc { order, gfp, .. } = tl.event else {
+            return;
+        };
+        let task = tl.task.as_ref().map(|t| match self.task_ids.get(t) {
+            Some(&i) => i,
+            None => {
+                let i = self.tasks.len() as u32;
+                self.tasks.push(t.clone());
+                self.task_ids.insert(t.clone(), i);
+                i
+            }
+        });
+        self.allocs.push(TracedAlloc {
+            owner,
+            line: tl.line,
+            task,
+            cpu: tl.cpu,
+            ts_ns: tl.ts_ns,
+            gfp,
+            order,
+            mt,
+        });
+    }
 }
 
 /// Why a replay could not run at all.
@@ -275,6 +345,7 @@ pub fn replay<R: BufRead>(
         parked,
         predictor: opts.predict.then(|| Predictor::new(opts.max_listed)),
         predicted: HashSet::new(),
+        allocs: TracedAllocs::default(),
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -319,6 +390,7 @@ pub fn replay<R: BufRead>(
         reordered_lines,
         late_lines,
         predict: r.predictor.map(Predictor::finish),
+        allocs: r.allocs,
     })
 }
 
@@ -397,6 +469,7 @@ struct Replayer {
     /// the first line of their allocation.
     predictor: Option<Predictor>,
     predicted: HashSet<u64>,
+    allocs: TracedAllocs,
 }
 
 /// The per-zone part of [`Replayer`] (per-page arrays indexed by the zone's own pfns).
@@ -533,7 +606,15 @@ impl Replayer {
         let start = (self.e.log.events.len() as u32, self.e.zone.stats);
         let def = def_of(&tl.event);
         self.tally.count(&tl.event);
+        let owners_before = self.owners.len();
         let outcome = self.apply(&tl, ahead);
+        // The owners this line created: an applied mm_page_alloc's (def 0) is who allocated.
+        for o in owners_before..self.owners.len() {
+            if self.owners[o].def == 0 {
+                let mt = self.owners[o].mt;
+                self.allocs.push(o as u32, &tl, mt);
+            }
+        }
         // As a run's ops do, every traced event ends in the home (highest) zone.
         let home = self.e.home_zone();
         self.enter_zone(home);

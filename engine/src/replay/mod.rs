@@ -17,6 +17,7 @@ pub mod summary;
 pub use compare::{compare, Comparison, Difference};
 pub use forced::{
     replay, replay_text, Divergence, DivergenceKind, KindCount, Replay, ReplayError, ReplayOptions,
+    TracedAlloc, TracedAllocs,
 };
 pub use parse::{parse_line, TraceEvent, TraceLine, TraceParseError, TraceReader};
 pub use predict::{Cause, PredictReport};

@@ -110,6 +110,7 @@ mod tests {
             line,
             cpu: Some(cpu),
             ts_ns: ts,
+            task: None,
             event: TraceEvent::Free {
                 pfn: line,
                 order: 0,

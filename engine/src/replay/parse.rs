@@ -79,6 +79,9 @@ pub struct TraceLine {
     pub cpu: Option<u32>,
     /// The timestamp column (`1234.567890:`) in nanoseconds, when the line has one.
     pub ts_ns: Option<u64>,
+    /// The task column (`comm-pid`) of an `mm_page_alloc` line, when the line has one (kept
+    /// for that event only: it is who allocated the page).
+    pub task: Option<String>,
     pub event: TraceEvent,
 }
 
@@ -191,6 +194,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
             line: line_no,
             cpu: None,
             ts_ns: None,
+            task: None,
             event,
         }));
     }
@@ -244,12 +248,31 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         },
         _ => unreachable!("find_event returns only names of EVENTS"),
     };
+    let task = match event {
+        TraceEvent::Alloc { .. } => task_column(prefix),
+        _ => None,
+    };
     Ok(Some(TraceLine {
         line: line_no,
         cpu,
         ts_ns: timestamp(prefix),
+        task,
         event,
     }))
+}
+
+/// The task column of ftrace's prefix (`            bash-1234    [001] …`, trace-cmd's
+/// `bash-1234 [001] …`): what stands before the `[cpu]` column, without the `(tgid)` column the
+/// `record-tgid` option adds. `None` for the engine's own trace (no columns).
+fn task_column(prefix: &str) -> Option<String> {
+    let (before, _) = prefix.split_once('[')?;
+    let mut t = before.trim();
+    if let Some(i) = t.rfind('(') {
+        if t.ends_with(')') {
+            t = t[..i].trim_end();
+        }
+    }
+    (!t.is_empty()).then(|| t.to_string())
 }
 
 /// The engine trace's `# on CPU N` line (printed where the CPU of the events changes, on a
@@ -508,6 +531,7 @@ mod tests {
         let t = parse_line(7, l).unwrap().unwrap();
         assert_eq!(t.cpu, Some(3));
         assert_eq!(t.ts_ns, Some(1_234_567_890_000));
+        assert_eq!(t.task.as_deref(), Some("kworker/0:1-42"));
         assert_eq!(
             t.event,
             TraceEvent::Alloc {
@@ -528,6 +552,11 @@ mod tests {
                 order: 0
             }
         );
+        // The task of an allocation, without the tgid column; other events keep none.
+        assert_eq!(t.task, None);
+        let l = "bash-1234  (   1234) [001] .... 55.000001: mm_page_alloc: page=ffffea0000000000 pfn=0x0 order=0 migratetype=1 gfp_flags=GFP_USER";
+        let t = parse_line(1, l).unwrap().unwrap();
+        assert_eq!(t.task.as_deref(), Some("bash-1234"));
         // The engine's own lines have no columns.
         let l = "mm_page_pcpu_drain: page=ffffea0000000000 pfn=0x0 order=9 migratetype=0\n";
         let t = parse_line(1, l).unwrap().unwrap();
@@ -541,6 +570,7 @@ mod tests {
             }
         );
         let l = "mm_page_alloc: page=0000000000000000 pfn=0x0 order=10 migratetype=0 gfp_flags=GFP_KERNEL";
+        assert_eq!(parse_line(1, l).unwrap().unwrap().task, None);
         match parse_line(1, l).unwrap().unwrap().event {
             TraceEvent::Alloc { pfn, .. } => assert_eq!(pfn, None),
             e => panic!("{e:?}"),
