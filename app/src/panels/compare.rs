@@ -12,6 +12,7 @@ use super::freelists::FreeListsPanel;
 use super::memmap::MemoryMapPanel;
 use super::narration::NarrationBar;
 use super::pcp::PcpPanel;
+use super::zonetabs::ZoneTabs;
 use crate::compare::{position_text, progress, ratio_text, rows};
 use crate::state::{AppState, SideRun};
 
@@ -145,6 +146,7 @@ fn SideView(side: Side) -> impl IntoView {
             >
                 <SideHead side=side/>
                 <NarrationBar/>
+                <ZoneTabs/>
                 <MemoryMapPanel/>
                 <FreeListsPanel/>
                 <PcpPanel/>
