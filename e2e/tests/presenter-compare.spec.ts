@@ -116,12 +116,15 @@ for (const id of PAIRS) {
       // counters that differ and the thread's measurement.
       await expectShown(page.getByTestId('tour-caption'), `caption at stop ${i + 1}`);
       for (const loc of [a, b]) {
-        await expectShown(loc.getByTestId('memory-map'), `map at stop ${i + 1}`);
+        // The map's visible box: presenter mode makes it shorter than the canvas, which it
+        // scrolls to the pageblocks the op touches.
+        await expectShown(loc.locator('.map-inner'), `map at stop ${i + 1}`);
         for (const o of [0, 10]) await expectShown(loc.getByTestId(`nr-free-${o}`), `nr_free[${o}] at stop ${i + 1}`);
       }
       const differs = page.locator('.compare-counters tr.differs');
       const n = await differs.count();
-      if (k > 0) expect(n, `counters differ at stop ${i + 1}`).toBeGreaterThan(0);
+      // Before the ops where the two rules part (a stop may come earlier), both sides count alike.
+      if (i === tour.length - 1) expect(n, `counters differ at stop ${i + 1}`).toBeGreaterThan(0);
       for (let r = 0; r < n; r++) await expectShown(differs.nth(r).locator('td').last(), `B/A row ${r} at stop ${i + 1}`);
       if (builtin(id).compare!.measured) await expectShown(page.getByTestId('compare-measured').locator('table'), `measurement at stop ${i + 1}`);
       await noPageScroll(page);
@@ -205,7 +208,7 @@ test('every stop of every built-in tour fits 1280×720 in presenter mode, and th
       await expect(page.getByTestId('tour-stop')).toHaveText(`stop ${i + 1}/${tour.length}`);
       const at = `${id} stop ${i + 1}`;
       await expectShown(page.getByTestId('tour-caption'), `${at}: caption`);
-      await expectShown(page.getByTestId('memory-map'), `${at}: map`);
+      await expectShown(page.locator('.map-inner'), `${at}: map`);
       for (const o of [0, 8, 9, 10]) await expectShown(page.getByTestId(`nr-free-${o}`), `${at}: nr_free[${o}]`);
       await noPageScroll(page);
       const narr = (await page.getByTestId('narration').textContent()) ?? '';
