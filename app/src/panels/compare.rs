@@ -212,6 +212,13 @@ fn CompareTable() -> impl IntoView {
                         }}
                     </tbody>
                 </table>
+                // Presenter mode shows only the rows that differ: with none, say so rather than
+                // leave an empty table on the screen.
+                <Show when=move || model.with(|rows| rows.iter().all(|r| r.a == r.b))>
+                    <p class="compare-alike" data-testid="compare-alike">
+                        "A and B count alike up to here."
+                    </p>
+                </Show>
                 {move || {
                     measured()
                         .map(|m| {
