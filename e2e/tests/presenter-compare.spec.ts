@@ -30,6 +30,45 @@ function cliSide(id: string, side: 'a' | 'b', ops: number): number[] {
   return out.trim().split(/\s+/).map(Number).filter((n) => Number.isFinite(n)).slice(-11);
 }
 
+type Op = { pageblocks_touched: number; lock_holds: Record<'zone' | 'pcp', { max: number; max_steps: number }> };
+type RunJson = { totals: Record<string, number>; nr_free_pages: number; watermark_boost: number; ops: Op[] };
+
+/** The compare table's counters of one side after K ops, from the CLI, keyed as the table's
+ *  `compare-a-{name}` cells: the run's totals, then the current op's pageblocks and worst lock
+ *  holds (none before op 1), NR_FREE_PAGES and watermark_boost. */
+function cliCounters(id: string, side: 'a' | 'b', ops: number): Record<string, number> {
+  const j = JSON.parse(
+    runCli(['run', `engine/scenarios/${id}.json`, '--side', side, '--format', 'json', '--ops', String(ops)]),
+  ) as RunJson;
+  const cur = ops > 0 ? j.ops[j.ops.length - 1] : undefined;
+  return {
+    ...j.totals,
+    pageblocks_touched: cur?.pageblocks_touched ?? 0,
+    nr_free_pages: j.nr_free_pages,
+    watermark_boost: j.watermark_boost,
+    zone_lock_hold_max: cur?.lock_holds.zone.max ?? 0,
+    zone_lock_hold_max_steps: cur?.lock_holds.zone.max_steps ?? 0,
+    pcp_lock_hold_max: cur?.lock_holds.pcp.max ?? 0,
+    pcp_lock_hold_max_steps: cur?.lock_holds.pcp.max_steps ?? 0,
+  };
+}
+
+/** Every row of the compare table (shown or not): name → [A, B], and the names marked as differing. */
+async function compareTable(page: Page): Promise<{ rows: Record<string, [number, number]>; marked: string[] }> {
+  return page.evaluate(() => {
+    const rows: Record<string, [number, number]> = {};
+    const marked: string[] = [];
+    document.querySelectorAll('.compare-counters tbody tr').forEach((tr) => {
+      const a = tr.querySelector('[data-testid^="compare-a-"]') as HTMLElement;
+      const b = tr.querySelector('[data-testid^="compare-b-"]') as HTMLElement;
+      const name = a.dataset.testid!.slice('compare-a-'.length);
+      rows[name] = [Number(a.textContent), Number(b.textContent)];
+      if (tr.classList.contains('differs')) marked.push(name);
+    });
+    return { rows, marked };
+  });
+}
+
 /** Per order, the sum of a side's freelist-{o}-{mt} cells. */
 async function sideFreeLists(page: Page, side: 'a' | 'b'): Promise<number[]> {
   return page.evaluate((s) => {
@@ -121,11 +160,20 @@ for (const id of PAIRS) {
         await expectShown(loc.locator('.map-inner'), `map at stop ${i + 1}`);
         for (const o of [0, 10]) await expectShown(loc.getByTestId(`nr-free-${o}`), `nr_free[${o}] at stop ${i + 1}`);
       }
-      const differs = page.locator('.compare-counters tr.differs');
-      const n = await differs.count();
-      // Before the ops where the two rules part (a stop may come earlier), both sides count alike.
-      if (i === tour.length - 1) expect(n, `counters differ at stop ${i + 1}`).toBeGreaterThan(0);
-      for (let r = 0; r < n; r++) await expectShown(differs.nth(r).locator('td').last(), `B/A row ${r} at stop ${i + 1}`);
+      // The table's counters are both sides' own runs cut at the stop, and exactly the rows
+      // where the CLI's two sides part are marked (and shown, with B/A). Where the rules agree
+      // the sides count alike: fallback-claim's burst claims, so rmqueue_mode memory (which
+      // only skips the search after a steal) changes nothing there.
+      const [ca, cb] = [cliCounters(id, 'a', k), cliCounters(id, 'b', k)];
+      const table = await compareTable(page);
+      const want = Object.fromEntries(Object.keys(table.rows).map((name) => [name, [ca[name], cb[name]]]));
+      expect(table.rows, `counters at stop ${i + 1} (op ${k})`).toEqual(want);
+      const parted = Object.keys(want).filter((name) => want[name][0] !== want[name][1]);
+      expect(table.marked, `differing counters at stop ${i + 1}`).toEqual(parted);
+      for (const name of parted) await expectShown(page.getByTestId(`compare-ratio-${name}`), `B/A of ${name} at stop ${i + 1}`);
+      // No row differs: the table says so instead of standing empty.
+      await expect(page.getByTestId('compare-alike')).toHaveCount(parted.length === 0 ? 1 : 0);
+      if (parted.length === 0) await expectShown(page.getByTestId('compare-alike'), `"count alike" at stop ${i + 1}`);
       if (builtin(id).compare!.measured) await expectShown(page.getByTestId('compare-measured').locator('table'), `measurement at stop ${i + 1}`);
       await noPageScroll(page);
       if (i === 0 || i === tour.length - 1) await saveScreenshot(page, `present-compare-${id}-stop${i + 1}`);
@@ -153,6 +201,13 @@ test('fallback-steal at 1920×1080: compare + presenter, stop 3 shows its state;
   // The counters the caption talks about are not 0.
   await expect(page.getByTestId('compare-a-pages_stolen')).not.toHaveText('0');
   for (const t of ['tour-caption', 'compare-measured']) await expectShown(page.getByTestId(t), t);
+  // The wide screen's compare layout (the table beside the sides, aligned to the top) does not
+  // leave the sides short: every order of both tables, and both maps.
+  for (const side of ['a', 'b'] as const) {
+    const loc = page.getByTestId(`side-${side}`);
+    await expectShown(loc.locator('.map-inner'), `map ${side}`);
+    for (const o of [0, 10]) await expectShown(loc.getByTestId(`nr-free-${o}`), `side ${side}: nr_free[${o}]`);
+  }
   await noPageScroll(page);
   await saveScreenshot(page, 'present-compare-fallback-steal-1920');
 
