@@ -134,6 +134,12 @@ pub fn App() -> impl IntoView {
             <PresenterToggle/>
         </header>
         {share_error.map(|m| view! { <ShareError message=m/> })}
+        {move || exercises.banner.get().map(|m| view! {
+            <div class="share-error" role="alert" data-testid="exercises-query-error">
+                <span>{m}</span>
+                <button type="button" aria-label="Dismiss" on:click=move |_| exercises.banner.set(None)>"\u{d7}"</button>
+            </div>
+        })}
         <RunStatusBar/>
         <Show when=presenting>
             <TourBar/>

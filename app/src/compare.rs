@@ -111,6 +111,30 @@ pub fn seek_ops(a: &mut Timeline, b: &mut Timeline, k: usize) {
     b.seek(after_ops(b, k));
 }
 
+/// Where a tour stop `{op: k, event: e}` puts one side: after `k` ops, then `e` events into op
+/// `k + 1`, clamped to that op's end. The sides' event counts differ (a chunked free is a few
+/// events where a per-page free is hundreds), so a side with fewer events waits at the op end,
+/// as in event stepping; the op is the same on both.
+pub fn tour_pos(t: &Timeline, k: usize, e: u32) -> u32 {
+    let base = after_ops(t, k);
+    if e == 0 {
+        return base;
+    }
+    (base + e).min(after_ops(t, k + 1))
+}
+
+/// Both sides at a tour stop (see [`tour_pos`]).
+pub fn seek_stop(a: &mut Timeline, b: &mut Timeline, k: usize, e: u32) {
+    let (pa, pb) = (tour_pos(a, k, e), tour_pos(b, k, e));
+    a.seek(pa);
+    b.seek(pb);
+}
+
+/// True when both sides are where [`seek_stop`] puts them.
+pub fn at_stop(a: &Timeline, b: &Timeline, k: usize, e: u32) -> bool {
+    a.pos() == tour_pos(a, k, e) && b.pos() == tour_pos(b, k, e)
+}
+
 /// A timeline after `k` ops (the single view, when compare mode is turned off at op `k`).
 pub fn seek_ops_one(t: &mut Timeline, k: usize) {
     t.seek(after_ops(t, k));
@@ -262,6 +286,74 @@ mod tests {
             Timeline::new(r)
         };
         (run(Side::A), run(Side::B))
+    }
+
+    /// Every stop of every built-in compare pair: both sides at the stop's op equal that side's
+    /// own run cut after that many ops (`buddyscope run --side a|b --ops K`), free lists and
+    /// pcp lists.
+    #[test]
+    fn every_tour_stop_of_every_pair_puts_both_sides_at_the_stops_op() {
+        let mut stops = 0;
+        for b in buddyscope::builtin::ALL {
+            let s = parse(b.json).unwrap();
+            if s.compare.is_none() || s.tour.is_empty() {
+                continue;
+            }
+            let (mut a, mut bt) = sides(b.id);
+            let pair = ComparePair::default_for(&s);
+            for stop in &s.tour {
+                let k = stop.op as usize;
+                seek_stop(&mut a, &mut bt, k, stop.event.unwrap_or(0));
+                assert!(at_stop(&a, &bt, k, stop.event.unwrap_or(0)));
+                for (side, t) in [(Side::A, &a), (Side::B, &bt)] {
+                    let v = ValidScenario::new(pair.side(side).apply(&s)).unwrap();
+                    let cut = buddyscope::runner::run_valid(
+                        v,
+                        &buddyscope::runner::RunOptions {
+                            record: false,
+                            checkpoint_budget: 0,
+                            max_ops: Some(k),
+                        },
+                    )
+                    .unwrap();
+                    let (z, want) = (t.zone(), &cut.final_zone);
+                    assert_eq!(z.nr_free(), want.nr_free(), "{} {side:?} op {k}", b.id);
+                    for o in 0..buddyscope::types::NR_PAGE_ORDERS as u8 {
+                        for mt in buddyscope::types::MigrateType::ALL {
+                            assert_eq!(
+                                z.free_list(o, mt).len,
+                                want.free_list(o, mt).len,
+                                "{} {side:?} op {k} order {o} {mt:?}",
+                                b.id
+                            );
+                        }
+                    }
+                    assert_eq!(z.pcp(), want.pcp(), "{} {side:?} op {k}", b.id);
+                    assert_eq!(progress(t).op, k, "{} {side:?}", b.id);
+                }
+                stops += 1;
+            }
+        }
+        assert!(stops >= 30, "{stops} stops");
+        // An event stop: each side goes that many events into the next op, a side with fewer
+        // events waits at its end.
+        let (mut a, mut b) = sides("cma-frozen-range");
+        let len = |t: &Timeline| t.run.ops[1].end - t.run.ops[0].end;
+        let (la, lb) = (len(&a), len(&b));
+        assert_ne!(la, lb);
+        let e = la.max(lb) - 1;
+        seek_stop(&mut a, &mut b, 1, e);
+        for (t, l) in [(&a, la), (&b, lb)] {
+            let want = if l > e {
+                t.run.ops[0].end + e
+            } else {
+                t.run.ops[1].end
+            };
+            assert_eq!(t.pos(), want);
+        }
+        assert_eq!((progress(&a).op, progress(&b).op), (2, 2));
+        assert!(at_stop(&a, &b, 1, e));
+        assert!(!at_stop(&a, &b, 1, 0));
     }
 
     #[test]

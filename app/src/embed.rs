@@ -7,7 +7,11 @@
 //! operations), `{type:"seek", pos}` (event index), `{type:"play", playing?, speed?}` (toggle
 //! when `playing` is absent), `{type:"load", id}` / `{type:"load", text}` / `{type:"load",
 //! share}` (a built-in id, a scenario text, or a share-link fragment value `1.…`, optionally
-//! with `pos`), `{type:"get"}`.
+//! with `pos`), `{type:"tour", stop}` (stop N, 1-based, of the scenario's tour: in compare
+//! mode both sides go to the stop's op), `{type:"get"}`.
+//! In compare mode (a share link or `?compare=` turned it on) `step` and `op` move both sides
+//! as the controls do, `seek` is refused (the sides' event counts differ), and the state
+//! carries both sides' frames (`sides`).
 //! Embed → host: `{type:"ready"}` once the app runs, then `{type:"state", …}` ([`EmbedState`])
 //! after every accepted command and every change of position or run (playback included), and
 //! `{type:"error", message}` for a command it cannot carry out. A long run goes to the run
@@ -67,6 +71,12 @@ pub struct EmbedState {
     /// The cumulative cost counters.
     pub counters: Stats,
     pub nr_free_pages: i64,
+    /// The tour stop on screen (1-based), if the cursor is at one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tour_stop: Option<usize>,
+    /// Compare mode: side A's and side B's frames.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sides: Option<Box<[EmbedState; 2]>>,
 }
 
 /// The state event for the timeline's current frame.
@@ -104,6 +114,8 @@ pub fn embed_state(t: &Timeline, scenario_id: &str, playing: bool) -> EmbedState
         pcp: z.pcp().to_vec(),
         counters: *z.stats(),
         nr_free_pages: z.nr_free_pages(),
+        tour_stop: None,
+        sides: None,
     }
 }
 
@@ -138,6 +150,9 @@ pub enum Command {
         #[serde(default)]
         pos: Option<u32>,
     },
+    Tour {
+        stop: usize,
+    },
     Get,
 }
 
@@ -171,7 +186,16 @@ pub fn run_command(state: &AppState, cmd: Command) -> Result<(), String> {
         }
         Command::Seek { pos } => {
             stop();
+            if state.comparing() {
+                return Err("seek: in compare mode the two sides have different event counts; use op or tour".to_string());
+            }
             state.seek(pos);
+        }
+        Command::Tour { stop: n } => {
+            stop();
+            let stops = state.tour_positions().len();
+            let i = crate::presenter::tour_query(&n.to_string(), stops)?;
+            state.tour_go(i);
         }
         Command::Play { playing, speed } => {
             if let Some(s) = speed.filter(|s| s.is_finite() && *s > 0.0) {
@@ -315,7 +339,14 @@ mod wire {
     fn post_state(state: &AppState, target: &str) {
         let id = state.scenario_id.get_untracked();
         let playing = state.playing.get_untracked();
-        if let Some(s) = state.with_untracked(|s| embed_state(&s.timeline, &id, playing)) {
+        if let Some(mut s) = state.with_untracked(|s| embed_state(&s.timeline, &id, playing)) {
+            s.tour_stop = untrack(|| state.tour_here()).map(|i| i + 1);
+            s.sides = state.with_pair_untracked(|a, b| {
+                Box::new([
+                    embed_state(&a.timeline, &id, playing),
+                    embed_state(&b.timeline, &id, playing),
+                ])
+            });
             post(&to_js(&s), target);
         }
     }
@@ -401,5 +432,7 @@ mod tests {
         assert!(matches!(c, Command::Load { pos: Some(5), .. }));
         assert!(serde_json::from_str::<Command>(r#"{"type":"format-disk"}"#).is_err());
         assert!(serde_json::from_str::<Command>(r#"{"type":"seek"}"#).is_err());
+        let c: Command = serde_json::from_str(r#"{"type":"tour","stop":3}"#).unwrap();
+        assert_eq!(c, Command::Tour { stop: 3 });
     }
 }

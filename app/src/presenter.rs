@@ -20,8 +20,12 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use buddyscope::timeline::Timeline;
+
 use crate::browser::query_param;
+use crate::compare;
 use crate::panels::controls::typing_target;
+use crate::panels::zonetabs;
 use crate::state::AppState;
 
 /// Presenter and tour state as plain data (for share links and embedding).
@@ -79,9 +83,13 @@ impl AppState {
             .unwrap_or_default()
     }
 
-    /// Makes stop `i` the current one and moves the cursor there (clamped to the tour).
+    /// Makes stop `i` the current one and moves the cursor there (clamped to the tour). In
+    /// compare mode both sides move to the stop's op (and event, [`compare::seek_stop`]). In a
+    /// node of several zones the panels show the zone the op worked in
+    /// ([`zonetabs::worked_zone`]), the one the caption talks about.
     pub fn tour_go(&self, i: usize) {
         let at = self.tour_positions();
+        self.tour_notice.set(None);
         if at.is_empty() {
             self.tour_stop.set(None);
             return;
@@ -89,7 +97,49 @@ impl AppState {
         let i = i.min(at.len() - 1);
         self.playing.set(false);
         self.tour_stop.set(Some(i));
-        self.seek(at[i]);
+        let stop = self
+            .with_untracked(|s| s.scenario.tour.get(i).cloned())
+            .flatten();
+        let show_worked = |t: &mut Timeline| {
+            if let Some(z) = zonetabs::worked_zone(t) {
+                t.set_view_zone(Some(z));
+            }
+        };
+        match stop {
+            Some(stop) if self.comparing() => {
+                let (k, e) = (stop.op as usize, stop.event.unwrap_or(0));
+                self.update_pair(|a, b| {
+                    compare::seek_stop(a, b, k, e);
+                    show_worked(a);
+                    show_worked(b);
+                });
+            }
+            _ => self.update(|t| {
+                t.seek(at[i]);
+                show_worked(t);
+            }),
+        }
+    }
+
+    /// The stop on screen: the active stop, when the cursor (both sides' in compare mode) is at
+    /// its position; `None` once anything else moved it, so a caption never outlives its stop.
+    /// Tracks the position.
+    pub fn tour_here(&self) -> Option<usize> {
+        let i = self.tour_stop.get()?;
+        let stop = self.with(|s| s.scenario.tour.get(i).cloned()).flatten()?;
+        if self.compare.with(Option::is_some) && self.comparing() {
+            let (k, e) = (stop.op as usize, stop.event.unwrap_or(0));
+            let here = self.with_pair(|a, b| compare::at_stop(&a.timeline, &b.timeline, k, e))?;
+            return here.then_some(i);
+        }
+        let at = self
+            .with(|s| {
+                tour_positions(&s.timeline.run)
+                    .ok()
+                    .map(|at| (at, s.timeline.pos()))
+            })
+            .flatten()?;
+        (at.0.get(i) == Some(&at.1)).then_some(i)
     }
 
     /// Next stop (stays at the last one).
@@ -98,17 +148,20 @@ impl AppState {
         self.tour_go(i);
     }
 
-    /// Previous stop (stays at the first one).
+    /// Previous stop (stays at the first one); moved off the current stop, back to it.
     pub fn tour_prev(&self) {
-        let i = self
-            .tour_stop
-            .get_untracked()
-            .map_or(0, |i| i.saturating_sub(1));
+        let here = untrack(|| self.tour_here());
+        let i = match self.tour_stop.get_untracked() {
+            Some(i) if here != Some(i) => i,
+            Some(i) => i.saturating_sub(1),
+            None => 0,
+        };
         self.tour_go(i);
     }
 
     /// Presenter mode on or off. Turning it on starts the scenario's tour (if it has one and
-    /// none is active) at its first stop; turning it off un-blanks.
+    /// none is active) at its first stop; turning it off un-blanks and ends the tour (its
+    /// caption goes with it).
     pub fn set_presenter(&self, on: bool) {
         self.presenter.set(on);
         if on {
@@ -117,7 +170,33 @@ impl AppState {
             }
         } else {
             self.blank.set(false);
+            self.tour_stop.set(None);
+            self.tour_notice.set(None);
         }
+    }
+}
+
+/// Which stop `?tour=<v>` asks for (0-based) in a tour of `n` stops, or why it cannot be shown
+/// (the message names the stops there are; the tour then starts at stop 1).
+pub fn tour_query(v: &str, n: usize) -> Result<usize, String> {
+    if n == 0 {
+        return Err(format!(
+            "?tour={v}: this scenario has no tour; PageDown/PageUp step an operation."
+        ));
+    }
+    let range = if n == 1 {
+        "?tour=1".to_string()
+    } else {
+        format!("?tour=1 to ?tour={n}")
+    };
+    match v.trim().parse::<usize>() {
+        Ok(k) if (1..=n).contains(&k) => Ok(k - 1),
+        Ok(k) => Err(format!(
+            "There is no stop {k}: this tour has {n} stops ({range}). It starts at stop 1."
+        )),
+        Err(_) => Err(format!(
+            "?tour={v:?} is not a stop number: use {range}. The tour starts at stop 1."
+        )),
     }
 }
 
@@ -131,17 +210,18 @@ pub fn state_json(state: AppState) -> String {
 }
 
 /// `?present` opens the page in presenter mode (starting the tour, if any); `?tour=N` opens it
-/// in presenter mode at stop N (1-based) of the scenario's tour: links for a slide deck.
+/// in presenter mode at stop N (1-based) of the scenario's tour: links for a slide deck. A stop
+/// that is not there says so in the tour bar and starts the tour at stop 1.
 pub fn open_from_query(state: AppState) {
-    if let Some(n) = query_param("tour").and_then(|v| v.parse::<u32>().ok()) {
-        let stop = n.saturating_sub(1);
-        state.set_presenter_state(&PresenterState {
-            presenter: true,
-            tour_stop: Some(stop),
-            follow: false,
-        });
-        if let Some(i) = state.tour_stop.get_untracked() {
-            state.tour_go(i);
+    if let Some(v) = query_param("tour") {
+        let n = state.tour_positions().len();
+        state.presenter.set(true);
+        match tour_query(&v, n) {
+            Ok(i) => state.tour_go(i),
+            Err(msg) => {
+                state.tour_go(0);
+                state.tour_notice.set(Some(msg));
+            }
         }
     } else if query_param("present").is_some() {
         state.set_presenter(true);
@@ -291,10 +371,12 @@ pub fn TourBar() -> impl IntoView {
             })
             .unwrap_or_default()
     });
+    // The caption shows only while the cursor is at its stop (`tour_here`).
     let current = move || {
         let i = state.tour_stop.get()?;
         let caps = stops.get();
-        caps.get(i).map(|c| (i, caps.len(), c.clone()))
+        let here = state.tour_here() == Some(i);
+        caps.get(i).map(|c| (i, caps.len(), c.clone(), here))
     };
     let name = move || state.with(|s| s.scenario.name.clone()).unwrap_or_default();
     let error = move || {
@@ -302,14 +384,25 @@ pub fn TourBar() -> impl IntoView {
             view! { <p class="tour-error" data-testid="tour-error" role="alert">{format!("The tour cannot play: {e}")}</p> }
         })
     };
+    let notice = move || {
+        state.tour_notice.get().map(|m| {
+            view! { <p class="tour-error" data-testid="tour-notice" role="alert">{m}</p> }
+        })
+    };
     view! {
         <section class="tour-bar" data-testid="tour-bar" aria-label="Tour">
             <span class="tour-scenario">{name}</span>
             {error}
+            {notice}
             {move || match current() {
-                Some((i, n, caption)) => view! {
+                Some((i, n, caption, true)) => view! {
                     <span class="tour-stop" data-testid="tour-stop">{stop_label(i, n)}</span>
                     <p class="tour-caption" data-testid="tour-caption" aria-live="polite">{caption}</p>
+                }
+                .into_any(),
+                Some((i, n, _, false)) => view! {
+                    <span class="tour-stop off" data-testid="tour-stop">{format!("after {}", stop_label(i, n))}</span>
+                    <p class="tour-hint" data-testid="tour-hint">{off_stop_hint(i, n)}</p>
                 }
                 .into_any(),
                 None => {
@@ -323,6 +416,17 @@ pub fn TourBar() -> impl IntoView {
                 }
             }}
         </section>
+    }
+}
+
+/// The tour bar once the cursor has left stop `i` of `n` (its caption no longer describes the
+/// screen).
+pub fn off_stop_hint(i: usize, n: usize) -> String {
+    let back = format!("PageUp goes back to stop {}", i + 1);
+    if i + 1 < n {
+        format!("Moved off the stop: {back}, PageDown on to stop {}.", i + 2)
+    } else {
+        format!("Moved off the last stop: {back}.")
     }
 }
 
@@ -357,5 +461,27 @@ mod tests {
         );
         assert!(serde_json::from_str::<PresenterState>(r#"{"presentr":true}"#).is_err());
         assert_eq!(stop_label(0, 4), "stop 1/4");
+    }
+
+    #[test]
+    fn a_tour_query_beyond_the_tour_says_which_stops_there_are() {
+        assert_eq!(tour_query("3", 4), Ok(2));
+        assert_eq!(tour_query("1", 1), Ok(0));
+        let e = tour_query("99", 6).unwrap_err();
+        assert!(
+            e.contains("no stop 99") && e.contains("6 stops") && e.contains("?tour=6"),
+            "{e}"
+        );
+        let e = tour_query("0", 6).unwrap_err();
+        assert!(e.contains("no stop 0"), "{e}");
+        assert!(tour_query("two", 6)
+            .unwrap_err()
+            .contains("not a stop number"));
+        assert!(tour_query("1", 0).unwrap_err().contains("no tour"));
+        assert!(
+            off_stop_hint(1, 4).contains("back to stop 2")
+                && off_stop_hint(1, 4).contains("stop 3")
+        );
+        assert!(off_stop_hint(3, 4).contains("last stop"));
     }
 }

@@ -210,6 +210,8 @@ pub struct AppState {
     pub follow: RwSignal<bool>,
     /// The active tour stop (index into the scenario's `tour`); `None`: no tour playing.
     pub tour_stop: RwSignal<Option<usize>>,
+    /// Why the asked-for stop is not shown (`?tour=` beyond the tour), in the tour bar.
+    pub tour_notice: RwSignal<Option<String>>,
     /// A long run in the worker, a refused scenario or a failed run (`crate::runjob`).
     pub run_status: RwSignal<RunStatus>,
 }
@@ -254,6 +256,7 @@ impl AppState {
             blank: RwSignal::new(false),
             follow: RwSignal::new(false),
             tour_stop: RwSignal::new(None),
+            tour_notice: RwSignal::new(None),
             run_status: RwSignal::new(RunStatus::Idle),
         };
         provide_context(st);
@@ -360,11 +363,16 @@ impl AppState {
             self.with_untracked(|s| s.timeline.ops_done())
         }
         .unwrap_or(0);
+        // A tour stop on screen stays on screen (its event too), on both sides or the one.
+        let stop = untrack(|| self.tour_here());
         self.set_compare(pair);
         if self.comparing() {
             self.update_pair(|a, b| compare::seek_ops(a, b, k));
         } else {
             self.update(|t| compare::seek_ops_one(t, k));
+        }
+        if let Some(i) = stop {
+            self.tour_go(i);
         }
     }
 

@@ -243,7 +243,8 @@ test('the reveal plays the step (animated without reduced motion)', async ({ pag
   await openApp(page, '?exercises=split-and-merge');
   const before = await page.getByTestId('position').textContent();
   await answer(page, keys[0], true);
-  await expect(page.locator('.ex-live')).toContainText('Playing the step');
+  // While the step plays the verdict is already there: "✔ Right — playing the step to show why…".
+  await expect(page.locator('.ex-live')).toContainText('Right — playing the step');
   await expect(page.getByTestId('exercise-result')).toContainText('Right');
   await expect(page.getByTestId('position')).toContainText(atOps(keys[0].op + 1));
   expect(await page.getByTestId('position').textContent()).not.toEqual(before);

@@ -12,6 +12,7 @@ use super::freelists::FreeListsPanel;
 use super::memmap::MemoryMapPanel;
 use super::narration::NarrationBar;
 use super::pcp::PcpPanel;
+use super::zonetabs::ZoneTabs;
 use crate::compare::{position_text, progress, ratio_text, rows};
 use crate::state::{AppState, SideRun};
 
@@ -145,6 +146,7 @@ fn SideView(side: Side) -> impl IntoView {
             >
                 <SideHead side=side/>
                 <NarrationBar/>
+                <ZoneTabs/>
                 <MemoryMapPanel/>
                 <FreeListsPanel/>
                 <PcpPanel/>
@@ -210,6 +212,13 @@ fn CompareTable() -> impl IntoView {
                         }}
                     </tbody>
                 </table>
+                // Presenter mode shows only the rows that differ: with none, say so rather than
+                // leave an empty table on the screen.
+                <Show when=move || model.with(|rows| rows.iter().all(|r| r.a == r.b))>
+                    <p class="compare-alike" data-testid="compare-alike">
+                        "A and B count alike up to here."
+                    </p>
+                </Show>
                 {move || {
                     measured()
                         .map(|m| {

@@ -35,7 +35,7 @@ pub enum Phase {
 
 /// The reveal plays at this pace (ms per event), at most [`REVEAL_MAX_MS`] in all.
 const REVEAL_MS_PER_EVENT: f64 = 120.0;
-const REVEAL_MAX_MS: f64 = 2500.0;
+const REVEAL_MAX_MS: f64 = 1200.0;
 
 /// The exercise mode's state, shared through context (the map and the free-list table answer
 /// click questions through it).
@@ -60,7 +60,11 @@ pub struct ExerciseCtl {
     pub note: RwSignal<Option<String>>,
     /// "Fetching …" while a URL loads.
     pub loading: RwSignal<Option<String>>,
+    /// Why `?exercises=` opened nothing, shown at the top of the page.
+    pub banner: RwSignal<Option<String>>,
     anim: StoredValue<Option<IntervalHandle>, LocalStorage>,
+    /// Where the reveal that is playing ends.
+    reveal_to: StoredValue<Option<u32>, LocalStorage>,
 }
 
 fn reduced_motion() -> bool {
@@ -71,6 +75,29 @@ fn reduced_motion() -> bool {
                 .flatten()
         })
         .is_some_and(|m| m.matches())
+}
+
+/// `?exercises=<v>` that is neither a built-in set nor an address (no `/`, `:` or `.`): a
+/// mistyped id. The error names the closest set ("did you mean") and lists them all.
+pub fn unknown_set_id(v: &str) -> Option<ScenarioError> {
+    let v = v.trim();
+    if v.is_empty() || v.contains(['/', ':', '.']) {
+        return None;
+    }
+    let ids: Vec<&str> = builtin_sets().iter().map(|b| b.id).collect();
+    if ids.contains(&v) {
+        return None;
+    }
+    let all = ids.join(", ");
+    let hint = match buddyscope::scenario::suggest(v, ids.iter().copied()) {
+        Some(s) => format!("Did you mean \u{201c}{s}\u{201d} (?exercises={s})? The sets: {all}."),
+        None => format!("The sets: {all}; or give the address of a set file."),
+    };
+    Some(ScenarioError::new(
+        "",
+        format!("?exercises={v}: there is no exercise set \u{201c}{v}\u{201d}."),
+        hint,
+    ))
 }
 
 impl ExerciseCtl {
@@ -88,7 +115,9 @@ impl ExerciseCtl {
             error: RwSignal::new(None),
             note: RwSignal::new(None),
             loading: RwSignal::new(None),
+            banner: RwSignal::new(None),
             anim: StoredValue::new_local(None),
+            reveal_to: StoredValue::new_local(None),
         };
         provide_context(ctl);
         ctl
@@ -384,6 +413,18 @@ impl ExerciseCtl {
         });
     }
 
+    /// Ends a reveal that is playing: the run at its end, the result shown.
+    pub fn finish_reveal(&self) {
+        if self.phase.get_untracked() != Phase::Revealing {
+            return;
+        }
+        self.stop_anim();
+        if let Some(to) = self.reveal_to.get_value() {
+            self.state.seek(to);
+        }
+        self.revealed();
+    }
+
     fn stop_anim(&self) {
         if let Some(h) = self.anim.get_value() {
             h.clear();
@@ -404,6 +445,7 @@ impl ExerciseCtl {
             return;
         }
         self.phase.set(Phase::Revealing);
+        self.reveal_to.set_value(Some(to));
         let total = (f64::from(n) * REVEAL_MS_PER_EVENT).min(REVEAL_MAX_MS);
         let t0 = now_ms();
         let ctl = *self;
@@ -433,8 +475,17 @@ impl ExerciseCtl {
             .ok()
             .and_then(|v| v.as_string())
             .unwrap_or_else(|| value.to_string());
-        if !self.open_builtin(&value) {
-            self.open_url(&value);
+        if self.open_builtin(&value) {
+            return;
+        }
+        match unknown_set_id(&value) {
+            // Not an address: a mistyped set id, said at the top of the page (where the user
+            // looks), not as a failed fetch at the bottom.
+            Some(e) => {
+                self.banner.set(Some(format!("{} {}", e.message, e.hint)));
+                self.error.set(Some(e));
+            }
+            None => self.open_url(&value),
         }
     }
 
@@ -885,7 +936,26 @@ fn QuestionCard() -> impl IntoView {
                 <div class="ex-live" role="status" aria-live="polite">
                     {move || match ctl.phase.get() {
                         Phase::Asking => None,
-                        Phase::Revealing => Some(view! { <p class="muted">"Playing the step\u{2026}"</p> }.into_any()),
+                        // The verdict at once (the engine judged it on Submit); the step plays
+                        // to show why, and Skip ends it.
+                        Phase::Revealing => {
+                            let correct = ctl
+                                .progress
+                                .with_untracked(|p| p.as_ref().and_then(|p| p.answers.get(i).cloned()).flatten())
+                                .map(|a| a.correct);
+                            let verdict = match correct {
+                                Some(true) => "\u{2714} Right \u{2014} playing the step to show why\u{2026}",
+                                Some(false) => "\u{2718} Wrong \u{2014} playing the step to show why\u{2026}",
+                                None => "Playing the step\u{2026}",
+                            };
+                            Some(view! {
+                                <p class="ex-verdict-early" data-testid="exercise-verdict-early" data-correct=correct.map(|c| c.to_string())>
+                                    {verdict}
+                                    " "
+                                    <button type="button" data-testid="exercise-skip-reveal" on:click=move |_| ctl.finish_reveal()>"Skip"</button>
+                                </p>
+                            }.into_any())
+                        }
                         Phase::Revealed => Some(view! { <ResultView i=i/> }.into_any()),
                     }}
                 </div>
@@ -922,4 +992,30 @@ pub fn ExercisePanel() -> impl IntoView {
         </PanelFrame>
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mistyped_set_id_says_did_you_mean() {
+        let e = unknown_set_id("split-and-merg").expect("an error");
+        assert!(
+            e.message
+                .contains("no exercise set \u{201c}split-and-merg\u{201d}"),
+            "{e}"
+        );
+        assert!(
+            e.hint
+                .starts_with("Did you mean \u{201c}split-and-merge\u{201d}"),
+            "{e}"
+        );
+        assert!(unknown_set_id("split-and-merge").is_none());
+        // Addresses are fetched, not taken for ids.
+        assert!(unknown_set_id("sets/mine.json").is_none());
+        assert!(unknown_set_id("https://example.org/x").is_none());
+        let e = unknown_set_id("zzzzzzzz").expect("an error");
+        assert!(e.hint.starts_with("The sets: "), "{e}");
+    }
 }

@@ -61,25 +61,79 @@ pub fn position_tag(t: &Timeline) -> String {
     }
 }
 
+/// The start of every export's file name: the built-in's id, or for a custom run (an edited
+/// scenario, an imported machine, a replay) its name in lower case (`your-machine-zone-normal`),
+/// then the position tag; a run without ops (an imported state) has no position to name.
+pub fn file_stem(t: &Timeline, id: &str) -> String {
+    let base = file_base(t, id);
+    if t.run.ops.is_empty() {
+        base
+    } else {
+        format!("{base}-{}", position_tag(t))
+    }
+}
+
+/// [`file_stem`] without the position.
+pub fn file_base(t: &Timeline, id: &str) -> String {
+    if id == "custom" {
+        let mut slug = String::new();
+        for c in t.run.scenario.name.chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c.to_ascii_lowercase());
+            } else if !slug.ends_with('-') && !slug.is_empty() {
+                slug.push('-');
+            }
+            if slug.len() >= 48 {
+                break;
+            }
+        }
+        let slug = slug.trim_end_matches('-').to_string();
+        if slug.is_empty() {
+            "custom".to_string()
+        } else {
+            slug
+        }
+    } else {
+        id.to_string()
+    }
+}
+
+/// Why an export would be an empty file (the trace of a run with no events up to the cursor),
+/// said instead of saving 0 bytes.
+pub fn empty_export(t: &Timeline, what: TextExport) -> Option<String> {
+    let TextExport::Trace { whole } = what else {
+        return None;
+    };
+    let end = if whole { t.len() } else { t.pos() };
+    if !trace_text_upto(&t.run, end).is_empty() {
+        return None;
+    }
+    Some(if t.run.ops.is_empty() {
+        "Nothing to save: this run has no operations, so it has no trace (a loaded state has no history). /proc/buddyinfo and /proc/pagetypeinfo export its state.".to_string()
+    } else {
+        "Nothing to save: no event has happened before the cursor. Step forward, or tick \u{201c}whole run\u{201d}.".to_string()
+    })
+}
+
 /// The engine's text for an export, at the cursor.
 pub fn text_export(t: &Timeline, id: &str, what: TextExport) -> ExportFile {
     let z = t.zone();
-    let tag = position_tag(t);
+    let (stem, base) = (file_stem(t, id), file_base(t, id));
     match what {
         TextExport::Buddyinfo => ExportFile {
-            name: format!("{id}-{tag}-buddyinfo.txt"),
+            name: format!("{stem}-buddyinfo.txt"),
             text: procfs::buddyinfo(z),
         },
         TextExport::Pagetypeinfo => ExportFile {
-            name: format!("{id}-{tag}-pagetypeinfo.txt"),
+            name: format!("{stem}-pagetypeinfo.txt"),
             text: procfs::pagetypeinfo(z),
         },
         TextExport::Trace { whole: true } => ExportFile {
-            name: format!("{id}-trace.txt"),
+            name: format!("{base}-trace.txt"),
             text: trace_text_upto(&t.run, t.len()),
         },
         TextExport::Trace { whole: false } => ExportFile {
-            name: format!("{id}-{tag}-trace.txt"),
+            name: format!("{stem}-trace.txt"),
             text: trace_text_upto(&t.run, t.pos()),
         },
     }
@@ -511,19 +565,24 @@ pub fn ExportPanel() -> impl IntoView {
     let id = move || state.scenario_id.get_untracked();
 
     let text = move |what: TextExport| {
+        if let Some(Some(why)) = state.with_untracked(|s| empty_export(&s.timeline, what)) {
+            status.set(why);
+            return;
+        }
         if let Some(f) = state.with_untracked(|s| text_export(&s.timeline, &id(), what)) {
             download_text(&f);
             status.set(format!("Saved {} ({} bytes).", f.name, f.text.len()));
         }
     };
-    let tag = move || {
+    // The images' and the recording's names start as the texts' do (`file_stem`).
+    let stem = move || {
         state
-            .with_untracked(|s| position_tag(&s.timeline))
+            .with_untracked(|s| file_stem(&s.timeline, &id()))
             .unwrap_or_default()
     };
     let png_map = move |_| {
         let Some(map) = map_canvas() else { return };
-        let name = format!("{}-{}-map.png", id(), tag());
+        let name = format!("{}-map.png", stem());
         let n = name.clone();
         download_png(&map, name, move |b| {
             status.set(format!("Saved {n} ({b} bytes)."))
@@ -551,7 +610,7 @@ pub fn ExportPanel() -> impl IntoView {
             return;
         };
         paint(&canvas, &snap, &map);
-        let name = format!("{}-{}-panels.png", id(), tag());
+        let name = format!("{}-panels.png", stem());
         let n = name.clone();
         download_png(&canvas, name, move |b| {
             status.set(format!("Saved {n} ({b} bytes)."))
@@ -588,7 +647,9 @@ pub fn ExportPanel() -> impl IntoView {
         }
         let name = format!(
             "{}-ev{}-{}-{}eps.webm",
-            id(),
+            state
+                .with_untracked(|s| file_base(&s.timeline, &id()))
+                .unwrap_or_default(),
             p.stops[0],
             p.stops[p.stops.len() - 1],
             p.speed
@@ -687,6 +748,29 @@ mod tests {
 
     /// At the end of op K the exports are what the CLI prints with `--ops K` (the CLI runs
     /// K ops and formats its final zone with the same functions).
+    /// An imported machine (a custom run of no ops) is named after itself, with no position;
+    /// its trace is empty, and says so instead of saving 0 bytes.
+    #[test]
+    fn a_custom_run_is_named_after_itself_and_an_empty_trace_is_refused() {
+        let text = r#"{"version": 1, "name": "Your machine: zone Normal", "ops": []}"#;
+        let t = Timeline::new(run_text(text, &RunOptions::default()).unwrap());
+        assert_eq!(file_stem(&t, "custom"), "your-machine-zone-normal");
+        let f = text_export(&t, "custom", TextExport::Buddyinfo);
+        assert_eq!(f.name, "your-machine-zone-normal-buddyinfo.txt");
+        assert!(!f.text.is_empty());
+        for whole in [false, true] {
+            let why = empty_export(&t, TextExport::Trace { whole }).expect("refused");
+            assert!(why.contains("no operations"), "{why}");
+        }
+        assert_eq!(empty_export(&t, TextExport::Buddyinfo), None);
+        let mut t = timeline("fallback-claim");
+        assert_eq!(file_stem(&t, "fallback-claim"), "fallback-claim-op0");
+        assert!(empty_export(&t, TextExport::Trace { whole: false }).is_some());
+        assert_eq!(empty_export(&t, TextExport::Trace { whole: true }), None);
+        t.op_forward();
+        assert_eq!(empty_export(&t, TextExport::Trace { whole: false }), None);
+    }
+
     #[test]
     fn text_exports_equal_the_cli_at_op_boundaries() {
         for id in ["pcp-overflow-2cpu", "fallback-claim"] {

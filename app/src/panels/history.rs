@@ -242,6 +242,13 @@ pub fn PageHistoryPanel() -> impl IntoView {
 
     let typed = RwSignal::new(String::new());
     let pick_error = RwSignal::new(None::<String>);
+    // A typed pfn's error is about that text: another page picked (a map click, an exercise's
+    // answer) or another run clears it.
+    Effect::new(move |_| {
+        state.selected_page.track();
+        run_key.track();
+        pick_error.set(None);
+    });
     let pick = move || {
         let text = typed.get_untracked();
         match state.with_untracked(|s| parse_pfn(&text, s.timeline.zone())) {

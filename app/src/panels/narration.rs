@@ -2,6 +2,7 @@
 //! an ARIA live region, muted while playing), the kernel function it happened in, and the
 //! current operation's summary, note and outcome.
 
+use buddyscope::events::{Annotation, Event, EventKind, Mutation};
 use buddyscope::narrate::{narrate, Ctx};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
@@ -22,12 +23,84 @@ pub struct NarrationModel {
     pub outcome: String,
 }
 
+/// Bookkeeping a sentence of its own does not explain: a call's entry or return, a lock, a
+/// counter, the walk's switch back to the zonelist's first zone.
+fn is_bookkeeping(k: EventKind) -> bool {
+    match k {
+        EventKind::Annotation(a) => matches!(
+            a,
+            Annotation::Enter { .. } | Annotation::Exit { .. } | Annotation::Lock { .. }
+        ),
+        EventKind::Mutation(m) => matches!(
+            m,
+            Mutation::ZoneSwitch { .. } | Mutation::Account { .. } | Mutation::Counter { .. }
+        ),
+    }
+}
+
+/// The zone's name in a node of several zones (`zone 1` if it has none).
+fn zone_name(t: &Timeline, i: usize) -> String {
+    let name = &t.node().zone_at(i).cfg().name;
+    if name.is_empty() {
+        format!("zone {i}")
+    } else {
+        name.clone()
+    }
+}
+
+/// The engine's sentence for event `ev`, in words where the engine's is terse: a call's entry
+/// or return, and the zonelist walk's switch from one zone to the next (by zone name).
+fn event_words(t: &Timeline, ev: &Event) -> String {
+    let f = ev.step.func().name();
+    match ev.kind() {
+        EventKind::Annotation(Annotation::Enter { func }) => format!("{f}: calls {}", func.name()),
+        EventKind::Annotation(Annotation::Exit { func }) => {
+            format!("{} returns to {f}", func.name())
+        }
+        EventKind::Mutation(Mutation::ZoneSwitch { from, to }) => {
+            let (from, to) = (zone_name(t, from as usize), zone_name(t, to as usize));
+            if f == "get_page_from_freelist" {
+                format!("{f}: {from} cannot serve the request; the zonelist walk goes on to {to}")
+            } else {
+                format!("{f}: done in {from}; back to {to}, the first zone of the zonelist")
+            }
+        }
+        // The zone being worked on (not a zone picked with the tabs): its pfns.
+        _ => narrate(&Ctx::of(t.node()), &t.run.log, ev),
+    }
+}
+
+/// At the end of op `i`: what the op did (its outcome, the zone it worked in), and the last
+/// change it made, in words; a tour stop and a reveal land here.
+fn op_done_words(t: &Timeline, i: usize) -> String {
+    let rec = t.op(i);
+    let zone = super::zonetabs::worked_zone(t)
+        .map(|z| format!(" in {}", zone_name(t, z)))
+        .unwrap_or_default();
+    let mut s = format!("{}: done{zone}: {}.", op_label(&t.run, i), rec.outcome);
+    let last = (rec.start..rec.end)
+        .rev()
+        .filter_map(|k| t.run.log.events.get(k as usize))
+        .find(|e| e.is_visible() && !is_bookkeeping(e.kind()));
+    if let Some(e) = last {
+        s.push_str(" The last change: ");
+        s.push_str(&narrate(&Ctx::of(t.node()), &t.run.log, e));
+        s.push('.');
+    }
+    s
+}
+
 pub fn view_model(t: &Timeline) -> NarrationModel {
+    let at_op_end = t
+        .op_index()
+        .filter(|&i| t.pos() > 0 && t.pos() == t.op(i).end);
     let (func, line) = match t.current() {
         Some(ev) => (
             ev.step.func().name().to_string(),
-            // The zone being worked on (not a zone picked with the tabs): its pfns.
-            narrate(&Ctx::of(t.node()), &t.run.log, ev),
+            match at_op_end {
+                Some(i) if is_bookkeeping(ev.kind()) => op_done_words(t, i),
+                _ => event_words(t, ev),
+            },
         ),
         None => (
             String::new(),
@@ -144,5 +217,56 @@ mod tests {
         assert_eq!(t.pos(), t.op(i).end);
         assert_eq!(m.outcome, t.op(i).outcome.to_string());
         assert_eq!(m.func, t.current().unwrap().step.func().name());
+    }
+
+    /// Every op end of every built-in says in words what the op did: never a bare call's
+    /// return ("← alloc_pages") or a zone number.
+    #[test]
+    fn an_op_end_says_what_the_op_did_in_words() {
+        for b in buddyscope::builtin::ALL {
+            let mut t = timeline(b.id);
+            for i in 0..t.run.ops.len().min(80) {
+                t.seek(t.op(i).end);
+                let m = view_model(&t);
+                assert!(
+                    !m.line.starts_with('\u{2190}') && !m.line.starts_with('\u{2192}'),
+                    "{}: op {}: {}",
+                    b.id,
+                    i + 1,
+                    m.line
+                );
+                assert!(
+                    !m.line.contains("the node's zone"),
+                    "{}: op {}: {}",
+                    b.id,
+                    i + 1,
+                    m.line
+                );
+                if is_bookkeeping(t.current().unwrap().kind()) {
+                    assert!(
+                        m.line.contains(": done"),
+                        "{}: op {}: {}",
+                        b.id,
+                        i + 1,
+                        m.line
+                    );
+                    assert!(
+                        m.line.contains(&t.op(i).outcome.to_string()),
+                        "{}: {}",
+                        b.id,
+                        m.line
+                    );
+                }
+            }
+        }
+        // dma32-machine's op 31: the THP came from DMA32, then the walk went back to Normal.
+        let mut t = timeline("dma32-machine");
+        t.seek(t.op(30).end);
+        let line = view_model(&t).line;
+        assert!(
+            line.contains("done in DMA32: order-9 block at pfn 0x1000"),
+            "{line}"
+        );
+        assert!(line.contains("The last change: "), "{line}");
     }
 }

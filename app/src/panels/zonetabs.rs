@@ -2,6 +2,7 @@
 //! map, the free-list, pcp and counter panels show the picked zone ([`Timeline::set_view_zone`]);
 //! before a pick they show the zone the engine is working in. Nothing shows for one zone.
 
+use buddyscope::events::{EventKind, Mutation};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
@@ -37,6 +38,29 @@ pub fn view_model(t: &Timeline) -> Vec<ZoneTab> {
             working: i == node.active_index(),
         })
         .collect()
+}
+
+/// The zone the current op last changed (a node of several zones; `None` for one zone). After
+/// an op the engine switches back to the first zone of the zonelist (`ZoneSwitch`, the
+/// bookkeeping of `get_page_from_freelist`'s walk), so "the zone being worked on" at an op end
+/// is the zonelist's first zone even when the op's block came from another: a tour stop shows
+/// this zone instead, the one its caption talks about.
+pub fn worked_zone(t: &Timeline) -> Option<usize> {
+    let node = t.node();
+    if node.nr_zones() < 2 {
+        return None;
+    }
+    let mut cur = node.active_index();
+    let start = t.op_index().map(|i| t.op(i).start).unwrap_or(0);
+    for i in (start..t.pos()).rev() {
+        match t.run.log.events.get(i as usize).map(|e| e.kind()) {
+            Some(EventKind::Mutation(Mutation::ZoneSwitch { from, .. })) => cur = from as usize,
+            Some(EventKind::Mutation(Mutation::Account { .. } | Mutation::Counter { .. })) => {}
+            Some(EventKind::Mutation(_)) => return Some(cur),
+            _ => {}
+        }
+    }
+    Some(cur)
 }
 
 #[component]
@@ -104,5 +128,26 @@ mod tests {
             .json;
         let t = Timeline::new(run_text(one, &RunOptions::default()).expect("runs"));
         assert!(view_model(&t).is_empty());
+        assert_eq!(worked_zone(&t), None);
+    }
+
+    /// dma32-machine's tour stop after op 31: the 31st THP came from DMA32 (pfn 0x1000), then
+    /// the engine switched back to Normal; the stop shows DMA32.
+    #[test]
+    fn the_zone_an_op_worked_in_survives_the_switch_back() {
+        let text = buddyscope::builtin::get("dma32-machine")
+            .expect("built-in")
+            .json;
+        let mut t = Timeline::new(run_text(text, &RunOptions::default()).expect("runs"));
+        let names = |t: &Timeline, i: usize| t.node().zone_at(i).cfg().name.clone();
+        t.seek(t.op(29).end);
+        assert_eq!(names(&t, worked_zone(&t).unwrap()), "Normal");
+        t.seek(t.op(30).end);
+        assert_eq!(names(&t, t.node().active_index()), "Normal");
+        let z = worked_zone(&t).unwrap();
+        assert_eq!(names(&t, z), "DMA32");
+        t.set_view_zone(Some(z));
+        assert_eq!(t.zone().cfg().start_pfn, 0x1000);
+        assert_eq!(t.op(30).outcome.to_string(), "order-9 block at pfn 0x1000");
     }
 }

@@ -27,6 +27,7 @@ mod validate;
 mod zones;
 
 pub use error::ScenarioError;
+pub use read::suggest;
 pub use scopes::Scopes;
 pub use tour::{tour_positions, TourStop, MAX_CAPTION_CHARS, MAX_TOUR_STOPS};
 

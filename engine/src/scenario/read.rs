@@ -219,10 +219,7 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate, if close enough to be a likely typo.
-pub(crate) fn suggest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_lowercase();
     candidates
         .into_iter()
