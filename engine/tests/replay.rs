@@ -4,6 +4,7 @@
 use buddyscope::replay::{replay_text, DivergenceKind, ReplayError, ReplayOptions};
 use buddyscope::runner::{run, RunOptions};
 use buddyscope::types::{MigrateType, NR_PAGE_ORDERS};
+use buddyscope::zone::order_to_pindex;
 use buddyscope::{builtin, narrate, procfs, scenario};
 
 /// `run --format trace` of a scenario, replayed from the same start state, reproduces the
@@ -250,4 +251,86 @@ fn summary_of_fallback_claim() {
         .expect("the model picks another pfn somewhere");
     assert!(d.line > 0 && d.traced != d.model);
     assert_eq!(m.fragmentation[0], sum.fragmentation[0]);
+}
+
+/// A zone of 4096 pages on 2 CPUs under `kernel`, booted.
+fn small_zone_of(kernel: &str) -> scenario::Scenario {
+    scenario::parse(&format!(
+        r#"{{"version": 1, "kernel": "{kernel}", "zone": {{"pages": 4096, "cpus": 2}}, "init": "boot"}}"#
+    ))
+    .unwrap()
+}
+
+/// Four pages allocated on CPU 1, then freed in ascending pfn order with the given irq-info
+/// flags; `batched` appends the folio batch's `mm_page_free_batched` commits.
+fn four_page_free(flags: &str, batched: bool) -> String {
+    let mut t = String::from("# tracer: nop\n");
+    for (i, pfn) in (0x100..0x104).enumerate() {
+        t += &format!(
+            "          insmod-125     [001] .....    40.{:06}: mm_page_alloc: page=0 pfn={pfn:#x} order=0 migratetype=0 gfp_flags=GFP_KERNEL\n",
+            100 + i
+        );
+    }
+    for (i, pfn) in (0x100..0x104).enumerate() {
+        t += &format!(
+            "          insmod-125     [001] {flags}    40.{:06}: mm_page_free: page=0 pfn={pfn:#x} order=0\n",
+            200 + i
+        );
+    }
+    if batched {
+        for (i, pfn) in (0x100..0x104).enumerate() {
+            t += &format!(
+                "          insmod-125     [001] ...2.    40.{:06}: mm_page_free_batched: page=0 pfn={pfn:#x} order=0\n",
+                300 + i
+            );
+        }
+    }
+    t += "          insmod-125     [001] .....    40.000400: mm_page_alloc: page=0 pfn=0x800 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n";
+    t
+}
+
+/// CPU 1's Movable pcp lists (the booted zone's pageblocks are Movable) after the replay: (order, head-first pfns) of the non-empty ones.
+fn movable_pcp(s: &scenario::Scenario, trace: &str) -> Vec<(u8, Vec<u32>)> {
+    let rep = replay_text(s, trace, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    let z = &rep.run.final_zone;
+    (0..=3u8)
+        .map(|o| {
+            (
+                o,
+                z.pcp_list_pfns(1, order_to_pindex(MigrateType::Movable, o)),
+            )
+        })
+        .filter(|(_, l)| !l.is_empty())
+        .collect()
+}
+
+/// 7.2's vfree: `vm_area_free_pages` → `free_pages_bulk` → `__free_contig_range` traces each
+/// page as order 0 (`free_pages_prepare(page, 0)` in `__free_contig_range_common`), then
+/// `free_prepared_contig_range` frees the run as its aligned chunks through
+/// `__free_frozen_pages(.., FPI_PREPARED)`: pfns 0x100-0x103 are one order-2 chunk
+/// (0x100 is aligned to 4, ilog2(4) = 2), which `pcp_allowed_order(2)` puts on the order-2
+/// pcp list (v7.2.13 mm/page_alloc.c:6902-6926, 6928-6975, 5308-5319).
+#[test]
+fn a_sleepable_run_of_order0_frees_is_one_contig_range_on_v7_2() {
+    let s = small_zone_of("v7.2");
+    assert_eq!(
+        movable_pcp(&s, &four_page_free(".....", false)),
+        vec![(2, vec![0x100])]
+    );
+}
+
+/// The same four lines where free_pages_bulk cannot be: under a lock (preempt depth 1: a
+/// page-table free at exit), or in a folio batch (`free_unref_folios` commits each page with
+/// `mm_page_free_batched`), or on v7.1 (vfree frees page by page): four order-0 pcp entries,
+/// the last freed at the head.
+#[test]
+fn other_runs_of_order0_frees_stay_single_pages() {
+    let single = vec![(0, vec![0x103, 0x102, 0x101, 0x100])];
+    let v72 = small_zone_of("v7.2");
+    assert_eq!(movable_pcp(&v72, &four_page_free("...1.", false)), single);
+    assert_eq!(movable_pcp(&v72, &four_page_free("..s1.", false)), single);
+    assert_eq!(movable_pcp(&v72, &four_page_free(".....", true)), single);
+    let v71 = small_zone_of("v7.1");
+    assert_eq!(movable_pcp(&v71, &four_page_free(".....", false)), single);
 }

@@ -13,6 +13,14 @@
 //! * A drain or allocation of a pcp block of order > 0 that the model holds as smaller pieces,
 //!   all freed through `mm_page_free`: the pieces are one `FPI_PREPARED` chunk (7.2's chunked
 //!   `free_contig_range` prepares and traces every page as order 0, then frees the chunk).
+//! * On a profile whose `vfree` frees through `free_pages_bulk` (7.2, 7.3): a run of order-0
+//!   `mm_page_free` lines on one CPU, of ascending contiguous pfns with nothing between them, is
+//!   one `__free_contig_range` call. `__free_contig_range_common` traces each page as it
+//!   prepares it (`free_pages_prepare(page, 0)`), then `free_prepared_contig_range` frees the
+//!   run as its naturally aligned chunks (`__free_frozen_pages(.., FPI_PREPARED)`: orders 0-3
+//!   to the pcp at that order, larger ones to the buddy), none of them traced. When the run
+//!   ends, its pages are refiled as those chunks. Only for lines with a timestamp (a kernel's
+//!   trace): the engine's own trace prints the chunks (`# free_prepared_contig_range:` lines).
 //! * A partial claim (`change_ownership=1`, `fallback_order < pageblock_order`) prints
 //!   `mm_page_alloc_zone_locked` before `mm_page_alloc_extfrag`; the replay looks one event
 //!   ahead and re-types the pageblock first, as `try_to_claim_block` did.
@@ -346,6 +354,8 @@ pub fn replay<R: BufRead>(
         predictor: opts.predict.then(|| Predictor::new(opts.max_listed)),
         predicted: HashSet::new(),
         allocs: TracedAllocs::default(),
+        chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
+        free_run: None,
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -470,6 +480,24 @@ struct Replayer {
     predictor: Option<Predictor>,
     predicted: HashSet<u64>,
     allocs: TracedAllocs,
+    /// The profile frees contiguous runs in chunks (`FreeMethod::Chunked`): infer them.
+    chunked_frees: bool,
+    /// The run of order-0 frees the last line extended, while the next line continues it.
+    free_run: Option<FreeRun>,
+}
+
+/// How far past a run of frees the replay looks for a folio batch's `mm_page_free_batched`
+/// lines (`free_unref_folios` commits one folio batch: a few dozen folios).
+const FOLIO_BATCH_LOOKAHEAD: usize = 64;
+
+/// A run of order-0 `mm_page_free` lines of ascending contiguous pfns on one CPU (absolute
+/// pfns `start..end`), in one zone of the node.
+#[derive(Clone, Copy, Debug)]
+struct FreeRun {
+    cpu: usize,
+    zone: usize,
+    start: u64,
+    end: u64,
 }
 
 /// The per-zone part of [`Replayer`] (per-page arrays indexed by the zone's own pfns).
@@ -657,7 +685,11 @@ impl Replayer {
                 mt,
                 gfp,
             } => self.alloc(pfn, order, self.mt(mt), gfp, cpu, cpu_known),
-            TraceEvent::Free { pfn, order } => self.free(pfn, order, cpu),
+            TraceEvent::Free { pfn, order } => {
+                let what = self.free(pfn, order, cpu);
+                self.contig_run(tl, &what, cpu, ahead);
+                what
+            }
             TraceEvent::ZoneLocked {
                 pfn,
                 order,
@@ -1128,6 +1160,81 @@ impl Replayer {
         } else {
             self.e.free_one_page(p, order, FPI_NONE);
             format!("order-{order} block at pfn {pfn:#x} freed to the buddy")
+        }
+    }
+
+    /// After an `mm_page_free` on a profile with the chunked `__free_contig_range`: extends the
+    /// current run of order-0 frees, and when the next line does not continue it, refiles the
+    /// run's pages as `free_prepared_contig_range`'s chunks (see the module comment).
+    fn contig_run<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        what: &str,
+        cpu: usize,
+        ahead: &mut Lookahead<'_, R>,
+    ) {
+        let TraceEvent::Free { pfn, order: 0 } = tl.event else {
+            return;
+        };
+        // free_pages_bulk runs in sleepable process context only (it calls cond_resched):
+        // frees under a lock or in irq context are single frees, whatever their pfns.
+        if !self.chunked_frees
+            || tl.ts_ns.is_none()
+            || tl.preemptible != Some(true)
+            || !what.ends_with("freed to the pcp")
+        {
+            self.free_run = None;
+            return;
+        }
+        let zone = self.e.zone.active_index();
+        let run = match self.free_run {
+            Some(r) if r.cpu == cpu && r.zone == zone && r.end == pfn => {
+                FreeRun { end: pfn + 1, ..r }
+            }
+            _ => FreeRun {
+                cpu,
+                zone,
+                start: pfn,
+                end: pfn + 1,
+            },
+        };
+        // The next line of the file: any line between (a trace_marker write, another event)
+        // means the loop was not one __free_contig_range_common.
+        let continues = matches!(
+            ahead.peek(0),
+            Some(TraceLine { event: TraceEvent::Free { pfn: next, order: 0 }, cpu: c, ts_ns: Some(_), preemptible: Some(true), line, .. })
+                if *next == run.end && c.map(|c| c as usize) == Some(cpu) && *line == tl.line + 1
+        );
+        if continues {
+            self.free_run = Some(run);
+            return;
+        }
+        self.free_run = None;
+        // The engine's own trace prints the chunks itself. A folio batch (`free_unref_folios`)
+        // traces every page's free, then commits each with mm_page_free_batched: the lines
+        // after the run, up to the first that is not another free on this CPU, tell.
+        let mut not_a_range = false;
+        for k in 0..FOLIO_BATCH_LOOKAHEAD {
+            match ahead.peek(k) {
+                Some(TraceLine {
+                    event: TraceEvent::Chunk { .. },
+                    ..
+                }) => not_a_range = true,
+                Some(l) if l.after_batched => not_a_range = true,
+                Some(TraceLine {
+                    event: TraceEvent::Free { .. },
+                    cpu: c,
+                    ..
+                }) if c.map(|c| c as usize) == Some(cpu) => continue,
+                _ => {}
+            }
+            break;
+        }
+        if run.end - run.start < 2 || not_a_range {
+            return;
+        }
+        for (p, o) in contig_chunks(run.start, run.end - run.start) {
+            self.chunk(p, o, cpu);
         }
     }
 

@@ -115,6 +115,8 @@ mod tests {
                 pfn: line,
                 order: 0,
             },
+            after_batched: false,
+            preemptible: None,
         })
     }
 

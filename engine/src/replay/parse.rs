@@ -83,6 +83,14 @@ pub struct TraceLine {
     /// for that event only: it is who allocated the page).
     pub task: Option<String>,
     pub event: TraceEvent,
+    /// An `mm_page_free_batched` line came between the previous event line and this one:
+    /// the `mm_page_free` lines before it were a folio batch (`free_unref_folios` traces
+    /// every page's free, then commits each with `mm_page_free_batched`), not a contiguous
+    /// range's run.
+    pub after_batched: bool,
+    /// From the irq-info flags column (`d..1.`), when the line has one: irqs on, no hard or
+    /// soft irq, preempt depth 0, i.e. a context that may sleep.
+    pub preemptible: Option<bool>,
 }
 
 /// A line the importer rejects, or a read error.
@@ -128,6 +136,8 @@ pub struct TraceReader<R> {
     /// The CPU of the engine trace's last `# on CPU N` line: the CPU of the lines without a
     /// `[cpu]` column that follow.
     hint_cpu: Option<u32>,
+    /// An `mm_page_free_batched` line was skipped since the last event line.
+    batched: bool,
 }
 
 impl<R: BufRead> TraceReader<R> {
@@ -139,6 +149,7 @@ impl<R: BufRead> TraceReader<R> {
             skipped: 0,
             bytes: 0,
             hint_cpu: None,
+            batched: false,
         }
     }
 
@@ -176,9 +187,13 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                     if l.cpu.is_none() {
                         l.cpu = self.hint_cpu;
                     }
+                    l.after_batched = std::mem::take(&mut self.batched);
                     return Some(Ok(l));
                 }
-                Ok(None) => self.skipped += 1,
+                Ok(None) => {
+                    self.skipped += 1;
+                    self.batched |= self.buf.contains("mm_page_free_batched:");
+                }
                 Err(e) => return Some(Err(e)),
             }
         }
@@ -196,6 +211,8 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
             ts_ns: None,
             task: None,
             event,
+            after_batched: false,
+            preemptible: None,
         }));
     }
     if trimmed.is_empty() {
@@ -258,6 +275,8 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         ts_ns: timestamp(prefix),
         task,
         event,
+        after_batched: false,
+        preemptible: preemptible(prefix),
     }))
 }
 
@@ -377,6 +396,19 @@ fn cpu_column(prefix: &str) -> Option<u32> {
         rest = &tail[j + 1..];
     }
     None
+}
+
+/// The irq-info flags column after `[cpu]` (`irqs-off`, `need-resched`, `hardirq/softirq`,
+/// `preempt-depth`, then optionally `migrate-disable`): `Some(true)` for irqs on, no irq context
+/// and preempt depth 0.
+fn preemptible(prefix: &str) -> Option<bool> {
+    let after = &prefix[prefix.find("] ")? + 2..];
+    let flags = after.split_whitespace().next()?.as_bytes();
+    // Without irq-info the token is the timestamp (`12.5:`).
+    if !(4..=5).contains(&flags.len()) || flags.contains(&b':') {
+        return None;
+    }
+    Some(flags[0] == b'.' && flags[2] == b'.' && flags[3] == b'.')
 }
 
 /// The `key=value` fields of one event line.
