@@ -92,7 +92,7 @@ fn lab_captures_replay_from_node_snapshots_with_their_figures() {
         ("hugetlb-2m", 4444, 59, 322, 315, 319, 1),
         ("gigantic", 6519, 47, 115, 112, 114, 1),
         ("gigantic-cma", 4383, 54, 118, 113, 117, 2),
-        ("vmalloc", 9376, 5, 1482, 1477, 1479, 5),
+        ("vmalloc", 9376, 1, 1482, 1480, 1481, 3),
     ];
     for (w, events, div, allocs, exact, same, expect) in want {
         let f = replay_from_snapshot(w);

@@ -261,15 +261,20 @@ fn small_zone_of(kernel: &str) -> scenario::Scenario {
     .unwrap()
 }
 
-/// Four pages allocated on CPU 1, then freed in ascending pfn order with the given irq-info
+/// Four pages allocated on CPU 1 (`split`: as one order-2 block that vmalloc splits with
+/// `split_page`; else one by one), then freed in ascending pfn order with the given irq-info
 /// flags; `batched` appends the folio batch's `mm_page_free_batched` commits.
-fn four_page_free(flags: &str, batched: bool) -> String {
+fn four_page_free(flags: &str, batched: bool, split: bool) -> String {
     let mut t = String::from("# tracer: nop\n");
-    for (i, pfn) in (0x100..0x104).enumerate() {
-        t += &format!(
-            "          insmod-125     [001] .....    40.{:06}: mm_page_alloc: page=0 pfn={pfn:#x} order=0 migratetype=0 gfp_flags=GFP_KERNEL\n",
-            100 + i
-        );
+    if split {
+        t += "          insmod-125     [001] .....    40.000100: mm_page_alloc: page=0 pfn=0x100 order=2 migratetype=0 gfp_flags=GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP\n";
+    } else {
+        for (i, pfn) in (0x100..0x104).enumerate() {
+            t += &format!(
+                "          insmod-125     [001] .....    40.{:06}: mm_page_alloc: page=0 pfn={pfn:#x} order=0 migratetype=0 gfp_flags=GFP_KERNEL\n",
+                100 + i
+            );
+        }
     }
     for (i, pfn) in (0x100..0x104).enumerate() {
         t += &format!(
@@ -308,29 +313,32 @@ fn movable_pcp(s: &scenario::Scenario, trace: &str) -> Vec<(u8, Vec<u32>)> {
 /// 7.2's vfree: `vm_area_free_pages` → `free_pages_bulk` → `__free_contig_range` traces each
 /// page as order 0 (`free_pages_prepare(page, 0)` in `__free_contig_range_common`), then
 /// `free_prepared_contig_range` frees the run as its aligned chunks through
-/// `__free_frozen_pages(.., FPI_PREPARED)`: pfns 0x100-0x103 are one order-2 chunk
+/// `__free_frozen_pages(.., FPI_PREPARED)`: the pages of a large-order vmalloc block
+/// (`vm_area_alloc_pages` allocates order 2 and `split_page`s it), pfns 0x100-0x103, are one
+/// order-2 chunk
 /// (0x100 is aligned to 4, ilog2(4) = 2), which `pcp_allowed_order(2)` puts on the order-2
 /// pcp list (v7.2.13 mm/page_alloc.c:6902-6926, 6928-6975, 5308-5319).
 #[test]
 fn a_sleepable_run_of_order0_frees_is_one_contig_range_on_v7_2() {
     let s = small_zone_of("v7.2");
     assert_eq!(
-        movable_pcp(&s, &four_page_free(".....", false)),
+        movable_pcp(&s, &four_page_free(".....", false, true)),
         vec![(2, vec![0x100])]
     );
 }
 
 /// The same four lines where free_pages_bulk cannot be: under a lock (preempt depth 1: a
-/// page-table free at exit), or in a folio batch (`free_unref_folios` commits each page with
-/// `mm_page_free_batched`), or on v7.1 (vfree frees page by page): four order-0 pcp entries,
-/// the last freed at the head.
+/// page-table free at exit) or in softirq, in a folio batch (`free_unref_folios` commits each
+/// page with `mm_page_free_batched`), pages allocated one by one (pipe buffers freed in a row),
+/// or on v7.1 (vfree frees page by page): four order-0 pcp entries, the last freed at the head.
 #[test]
 fn other_runs_of_order0_frees_stay_single_pages() {
     let single = vec![(0, vec![0x103, 0x102, 0x101, 0x100])];
     let v72 = small_zone_of("v7.2");
-    assert_eq!(movable_pcp(&v72, &four_page_free("...1.", false)), single);
-    assert_eq!(movable_pcp(&v72, &four_page_free("..s1.", false)), single);
-    assert_eq!(movable_pcp(&v72, &four_page_free(".....", true)), single);
+    assert_eq!(movable_pcp(&v72, &four_page_free("...1.", false, true)), single);
+    assert_eq!(movable_pcp(&v72, &four_page_free("..s1.", false, true)), single);
+    assert_eq!(movable_pcp(&v72, &four_page_free(".....", true, true)), single);
+    assert_eq!(movable_pcp(&v72, &four_page_free(".....", false, false)), single);
     let v71 = small_zone_of("v7.1");
-    assert_eq!(movable_pcp(&v71, &four_page_free(".....", false)), single);
+    assert_eq!(movable_pcp(&v71, &four_page_free(".....", false, true)), single);
 }

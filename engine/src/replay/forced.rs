@@ -326,6 +326,7 @@ pub fn replay<R: BufRead>(
                     let m = initial.zone_at(i).pages() as usize;
                     ZoneState {
                         origin: vec![0; m],
+                        single: vec![false; m],
                         pindex: vec![0; m],
                         ..ZoneState::default()
                     }
@@ -339,6 +340,7 @@ pub fn replay<R: BufRead>(
         e: engine,
         opts: opts.clone(),
         origin: vec![0; n],
+        single: vec![false; n],
         pindex: vec![0; n],
         in_flight: HashMap::new(),
         pre_claimed: None,
@@ -456,6 +458,9 @@ struct Replayer {
     opts: ReplayOptions,
     /// Per page: how the pcp block headed here got onto its list.
     origin: Vec<u8>,
+    /// Per page: its last traced allocation was an order-0 `mm_page_alloc` of it alone (not a
+    /// page of a larger block, nor a page the untraced `alloc_pages_bulk` handed out).
+    single: Vec<bool>,
     /// Per page: the pcp list index of the pcp block headed here.
     pindex: Vec<u8>,
     /// Blocks taken from the buddy for the caller, awaiting their `mm_page_alloc`.
@@ -498,12 +503,15 @@ struct FreeRun {
     zone: usize,
     start: u64,
     end: u64,
+    /// A page of the run was last allocated alone (`Replayer::single`).
+    singles: bool,
 }
 
 /// The per-zone part of [`Replayer`] (per-page arrays indexed by the zone's own pfns).
 #[derive(Default)]
 struct ZoneState {
     origin: Vec<u8>,
+    single: Vec<bool>,
     pindex: Vec<u8>,
     in_flight: HashMap<u32, u8>,
     pre_claimed: Option<u32>,
@@ -538,6 +546,7 @@ impl Replayer {
         let park = |r: &mut Replayer, slot: usize| {
             let z = &mut r.parked[slot];
             std::mem::swap(&mut r.origin, &mut z.origin);
+            std::mem::swap(&mut r.single, &mut z.single);
             std::mem::swap(&mut r.pindex, &mut z.pindex);
             std::mem::swap(&mut r.in_flight, &mut z.in_flight);
             std::mem::swap(&mut r.pre_claimed, &mut z.pre_claimed);
@@ -686,8 +695,9 @@ impl Replayer {
                 gfp,
             } => self.alloc(pfn, order, self.mt(mt), gfp, cpu, cpu_known),
             TraceEvent::Free { pfn, order } => {
+                let single = self.traced_single_page(pfn);
                 let what = self.free(pfn, order, cpu);
-                self.contig_run(tl, &what, cpu, ahead);
+                self.contig_run(tl, &what, single, cpu, ahead);
                 what
             }
             TraceEvent::ZoneLocked {
@@ -1121,6 +1131,7 @@ impl Replayer {
                 gfp,
             },
         );
+        self.single[p as usize..(p + (1 << order)) as usize].fill(order == 0);
         format!("order-{order} block at pfn {pfn:#x} allocated {how}")
     }
 
@@ -1170,6 +1181,7 @@ impl Replayer {
         &mut self,
         tl: &TraceLine,
         what: &str,
+        single: bool,
         cpu: usize,
         ahead: &mut Lookahead<'_, R>,
     ) {
@@ -1188,14 +1200,17 @@ impl Replayer {
         }
         let zone = self.e.zone.active_index();
         let run = match self.free_run {
-            Some(r) if r.cpu == cpu && r.zone == zone && r.end == pfn => {
-                FreeRun { end: pfn + 1, ..r }
-            }
+            Some(r) if r.cpu == cpu && r.zone == zone && r.end == pfn => FreeRun {
+                end: pfn + 1,
+                singles: r.singles || single,
+                ..r
+            },
             _ => FreeRun {
                 cpu,
                 zone,
                 start: pfn,
                 end: pfn + 1,
+                singles: single,
             },
         };
         // The next line of the file: any line between (a trace_marker write, another event)
@@ -1230,12 +1245,22 @@ impl Replayer {
             }
             break;
         }
-        if run.end - run.start < 2 || not_a_range {
+        if run.end - run.start < 2 || not_a_range || run.singles {
             return;
         }
         for (p, o) in contig_chunks(run.start, run.end - run.start) {
             self.chunk(p, o, cpu);
         }
+    }
+
+    /// Was the page at `pfn` last handed out alone, by a traced order-0 `mm_page_alloc`?
+    /// vmalloc's pages come from a larger allocation it split (`split_page`) or from the
+    /// untraced `alloc_pages_bulk`: a run holding such a page is single frees that happen to
+    /// be adjacent (pipe buffers, slab pages), not a vfree.
+    fn traced_single_page(&mut self, pfn: u64) -> bool {
+        self.enter_zone_of(pfn);
+        let start = self.e.zone.cfg.start_pfn;
+        pfn >= start && self.single.get((pfn - start) as usize) == Some(&true)
     }
 
     /// `mm_page_free` of a gigantic folio (order above MAX_PAGE_ORDER): `__free_pages_ok` →
