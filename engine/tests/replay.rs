@@ -335,10 +335,25 @@ fn a_sleepable_run_of_order0_frees_is_one_contig_range_on_v7_2() {
 fn other_runs_of_order0_frees_stay_single_pages() {
     let single = vec![(0, vec![0x103, 0x102, 0x101, 0x100])];
     let v72 = small_zone_of("v7.2");
-    assert_eq!(movable_pcp(&v72, &four_page_free("...1.", false, true)), single);
-    assert_eq!(movable_pcp(&v72, &four_page_free("..s1.", false, true)), single);
-    assert_eq!(movable_pcp(&v72, &four_page_free(".....", true, true)), single);
-    assert_eq!(movable_pcp(&v72, &four_page_free(".....", false, false)), single);
+    assert_eq!(
+        movable_pcp(&v72, &four_page_free("...1.", false, true)),
+        single
+    );
+    assert_eq!(
+        movable_pcp(&v72, &four_page_free("..s1.", false, true)),
+        single
+    );
+    assert_eq!(
+        movable_pcp(&v72, &four_page_free(".....", true, true)),
+        single
+    );
+    assert_eq!(
+        movable_pcp(&v72, &four_page_free(".....", false, false)),
+        single
+    );
     let v71 = small_zone_of("v7.1");
-    assert_eq!(movable_pcp(&v71, &four_page_free(".....", false, true)), single);
+    assert_eq!(
+        movable_pcp(&v71, &four_page_free(".....", false, true)),
+        single
+    );
 }
