@@ -42,9 +42,10 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     // A recorded trace snapshots the DOM at every action and screencasts every frame (a full-window
-    // redraw in headless Chromium's software compositor): slower on every test. CI keeps no files
-    // of a run, only what it prints, so there the trace is off; locally a failure keeps its trace.
-    trace: process.env.CI ? 'off' : 'retain-on-failure',
+    // redraw in headless Chromium's software compositor): about a third of the suite's time. CI
+    // keeps no files of a run, only what it prints, so there (and in scripts/test.sh, E2E_TRACE=off)
+    // the trace is off; `bash scripts/e2e.sh` alone keeps a failed test's trace.
+    trace: (process.env.E2E_TRACE as 'off' | 'retain-on-failure' | undefined) ?? (process.env.CI ? 'off' : 'retain-on-failure'),
     screenshot: 'only-on-failure',
   },
   projects: [

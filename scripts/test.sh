@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole check, as CI runs it (.ci/run): setup, rustfmt, clippy (host and wasm32), the engine's
-# and the app's tests, the drgn snapshot writer's tests, the release wasm build and the Playwright
-# e2e suite.
+# and the app's tests, the drgn snapshot writer's and the lab's tests, the release wasm build and
+# the Playwright e2e suite. The browserless checks run beside the e2e suite (see `checks`).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$BUDDYSCOPE_ROOT"
@@ -22,6 +22,10 @@ finish() {
         kill -- "-$WASM_BUILD_PID" 2>/dev/null || true
         wait "$WASM_BUILD_PID" 2>/dev/null || true
     fi
+    if [ -n "${CHECKS_PID:-}" ] && kill -0 "$CHECKS_PID" 2>/dev/null; then
+        kill -- "-$CHECKS_PID" 2>/dev/null || true
+        wait "$CHECKS_PID" 2>/dev/null || true
+    fi
     rm -rf "$BUDDYSCOPE_RUN_TMP"
     local total=$((SECONDS - TEST_START))
     if [ "$rc" -eq 0 ]; then
@@ -39,7 +43,7 @@ run_step() {
     current=$name
     step "$name: $*"
     local t=$SECONDS
-    "$@"
+    "$@" || return $?
     done_steps+=("$name")
     timings+=("$name $((SECONDS - t))s")
 }
@@ -47,20 +51,14 @@ run_step() {
 run_step setup bash scripts/setup.sh
 export BUDDYSCOPE_SETUP_DONE=1
 run_step fmt cargo fmt --all --check
-run_step clippy cargo clippy --workspace --all-targets -- -D warnings
-# The app's wasm-only code paths, as trunk compiles them.
-run_step clippy-wasm cargo clippy -p buddyscope-app --target wasm32-unknown-unknown -- -D warnings
-# The engine's unit, property and doc tests and the app's component logic that needs no browser
-# (JSON-path locator, chart helpers, ...), in one build: one feature set for the whole workspace,
-# as clippy's, so the engine and the shared dependencies are compiled once, not once per package.
+
 # The release wasm build the e2e suite runs against compiles for wasm32 while the host tests
-# build and run: cargo locks each profile's folder, not the target dir, so the two builds do not
-# wait on each other, and each fills the other's serial stretches (linking, LTO, single-threaded
-# tests) on a 2-core machine. Its output goes to a log shown at its step.
+# build: cargo locks each profile's folder, not the target dir, so the two builds do not wait on
+# each other, and each fills the other's serial stretches (linking, LTO) on a 2-core machine. Its
+# own process group (setsid), so that a run ending early stops trunk and its cargo too.
 WASM_BUILD_LOG="$BUDDYSCOPE_RUN_TMP/wasm-build.log"
 WASM_BUILD_START=$SECONDS
 step "wasm-build (in the background): trunk build --release > $WASM_BUILD_LOG"
-# Its own process group (setsid), so that a run ending early stops trunk and its cargo too.
 setsid trunk build --release >"$WASM_BUILD_LOG" 2>&1 &
 WASM_BUILD_PID=$!
 wasm_build_wait() {
@@ -71,18 +69,79 @@ wasm_build_wait() {
     [ "$rc" -ne 0 ] || (cd dist && for f in *; do info "$(printf '%8d  %s' "$(stat -c %s "$f")" "$f")"; done)
     return "$rc"
 }
-run_step test cargo test --workspace
+
+# The engine's unit, property and doc tests and the app's component logic that needs no browser,
+# compiled in one build: one feature set for the whole workspace, so the engine and the shared
+# dependencies are compiled once, not once per package. It also builds the CLI
+# (target/debug/buddyscope) that the e2e suite and the drgn tests run.
+run_step test-build cargo test --workspace --no-run
 export BUDDYSCOPE_CLI_BUILT=1
-# tools/drgn/snapshot.py without a kernel (python3 only; drgn is imported only for a live walk).
-# The engine tests above built the CLI (target/debug/buddyscope) that one of these tests feeds the
-# snapshot to, and that the e2e suite runs.
-run_step test-drgn env BUDDYSCOPE_REQUIRE_CLI=1 PYTHONDONTWRITEBYTECODE=1 \
-    python3 -m unittest discover -s tools/drgn
-# The kernel lab's pure parts (capture folder writer, summary, /proc check) without a VM.
-run_step test-lab env PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s lab
+
+# The checks that need no browser run while the e2e suite does: one browser leaves part of the
+# second core idle (chromium, the test runner and the static server take turns), and these fill
+# it. Each runs as a step of its own, in order; their output goes to a log shown, with their
+# timings, at the `checks` step after the e2e suite.
+CHECKS_LOG="$BUDDYSCOPE_RUN_TMP/checks.log"
+CHECKS_TIMES="$BUDDYSCOPE_RUN_TMP/checks.times"
+host_checks() {
+    check() {
+        local name=$1 t=$SECONDS
+        shift
+        step "$name: $*"
+        "$@" || {
+            local rc=$?
+            printf '%s FAILED(%d)\n' "$name" "$rc" >>"$CHECKS_TIMES"
+            return "$rc"
+        }
+        printf '%s %ds\n' "$name" "$((SECONDS - t))" >>"$CHECKS_TIMES"
+    }
+    check clippy cargo clippy --workspace --all-targets -- -D warnings &&
+        # The app's wasm-only code paths, as trunk compiles them.
+        check clippy-wasm cargo clippy -p buddyscope-app --target wasm32-unknown-unknown -- -D warnings &&
+        check test cargo test --workspace &&
+        # tools/drgn/snapshot.py without a kernel (python3 only; drgn is imported only for a live
+        # walk); one test feeds the snapshot to the CLI the test-build step built.
+        check test-drgn env BUDDYSCOPE_REQUIRE_CLI=1 PYTHONDONTWRITEBYTECODE=1 \
+            python3 -m unittest discover -s tools/drgn &&
+        # The kernel lab's pure parts (capture folder writer, summary, /proc check) without a VM.
+        check test-lab env PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s lab
+}
+checks_wait() {
+    local rc=0
+    wait "$CHECKS_PID" || rc=$?
+    cat "$CHECKS_LOG"
+    while read -r name took; do
+        [ "${took#FAILED}" = "$took" ] || current=$name
+        timings+=("$name $took")
+    done <"$CHECKS_TIMES"
+    return "$rc"
+}
+
 run_step wasm-build wasm_build_wait
 export BUDDYSCOPE_DIST_BUILT=1
+
+: >"$CHECKS_TIMES"
+step "checks (in the background, beside the e2e suite): clippy, clippy-wasm, test, test-drgn, test-lab > $CHECKS_LOG"
+# Job control gives the background job a process group of its own, which the exit trap stops.
+set -m
+host_checks >"$CHECKS_LOG" 2>&1 &
+CHECKS_PID=$!
+set +m
+
 # One browser (E2E_WORKERS=2 runs two): on 2 cores the suite is CPU-bound, and two browsers made
-# each test about twice as slow, so they saved little wall time and left less margin under the
-# tests' timeouts.
-run_step e2e bash scripts/e2e.sh
+# each test about twice as slow. No Playwright trace: recording one snapshots the DOM and
+# screencasts every frame of every test (a third of the suite's time), and CI keeps no files;
+# `bash scripts/e2e.sh` alone keeps a failed test's trace.
+# A failed e2e suite still waits for the checks, so that one run reports both.
+e2e_rc=0
+run_step e2e env E2E_TRACE=off bash scripts/e2e.sh || e2e_rc=$?
+checks_rc=0
+run_step checks checks_wait || checks_rc=$?
+failed=()
+[ "$e2e_rc" -eq 0 ] || failed+=(e2e)
+# checks_wait names the check that failed.
+[ "$checks_rc" -eq 0 ] || failed+=("$current")
+if [ "${#failed[@]}" -gt 0 ]; then
+    current="${failed[*]}"
+    exit 1
+fi

@@ -166,12 +166,14 @@ test('the toggle turns compare mode on and off at the same op; stepping controls
 });
 
 test('play advances both sides', async ({ page }) => {
+  // Playing ~3,000 events at 512 a second takes as long in any run: room for a loaded machine.
+  test.setTimeout(60_000);
   await openApp(page, '?scenario=free-contig-range-unaligned&compare=1');
   const progA = page.getByTestId('side-a').getByTestId('side-progress');
   const progB = page.getByTestId('side-b').getByTestId('side-progress');
   await page.getByTestId('speed').selectOption('512');
   await page.getByTestId('play').click();
-  await expect(progA).toContainText('op 5 / 5 · op done', { timeout: 20_000 });
+  await expect(progA).toContainText('op 5 / 5 · op done', { timeout: 45_000 });
   await expect(progB).toContainText('op 5 / 5 · op done');
   await expect(page.getByTestId('play')).toHaveAttribute('aria-pressed', 'false');
 });

@@ -234,6 +234,10 @@ test('fallback-steal at 1920×1080: compare + presenter, stop 3 shows its state;
   await other.goto(url);
   await expect(other.getByTestId('presenter-view')).toBeVisible();
   await expect(other.getByTestId('tour-caption')).toHaveText(tour[2].caption);
+  // The caption can come before the sides have mounted and reached the stop's op.
+  for (const side of ['a', 'b'] as const) {
+    await expect(other.getByTestId(`side-${side}`).getByTestId('side-progress')).toHaveText(new RegExp(`^op ${k} / `));
+  }
   expect(await sideFreeLists(other, 'a')).toEqual(cliSide(id, 'a', k));
   expect(await sideFreeLists(other, 'b')).toEqual(cliSide(id, 'b', k));
   await other.close();
