@@ -72,10 +72,8 @@ enum Cmd {
         trace: String,
         #[arg(long, value_enum, default_value_t = Format::Summary)]
         format: Format,
-        /// Start from this scenario's kernel, zone and init (its ops are ignored), or from a
-        /// bare snapshot file (version 1: one zone; version 2: a node).
-        #[arg(long)]
-        scenario: Option<String>,
+        #[command(flatten)]
+        start: ReplayStart,
         /// Replay only the lines after the trace_marker line with this text (e.g.
         /// "buddyscope: snapshot before"); the others count as skipped, line numbers stay.
         #[arg(long)]
@@ -89,23 +87,6 @@ enum Cmd {
         /// exit 1 when there are any.
         #[arg(long)]
         expect: Option<String>,
-        /// Start from a real machine's /proc files:
-        /// pagetypeinfo=FILE[,zoneinfo=FILE][,zone=NAME|all][,cma=0|1] (CONFIG_CMA is read from
-        /// the text's CMA row; cma= may only agree with it).
-        #[arg(long)]
-        init: Option<String>,
-        /// Kernel behaviour profile (v6.12, v6.18, v6.19, v7.1, v7.2, v7.3).
-        #[arg(long)]
-        kernel: Option<String>,
-        /// Zone size in pages.
-        #[arg(long)]
-        pages: Option<u64>,
-        /// First pfn of the zone (a multiple of 1024).
-        #[arg(long)]
-        start_pfn: Option<u64>,
-        /// CPUs (pcp lists) of the zone.
-        #[arg(long)]
-        cpus: Option<u32>,
         /// Print progress to standard error.
         #[arg(long)]
         progress: bool,
@@ -135,24 +116,9 @@ enum Cmd {
         ops: Option<usize>,
         #[arg(long, value_enum, default_value_t = WhereFormat::Text)]
         format: WhereFormat,
-        /// A trace's start state: this scenario's kernel, zone and init, or a bare snapshot.
-        #[arg(long)]
-        scenario: Option<String>,
-        /// A trace's start state from a real machine's /proc files (as `replay --init`).
-        #[arg(long)]
-        init: Option<String>,
-        /// A trace's kernel behaviour profile (v6.12, v6.18, v6.19, v7.1, v7.2, v7.3).
-        #[arg(long)]
-        kernel: Option<String>,
-        /// A trace's zone size in pages.
-        #[arg(long)]
-        pages: Option<u64>,
-        /// A trace's first zone pfn (a multiple of 1024).
-        #[arg(long)]
-        start_pfn: Option<u64>,
-        /// A trace's CPUs (pcp lists).
-        #[arg(long)]
-        cpus: Option<u32>,
+        // A trace's start state: any of these flags makes INPUT a trace.
+        #[command(flatten)]
+        start: ReplayStart,
     },
     /// Check a scenario (everything before the first op), print what it costs (operations and
     /// pages touched, counted without running) and stop; refuse it over the operation limit.
@@ -210,6 +176,45 @@ impl MatrixArgs {
         Ok(buddyscope::fallback::text(
             &buddyscope::fallback::fallback_matrix(run, f),
         ))
+    }
+}
+
+/// The start state of a trace's replay (`replay`, `where`): a scenario's or snapshot's, or the
+/// defaults, with these overrides.
+#[derive(clap::Args, Clone, Default)]
+struct ReplayStart {
+    /// Start from this scenario's kernel, zone and init (its ops are ignored), or from a
+    /// bare snapshot file (version 1: one zone; version 2: a node).
+    #[arg(long)]
+    scenario: Option<String>,
+    /// Start from a real machine's /proc files:
+    /// pagetypeinfo=FILE[,zoneinfo=FILE][,zone=NAME|all][,cma=0|1] (CONFIG_CMA is read from
+    /// the text's CMA row; cma= may only agree with it).
+    #[arg(long)]
+    init: Option<String>,
+    /// Kernel behaviour profile (v6.12, v6.18, v6.19, v7.1, v7.2, v7.3).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Zone size in pages.
+    #[arg(long)]
+    pages: Option<u64>,
+    /// First pfn of the zone (a multiple of 1024).
+    #[arg(long)]
+    start_pfn: Option<u64>,
+    /// CPUs (pcp lists) of the zone.
+    #[arg(long)]
+    cpus: Option<u32>,
+}
+
+impl ReplayStart {
+    /// Whether any flag was given.
+    fn is_set(&self) -> bool {
+        self.scenario.is_some()
+            || self.init.is_some()
+            || self.kernel.is_some()
+            || self.pages.is_some()
+            || self.start_pfn.is_some()
+            || self.cpus.is_some()
     }
 }
 
@@ -380,12 +385,7 @@ fn main() -> ExitCode {
         Cmd::Replay {
             trace,
             format,
-            scenario: base,
-            init,
-            kernel,
-            pages,
-            start_pfn,
-            cpus,
+            start,
             progress,
             compare_model,
             predict,
@@ -420,7 +420,7 @@ fn main() -> ExitCode {
             } else {
                 None
             };
-            let s = match replay_start(base, init, kernel, pages, start_pfn, cpus) {
+            let s = match replay_start(start) {
                 Ok(s) => s,
                 Err(e) => return fail(&e),
             };
@@ -541,18 +541,13 @@ fn main() -> ExitCode {
             pfn,
             ops,
             format,
-            scenario: base,
-            init,
-            kernel,
-            pages,
-            start_pfn,
-            cpus,
+            start,
         } => {
             let pfn = match buddyscope::whereis::parse_pfn(&pfn) {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
-            match where_cmd(&input, pfn, ops, base, init, kernel, pages, start_pfn, cpus) {
+            match where_cmd(&input, pfn, ops, start) {
                 Ok(w) => {
                     match format {
                         WhereFormat::Text => print!("{}", w.text()),
@@ -708,24 +703,13 @@ fn main() -> ExitCode {
 
 /// `buddyscope where`: run the scenario (or replay the trace) recorded, put the cursor after
 /// `ops` executed ops, and answer for `pfn` there.
-#[allow(clippy::too_many_arguments)]
 fn where_cmd(
     input: &str,
     pfn: u64,
     ops: Option<usize>,
-    base: Option<String>,
-    init: Option<String>,
-    kernel: Option<String>,
-    pages: Option<u64>,
-    start_pfn: Option<u64>,
-    cpus: Option<u32>,
+    start: ReplayStart,
 ) -> Result<buddyscope::whereis::PageWhere, String> {
-    let trace_flags = base.is_some()
-        || init.is_some()
-        || kernel.is_some()
-        || pages.is_some()
-        || start_pfn.is_some()
-        || cpus.is_some();
+    let trace_flags = start.is_set();
     let text = match buddyscope::builtin::get(input) {
         Some(b) if !trace_flags && !std::path::Path::new(input).exists() => b.json.to_string(),
         _ => read(input)?,
@@ -742,7 +726,7 @@ fn where_cmd(
             .map_err(|e| format!("{input}: {e}"))?;
         (r, None)
     } else {
-        let s = replay_start(base, init, kernel, pages, start_pfn, cpus)?;
+        let s = replay_start(start)?;
         import_notes(&s);
         let opts = buddyscope::replay::ReplayOptions {
             record: true,
@@ -773,14 +757,15 @@ fn where_cmd(
 }
 
 /// The start state of a replay: a scenario's (or the defaults), with the flags' overrides.
-fn replay_start(
-    base: Option<String>,
-    init: Option<String>,
-    kernel: Option<String>,
-    pages: Option<u64>,
-    start_pfn: Option<u64>,
-    cpus: Option<u32>,
-) -> Result<scenario::Scenario, String> {
+fn replay_start(start: ReplayStart) -> Result<scenario::Scenario, String> {
+    let ReplayStart {
+        scenario: base,
+        init,
+        kernel,
+        pages,
+        start_pfn,
+        cpus,
+    } = start;
     let mut s = match &base {
         Some(f) => scenario_or_snapshot(f)?,
         None => scenario::Scenario::default(),
