@@ -258,7 +258,11 @@ pub fn ratio_text(r: Option<f64>) -> String {
         Some(r) if r >= 100.0 => format!("{r:.0}"),
         Some(r) if r >= 10.0 => format!("{r:.1}"),
         Some(r) if r >= 1.0 => format!("{r:.2}"),
-        Some(r) => format!("{r:.3}"),
+        // Below 1 the digits start after the zeros: 0.250, 0.0312, 0.000495 (9 / 18174).
+        Some(r) => {
+            let decimals = (2.0 - r.log10().floor()).clamp(3.0, 12.0) as usize;
+            format!("{r:.decimals$}")
+        }
     }
 }
 
@@ -446,5 +450,8 @@ mod tests {
         assert_eq!(ratio_text(Some(12.34)), "12.3");
         assert_eq!(ratio_text(None), "\u{2014}");
         assert_eq!(ratio_text(Some(1.0)), "1.00");
+        assert_eq!(ratio_text(Some(9.0 / 18174.0)), "0.000495");
+        assert_eq!(ratio_text(Some(0.03125)), "0.0312");
+        assert_eq!(ratio_text(Some(0.999)), "0.999");
     }
 }
