@@ -128,3 +128,67 @@ export async function frameSnapshot(page: Page, root = 'body'): Promise<Record<s
     return out;
   }, root);
 }
+
+/** The map canvas's geometry, as it publishes it in data attributes (app/src/panels/memmap). */
+export type MapGeometry = { cell: number; pad: number; tileW: number; tileH: number; perRow: number; start: number };
+
+export async function mapGeometry(page: Page): Promise<MapGeometry> {
+  return page.getByTestId('memory-map').evaluate((c) => ({
+    cell: Number(c.dataset.cell),
+    pad: Number(c.dataset.pad),
+    tileW: Number(c.dataset.tileW),
+    tileH: Number(c.dataset.tileH),
+    perRow: Number(c.dataset.perRow),
+    start: Number(c.dataset.startPfn),
+  }));
+}
+
+/** The centre of zone page `idx` in the canvas's CSS pixels: a pageblock is a tile of 32×16
+ * cells, tiles in rows of `perRow`. */
+export function mapPagePoint(g: MapGeometry, idx: number): { x: number; y: number } {
+  const pb = Math.floor(idx / 512);
+  const i = idx % 512;
+  return {
+    x: (pb % g.perRow) * g.tileW + g.pad + (i % 32) * g.cell + g.cell / 2,
+    y: Math.floor(pb / g.perRow) * g.tileH + g.pad + Math.floor(i / 32) * g.cell + g.cell / 2,
+  };
+}
+
+/** Clicks zone page `idx` on the map; returns its absolute pfn. */
+export async function clickMapPage(page: Page, idx: number): Promise<number> {
+  const g = await mapGeometry(page);
+  await page.getByTestId('memory-map').click({ position: mapPagePoint(g, idx) });
+  return g.start + idx;
+}
+
+/** Moves the mouse over zone page `idx` on the map; returns its absolute pfn. */
+export async function hoverMapPage(page: Page, idx: number): Promise<number> {
+  const g = await mapGeometry(page);
+  const box = (await page.getByTestId('memory-map').boundingBox())!;
+  const p = mapPagePoint(g, idx);
+  await page.mouse.move(box.x + p.x, box.y + p.y);
+  return g.start + idx;
+}
+
+/** Pageblocks per migratetype from `buddyscope run FILE --format pagetypeinfo --ops K`
+ * ("Number of blocks type" and the zone's row). */
+export function cliPageblocks(file: string, ops: number): Record<string, number> {
+  const out = runCli(['run', file, '--format', 'pagetypeinfo', '--ops', String(ops)]);
+  const lines = out.split('\n');
+  const h = lines.findIndex((l) => l.startsWith('Number of blocks type'));
+  const names = lines[h].replace('Number of blocks type', '').trim().split(/\s+/);
+  const nums = lines[h + 1].trim().split(/\s+/).slice(-names.length).map(Number);
+  return Object.fromEntries(names.map((n, i) => [n, nums[i]]));
+}
+
+/** Pageblocks per migratetype from the map's text alternative ("… pageblocks (16 Movable, 32 CMA)"). */
+export function appPageblocks(label: string): Record<string, number> {
+  const m = /pageblocks \(([^)]*)\)/.exec(label);
+  if (!m) throw new Error(`no pageblock counts in: ${label}`);
+  return Object.fromEntries(
+    m[1].split(', ').map((s) => {
+      const [n, name] = s.split(' ');
+      return [name, Number(n)];
+    }),
+  );
+}

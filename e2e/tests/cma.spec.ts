@@ -1,7 +1,7 @@
 // cma_alloc / cma_release in the app, against the CLI: the built-in
 // cma-alloc-release steps to the allocation and into the release (its call chain and elixir
 // link), the outcomes and the pageblock counts are the CLI's; the scenario editor runs the ops.
-import { test, expect, openApp, runCli } from '../fixtures';
+import { test, expect, openApp, runCli, cliPageblocks, appPageblocks } from '../fixtures';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -13,28 +13,6 @@ const FILE = path.join('engine', 'scenarios', `${ID}.json`);
 function cliOutcomes(file: string): string[] {
   const run = JSON.parse(runCli(['run', file, '--format', 'json']));
   return run.ops.map((o: { outcome: string }) => o.outcome);
-}
-
-/** Pageblocks per type from `--format pagetypeinfo --ops K` ("Number of blocks type" row). */
-function cliBlocks(ops: number): Record<string, number> {
-  const out = runCli(['run', FILE, '--format', 'pagetypeinfo', '--ops', String(ops)]);
-  const lines = out.split('\n');
-  const h = lines.findIndex((l) => l.startsWith('Number of blocks type'));
-  const names = lines[h].replace('Number of blocks type', '').trim().split(/\s+/);
-  const nums = lines[h + 1].trim().split(/\s+/).slice(-names.length).map(Number);
-  return Object.fromEntries(names.map((n, i) => [n, nums[i]]));
-}
-
-/** Pageblocks per type from the map's text alternative ("… pageblocks (16 Movable, 32 CMA)"). */
-function appBlocks(label: string): Record<string, number> {
-  const m = /pageblocks \(([^)]*)\)/.exec(label);
-  if (!m) throw new Error(`no pageblock counts in: ${label}`);
-  return Object.fromEntries(
-    m[1].split(', ').map((s) => {
-      const [n, name] = s.split(' ');
-      return [name, Number(n)];
-    }),
-  );
 }
 
 test('cma-alloc-release: the allocation migrates, the release runs cma_release, as the CLI says', async ({ page }) => {
@@ -61,8 +39,8 @@ test('cma-alloc-release: the allocation migrates, the release runs cma_release, 
   await expect(page.getByTestId('position')).toContainText('op 10 /');
   await expect(page.getByTestId('op-outcome')).toHaveText(outcomes[9]);
   const label = (await page.getByTestId('memory-map').getAttribute('aria-label')) ?? '';
-  const app = appBlocks(label);
-  const cli = cliBlocks(10);
+  const app = appPageblocks(label);
+  const cli = cliPageblocks(FILE, 10);
   expect(cli.CMA).toBe(32);
   for (const [name, n] of Object.entries(cli)) expect(app[name] ?? 0, name).toBe(n);
 });

@@ -1,6 +1,6 @@
 // Core views: memory map, free lists, pcp lists, stepping, scrubber, narration, layout.
 // Numbers are checked against the native CLI (the engine is the source of truth).
-import { test, expect, openApp, saveScreenshot, runCli, type Page } from '../fixtures';
+import { test, expect, openApp, saveScreenshot, runCli, type Page, mapGeometry, hoverMapPage } from '../fixtures';
 import * as path from 'node:path';
 
 const SCENARIOS = runCli(['builtin'])
@@ -221,27 +221,14 @@ test('scrubber: a WAI-ARIA slider; click seeks, keys step', async ({ page }) => 
 test('hovering a map cell shows its pfn, state and pageblock', async ({ page }) => {
   await openScenario(page, 'fragmented-sandbox');
   await opForward(page, 3);
-  const map = page.getByTestId('memory-map');
-  const geom = await map.evaluate((c) => ({
-    cell: Number(c.dataset.cell),
-    pad: Number(c.dataset.pad),
-    tileW: Number(c.dataset.tileW),
-    tileH: Number(c.dataset.tileH),
-    perRow: Number(c.dataset.perRow),
-    start: Number(c.dataset.startPfn),
-  }));
+  const geom = await mapGeometry(page);
   expect(geom.cell).toBeGreaterThan(0);
-  const box = (await map.boundingBox())!;
   for (const idx of [0, 777, 5 * 512 + 100]) {
-    const pb = Math.floor(idx / 512);
-    const i = idx % 512;
-    const x = (pb % geom.perRow) * geom.tileW + geom.pad + (i % 32) * geom.cell + geom.cell / 2;
-    const y = Math.floor(pb / geom.perRow) * geom.tileH + geom.pad + Math.floor(i / 32) * geom.cell + geom.cell / 2;
-    await page.mouse.move(box.x + x, box.y + y);
+    await hoverMapPage(page, idx);
     const tip = page.getByTestId('map-tooltip');
     await expect(tip).toBeVisible();
     await expect(tip).toContainText(`pfn 0x${(geom.start + idx).toString(16)}`);
-    await expect(tip).toContainText(`pageblock ${pb}:`);
+    await expect(tip).toContainText(`pageblock ${Math.floor(idx / 512)}:`);
     await expect(tip).toContainText(/free: order-\d+ block at 0x|allocated|on the pcp of CPU|reserved/);
   }
   await saveScreenshot(page, 'core-tooltip');

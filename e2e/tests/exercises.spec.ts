@@ -5,7 +5,7 @@
 // invalid set's error at its field, and progress surviving a reload.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, type Page } from '../fixtures';
+import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, type Page, clickMapPage, mapGeometry } from '../fixtures';
 
 type Kind = 'choice' | 'number' | 'page' | 'list';
 type Key = { op: number; ask: string; answer: string; code: string };
@@ -46,23 +46,9 @@ function answerKey(file: string): Key[] {
   return keys;
 }
 
-/** Clicks zone page `pfn` (absolute) on the map; the canvas publishes its geometry. */
+/** Clicks zone page `pfn` (absolute) on the map. */
 async function clickPfn(page: Page, pfn: number): Promise<void> {
-  const map = page.getByTestId('memory-map');
-  const g = await map.evaluate((c) => ({
-    cell: Number(c.dataset.cell),
-    pad: Number(c.dataset.pad),
-    tileW: Number(c.dataset.tileW),
-    tileH: Number(c.dataset.tileH),
-    perRow: Number(c.dataset.perRow),
-    start: Number(c.dataset.startPfn),
-  }));
-  const idx = pfn - g.start;
-  const pb = Math.floor(idx / 512);
-  const i = idx % 512;
-  const x = (pb % g.perRow) * g.tileW + g.pad + (i % 32) * g.cell + g.cell / 2;
-  const y = Math.floor(pb / g.perRow) * g.tileH + g.pad + Math.floor(i / 32) * g.cell + g.cell / 2;
-  await map.click({ position: { x, y } });
+  await clickMapPage(page, pfn - (await mapGeometry(page)).start);
 }
 
 /** Gives the right (or a wrong) answer to the question on screen and submits it. */

@@ -1,6 +1,6 @@
 // Export for slides (PNG, WebM, /proc text, trace) and the page history.
 // Texts and histories are checked against the native CLI (the engine is the source of truth).
-import { test, expect, openApp, saveScreenshot, runCli, type Page } from '../fixtures';
+import { test, expect, openApp, saveScreenshot, runCli, type Page, clickMapPage } from '../fixtures';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -254,24 +254,6 @@ function traceRanges(trace: string): Map<number, [number, number][]> {
   return out;
 }
 
-/** Clicks zone page `idx` on the map (the canvas publishes its geometry). */
-async function clickPage(page: Page, idx: number): Promise<number> {
-  const map = page.getByTestId('memory-map');
-  const g = await map.evaluate((c) => ({
-    cell: Number(c.dataset.cell),
-    pad: Number(c.dataset.pad),
-    tileW: Number(c.dataset.tileW),
-    tileH: Number(c.dataset.tileH),
-    perRow: Number(c.dataset.perRow),
-    start: Number(c.dataset.startPfn),
-  }));
-  const pb = Math.floor(idx / 512);
-  const i = idx % 512;
-  const x = (pb % g.perRow) * g.tileW + g.pad + (i % 32) * g.cell + g.cell / 2;
-  const y = Math.floor(pb / g.perRow) * g.tileH + g.pad + Math.floor(i / 32) * g.cell + g.cell / 2;
-  await map.click({ position: { x, y } });
-  return g.start + idx;
-}
 
 for (const id of ['pcp-overflow-2cpu', 'fallback-steal']) {
   test(`${id}: the page history lists the ops the CLI trace shows for the page, and seeks`, async ({ page }) => {
@@ -281,7 +263,7 @@ for (const id of ['pcp-overflow-2cpu', 'fallback-steal']) {
     const first = /mm_page_alloc: page=\S+ pfn=0x([0-9a-f]+) order=(\d+)/.exec(trace)!;
     const start = Number(await page.getByTestId('memory-map').getAttribute('data-start-pfn'));
     const idx = parseInt(first[1], 16) - start + (Number(first[2]) > 0 ? 1 : 0);
-    const pfn = await clickPage(page, idx);
+    const pfn = await clickMapPage(page, idx);
     const panel = page.getByTestId('page-history');
     await expect(panel).toContainText(`pfn 0x${pfn.toString(16)}`);
     const covers = (r: [number, number]) => pfn >= r[0] && pfn < r[0] + r[1];
@@ -325,7 +307,7 @@ test('screenshots of the export and history panels at 1280x720 and 1920x1080', a
     await page.setViewportSize({ width: w, height: h });
     await openScenario(page, 'fallback-claim');
     await opForward(page, 2);
-    await clickPage(page, 5);
+    await clickMapPage(page, 5);
     await expect(page.getByTestId('page-history-event').first()).toBeVisible();
     await page.getByTestId('page-history').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(__dirname, '..', 'artifacts', `export-history-${w}.png`) });

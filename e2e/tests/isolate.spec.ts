@@ -1,33 +1,11 @@
 // alloc_contig_range's pageblock isolation on the map: the isolated pageblocks
 // show as Isolate while the op runs, at the event whose narration the CLI trace prints, and the
 // counts after the op match the CLI.
-import { test, expect, openApp, runCli } from '../fixtures';
+import { test, expect, openApp, runCli, cliPageblocks, appPageblocks } from '../fixtures';
 import * as path from 'node:path';
 
 const ID = 'alloc-contig-range-migrates';
 const FILE = path.join('engine', 'scenarios', `${ID}.json`);
-
-/** Pageblocks per type from `--format pagetypeinfo --ops K` ("Number of blocks type" row). */
-function cliBlocks(ops: number): Record<string, number> {
-  const out = runCli(['run', FILE, '--format', 'pagetypeinfo', '--ops', String(ops)]);
-  const lines = out.split('\n');
-  const h = lines.findIndex((l) => l.startsWith('Number of blocks type'));
-  const names = lines[h].replace('Number of blocks type', '').trim().split(/\s+/);
-  const nums = lines[h + 1].trim().split(/\s+/).slice(-names.length).map(Number);
-  return Object.fromEntries(names.map((n, i) => [n, nums[i]]));
-}
-
-/** Pageblocks per type from the map's text alternative ("… pageblocks (7 Movable, 1 Isolate)"). */
-function appBlocks(label: string): Record<string, number> {
-  const m = /pageblocks \(([^)]*)\)/.exec(label);
-  if (!m) throw new Error(`no pageblock counts in: ${label}`);
-  return Object.fromEntries(
-    m[1].split(', ').map((s) => {
-      const [n, name] = s.split(' ');
-      return [name, Number(n)];
-    }),
-  );
-}
 
 test('alloc_contig_range: the map shows the isolated pageblocks while the op runs', async ({ page }) => {
   // The CLI's narration of the op: its first isolation line.
@@ -49,7 +27,7 @@ test('alloc_contig_range: the map shows the isolated pageblocks while the op run
     await page.keyboard.press('ArrowRight');
     label = (await map.getAttribute('aria-label')) ?? '';
   }
-  expect(appBlocks(label).Isolate).toBe(1);
+  expect(appPageblocks(label).Isolate).toBe(1);
   await expect(page.getByTestId('narration')).toContainText(first![1]);
   // The legend has the Isolate frame.
   await expect(page.getByTestId('map-legend')).toContainText('Isolate');
@@ -59,8 +37,8 @@ test('alloc_contig_range: the map shows the isolated pageblocks while the op run
   await expect(page.getByTestId('position')).toContainText('op 5 /');
   await expect(page.getByTestId('op-outcome')).toHaveText('1024 pages at pfn 0x0; 3 blocks migrated');
   label = (await map.getAttribute('aria-label')) ?? '';
-  const cli = cliBlocks(5);
-  const app = appBlocks(label);
+  const cli = cliPageblocks(FILE, 5);
+  const app = appPageblocks(label);
   for (const [name, n] of Object.entries(cli)) expect(app[name] ?? 0, name).toBe(n);
   expect(app.Isolate ?? 0).toBe(0);
 });

@@ -1,5 +1,5 @@
 // The memory map at device pixels and at the pageblock level.
-import { test, expect, openApp } from '../fixtures';
+import { test, expect, openApp, mapPagePoint } from '../fixtures';
 import { scenarioText } from '../bench/frames';
 
 test('HiDPI: the map canvas has CSS size × devicePixelRatio pixels, and hovering still finds the page', async ({ browser }) => {
@@ -27,10 +27,7 @@ test('HiDPI: the map canvas has CSS size × devicePixelRatio pixels, and hoverin
   expect(g.h).toBe(Math.round(g.cssH * 2));
   const box = (await map.boundingBox())!;
   for (const idx of [0, 777, 3 * 512 + 33]) {
-    const pb = Math.floor(idx / 512);
-    const i = idx % 512;
-    const x = (pb % g.perRow) * g.tileW + g.pad + (i % 32) * g.cell + g.cell / 2;
-    const y = Math.floor(pb / g.perRow) * g.tileH + g.pad + Math.floor(i / 32) * g.cell + g.cell / 2;
+    const { x, y } = mapPagePoint(g, idx);
     await page.mouse.move(box.x + x, box.y + y);
     await expect(page.getByTestId('map-tooltip')).toContainText(`pfn 0x${(g.start + idx).toString(16)}`);
   }

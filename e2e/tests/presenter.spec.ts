@@ -1,7 +1,7 @@
 // Presenter mode, tours and follow-the-action (app/src/presenter.rs,
 // app/src/panels/follow.rs). Driven by keys only, as from a presentation clicker. Tour stops and
 // captions come from the scenario file itself; the touched pageblocks from the CLI's trace.
-import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, waitForPanels, type Page } from '../fixtures';
+import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, waitForPanels, type Page, mapPagePoint } from '../fixtures';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -247,10 +247,9 @@ test('HiDPI: the follow view is drawn at device pixels, not scaled, and hovering
   // Hover: pages of the first two pageblocks, each at the middle of its cell.
   const box = (await map.boundingBox())!;
   for (const idx of [0, 5 * 32 + 9, 511, 512 + 3 * 32 + 2]) {
-    const pb = Math.floor(idx / 512);
-    const i = idx % 512;
-    const x = (pb % g.perRow) * g.tileW + g.pad + (i % 32) * g.cell + g.cell / 2 - g.vx;
-    const y = Math.floor(pb / g.perRow) * g.tileH + g.pad + Math.floor(i / 32) * g.cell + g.cell / 2 - g.vy;
+    const p = mapPagePoint(g, idx);
+    const x = p.x - g.vx;
+    const y = p.y - g.vy;
     expect(x).toBeLessThan(g.cssW);
     expect(y).toBeLessThan(g.cssH);
     await page.mouse.move(box.x + x, box.y + y);

@@ -1,26 +1,12 @@
 // Transient page references: get_page / put_page in the app, against the CLI.
-import { test, expect, openApp, runCli, type Page } from '../fixtures';
+import { test, expect, openApp, runCli, type Page, hoverMapPage } from '../fixtures';
 
 const ID = 'free-contig-range-held-page';
 
 async function hover(page: Page, idx: number) {
-  const map = page.getByTestId('memory-map');
-  const g = await map.evaluate((c: HTMLCanvasElement) => ({
-    cell: Number(c.dataset.cell),
-    pad: Number(c.dataset.pad),
-    tileW: Number(c.dataset.tileW),
-    tileH: Number(c.dataset.tileH),
-    perRow: Number(c.dataset.perRow),
-    start: Number(c.dataset.startPfn),
-  }));
-  const pb = Math.floor(idx / 512);
-  const i = idx % 512;
-  const box = (await map.boundingBox())!;
-  const x = (pb % g.perRow) * g.tileW + g.pad + (i % 32) * g.cell + g.cell / 2;
-  const y = Math.floor(pb / g.perRow) * g.tileH + g.pad + Math.floor(i / 32) * g.cell + g.cell / 2;
-  await page.mouse.move(box.x + x, box.y + y);
+  const pfn = await hoverMapPage(page, idx);
   const tip = page.getByTestId('map-tooltip');
-  await expect(tip).toContainText(`pfn 0x${(g.start + idx).toString(16)}`);
+  await expect(tip).toContainText(`pfn 0x${pfn.toString(16)}`);
   return tip;
 }
 

@@ -1,7 +1,7 @@
 // Where is this page: the panel's answer for a typed pfn and for a map click is the CLI's
 // (`buddyscope where ID PFN --ops K`), word for word; the event that put the page there is one
 // click away; axe finds no serious or critical violation with an answer on screen.
-import { test, expect, openApp, runCli, type Page } from '../fixtures';
+import { test, expect, openApp, runCli, type Page, clickMapPage } from '../fixtures';
 import { scanScreen, blocking, summary } from './support/axe';
 
 async function openAtOp(page: Page, id: string, k: number) {
@@ -12,24 +12,6 @@ async function openAtOp(page: Page, id: string, k: number) {
   await expect(page.getByTestId('position')).toContainText(`op ${k} /`);
 }
 
-/** Clicks zone page `idx` on the map (the canvas publishes its geometry); its absolute pfn. */
-async function clickPage(page: Page, idx: number): Promise<number> {
-  const map = page.getByTestId('memory-map');
-  const g = await map.evaluate((c) => ({
-    cell: Number(c.dataset.cell),
-    pad: Number(c.dataset.pad),
-    tileW: Number(c.dataset.tileW),
-    tileH: Number(c.dataset.tileH),
-    perRow: Number(c.dataset.perRow),
-    start: Number(c.dataset.startPfn),
-  }));
-  const pb = Math.floor(idx / 512);
-  const i = idx % 512;
-  const x = (pb % g.perRow) * g.tileW + g.pad + (i % 32) * g.cell + g.cell / 2;
-  const y = Math.floor(pb / g.perRow) * g.tileH + g.pad + Math.floor(i / 32) * g.cell + g.cell / 2;
-  await map.click({ position: { x, y } });
-  return g.start + idx;
-}
 
 /** The CLI's answer as the panel shows it: the headline, then the event line or the rest. */
 function cliWhere(id: string, pfn: string, k: number): string[] {
@@ -68,7 +50,7 @@ test('fallback-claim at op 3: a typed pfn and a map click answer as buddyscope w
   await expect(panel.getByTestId('whereis-pfn-error')).toContainText('is not a pfn');
 
   // A map click asks about the clicked page: page 0x405 (op 3's block).
-  const pfn = await clickPage(page, 0x405);
+  const pfn = await clickMapPage(page, 0x405);
   await expectPanelEquals(page, cliWhere('fallback-claim', `0x${pfn.toString(16)}`, 3));
   const ev = panel.getByTestId('whereis-event');
   const pos = Number(await ev.getAttribute('data-pos'));
