@@ -207,6 +207,11 @@ test('fallback-steal at 1920×1080: compare + presenter, stop 3 shows its state;
     const loc = page.getByTestId(`side-${side}`);
     await expectShown(loc.locator('.map-inner'), `map ${side}`);
     for (const o of [0, 10]) await expectShown(loc.getByTestId(`nr-free-${o}`), `side ${side}: nr_free[${o}]`);
+    // The follow view's overview leaves the short map box to the map: a third of its height.
+    await expect(loc.getByTestId('map-overview')).toBeVisible();
+    const ov = (await loc.getByTestId('map-overview').boundingBox())!;
+    const mb = (await loc.locator('.map-scroll').boundingBox())!;
+    expect(ov.height, `side ${side}: overview ${ov.height} px in a map box of ${mb.height} px`).toBeLessThanOrEqual(mb.height / 3 + 2);
   }
   await noPageScroll(page);
   await saveScreenshot(page, 'present-compare-fallback-steal-1920');

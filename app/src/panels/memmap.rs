@@ -559,8 +559,13 @@ pub fn MemoryMapPanel() -> impl IntoView {
         }
         if follow {
             if let (Some(g), Some(ov)) = (g, overview_ref.get()) {
+                // The box the overview sits in: a short map (compare mode's sides) keeps most
+                // of its height for the map itself.
+                let box_h = scroll_ref
+                    .get_untracked()
+                    .map(|e| e.client_height().max(0) as u32);
                 state.with_untracked(|s| {
-                    renderer.with_value(|r| draw_overview(&ov, &g, s, &r.cache, d))
+                    renderer.with_value(|r| draw_overview(&ov, &g, box_h, s, &r.cache, d))
                 });
             }
         }
@@ -818,19 +823,28 @@ pub fn map_summary(z: &Zone) -> String {
 /// Overview width in CSS pixels (at most a quarter of the map).
 const OVERVIEW_W: u32 = 200;
 
-/// The overview's size in CSS pixels.
-fn overview_size(g: &Geom) -> (u32, u32) {
+/// The overview's size in CSS pixels: at most a quarter of the map's width and, in a map box
+/// `box_h` CSS pixels tall, a third of its height (the zone's aspect kept).
+fn overview_size(g: &Geom, box_h: Option<u32>) -> (u32, u32) {
     let t = g.tiles();
-    let w = OVERVIEW_W.min(t.w / 4).max(1);
-    (
-        w,
-        (u64::from(t.h) * u64::from(w) / u64::from(t.w.max(1))).max(1) as u32,
-    )
+    let (tw, th) = (u64::from(t.w.max(1)), u64::from(t.h.max(1)));
+    let mut w = u64::from(OVERVIEW_W.min(t.w / 4).max(1));
+    if let Some(bh) = box_h.filter(|&h| h > 0) {
+        w = w.min(u64::from(bh / 3) * tw / th).max(1);
+    }
+    (w as u32, (th * w / tw).max(1) as u32)
 }
 
 /// The whole map, scaled down, in the overview canvas (at device pixels).
-fn draw_overview(ov: &HtmlCanvasElement, g: &Geom, s: &Session, cache: &MapCache, dark: bool) {
-    let (w, h) = overview_size(g);
+fn draw_overview(
+    ov: &HtmlCanvasElement,
+    g: &Geom,
+    box_h: Option<u32>,
+    s: &Session,
+    cache: &MapCache,
+    dark: bool,
+) {
+    let (w, h) = overview_size(g, box_h);
     let dw = ((f64::from(w) * g.dpr).round() as u32).max(1);
     let dh = ((f64::from(h) * g.dpr).round() as u32).max(1);
     if ov.width() != dw {
@@ -974,6 +988,30 @@ fn Legend() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::panels::testutil::timeline;
+
+    /// The overview is a quarter of the map's width at most and, in a short map box (compare
+    /// mode's sides in presenter mode), a third of the box's height, with the zone's aspect.
+    #[test]
+    fn the_overview_leaves_a_short_map_box_to_the_map() {
+        // fallback-steal's zone in one side of compare mode at 1280x720.
+        let g = Geom::new(65536, 1, 1.0, 410);
+        let t = g.tiles();
+        let (w, h) = overview_size(&g, None);
+        assert_eq!(w, OVERVIEW_W.min(t.w / 4));
+        assert_eq!(h, (u64::from(t.h) * u64::from(w) / u64::from(t.w)) as u32);
+        assert!(h > 125 / 3, "{w}x{h}: the case to test");
+        let (sw, sh) = overview_size(&g, Some(125));
+        assert!(sh <= 125 / 3, "{sw}x{sh}");
+        assert!(sw < w);
+        // The aspect is kept (within rounding).
+        let aspect = |w: u32, h: u32| f64::from(w) / f64::from(h);
+        assert!(
+            (aspect(sw, sh) - aspect(w, h)).abs() < aspect(w, h) * 0.1,
+            "{sw}x{sh} vs {w}x{h}"
+        );
+        // A tall box changes nothing.
+        assert_eq!(overview_size(&g, Some(2000)), (w, h));
+    }
 
     /// The text alternative counts what the cells show: free, pcp and the rest add up to the
     /// zone, and the pageblock counts per type add up to the pageblocks.
