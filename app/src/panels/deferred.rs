@@ -31,6 +31,7 @@ use crate::panels::compare::CompareView;
 use crate::panels::counters::CountersPanel;
 use crate::panels::exercises::{ExerciseCtl, ExercisePanel};
 use crate::panels::export::ExportPanel;
+use crate::panels::fallback::FallbackMatrixPanel;
 use crate::panels::history::PageHistoryPanel;
 use crate::panels::pcp::PcpPanel;
 use crate::panels::procimport::ProcImportPanel;
@@ -121,13 +122,14 @@ impl Drop for Pending {
     }
 }
 
-/// The panels at the bottom of the grid: counters, charts, /proc import, trace replay, export,
+/// The panels at the bottom of the grid: counters, charts, the fallback matrix, /proc import, trace replay, export,
 /// the exercise picker and saved work.
 #[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
 pub fn bottom_panels(exercises: ExerciseCtl) -> AnyView {
     view! {
         <CountersPanel/>
         <ChartsPanel/>
+        <FallbackMatrixPanel/>
         <div class="col-replay">
             <ProcImportPanel/>
             <TraceOpenPanel/>

@@ -192,21 +192,11 @@ struct MatrixArgs {
 
 impl MatrixArgs {
     fn print(&self, run: &buddyscope::runner::Run) -> Result<String, String> {
-        let mut f = buddyscope::fallback::MatrixFilter::all(run);
-        if let Some(o) = &self.orders {
-            let (lo, hi) = buddyscope::fallback::parse_range(o, "--orders")?;
-            if hi > u64::from(buddyscope::types::MAX_PAGE_ORDER) {
-                return Err(format!("--orders {o}: orders go from 0 to 10"));
-            }
-            f.orders = (lo as u8, hi as u8);
-        }
-        if let Some(e) = &self.events {
-            let (lo, hi) = buddyscope::fallback::parse_range(e, "--events")?;
-            f.events = (
-                lo.min(u64::from(u32::MAX)) as u32,
-                hi.saturating_add(1).min(u64::from(u32::MAX)) as u32,
-            );
-        }
+        let f = buddyscope::fallback::MatrixFilter::parse(
+            run,
+            self.orders.as_deref(),
+            self.events.as_deref(),
+        )?;
         Ok(buddyscope::fallback::text(
             &buddyscope::fallback::fallback_matrix(run, f),
         ))
