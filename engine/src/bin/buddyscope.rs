@@ -253,6 +253,11 @@ enum Format {
     /// From-migratetype × to-migratetype fallbacks (mm_page_alloc_extfrag), claims/steals.
     #[value(name = "fallback_matrix")]
     FallbackMatrix,
+    /// Pageblocks holding pages of another migratetype, per zone and type, and each block.
+    #[value(name = "mixed_pageblocks")]
+    MixedPageblocks,
+    /// Who holds the pages of another migratetype in mixed pageblocks (op, or traced task).
+    Polluters,
     Trace,
     Json,
     Summary,
@@ -360,6 +365,13 @@ fn main() -> ExitCode {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
                 },
+                Format::MixedPageblocks => buddyscope::pollution::text(
+                    &r.final_zone,
+                    &buddyscope::pollution::mixed_pageblocks(&r, &r.final_zone),
+                ),
+                Format::Polluters => buddyscope::pollution::polluters_text(
+                    &buddyscope::pollution::polluters(&r, &r.final_zone, None),
+                ),
                 Format::Trace => buddyscope::narrate::trace_text(&r),
                 Format::Json => report::json(&r),
                 Format::Summary => report::summary(&r),
@@ -500,6 +512,13 @@ fn main() -> ExitCode {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
                 },
+                Format::MixedPageblocks => buddyscope::pollution::text(
+                    &r.run.final_zone,
+                    &buddyscope::pollution::mixed_pageblocks(&r.run, &r.run.final_zone),
+                ),
+                Format::Polluters => buddyscope::pollution::polluters_text(
+                    &buddyscope::pollution::polluters(&r.run, &r.run.final_zone, Some(&r.allocs)),
+                ),
                 Format::Trace => buddyscope::narrate::trace_text(&r.run),
                 Format::Json => buddyscope::replay::report::json(&r),
                 Format::Summary => buddyscope::replay::report::summary(&r),
