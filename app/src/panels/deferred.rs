@@ -34,6 +34,7 @@ use crate::panels::export::ExportPanel;
 use crate::panels::fallback::FallbackMatrixPanel;
 use crate::panels::history::PageHistoryPanel;
 use crate::panels::pcp::PcpPanel;
+use crate::panels::pollution::PollutionPanel;
 use crate::panels::procimport::ProcImportPanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::saved::SavedPanel;
@@ -122,7 +123,7 @@ impl Drop for Pending {
     }
 }
 
-/// The panels at the bottom of the grid: counters, charts, the fallback matrix, /proc import, trace replay, export,
+/// The panels at the bottom of the grid: counters, charts, the fallback matrix, mixed pageblocks, /proc import, trace replay, export,
 /// the exercise picker and saved work.
 #[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
 pub fn bottom_panels(exercises: ExerciseCtl) -> AnyView {
@@ -130,6 +131,7 @@ pub fn bottom_panels(exercises: ExerciseCtl) -> AnyView {
         <CountersPanel/>
         <ChartsPanel/>
         <FallbackMatrixPanel/>
+        <PollutionPanel/>
         <div class="col-replay">
             <ProcImportPanel/>
             <TraceOpenPanel/>

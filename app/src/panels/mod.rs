@@ -24,6 +24,7 @@ pub mod narration;
 pub mod onscreen;
 pub mod pcp;
 pub mod pfnpicker;
+pub mod pollution;
 pub mod procimport;
 pub mod pseudocode;
 pub mod replay;
