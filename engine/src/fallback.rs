@@ -6,7 +6,7 @@
 //! (`__rmqueue_claim` re-typed the block) and a steal otherwise (`__rmqueue_steal`, or a claim
 //! that was refused and fell through to a steal).
 
-use crate::events::{Annotation, EventKind, Tracepoint};
+use crate::events::{Annotation, EventKind, Mutation, Tracepoint};
 use crate::runner::Run;
 use crate::types::*;
 use serde::Serialize;
@@ -38,8 +38,14 @@ mod tests {
             .unwrap();
         assert_eq!((c.claims, c.steals, m.claims, m.steals), (0, 30, 0, 30));
         assert_eq!(c.events.len(), 30);
+        let z = &run.initial;
         for e in &c.events {
             assert!(!e.claim);
+            // Each names its op and a page of the zone.
+            let op = &run.ops[e.op.unwrap() as usize];
+            assert!(op.start <= e.event && e.event < op.end);
+            assert!(e.pfn >= z.abs_pfn(0) && e.pfn < z.abs_pfn(z.pages()));
+            assert_eq!(e.zone, "Normal");
             assert!(matches!(
                 run.log.events[e.event as usize].kind(),
                 EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageAllocExtfrag {
@@ -61,6 +67,16 @@ mod tests {
             f.orders = (order + 1, MAX_PAGE_ORDER);
             assert_eq!(fallback_matrix(&run, f).steals, 0);
         }
+        // The CLI's spelling of the same filters; bad text says what and how.
+        let f = MatrixFilter::parse(&run, Some(" "), Some(&format!("{first}-{first}"))).unwrap();
+        assert_eq!(f.events, (first, first + 1));
+        assert_eq!(f.orders, (0, MAX_PAGE_ORDER));
+        assert!(MatrixFilter::parse(&run, Some("0-11"), None)
+            .unwrap_err()
+            .contains("orders go from 0 to 10"));
+        assert!(MatrixFilter::parse(&run, None, Some("9-3"))
+            .unwrap_err()
+            .contains("9 is above 3"));
     }
 }
 
@@ -72,13 +88,42 @@ impl MatrixFilter {
             events: (0, run.log.events.len() as u32),
         }
     }
+
+    /// The filter of the CLI's `--orders LO-HI` and `--events FROM-TO` (inclusive; either
+    /// absent or blank means all), the one reading the app's filter boxes share.
+    pub fn parse(run: &Run, orders: Option<&str>, events: Option<&str>) -> Result<Self, String> {
+        let mut f = MatrixFilter::all(run);
+        if let Some(o) = orders.filter(|o| !o.trim().is_empty()) {
+            let (lo, hi) = parse_range(o, "--orders")?;
+            if hi > u64::from(MAX_PAGE_ORDER) {
+                return Err(format!(
+                    "--orders {o}: orders go from 0 to {MAX_PAGE_ORDER}"
+                ));
+            }
+            f.orders = (lo as u8, hi as u8);
+        }
+        if let Some(e) = events.filter(|e| !e.trim().is_empty()) {
+            let (lo, hi) = parse_range(e, "--events")?;
+            f.events = (
+                lo.min(u64::from(u32::MAX)) as u32,
+                hi.saturating_add(1).min(u64::from(u32::MAX)) as u32,
+            );
+        }
+        Ok(f)
+    }
 }
 
 /// One fallback event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FallbackEvent {
     /// Index into `run.log.events` (the timeline position that shows it is `event + 1`).
     pub event: u32,
+    /// The executed op whose events hold it (none for a replay's untraced context).
+    pub op: Option<u32>,
+    /// Absolute pfn of the block taken (`page` of the tracepoint, in the zone worked on).
+    pub pfn: Pfn,
+    /// Name of that zone.
+    pub zone: String,
     pub alloc_order: u8,
     pub fallback_order: u8,
     pub claim: bool,
@@ -120,15 +165,27 @@ pub fn fallback_matrix(run: &Run, filter: MatrixFilter) -> FallbackMatrix {
     let mut cells = vec![vec![Cell::default(); n]; n];
     let (mut claims, mut steals) = (0, 0);
     let end = filter.events.1.min(run.log.events.len() as u32);
-    for i in filter.events.0..end {
+    // The events name pages of the zone being worked on, which `ZoneSwitch` changes: follow it
+    // from the start even when the range starts later.
+    let mut active = run.initial.active_index();
+    for i in 0..end {
+        let kind = run.log.events[i as usize].kind();
+        if let EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) = kind {
+            active = to as usize;
+            continue;
+        }
+        if i < filter.events.0 {
+            continue;
+        }
         let EventKind::Annotation(Annotation::Trace(Tracepoint::MmPageAllocExtfrag {
+            pfn,
             alloc_order,
             fallback_order,
             alloc_mt,
             fallback_mt,
             change_ownership,
             ..
-        })) = run.log.events[i as usize].kind()
+        })) = kind
         else {
             continue;
         };
@@ -149,8 +206,12 @@ pub fn fallback_matrix(run: &Run, filter: MatrixFilter) -> FallbackMatrix {
             c.steals += 1;
             steals += 1;
         }
+        let z = run.initial.zone_at(active);
         c.events.push(FallbackEvent {
             event: i,
+            op: op_of(run, i),
+            pfn: z.abs_pfn(pfn),
+            zone: z.cfg().name.clone(),
             alloc_order,
             fallback_order,
             claim: change_ownership,
@@ -164,6 +225,15 @@ pub fn fallback_matrix(run: &Run, filter: MatrixFilter) -> FallbackMatrix {
         orders: filter.orders,
         events: (filter.events.0, end),
     }
+}
+
+/// The executed op whose events contain event `e`.
+fn op_of(run: &Run, e: u32) -> Option<u32> {
+    let i = run.ops.partition_point(|o| o.end <= e);
+    run.ops
+        .get(i)
+        .filter(|o| o.start <= e && e < o.end)
+        .map(|_| i as u32)
 }
 
 /// Reads `LO-HI` (or one number) as an inclusive range, for the CLI's filters.

@@ -19,6 +19,7 @@ pub mod narrate;
 pub mod ops;
 pub mod outcome;
 pub mod page_alloc;
+pub mod pollution;
 pub mod procfs;
 pub mod pseudocode;
 pub mod replay;

@@ -519,3 +519,67 @@ fn fallback_matrix_of_the_fallback_builtins() {
     assert_ne!(code, 0);
     assert!(err.contains("--orders 3-1: 3 is above 1"), "{err}");
 }
+
+/// `--format mixed_pageblocks` of fallback-steal: its 30 steals leave one Movable pageblock
+/// holding 30 Unmovable pages (allocated, or on the Unmovable pcp list); the replay of the run's
+/// trace prints the same.
+#[test]
+fn mixed_pageblocks_of_fallback_steal() {
+    let want = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/fallback-steal-mixed_pageblocks.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let doc = builtin_json("fallback-steal");
+    let (code, out, err) = cli(&["run", "-", "--format", "mixed_pageblocks"], &doc);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, want);
+    let (_, trace, _) = cli(&["run", "-", "--format", "trace"], &doc);
+    let path = std::env::temp_dir().join(format!("mixed-{}.json", std::process::id()));
+    std::fs::write(&path, &doc).unwrap();
+    let sc = path.to_str().unwrap();
+    let (code, got, err) = cli(
+        &[
+            "replay",
+            "-",
+            "--scenario",
+            sc,
+            "--format",
+            "mixed_pageblocks",
+        ],
+        &trace,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(got, want);
+    std::fs::remove_file(&path).ok();
+}
+
+/// `--format polluters` of fallback-steal: the Unmovable requests hold the allocated foreign
+/// pages of the one mixed Movable block; a replay names the traced allocation (gfp and order)
+/// instead of the op.
+#[test]
+fn polluters_of_fallback_steal() {
+    let doc = builtin_json("fallback-steal");
+    let (code, out, err) = cli(&["run", "-", "--format", "polluters"], &doc);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        " pages  blocks page type    in blocks    holder\n     5       1 Unmovable    Movable      alloc order 0 unmovable\n"
+    );
+    let (_, trace, _) = cli(&["run", "-", "--format", "trace"], &doc);
+    let path = std::env::temp_dir().join(format!("polluters-{}.json", std::process::id()));
+    std::fs::write(&path, &doc).unwrap();
+    let sc = path.to_str().unwrap();
+    let (code, got, err) = cli(
+        &["replay", "-", "--scenario", sc, "--format", "polluters"],
+        &trace,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        got.ends_with(
+            "     5       1 Unmovable    Movable      (no task column) gfp=GFP_KERNEL order=0\n"
+        ),
+        "{got}"
+    );
+    std::fs::remove_file(&path).ok();
+}

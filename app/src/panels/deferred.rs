@@ -31,8 +31,10 @@ use crate::panels::compare::CompareView;
 use crate::panels::counters::CountersPanel;
 use crate::panels::exercises::{ExerciseCtl, ExercisePanel};
 use crate::panels::export::ExportPanel;
+use crate::panels::fallback::FallbackMatrixPanel;
 use crate::panels::history::PageHistoryPanel;
 use crate::panels::pcp::PcpPanel;
+use crate::panels::pollution::PollutionPanel;
 use crate::panels::procimport::ProcImportPanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::saved::SavedPanel;
@@ -121,13 +123,15 @@ impl Drop for Pending {
     }
 }
 
-/// The panels at the bottom of the grid: counters, charts, /proc import, trace replay, export,
+/// The panels at the bottom of the grid: counters, charts, the fallback matrix, mixed pageblocks, /proc import, trace replay, export,
 /// the exercise picker and saved work.
 #[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
 pub fn bottom_panels(exercises: ExerciseCtl) -> AnyView {
     view! {
         <CountersPanel/>
         <ChartsPanel/>
+        <FallbackMatrixPanel/>
+        <PollutionPanel/>
         <div class="col-replay">
             <ProcImportPanel/>
             <TraceOpenPanel/>

@@ -16,6 +16,7 @@ use buddyscope::zone::Zone;
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
+use super::pfnpicker::PfnPicker;
 use super::{op_label, pfn_hex};
 use crate::state::AppState;
 
@@ -240,7 +241,6 @@ pub fn PageHistoryPanel() -> impl IntoView {
         }
     };
 
-    let typed = RwSignal::new(String::new());
     let pick_error = RwSignal::new(None::<String>);
     // A typed pfn's error is about that text: another page picked (a map click, an exercise's
     // answer) or another run clears it.
@@ -249,17 +249,16 @@ pub fn PageHistoryPanel() -> impl IntoView {
         run_key.track();
         pick_error.set(None);
     });
-    let pick = move || {
-        let text = typed.get_untracked();
+    let pick = Callback::new(move |text: String| {
         match state.with_untracked(|s| parse_pfn(&text, s.timeline.zone())) {
             Some(Ok(idx)) => {
-                pick_error.set(None);
                 state.selected_page.set(Some(idx));
+                Ok(())
             }
-            Some(Err(e)) => pick_error.set(Some(e)),
-            None => {}
+            Some(Err(e)) => Err(e),
+            None => Ok(()),
         }
-    };
+    });
 
     view! {
         <PanelFrame
@@ -269,31 +268,7 @@ pub fn PageHistoryPanel() -> impl IntoView {
             sub=sub
             help="Every event that named the clicked (or typed) page, by operation: the block it was part of, the list it entered or left, who held it. Click one to go there."
         >
-            <form
-                class="history-pick"
-                on:submit=move |ev: leptos::ev::SubmitEvent| {
-                    ev.prevent_default();
-                    pick();
-                }
-            >
-                <label>
-                    "pfn "
-                    <input
-                        type="text"
-                        spellcheck="false"
-                        autocomplete="off"
-                        size="10"
-                        data-testid="page-history-pfn"
-                        placeholder="0x\u{2026}"
-                        prop:value=move || typed.get()
-                        on:input=move |ev| typed.set(event_target_value(&ev))
-                    />
-                </label>
-                <button type="submit" data-testid="page-history-show">"Show"</button>
-                <span class="history-pick-error" role="status" data-testid="page-history-pfn-error">
-                    {move || pick_error.get()}
-                </span>
-            </form>
+            <PfnPicker prefix="page-history" button="Show" pick=pick error=pick_error/>
             <div class="history-body">{body}</div>
         </PanelFrame>
     }

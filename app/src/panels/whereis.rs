@@ -13,6 +13,7 @@ use buddyscope::whereis::{parse_pfn, where_is};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
+use super::pfnpicker::PfnPicker;
 use crate::state::AppState;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -64,15 +65,12 @@ pub fn WhereIsPanel() -> impl IntoView {
         let pfn = query.get()?;
         state.with(|s| view_model(&s.timeline, s.replay.as_ref().map(|r| &r.allocs), pfn))
     });
-    let typed = RwSignal::new(String::new());
     let typed_error = RwSignal::new(None::<String>);
-    let ask = move || match parse_pfn(&typed.get_untracked()) {
-        Ok(p) => {
-            typed_error.set(None);
-            query.set(Some(p));
-        }
-        Err(e) => typed_error.set(Some(e)),
-    };
+    let pick = Callback::new(move |text: String| {
+        let p = parse_pfn(&text)?;
+        query.set(Some(p));
+        Ok(())
+    });
     let body = move || {
         match model.get() {
         None => view! {
@@ -122,31 +120,7 @@ pub fn WhereIsPanel() -> impl IntoView {
             testid="whereis"
             help="The list that holds a page at the cursor (free_area block or a CPU's pcp list) or who allocated it, and the event that put it there: buddyscope where PFN --ops K."
         >
-            <form
-                class="history-pick"
-                on:submit=move |ev: leptos::ev::SubmitEvent| {
-                    ev.prevent_default();
-                    ask();
-                }
-            >
-                <label>
-                    "pfn "
-                    <input
-                        type="text"
-                        spellcheck="false"
-                        autocomplete="off"
-                        size="10"
-                        data-testid="whereis-pfn"
-                        placeholder="0x\u{2026}"
-                        prop:value=move || typed.get()
-                        on:input=move |ev| typed.set(event_target_value(&ev))
-                    />
-                </label>
-                <button type="submit" data-testid="whereis-show">"Where"</button>
-                <span class="history-pick-error" role="status" data-testid="whereis-pfn-error">
-                    {move || typed_error.get()}
-                </span>
-            </form>
+            <PfnPicker prefix="whereis" button="Where" pick=pick error=typed_error/>
             <div class="whereis-body" aria-live="polite">{body}</div>
         </PanelFrame>
     }

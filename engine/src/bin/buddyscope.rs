@@ -158,21 +158,11 @@ struct MatrixArgs {
 
 impl MatrixArgs {
     fn print(&self, run: &buddyscope::runner::Run) -> Result<String, String> {
-        let mut f = buddyscope::fallback::MatrixFilter::all(run);
-        if let Some(o) = &self.orders {
-            let (lo, hi) = buddyscope::fallback::parse_range(o, "--orders")?;
-            if hi > u64::from(buddyscope::types::MAX_PAGE_ORDER) {
-                return Err(format!("--orders {o}: orders go from 0 to 10"));
-            }
-            f.orders = (lo as u8, hi as u8);
-        }
-        if let Some(e) = &self.events {
-            let (lo, hi) = buddyscope::fallback::parse_range(e, "--events")?;
-            f.events = (
-                lo.min(u64::from(u32::MAX)) as u32,
-                hi.saturating_add(1).min(u64::from(u32::MAX)) as u32,
-            );
-        }
+        let f = buddyscope::fallback::MatrixFilter::parse(
+            run,
+            self.orders.as_deref(),
+            self.events.as_deref(),
+        )?;
         Ok(buddyscope::fallback::text(
             &buddyscope::fallback::fallback_matrix(run, f),
         ))
@@ -268,6 +258,11 @@ enum Format {
     /// From-migratetype × to-migratetype fallbacks (mm_page_alloc_extfrag), claims/steals.
     #[value(name = "fallback_matrix")]
     FallbackMatrix,
+    /// Pageblocks holding pages of another migratetype, per zone and type, and each block.
+    #[value(name = "mixed_pageblocks")]
+    MixedPageblocks,
+    /// Who holds the pages of another migratetype in mixed pageblocks (op, or traced task).
+    Polluters,
     Trace,
     Json,
     Summary,
@@ -375,6 +370,13 @@ fn main() -> ExitCode {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
                 },
+                Format::MixedPageblocks => buddyscope::pollution::text(
+                    &r.final_zone,
+                    &buddyscope::pollution::mixed_pageblocks(&r, &r.final_zone),
+                ),
+                Format::Polluters => buddyscope::pollution::polluters_text(
+                    &buddyscope::pollution::polluters(&r, &r.final_zone, None),
+                ),
                 Format::Trace => buddyscope::narrate::trace_text(&r),
                 Format::Json => report::json(&r),
                 Format::Summary => report::summary(&r),
@@ -510,6 +512,13 @@ fn main() -> ExitCode {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
                 },
+                Format::MixedPageblocks => buddyscope::pollution::text(
+                    &r.run.final_zone,
+                    &buddyscope::pollution::mixed_pageblocks(&r.run, &r.run.final_zone),
+                ),
+                Format::Polluters => buddyscope::pollution::polluters_text(
+                    &buddyscope::pollution::polluters(&r.run, &r.run.final_zone, Some(&r.allocs)),
+                ),
                 Format::Trace => buddyscope::narrate::trace_text(&r.run),
                 Format::Json => buddyscope::replay::report::json(&r),
                 Format::Summary => buddyscope::replay::report::summary(&r),
