@@ -296,20 +296,31 @@ def predict_table(rows, profiles):
 
 
 def verdict(c):
-    """Whether the capture's own profile predicts at least as well as every other (exact)."""
+    """Whether the capture's own profile predicts better than every other: more exact
+    predictions, or as many and an end state closer to the after snapshot."""
     own = c["by_profile"].get(c["right"])
     if own is None:
         return "no own profile"
     others = [(k, f) for k, f in c["by_profile"].items() if k != c["right"]]
     if not others:
         return "–"
-    rate = lambda f: pct(f["exact"], f["allocations"])  # noqa: E731
-    k, best = max(others, key=lambda kf: rate(kf[1]))
-    if rate(own) > rate(best):
-        return f"yes (next: {k})"
-    if rate(own) == rate(best):
-        ties = [k for k, f in others if rate(f) == rate(own)]
-        return "tie with " + ", ".join(ties)
+
+    def rate(f):
+        return pct(f["exact"], f["allocations"])
+
+    def off(f):
+        return f["expect_differences"] if f["expect_differences"] >= 0 else float("inf")
+
+    def score(f):
+        return (rate(f), -off(f))
+
+    k, best = max(others, key=lambda kf: score(kf[1]))
+    if score(own) > score(best):
+        if rate(own) > rate(best):
+            return f"yes (next: {k})"
+        return f"yes: as exact, ends closer (next: {k}, {best['expect_differences']} off)"
+    if score(own) == score(best):
+        return "tie with " + ", ".join(k for k, f in others if score(f) == score(own))
     return f"no: {k} better"
 
 

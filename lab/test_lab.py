@@ -152,6 +152,11 @@ class PredictTable(unittest.TestCase):
         self.assertIn("no: v7.1 better", capture.verdict(row("v7.2", {"v7.1": 9, "v7.2": 8})))
         self.assertEqual(capture.verdict(row("v7.2", {"v7.1": 8, "v7.2": 8})), "tie with v7.1")
         self.assertEqual(capture.verdict(row(None, {"v7.1": 8})), "no own profile")
+        # As exact, but only the own profile ends on the after snapshot.
+        c = row("v7.2", {"v7.1": 8, "v7.2": 8})
+        c["by_profile"]["v7.1"]["expect_differences"] = 2
+        c["by_profile"]["v7.2"]["expect_differences"] = 0
+        self.assertEqual(capture.verdict(c), "yes: as exact, ends closer (next: v7.1, 2 off)")
 
 
 class CaptureHost(unittest.TestCase):

@@ -327,6 +327,18 @@ fn lab_captures_of_6_12_and_7_3_replay_with_their_figures() {
             by_cause: &[("pcp_list_order", 9)],
             expect_differences: 0,
         },
+        Pinned {
+            version: "7.3.4",
+            workload: "thp",
+            profile: "v7.3",
+            trace_events: 4419,
+            by_kind: &[],
+            allocations: 1091,
+            exact: 1091,
+            same_order_and_list: 1091,
+            by_cause: &[],
+            expect_differences: 0,
+        },
     ]);
 }
 
