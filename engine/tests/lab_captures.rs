@@ -339,6 +339,30 @@ fn lab_captures_of_6_12_and_7_3_replay_with_their_figures() {
             by_cause: &[],
             expect_differences: 0,
         },
+        Pinned {
+            version: "6.12.117",
+            workload: "gigantic",
+            profile: "v6.12",
+            trace_events: 5056,
+            by_kind: &[("free_of_free", 50), ("pcp_other_cpu", 1)],
+            allocations: 112,
+            exact: 109,
+            same_order_and_list: 111,
+            by_cause: &[("pcp_list_order", 2), ("other_cpu_pcp", 1)],
+            expect_differences: 2,
+        },
+        Pinned {
+            version: "7.3.4",
+            workload: "gigantic",
+            profile: "v7.3",
+            trace_events: 6478,
+            by_kind: &[("free_of_free", 46), ("pcp_other_cpu", 1)],
+            allocations: 121,
+            exact: 116,
+            same_order_and_list: 120,
+            by_cause: &[("pcp_list_order", 4), ("other_cpu_pcp", 1)],
+            expect_differences: 1,
+        },
     ]);
 }
 
