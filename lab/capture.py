@@ -8,8 +8,13 @@
         copies a capture to DEST with the text files above 64 KiB gzipped (FILE.gz)
     python3 lab/capture.py index ROOT
         writes ROOT/README.md: a line per capture under ROOT/VERSION/WORKLOAD/
+    python3 lab/capture.py predict-table CAPTURE... [--bin PATH] [--kernel K,K...] [--json OUT]
+        replays each capture from its before snapshot, cut at the snapshot markers, with
+        --expect snapshot-after.json --predict under each profile, and prints the
+        workload x profile prediction table with the misses grouped by cause
 
-The summary's pure parts (parse_trace, parse_stats) are tested by lab/test_lab.py.
+The pure parts (parse_trace, parse_stats, the predict table's profile_of, replay_row,
+predict_table) are tested by lab/test_lab.py.
 """
 
 import argparse
@@ -18,7 +23,9 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
 
 # "<task>-<pid> [cpu] <flags> <timestamp>: <event>: <fields>"; flags are absent with some
 # trace_options, so only the timestamp and the event's name are anchored.
@@ -204,6 +211,173 @@ def index(a):
         f.write("\n".join(rows) + "\n")
 
 
+# The engine's profiles (engine/src/types.rs `Kernel`), oldest first.
+PROFILES = ["v6.12", "v6.18", "v6.19", "v7.1", "v7.2", "v7.3"]
+BEFORE_MARKER = "buddyscope: snapshot before"
+AFTER_MARKER = "buddyscope: snapshot after"
+
+
+def profile_of(release):
+    """The profile of a `uname -r` ("7.2.13+deb14-amd64" -> "v7.2"), or None."""
+    m = re.match(r"(\d+)\.(\d+)", release or "")
+    if not m:
+        return None
+    p = f"v{int(m.group(1))}.{int(m.group(2))}"
+    return p if p in PROFILES else None
+
+
+def replay_row(doc, stderr, status):
+    """One replay's figures from `buddyscope replay --format json` and its stderr."""
+    r, p = doc["replay"], doc["predict"]
+    expect = None
+    for line in stderr.splitlines():
+        if line.startswith("buddyscope: expect: "):
+            word = line[len("buddyscope: expect: "):].split(" ", 1)[0]
+            expect = int(word) if word.isdigit() else None
+    if expect is None:
+        expect = 0 if status == 0 else -1  # -1: failed for another reason (see stderr)
+    return {
+        "kernel": doc.get("kernel"),
+        "trace_events": r["trace_events"],
+        "divergences": r["divergence_count"],
+        "divergences_by_kind": {k["kind"]: k["count"] for k in r.get("divergences_by_kind", [])},
+        "allocations": p["allocations"],
+        "exact": p["exact"],
+        "same_order_and_list": p["same_order_and_list"],
+        "misses_by_cause": {c["cause"]: c["count"] for c in p.get("by_cause", [])},
+        "expect_differences": expect,
+    }
+
+
+def pct(n, of):
+    return 100.0 * n / of if of else 100.0
+
+
+def predict_table(rows, profiles):
+    """Markdown: the workload x profile table (exact % / same order and list %), whether the
+    capture's own profile predicts best, then the misses by cause and divergences by kind.
+    `rows`: [{"capture", "release", "right", "by_profile": {profile: replay_row}}]."""
+    out = ["| capture | " + " | ".join(profiles) + " | own profile best? |",
+           "|---|" + "---|" * len(profiles) + "---|"]
+    for c in rows:
+        cells = []
+        for k in profiles:
+            f = c["by_profile"].get(k)
+            if f is None:
+                cells.append("–")
+                continue
+            cell = (f"{pct(f['exact'], f['allocations']):.1f} / "
+                    f"{pct(f['same_order_and_list'], f['allocations']):.1f}")
+            if f["expect_differences"] == 0:
+                cell += " ="
+            if k == c["right"]:
+                cell = f"**{cell}**"
+            cells.append(cell)
+        out.append(f"| `{c['capture']}` | " + " | ".join(cells) + f" | {verdict(c)} |")
+    out.append("")
+    out.append("Cells: exact % / same order and list % of the trace's `mm_page_alloc` lines; "
+               "bold: the capture's own profile; `=`: the replay ends on the after snapshot.")
+    out.append("")
+    for c in rows:
+        out.append(f"`{c['capture']}` ({c['release']}):")
+        for k in profiles:
+            f = c["by_profile"].get(k)
+            if f is None:
+                continue
+            miss = ", ".join(f"{n} {cause}" for cause, n in f["misses_by_cause"].items()) or "none"
+            div = ", ".join(f"{n} {kind}" for kind, n in f["divergences_by_kind"].items()) or "none"
+            end = ("ends on the after snapshot" if f["expect_differences"] == 0
+                   else f"{f['expect_differences']} differences from the after snapshot"
+                   if f["expect_differences"] > 0 else "replay failed")
+            out.append(f"- {k}: {f['exact']}/{f['allocations']} exact; misses: {miss}; "
+                       f"divergences: {div}; {end}")
+        out.append("")
+    return "\n".join(out)
+
+
+def verdict(c):
+    """Whether the capture's own profile predicts better than every other: more exact
+    predictions, or as many and an end state closer to the after snapshot."""
+    own = c["by_profile"].get(c["right"])
+    if own is None:
+        return "no own profile"
+    others = [(k, f) for k, f in c["by_profile"].items() if k != c["right"]]
+    if not others:
+        return "–"
+
+    def rate(f):
+        return pct(f["exact"], f["allocations"])
+
+    def off(f):
+        return f["expect_differences"] if f["expect_differences"] >= 0 else float("inf")
+
+    def score(f):
+        return (rate(f), -off(f))
+
+    k, best = max(others, key=lambda kf: score(kf[1]))
+    if score(own) > score(best):
+        if rate(own) > rate(best):
+            return f"yes (next: {k})"
+        return f"yes: as exact, ends closer (next: {k}, {best['expect_differences']} off)"
+    if score(own) == score(best):
+        return "tie with " + ", ".join(k for k, f in others if score(f) == score(own))
+    return f"no: {k} better"
+
+
+def capture_file(d, name, tmp):
+    """DIR/NAME, or DIR/NAME.gz unpacked into tmp."""
+    plain = os.path.join(d, name)
+    if os.path.exists(plain):
+        return plain
+    gz = plain + ".gz"
+    if not os.path.exists(gz):
+        raise SystemExit(f"capture.py: {d}: neither {name} nor {name}.gz")
+    t = os.path.join(tmp, name)
+    with gzip.open(gz, "rb") as fi, open(t, "wb") as fo:
+        shutil.copyfileobj(fi, fo)
+    return t
+
+
+def predict(a):
+    profiles = a.kernel.split(",") if a.kernel else PROFILES
+    for k in profiles:
+        if k not in PROFILES:
+            raise SystemExit(f"capture.py: --kernel {k}: expected one of {', '.join(PROFILES)}")
+    if not os.access(a.bin, os.X_OK):
+        raise SystemExit(f"capture.py: --bin {a.bin}: not an executable; build it with "
+                         "`cargo build --release -p buddyscope-engine --bin buddyscope`")
+    rows = []
+    for d in a.captures:
+        d = d.rstrip("/")
+        with open(os.path.join(d, "capture.json")) as f:
+            cj = json.load(f)
+        name = "/".join(d.split("/")[-2:])
+        row = {"capture": name, "release": cj["kernel"], "right": profile_of(cj["kernel"]),
+               "by_profile": {}}
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = capture_file(d, "trace.txt", tmp)
+            before = capture_file(d, "snapshot-before.json", tmp)
+            after = capture_file(d, "snapshot-after.json", tmp)
+            for k in profiles:
+                cmd = [a.bin, "replay", trace, "--scenario", before, "--kernel", k,
+                       "--from-marker", BEFORE_MARKER, "--to-marker", AFTER_MARKER,
+                       "--expect", after, "--predict", "--format", "json"]
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                try:
+                    doc = json.loads(p.stdout)
+                except json.JSONDecodeError:
+                    raise SystemExit(f"capture.py: {name} --kernel {k}: no JSON "
+                                     f"(exit {p.returncode}): {p.stderr.strip()}")
+                row["by_profile"][k] = replay_row(doc, p.stderr, p.returncode)
+                print(f"capture.py: {name} {k}: done", file=sys.stderr)
+        rows.append(row)
+    print(predict_table(rows, profiles))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+            f.write("\n")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -219,8 +393,15 @@ def main(argv):
     x.add_argument("dest")
     i = sub.add_parser("index")
     i.add_argument("dir")
+    t = sub.add_parser("predict-table")
+    t.add_argument("captures", nargs="+", metavar="CAPTURE")
+    t.add_argument("--bin", default=os.path.join(
+        os.environ.get("CARGO_TARGET_DIR", "target"), "release", "buddyscope"))
+    t.add_argument("--kernel", help="profiles, comma-separated (default: all)")
+    t.add_argument("--json", help="also write the figures to this file")
     a = ap.parse_args(argv)
-    {"finalize": finalize, "fixture": fixture, "index": index}[a.cmd](a)
+    {"finalize": finalize, "fixture": fixture, "index": index,
+     "predict-table": predict}[a.cmd](a)
 
 
 if __name__ == "__main__":

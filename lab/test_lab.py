@@ -112,6 +112,53 @@ class Check(unittest.TestCase):
         self.assertEqual(free[("Normal", "Movable")], [">100000", 3])
 
 
+def replay_json(exact, same, allocations=10, kinds=(), causes=()):
+    return {"kernel": "v7.2",
+            "replay": {"trace_events": 40, "divergence_count": sum(n for _, n in kinds),
+                       "divergences_by_kind": [{"kind": k, "count": n} for k, n in kinds]},
+            "predict": {"allocations": allocations, "exact": exact, "same_order_and_list": same,
+                        "by_cause": [{"cause": c, "count": n, "kernel_fn": "f", "explain": "e"}
+                                     for c, n in causes]}}
+
+
+class PredictTable(unittest.TestCase):
+    def test_profile_of(self):
+        self.assertEqual(capture.profile_of("6.12.117+deb13-amd64"), "v6.12")
+        self.assertEqual(capture.profile_of("7.3.4+deb13-amd64"), "v7.3")
+        self.assertEqual(capture.profile_of("7.2.13+deb14-amd64"), "v7.2")
+        self.assertIsNone(capture.profile_of("5.10.0-30-amd64"))
+        self.assertIsNone(capture.profile_of(""))
+
+    def test_replay_row_reads_expect_and_groups(self):
+        doc = replay_json(7, 9, kinds=[("free_of_free", 3)], causes=[("pcp_order", 2),
+                                                                     ("other", 1)])
+        r = capture.replay_row(doc, "x\nbuddyscope: expect: 4 differences from b.json\n", 1)
+        self.assertEqual((r["exact"], r["same_order_and_list"], r["allocations"]), (7, 9, 10))
+        self.assertEqual(r["expect_differences"], 4)
+        self.assertEqual(r["divergences_by_kind"], {"free_of_free": 3})
+        self.assertEqual(r["misses_by_cause"], {"pcp_order": 2, "other": 1})
+        self.assertEqual(capture.replay_row(doc, "", 0)["expect_differences"], 0)
+        self.assertEqual(capture.replay_row(doc, "error", 2)["expect_differences"], -1)
+
+    def test_table_marks_the_own_profile_and_says_which_is_best(self):
+        def row(right, figures):
+            return {"capture": "7.2.13/idle", "release": "7.2.13+deb14-amd64", "right": right,
+                    "by_profile": {k: capture.replay_row(replay_json(e, e), "", 0 if e == 10 else 1)
+                                   for k, e in figures.items()}}
+        t = capture.predict_table([row("v7.2", {"v7.1": 8, "v7.2": 10})], ["v7.1", "v7.2"])
+        self.assertIn("| `7.2.13/idle` | 80.0 / 80.0 | **100.0 / 100.0 =** | yes (next: v7.1) |",
+                      t)
+        self.assertIn("- v7.1: 8/10 exact; misses: none; divergences: none; replay failed", t)
+        self.assertIn("no: v7.1 better", capture.verdict(row("v7.2", {"v7.1": 9, "v7.2": 8})))
+        self.assertEqual(capture.verdict(row("v7.2", {"v7.1": 8, "v7.2": 8})), "tie with v7.1")
+        self.assertEqual(capture.verdict(row(None, {"v7.1": 8})), "no own profile")
+        # As exact, but only the own profile ends on the after snapshot.
+        c = row("v7.2", {"v7.1": 8, "v7.2": 8})
+        c["by_profile"]["v7.1"]["expect_differences"] = 2
+        c["by_profile"]["v7.2"]["expect_differences"] = 0
+        self.assertEqual(capture.verdict(c), "yes: as exact, ends closer (next: v7.1, 2 off)")
+
+
 class CaptureHost(unittest.TestCase):
     """capture-host.sh on a fake tracefs root, a fake /proc and a fake drgn."""
 

@@ -1,4 +1,5 @@
-//! The kernel lab's captures of Debian's Linux 7.2.13 (`lab/`, `engine/tests/fixtures/lab/`),
+//! The kernel lab's captures of Debian's Linux 6.12.117, 7.2.13 and 7.3.4 (`lab/`,
+//! `engine/tests/fixtures/lab/`),
 //! replayed as a user would: from the before node snapshot, cut at the lab's trace markers,
 //! with `--predict` and `--expect` the after snapshot; and from `/proc` with the README's
 //! `--init` command as printed. The figures are what the model gives on the real kernel's trace
@@ -10,15 +11,24 @@ use std::process::Command;
 const BEFORE: &str = "buddyscope: snapshot before";
 const AFTER: &str = "buddyscope: snapshot after";
 
-fn capture(workload: &str) -> PathBuf {
+fn capture_of(version: &str, workload: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/lab/7.2.13")
+        .join("tests/fixtures/lab")
+        .join(version)
         .join(workload)
+}
+
+fn capture(workload: &str) -> PathBuf {
+    capture_of("7.2.13", workload)
 }
 
 /// The capture's file, unpacked into a folder of this test's own when the lab gzipped it.
 fn file(workload: &str, name: &str) -> String {
-    let dir = capture(workload);
+    file_of("7.2.13", workload, name)
+}
+
+fn file_of(version: &str, workload: &str, name: &str) -> String {
+    let dir = capture_of(version, workload);
     let plain = dir.join(name);
     if plain.exists() {
         return plain.to_str().unwrap().to_string();
@@ -27,7 +37,7 @@ fn file(workload: &str, name: &str) -> String {
     let out = Command::new("gzip").arg("-dc").arg(&gz).output().unwrap();
     assert!(out.status.success(), "gzip -dc {}", gz.display());
     let tmp = std::env::temp_dir().join(format!(
-        "buddyscope-lab-{}-{workload}-{name}",
+        "buddyscope-lab-{}-{version}-{workload}-{name}",
         std::process::id()
     ));
     std::fs::write(&tmp, out.stdout).unwrap();
@@ -42,14 +52,34 @@ struct Figures {
     same_order_and_list: u64,
     /// What `--expect` finds against the after snapshot (0: the final state equals it).
     expect_differences: usize,
+    /// Divergences by kind (the non-zero ones) and misses by cause.
+    by_kind: Vec<(String, u64)>,
+    by_cause: Vec<(String, u64)>,
 }
 
 fn replay_from_snapshot(workload: &str) -> Figures {
-    let trace = file(workload, "trace.txt");
-    let before = file(workload, "snapshot-before.json");
-    let after = file(workload, "snapshot-after.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_buddyscope"))
-        .args(["replay", &trace, "--scenario", &before])
+    replay_capture("7.2.13", workload, "v7.2")
+}
+
+/// A capture replayed from its before snapshot with the profile its uname picks, which must
+/// be `profile`.
+fn replay_capture(version: &str, workload: &str, profile: &str) -> Figures {
+    replay_capture_with(version, workload, profile, false)
+}
+
+/// As [`replay_capture`]; `forced`: with `--kernel profile` instead of the uname's.
+fn replay_capture_with(version: &str, workload: &str, profile: &str, forced: bool) -> Figures {
+    let trace = file_of(version, workload, "trace.txt");
+    let before = file_of(version, workload, "snapshot-before.json");
+    let after = file_of(version, workload, "snapshot-after.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_buddyscope"));
+    if forced {
+        cmd.args(["replay", &trace, "--kernel", profile]);
+    } else {
+        cmd.args(["replay", &trace]);
+    }
+    let out = cmd
+        .args(["--scenario", &before])
         .args(["--from-marker", BEFORE, "--to-marker", AFTER])
         .args(["--expect", &after, "--predict", "--format", "json"])
         .output()
@@ -67,11 +97,18 @@ fn replay_from_snapshot(workload: &str) -> Figures {
         .unwrap_or(0);
     assert_eq!(out.status.success(), expect_differences == 0, "{stderr}");
     assert_eq!(
-        v["kernel"], "v7.2",
-        "the snapshot's uname picks the profile"
+        v["kernel"], profile,
+        "{version}/{workload}: the snapshot's uname picks the profile"
     );
     let (r, p) = (&v["replay"], &v["predict"]);
     let n = |x: &serde_json::Value| x.as_u64().unwrap();
+    let counts = |list: &serde_json::Value, key: &str| -> Vec<(String, u64)> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c[key].as_str().unwrap().to_string(), n(&c["count"])))
+            .collect()
+    };
     Figures {
         trace_events: n(&r["trace_events"]),
         divergences: n(&r["divergence_count"]),
@@ -79,6 +116,8 @@ fn replay_from_snapshot(workload: &str) -> Figures {
         exact: n(&p["exact"]),
         same_order_and_list: n(&p["same_order_and_list"]),
         expect_differences,
+        by_kind: counts(&r["divergences_by_kind"], "kind"),
+        by_cause: counts(&p["by_cause"], "cause"),
     }
 }
 
@@ -143,5 +182,211 @@ fn lab_captures_replay_from_proc_with_the_readme_command() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(stdout.contains("\nreplay: "), "{w}: {stdout}");
+    }
+}
+
+/// One capture's pinned figures, replayed with the profile its uname picks.
+struct Pinned {
+    version: &'static str,
+    workload: &'static str,
+    profile: &'static str,
+    trace_events: u64,
+    by_kind: &'static [(&'static str, u64)],
+    allocations: u64,
+    exact: u64,
+    same_order_and_list: u64,
+    by_cause: &'static [(&'static str, u64)],
+    /// 0: the replay ends on the kernel's after snapshot.
+    expect_differences: usize,
+}
+
+fn check_pinned(want: &[Pinned]) {
+    for p in want {
+        let f = replay_capture(p.version, p.workload, p.profile);
+        let owned = |l: &[(&str, u64)]| -> Vec<(String, u64)> {
+            l.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+        };
+        assert_eq!(
+            (
+                f.trace_events,
+                f.divergences,
+                f.by_kind,
+                f.allocations,
+                f.exact,
+                f.same_order_and_list,
+                f.by_cause,
+                f.expect_differences
+            ),
+            (
+                p.trace_events,
+                p.by_kind.iter().map(|(_, n)| n).sum::<u64>(),
+                owned(p.by_kind),
+                p.allocations,
+                p.exact,
+                p.same_order_and_list,
+                owned(p.by_cause),
+                p.expect_differences
+            ),
+            "{}/{}",
+            p.version,
+            p.workload
+        );
+    }
+}
+
+/// The captures of Debian's 6.12.117 (the classic layout, no CONFIG_CMA) and 7.3.4, replayed
+/// from their before snapshots with their own profiles (`v6.12`, `v7.3`): every figure pinned.
+#[test]
+fn lab_captures_of_6_12_and_7_3_replay_with_their_figures() {
+    check_pinned(&[
+        Pinned {
+            version: "6.12.117",
+            workload: "idle",
+            profile: "v6.12",
+            trace_events: 109,
+            by_kind: &[],
+            allocations: 58,
+            exact: 58,
+            same_order_and_list: 58,
+            by_cause: &[],
+            expect_differences: 0,
+        },
+        Pinned {
+            version: "6.12.117",
+            workload: "hugetlb-2m",
+            profile: "v6.12",
+            trace_events: 3384,
+            by_kind: &[("free_of_free", 51)],
+            allocations: 311,
+            exact: 289,
+            same_order_and_list: 311,
+            by_cause: &[("pcp_list_order", 22)],
+            expect_differences: 1,
+        },
+        Pinned {
+            version: "7.3.4",
+            workload: "idle",
+            profile: "v7.3",
+            trace_events: 89,
+            by_kind: &[],
+            allocations: 59,
+            exact: 59,
+            same_order_and_list: 59,
+            by_cause: &[],
+            expect_differences: 0,
+        },
+        Pinned {
+            version: "7.3.4",
+            workload: "hugetlb-2m",
+            profile: "v7.3",
+            trace_events: 3350,
+            by_kind: &[("free_of_free", 46)],
+            allocations: 324,
+            exact: 320,
+            same_order_and_list: 324,
+            by_cause: &[("pcp_list_order", 4)],
+            expect_differences: 1,
+        },
+        Pinned {
+            version: "6.12.117",
+            workload: "vmalloc",
+            profile: "v6.12",
+            trace_events: 15638,
+            by_kind: &[("free_of_free", 4935), ("pcp_other_cpu", 104)],
+            allocations: 2226,
+            exact: 1522,
+            same_order_and_list: 2120,
+            by_cause: &[
+                ("pcp_list_order", 598),
+                ("other_cpu_pcp", 104),
+                ("refill_not_predicted", 2),
+            ],
+            expect_differences: 2,
+        },
+        Pinned {
+            version: "7.3.4",
+            workload: "vmalloc",
+            profile: "v7.3",
+            trace_events: 9792,
+            by_kind: &[],
+            allocations: 1517,
+            exact: 1513,
+            same_order_and_list: 1515,
+            by_cause: &[("not_free_in_model", 2), ("pcp_list_order", 2)],
+            expect_differences: 14,
+        },
+        Pinned {
+            version: "6.12.117",
+            workload: "thp",
+            profile: "v6.12",
+            trace_events: 4458,
+            by_kind: &[],
+            allocations: 1085,
+            exact: 1076,
+            same_order_and_list: 1085,
+            by_cause: &[("pcp_list_order", 9)],
+            expect_differences: 0,
+        },
+        Pinned {
+            version: "7.3.4",
+            workload: "thp",
+            profile: "v7.3",
+            trace_events: 4419,
+            by_kind: &[],
+            allocations: 1091,
+            exact: 1091,
+            same_order_and_list: 1091,
+            by_cause: &[],
+            expect_differences: 0,
+        },
+        Pinned {
+            version: "6.12.117",
+            workload: "gigantic",
+            profile: "v6.12",
+            trace_events: 5056,
+            by_kind: &[("free_of_free", 50), ("pcp_other_cpu", 1)],
+            allocations: 112,
+            exact: 109,
+            same_order_and_list: 111,
+            by_cause: &[("pcp_list_order", 2), ("other_cpu_pcp", 1)],
+            expect_differences: 2,
+        },
+        Pinned {
+            version: "7.3.4",
+            workload: "gigantic",
+            profile: "v7.3",
+            trace_events: 6478,
+            by_kind: &[("free_of_free", 46), ("pcp_other_cpu", 1)],
+            allocations: 121,
+            exact: 116,
+            same_order_and_list: 120,
+            by_cause: &[("pcp_list_order", 4), ("other_cpu_pcp", 1)],
+            expect_differences: 1,
+        },
+    ]);
+}
+
+/// The capture's own profile predicts better than one of another kernel where the two
+/// allocators differ on the workload's path: 6.12's page-by-page vfree against 7.x's
+/// `free_pages_bulk`, 7.3's pcp list order against 6.12's.
+#[test]
+fn the_own_profile_predicts_better_than_another_kernels() {
+    for (version, workload, own, other) in [
+        ("6.12.117", "vmalloc", "v6.12", "v7.2"),
+        ("7.3.4", "hugetlb-2m", "v7.3", "v6.12"),
+        ("7.3.4", "vmalloc", "v7.3", "v6.12"),
+    ] {
+        let a = replay_capture_with(version, workload, own, true);
+        let b = replay_capture_with(version, workload, other, true);
+        assert!(
+            a.exact > b.exact && a.expect_differences < b.expect_differences,
+            "{version}/{workload}: {own} {}/{} exact, {} off; {other} {}/{} exact, {} off",
+            a.exact,
+            a.allocations,
+            a.expect_differences,
+            b.exact,
+            b.allocations,
+            b.expect_differences
+        );
     }
 }
