@@ -10,7 +10,7 @@ watermarks and reserves); ``--zone NAME`` the version-1 one-zone snapshot.
 
 It walks ``zone->free_area[order].free_list[mt]`` (head first), every possible CPU's
 ``per_cpu_pageset->lists[pindex]`` and the pageblock bitmap, and prints the JSON that a
-scenario's ``"init": {"snapshot": ...}`` accepts (see the README, "Exact snapshots").
+scenario's ``"init": {"snapshot": ...}`` accepts (see docs/replay.md, "Exact snapshots (drgn)").
 
 The walk is split in two: ``build_snapshot`` turns a plain ``ZoneView`` (lists of pfns and
 pageblock bits) into the JSON document and is tested without a kernel

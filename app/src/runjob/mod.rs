@@ -339,7 +339,7 @@ enum Phase {
 }
 
 /// A finished worker run the page is reading, one slice per task ([`receive`]): no single task
-/// blocks the page for the whole hand-over (README "Long runs").
+/// blocks the page for the whole hand-over (docs/app.md, "Long runs and limits").
 struct Receive {
     state: AppState,
     /// The job's generation: a cancel or a newer run stops the reading.
@@ -379,7 +379,7 @@ impl Receive {
 
 /// One slice of reading a finished run, then the next in a new task; the last slice installs
 /// the run (cursor at the start) and records what the hand-over cost
-/// (`window.__buddyscope_transfer_*`, README "Long runs").
+/// (`window.__buddyscope_transfer_*`, docs/app.md, "Long runs and limits").
 fn receive(mut r: Box<Receive>) {
     // Cancelled or replaced meanwhile: retire bumped the generation once, anything else bumps
     // it again.

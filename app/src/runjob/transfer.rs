@@ -17,7 +17,7 @@
 //! (`runjob::receive`): a 600,000-op run is ~11 M events, seconds of decoding in wasm, which
 //! used to freeze the page in one piece.
 //!
-//! Measured (release wasm, headless Chromium, 2 cores): see README "Long runs".
+//! Measured (release wasm, headless Chromium, 2 cores): see docs/app.md, "Long runs and limits".
 
 use buddyscope::events::{Event, EventLog, Trace};
 use buddyscope::runner::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Run};
@@ -71,7 +71,7 @@ pub fn encode_run(run: &Run) -> Vec<u8> {
     out
 }
 
-/// Milliseconds the page spent on each step of [`RunDecoder`] (README "Long runs").
+/// Milliseconds the page spent on each step of [`RunDecoder`] (docs/app.md, "Long runs and limits").
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DecodeTimes {
     /// postcard → the event log and records, all slices together.
