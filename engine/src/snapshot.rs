@@ -64,7 +64,7 @@ fn obj<'a>(v: &'a Value, path: &str, keys: &[&str]) -> Res<&'a serde_json::Map<S
         err(
             path,
             "expected an object".into(),
-            "see the snapshot format in the README",
+            "see docs/snapshot-format.md",
         )
     })?;
     if let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str())) {
