@@ -257,6 +257,44 @@ impl CompactResult {
     }
 }
 
+/// Which of `mm_compaction_defer_template`'s events (include/trace/events/compaction.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum DeferPoint {
+    /// `compaction_deferred` skipped the zone.
+    Deferred,
+    /// `defer_compaction` after a compaction that did not make the order.
+    DeferCompaction,
+    /// `compaction_defer_reset` after a success.
+    DeferReset,
+}
+
+impl DeferPoint {
+    pub const ALL: [DeferPoint; 3] = [
+        DeferPoint::Deferred,
+        DeferPoint::DeferCompaction,
+        DeferPoint::DeferReset,
+    ];
+
+    pub fn tracepoint(self) -> &'static str {
+        match self {
+            DeferPoint::Deferred => "mm_compaction_deferred",
+            DeferPoint::DeferCompaction => "mm_compaction_defer_compaction",
+            DeferPoint::DeferReset => "mm_compaction_defer_reset",
+        }
+    }
+}
+
+/// A zone's deferral state: `compact_considered`, `compact_defer_shift`,
+/// `compact_order_failed` (struct zone, include/linux/mmzone.h).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CompactDefer {
+    /// At most `1 << COMPACT_MAX_DEFER_SHIFT` = 64 (`compaction_deferred` caps it).
+    pub considered: u8,
+    pub defer_shift: u8,
+    pub order_failed: u8,
+}
+
 /// Kernel tracepoints (`include/trace/events/kmem.h`, §9; `compaction.h` for the
 /// `MmCompaction*` ones). Pfns are [`ZonePfn`]s; the
 /// printed line ([`crate::narrate::trace_line`]) makes them absolute.
@@ -325,6 +363,27 @@ pub enum Tracepoint {
         nr_migrated: u32,
         nr_failed: u32,
     },
+    /// `mm_compaction_suitable` (`compaction_suitable`); `zone_type` is `zone_idx`.
+    MmCompactionSuitable {
+        zone_type: u8,
+        order: u8,
+        ret: CompactResult,
+    },
+    /// `mm_compaction_finished` (`compact_finished`, each turn of `compact_zone`'s loop).
+    MmCompactionFinished {
+        zone_type: u8,
+        /// `cc->order`: -1 for `compact_memory`.
+        order: i8,
+        ret: CompactResult,
+    },
+    /// `mm_compaction_deferred` / `_defer_compaction` / `_defer_reset`: the zone's deferral
+    /// state after the change.
+    MmCompactionDefer {
+        point: DeferPoint,
+        zone_type: u8,
+        order: u8,
+        state: CompactDefer,
+    },
 }
 
 /// Severity of an engine message (`# ...` lines of the trace).
@@ -387,6 +446,12 @@ pub enum Mutation {
     },
     /// Raw pageblock bits (migratetype index, isolate bit 3).
     SetPageblock { pb: u32, old: u8, new: u8 },
+    /// The zone's compaction deferral state (`defer_compaction`, `compaction_deferred`,
+    /// `compaction_defer_reset`) from `old` to `new`.
+    CompactDefer {
+        old: CompactDefer,
+        new: CompactDefer,
+    },
     /// A zone or pcp scalar changes by `delta`.
     Counter { id: CounterId, cpu: u8, delta: i32 },
     /// `prep_new_page`: the block is handed out (head refcount 1) to `owner`.
@@ -592,7 +657,8 @@ impl EventKind {
                 Mutation::GetPage { pfn } | Mutation::PutPageRef { pfn, .. } => block(pfn, 0),
                 Mutation::Account { .. }
                 | Mutation::Counter { .. }
-                | Mutation::ZoneSwitch { .. } => None,
+                | Mutation::ZoneSwitch { .. }
+                | Mutation::CompactDefer { .. } => None,
             },
             EventKind::Annotation(a) => match a {
                 Annotation::Stolen { pfn, order, .. }
@@ -627,7 +693,10 @@ impl EventKind {
                     }
                     Tracepoint::MmCompactionBegin { .. }
                     | Tracepoint::MmCompactionEnd { .. }
-                    | Tracepoint::MmCompactionMigratepages { .. } => None,
+                    | Tracepoint::MmCompactionMigratepages { .. }
+                    | Tracepoint::MmCompactionSuitable { .. }
+                    | Tracepoint::MmCompactionFinished { .. }
+                    | Tracepoint::MmCompactionDefer { .. } => None,
                 },
                 _ => None,
             },
@@ -722,6 +791,9 @@ impl Event {
                         | Tracepoint::MmCompactionIsolateMigratepages { .. }
                         | Tracepoint::MmCompactionIsolateFreepages { .. }
                         | Tracepoint::MmCompactionMigratepages { .. }
+                        | Tracepoint::MmCompactionSuitable { .. }
+                        | Tracepoint::MmCompactionFinished { .. }
+                        | Tracepoint::MmCompactionDefer { .. }
                 ),
                 _ => true,
             },

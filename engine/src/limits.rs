@@ -260,7 +260,9 @@ fn walk(ops: &[Op], zone: u128, scopes: &mut Vec<Vec<(String, u128)>>) -> Cost {
             },
             Op::Vmalloc { pages, .. } => u128::from(*pages),
             // compact_memory scans every page of every zone and may move each one.
-            Op::Drain { .. } | Op::Tick { .. } | Op::CompactMemory { .. } => zone,
+            Op::Drain { .. } | Op::Tick { .. } | Op::CompactMemory { .. } | Op::Compact { .. } => {
+                zone
+            }
             Op::GetPage { .. } | Op::PutPage { .. } => 1,
             Op::CmaAlloc { nr_pages, .. } => u128::from(*nr_pages),
             Op::CmaRelease { ref_name, .. } => named(scopes, ref_name),

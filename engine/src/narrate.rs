@@ -120,6 +120,27 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
         Tracepoint::MmCompactionMigratepages { nr_migrated, nr_failed } => format!(
             "mm_compaction_migratepages: nr_migrated={nr_migrated} nr_failed={nr_failed}"
         ),
+        // mm_compaction_suitable_template: "node=%d zone=%-8s order=%d ret=%s".
+        Tracepoint::MmCompactionSuitable { zone_type, order, ret } => format!(
+            "mm_compaction_suitable: node=0 zone={:<8} order={order} ret={}",
+            crate::zone::ZONE_NAMES[zone_type as usize],
+            ret.as_str()
+        ),
+        Tracepoint::MmCompactionFinished { zone_type, order, ret } => format!(
+            "mm_compaction_finished: node=0 zone={:<8} order={order} ret={}",
+            crate::zone::ZONE_NAMES[zone_type as usize],
+            ret.as_str()
+        ),
+        // mm_compaction_defer_template: "node=%d zone=%-8s order=%d order_failed=%d
+        // consider=%u limit=%lu".
+        Tracepoint::MmCompactionDefer { point, zone_type, order, state } => format!(
+            "{}: node=0 zone={:<8} order={order} order_failed={} consider={} limit={}",
+            point.tracepoint(),
+            crate::zone::ZONE_NAMES[zone_type as usize],
+            state.order_failed,
+            state.considered,
+            1u64 << state.defer_shift
+        ),
     }
 }
 
@@ -249,6 +270,15 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
         }
         Mutation::ZoneSwitch { from, to } => format!(
             "{f}: on from the node's zone {from} to its zone {to} (the pfns that follow are in zone {to})"
+        ),
+        Mutation::CompactDefer { old, new } => format!(
+            "{f}: the zone's compaction deferral: compact_considered {} → {}, limit {} → {} (1 << compact_defer_shift), compact_order_failed {} → {}",
+            old.considered,
+            new.considered,
+            1u32 << old.defer_shift,
+            1u32 << new.defer_shift,
+            old.order_failed,
+            new.order_failed
         ),
     }
 }

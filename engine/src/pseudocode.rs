@@ -196,6 +196,12 @@ steps! {
     IsolateFreeTrace => isolate_freepages: 6,
     CompactionAllocTarget => migrate_pages: 3,
     ReleaseFreeList => release_free_list: 0,
+    // compact (page_alloc/compaction.rs): one zone of try_to_compact_pages.
+    CompactFinished => compact_zone: 2,
+    CompactionDeferred => compact_zone: 7,
+    CompactSuitable => compact_zone: 8,
+    CompactDeferReset => compact_zone: 9,
+    DeferCompaction => compact_zone: 10,
 }
 
 /// The pseudocode of a function, one line per entry.
@@ -500,11 +506,15 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
         compact_zone => &[
             "migrate_pfn = zone_start; free_pfn = pageblock_start(zone_end - 1)   // whole_zone",
             "trace mm_compaction_begin",
-            "while compact_finished() == COMPACT_CONTINUE:   // scanners met: COMPLETE (order -1 never stops early)",
+            "while compact_finished() == COMPACT_CONTINUE:   // scanners met: COMPLETE; order -1 never stops early; else a free block of order..10 on the MOVABLE/CMA list or a claimable fallback at a pageblock boundary: SUCCESS; trace mm_compaction_finished",
             "    isolate_migratepages(): ISOLATE_NONE → next round",
             "    migrate_pages(migratepages, compaction_alloc, compaction_free); trace mm_compaction_migratepages",
             "    -ENOMEM before the scanners met: COMPACT_CONTENDED, stop",
             "release_free_list(freepages); trace mm_compaction_end",
+            "// compact op, one zone of try_to_compact_pages: prio > MIN_COMPACT_PRIORITY and compaction_deferred (++compact_considered < 1 << compact_defer_shift): COMPACT_DEFERRED, trace mm_compaction_deferred",
+            "// order >= 0: compaction_suit_allocation_order: order meets the min watermark → SUCCESS; compaction_suitable: min + compact_gap (2 << order, + low - min above order 3) fails → SKIPPED; order > 3 and 0 <= fragmentation_index <= extfrag_threshold (500) → NOT_SUITABLE_ZONE; trace mm_compaction_suitable",
+            "// COMPACT_SUCCESS: compaction_defer_reset(zone, order, false): compact_order_failed = order + 1; trace mm_compaction_defer_reset",
+            "// COMPACT_COMPLETE / PARTIAL_SKIPPED: defer_compaction: compact_considered = 0, compact_defer_shift++ (max 6), compact_order_failed = min(it, order); trace mm_compaction_defer_compaction",
         ],
         isolate_migratepages => &[
             "for each pageblock from migrate_pfn while block_end <= free_pfn:",

@@ -7,7 +7,7 @@
 //! backwards exactly and replays from checkpoints through the code the live run used. Pages are
 //! indexed by [`ZonePfn`]; [`Zone::abs_pfn`] and [`Zone::zone_pfn`] convert at the edges.
 
-use crate::events::{CounterId, End, Event, EventKind, Mutation, NIL};
+use crate::events::{CompactDefer, CounterId, End, Event, EventKind, Mutation, NIL};
 use crate::pseudocode::Step;
 use crate::types::*;
 use serde::{Deserialize, Serialize};
@@ -161,6 +161,14 @@ pub struct Zone {
     /// `pageblock_nr_pages` per pageblock); fixed after boot; zoneinfo's `cma` line.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub(crate) cma_pages: u64,
+    /// `compact_considered`, `compact_defer_shift`, `compact_order_failed`: the zone's
+    /// compaction deferral (mm/compaction.c `defer_compaction`).
+    #[serde(default, skip_serializing_if = "is_default_defer")]
+    pub(crate) compact_defer: CompactDefer,
+}
+
+fn is_default_defer(d: &CompactDefer) -> bool {
+    *d == CompactDefer::default()
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -288,6 +296,7 @@ impl Zone {
             node: Vec::new(),
             active: 0,
             cma_pages: 0,
+            compact_defer: CompactDefer::default(),
             cfg,
         }
     }
@@ -841,6 +850,7 @@ impl Zone {
                 }
             }
             Mutation::ZoneSwitch { to, .. } => self.switch_zone(to as usize),
+            Mutation::CompactDefer { new, .. } => self.compact_defer = new,
         }
     }
 
@@ -942,6 +952,7 @@ impl Zone {
                 }
             }
             Mutation::ZoneSwitch { from, .. } => self.switch_zone(from as usize),
+            Mutation::CompactDefer { old, .. } => self.compact_defer = old,
         }
     }
 }

@@ -30,7 +30,11 @@ fn compaction_lines(run: &Run) -> Vec<String> {
         .expect("a compaction ran");
     lines[first..]
         .iter()
-        .filter(|l| l.starts_with("mm_compaction") || l.starts_with("mm_page_free"))
+        // mm_compaction_finished (one per turn of compact_zone's loop) has its own test.
+        .filter(|l| {
+            (l.starts_with("mm_compaction") && !l.starts_with("mm_compaction_finished"))
+                || l.starts_with("mm_page_free")
+        })
         .map(|l| {
             // "mm_page_free: page=... pfn=0x2 order=0" → keep pfn and order.
             if let Some(rest) = l.strip_prefix("mm_page_free: ") {
@@ -265,4 +269,196 @@ fn compact_memory_rebuilds_order9_blocks_and_leaves_unmovable_pages_alone() {
         );
     }
     assert!(za.stats().compact_isolated > 0);
+}
+
+/// The `mm_compaction_*` lines of a run's trace, without the scanners' own
+/// (`isolate_*`, `migratepages`) and the `finished ... continue`/`no_suitable_page` turns.
+fn compact_decisions(run: &Run) -> Vec<String> {
+    trace_text(run)
+        .lines()
+        .filter(|l| l.starts_with("mm_compaction"))
+        .filter(|l| {
+            !l.starts_with("mm_compaction_isolate")
+                && !l.starts_with("mm_compaction_migratepages")
+                && !(l.starts_with("mm_compaction_finished")
+                    && (l.ends_with("ret=continue") || l.ends_with("ret=no_suitable_page")))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// `compact` at an order the zone already has (the boot's order-10 blocks):
+/// `compaction_suit_allocation_order` finds the min watermark met at order 2
+/// (v7.2.13 mm/compaction.c:2533-2536) and `compact_zone` returns COMPACT_SUCCESS before
+/// `mm_compaction_begin`; `try_to_compact_pages` then calls `compaction_defer_reset(zone, 2,
+/// false)` (:2886): `compact_order_failed` 0 → 3, considered and the shift unchanged (0, limit 1).
+#[test]
+fn compact_at_an_order_the_zone_has_only_resets_the_deferral() {
+    let r = run(&three_pages("").replace(
+        r#"{"op": "compact_memory"}"#,
+        r#"{"op": "compact", "order": 2}"#,
+    ));
+    assert_eq!(
+        compact_decisions(&r),
+        ["mm_compaction_defer_reset: node=0 zone=Normal   order=2 order_failed=3 consider=0 limit=1"]
+    );
+}
+
+/// Seven free order-9 blocks and nothing larger: 15 order-9 movable blocks
+/// allocated in an 8192-page zone (the 16th fails its watermark), the even ones of the first 14
+/// freed. Order 10 fails the min watermark, so `compaction_suitable` runs (:2436): the order-0
+/// check min 396 + compact_gap 2048 + (low 495 − min 396) = 2543 ≤ 3584 free holds, but
+/// `fragmentation_index(zone, 10)` = 1000 − (1000 + 3584·1000/1024) / 7 = 1000 − 642 = 358
+/// ≤ extfrag_threshold 500 (:2466): COMPACT_NOT_SUITABLE_ZONE, the failure is a lack of
+/// memory; compact_zone returns COMPACT_SKIPPED, which defers nothing. Order 9 is met at once.
+#[test]
+fn a_lack_of_memory_is_not_suitable_for_compaction() {
+    let mut ops: Vec<String> = (0..15)
+        .map(|i| format!(r#"{{"op": "alloc", "order": 9, "mt": "movable", "as": "b{i}"}}"#))
+        .collect();
+    ops.extend(
+        (0..14)
+            .step_by(2)
+            .map(|i| format!(r#"{{"op": "free", "ref": "b{i}"}}"#)),
+    );
+    ops.push(r#"{"op": "compact", "order": 10}"#.into());
+    ops.push(r#"{"op": "compact", "order": 9}"#.into());
+    let text = format!(
+        r#"{{"version": 1, "name": "lack of memory", "kernel": "v7.2",
+ "zone": {{"pages": 8192, "cpus": 1}}, "ops": [{}]}}"#,
+        ops.join(",\n")
+    );
+    let r = run(&text);
+    assert_eq!(r.final_zone.nr_free()[9], 7);
+    assert_eq!(
+        compact_decisions(&r),
+        [
+            "mm_compaction_suitable: node=0 zone=Normal   order=10 ret=not_suitable_zone",
+            "mm_compaction_defer_reset: node=0 zone=Normal   order=9 order_failed=10 consider=0 limit=1",
+        ]
+    );
+}
+
+/// Deferral (:126-158) at `COMPACT_PRIO_SYNC_LIGHT`: an 8192-page zone, 8 unmovable pages,
+/// 3000 movable pages one free page apart, then one page taken by `alloc_contig_range` in each
+/// order-10 block above the first (pfn 1024·k + 5): no compaction can free 1024 aligned pages.
+/// 1st `compact` order 10: `compaction_deferred`: order_failed 0 ≤ 10, ++considered = 1 ≥
+///   limit 1 (1 << 0), not deferred; scanners meet → COMPACT_COMPLETE → `defer_compaction`:
+///   considered 0, shift 1 (limit 2), order_failed min(0, 10) = 0.
+/// 2nd: ++considered = 1 < 2: deferred (`mm_compaction_deferred` consider=1 limit=2).
+/// 3rd: ++considered = 2 ≥ 2: considered = 2, runs (the skip bits the 1st left are honoured: the
+///   scanners meet elsewhere), COMPLETE → defer: considered 0, shift 2 (limit 4).
+/// 4th: ++considered = 1 < 4: deferred.
+#[test]
+fn a_failed_compaction_is_deferred_then_retried() {
+    let pins: String = (1..8)
+        .map(|k| {
+            format!(
+                r#", {{"op": "alloc_contig_range", "pfn": {}, "nr_pages": 1, "as": "pin{k}"}}"#,
+                1024 * k + 5
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"{{"version": 1, "name": "deferred", "kernel": "v7.2",
+ "zone": {{"pages": 8192, "cpus": 1}},
+ "ops": [
+  {{"op": "repeat", "times": 8, "ops": [{{"op": "alloc", "order": 0, "mt": "unmovable"}}]}},
+  {{"op": "repeat", "times": 3000, "ops": [
+     {{"op": "alloc", "order": 1, "mt": "movable", "as": "pair"}},
+     {{"op": "split", "ref": "pair"}},
+     {{"op": "free", "ref": "pair", "page": 1}}]}},
+  {{"op": "drain", "cpu": "all"}}{pins},
+  {{"op": "compact", "order": 10, "priority": 1}},
+  {{"op": "compact", "order": 10, "priority": 1}},
+  {{"op": "compact", "order": 10, "priority": 1}},
+  {{"op": "compact", "order": 10, "priority": 1}}
+ ]}}"#
+    );
+    let r = run(&text);
+    let d = compact_decisions(&r);
+    let not_scan: Vec<&str> = d
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !l.starts_with("mm_compaction_begin") && !l.starts_with("mm_compaction_end"))
+        .collect();
+    assert_eq!(
+        not_scan,
+        [
+            "mm_compaction_suitable: node=0 zone=Normal   order=10 ret=continue",
+            "mm_compaction_finished: node=0 zone=Normal   order=10 ret=complete",
+            "mm_compaction_defer_compaction: node=0 zone=Normal   order=10 order_failed=0 consider=0 limit=2",
+            "mm_compaction_deferred: node=0 zone=Normal   order=10 order_failed=0 consider=1 limit=2",
+            "mm_compaction_suitable: node=0 zone=Normal   order=10 ret=continue",
+            "mm_compaction_finished: node=0 zone=Normal   order=10 ret=complete",
+            "mm_compaction_defer_compaction: node=0 zone=Normal   order=10 order_failed=0 consider=0 limit=4",
+            "mm_compaction_deferred: node=0 zone=Normal   order=10 order_failed=0 consider=1 limit=4",
+        ]
+    );
+    assert!(d
+        .iter()
+        .filter(|l| l.starts_with("mm_compaction_end"))
+        .all(|l| l.ends_with("status=complete")));
+    assert_eq!(r.final_zone.nr_free()[10], 0);
+}
+
+/// `compact_zone`'s loop asks `compact_finished` before every turn and traces each answer
+/// (:2394-2403): for `compact_memory` (order -1) `continue` until the scanners meet, then
+/// `complete`, one line more than the turns that scanned a pageblock here.
+#[test]
+fn compact_finished_is_traced_on_every_turn() {
+    let r = run(&three_pages(""));
+    let text = trace_text(&r);
+    let finished: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("mm_compaction_finished"))
+        .collect();
+    let turns = text
+        .lines()
+        .filter(|l| l.starts_with("mm_compaction_isolate_migratepages"))
+        .count();
+    assert_eq!(finished.len(), turns + 1);
+    assert!(finished[..turns]
+        .iter()
+        .all(|l| *l == "mm_compaction_finished: node=0 zone=Normal   order=-1 ret=continue"));
+    assert_eq!(
+        finished[turns],
+        "mm_compaction_finished: node=0 zone=Normal   order=-1 ret=complete"
+    );
+}
+
+/// A fragmented zone (the issue's scenario) compacted for order 9 at the default priority stops
+/// as soon as `__compact_finished` sees a free order-9 block at a pageblock boundary
+/// (COMPACT_SUCCESS, :2354-2357), long before the scanners meet; `compaction_defer_reset`
+/// follows (order_failed 10).
+#[test]
+fn compact_for_order9_stops_at_the_first_free_order9_block() {
+    let text = r#"{"version": 1, "name": "fragmented", "kernel": "v7.2",
+ "zone": {"pages": 4096, "cpus": 1},
+ "ops": [
+  {"op": "repeat", "times": 8, "ops": [{"op": "alloc", "order": 0, "mt": "unmovable"}]},
+  {"op": "repeat", "times": 1970, "ops": [
+     {"op": "alloc", "order": 1, "mt": "movable", "as": "pair"},
+     {"op": "split", "ref": "pair"},
+     {"op": "free", "ref": "pair", "page": 1}]},
+  {"op": "drain", "cpu": "all"},
+  {"op": "compact", "order": 9}
+ ]}"#;
+    let r = run(text);
+    let d = compact_decisions(&r);
+    assert_eq!(
+        d[0],
+        "mm_compaction_suitable: node=0 zone=Normal   order=9 ret=continue"
+    );
+    assert_eq!(
+        d.last().unwrap(),
+        "mm_compaction_defer_reset: node=0 zone=Normal   order=9 order_failed=10 consider=0 limit=1"
+    );
+    assert!(d.contains(&"mm_compaction_finished: node=0 zone=Normal   order=9 ret=success".into()));
+    let end = d
+        .iter()
+        .find(|l| l.starts_with("mm_compaction_end"))
+        .unwrap();
+    assert!(end.ends_with("status=success"), "{end}");
+    assert!(r.final_zone.nr_free()[9..].iter().sum::<u64>() >= 1);
 }

@@ -165,7 +165,16 @@ fn op_strategy(mix: Mix) -> BoxedStrategy<Op> {
     let put_page = (any::<u32>(), cpu())
         .prop_map(|(pick, cpu)| Op::PutPage { pick, cpu })
         .boxed();
-    let compact = cpu().prop_map(|cpu| Op::CompactMemory { cpu }).boxed();
+    // compact_memory, or one zone at one order (`compact`, either sync priority).
+    let compact = prop_oneof![
+        cpu().prop_map(|cpu| Op::CompactMemory { cpu }),
+        (0u8..=10, any::<bool>(), cpu()).prop_map(|(order, priority, cpu)| Op::Compact {
+            order,
+            priority,
+            cpu
+        }),
+    ]
+    .boxed();
     let kinds = [
         alloc,
         free,
@@ -526,6 +535,11 @@ enum Gen {
     CompactMemory {
         cpu: u32,
     },
+    Compact {
+        order: u8,
+        priority: u8,
+        cpu: u32,
+    },
 }
 
 fn gen_strategy() -> impl Strategy<Value = Gen> {
@@ -551,6 +565,7 @@ fn gen_strategy() -> impl Strategy<Value = Gen> {
         2 => (any::<u64>(), prop_oneof![0u8..=1, 9u8..=10]).prop_map(|(nr, align)| Gen::CmaAlloc { nr, align }),
         2 => any::<usize>().prop_map(|pick| Gen::CmaRelease { pick }),
         1 => (0u32..4).prop_map(|cpu| Gen::CompactMemory { cpu }),
+        1 => (0u8..=10, 0u8..=1, 0u32..4).prop_map(|(order, priority, cpu)| Gen::Compact { order, priority, cpu }),
     ]
 }
 
@@ -725,6 +740,17 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
                 note: None,
             },
             Gen::CompactMemory { cpu } => SOp::CompactMemory {
+                cpu: Some(cpu % cpus),
+                note: None,
+            },
+            Gen::Compact {
+                order,
+                priority,
+                cpu,
+            } => SOp::Compact {
+                order,
+                zone: None,
+                priority: Some(priority),
                 cpu: Some(cpu % cpus),
                 note: None,
             },

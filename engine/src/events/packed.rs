@@ -283,6 +283,13 @@ pub(super) fn encode(kind: EventKind) -> Packed {
                 release,
             } => W::tag(13).u32(pfn).u32(owner).bool(lru).bool(release),
             Mutation::ZoneSwitch { from, to } => W::tag(14).u8(from).u8(to),
+            Mutation::CompactDefer { old, new } => W::tag(15)
+                .u8(old.considered)
+                .u8(old.defer_shift)
+                .u8(old.order_failed)
+                .u8(new.considered)
+                .u8(new.defer_shift)
+                .u8(new.order_failed),
         },
         EventKind::Annotation(a) => match a {
             Annotation::Lock { zone, cpu } => W::tag(64).bool(zone).u8(cpu),
@@ -363,6 +370,28 @@ pub(super) fn encode(kind: EventKind) -> Packed {
                     nr_migrated,
                     nr_failed,
                 } => W::tag(137).u32(nr_migrated).u32(nr_failed),
+                Tracepoint::MmCompactionSuitable {
+                    zone_type,
+                    order,
+                    ret,
+                } => W::tag(138).u8(zone_type).u8(order).u8(ret as u8),
+                Tracepoint::MmCompactionFinished {
+                    zone_type,
+                    order,
+                    ret,
+                } => W::tag(139).u8(zone_type).u8(order as u8).u8(ret as u8),
+                Tracepoint::MmCompactionDefer {
+                    point,
+                    zone_type,
+                    order,
+                    state,
+                } => W::tag(140)
+                    .u8(point as u8)
+                    .u8(zone_type)
+                    .u8(order)
+                    .u8(state.considered)
+                    .u8(state.defer_shift)
+                    .u8(state.order_failed),
             },
             Annotation::FallbackProbe {
                 order,
@@ -527,6 +556,19 @@ pub(super) fn decode(b: &Packed) -> EventKind {
             to: r.u8(),
         }
         .into(),
+        15 => Mutation::CompactDefer {
+            old: CompactDefer {
+                considered: r.u8(),
+                defer_shift: r.u8(),
+                order_failed: r.u8(),
+            },
+            new: CompactDefer {
+                considered: r.u8(),
+                defer_shift: r.u8(),
+                order_failed: r.u8(),
+            },
+        }
+        .into(),
         64 => Annotation::Lock {
             zone: r.bool(),
             cpu: r.u8(),
@@ -689,6 +731,29 @@ pub(super) fn decode(b: &Packed) -> EventKind {
         137 => Tracepoint::MmCompactionMigratepages {
             nr_migrated: r.u32(),
             nr_failed: r.u32(),
+        }
+        .into(),
+        138 => Tracepoint::MmCompactionSuitable {
+            zone_type: r.u8(),
+            order: r.u8(),
+            ret: CompactResult::ALL[r.u8() as usize],
+        }
+        .into(),
+        139 => Tracepoint::MmCompactionFinished {
+            zone_type: r.u8(),
+            order: r.u8() as i8,
+            ret: CompactResult::ALL[r.u8() as usize],
+        }
+        .into(),
+        140 => Tracepoint::MmCompactionDefer {
+            point: DeferPoint::ALL[r.u8() as usize],
+            zone_type: r.u8(),
+            order: r.u8(),
+            state: CompactDefer {
+                considered: r.u8(),
+                defer_shift: r.u8(),
+                order_failed: r.u8(),
+            },
         }
         .into(),
         t => unreachable!("event tag {t} has no decode arm"),
@@ -902,6 +967,42 @@ mod tests {
             }
             .into(),
             Mutation::ZoneSwitch { from: 2, to: 0 }.into(),
+            Mutation::CompactDefer {
+                old: CompactDefer {
+                    considered: 64,
+                    defer_shift: 6,
+                    order_failed: 0,
+                },
+                new: CompactDefer {
+                    considered: 0,
+                    defer_shift: 0,
+                    order_failed: 11,
+                },
+            }
+            .into(),
+            Annotation::Trace(Tracepoint::MmCompactionFinished {
+                zone_type: 2,
+                order: -1,
+                ret: CompactResult::Complete,
+            })
+            .into(),
+            Annotation::Trace(Tracepoint::MmCompactionSuitable {
+                zone_type: 1,
+                order: 10,
+                ret: CompactResult::NotSuitableZone,
+            })
+            .into(),
+            Annotation::Trace(Tracepoint::MmCompactionDefer {
+                point: DeferPoint::DeferReset,
+                zone_type: 0,
+                order: 9,
+                state: CompactDefer {
+                    considered: 3,
+                    defer_shift: 2,
+                    order_failed: 10,
+                },
+            })
+            .into(),
             Annotation::Lock { zone: true, cpu: 0 }.into(),
             Annotation::Enter {
                 func: KernelFn::__free_contig_frozen_range,

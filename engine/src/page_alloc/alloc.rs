@@ -687,7 +687,7 @@ impl Engine {
     }
 
     /// `find_suitable_fallback`: only the FIRST non-empty fallback type is returned.
-    fn find_suitable_fallback(
+    pub(super) fn find_suitable_fallback(
         &mut self,
         step: Step,
         order: u8,

@@ -43,6 +43,31 @@ struct CompactControl {
     migratepages: VecDeque<(Pfn, u8, u32)>,
     nr_migratepages: u32,
     finish_pageblock: bool,
+    /// `cc->order`: `None` for `compact_memory`'s -1.
+    order: Option<u8>,
+    /// `cc->ignore_skip_hint` (`compact_memory`, `MIN_COMPACT_PRIORITY`).
+    ignore_skip_hint: bool,
+    /// `cc->ignore_block_suitable` (`MIN_COMPACT_PRIORITY` of a direct compaction).
+    ignore_block_suitable: bool,
+    /// `zone_idx` of the zone, for the tracepoints that name it.
+    zone_type: u8,
+}
+
+/// `COMPACT_MAX_DEFER_SHIFT`: compaction is skipped at most 64 times in a row.
+pub const COMPACT_MAX_DEFER_SHIFT: u8 = 6;
+/// `sysctl_extfrag_threshold` (default 500).
+pub const EXTFRAG_THRESHOLD: i64 = 500;
+/// `PAGE_ALLOC_COSTLY_ORDER`.
+const PAGE_ALLOC_COSTLY_ORDER: u8 = 3;
+
+/// `enum compact_priority`: the sync priorities the `compact` op takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompactPriority {
+    /// `COMPACT_PRIO_SYNC_FULL` = `MIN_COMPACT_PRIORITY`: the whole zone, skip hints and
+    /// block suitability ignored, never deferred.
+    SyncFull = 0,
+    /// `COMPACT_PRIO_SYNC_LIGHT`: `compaction_deferred` is asked first, skip bits honoured.
+    SyncLight = 1,
 }
 
 /// What `compact_node` did in the zones it compacted: the folios moved (for the runner's names)
@@ -100,7 +125,28 @@ impl Engine {
         zone_idx: usize,
         migrated: &mut Vec<Migration>,
     ) -> CompactResult {
+        self.compact_zone_cc(cpu, zone_idx, None, CompactPriority::SyncFull, migrated)
+    }
+
+    /// `compact_zone` with `cc->order` (`None`: -1) and the control `compact_zone_order` builds
+    /// for `prio`.
+    fn compact_zone_cc(
+        &mut self,
+        cpu: usize,
+        zone_idx: usize,
+        order: Option<u8>,
+        prio: CompactPriority,
+        migrated: &mut Vec<Migration>,
+    ) -> CompactResult {
         self.enter(KernelFn::compact_zone);
+        if let Some(o) = order {
+            // compaction_suit_allocation_order (v7.2.13 mm/compaction.c:2523).
+            let ret = self.compaction_suit_allocation_order(o);
+            if ret != CompactResult::Continue {
+                self.exit(KernelFn::compact_zone);
+                return ret;
+            }
+        }
         // __isolate_free_page checks the watermark with classzone 0: no lowmem_reserve.
         let saved_zoneidx = self.highest_zoneidx;
         self.highest_zoneidx = ZONE_DMA;
@@ -116,6 +162,12 @@ impl Engine {
             migratepages: VecDeque::new(),
             nr_migratepages: 0,
             finish_pageblock: false,
+            order,
+            // compact_zone_order: whole_zone, ignore_skip_hint and ignore_block_suitable
+            // at MIN_COMPACT_PRIORITY; compact_node sets ignore_skip_hint only.
+            ignore_skip_hint: order.is_none() || prio == CompactPriority::SyncFull,
+            ignore_block_suitable: order.is_some() && prio == CompactPriority::SyncFull,
+            zone_type: self.zone.zone_type() as u8,
         };
         let rel = |p: Pfn| (p - zone_start) as ZonePfn;
         self.trace(
@@ -128,16 +180,17 @@ impl Engine {
         );
         let mut last_migrated_pfn: Pfn = 0;
         let ret = loop {
-            // compact_finished → __compact_finished: only the scanners meeting ends a
-            // compaction of order -1 (is_via_compact_memory: COMPACT_CONTINUE otherwise).
-            if cc.scanners_met() {
-                break CompactResult::Complete;
+            let r = self.compact_finished(&cc);
+            if r != CompactResult::Continue {
+                break r;
             }
             let iteration_start_pfn = cc.migrate_pfn;
             cc.finish_pageblock =
                 pageblock_start(last_migrated_pfn) == pageblock_start(iteration_start_pfn);
             if !self.isolate_migratepages(&mut cc) {
-                continue; // ISOLATE_NONE: check_drain does nothing for order -1
+                // ISOLATE_NONE: goto check_drain.
+                self.compact_check_drain(&cc, cpu, &mut last_migrated_pfn);
+                continue;
             }
             last_migrated_pfn = cc.zone_start.max(pageblock_start(cc.migrate_pfn - 1));
             let nr_migratepages = cc.nr_migratepages;
@@ -156,6 +209,7 @@ impl Engine {
             if nomem && !cc.scanners_met() {
                 break CompactResult::Contended;
             }
+            self.compact_check_drain(&cc, cpu, &mut last_migrated_pfn);
         };
         if cc.nr_freepages > 0 {
             self.release_free_list(&mut cc, cpu);
@@ -212,7 +266,12 @@ impl Engine {
             let block_start = pageblock_start(low_pfn).max(cc.zone_start);
             // isolation_suitable is true for ignore_skip_hint; suitable_migration_source
             // allows every block type for a compaction that is not direct, but a THP's.
-            if !self.pageblock_skip_persistent(self.zone.zone_pfn(block_start)) {
+            // isolation_suitable: a pageblock marked skip is passed over unless the hint is
+            // ignored.
+            let skipped = !cc.ignore_skip_hint
+                && (pageblock_aligned(low_pfn) || low_pfn == cc.zone_start)
+                && self.pageblock_skip(block_start);
+            if !skipped && !self.pageblock_skip_persistent(self.zone.zone_pfn(block_start)) {
                 self.isolate_migratepages_block(cc, low_pfn, block_end);
                 break;
             }
@@ -241,7 +300,10 @@ impl Engine {
         while low_pfn < end_pfn {
             nr_scanned += 1;
             if valid_page.is_none() && (pageblock_aligned(low_pfn) || low_pfn == cc.zone_start) {
-                // isolation_suitable: true for ignore_skip_hint.
+                if !cc.ignore_skip_hint && self.pageblock_skip(low_pfn) {
+                    low_pfn = end_pfn; // isolate_abort
+                    break;
+                }
                 valid_page = Some(low_pfn);
             }
             let p = self.zone.zone_pfn(low_pfn);
@@ -267,8 +329,9 @@ impl Engine {
                 low_pfn += 1;
                 continue;
             }
-            // skip_isolation_on_order(order, -1): only order ≥ pageblock_order.
-            if nr >= PAGEBLOCK_NR_PAGES {
+            // skip_isolation_on_order(order, cc->order): a folio at least as large as the
+            // target order, or of pageblock order (the only case for -1).
+            if nr >= PAGEBLOCK_NR_PAGES || cc.order.is_some_and(|o| nr >= 1 << o) {
                 low_pfn += nr as Pfn - 1;
                 nr_scanned += nr - 1;
                 low_pfn += 1;
@@ -279,11 +342,17 @@ impl Engine {
                 low_pfn += 1;
                 continue;
             }
-            // The first folio taken: test_and_set_skip, which ignore_skip_hint turns off.
-            if !skip_updated && valid_page.is_some() {
-                skip_updated = true;
-            }
             let owner = z.owner[p as usize];
+            // The first folio taken: test_and_set_skip, which ignore_skip_hint turns off (the
+            // block's skip bit was clear when valid_page was taken).
+            if !skip_updated {
+                if let Some(v) = valid_page {
+                    skip_updated = true;
+                    if !cc.ignore_skip_hint {
+                        self.set_pageblock_skip(Step::IsolateMigrateSkip, v);
+                    }
+                }
+            }
             low_pfn += nr as Pfn - 1;
             cc.migratepages
                 .push_front((low_pfn + 1 - nr as Pfn, nr.trailing_zeros() as u8, owner));
@@ -317,13 +386,23 @@ impl Engine {
 
     /// `suitable_migration_target` without `ignore_block_suitable`: a MOVABLE or CMA
     /// pageblock whose first page is not a free block of pageblock order or more.
-    fn suitable_migration_target(&self, pfn: Pfn) -> bool {
+    fn suitable_migration_target(&self, cc: &CompactControl, pfn: Pfn) -> bool {
         let p = self.zone.zone_pfn(pfn);
         let z = &self.zone;
-        if z.kind[p as usize] == PageKind::Buddy && z.order[p as usize] >= PAGEBLOCK_ORDER {
+        let order = cc.order.filter(|&o| o > 0).unwrap_or(PAGEBLOCK_ORDER);
+        if z.kind[p as usize] == PageKind::Buddy && z.order[p as usize] >= order {
             return false;
         }
+        if cc.ignore_block_suitable {
+            return true;
+        }
         matches!(z.pageblock_mt(p), MigrateType::Movable | MigrateType::Cma)
+    }
+
+    /// `get_pageblock_skip`.
+    fn pageblock_skip(&self, pfn: Pfn) -> bool {
+        let pb = self.zone.zone_pfn(pfn) >> PAGEBLOCK_ORDER;
+        self.zone.pageblock[pb as usize] & PB_SKIP != 0
     }
 
     /// `isolate_freepages`: pageblocks from `cc.free_pfn` down to the one after the
@@ -337,7 +416,9 @@ impl Engine {
         let low_pfn = pageblock_end(cc.migrate_pfn);
         let mut stride = 1u32; // MIGRATE_SYNC
         while block_start >= low_pfn {
-            if self.suitable_migration_target(block_start) {
+            if self.suitable_migration_target(cc, block_start)
+                && (cc.ignore_skip_hint || !self.pageblock_skip(block_start))
+            {
                 let nr_isolated =
                     self.isolate_freepages_block(cc, &mut isolate_start_pfn, block_end, stride);
                 // The whole pageblock scanned: update_pageblock_skip.
@@ -604,5 +685,223 @@ impl Engine {
         }
         cc.nr_freepages = 0;
         self.exit(KernelFn::release_free_list);
+    }
+
+    /// `compact_finished` → `__compact_finished` (v7.2.13 mm/compaction.c:2282), traced as
+    /// `mm_compaction_finished`; `COMPACT_NO_SUITABLE_PAGE` goes on as `COMPACT_CONTINUE`.
+    fn compact_finished(&mut self, cc: &CompactControl) -> CompactResult {
+        let ret = self.__compact_finished(cc);
+        self.trace(
+            Step::CompactFinished,
+            Tracepoint::MmCompactionFinished {
+                zone_type: cc.zone_type,
+                order: cc.order.map_or(-1, |o| o as i8),
+                ret,
+            },
+        );
+        if ret == CompactResult::NoSuitablePage {
+            CompactResult::Continue
+        } else {
+            ret
+        }
+    }
+
+    fn __compact_finished(&mut self, cc: &CompactControl) -> CompactResult {
+        // The scanners meeting: whole_zone always here (cached positions not modelled).
+        if cc.scanners_met() {
+            return CompactResult::Complete;
+        }
+        // is_via_compact_memory.
+        let Some(order) = cc.order else {
+            return CompactResult::Continue;
+        };
+        // Always finish scanning a pageblock.
+        if !pageblock_aligned(cc.migrate_pfn) {
+            return CompactResult::Continue;
+        }
+        // defrag_mode (v7.x, sysctl default 0) is off: the direct compactor's check.
+        // cc->migratetype is gfp_migratetype of the request: MOVABLE.
+        let mt = MigrateType::Movable;
+        for o in order as usize..NR_PAGE_ORDERS {
+            if self.zone.free_lists[o][mt.idx()].len > 0 {
+                return CompactResult::Success;
+            }
+            if self.zone.cfg.cma && self.zone.free_lists[o][MigrateType::Cma.idx()].len > 0 {
+                return CompactResult::Success;
+            }
+            if let super::Fallback::Found(_) =
+                self.find_suitable_fallback(Step::CompactFinished, o as u8, mt, true)
+            {
+                return CompactResult::Success;
+            }
+        }
+        CompactResult::NoSuitablePage
+    }
+
+    /// `compact_zone`'s `check_drain`: once the migration scanner has left the `cc->order`
+    /// aligned block it last migrated from, `lru_add_drain_cpu_zone` drains this CPU's pcp of
+    /// the zone so the freed sources can merge.
+    fn compact_check_drain(
+        &mut self,
+        cc: &CompactControl,
+        cpu: usize,
+        last_migrated_pfn: &mut Pfn,
+    ) {
+        let Some(order) = cc.order.filter(|&o| o > 0) else {
+            return;
+        };
+        if *last_migrated_pfn == 0 {
+            return;
+        }
+        let current_block_start = cc.migrate_pfn & !((1 << order) - 1);
+        if *last_migrated_pfn < current_block_start {
+            self.drain_pages_zone(cpu);
+            *last_migrated_pfn = 0;
+        }
+    }
+
+    /// `compaction_suit_allocation_order(zone, order, highest_zoneidx, ALLOC_WMARK_MIN |
+    /// ALLOC_CMA, async = false, kcompactd = false)`: `COMPACT_SUCCESS` when the order already
+    /// meets the min watermark, `COMPACT_SKIPPED` when `compaction_suitable` says no.
+    fn compaction_suit_allocation_order(&mut self, order: u8) -> CompactResult {
+        let watermark = self.zone.watermark[WMARK_MIN];
+        let free = self.zone.nr_free_pages;
+        if self.zone_watermark_ok(order, watermark, ALLOC_CMA, free) {
+            return CompactResult::Success;
+        }
+        if !self.compaction_suitable(order, watermark) {
+            return CompactResult::Skipped;
+        }
+        CompactResult::Continue
+    }
+
+    /// `compaction_suitable` (v7.2.13 mm/compaction.c:2436): the order-0 watermark plus
+    /// `compact_gap(order)` (and low − min above the costly order) must hold, and above
+    /// `PAGE_ALLOC_COSTLY_ORDER` a fragmentation index in `0..=extfrag_threshold` means the
+    /// failure is a lack of memory, not fragmentation.
+    pub(crate) fn compaction_suitable(&mut self, order: u8, watermark: u64) -> bool {
+        let mut mark = watermark + (2u64 << order); // compact_gap
+        if order > PAGE_ALLOC_COSTLY_ORDER {
+            mark += self.zone.watermark[WMARK_LOW] - self.zone.watermark[WMARK_MIN];
+        }
+        let mut suitable = self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone.nr_free_pages);
+        let ret = if suitable {
+            let mut r = CompactResult::Continue;
+            if order > PAGE_ALLOC_COSTLY_ORDER {
+                let fragindex = crate::metrics::fragmentation_index(&self.zone, order);
+                if (0..=EXTFRAG_THRESHOLD).contains(&fragindex) {
+                    suitable = false;
+                    r = CompactResult::NotSuitableZone;
+                }
+            }
+            r
+        } else {
+            CompactResult::Skipped
+        };
+        self.trace(
+            Step::CompactSuitable,
+            Tracepoint::MmCompactionSuitable {
+                zone_type: self.zone.zone_type() as u8,
+                order,
+                ret,
+            },
+        );
+        suitable
+    }
+
+    fn set_compact_defer(&mut self, step: Step, new: CompactDefer) {
+        let old = self.zone.compact_defer;
+        if old != new {
+            self.emit(step, Mutation::CompactDefer { old, new });
+        }
+    }
+
+    fn trace_defer(&mut self, step: Step, point: DeferPoint, order: u8) {
+        self.trace(
+            step,
+            Tracepoint::MmCompactionDefer {
+                point,
+                zone_type: self.zone.zone_type() as u8,
+                order,
+                state: self.zone.compact_defer,
+            },
+        );
+    }
+
+    /// `defer_compaction` (v7.2.13 mm/compaction.c:126).
+    fn defer_compaction(&mut self, order: u8) {
+        let mut d = self.zone.compact_defer;
+        d.considered = 0;
+        d.defer_shift = (d.defer_shift + 1).min(COMPACT_MAX_DEFER_SHIFT);
+        d.order_failed = d.order_failed.min(order);
+        self.set_compact_defer(Step::DeferCompaction, d);
+        self.trace_defer(Step::DeferCompaction, DeferPoint::DeferCompaction, order);
+    }
+
+    /// `compaction_deferred` (v7.2.13 mm/compaction.c:141): true to skip the zone this time.
+    fn compaction_deferred(&mut self, order: u8) -> bool {
+        let mut d = self.zone.compact_defer;
+        if order < d.order_failed {
+            return false;
+        }
+        let defer_limit = 1u8 << d.defer_shift;
+        d.considered += 1;
+        if d.considered >= defer_limit {
+            d.considered = defer_limit;
+            self.set_compact_defer(Step::CompactionDeferred, d);
+            return false;
+        }
+        self.set_compact_defer(Step::CompactionDeferred, d);
+        self.trace_defer(Step::CompactionDeferred, DeferPoint::Deferred, order);
+        true
+    }
+
+    /// `compaction_defer_reset(zone, order, alloc_success)` (v7.2.13 mm/compaction.c:164).
+    fn compaction_defer_reset(&mut self, order: u8, alloc_success: bool) {
+        let mut d = self.zone.compact_defer;
+        if alloc_success {
+            d.considered = 0;
+            d.defer_shift = 0;
+        }
+        if order >= d.order_failed {
+            d.order_failed = order + 1;
+        }
+        self.set_compact_defer(Step::CompactDeferReset, d);
+        self.trace_defer(Step::CompactDeferReset, DeferPoint::DeferReset, order);
+    }
+
+    /// One zone of `try_to_compact_pages` (v7.2.13 mm/compaction.c:2836) for a movable request
+    /// of `order` at `prio`, without the allocation after it: `compaction_deferred` above
+    /// `MIN_COMPACT_PRIORITY`, `compact_zone_order`, then `compaction_defer_reset` on success or
+    /// `defer_compaction` when the zone was scanned through. `zone_idx` is the zone of the node.
+    pub fn compact_zone_order(
+        &mut self,
+        cpu: usize,
+        zone_idx: usize,
+        order: u8,
+        prio: CompactPriority,
+    ) -> CompactOutcome {
+        let home = self.zone.active_index();
+        self.select_zone(Step::CompactNodeZone, zone_idx);
+        let saved_zoneidx = self.highest_zoneidx;
+        self.highest_zoneidx = self.zone.zone_type();
+        let mut out = CompactOutcome::default();
+        let status = if prio != CompactPriority::SyncFull && self.compaction_deferred(order) {
+            CompactResult::Deferred
+        } else {
+            let st = self.compact_zone_cc(cpu, zone_idx, Some(order), prio, &mut out.migrated);
+            match st {
+                CompactResult::Success => self.compaction_defer_reset(order, false),
+                CompactResult::Complete | CompactResult::PartialSkipped => {
+                    self.defer_compaction(order)
+                }
+                _ => {}
+            }
+            st
+        };
+        out.results.push(status);
+        self.highest_zoneidx = saved_zoneidx;
+        self.select_zone(Step::CompactNodeZone, home);
+        out
     }
 }

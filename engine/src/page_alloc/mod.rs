@@ -8,7 +8,7 @@
 //! engine, its event primitives, the free-list helpers and the watermark checks they share.
 
 mod alloc;
-mod compaction;
+pub mod compaction;
 mod free;
 mod isolation;
 

@@ -905,6 +905,10 @@ pub fn summarize(op: &Op) -> String {
             DrainTarget::All => "drain all".into(),
         },
         Op::CompactMemory { .. } => "compact_memory".into(),
+        Op::Compact { order, zone, .. } => match zone {
+            Some(z) => format!("compact order {order} zone {z}"),
+            None => format!("compact order {order}"),
+        },
         Op::Tick { cpu, .. } => match cpu {
             DrainTarget::Cpu(c) => format!("tick cpu {c}"),
             DrainTarget::All => "tick".into(),

@@ -60,6 +60,12 @@ impl Runner<'_, '_> {
             Op::Drain { cpu: target, .. } => (self.op_drain(target), 0),
             Op::Tick { cpu: target, .. } => (self.op_tick(target), 0),
             Op::CompactMemory { .. } => self.op_compact_memory(cpu),
+            Op::Compact {
+                order,
+                zone,
+                priority,
+                ..
+            } => self.op_compact(cpu, *order, zone.as_deref(), *priority),
             Op::GetPage { ref_name, page, .. } => (self.op_get_page(ref_name, *page), 0),
             Op::PutPage { ref_name, page, .. } => (self.op_put_page(ref_name, *page, cpu), 0),
             Op::CmaAlloc {
@@ -430,6 +436,34 @@ impl Runner<'_, '_> {
     /// The pageblocks touched are those a folio left or went to.
     fn op_compact_memory(&mut self, cpu: usize) -> (Outcome, u32) {
         let out = self.engine.compact_node(cpu);
+        self.compacted(out)
+    }
+
+    /// `compact`: one zone of `try_to_compact_pages` at `order` (the named zone, else the
+    /// node's last: the highest type); the names of moved pages follow them.
+    fn op_compact(
+        &mut self,
+        cpu: usize,
+        order: u8,
+        zone: Option<&str>,
+        priority: Option<u8>,
+    ) -> (Outcome, u32) {
+        use crate::page_alloc::compaction::CompactPriority;
+        let n = self.engine.zone.nr_zones();
+        let idx = zone
+            .and_then(|name| (0..n).find(|&i| self.engine.zone.zone_at(i).cfg.name == name))
+            .unwrap_or(n - 1);
+        let prio = if priority == Some(1) {
+            CompactPriority::SyncLight
+        } else {
+            CompactPriority::SyncFull
+        };
+        let out = self.engine.compact_zone_order(cpu, idx, order, prio);
+        self.compacted(out)
+    }
+
+    /// The outcome of a compaction: each moved folio's name follows it.
+    fn compacted(&mut self, out: crate::page_alloc::compaction::CompactOutcome) -> (Outcome, u32) {
         let mut blocks: Vec<(u8, u32)> = Vec::new();
         for m in &out.migrated {
             self.follow(m);

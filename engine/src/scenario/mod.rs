@@ -399,6 +399,22 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// Direct compaction of one zone at one order, as `try_to_compact_pages` does it for each
+    /// zone: `compaction_deferred` (for a priority above `COMPACT_PRIO_SYNC_FULL`), then
+    /// `compact_zone_order`, then `compaction_defer_reset` or `defer_compaction`. `zone` names a
+    /// zone of the node (default: the highest populated one); `priority` is
+    /// `COMPACT_PRIO_SYNC_FULL` (0) or `COMPACT_PRIO_SYNC_LIGHT` (1).
+    Compact {
+        order: u8,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        zone: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        priority: Option<u8>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
     /// Each iteration runs `ops` in a new name scope. `cpu` is accepted but not inherited.
     Repeat {
         times: u64,
@@ -508,6 +524,7 @@ impl Op {
             Op::CmaAlloc { .. } => "cma_alloc",
             Op::CmaRelease { .. } => "cma_release",
             Op::CompactMemory { .. } => "compact_memory",
+            Op::Compact { .. } => "compact",
         }
     }
 
@@ -527,7 +544,8 @@ impl Op {
             | Op::PutPage { cpu, .. }
             | Op::CmaAlloc { cpu, .. }
             | Op::CmaRelease { cpu, .. }
-            | Op::CompactMemory { cpu, .. } => *cpu,
+            | Op::CompactMemory { cpu, .. }
+            | Op::Compact { cpu, .. } => *cpu,
             Op::Drain { .. } | Op::Tick { .. } => None,
         }
     }
@@ -554,7 +572,8 @@ impl Op {
             | Op::PutPage { note, .. }
             | Op::CmaAlloc { note, .. }
             | Op::CmaRelease { note, .. }
-            | Op::CompactMemory { note, .. } => note.as_deref(),
+            | Op::CompactMemory { note, .. }
+            | Op::Compact { note, .. } => note.as_deref(),
         }
     }
 

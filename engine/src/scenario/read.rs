@@ -30,6 +30,7 @@ const OP_NAMES: &[&str] = &[
     "cma_alloc",
     "cma_release",
     "compact_memory",
+    "compact",
 ];
 
 const CPU_DOC: &str = "the CPU the op runs on, 0..=zone.cpus-1 (default 0)";
@@ -124,6 +125,11 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("tick", "note", NOTE_DOC),
     ("compact_memory", "cpu", "the CPU that writes /proc/sys/vm/compact_memory, 0..=zone.cpus-1 (default 0)"),
     ("compact_memory", "note", NOTE_DOC),
+    ("compact", "order", "the order to compact for, an integer 0..=10"),
+    ("compact", "zone", "a zone of the scenario (default: the highest one)"),
+    ("compact", "priority", "0 (COMPACT_PRIO_SYNC_FULL, default) or 1 (COMPACT_PRIO_SYNC_LIGHT: deferral and skip bits honoured)"),
+    ("compact", "cpu", CPU_DOC),
+    ("compact", "note", NOTE_DOC),
     ("repeat", "times", "an integer ≥ 0"),
     ("repeat", "ops", "an array of ops, run once per iteration in a new name scope"),
     ("repeat", "cpu", "a CPU 0..=zone.cpus-1; not inherited by the repeated ops"),
@@ -466,6 +472,18 @@ fn read_version(v: &Value, path: &str) -> Res<u32> {
     check_version(read_u64(v, path)?)
 }
 
+/// `enum compact_priority`: the two sync priorities (the async one is not modelled).
+fn read_compact_priority(v: &Value, path: &str) -> Res<u8> {
+    match v.as_u64() {
+        Some(p @ 0..=1) => Ok(p as u8),
+        _ => Err(ScenarioError::new(
+            path,
+            format!("priority {v} is not a modelled compaction priority"),
+            "use 0 (COMPACT_PRIO_SYNC_FULL) or 1 (COMPACT_PRIO_SYNC_LIGHT)",
+        )),
+    }
+}
+
 fn read_order(v: &Value, path: &str) -> Res<u8> {
     check_order(path, read_u64(v, path)?)
 }
@@ -739,6 +757,13 @@ fn op_from_value(v: &Value, path: &str) -> Res<Op> {
             note: note()?,
         },
         "compact_memory" => Op::CompactMemory {
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "compact" => Op::Compact {
+            order: f.req("order", read_order)?,
+            zone: f.opt("zone", read_string)?,
+            priority: f.opt("priority", read_compact_priority)?,
             cpu: cpu()?,
             note: note()?,
         },

@@ -476,6 +476,21 @@ fn op_value_errors() {
         (r#"[{"op": "compact_memory", "cpu": 1}]"#, "ops[0].cpu"),
         (r#"[{"op": "compact_memory", "cpu": "all"}]"#, "ops[0].cpu"),
         (r#"[{"op": "compact_memory", "order": 9}]"#, "ops[0].order"),
+        (r#"[{"op": "compact"}]"#, "ops[0].order"),
+        (r#"[{"op": "compact", "order": 11}]"#, "ops[0].order"),
+        (
+            r#"[{"op": "compact", "order": 9, "priority": 2}]"#,
+            "ops[0].priority",
+        ),
+        (
+            r#"[{"op": "compact", "order": 9, "zone": "DMA"}]"#,
+            "ops[0].zone",
+        ),
+        (r#"[{"op": "compact", "order": 9, "cpu": 1}]"#, "ops[0].cpu"),
+        (
+            r#"[{"op": "compact", "order": 9, "mt": "movable"}]"#,
+            "ops[0].mt",
+        ),
         (
             r#"[{"op": "repeat", "times": 1, "cpu": 5, "ops": []}]"#,
             "ops[0].cpu",

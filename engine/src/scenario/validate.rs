@@ -377,6 +377,25 @@ impl Checker {
             }
             // Its cpu is checked with every op's.
             Op::CompactMemory { .. } => {}
+            Op::Compact { order, zone, .. } => {
+                check_order(&join(path, "order"), u64::from(*order))?;
+                if let Some(name) = zone {
+                    if !self.zone_names.iter().any(|z| z == name) {
+                        return Err(ScenarioError::new(
+                            join(path, "zone"),
+                            format!("zone {name:?} is not a zone of this scenario"),
+                            format!(
+                                "use one of {} (the zone to compact)",
+                                self.zone_names
+                                    .iter()
+                                    .map(|z| format!("\"{z}\""))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
             Op::Drain { cpu, .. } | Op::Tick { cpu, .. } => {
                 if let DrainTarget::Cpu(c) = cpu {
                     self.cpu(&join(path, "cpu"), *c)?;

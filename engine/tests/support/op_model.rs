@@ -92,6 +92,8 @@ pub enum Op {
     PutPage { pick: u32, cpu: u8 },
     /// `compact_memory`: `compact_node`, every page's owner follows a migration.
     CompactMemory { cpu: u8 },
+    /// `compact`: one zone of `try_to_compact_pages` at `order`, `priority` 0 or 1.
+    Compact { order: u8, priority: bool, cpu: u8 },
 }
 
 /// A live allocation as the test sees it.
@@ -494,6 +496,24 @@ impl Harness {
             Op::CompactMemory { cpu } => {
                 let cpu = self.cpu(cpu);
                 let out = self.engine.compact_node(cpu);
+                self.tally.compactions += 1;
+                self.tally.compact_migrations += out.migrated.len() as u64;
+                self.follow(&out.migrated);
+            }
+            Op::Compact {
+                order,
+                priority,
+                cpu,
+            } => {
+                use buddyscope::page_alloc::compaction::CompactPriority;
+                let cpu = self.cpu(cpu);
+                let prio = if priority {
+                    CompactPriority::SyncLight
+                } else {
+                    CompactPriority::SyncFull
+                };
+                let zone = self.engine.zone.active_index();
+                let out = self.engine.compact_zone_order(cpu, zone, order % 11, prio);
                 self.tally.compactions += 1;
                 self.tally.compact_migrations += out.migrated.len() as u64;
                 self.follow(&out.migrated);
