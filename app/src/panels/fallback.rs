@@ -39,8 +39,10 @@ pub struct EventRow {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FallbackModel {
-    /// Column (and row) headings, in the kernel's order.
+    /// The migratetypes' kernel names, in the kernel's order.
     pub types: Vec<&'static str>,
+    /// Their short headings (the free lists' columns), so the table fits a narrow screen.
+    pub short: Vec<&'static str>,
     /// `rows[from][to]`.
     pub rows: Vec<Vec<CellModel>>,
     /// The header line the CLI prints over the table.
@@ -82,6 +84,7 @@ pub fn view_model(t: &Timeline, orders: &str, events: &str) -> Result<FallbackMo
     let f = MatrixFilter::parse(&t.run, Some(orders), Some(events))?;
     let m = fallback_matrix(&t.run, f);
     let types: Vec<&'static str> = m.types.iter().map(|t| t.kernel_name()).collect();
+    let short = m.types.iter().map(|&t| super::mt_short(t)).collect();
     let rows = m
         .cells
         .iter()
@@ -105,6 +108,7 @@ pub fn view_model(t: &Timeline, orders: &str, events: &str) -> Result<FallbackMo
         .to_string();
     Ok(FallbackModel {
         types,
+        short,
         rows,
         summary,
         matrix: m,
@@ -158,7 +162,8 @@ pub fn FallbackMatrixPanel() -> impl IntoView {
             let head = m
                 .types
                 .iter()
-                .map(|t| view! { <th scope="col">{*t}</th> })
+                .zip(&m.short)
+                .map(|(t, s)| view! { <th scope="col"><abbr title=*t>{*s}</abbr></th> })
                 .collect_view();
             let rows = m
                 .rows
@@ -198,7 +203,7 @@ pub fn FallbackMatrixPanel() -> impl IntoView {
                         .collect_view();
                     view! {
                         <tr>
-                            <th scope="row">{m.types[f]}</th>
+                            <th scope="row"><abbr title=m.types[f]>{m.short[f]}</abbr></th>
                             {cells}
                         </tr>
                     }
