@@ -47,7 +47,7 @@ test('a saved scenario survives a reload, opens at its position, and is deleted'
   await page.getByTestId('saved-open-0').click();
   await expect(page.getByTestId('scenario-name')).toHaveText('my saved edit');
   await expect(page.getByTestId('scenario-editor')).toHaveValue(edited);
-  expect(await frameSnapshot(page)).toEqual(frame);
+  await expect.poll(() => frameSnapshot(page)).toEqual(frame);
   await saveScreenshot(page, 'saved-panel', panel);
 
   await page.getByTestId('saved-delete-0').click();
@@ -65,7 +65,7 @@ test('the last position survives a reload', async ({ page }) => {
   await page.reload();
   await expect(page.getByTestId('scenario-select')).toHaveValue('fallback-steal');
   await expect(page.getByTestId('position')).toHaveText(frame['position']);
-  expect(await frameSnapshot(page)).toEqual(frame);
+  await expect.poll(() => frameSnapshot(page)).toEqual(frame);
   // An address that asks for a scenario wins over the last position.
   await openApp(page, '?scenario=fallback-claim');
   await expect(page.getByTestId('scenario-select')).toHaveValue('fallback-claim');

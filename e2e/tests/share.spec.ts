@@ -30,7 +30,7 @@ test('a share link reproduces the frame in a fresh browser context', async ({ pa
   await other.goto(link);
   await expect(other.getByRole('heading', { level: 1, name: 'buddyscope' })).toBeVisible();
   await expect(other.getByTestId('position')).toHaveText(before['position']);
-  expect(await frameSnapshot(other)).toEqual(before);
+  await expect.poll(() => frameSnapshot(other)).toEqual(before);
   await expect(other.getByTestId('scenario-select')).toHaveValue('pcp-overflow-2cpu');
   await expect(other.getByTestId('share-error')).toHaveCount(0);
   expect(errors).toEqual([]);
@@ -54,7 +54,7 @@ test('a link to an edited scenario carries the text, not just the id', async ({ 
   const other = await fresh.newPage();
   await other.goto(link);
   await expect(other.getByTestId('scenario-name')).toHaveText('shared edit');
-  expect(await frameSnapshot(other)).toEqual(before);
+  await expect.poll(() => frameSnapshot(other)).toEqual(before);
   await fresh.close();
 });
 
@@ -100,9 +100,9 @@ test('a share link made in compare mode reproduces both sides', async ({ page, b
   await other.goto(link);
   await expect(other.getByTestId('side-b')).toBeVisible();
   await expect(other.getByTestId('compare-position')).toHaveText(await page.getByTestId('compare-position').innerText());
-  expect(await frameSnapshot(other, '[data-testid="side-a"]')).toEqual(a);
-  expect(await frameSnapshot(other, '[data-testid="side-b"]')).toEqual(b);
-  expect(await frameSnapshot(other)).toEqual(all);
+  await expect.poll(() => frameSnapshot(other, '[data-testid="side-a"]')).toEqual(a);
+  await expect.poll(() => frameSnapshot(other, '[data-testid="side-b"]')).toEqual(b);
+  await expect.poll(() => frameSnapshot(other)).toEqual(all);
   await expect(other.getByTestId('compare-kernel-a')).toHaveValue(await page.getByTestId('compare-kernel-a').inputValue());
   await expect(other.getByTestId('compare-kernel-b')).toHaveValue(await page.getByTestId('compare-kernel-b').inputValue());
   await fresh.close();
@@ -123,7 +123,7 @@ test('a share link carries presenter mode', async ({ page, browser }) => {
   const other = await fresh.newPage();
   await other.goto(link);
   await expect(other.getByTestId('presenter-view')).toBeVisible();
-  expect(await frameSnapshot(other)).toEqual(before);
+  await expect.poll(() => frameSnapshot(other)).toEqual(before);
   await fresh.close();
 });
 
@@ -161,7 +161,7 @@ test('a share link of a run computed in the worker restores its position once th
   // The link's run goes to the worker too; when it is on screen it is at the link's event.
   await expect(other.getByTestId('scenario-name')).toHaveText('a worker run to share', { timeout: 90_000 });
   await expect(other.getByTestId('position')).toHaveText(before['position']);
-  expect(await frameSnapshot(other)).toEqual(before);
+  await expect.poll(() => frameSnapshot(other)).toEqual(before);
   await expect(other.getByTestId('share-error')).toHaveCount(0);
   await fresh.close();
 });
