@@ -12,9 +12,13 @@
         replays each capture from its before snapshot, cut at the snapshot markers, with
         --expect snapshot-after.json --predict under each profile, and prints the
         workload x profile prediction table with the misses grouped by cause
+    python3 lab/capture.py figures CAPTURE... [--bin PATH] [--json OUT]
+        the same replay with the capture's own profile under /usr/bin/time: a line per capture
+        with events, lost events, divergences by kind, prediction rates, differences from the
+        after snapshot, replay time and peak memory
 
 The pure parts (parse_trace, parse_stats, the predict table's profile_of, replay_row,
-predict_table) are tested by lab/test_lab.py.
+predict_table, figures_table, parse_time) are tested by lab/test_lab.py.
 """
 
 import argparse
@@ -338,6 +342,30 @@ def capture_file(d, name, tmp):
     return t
 
 
+def replay_cmd(binary, trace, before, after, profile=None):
+    """The replay of a capture cut at its snapshot markers, predicted and checked against the
+    after snapshot; `--no-trace` keeps its memory bounded (counts and capped lists, no
+    recorded run) where the CLI has it."""
+    cmd = [binary, "replay", trace, "--scenario", before]
+    if profile:
+        cmd += ["--kernel", profile]
+    cmd += ["--from-marker", BEFORE_MARKER, "--to-marker", AFTER_MARKER,
+            "--expect", after, "--predict", "--format", "json"]
+    if has_no_trace(binary):
+        cmd.append("--no-trace")
+    return cmd
+
+
+_NO_TRACE = {}
+
+
+def has_no_trace(binary):
+    if binary not in _NO_TRACE:
+        h = subprocess.run([binary, "replay", "--help"], capture_output=True, text=True)
+        _NO_TRACE[binary] = "--no-trace" in h.stdout
+    return _NO_TRACE[binary]
+
+
 def predict(a):
     profiles = a.kernel.split(",") if a.kernel else PROFILES
     for k in profiles:
@@ -359,9 +387,7 @@ def predict(a):
             before = capture_file(d, "snapshot-before.json", tmp)
             after = capture_file(d, "snapshot-after.json", tmp)
             for k in profiles:
-                cmd = [a.bin, "replay", trace, "--scenario", before, "--kernel", k,
-                       "--from-marker", BEFORE_MARKER, "--to-marker", AFTER_MARKER,
-                       "--expect", after, "--predict", "--format", "json"]
+                cmd = replay_cmd(a.bin, trace, before, after, k)
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 try:
                     doc = json.loads(p.stdout)
@@ -372,6 +398,66 @@ def predict(a):
                 print(f"capture.py: {name} {k}: done", file=sys.stderr)
         rows.append(row)
     print(predict_table(rows, profiles))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+            f.write("\n")
+
+
+def parse_time(text):
+    """`/usr/bin/time -f "%e %M"`'s last line: (wall seconds, peak RSS in KiB)."""
+    for line in reversed(text.strip().splitlines()):
+        m = re.fullmatch(r"(\d+(?:\.\d+)?) (\d+)", line.strip())
+        if m:
+            return float(m.group(1)), int(m.group(2))
+    return None, None
+
+
+def figures_table(rows):
+    """Markdown: a line per capture replayed with its own profile."""
+    out = ["| capture | events | lost | divergences by kind | exact | same order+list | "
+           "diffs from after | time | peak RSS |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for c in rows:
+        f = c["figures"]
+        div = ", ".join(f"{k} {n:,}" for k, n in f["divergences_by_kind"].items()) or "none"
+        diffs = f["expect_differences"] if f["expect_differences"] >= 0 else "failed"
+        out.append(
+            f"| `{c['capture']}` | {f['trace_events']:,} | {c['lost']:,} | {div} | "
+            f"{f['exact']:,}/{f['allocations']:,} {pct(f['exact'], f['allocations']):.2f} % | "
+            f"{pct(f['same_order_and_list'], f['allocations']):.2f} % | {diffs} | "
+            f"{c['seconds']:.1f} s | {c['rss_kib'] / 1024:,.0f} MiB |")
+    return "\n".join(out)
+
+
+def figures(a):
+    if not os.access(a.bin, os.X_OK):
+        raise SystemExit(f"capture.py: --bin {a.bin}: not an executable")
+    rows = []
+    for d in a.captures:
+        d = d.rstrip("/")
+        with open(os.path.join(d, "capture.json")) as f:
+            cj = json.load(f)
+        name = "/".join(d.split("/")[-2:])
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = capture_file(d, "trace.txt", tmp)
+            before = capture_file(d, "snapshot-before.json", tmp)
+            after = capture_file(d, "snapshot-after.json", tmp)
+            timing = os.path.join(tmp, "time")
+            cmd = (["/usr/bin/time", "-f", "%e %M", "-o", timing]
+                   + replay_cmd(a.bin, trace, before, after))
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            try:
+                doc = json.loads(p.stdout)
+            except json.JSONDecodeError:
+                raise SystemExit(f"capture.py: {name}: no JSON (exit {p.returncode}): "
+                                 f"{p.stderr.strip()[-2000:]}")
+            seconds, rss = parse_time(read(timing))
+        rows.append({"capture": name, "release": cj["kernel"], "lost": cj.get("lost_events", 0),
+                     "seconds": seconds, "rss_kib": rss,
+                     "figures": replay_row(doc, p.stderr, p.returncode)})
+        print(f"capture.py: {name}: done", file=sys.stderr)
+    print(figures_table(rows))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -399,9 +485,13 @@ def main(argv):
         os.environ.get("CARGO_TARGET_DIR", "target"), "release", "buddyscope"))
     t.add_argument("--kernel", help="profiles, comma-separated (default: all)")
     t.add_argument("--json", help="also write the figures to this file")
+    g = sub.add_parser("figures")
+    g.add_argument("captures", nargs="+", metavar="CAPTURE")
+    g.add_argument("--bin", default=t.get_default("bin"))
+    g.add_argument("--json", help="also write the figures to this file")
     a = ap.parse_args(argv)
     {"finalize": finalize, "fixture": fixture, "index": index,
-     "predict-table": predict}[a.cmd](a)
+     "predict-table": predict, "figures": figures}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -100,6 +100,12 @@ enum Cmd {
         /// exact and same-list rates and the misses by cause (--format summary or json).
         #[arg(long, conflicts_with = "compare_model")]
         predict: bool,
+        /// Counts and capped lists only: replay without recording the run, so memory stays
+        /// bounded however long the trace (json: the final state's counters, the divergence
+        /// and prediction totals, at most 10000 divergences and misses listed; not with
+        /// --format trace or fallback_matrix).
+        #[arg(long, alias = "counters-only")]
+        no_trace: bool,
         #[command(flatten)]
         matrix: MatrixArgs,
     },
@@ -394,6 +400,7 @@ fn main() -> ExitCode {
             from_marker,
             to_marker,
             expect,
+            no_trace,
             matrix,
         } => {
             if predict && !matches!(format, Format::Summary | Format::Json) {
@@ -409,8 +416,14 @@ fn main() -> ExitCode {
                 Ok(e) => e,
                 Err(e) => return fail(&e),
             };
-            // Cutting at markers reads the trace into memory (line numbers kept).
-            let cut = if from_marker.is_some() || to_marker.is_some() {
+            if no_trace && matches!(format, Format::Trace | Format::FallbackMatrix) {
+                return fail("--format trace and fallback_matrix need the trace: drop --no-trace");
+            }
+            // Cutting standard input at markers reads it into memory; a file is cut as it is
+            // streamed, after a first pass that finds the markers (line numbers kept).
+            let markers = from_marker.is_some() || to_marker.is_some();
+            let mut file_cut = None;
+            let cut = if markers && trace == "-" {
                 let text = match read(&trace) {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
@@ -420,6 +433,12 @@ fn main() -> ExitCode {
                     Err(e) => return fail(&format!("{trace}: {e}")),
                 }
             } else {
+                if markers {
+                    match find_markers(&trace, from_marker.as_deref(), to_marker.as_deref()) {
+                        Ok(c) => file_cut = Some(c),
+                        Err(e) => return fail(&format!("{trace}: {e}")),
+                    }
+                }
                 None
             };
             let s = match replay_start(start) {
@@ -428,10 +447,11 @@ fn main() -> ExitCode {
             };
             import_notes(&s);
             let opts = buddyscope::replay::ReplayOptions {
-                record: matches!(
-                    format,
-                    Format::Trace | Format::Json | Format::FallbackMatrix
-                ),
+                record: !no_trace
+                    && matches!(
+                        format,
+                        Format::Trace | Format::Json | Format::FallbackMatrix
+                    ),
                 checkpoint_budget: 0,
                 predict,
                 ..Default::default()
@@ -459,14 +479,9 @@ fn main() -> ExitCode {
                 let stdin = std::io::stdin();
                 buddyscope::replay::replay(&s, stdin.lock(), &opts, &mut report)
             } else {
-                match std::fs::File::open(&trace) {
-                    Ok(f) => buddyscope::replay::replay(
-                        &s,
-                        std::io::BufReader::with_capacity(1 << 16, f),
-                        &opts,
-                        &mut report,
-                    ),
-                    Err(e) => return fail(&format!("{trace}: {e}")),
+                match open_trace(&trace, file_cut) {
+                    Ok(f) => buddyscope::replay::replay(&s, f, &opts, &mut report),
+                    Err(e) => return fail(&e),
                 }
             };
             if progress {
@@ -479,12 +494,9 @@ fn main() -> ExitCode {
             if compare_model {
                 let c = match &stdin_text {
                     Some(t) => buddyscope::replay::compare(&s, t.as_bytes()),
-                    None => match std::fs::File::open(&trace) {
-                        Ok(f) => buddyscope::replay::compare(
-                            &s,
-                            std::io::BufReader::with_capacity(1 << 16, f),
-                        ),
-                        Err(e) => return fail(&format!("{trace}: {e}")),
+                    None => match open_trace(&trace, file_cut) {
+                        Ok(f) => buddyscope::replay::compare(&s, f),
+                        Err(e) => return fail(&e),
                     },
                 };
                 let c = match c {
@@ -881,6 +893,108 @@ fn read_node_snapshot(f: &str) -> Result<buddyscope::snapshot_node::NodeSnapshot
 fn marker_text(line: &str) -> Option<&str> {
     line.split_once("tracing_mark_write:")
         .map(|(_, t)| t.trim())
+}
+
+/// The 0-based lines a marker cut keeps, `start..end` (`end`: none, to the end of the file).
+#[derive(Clone, Copy)]
+struct MarkerCut {
+    start: usize,
+    end: Option<usize>,
+}
+
+/// The lines [`cut_at_markers`] would keep, found in one streaming pass over the file.
+fn find_markers(path: &str, from: Option<&str>, to: Option<&str>) -> Result<MarkerCut, String> {
+    use std::io::BufRead;
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut r = std::io::BufReader::with_capacity(1 << 16, f);
+    let mut line = Vec::new();
+    let (mut start, mut end) = (from.is_none().then_some(0), None);
+    let mut i = 0usize;
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line).map_err(|e| e.to_string())? == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        let m = marker_text(text.trim_end_matches(['\n', '\r']));
+        match start {
+            None if m.is_some() && m == from => start = Some(i + 1),
+            Some(s) if i >= s && to.is_some() && m == to => {
+                end = Some(i);
+                break;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let Some(start) = start else {
+        let m = from.unwrap_or_default();
+        return Err(format!(
+            "--from-marker {m:?}: no trace_marker line (tracing_mark_write: {m}) in the trace"
+        ));
+    };
+    if let (Some(m), None) = (to, end) {
+        return Err(format!(
+            "--to-marker {m:?}: no trace_marker line (tracing_mark_write: {m}) after the start"
+        ));
+    }
+    Ok(MarkerCut { start, end })
+}
+
+/// A trace file as the replay reads it: streamed, cut at the markers when `cut` is given
+/// (the lines outside them read as blank lines, as [`cut_at_markers`] writes them).
+fn open_trace(path: &str, cut: Option<MarkerCut>) -> Result<Box<dyn std::io::BufRead>, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let r = std::io::BufReader::with_capacity(1 << 16, f);
+    Ok(match cut {
+        None => Box::new(r),
+        Some(cut) => Box::new(std::io::BufReader::with_capacity(
+            1 << 16,
+            CutReader {
+                inner: r,
+                cut,
+                line: 0,
+                out: Vec::new(),
+                at: 0,
+            },
+        )),
+    })
+}
+
+/// [`open_trace`]'s cut: each line of `inner` inside the cut (its line ending made `\n`), each
+/// line outside it as a blank line.
+struct CutReader<R> {
+    inner: R,
+    cut: MarkerCut,
+    line: usize,
+    out: Vec<u8>,
+    at: usize,
+}
+
+impl<R: std::io::BufRead> std::io::Read for CutReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.out.len() {
+            self.out.clear();
+            self.at = 0;
+            if self.inner.read_until(b'\n', &mut self.out)? == 0 {
+                return Ok(0);
+            }
+            let keep = self.line >= self.cut.start && self.cut.end.is_none_or(|e| self.line < e);
+            self.line += 1;
+            if keep {
+                while matches!(self.out.last(), Some(b'\n' | b'\r')) {
+                    self.out.pop();
+                }
+            } else {
+                self.out.clear();
+            }
+            self.out.push(b'\n');
+        }
+        let n = buf.len().min(self.out.len() - self.at);
+        buf[..n].copy_from_slice(&self.out[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 /// `text` with every line outside the markers blanked (the replay counts blank lines as
