@@ -159,6 +159,21 @@ class PredictTable(unittest.TestCase):
         self.assertEqual(capture.verdict(c), "yes: as exact, ends closer (next: v7.1, 2 off)")
 
 
+class Figures(unittest.TestCase):
+    def test_parse_time_reads_the_last_line(self):
+        self.assertEqual(capture.parse_time("Command exited with non-zero status 1\n18.83 1146880\n"),
+                         (18.83, 1146880))
+        self.assertEqual(capture.parse_time("nothing"), (None, None))
+
+    def test_figures_table_has_a_line_per_capture(self):
+        row = {"capture": "6.12.117/vmalloc", "lost": 0, "seconds": 1.44, "rss_kib": 174080,
+               "figures": capture.replay_row(replay_json(2205, 2224, allocations=2226,
+                                                         kinds=[("free_of_free", 3)]), "", 0)}
+        t = capture.figures_table([row])
+        self.assertIn("| `6.12.117/vmalloc` | 40 | 0 | free_of_free 3 | 2,205/2,226 99.06 % | "
+                      "99.91 % | 0 | 1.4 s | 170 MiB |", t)
+
+
 class CaptureHost(unittest.TestCase):
     """capture-host.sh on a fake tracefs root, a fake /proc and a fake drgn."""
 

@@ -357,3 +357,161 @@ fn other_runs_of_order0_frees_stay_single_pages() {
         single
     );
 }
+
+/// A line of the kernel's trace on `cpu` by `task` at `us` microseconds past 10 s.
+fn kline(task: &str, cpu: u32, flags: &str, us: u32, event: &str) -> String {
+    format!("{task:>16} [{cpu:03}] {flags}    10.{us:06}: {event}\n")
+}
+
+fn refill(pfn: u32) -> String {
+    format!("mm_page_alloc_zone_locked: page=ffffea0000000000 pfn={pfn:#x} order=0 migratetype=1 percpu_refill=1")
+}
+
+fn alloc0(pfn: u32) -> String {
+    format!(
+        "mm_page_alloc: page=ffffea0000000000 pfn={pfn:#x} order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE"
+    )
+}
+
+fn free0(pfn: u32) -> String {
+    format!("mm_page_free: page=ffffea0000000000 pfn={pfn:#x} order=0")
+}
+
+/// `rmqueue_bulk` refills CPU 0's Movable order-0 list with pfns 0, 1, 2 (each to the tail);
+/// the traced allocation takes 0, the head. The next one takes 2: `__rmqueue_pcplist` takes
+/// `list_first_entry`, so 1 had left the head without a line, which only
+/// `alloc_pages_bulk_noprof` does (its loop calls `__rmqueue_pcplist` and traces no
+/// `mm_page_alloc`; v6.12.117 mm/page_alloc.c:4761-4785). The model hands 1 out then, so its
+/// later `mm_page_free` frees a page the model holds: no divergence, 1 on the list's head.
+fn bulk_take_trace(then: &str) -> String {
+    let mut t = String::from("# tracer: nop\n");
+    for (i, pfn) in [0, 1, 2].into_iter().enumerate() {
+        t += &kline("bash-1234", 0, "d..1.", 1 + i as u32, &refill(pfn));
+    }
+    t += &kline("bash-1234", 0, ".....", 10, &alloc0(0));
+    t += &kline("bash-1234", 0, ".....", 20, &alloc0(2));
+    t += &kline("bash-1234", 0, ".....", 30, then);
+    t
+}
+
+#[test]
+fn an_allocation_below_the_head_infers_the_untraced_bulk_take_above_it() {
+    let s = small_zone(2);
+    let rep = replay_text(&s, &bulk_take_trace(&free0(1)), &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    assert_eq!(
+        (rep.tally.untraced_bulk_takes, rep.tally.untraced_bulk_pages),
+        (1, 1)
+    );
+    let z = &rep.run.final_zone;
+    let movable0 = order_to_pindex(MigrateType::Movable, 0);
+    assert_eq!(z.pcp_list_pfns(0, movable0), vec![1]);
+    // Page 1 went back where the free put it: the bulk take's page, then the free's.
+    assert_eq!(z.pcp()[0].count, 1);
+}
+
+/// The same inference, then a traced `mm_page_alloc` of page 1: the kernel's list still held
+/// it (the model's list order was wrong, or the allocation was traced late:
+/// `trace_mm_page_alloc` runs after `get_page_from_freelist` returns). Not an
+/// `alloc_of_allocated`: the traced allocation holds the page, and frees it without a
+/// divergence.
+#[test]
+fn a_traced_allocation_of_an_inferred_bulk_page_takes_it_over() {
+    let s = small_zone(2);
+    let mut t = bulk_take_trace(&alloc0(1));
+    t += &kline("bash-1234", 0, ".....", 40, &free0(1));
+    let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    let z = &rep.run.final_zone;
+    assert_eq!(
+        z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0)),
+        vec![1]
+    );
+}
+
+/// Pages 0 and 1 allocated (traced), freed to CPU 0's list ([1, 0]), then 1 freed again with
+/// no allocation between: 1 left the list untraced, which a bulk allocation does from the
+/// head when the list holds another page too (it asks for at least two: "Use the single page
+/// allocator for one page", v6.12.117 mm/page_alloc.c:4691). No divergence; 1 is on the head
+/// again. A page alone on its list freed twice stays a `free_of_free`
+/// (`a_double_free_is_exactly_one_divergence`).
+#[test]
+fn a_second_free_of_a_page_above_another_is_an_untraced_bulk_take() {
+    let s = small_zone(2);
+    let mut t = String::from("# tracer: nop\n");
+    t += &kline("bash-1234", 0, "d..1.", 1, &refill(0));
+    t += &kline("bash-1234", 0, "d..1.", 2, &refill(1));
+    t += &kline("bash-1234", 0, ".....", 3, &alloc0(0));
+    t += &kline("bash-1234", 0, ".....", 4, &alloc0(1));
+    t += &kline("bash-1234", 0, ".....", 5, &free0(0));
+    t += &kline("bash-1234", 0, ".....", 6, &free0(1));
+    t += &kline("cat-99", 0, ".....", 7, &free0(1));
+    let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    assert_eq!(
+        (rep.tally.untraced_bulk_takes, rep.tally.untraced_bulk_pages),
+        (1, 1)
+    );
+    let z = &rep.run.final_zone;
+    assert_eq!(
+        z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0)),
+        vec![1, 0]
+    );
+}
+
+/// 7.2's `free_pages_bulk` loop traces its pages in process context and may be preempted
+/// (`.l...`: need-resched) or interrupted between two pages: the lines of another task and of
+/// an interrupt on the same CPU, and of the other CPU, come between, and the run is still one
+/// `__free_contig_range` (v7.2.13 mm/page_alloc.c:6928-6975): pfns 0x100-0x103 are one order-2
+/// chunk, the other task's single page stays an order-0 entry, and the run the other task
+/// freed meanwhile (0x200-0x201, a split order-1 block) is its own order-1 chunk. A line of
+/// the freeing task itself between ends the run: two runs of two pages.
+#[test]
+fn a_contig_range_run_goes_on_through_other_tasks_and_interrupts() {
+    let s = small_zone_of("v7.2");
+    let head = |t: &mut String| {
+        *t += "# tracer: nop\n";
+        *t += &kline(
+            "insmod-125",
+            1,
+            ".....",
+            100,
+            "mm_page_alloc: page=ffffea0000000000 pfn=0x100 order=2 migratetype=0 gfp_flags=GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP",
+        );
+        *t += &kline("kworker/1:0-28", 1, ".....", 110, &alloc0(0x800));
+        *t += &kline(
+            "kworker/1:0-28",
+            1,
+            ".....",
+            111,
+            "mm_page_alloc: page=ffffea0000000000 pfn=0x200 order=1 migratetype=0 gfp_flags=GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP",
+        );
+        *t += &kline("cat-99", 0, ".....", 120, &alloc0(0x900));
+        *t += &kline("insmod-125", 1, ".l...", 200, &free0(0x100));
+        *t += &kline("insmod-125", 1, ".....", 201, &free0(0x101));
+    };
+    let tail = |t: &mut String| {
+        *t += &kline("insmod-125", 1, ".....", 210, &free0(0x102));
+        *t += &kline("insmod-125", 1, ".....", 211, &free0(0x103));
+        *t += &kline("insmod-125", 1, ".....", 400, &alloc0(0xa00));
+    };
+    let mut t = String::new();
+    head(&mut t);
+    t += &kline("kworker/1:0-28", 1, ".....", 202, &free0(0x800));
+    t += &kline("cat-99", 0, ".....", 203, &free0(0x900));
+    t += &kline("insmod-125", 1, "..s1.", 204, &alloc0(0x901));
+    t += &kline("kworker/1:0-28", 1, ".....", 205, &free0(0x200));
+    t += &kline("kworker/1:0-28", 1, ".....", 206, &free0(0x201));
+    tail(&mut t);
+    assert_eq!(
+        movable_pcp(&s, &t),
+        vec![(0, vec![0x800]), (1, vec![0x200]), (2, vec![0x100])]
+    );
+    // The freeing task's own line between: two runs of two pages, each one order-1 chunk
+    // (0x100 and 0x102 are aligned to 2).
+    let mut t = String::new();
+    head(&mut t);
+    t += &kline("insmod-125", 1, ".....", 202, &alloc0(0x901));
+    tail(&mut t);
+    assert_eq!(movable_pcp(&s, &t), vec![(1, vec![0x102, 0x100])]);
+}

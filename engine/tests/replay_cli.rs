@@ -473,3 +473,52 @@ fn node_snapshot_errors_name_the_field() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A file cut at its markers is streamed (a first pass finds them) and replays exactly as
+/// standard input cut in memory; `--no-trace` gives the same divergence and prediction
+/// members without recording the run (no op records), and refuses the formats that need it.
+#[test]
+fn a_marker_cut_streams_and_no_trace_keeps_the_counts() {
+    let (before, trace) = (fixture("node-v2/before.json"), fixture("node-v2/trace.txt"));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let common = [
+        "--scenario",
+        &before,
+        "--from-marker",
+        "buddyscope: snapshot before",
+        "--to-marker",
+        "buddyscope: snapshot after",
+        "--predict",
+        "--format",
+        "json",
+    ];
+    let with = |input: &str, extra: &[&str]| {
+        let mut a = vec!["replay", input];
+        a.extend(common);
+        a.extend(extra);
+        ok(&a, if input == "-" { &text } else { "" })
+    };
+    let streamed = with(&trace, &[]);
+    assert_eq!(streamed, with("-", &[]));
+    let full: serde_json::Value = serde_json::from_str(&streamed).unwrap();
+    let counts: serde_json::Value = serde_json::from_str(&with(&trace, &["--no-trace"])).unwrap();
+    assert!(!full["ops"].as_array().unwrap().is_empty());
+    assert!(counts["ops"].as_array().unwrap().is_empty());
+    for k in ["replay", "predict", "free_lists", "pcp", "nr_free"] {
+        assert_eq!(full[k], counts[k], "{k}");
+    }
+    let o = bin(
+        &[
+            "replay",
+            &trace,
+            "--scenario",
+            &before,
+            "--no-trace",
+            "--format",
+            "trace",
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("drop --no-trace"));
+}

@@ -357,7 +357,7 @@ pub fn replay<R: BufRead>(
         predicted: HashSet::new(),
         allocs: TracedAllocs::default(),
         chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
-        free_run: None,
+        free_runs: HashMap::new(),
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -406,8 +406,9 @@ pub fn replay<R: BufRead>(
     })
 }
 
-/// The op definitions of a replay: one per event type (`OpRecord::def` indexes them).
-const EVENT_NAMES: [&str; 9] = [
+/// The op definitions of a replay: one per event type (`OpRecord::def` indexes them), and
+/// the untraced `alloc_pages_bulk` the replay infers (an owner's `def`, never an op's).
+const EVENT_NAMES: [&str; 10] = [
     "mm_page_alloc",
     "mm_page_free",
     "mm_page_alloc_zone_locked",
@@ -417,7 +418,11 @@ const EVENT_NAMES: [&str; 9] = [
     "alloc_contig_range",
     "set_migratetype_isolate",
     "unset_migratetype_isolate",
+    "alloc_pages_bulk",
 ];
+
+/// The owner `def` of pages an untraced `alloc_pages_bulk` handed out.
+const DEF_ALLOC_PAGES_BULK: u32 = 9;
 
 fn op_defs() -> Vec<OpDef> {
     EVENT_NAMES
@@ -487,8 +492,9 @@ struct Replayer {
     allocs: TracedAllocs,
     /// The profile frees contiguous runs in chunks (`FreeMethod::Chunked`): infer them.
     chunked_frees: bool,
-    /// The run of order-0 frees the last line extended, while the next line continues it.
-    free_run: Option<FreeRun>,
+    /// Per CPU and task (pid): the run of order-0 frees its last line extended, while the
+    /// task's next line on that CPU continues it.
+    free_runs: HashMap<(usize, u32), FreeRun>,
 }
 
 /// How far past a run of frees the replay looks for a folio batch's `mm_page_free_batched`
@@ -499,7 +505,6 @@ const FOLIO_BATCH_LOOKAHEAD: usize = 64;
 /// pfns `start..end`), in one zone of the node.
 #[derive(Clone, Copy, Debug)]
 struct FreeRun {
-    cpu: usize,
     zone: usize,
     start: u64,
     end: u64,
@@ -901,6 +906,86 @@ impl Replayer {
         }
     }
 
+    /// An order-0 `mm_page_alloc` took `p` from its CPU's pcp list, but the model has blocks
+    /// above it. `__rmqueue_pcplist` takes `list_first_entry`, and frees and refills only add
+    /// lines the replay applies, so those blocks left the list's head untraced before it:
+    /// `alloc_pages_bulk_noprof`, which calls `__rmqueue_pcplist` under the pcp lock and traces
+    /// no `mm_page_alloc` (v6.12.117 mm/page_alloc.c:4761-4785, v7.2.13 :5250-5274). They are
+    /// handed out now, as one bulk allocation, so that a later `mm_page_free` of them frees
+    /// pages the model holds.
+    fn untraced_bulk_take_above(&mut self, p: u32) {
+        let z = &self.e.zone;
+        let (cpu, pi) = (
+            z.owner[p as usize] as usize,
+            self.pindex[p as usize] as usize,
+        );
+        let above: Vec<u32> = z
+            .list_iter(&z.pcp[cpu].lists[pi])
+            .take_while(|&q| q != p)
+            .collect();
+        if above.is_empty() {
+            return;
+        }
+        self.tally.untraced_bulk_takes += 1;
+        self.tally.untraced_bulk_pages += above.len() as u64;
+        let owner = self.owners.len() as u32;
+        let mt = self.e.zone.pageblock_mt(p);
+        self.owners.push(OwnerInfo {
+            def: DEF_ALLOC_PAGES_BULK,
+            mt,
+            seq: 0,
+        });
+        for q in above {
+            self.pcp_del(Step::PcplistTakeFront, q);
+            self.e.emit(
+                Step::BulkPrep,
+                Mutation::PrepNewPage {
+                    pfn: q,
+                    order: 0,
+                    owner,
+                    lru: false,
+                },
+            );
+            self.single[q as usize] = false;
+        }
+    }
+
+    /// An order-0 `mm_page_free` of `p`, which a free put on a pcp list and no `mm_page_alloc`
+    /// took since: `alloc_pages_bulk_noprof` took it untraced from the head of that list, when
+    /// the list held another block too. A bulk call asks for at least two pages ("Use the
+    /// single page allocator for one page": one left goes to `__alloc_pages_noprof`, traced,
+    /// v6.12.117 mm/page_alloc.c:4691, v7.2.13 :5183), so a page alone on its list is taken
+    /// with a refill the trace shows (`rmqueue_bulk`), never on its own: a second free of a
+    /// page alone on its list stays a `free_of_free` divergence.
+    fn untraced_bulk_take_of_freed(&mut self, p: u32) -> bool {
+        let z = &self.e.zone;
+        if !self.on_pcp(p, 0) || self.origin[p as usize] != ORIGIN_FREED {
+            return false;
+        }
+        let (cpu, pi) = (
+            z.owner[p as usize] as usize,
+            self.pindex[p as usize] as usize,
+        );
+        if z.pcp[cpu].lists[pi].len < 2 {
+            return false;
+        }
+        self.tally.untraced_bulk_takes += 1;
+        self.tally.untraced_bulk_pages += 1;
+        self.pcp_del(Step::PcplistTakeFront, p);
+        true
+    }
+
+    /// Is the order-0 page `p` held by an untraced `alloc_pages_bulk` the replay inferred?
+    fn held_by_inferred_bulk(&self, p: u32) -> bool {
+        let z = &self.e.zone;
+        z.kind[p as usize] == PageKind::Other
+            && z.refcount[p as usize] == 1
+            && self
+                .owners
+                .get(z.owner[p as usize] as usize)
+                .is_some_and(|o| o.def == DEF_ALLOC_PAGES_BULK)
+    }
+
     /// Before a free: the block must be held (head refcount 1), as `put_page` expects. A tail
     /// page of a larger allocation means the owner split it (`split_page`, untraced); a block
     /// nobody holds in the model was handed out untraced (the bulk loop): `prep_new_page`.
@@ -1090,11 +1175,23 @@ impl Replayer {
                         "pfn {pfn:#x} is on CPU {owner_cpu}'s pcp list, the trace allocates it on CPU {cpu}"
                     ),
                 );
+            } else if order == 0
+                && self.on_pcp(p, 0)
+                && self.pindex[p as usize] as usize == order_to_pindex(mt, 0)
+            {
+                self.untraced_bulk_take_above(p);
             }
             self.take_pcp(Step::PcplistTakeFront, p, order);
             "from the pcp"
         } else if self.take_from_buddy(Step::SmallestTake, p, order).is_some() {
             "from the buddy (untraced take)"
+        } else if order == 0 && self.held_by_inferred_bulk(p) {
+            // The inferred untraced take was wrong for this page: it was still on the list, and
+            // this allocation took it (the model's list order differed, or the allocation was
+            // traced after another's: `trace_mm_page_alloc` runs after `get_page_from_freelist`
+            // returns, preemptible). The traced allocation holds it now.
+            self.e.put_page(p, 0);
+            "from the pcp (not taken by the untraced alloc_pages_bulk after all)"
         } else {
             self.diverge(
                 DivergenceKind::AllocOfAllocated,
@@ -1145,6 +1242,8 @@ impl Replayer {
         if self.on_pcp(p, order) && self.origin[p as usize] == ORIGIN_REFILL {
             // Handed out by the untraced alloc_pages_bulk loop.
             self.pcp_del(Step::PcplistTakeFront, p);
+        } else if order == 0 && self.untraced_bulk_take_of_freed(p) {
+            // As above, for a page a free had put on the list.
         } else if self.in_flight.get(&p) == Some(&order) {
             self.in_flight.remove(&p);
         } else if self.any_free(p, order) {
@@ -1188,43 +1287,60 @@ impl Replayer {
         let TraceEvent::Free { pfn, order: 0 } = tl.event else {
             return;
         };
+        if !self.chunked_frees || tl.ts_ns.is_none() {
+            return;
+        }
+        // An interrupt's line leaves the runs of the tasks it interrupted alone (each task's
+        // run on a CPU is its own: a task that preempts another may free its own run).
+        if tl.in_irq == Some(true) {
+            return;
+        }
+        let key = (cpu, tl.pid.unwrap_or(u32::MAX));
         // free_pages_bulk runs in sleepable process context only (it calls cond_resched):
-        // frees under a lock or in irq context are single frees, whatever their pfns.
-        if !self.chunked_frees
-            || tl.ts_ns.is_none()
-            || tl.preemptible != Some(true)
-            || !what.ends_with("freed to the pcp")
-        {
-            self.free_run = None;
+        // frees under a lock are single frees, whatever their pfns.
+        if tl.preemptible != Some(true) || !what.ends_with("freed to the pcp") {
+            self.free_runs.remove(&key);
             return;
         }
         let zone = self.e.zone.active_index();
-        let run = match self.free_run {
-            Some(r) if r.cpu == cpu && r.zone == zone && r.end == pfn => FreeRun {
+        let run = match self.free_runs.get(&key).copied() {
+            Some(r) if r.zone == zone && r.end == pfn => FreeRun {
                 end: pfn + 1,
                 singles: r.singles || single,
                 ..r
             },
             _ => FreeRun {
-                cpu,
                 zone,
                 start: pfn,
                 end: pfn + 1,
                 singles: single,
             },
         };
-        // The next line of the file: any line between (a trace_marker write, another event)
-        // means the loop was not one __free_contig_range_common.
-        let continues = matches!(
-            ahead.peek(0),
-            Some(TraceLine { event: TraceEvent::Free { pfn: next, order: 0 }, cpu: c, ts_ns: Some(_), preemptible: Some(true), line, .. })
-                if *next == run.end && c.map(|c| c as usize) == Some(cpu) && *line == tl.line + 1
-        );
+        // The task's next line on this CPU: any line of the task between (a trace_marker
+        // write, another event) means the loop was not one __free_contig_range_common. Event
+        // lines of other CPUs, of other tasks on this CPU (the task was preempted) and of
+        // interrupts on this CPU may come between, but no line the importer skips, whose CPU
+        // and task it does not read.
+        let mut continues = false;
+        for k in 0..FOLIO_BATCH_LOOKAHEAD {
+            let Some(l) = ahead.peek(k) else { break };
+            let other_cpu = l.cpu.is_some() && l.cpu.map(|c| c as usize) != Some(cpu);
+            let other_task = l.pid.is_some() && tl.pid.is_some() && l.pid != tl.pid;
+            if other_cpu || other_task || l.in_irq == Some(true) {
+                continue;
+            }
+            continues = matches!(
+                l,
+                TraceLine { event: TraceEvent::Free { pfn: next, order: 0 }, cpu: Some(_), ts_ns: Some(_), preemptible: Some(true), line, .. }
+                    if *next == run.end && *line == tl.line + 1 + k as u64
+            );
+            break;
+        }
         if continues {
-            self.free_run = Some(run);
+            self.free_runs.insert(key, run);
             return;
         }
-        self.free_run = None;
+        self.free_runs.remove(&key);
         // The engine's own trace prints the chunks itself. A folio batch (`free_unref_folios`)
         // traces every page's free, then commits each with mm_page_free_batched: the lines
         // after the run, up to the first that is not another free on this CPU, tell.

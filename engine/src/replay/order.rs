@@ -117,6 +117,8 @@ mod tests {
             },
             after_batched: false,
             preemptible: None,
+            in_irq: None,
+            pid: None,
         })
     }
 

@@ -91,6 +91,11 @@ pub struct TraceLine {
     /// From the irq-info flags column (`d..1.`), when the line has one: irqs on, no hard or
     /// soft irq, preempt depth 0, i.e. a context that may sleep.
     pub preemptible: Option<bool>,
+    /// From the same column: the line ran in hard or soft irq context (an interrupt of the
+    /// task the line names).
+    pub in_irq: Option<bool>,
+    /// The pid of the task column (`comm-pid`), when the line has one.
+    pub pid: Option<u32>,
 }
 
 /// A line the importer rejects, or a read error.
@@ -213,6 +218,8 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
             event,
             after_batched: false,
             preemptible: None,
+            in_irq: None,
+            pid: None,
         }));
     }
     if trimmed.is_empty() {
@@ -277,6 +284,8 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         event,
         after_batched: false,
         preemptible: preemptible(prefix),
+        in_irq: irq_flags(prefix).map(|f| f[2] != b'.'),
+        pid: task_pid(prefix),
     }))
 }
 
@@ -402,13 +411,30 @@ fn cpu_column(prefix: &str) -> Option<u32> {
 /// `preempt-depth`, then optionally `migrate-disable`): `Some(true)` for irqs on, no irq context
 /// and preempt depth 0.
 fn preemptible(prefix: &str) -> Option<bool> {
+    let flags = irq_flags(prefix)?;
+    Some(flags[0] == b'.' && flags[2] == b'.' && flags[3] == b'.')
+}
+
+/// The irq-info flags token after `[cpu]`, when the line has one.
+fn irq_flags(prefix: &str) -> Option<&[u8]> {
     let after = &prefix[prefix.find("] ")? + 2..];
     let flags = after.split_whitespace().next()?.as_bytes();
     // Without irq-info the token is the timestamp (`12.5:`).
     if !(4..=5).contains(&flags.len()) || flags.contains(&b':') {
         return None;
     }
-    Some(flags[0] == b'.' && flags[2] == b'.' && flags[3] == b'.')
+    Some(flags)
+}
+
+/// The pid of the task column (`bash-1234` → 1234).
+fn task_pid(prefix: &str) -> Option<u32> {
+    let (before, _) = prefix.split_once('[')?;
+    let t = before.trim();
+    let t = match t.rfind('(') {
+        Some(i) if t.ends_with(')') => t[..i].trim_end(),
+        _ => t,
+    };
+    t.rsplit_once('-')?.1.parse().ok()
 }
 
 /// The `key=value` fields of one event line.

@@ -11,11 +11,20 @@ struct ReplayOut<'a> {
     reordered_lines: u64,
     late_lines: u64,
     divergence_count: u64,
+    /// Untraced `alloc_pages_bulk` takes inferred, and their pages (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    untraced_bulk_takes: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    untraced_bulk_pages: u64,
     /// The start snapshot's `kernel` (`uname -r`), when it says it.
     #[serde(skip_serializing_if = "Option::is_none")]
     snapshot_kernel: Option<&'a str>,
     divergences_by_kind: &'a [KindCount],
     divergences: &'a [Divergence],
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn out(r: &Replay) -> ReplayOut<'_> {
@@ -26,6 +35,8 @@ fn out(r: &Replay) -> ReplayOut<'_> {
         reordered_lines: r.reordered_lines,
         late_lines: r.late_lines,
         divergence_count: r.divergence_count,
+        untraced_bulk_takes: r.tally.untraced_bulk_takes,
+        untraced_bulk_pages: r.tally.untraced_bulk_pages,
         snapshot_kernel: snapshot_kernel(r),
         divergences_by_kind: &r.divergences_by_kind,
         divergences: &r.divergences,
@@ -70,6 +81,13 @@ pub fn summary(r: &Replay) -> String {
             o,
             "snapshot kernel: {k} ({profile}; replayed with {})",
             r.run.scenario.kernel.as_str()
+        );
+    }
+    if r.tally.untraced_bulk_takes > 0 {
+        let _ = writeln!(
+            o,
+            "untraced alloc_pages_bulk takes inferred: {} ({} pages)",
+            r.tally.untraced_bulk_takes, r.tally.untraced_bulk_pages
         );
     }
     let _ = writeln!(o, "divergences: {}", r.divergence_count);

@@ -81,6 +81,9 @@ pub struct Tally {
     pub fallbacks: BTreeMap<(u8, u8, bool), u64>,
     /// `nr_free[]` after the events, thinned.
     pub nr_free: Sampler,
+    /// Untraced `alloc_pages_bulk` takes the replay inferred, and the pages they took.
+    pub untraced_bulk_takes: u64,
+    pub untraced_bulk_pages: u64,
 }
 
 impl Tally {
