@@ -1,7 +1,8 @@
 #!/bin/bash
 # Boot a fetched kernel in qemu (TCG, 2 vCPUs, 6 GiB), run a workload, write the capture folder:
 #   lab/run.sh 7.2.13 hugetlb-2m [--out DIR] [--keep-dumps]
-# Workloads: idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp (lab/workloads.sh).
+# Workloads: idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp compaction
+# (lab/workloads.sh).
 # Default DIR: lab/out/VERSION/WORKLOAD (BUDDYSCOPE_LAB_OUT changes lab/out).
 set -euo pipefail
 usage() { echo "usage: lab/run.sh VERSION WORKLOAD [--out DIR] [--keep-dumps]" >&2; exit 2; }
@@ -20,8 +21,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 case "$WORKLOAD" in
-  idle | hugetlb-2m | gigantic | gigantic-cma | vmalloc | fragment | thp) ;;
-  *) echo "run.sh: unknown workload $WORKLOAD (idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp)" >&2; exit 2 ;;
+  idle | hugetlb-2m | gigantic | gigantic-cma | vmalloc | fragment | thp | compaction) ;;
+  *) echo "run.sh: unknown workload $WORKLOAD (idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp compaction)" >&2; exit 2 ;;
 esac
 KDIR=$CACHE/kernels/$VERSION
 [[ -f $KDIR/vmlinux ]] || { echo "run.sh: no $KDIR/vmlinux: run lab/fetch.sh $VERSION" >&2; exit 1; }
@@ -36,10 +37,13 @@ if [[ ! -f $INITRD ]] || [[ -n $(find "$LAB" -maxdepth 1 -newer "$INITRD" \( -na
 fi
 
 BUFKB=131072
+MEM=6G
 CMDLINE="console=ttyS0 panic=-1 buddyscope.workload=$WORKLOAD"
 case "$WORKLOAD" in
   gigantic-cma) CMDLINE="$CMDLINE hugetlb_cma=2G" ;;
   fragment) BUFKB=262144 ;;
+  # 1 GiB: a fill that fragments most of the node stays small enough for a fixture
+  compaction) MEM=1G BUFKB=32768 ;;
 esac
 CMDLINE="$CMDLINE buddyscope.bufkb=$BUFKB"
 
@@ -48,9 +52,9 @@ rm -rf "$WORK" "$OUT"
 mkdir -p "$WORK" "$OUT"
 truncate -s 2G "$WORK/disk.img"
 
-echo "run.sh: booting $VERSION ($WORKLOAD): $CMDLINE"
+echo "run.sh: booting $VERSION ($WORKLOAD, $MEM): $CMDLINE"
 t0=$(date +%s.%N)
-"$QEMU" -accel tcg,thread=multi -cpu max -smp 2 -m 6G \
+"$QEMU" -accel tcg,thread=multi -cpu max -smp 2 -m "$MEM" \
   -kernel "$KDIR/vmlinux" -initrd "$INITRD" -append "$CMDLINE" \
   -display none -no-reboot -nic none -monitor none \
   -chardev file,id=con,path="$OUT/console.log" -serial chardev:con \

@@ -5,6 +5,8 @@
  *   labload pipes N KIB      N pipes holding KIB each (unmovable pipe_buffer pages), then close
  *   labload sockets N KIB    N socketpairs holding KIB queued each (unmovable skb memory)
  *   labload churn ROUNDS N KIB   ROUNDS of pipes: open, fill, close half, refill (fallbacks)
+ *   labload holes DIR MIB KIB KEEP   files of KIB in DIR (a tmpfs) up to MIB, then every one
+ *                            but each KEEP-th deleted: movable pages left in every pageblock
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -82,6 +84,27 @@ static int sockets(long n, long kib) {
 	return 0;
 }
 
+static int holes(const char *dir, long mib, long kib, long keep) {
+	long n = mib * 1024 / kib;
+	char path[4096];
+	memset(buf, 0x5a, sizeof buf);
+	for (long i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/h%ld", dir, i);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0) die("open");
+		fill(fd, kib);
+		close(fd);
+	}
+	long kept = 0;
+	for (long i = 0; i < n; i++) {
+		if (i % keep == 0) { kept++; continue; }
+		snprintf(path, sizeof path, "%s/h%ld", dir, i);
+		if (unlink(path)) die("unlink");
+	}
+	printf("holes: %ld files of %ld KiB written, %ld kept\n", n, kib, kept);
+	return 0;
+}
+
 int main(int argc, char **argv) {
 	if (argc >= 3 && !strcmp(argv[1], "thp")) return thp(atol(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "pipes")) return pipes(atol(argv[2]), atol(argv[3]), 0);
@@ -90,6 +113,9 @@ int main(int argc, char **argv) {
 		for (long r = 0; r < atol(argv[2]); r++) pipes(atol(argv[3]), atol(argv[4]), 1);
 		return 0;
 	}
-	fprintf(stderr, "usage: labload thp MIB | pipes N KIB | sockets N KIB | churn ROUNDS N KIB\n");
+	if (argc >= 6 && !strcmp(argv[1], "holes"))
+		return holes(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
+	fprintf(stderr, "usage: labload thp MIB | pipes N KIB | sockets N KIB | churn ROUNDS N KIB"
+			" | holes DIR MIB KIB KEEP\n");
 	return 2;
 }

@@ -12,8 +12,18 @@ wl_prepare() {
 		echo always >/sys/kernel/mm/transparent_hugepage/enabled
 		echo always >/sys/kernel/mm/transparent_hugepage/defrag
 		;;
+	compaction)
+		# The fragmenting fill runs before the "before" snapshot (untraced, so the trace holds
+		# the compaction only): 64 KiB files in a tmpfs up to 85 % of MemFree, all but every
+		# 16th deleted, so every pageblock of the fill keeps a few movable pages.
+		echo always >/sys/kernel/mm/transparent_hugepage/enabled
+		echo always >/sys/kernel/mm/transparent_hugepage/defrag
+		free_kb=$(awk '/^MemFree:/ {print $2}' /proc/meminfo)
+		mkdir -p /tmp/holes
+		/bin/labload holes /tmp/holes $((free_kb * 90 / 100 / 1024)) 64 16
+		;;
 	*)
-		echo "unknown workload $1 (idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp)"
+		echo "unknown workload $1 (idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp compaction)"
 		return 1
 		;;
 	esac
@@ -65,6 +75,14 @@ wl_run() {
 		/bin/labload pipes 3000 64
 		echo "churned pipes and sockets"
 		;;
+	compaction)
+		# THP faults under fragmentation (direct compaction: defrag=always), then the whole
+		# node compacted (compact_node for every zone).
+		/bin/labload thp 128
+		echo 1 >/proc/sys/vm/compact_memory
+		echo "compacted"
+		grep -E '^compact_' /proc/vmstat
+		;;
 	*) return 1 ;;
 	esac
 }
@@ -72,5 +90,6 @@ wl_run() {
 wl_cleanup() {
 	case "$1" in
 	fragment) rm -rf /tmp/fill ;;
+	compaction) rm -rf /tmp/holes ;;
 	esac
 }
