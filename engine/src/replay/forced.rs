@@ -975,6 +975,48 @@ impl Replayer {
         true
     }
 
+    /// The kernel takes `(p, order)` from the buddy, where the model has its pages on pcp
+    /// lists, put there by traced frees, or handed out by an inferred untraced bulk take of such
+    /// pages. Drains are traced, so those frees went straight to the buddy: `free_one_page`
+    /// when `pcp_spin_trylock` fails, as it does for a free in irq context on a CPU whose
+    /// task holds its pcp lock (the lock does not disable irqs; v7.2.13 mm/page_alloc.c
+    /// `__free_frozen_pages` :2977-2985, `free_unref_folios` :3064-3068; v6.12.117
+    /// `free_unref_page` :2758-2764). They are moved there now, merging as `__free_one_page`
+    /// does, before the take. Nothing happens unless every page of the block is such a page.
+    fn freed_straight_to_the_buddy(&mut self, p: u32, order: u8) {
+        let end = p + (1u32 << order);
+        if end > self.e.zone.pages() {
+            return;
+        }
+        let mut pieces = Vec::new();
+        let mut q = p;
+        while q < end {
+            let z = &self.e.zone;
+            if z.kind[q as usize] == PageKind::Pcp && self.origin[q as usize] == ORIGIN_FREED {
+                let o = z.order[q as usize];
+                if q + (1 << o) > end {
+                    return;
+                }
+                pieces.push((q, o, true));
+                q += 1 << o;
+            } else if self.held_by_inferred_bulk(q) {
+                pieces.push((q, 0, false));
+                q += 1;
+            } else {
+                return;
+            }
+        }
+        self.tally.freed_straight_to_buddy += pieces.len() as u64;
+        for (q, o, on_pcp) in pieces {
+            if on_pcp {
+                self.pcp_del(Step::PcplistTakeFront, q);
+            } else {
+                self.e.put_page(q, 0);
+            }
+            self.e.free_one_page(q, o, FPI_NONE);
+        }
+    }
+
     /// Is the order-0 page `p` held by an untraced `alloc_pages_bulk` the replay inferred?
     fn held_by_inferred_bulk(&self, p: u32) -> bool {
         let z = &self.e.zone;
@@ -1045,6 +1087,9 @@ impl Replayer {
     /// `expand` does (the halves not holding `p` go to the head of the block's list). Returns
     /// the list it was on.
     fn take_from_buddy(&mut self, step: Step, p: u32, order: u8) -> Option<MigrateType> {
+        if self.e.free_block_containing(p).is_none_or(|(_, o, on_pcp)| on_pcp || o < order) {
+            self.freed_straight_to_the_buddy(p, order);
+        }
         let (head, o, on_pcp) = self.e.free_block_containing(p)?;
         if on_pcp || o < order {
             return None;

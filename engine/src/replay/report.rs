@@ -16,6 +16,9 @@ struct ReplayOut<'a> {
     untraced_bulk_takes: u64,
     #[serde(skip_serializing_if = "is_zero")]
     untraced_bulk_pages: u64,
+    /// Freed blocks found in the buddy instead of on a pcp list (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    freed_straight_to_buddy: u64,
     /// The start snapshot's `kernel` (`uname -r`), when it says it.
     #[serde(skip_serializing_if = "Option::is_none")]
     snapshot_kernel: Option<&'a str>,
@@ -37,6 +40,7 @@ fn out(r: &Replay) -> ReplayOut<'_> {
         divergence_count: r.divergence_count,
         untraced_bulk_takes: r.tally.untraced_bulk_takes,
         untraced_bulk_pages: r.tally.untraced_bulk_pages,
+        freed_straight_to_buddy: r.tally.freed_straight_to_buddy,
         snapshot_kernel: snapshot_kernel(r),
         divergences_by_kind: &r.divergences_by_kind,
         divergences: &r.divergences,
@@ -88,6 +92,13 @@ pub fn summary(r: &Replay) -> String {
             o,
             "untraced alloc_pages_bulk takes inferred: {} ({} pages)",
             r.tally.untraced_bulk_takes, r.tally.untraced_bulk_pages
+        );
+    }
+    if r.tally.freed_straight_to_buddy > 0 {
+        let _ = writeln!(
+            o,
+            "frees inferred to have gone straight to the buddy (pcp_spin_trylock failed): {}",
+            r.tally.freed_straight_to_buddy
         );
     }
     let _ = writeln!(o, "divergences: {}", r.divergence_count);

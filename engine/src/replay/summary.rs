@@ -84,6 +84,9 @@ pub struct Tally {
     /// Untraced `alloc_pages_bulk` takes the replay inferred, and the pages they took.
     pub untraced_bulk_takes: u64,
     pub untraced_bulk_pages: u64,
+    /// Freed blocks the replay found in the buddy, not on the pcp lists the frees had put
+    /// them on (`free_one_page` after a failed `pcp_spin_trylock`).
+    pub freed_straight_to_buddy: u64,
 }
 
 impl Tally {
