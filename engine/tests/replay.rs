@@ -463,9 +463,10 @@ fn a_second_free_of_a_page_above_another_is_an_untraced_bulk_take() {
 /// (`.l...`: need-resched) or interrupted between two pages: the lines of another task and of
 /// an interrupt on the same CPU, and of the other CPU, come between, and the run is still one
 /// `__free_contig_range` (v7.2.13 mm/page_alloc.c:6928-6975): pfns 0x100-0x103 are one order-2
-/// chunk, the other task's single page stays an order-0 entry, and the run the other task
-/// freed meanwhile (0x200-0x201, a split order-1 block) is its own order-1 chunk. A line of
-/// the freeing task itself between ends the run: two runs of two pages.
+/// chunk (its pages are one order-2 allocation: the loop went on after the other task's line),
+/// the other task's single page stays an order-0 entry, and the run the other task freed
+/// meanwhile (0x200-0x201, a split order-1 block) is its own order-1 chunk. A line of the
+/// freeing task itself between ends the run: two runs of two pages.
 #[test]
 fn a_contig_range_run_goes_on_through_other_tasks_and_interrupts() {
     let s = small_zone_of("v7.2");
@@ -514,4 +515,92 @@ fn a_contig_range_run_goes_on_through_other_tasks_and_interrupts() {
     t += &kline("insmod-125", 1, ".....", 202, &alloc0(0x901));
     tail(&mut t);
     assert_eq!(movable_pcp(&s, &t), vec![(1, vec![0x102, 0x100])]);
+    // Two order-1 allocations (two areas, say two kernel stacks) freed one after the other,
+    // ksoftirqd's line between (its softirq flag names another task: the first vfree's task
+    // was switched out): pages of another allocation after another task's line start a new
+    // run, two order-1 chunks; with no line between they would read as one run.
+    let order1 = |pfn: u32| {
+        format!("mm_page_alloc: page=ffffea0000000000 pfn={pfn:#x} order=1 migratetype=0 gfp_flags=GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP")
+    };
+    let mut t = String::from("# tracer: nop\n");
+    t += &kline("init-1", 1, ".....", 100, &order1(0x100));
+    t += &kline("init-1", 1, ".....", 101, &alloc0(0x800));
+    t += &kline("init-1", 1, ".....", 102, &order1(0x102));
+    t += &kline("kworker/1:1-34", 1, ".....", 200, &free0(0x100));
+    t += &kline("kworker/1:1-34", 1, ".....", 201, &free0(0x101));
+    t += &kline("ksoftirqd/1-25", 1, "..s..", 202, &free0(0x800));
+    t += &kline("kworker/1:1-34", 1, ".....", 203, &free0(0x102));
+    t += &kline("kworker/1:1-34", 1, ".....", 204, &free0(0x103));
+    t += &kline("init-1", 1, ".....", 400, &alloc0(0xa00));
+    assert_eq!(
+        movable_pcp(&s, &t),
+        vec![(0, vec![0x800]), (1, vec![0x102, 0x100])]
+    );
+}
+
+/// Pages 0x100-0x103 (one order-2 allocation, split) are freed in softirq on CPU 0; the kernel
+/// then takes the order-2 block at 0x100 from the buddy. Drains are traced and none came, so
+/// the frees went straight to the buddy: `free_one_page` when `pcp_spin_trylock` fails (the
+/// softirq interrupted a task holding CPU 0's pcp lock, which does not disable irqs; v7.2.13
+/// mm/page_alloc.c `__free_frozen_pages` :2977-2985). The model moves them there (they merge
+/// to the order-2 block) before the take: no divergence. With one page still allocated, the
+/// take is a `not_free_in_buddy` divergence, as before.
+#[test]
+fn freed_pages_the_buddy_hands_out_went_straight_to_the_buddy() {
+    let s = small_zone_of("v7.2");
+    let trace = |freed: &[u32]| {
+        let mut t = String::from("# tracer: nop\n");
+        t += &kline(
+            "insmod-125",
+            0,
+            ".....",
+            100,
+            "mm_page_alloc: page=ffffea0000000000 pfn=0x100 order=2 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE",
+        );
+        for (i, &pfn) in freed.iter().enumerate() {
+            t += &kline("insmod-125", 0, "..s1.", 200 + i as u32, &free0(pfn));
+        }
+        t += &kline(
+            "cat-99",
+            0,
+            "d..1.",
+            300,
+            "mm_page_alloc_zone_locked: page=ffffea0000000000 pfn=0x100 order=2 migratetype=1 percpu_refill=0",
+        );
+        t += &kline(
+            "cat-99",
+            0,
+            ".....",
+            301,
+            "mm_page_alloc: page=ffffea0000000000 pfn=0x100 order=2 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE",
+        );
+        t
+    };
+    let rep = replay_text(
+        &s,
+        &trace(&[0x103, 0x101, 0x100, 0x102]),
+        &ReplayOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    assert_eq!(rep.tally.freed_straight_to_buddy, 4);
+    let z = &rep.run.final_zone;
+    assert!(z
+        .pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0))
+        .is_empty());
+    let rep = replay_text(
+        &s,
+        &trace(&[0x103, 0x101, 0x100]),
+        &ReplayOptions::default(),
+    )
+    .unwrap();
+    let kinds: Vec<DivergenceKind> = rep.divergences.iter().map(|d| d.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            DivergenceKind::NotFreeInBuddy,
+            DivergenceKind::AllocOfAllocated
+        ]
+    );
+    assert_eq!(rep.tally.freed_straight_to_buddy, 0);
 }

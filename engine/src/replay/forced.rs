@@ -510,6 +510,8 @@ struct FreeRun {
     end: u64,
     /// A page of the run was last allocated alone (`Replayer::single`).
     singles: bool,
+    /// Who held the run's last page before its free.
+    owner: u32,
 }
 
 /// The per-zone part of [`Replayer`] (per-page arrays indexed by the zone's own pfns).
@@ -701,8 +703,9 @@ impl Replayer {
             } => self.alloc(pfn, order, self.mt(mt), gfp, cpu, cpu_known),
             TraceEvent::Free { pfn, order } => {
                 let single = self.traced_single_page(pfn);
+                let owner = self.owner_of(pfn);
                 let what = self.free(pfn, order, cpu);
-                self.contig_run(tl, &what, single, cpu, ahead);
+                self.contig_run(tl, &what, single, owner, cpu, ahead);
                 what
             }
             TraceEvent::ZoneLocked {
@@ -1087,7 +1090,11 @@ impl Replayer {
     /// `expand` does (the halves not holding `p` go to the head of the block's list). Returns
     /// the list it was on.
     fn take_from_buddy(&mut self, step: Step, p: u32, order: u8) -> Option<MigrateType> {
-        if self.e.free_block_containing(p).is_none_or(|(_, o, on_pcp)| on_pcp || o < order) {
+        if self
+            .e
+            .free_block_containing(p)
+            .is_none_or(|(_, o, on_pcp)| on_pcp || o < order)
+        {
             self.freed_straight_to_the_buddy(p, order);
         }
         let (head, o, on_pcp) = self.e.free_block_containing(p)?;
@@ -1326,6 +1333,7 @@ impl Replayer {
         tl: &TraceLine,
         what: &str,
         single: bool,
+        owner: u32,
         cpu: usize,
         ahead: &mut Lookahead<'_, R>,
     ) {
@@ -1352,6 +1360,7 @@ impl Replayer {
             Some(r) if r.zone == zone && r.end == pfn => FreeRun {
                 end: pfn + 1,
                 singles: r.singles || single,
+                owner,
                 ..r
             },
             _ => FreeRun {
@@ -1359,6 +1368,7 @@ impl Replayer {
                 start: pfn,
                 end: pfn + 1,
                 singles: single,
+                owner,
             },
         };
         // The task's next line on this CPU: any line of the task between (a trace_marker
@@ -1366,12 +1376,23 @@ impl Replayer {
         // lines of other CPUs, of other tasks on this CPU (the task was preempted) and of
         // interrupts on this CPU may come between, but no line the importer skips, whose CPU
         // and task it does not read.
+        // Another task's lines between are the task preempted inside the loop, or two
+        // vfree calls of areas whose pages happen to be adjacent (a kernel stack freed after
+        // another): only a page of the same allocation as the last (the same owner: one
+        // large-order block vm_area_alloc_pages split) tells the loop went on.
         let mut continues = false;
+        let mut other_tasks = false;
         for k in 0..FOLIO_BATCH_LOOKAHEAD {
             let Some(l) = ahead.peek(k) else { break };
             let other_cpu = l.cpu.is_some() && l.cpu.map(|c| c as usize) != Some(cpu);
+            // An interrupt's line names the task it interrupted: another pid (ksoftirqd, the
+            // idle task) means this task was switched out.
             let other_task = l.pid.is_some() && tl.pid.is_some() && l.pid != tl.pid;
-            if other_cpu || other_task || l.in_irq == Some(true) {
+            if other_cpu || (l.in_irq == Some(true) && !other_task) {
+                continue;
+            }
+            if other_task {
+                other_tasks = true;
                 continue;
             }
             continues = matches!(
@@ -1380,6 +1401,9 @@ impl Replayer {
                     if *next == run.end && *line == tl.line + 1 + k as u64
             );
             break;
+        }
+        if continues && other_tasks {
+            continues = run.owner != NO_OWNER && self.owner_of(run.end) == run.owner;
         }
         if continues {
             self.free_runs.insert(key, run);
@@ -1418,6 +1442,21 @@ impl Replayer {
     /// vmalloc's pages come from a larger allocation it split (`split_page`) or from the
     /// untraced `alloc_pages_bulk`: a run holding such a page is single frees that happen to
     /// be adjacent (pipe buffers, slab pages), not a vfree.
+    /// The owner holding the page at `pfn` (`NO_OWNER` when none, or outside the node).
+    fn owner_of(&mut self, pfn: u64) -> u32 {
+        self.enter_zone_of(pfn);
+        let z = &self.e.zone;
+        let start = z.cfg.start_pfn;
+        if pfn < start || pfn >= start + z.pages() as u64 {
+            return NO_OWNER;
+        }
+        let q = (pfn - start) as usize;
+        if z.kind[q] == PageKind::Pcp {
+            return NO_OWNER; // a pcp page's owner field is its CPU
+        }
+        z.owner[q]
+    }
+
     fn traced_single_page(&mut self, pfn: u64) -> bool {
         self.enter_zone_of(pfn);
         let start = self.e.zone.cfg.start_pfn;
