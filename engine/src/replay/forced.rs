@@ -985,7 +985,8 @@ impl Replayer {
     /// task holds its pcp lock (the lock does not disable irqs; v7.2.13 mm/page_alloc.c
     /// `__free_frozen_pages` :2977-2985, `free_unref_folios` :3064-3068; v6.12.117
     /// `free_unref_page` :2758-2764). They are moved there now, merging as `__free_one_page`
-    /// does, before the take. Nothing happens unless every page of the block is such a page.
+    /// does, before the take. Nothing happens unless every page of the block is such a page
+    /// or free in the buddy.
     fn freed_straight_to_the_buddy(&mut self, p: u32, order: u8) {
         let end = p + (1u32 << order);
         if end > self.e.zone.pages() {
@@ -994,15 +995,21 @@ impl Replayer {
         let mut pieces = Vec::new();
         let mut q = p;
         while q < end {
-            let z = &self.e.zone;
-            if z.kind[q as usize] == PageKind::Pcp && self.origin[q as usize] == ORIGIN_FREED {
-                let o = z.order[q as usize];
-                if q + (1 << o) > end {
-                    return;
+            match self.e.free_block_containing(q) {
+                // Already in the buddy (a drained page, or a buddy of the others).
+                Some((h, o, false)) => {
+                    q = h + (1 << o);
+                    continue;
                 }
-                pieces.push((q, o, true));
-                q += 1 << o;
-            } else if self.held_by_inferred_bulk(q) {
+                // On a pcp list, freed there: the whole pcp block went to the buddy.
+                Some((h, o, true)) if self.origin[h as usize] == ORIGIN_FREED => {
+                    pieces.push((h, o, true));
+                    q = h + (1 << o);
+                    continue;
+                }
+                _ => {}
+            }
+            if self.held_by_inferred_bulk(q) {
                 pieces.push((q, 0, false));
                 q += 1;
             } else {
