@@ -536,6 +536,26 @@ fn a_contig_range_run_goes_on_through_other_tasks_and_interrupts() {
         movable_pcp(&s, &t),
         vec![(0, vec![0x800]), (1, vec![0x102, 0x100])]
     );
+    // A run followed by another task's folio batch (its frees, then its mm_page_free_batched
+    // commits) on the same CPU is still a run: the batch lines are that task's.
+    let mut t = String::from("# tracer: nop\n");
+    t += &kline("init-1", 1, ".....", 100, &order1(0x100));
+    t += &kline("rm-932", 1, ".....", 101, &alloc0(0x800));
+    t += &kline("kworker/1:1-34", 1, ".....", 200, &free0(0x100));
+    t += &kline("kworker/1:1-34", 1, ".....", 201, &free0(0x101));
+    t += &kline("rm-932", 1, ".....", 202, &free0(0x800));
+    t += &kline(
+        "rm-932",
+        1,
+        "...2.",
+        203,
+        "mm_page_free_batched: page=ffffea0000000000 pfn=0x800 order=0",
+    );
+    t += &kline("rm-932", 1, ".....", 400, &alloc0(0xa00));
+    assert_eq!(
+        movable_pcp(&s, &t),
+        vec![(0, vec![0x800]), (1, vec![0x100])]
+    );
 }
 
 /// Pages 0x100-0x103 (one order-2 allocation, split) are freed in softirq on CPU 0; the kernel

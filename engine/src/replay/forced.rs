@@ -1420,6 +1420,8 @@ impl Replayer {
         // The engine's own trace prints the chunks itself. A folio batch (`free_unref_folios`)
         // traces every page's free, then commits each with mm_page_free_batched: the lines
         // after the run, up to the first that is not another free on this CPU, tell.
+        // Another task's batch (its frees and mm_page_free_batched lines, interleaved) says
+        // nothing about this one's.
         let mut not_a_range = false;
         for k in 0..FOLIO_BATCH_LOOKAHEAD {
             match ahead.peek(k) {
@@ -1427,12 +1429,20 @@ impl Replayer {
                     event: TraceEvent::Chunk { .. },
                     ..
                 }) => not_a_range = true,
-                Some(l) if l.after_batched => not_a_range = true,
+                Some(l)
+                    if l.after_batched
+                        && (l.batched_by.is_none()
+                            || tl.pid.is_none()
+                            || l.batched_by == tl.pid) =>
+                {
+                    not_a_range = true
+                }
                 Some(TraceLine {
                     event: TraceEvent::Free { .. },
                     cpu: c,
                     ..
                 }) if c.map(|c| c as usize) == Some(cpu) => continue,
+                Some(l) if l.pid.is_some() && tl.pid.is_some() && l.pid != tl.pid => continue,
                 _ => {}
             }
             break;

@@ -119,6 +119,7 @@ mod tests {
             preemptible: None,
             in_irq: None,
             pid: None,
+            batched_by: None,
         })
     }
 

@@ -88,6 +88,8 @@ pub struct TraceLine {
     /// every page's free, then commits each with `mm_page_free_batched`), not a contiguous
     /// range's run.
     pub after_batched: bool,
+    /// The pid of the task of the last of those `mm_page_free_batched` lines, when it has one.
+    pub batched_by: Option<u32>,
     /// From the irq-info flags column (`d..1.`), when the line has one: irqs on, no hard or
     /// soft irq, preempt depth 0, i.e. a context that may sleep.
     pub preemptible: Option<bool>,
@@ -141,8 +143,9 @@ pub struct TraceReader<R> {
     /// The CPU of the engine trace's last `# on CPU N` line: the CPU of the lines without a
     /// `[cpu]` column that follow.
     hint_cpu: Option<u32>,
-    /// An `mm_page_free_batched` line was skipped since the last event line.
+    /// An `mm_page_free_batched` line was skipped since the last event line, and its task.
     batched: bool,
+    batched_by: Option<u32>,
 }
 
 impl<R: BufRead> TraceReader<R> {
@@ -155,6 +158,7 @@ impl<R: BufRead> TraceReader<R> {
             bytes: 0,
             hint_cpu: None,
             batched: false,
+            batched_by: None,
         }
     }
 
@@ -193,11 +197,15 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                         l.cpu = self.hint_cpu;
                     }
                     l.after_batched = std::mem::take(&mut self.batched);
+                    l.batched_by = self.batched_by.take();
                     return Some(Ok(l));
                 }
                 Ok(None) => {
                     self.skipped += 1;
-                    self.batched |= self.buf.contains("mm_page_free_batched:");
+                    if self.buf.contains("mm_page_free_batched:") {
+                        self.batched = true;
+                        self.batched_by = task_pid(&self.buf);
+                    }
                 }
                 Err(e) => return Some(Err(e)),
             }
@@ -220,6 +228,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
             preemptible: None,
             in_irq: None,
             pid: None,
+            batched_by: None,
         }));
     }
     if trimmed.is_empty() {
@@ -283,6 +292,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         task,
         event,
         after_batched: false,
+        batched_by: None,
         preemptible: preemptible(prefix),
         in_irq: irq_flags(prefix).map(|f| f[2] != b'.'),
         pid: task_pid(prefix),
