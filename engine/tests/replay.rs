@@ -624,3 +624,49 @@ fn freed_pages_the_buddy_hands_out_went_straight_to_the_buddy() {
     );
     assert_eq!(rep.tally.freed_straight_to_buddy, 0);
 }
+
+/// dd-120 refills CPU 0's Movable list (`rmqueue_bulk`, under the pcp lock); a softirq on that
+/// CPU, in dd-120's context, frees page 0x200 before dd-120's next line: `pcp_spin_trylock`
+/// fails (the interrupted task holds the lock, which leaves irqs on) and `free_one_page`
+/// puts the page in the buddy, not on the pcp (v7.2.13 mm/page_alloc.c
+/// `__free_frozen_pages` :2977-2985). After dd-120's `mm_page_alloc` the lock is free: the
+/// next softirq free, of 0x201, goes to the pcp. A drain among the interrupt's own lines
+/// says the lock was free when it came. A drain among the interrupt's own lines
+/// says the lock was free when it came.
+#[test]
+fn a_free_interrupting_a_refill_goes_straight_to_the_buddy() {
+    let s = small_zone_of("v7.2");
+    let mut t = String::from("# tracer: nop\n");
+    t += &kline("init-1", 0, ".....", 1, &alloc0(0x200));
+    t += &kline("init-1", 0, ".....", 2, &alloc0(0x201));
+    t += &kline("dd-120", 0, "d..3.", 10, &refill(0x10));
+    t += &kline("dd-120", 0, "..s3.", 11, &free0(0x200));
+    t += &kline("dd-120", 0, ".....", 12, &alloc0(0x10));
+    t += &kline("dd-120", 0, "..s1.", 13, &free0(0x201));
+    let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    assert_eq!(rep.tally.freed_straight_to_buddy, 1);
+    let z = &rep.run.final_zone;
+    assert_eq!(
+        z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0)),
+        vec![0x201]
+    );
+    assert!(matches!(z.block_containing(0x200), Some((_, _, false))));
+    // The same, but the softirq's own lines drain the pcp (`free_pcppages_bulk`, under the
+    // pcp lock): the task had dropped the lock, the free reached the pcp and was drained.
+    let mut t = String::from("# tracer: nop\n");
+    t += &kline("init-1", 0, ".....", 1, &alloc0(0x200));
+    t += &kline("dd-120", 0, "d..3.", 10, &refill(0x10));
+    t += &kline("dd-120", 0, ".Bs..", 11, &free0(0x200));
+    t += &kline(
+        "dd-120",
+        0,
+        "dBs3.",
+        12,
+        "mm_page_pcpu_drain: page=ffffea0000000000 pfn=0x200 order=0 migratetype=1",
+    );
+    t += &kline("dd-120", 0, ".....", 13, &alloc0(0x10));
+    let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    assert_eq!(rep.tally.freed_straight_to_buddy, 0);
+}

@@ -358,6 +358,7 @@ pub fn replay<R: BufRead>(
         allocs: TracedAllocs::default(),
         chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
         free_runs: HashMap::new(),
+        pcp_holder: Vec::new(),
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -495,6 +496,9 @@ struct Replayer {
     /// Per CPU and task (pid): the run of order-0 frees its last line extended, while the
     /// task's next line on that CPU continues it.
     free_runs: HashMap<(usize, u32), FreeRun>,
+    /// Per CPU: the task (pid) the trace shows holding that CPU's pcp lock
+    /// ([`Replayer::pcp_held_by_interrupted_task`]).
+    pcp_holder: Vec<Option<u32>>,
 }
 
 /// How far past a run of frees the replay looks for a folio batch's `mm_page_free_batched`
@@ -652,6 +656,11 @@ impl Replayer {
         self.tally.count(&tl.event);
         let owners_before = self.owners.len();
         let outcome = self.apply(&tl, ahead);
+        let cpu = tl
+            .cpu
+            .filter(|&c| (c as usize) < self.e.zone.pcp.len())
+            .unwrap_or(0) as usize;
+        self.note_pcp_holder(&tl, cpu);
         // The owners this line created: an applied mm_page_alloc's (def 0) is who allocated.
         for o in owners_before..self.owners.len() {
             if self.owners[o].def == 0 {
@@ -704,7 +713,8 @@ impl Replayer {
             TraceEvent::Free { pfn, order } => {
                 let single = self.traced_single_page(pfn);
                 let owner = self.owner_of(pfn);
-                let what = self.free(pfn, order, cpu);
+                let to_buddy = self.pcp_held_by_interrupted_task(tl, cpu, ahead);
+                let what = self.free(pfn, order, cpu, to_buddy);
                 self.contig_run(tl, &what, single, owner, cpu, ahead);
                 what
             }
@@ -1291,7 +1301,67 @@ impl Replayer {
         format!("order-{order} block at pfn {pfn:#x} allocated {how}")
     }
 
-    fn free(&mut self, pfn: u64, order: u8, cpu: usize) -> String {
+    /// An `mm_page_free` in irq context on a CPU whose interrupted task holds that CPU's pcp
+    /// lock: `pcp_spin_trylock` fails and the block goes straight to the buddy (`free_one_page`;
+    /// v7.2.13 mm/page_alloc.c `__free_frozen_pages` :2977-2985, v6.12.117 `free_unref_page`
+    /// :2758-2764). The trace shows the lock held between a task's `rmqueue_bulk` lines
+    /// (`mm_page_alloc_zone_locked` with `percpu_refill=1`: `__rmqueue_pcplist` refills under
+    /// the pcp lock, which `rmqueue_pcplist` or `alloc_pages_bulk` drops after the take) and
+    /// its next line: the interrupt that was pending while the zone lock kept irqs off comes in
+    /// at `rmqueue_bulk`'s `spin_unlock_irqrestore`, with the pcp lock still held. (Inside
+    /// `free_unref_folios`' commit loop the lock is held too, but `free_frozen_page_commit` may
+    /// drop and retake it between two folios on 7.x: its `mm_page_free_batched` lines do not
+    /// tell.) The interrupt's own lines tell when the lock was free after all: an
+    /// `mm_page_pcpu_drain` among them is `free_pcppages_bulk` under that CPU's pcp lock (its
+    /// frees reached the pcp, which then went over `high`): the task had dropped the lock
+    /// before the interrupt came.
+    fn pcp_held_by_interrupted_task<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        cpu: usize,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> bool {
+        if tl.in_irq != Some(true)
+            || tl.pid.is_none()
+            || self.pcp_holder.get(cpu).copied().flatten() != tl.pid
+        {
+            return false;
+        }
+        for k in 0..FOLIO_BATCH_LOOKAHEAD {
+            let Some(l) = ahead.peek(k) else { break };
+            if l.cpu.map(|c| c as usize) != Some(cpu) {
+                continue;
+            }
+            if l.in_irq != Some(true) || l.pid != tl.pid {
+                break;
+            }
+            if matches!(l.event, TraceEvent::PcpuDrain { .. }) {
+                self.pcp_holder[cpu] = None;
+                return false;
+            }
+        }
+        true
+    }
+
+    /// After a line in task context on `cpu`: the task holds the CPU's pcp lock from its
+    /// `rmqueue_bulk` lines on, until its next line.
+    fn note_pcp_holder(&mut self, tl: &TraceLine, cpu: usize) {
+        if tl.in_irq == Some(true) {
+            return;
+        }
+        if self.pcp_holder.len() <= cpu {
+            self.pcp_holder.resize(cpu + 1, None);
+        }
+        self.pcp_holder[cpu] = match tl.event {
+            TraceEvent::ZoneLocked {
+                percpu_refill: true,
+                ..
+            } => tl.pid,
+            _ => None,
+        };
+    }
+
+    fn free(&mut self, pfn: u64, order: u8, cpu: usize, to_buddy: bool) -> String {
         let Some(p) = self.block(pfn, order) else {
             return "skipped".into();
         };
@@ -1319,7 +1389,7 @@ impl Replayer {
             Tracepoint::MmPageFree { pfn: p, order },
         );
         let mut mt = self.e.zone.pageblock_mt(p);
-        if pcp_allowed_order(order) && mt != MigrateType::Isolate {
+        if pcp_allowed_order(order) && mt != MigrateType::Isolate && !to_buddy {
             if mt.idx() >= MIGRATE_PCPTYPES {
                 mt = MigrateType::Movable;
             }
@@ -1328,7 +1398,12 @@ impl Replayer {
             format!("order-{order} block at pfn {pfn:#x} freed to the pcp")
         } else {
             self.e.free_one_page(p, order, FPI_NONE);
-            format!("order-{order} block at pfn {pfn:#x} freed to the buddy")
+            if to_buddy && pcp_allowed_order(order) {
+                self.tally.freed_straight_to_buddy += 1;
+                format!("order-{order} block at pfn {pfn:#x} freed to the buddy (pcp_spin_trylock failed: the interrupted task holds the pcp lock)")
+            } else {
+                format!("order-{order} block at pfn {pfn:#x} freed to the buddy")
+            }
         }
     }
 
