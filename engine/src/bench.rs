@@ -9,15 +9,15 @@
 
 use std::fmt::Write;
 
-use crate::compare::{ratio, Measured, Side};
-use crate::limits::Limits;
-use crate::page_alloc::Engine;
-use crate::runner::alloc_gfp;
-use crate::runner::{execute_counters_only, RunOptions};
+use crate::mm::page_alloc::Engine;
+use crate::mm::stats::Stats;
+use crate::mm::types::MigrateType;
+use crate::run::limits::Limits;
+use crate::run::runner::alloc_gfp;
+use crate::run::runner::{execute_counters_only, RunOptions};
+use crate::scenario::pair::{ratio, Measured, Side};
+use crate::scenario::workload::SplitMix64;
 use crate::scenario::{parse_valid, ScenarioError, ValidScenario};
-use crate::stats::Stats;
-use crate::types::MigrateType;
-use crate::workload::SplitMix64;
 
 /// One side's run.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,8 +27,8 @@ pub struct SideRun {
     /// Executed operations.
     pub ops: u64,
     pub totals: Stats,
-    /// Pages and list steps per lock hold over the run ([`crate::locks`]).
-    pub lock_holds: crate::locks::LockHolds,
+    /// Pages and list steps per lock hold over the run ([`crate::mm::locks`]).
+    pub lock_holds: crate::mm::locks::LockHolds,
     /// Time of the engine run (setup included), seconds, from the caller's clock (the CLI's
     /// is the thread's CPU time).
     pub seconds: f64,
@@ -64,7 +64,7 @@ pub fn run_seed(
         let v = ValidScenario::new(cs.apply(&s))?;
         let kernel = v.kernel.as_str();
         let t0 = clock();
-        let start = crate::setup::build(v)?;
+        let start = crate::run::setup::build(v)?;
         let mut progress = |_: u64, _: u64| std::ops::ControlFlow::Continue(());
         let run = execute_counters_only(start, &RunOptions::default(), limits, &mut progress)?;
         let seconds = clock() - t0;
@@ -171,7 +171,8 @@ pub const MIXED_ZONE_PAGES: u32 = 262_144;
 
 /// A booted 1 GiB zone for the mixed sequence, recording on or off.
 pub fn mixed_engine(recording: bool) -> Engine {
-    let mut e = crate::setup::boot_engine(&crate::setup::ZoneParams::new(MIXED_ZONE_PAGES));
+    let mut e =
+        crate::run::setup::boot_engine(&crate::run::setup::ZoneParams::new(MIXED_ZONE_PAGES));
     e.recording = recording;
     e
 }
@@ -264,7 +265,9 @@ mod tests {
 
     #[test]
     fn both_sides_run_and_the_table_sets_ratios_side_by_side() {
-        let text = crate::builtin::get("cma-frozen-range").unwrap().json;
+        let text = crate::scenario::builtin::get("cma-frozen-range")
+            .unwrap()
+            .json;
         let mut t = 0.0;
         let mut clock = || {
             t += 1.0;

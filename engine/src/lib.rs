@@ -4,35 +4,14 @@
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
 
 pub mod bench;
-pub mod builtin;
-pub mod cma;
-pub mod compare;
-pub mod events;
-pub mod exercises;
-pub mod fallback;
-pub mod focus;
-pub mod history;
-pub mod limits;
-pub mod locks;
-pub mod metrics;
-pub mod narrate;
-pub mod ops;
-pub mod outcome;
-pub mod page_alloc;
-pub mod pollution;
-pub mod procfs;
-pub mod pseudocode;
-pub mod replay;
-pub mod report;
-pub mod runner;
+pub mod explain;
+pub mod mm;
+pub mod run;
 pub mod scenario;
-pub mod setup;
-pub mod snapshot;
-pub mod snapshot_node;
-pub mod stats;
-pub mod timeline;
-pub mod types;
-pub mod vmalloc;
-pub mod whereis;
-pub mod workload;
-pub mod zone;
+
+// The modules' paths before the layers, for the crate's consumers until they use the layers.
+pub use explain::{exercises, fallback, narrate, pollution, pseudocode, report, whereis};
+pub use mm::{cma, events, locks, metrics, page_alloc, stats, types, vmalloc, zone};
+pub use run::{focus, history, limits, outcome, replay, runner, setup, timeline};
+pub use scenario::zone_snapshot as snapshot;
+pub use scenario::{builtin, node_snapshot as snapshot_node, pair as compare, procfs, workload};

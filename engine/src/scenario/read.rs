@@ -10,8 +10,10 @@ use super::validate::{
 use super::{
     default_init_zone, DrainTarget, Init, MtWeights, Op, PcpOverride, Scenario, TourStop, ZoneSpec,
 };
-use crate::compare::{CompareSide, Measured, MeasuredRow, ScenarioCompare};
-use crate::types::{FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_CPUS, NR_PAGE_ORDERS};
+use crate::mm::types::{
+    FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_CPUS, NR_PAGE_ORDERS,
+};
+use crate::scenario::pair::{CompareSide, Measured, MeasuredRow, ScenarioCompare};
 
 const OP_NAMES: &[&str] = &[
     "alloc",
@@ -638,10 +640,11 @@ fn init_from_value(v: &Value, path: &str) -> Res<Init> {
             let snap = &m["snapshot"];
             let sp = join(path, "snapshot");
             if snap.get("version").and_then(Value::as_u64) == Some(2) {
-                return crate::snapshot_node::from_value(snap, &sp)
+                return crate::scenario::node_snapshot::from_value(snap, &sp)
                     .map(|s| Init::NodeSnapshot(Box::new(s)));
             }
-            crate::snapshot::from_value(snap, &sp).map(|s| Init::Snapshot(Box::new(s)))
+            crate::scenario::zone_snapshot::from_value(snap, &sp)
+                .map(|s| Init::Snapshot(Box::new(s)))
         }
         Value::Object(_) => {
             let f = Fields::new(v, path, "init", "init")?;
@@ -919,7 +922,7 @@ pub(crate) fn scenario_from_value(v: &Value) -> Res<Scenario> {
             .get("zone")
             .and_then(|z| z.get("cma"))
             .and_then(Value::as_bool);
-        s.zone.cma = crate::procfs::resolve_cma(pagetypeinfo, explicit, "zone.cma")?;
+        s.zone.cma = crate::scenario::procfs::resolve_cma(pagetypeinfo, explicit, "zone.cma")?;
     }
     node_snapshot_zone(&mut s, f.map.get("zone"))?;
     Ok(s)

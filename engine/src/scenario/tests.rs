@@ -2,6 +2,7 @@
 
 use super::read::{quoted_choices, suggest};
 use super::*;
+use crate::mm::types::{FreeMethod, Kernel, MigrateType, VmallocStrategy, NR_PAGE_ORDERS};
 
 /// The contract's example document, verbatim.
 const EXAMPLE: &str = r#"{

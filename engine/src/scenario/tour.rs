@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{Res, ScenarioError};
 use super::Scenario;
-use crate::runner::Run;
+use crate::run::runner::Run;
 
 /// At most this many stops: a tour is a few stops, not a second trace.
 pub const MAX_TOUR_STOPS: usize = 64;
@@ -135,7 +135,7 @@ pub fn tour_positions(run: &Run) -> Result<Vec<u32>, ScenarioError> {
 mod tests {
     use super::super::{parse, parse_valid};
     use super::*;
-    use crate::runner::{run_valid, RunOptions};
+    use crate::run::runner::{run_valid, RunOptions};
 
     /// Three ops: alloc (order 2), free, drain; `tour` spliced in.
     fn doc(tour: &str) -> String {
@@ -236,7 +236,7 @@ mod tests {
     /// Every built-in tells its story in a few stops, and every stop lies inside its run.
     #[test]
     fn every_builtin_has_a_tour_inside_its_run() {
-        for b in crate::builtin::ALL {
+        for b in crate::scenario::builtin::ALL {
             let r = run_valid(parse_valid(b.json).unwrap(), &RunOptions::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", b.id));
             let at = tour_positions(&r).unwrap();

@@ -12,7 +12,7 @@ use super::{
     BindKind, DrainTarget, Init, MtWeights, Op, Scenario, MAX_MIN_FREE_KBYTES, MAX_PCP_VALUE,
     MAX_PFN, MAX_REPEAT_DEPTH, SCENARIO_VERSION, ZONE_START_ALIGN,
 };
-use crate::types::{
+use crate::mm::types::{
     MigrateType, MAX_CPUS, MAX_PAGE_ORDER, MAX_ZONE_PAGES, MIN_ZONE_PAGES, NR_PAGE_ORDERS,
 };
 
@@ -77,7 +77,7 @@ pub(super) fn check_zone_pages(path: &str, pages: u64) -> Res<()> {
 }
 
 /// [`check_zone_pages`] with the largest size `max`: [`MAX_ZONE_PAGES`] for the one zone of a
-/// scenario, [`crate::types::MAX_NODE_PAGES`] for a zone of a node (a zone of `init.zone` `"all"`, as of
+/// scenario, [`crate::mm::types::MAX_NODE_PAGES`] for a zone of a node (a zone of `init.zone` `"all"`, as of
 /// `zones`).
 pub(super) fn check_zone_pages_up_to(path: &str, pages: u64, max: u64) -> Res<()> {
     if !(MIN_ZONE_PAGES..=max).contains(&pages) {
@@ -163,7 +163,7 @@ pub(super) fn check_scenario_in(
 ) -> Res<()> {
     check_version(u64::from(s.version))?;
     if let Some(c) = &s.compare {
-        crate::compare::check_compare(c)?;
+        crate::scenario::pair::check_compare(c)?;
     }
     let z = &s.zone;
     check_word("zone.name", "zone name", &z.name)?;
@@ -219,7 +219,7 @@ pub(super) fn check_scenario_in(
     }
     if let Init::Snapshot(snap) = &s.init {
         // The snapshot gives the zone's size, start and CPUs; `zone` may only agree.
-        crate::snapshot::check_zone(snap, z)?;
+        crate::scenario::zone_snapshot::check_zone(snap, z)?;
     }
     if let Some((pages, origin)) = size {
         if let Some(zp) = z.pages {

@@ -1,0 +1,9 @@
+//! Explaining a run: narration, pseudocode, reports, exercises and the views' analyses.
+
+pub mod exercises;
+pub mod fallback;
+pub mod narrate;
+pub mod pollution;
+pub mod pseudocode;
+pub mod report;
+pub mod whereis;

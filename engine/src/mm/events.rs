@@ -1,0 +1,872 @@
+//! The event trace: every operation is a sequence of typed events.
+//!
+//! Two kinds of events share one stream, as the two variants of [`EventKind`]:
+//! * **[`Mutation`]s** (`FreeListAdd`, `PcpDel`, `SetPageblock`, `Counter`, …) are the only way the
+//!   engine changes a [`crate::mm::zone::Zone`]. Each carries what is needed to undo it, so the
+//!   timeline can step backwards exactly ([`crate::mm::zone::Zone::unapply`]) and replay forwards
+//!   from a checkpoint ([`crate::mm::zone::Zone::apply`]) through the same code the live run used.
+//! * **[`Annotation`]s** (tracepoints, fallback probes, watermark checks, messages, call
+//!   enter/exit) explain what happened; they change nothing but the cost counters.
+//!
+//! Every event names the kernel function it belongs to and a [`Step`], the stable id of a line
+//! in that function's pseudocode ([`crate::explain::pseudocode`]).
+
+use crate::mm::types::{MigrateType, ZonePfn};
+use serde::{Deserialize, Serialize};
+
+use super::packed;
+
+pub use super::trace::{Trace, TraceIter};
+
+/// "No pfn": list end, or "inserted at the head".
+pub const NIL: ZonePfn = ZonePfn::MAX;
+
+/// Kernel functions the model follows, by their `mm/page_alloc.c` / `mm/vmalloc.c` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[allow(non_camel_case_types)]
+pub enum KernelFn {
+    alloc_pages,
+    get_page_from_freelist,
+    __alloc_pages_slowpath,
+    rmqueue,
+    rmqueue_pcplist,
+    nr_pcp_alloc,
+    rmqueue_bulk,
+    rmqueue_buddy,
+    __rmqueue,
+    __rmqueue_smallest,
+    expand,
+    __rmqueue_claim,
+    find_suitable_fallback,
+    try_to_claim_block,
+    __rmqueue_steal,
+    reserve_highatomic_pageblock,
+    unreserve_highatomic_pageblock,
+    __alloc_pages_direct_reclaim,
+    zone_watermark_ok,
+    __free_pages,
+    __free_frozen_pages,
+    free_pages_prepare,
+    free_frozen_page_commit,
+    free_pcppages_bulk,
+    free_one_page,
+    __free_one_page,
+    split_page,
+    drain_pages_zone,
+    drain_all_pages,
+    decay_pcp_high,
+    free_contig_range,
+    __free_contig_range_common,
+    free_prepared_contig_range,
+    alloc_contig_range,
+    vmalloc,
+    vm_area_alloc_pages,
+    alloc_pages_bulk,
+    vfree,
+    memblock_free_all,
+    get_page,
+    put_page,
+    split_large_buddy,
+    start_isolate_page_range,
+    isolate_single_pageblock,
+    set_migratetype_isolate,
+    unset_migratetype_isolate,
+    undo_isolate_page_range,
+    __alloc_contig_migrate_range,
+    migrate_pages,
+    __free_contig_frozen_range,
+    cma_alloc,
+    cma_release,
+    compact_node,
+    compact_zone,
+    isolate_migratepages,
+    isolate_freepages,
+    release_free_list,
+}
+
+impl KernelFn {
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelFn::alloc_pages => "alloc_pages",
+            KernelFn::get_page_from_freelist => "get_page_from_freelist",
+            KernelFn::__alloc_pages_slowpath => "__alloc_pages_slowpath",
+            KernelFn::rmqueue => "rmqueue",
+            KernelFn::rmqueue_pcplist => "rmqueue_pcplist",
+            KernelFn::nr_pcp_alloc => "nr_pcp_alloc",
+            KernelFn::rmqueue_bulk => "rmqueue_bulk",
+            KernelFn::rmqueue_buddy => "rmqueue_buddy",
+            KernelFn::__rmqueue => "__rmqueue",
+            KernelFn::__rmqueue_smallest => "__rmqueue_smallest",
+            KernelFn::expand => "expand",
+            KernelFn::__rmqueue_claim => "__rmqueue_claim",
+            KernelFn::find_suitable_fallback => "find_suitable_fallback",
+            KernelFn::try_to_claim_block => "try_to_claim_block",
+            KernelFn::__rmqueue_steal => "__rmqueue_steal",
+            KernelFn::reserve_highatomic_pageblock => "reserve_highatomic_pageblock",
+            KernelFn::unreserve_highatomic_pageblock => "unreserve_highatomic_pageblock",
+            KernelFn::__alloc_pages_direct_reclaim => "__alloc_pages_direct_reclaim",
+            KernelFn::zone_watermark_ok => "zone_watermark_ok",
+            KernelFn::__free_pages => "__free_pages",
+            KernelFn::__free_frozen_pages => "__free_frozen_pages",
+            KernelFn::free_pages_prepare => "free_pages_prepare",
+            KernelFn::free_frozen_page_commit => "free_frozen_page_commit",
+            KernelFn::free_pcppages_bulk => "free_pcppages_bulk",
+            KernelFn::free_one_page => "free_one_page",
+            KernelFn::__free_one_page => "__free_one_page",
+            KernelFn::split_page => "split_page",
+            KernelFn::drain_pages_zone => "drain_pages_zone",
+            KernelFn::drain_all_pages => "drain_all_pages",
+            KernelFn::decay_pcp_high => "decay_pcp_high",
+            KernelFn::free_contig_range => "free_contig_range",
+            KernelFn::__free_contig_range_common => "__free_contig_range_common",
+            KernelFn::free_prepared_contig_range => "free_prepared_contig_range",
+            KernelFn::alloc_contig_range => "alloc_contig_range",
+            KernelFn::vmalloc => "vmalloc",
+            KernelFn::vm_area_alloc_pages => "vm_area_alloc_pages",
+            KernelFn::alloc_pages_bulk => "alloc_pages_bulk",
+            KernelFn::vfree => "vfree",
+            KernelFn::memblock_free_all => "memblock_free_all",
+            KernelFn::get_page => "get_page",
+            KernelFn::put_page => "put_page",
+            KernelFn::split_large_buddy => "split_large_buddy",
+            KernelFn::start_isolate_page_range => "start_isolate_page_range",
+            KernelFn::isolate_single_pageblock => "isolate_single_pageblock",
+            KernelFn::set_migratetype_isolate => "set_migratetype_isolate",
+            KernelFn::unset_migratetype_isolate => "unset_migratetype_isolate",
+            KernelFn::undo_isolate_page_range => "undo_isolate_page_range",
+            KernelFn::__alloc_contig_migrate_range => "__alloc_contig_migrate_range",
+            KernelFn::migrate_pages => "migrate_pages",
+            KernelFn::__free_contig_frozen_range => "__free_contig_frozen_range",
+            KernelFn::cma_alloc => "cma_alloc",
+            KernelFn::cma_release => "cma_release",
+            KernelFn::compact_node => "compact_node",
+            KernelFn::compact_zone => "compact_zone",
+            KernelFn::isolate_migratepages => "isolate_migratepages",
+            KernelFn::isolate_freepages => "isolate_freepages",
+            KernelFn::release_free_list => "release_free_list",
+        }
+    }
+
+    /// Source file of the function, for the elixir link.
+    pub fn source_file(self) -> &'static str {
+        match self {
+            KernelFn::vmalloc | KernelFn::vm_area_alloc_pages | KernelFn::vfree => "mm/vmalloc.c",
+            KernelFn::memblock_free_all => "mm/memblock.c",
+            KernelFn::get_page | KernelFn::put_page => "include/linux/mm.h",
+            KernelFn::start_isolate_page_range
+            | KernelFn::isolate_single_pageblock
+            | KernelFn::set_migratetype_isolate
+            | KernelFn::unset_migratetype_isolate
+            | KernelFn::undo_isolate_page_range => "mm/page_isolation.c",
+            KernelFn::migrate_pages => "mm/migrate.c",
+            KernelFn::cma_alloc | KernelFn::cma_release => "mm/cma.c",
+            KernelFn::compact_node
+            | KernelFn::compact_zone
+            | KernelFn::isolate_migratepages
+            | KernelFn::isolate_freepages
+            | KernelFn::release_free_list => "mm/compaction.c",
+            _ => "mm/page_alloc.c",
+        }
+    }
+
+    /// The identifier to look up on elixir (some names are macros over `_noprof` functions).
+    pub fn elixir_ident(self) -> &'static str {
+        match self {
+            KernelFn::alloc_pages => "__alloc_frozen_pages_noprof",
+            KernelFn::alloc_pages_bulk => "alloc_pages_bulk_noprof",
+            KernelFn::__free_contig_range_common => "free_contig_range",
+            KernelFn::free_prepared_contig_range => "free_contig_range",
+            KernelFn::vmalloc => "__vmalloc_node_range_noprof",
+            KernelFn::zone_watermark_ok => "__zone_watermark_ok",
+            KernelFn::drain_pages_zone => "drain_pages_zone",
+            KernelFn::free_pages_prepare => "__free_pages_prepare",
+            f => f.name(),
+        }
+    }
+
+    /// `https://elixir.bootlin.com/linux/<tag>/A/ident/<name>`.
+    pub fn elixir_url(self, kernel: crate::mm::types::Kernel) -> String {
+        format!(
+            "https://elixir.bootlin.com/linux/{}/A/ident/{}",
+            kernel.elixir_tag(),
+            self.elixir_ident()
+        )
+    }
+}
+
+/// Zone and pcp scalar fields that change by delta (so a `Counter` event undoes by negation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(non_camel_case_types)]
+pub enum CounterId {
+    watermark_boost,
+    nr_reserved_highatomic,
+    /// `ZONE_BELOW_HIGH` as 0/1.
+    zone_below_high,
+    /// `ZONE_BOOSTED_WATERMARK` as 0/1.
+    zone_boosted_watermark,
+    pcp_high,
+    pcp_alloc_factor,
+    pcp_free_count,
+    /// `PCPF_PREV_FREE_HIGH_ORDER` as 0/1.
+    pcp_prev_free_high_order,
+}
+
+/// `enum compact_result` (include/linux/compaction.h), as `COMPACTION_STATUS` prints it in
+/// `mm_compaction_end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum CompactResult {
+    NotSuitableZone,
+    Skipped,
+    Deferred,
+    NoSuitablePage,
+    Continue,
+    Complete,
+    PartialSkipped,
+    Contended,
+    Success,
+}
+
+impl CompactResult {
+    pub const ALL: [CompactResult; 9] = [
+        CompactResult::NotSuitableZone,
+        CompactResult::Skipped,
+        CompactResult::Deferred,
+        CompactResult::NoSuitablePage,
+        CompactResult::Continue,
+        CompactResult::Complete,
+        CompactResult::PartialSkipped,
+        CompactResult::Contended,
+        CompactResult::Success,
+    ];
+
+    /// The `COMPACTION_STATUS` string (include/trace/events/mmflags.h).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactResult::NotSuitableZone => "not_suitable_zone",
+            CompactResult::Skipped => "skipped",
+            CompactResult::Deferred => "deferred",
+            CompactResult::NoSuitablePage => "no_suitable_page",
+            CompactResult::Continue => "continue",
+            CompactResult::Complete => "complete",
+            CompactResult::PartialSkipped => "partial_skipped",
+            CompactResult::Contended => "contended",
+            CompactResult::Success => "success",
+        }
+    }
+}
+
+/// Which of `mm_compaction_defer_template`'s events (include/trace/events/compaction.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum DeferPoint {
+    /// `compaction_deferred` skipped the zone.
+    Deferred,
+    /// `defer_compaction` after a compaction that did not make the order.
+    DeferCompaction,
+    /// `compaction_defer_reset` after a success.
+    DeferReset,
+}
+
+impl DeferPoint {
+    pub const ALL: [DeferPoint; 3] = [
+        DeferPoint::Deferred,
+        DeferPoint::DeferCompaction,
+        DeferPoint::DeferReset,
+    ];
+
+    pub fn tracepoint(self) -> &'static str {
+        match self {
+            DeferPoint::Deferred => "mm_compaction_deferred",
+            DeferPoint::DeferCompaction => "mm_compaction_defer_compaction",
+            DeferPoint::DeferReset => "mm_compaction_defer_reset",
+        }
+    }
+}
+
+/// A zone's deferral state: `compact_considered`, `compact_defer_shift`,
+/// `compact_order_failed` (struct zone, include/linux/mmzone.h).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CompactDefer {
+    /// At most `1 << COMPACT_MAX_DEFER_SHIFT` = 64 (`compaction_deferred` caps it).
+    pub considered: u8,
+    pub defer_shift: u8,
+    pub order_failed: u8,
+}
+
+/// Kernel tracepoints (`include/trace/events/kmem.h`, §9; `compaction.h` for the
+/// `MmCompaction*` ones). Pfns are [`ZonePfn`]s; the
+/// printed line ([`crate::explain::narrate::trace_line`]) makes them absolute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tracepoint {
+    /// `mm_page_alloc`; `pfn` is `None` for a failed allocation.
+    MmPageAlloc {
+        pfn: Option<ZonePfn>,
+        order: u8,
+        mt: MigrateType,
+        gfp: u32,
+    },
+    MmPageFree {
+        pfn: ZonePfn,
+        order: u8,
+    },
+    MmPageAllocZoneLocked {
+        pfn: ZonePfn,
+        order: u8,
+        mt: MigrateType,
+        percpu_refill: bool,
+    },
+    MmPagePcpuDrain {
+        pfn: ZonePfn,
+        order: u8,
+        mt: MigrateType,
+    },
+    MmPageAllocExtfrag {
+        pfn: ZonePfn,
+        alloc_order: u8,
+        fallback_order: u8,
+        alloc_mt: MigrateType,
+        fallback_mt: MigrateType,
+        change_ownership: bool,
+    },
+    /// `mm_compaction_begin` (`compact_zone`): the scanners' start (the zone's start and end
+    /// come from the line's context).
+    MmCompactionBegin {
+        migrate_pfn: ZonePfn,
+        free_pfn: ZonePfn,
+        sync: bool,
+    },
+    /// `mm_compaction_end`: where the scanners stopped and the result.
+    MmCompactionEnd {
+        migrate_pfn: ZonePfn,
+        free_pfn: ZonePfn,
+        sync: bool,
+        status: CompactResult,
+    },
+    /// `mm_compaction_isolate_migratepages` (`isolate_migratepages_block`).
+    MmCompactionIsolateMigratepages {
+        start: ZonePfn,
+        end: ZonePfn,
+        nr_scanned: u16,
+        nr_taken: u16,
+    },
+    /// `mm_compaction_isolate_freepages` (`isolate_freepages_block`).
+    MmCompactionIsolateFreepages {
+        start: ZonePfn,
+        end: ZonePfn,
+        nr_scanned: u16,
+        nr_taken: u16,
+    },
+    /// `mm_compaction_migratepages` (`compact_zone` after `migrate_pages`).
+    MmCompactionMigratepages {
+        nr_migrated: u32,
+        nr_failed: u32,
+    },
+    /// `mm_compaction_suitable` (`compaction_suitable`); `zone_type` is `zone_idx`.
+    MmCompactionSuitable {
+        zone_type: u8,
+        order: u8,
+        ret: CompactResult,
+    },
+    /// `mm_compaction_finished` (`compact_finished`, each turn of `compact_zone`'s loop).
+    MmCompactionFinished {
+        zone_type: u8,
+        /// `cc->order`: -1 for `compact_memory`.
+        order: i8,
+        ret: CompactResult,
+    },
+    /// `mm_compaction_deferred` / `_defer_compaction` / `_defer_reset`: the zone's deferral
+    /// state after the change.
+    MmCompactionDefer {
+        point: DeferPoint,
+        zone_type: u8,
+        order: u8,
+        state: CompactDefer,
+    },
+}
+
+/// Severity of an engine message (`# ...` lines of the trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MsgLevel {
+    Note,
+    Info,
+    Warning,
+    Failure,
+}
+
+/// Which end of a list a block went to or came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum End {
+    Head,
+    Tail,
+}
+
+/// A change to the zone: the only way the engine alters a [`crate::mm::zone::Zone`]. Each carries
+/// what is needed to undo it ([`crate::mm::zone::Zone::unapply`]). Pfns are [`ZonePfn`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mutation {
+    /// `__add_to_free_list` + `set_buddy_order`.
+    FreeListAdd {
+        pfn: ZonePfn,
+        order: u8,
+        mt: MigrateType,
+        end: End,
+    },
+    /// `__del_page_from_free_list`; `prev` is the list neighbour before it (NIL: it was the head).
+    FreeListDel {
+        pfn: ZonePfn,
+        order: u8,
+        mt: MigrateType,
+        prev: ZonePfn,
+    },
+    /// `move_to_free_list`: unlink from `from`, append to `to`.
+    FreeListMove {
+        pfn: ZonePfn,
+        order: u8,
+        from: MigrateType,
+        to: MigrateType,
+        prev: ZonePfn,
+    },
+    /// `account_freepages` (never for ISOLATE).
+    Account { mt: MigrateType, delta: i32 },
+    /// A block enters a pcp list (`pcp.count += 2^order`).
+    PcpAdd {
+        cpu: u8,
+        pindex: u8,
+        pfn: ZonePfn,
+        end: End,
+    },
+    /// A block leaves a pcp list (`pcp.count -= 2^order`); `prev` as in `FreeListDel`.
+    PcpDel {
+        cpu: u8,
+        pindex: u8,
+        pfn: ZonePfn,
+        prev: ZonePfn,
+    },
+    /// Raw pageblock bits (migratetype index, isolate bit 3).
+    SetPageblock { pb: u32, old: u8, new: u8 },
+    /// The zone's compaction deferral state (`defer_compaction`, `compaction_deferred`,
+    /// `compaction_defer_reset`) from `old` to `new`.
+    CompactDefer {
+        old: CompactDefer,
+        new: CompactDefer,
+    },
+    /// A zone or pcp scalar changes by `delta`.
+    Counter { id: CounterId, cpu: u8, delta: i32 },
+    /// `prep_new_page`: the block is handed out (head refcount 1) to `owner`.
+    PrepNewPage {
+        pfn: ZonePfn,
+        order: u8,
+        owner: u32,
+        lru: bool,
+    },
+    /// `split_page`: every tail page gets refcount 1.
+    SplitPage { pfn: ZonePfn, order: u8 },
+    /// The owner drops the block (`put_page_testzero` reached 0): head refcount 1 → 0.
+    PutPage {
+        pfn: ZonePfn,
+        order: u8,
+        owner: u32,
+        lru: bool,
+    },
+    /// `alloc_contig_range`: `nr` pages become allocated, refcount 1 each.
+    ContigAlloc { pfn: ZonePfn, nr: u32, owner: u32 },
+    /// `get_page`: a third party (compaction's pfn scanner, a GUP pin) takes an extra
+    /// reference on an allocated order-0 page: refcount + 1.
+    GetPage { pfn: ZonePfn },
+    /// `put_page_testzero` that does not reach zero: refcount − 1, the page stays allocated.
+    /// `release`: the reference dropped was its allocation's own (a free of a page someone
+    /// else still holds), so the page is no longer the owner's: `owner`/`lru` are the page's
+    /// before, for the undo. The later `put_page` that drops the last reference frees it.
+    PutPageRef {
+        pfn: ZonePfn,
+        owner: u32,
+        lru: bool,
+        release: bool,
+    },
+    /// A node of several zones: the code goes on in zone `to` of the node (`from` before);
+    /// later pfns are `to`'s. The zonelist walk, `page_zone()` of a freed page, and the
+    /// per-zone loops (`drain_all_pages`, `/proc`) switch this way.
+    ZoneSwitch { from: u8, to: u8 },
+}
+
+/// An explanation of what happened: changes nothing in the zone but the cost counters
+/// (`Stats::count`). Pfns are [`ZonePfn`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Annotation {
+    /// A lock is taken (`spin_lock_irqsave(&zone->lock)` or `pcp_spin_trylock`).
+    Lock {
+        zone: bool,
+        cpu: u8,
+    },
+    /// Call-chain bookkeeping.
+    Enter {
+        func: KernelFn,
+    },
+    Exit {
+        func: KernelFn,
+    },
+    Trace(Tracepoint),
+    /// `find_suitable_fallback(order, start_mt, claimable)`: `found` is the fallback type, or
+    /// `None` (-1), and `refused` is -2 (`should_try_claim_block` said no).
+    FallbackProbe {
+        order: u8,
+        start_mt: MigrateType,
+        found: Option<MigrateType>,
+        refused: bool,
+    },
+    /// A claim of the pageblock(s) at `pfn` succeeded (`pageblocks` re-typed).
+    Claimed {
+        pfn: ZonePfn,
+        order: u8,
+        from: MigrateType,
+        to: MigrateType,
+        pageblocks: u32,
+        free: u32,
+        alike: u32,
+    },
+    /// `try_to_claim_block` refused a partial pageblock (`free + alike < 256`).
+    ClaimRefused {
+        pfn: ZonePfn,
+        order: u8,
+        free: u32,
+        alike: u32,
+    },
+    /// `__rmqueue_steal` took `2^alloc_order` pages of a foreign block.
+    Stolen {
+        pfn: ZonePfn,
+        order: u8,
+        alloc_order: u8,
+        from: MigrateType,
+    },
+    /// A watermark check (`zone_watermark_fast`).
+    Watermark {
+        order: u8,
+        mark: u32,
+        free: i32,
+        ok: bool,
+    },
+    /// `rmqueue_bulk` asked for `want` blocks and got `got`.
+    PcpRefill {
+        cpu: u8,
+        order: u8,
+        mt: MigrateType,
+        want: u32,
+        got: u32,
+    },
+    /// `free_pcppages_bulk(count)` starts.
+    PcpDrain {
+        cpu: u8,
+        count: u32,
+        pindex: u8,
+    },
+    /// Two buddies merge into one block of `order` (the result) at `pfn`.
+    Merge {
+        pfn: ZonePfn,
+        buddy: ZonePfn,
+        order: u8,
+    },
+    /// A contiguous-range chunk chosen by `free_prepared_contig_range` (or boot freeing).
+    Chunk {
+        pfn: ZonePfn,
+        order: u8,
+    },
+    /// A run of physically consecutive pages handed to `__free_contig_range` by `vfree`.
+    Run {
+        pfn: ZonePfn,
+        nr: u32,
+    },
+    /// A vmalloc order attempt.
+    VmallocAttempt {
+        order: u8,
+        ok: bool,
+    },
+    /// An engine message; its text is in the log's message table.
+    Message {
+        level: MsgLevel,
+        id: u32,
+    },
+}
+
+/// What an event did: a [`Mutation`] of the zone or an [`Annotation`] explaining it. Two types,
+/// so that the zone's `apply`/`unapply` match mutations only and a new annotation cannot be
+/// forgotten there. Buddy alignment of zone-relative pfns is the absolute one because
+/// `start_pfn` is a multiple of 1024.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventKind {
+    Mutation(Mutation),
+    Annotation(Annotation),
+}
+
+impl From<Mutation> for EventKind {
+    fn from(m: Mutation) -> EventKind {
+        EventKind::Mutation(m)
+    }
+}
+
+impl From<Annotation> for EventKind {
+    fn from(a: Annotation) -> EventKind {
+        EventKind::Annotation(a)
+    }
+}
+
+impl From<Tracepoint> for EventKind {
+    fn from(t: Tracepoint) -> EventKind {
+        EventKind::Annotation(Annotation::Trace(t))
+    }
+}
+
+impl EventKind {
+    /// The mutation, if the event is one.
+    pub fn mutation(&self) -> Option<Mutation> {
+        match *self {
+            EventKind::Mutation(m) => Some(m),
+            EventKind::Annotation(_) => None,
+        }
+    }
+
+    /// The annotation, if the event is one.
+    pub fn annotation(&self) -> Option<Annotation> {
+        match *self {
+            EventKind::Mutation(_) => None,
+            EventKind::Annotation(a) => Some(a),
+        }
+    }
+
+    /// The zone-relative page range `(start, len)` the event names, if it names pages: the
+    /// block it moves, hands out or frees, the pageblock it re-types, the range it covers.
+    pub fn touched_pages(&self) -> Option<(ZonePfn, u32)> {
+        use crate::mm::types::PAGEBLOCK_NR_PAGES;
+        let block = |pfn: ZonePfn, order: u8| Some((pfn, 1u32 << order));
+        match *self {
+            EventKind::Mutation(m) => match m {
+                Mutation::FreeListAdd { pfn, order, .. }
+                | Mutation::FreeListDel { pfn, order, .. }
+                | Mutation::FreeListMove { pfn, order, .. }
+                | Mutation::PrepNewPage { pfn, order, .. }
+                | Mutation::SplitPage { pfn, order }
+                | Mutation::PutPage { pfn, order, .. } => block(pfn, order),
+                Mutation::PcpAdd { pindex, pfn, .. } | Mutation::PcpDel { pindex, pfn, .. } => {
+                    block(pfn, crate::mm::zone::pindex_to_order(pindex as usize))
+                }
+                Mutation::SetPageblock { pb, .. } => {
+                    Some((pb * PAGEBLOCK_NR_PAGES, PAGEBLOCK_NR_PAGES))
+                }
+                Mutation::ContigAlloc { pfn, nr, .. } => Some((pfn, nr)),
+                Mutation::GetPage { pfn } | Mutation::PutPageRef { pfn, .. } => block(pfn, 0),
+                Mutation::Account { .. }
+                | Mutation::Counter { .. }
+                | Mutation::ZoneSwitch { .. }
+                | Mutation::CompactDefer { .. } => None,
+            },
+            EventKind::Annotation(a) => match a {
+                Annotation::Stolen { pfn, order, .. }
+                | Annotation::ClaimRefused { pfn, order, .. }
+                | Annotation::Chunk { pfn, order }
+                | Annotation::Merge { pfn, order, .. } => block(pfn, order),
+                Annotation::Claimed {
+                    pfn,
+                    order,
+                    pageblocks,
+                    ..
+                } => Some((pfn, (1u32 << order).max(pageblocks * PAGEBLOCK_NR_PAGES))),
+                Annotation::Run { pfn, nr } => Some((pfn, nr)),
+                Annotation::Trace(t) => match t {
+                    Tracepoint::MmPageAlloc {
+                        pfn: Some(pfn),
+                        order,
+                        ..
+                    }
+                    | Tracepoint::MmPageFree { pfn, order }
+                    | Tracepoint::MmPageAllocZoneLocked { pfn, order, .. }
+                    | Tracepoint::MmPagePcpuDrain { pfn, order, .. } => block(pfn, order),
+                    Tracepoint::MmPageAllocExtfrag {
+                        pfn,
+                        fallback_order,
+                        ..
+                    } => block(pfn, fallback_order),
+                    Tracepoint::MmPageAlloc { pfn: None, .. } => None,
+                    Tracepoint::MmCompactionIsolateMigratepages { start, end, .. }
+                    | Tracepoint::MmCompactionIsolateFreepages { start, end, .. } => {
+                        (end > start).then_some((start, end - start))
+                    }
+                    Tracepoint::MmCompactionBegin { .. }
+                    | Tracepoint::MmCompactionEnd { .. }
+                    | Tracepoint::MmCompactionMigratepages { .. }
+                    | Tracepoint::MmCompactionSuitable { .. }
+                    | Tracepoint::MmCompactionFinished { .. }
+                    | Tracepoint::MmCompactionDefer { .. } => None,
+                },
+                _ => None,
+            },
+        }
+    }
+}
+
+/// One event: what ([`Event::kind`]) and where in the kernel (`step`).
+///
+/// 16 bytes: the kind is stored in its byte form ([`packed`]), since a trace holds millions of
+/// events and the typed [`EventKind`] alone is 20. Serialized, compared and printed (`{:?}`)
+/// exactly as the struct `{ step, kind }` it stands for.
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "EventFields", into = "EventFields")]
+pub struct Event {
+    pub step: crate::explain::pseudocode::Step,
+    pub(super) packed: packed::Packed,
+}
+
+/// An [`Event`] with its kind typed: its serialized form.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Event")]
+struct EventFields {
+    step: crate::explain::pseudocode::Step,
+    kind: EventKind,
+}
+
+impl From<EventFields> for Event {
+    fn from(e: EventFields) -> Event {
+        Event::new(e.step, e.kind)
+    }
+}
+
+impl From<Event> for EventFields {
+    fn from(e: Event) -> EventFields {
+        EventFields {
+            step: e.step,
+            kind: e.kind(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Event")
+            .field("step", &self.step)
+            .field("kind", &self.kind())
+            .finish()
+    }
+}
+
+impl Event {
+    /// The event `kind` at `step`, packed (checked to unpack to `kind` in debug builds).
+    #[inline(always)]
+    pub fn new(step: crate::explain::pseudocode::Step, kind: EventKind) -> Event {
+        let ev = Event {
+            step,
+            packed: packed::encode(kind),
+        };
+        debug_assert_eq!(ev.kind(), kind, "events::packed round trip");
+        ev
+    }
+
+    /// What the event did.
+    #[inline]
+    pub fn kind(&self) -> EventKind {
+        packed::decode(&self.packed)
+    }
+
+    /// Mutations change the zone; annotations only explain (and count costs).
+    pub fn is_mutation(&self) -> bool {
+        packed::is_mutation(&self.packed)
+    }
+
+    /// Events a user steps through. Bookkeeping (counters, accounting, locks, call
+    /// enter/exit, tracepoints that repeat a visible step) is applied on the way.
+    pub fn is_visible(&self) -> bool {
+        match self.kind() {
+            EventKind::Mutation(m) => {
+                !matches!(m, Mutation::Account { .. } | Mutation::Counter { .. })
+            }
+            EventKind::Annotation(a) => match a {
+                Annotation::Lock { .. } | Annotation::Enter { .. } | Annotation::Exit { .. } => {
+                    false
+                }
+                // The compaction lines are the scanners' steps: where each stopped, what it took.
+                Annotation::Trace(t) => matches!(
+                    t,
+                    Tracepoint::MmPageAlloc { .. }
+                        | Tracepoint::MmCompactionBegin { .. }
+                        | Tracepoint::MmCompactionEnd { .. }
+                        | Tracepoint::MmCompactionIsolateMigratepages { .. }
+                        | Tracepoint::MmCompactionIsolateFreepages { .. }
+                        | Tracepoint::MmCompactionMigratepages { .. }
+                        | Tracepoint::MmCompactionSuitable { .. }
+                        | Tracepoint::MmCompactionFinished { .. }
+                        | Tracepoint::MmCompactionDefer { .. }
+                ),
+                _ => true,
+            },
+        }
+    }
+}
+
+/// The recorded stream of one run: events and the text of their messages.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct EventLog {
+    pub events: Trace,
+    pub messages: Vec<String>,
+}
+
+impl EventLog {
+    pub fn message(&self, id: u32) -> &str {
+        self.messages
+            .get(id as usize)
+            .map(|s| s.as_str())
+            .unwrap_or("")
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed kind is 20 bytes (its outer tag lives in the inner tags' spare values); the
+    /// log stores its 14-byte form beside the 2-byte step, so a trace of millions of events
+    /// costs 16 bytes an event.
+    #[test]
+    fn an_event_is_16_bytes() {
+        assert_eq!(std::mem::size_of::<EventKind>(), 20);
+        assert_eq!(std::mem::size_of::<Event>(), 16);
+    }
+
+    /// The packed event is serialized and printed as the struct `{ step, kind }` it was before
+    /// (the app's worker sends events through serde; test and CLI output print `{:?}`).
+    #[test]
+    fn an_event_serializes_and_prints_as_step_and_kind() {
+        let ev = Event::new(
+            crate::explain::pseudocode::Step::Enter,
+            Tracepoint::MmPageAlloc {
+                pfn: None,
+                order: 3,
+                mt: MigrateType::Movable,
+                gfp: 0xcc0,
+            }
+            .into(),
+        );
+        let json = serde_json::to_string(&ev).unwrap();
+        assert_eq!(
+            json,
+            r#"{"step":"Enter","kind":{"Annotation":{"Trace":{"MmPageAlloc":{"pfn":null,"order":3,"mt":"movable","gfp":3264}}}}}"#
+        );
+        assert_eq!(serde_json::from_str::<Event>(&json).unwrap(), ev);
+        assert_eq!(
+            format!("{ev:?}"),
+            "Event { step: Enter, kind: Annotation(Trace(MmPageAlloc { pfn: None, order: 3, \
+             mt: Movable, gfp: 3264 })) }"
+        );
+    }
+
+    /// Exactly the mutations change the zone: `is_mutation` agrees with the variant split.
+    #[test]
+    fn mutations_are_the_mutation_variant() {
+        let step = crate::explain::pseudocode::Step::Enter;
+        let m = Event::new(step, Mutation::SplitPage { pfn: 0, order: 1 }.into());
+        let a = Event::new(step, Annotation::Chunk { pfn: 0, order: 1 }.into());
+        assert!(
+            m.is_mutation() && m.kind().mutation().is_some() && m.kind().annotation().is_none()
+        );
+        assert!(
+            !a.is_mutation() && a.kind().annotation().is_some() && a.kind().mutation().is_none()
+        );
+        assert_eq!(m.kind().touched_pages(), a.kind().touched_pages());
+    }
+}

@@ -1,0 +1,14 @@
+//! The allocator model: the kernel's types, the zone and its events, and the kernel paths.
+
+pub mod cma;
+pub mod contig;
+pub mod events;
+pub mod locks;
+pub mod metrics;
+pub(crate) mod packed;
+pub mod page_alloc;
+pub mod stats;
+pub mod trace;
+pub mod types;
+pub mod vmalloc;
+pub mod zone;
