@@ -25,8 +25,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use buddyscope::bench::{mixed_sequence, run_mixed_engine, MIXED_ZONE_PAGES};
+use buddyscope::boot::{boot_engine, ZoneParams};
 use buddyscope::page_alloc::Engine;
-use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::gfp::*;
 use buddyscope::types::*;
 use buddyscope::vmalloc::VMALLOC_GFP;

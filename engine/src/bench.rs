@@ -171,8 +171,7 @@ pub const MIXED_ZONE_PAGES: u32 = 262_144;
 
 /// A booted 1 GiB zone for the mixed sequence, recording on or off.
 pub fn mixed_engine(recording: bool) -> Engine {
-    let mut e =
-        crate::run::setup::boot_engine(&crate::run::setup::ZoneParams::new(MIXED_ZONE_PAGES));
+    let mut e = crate::mm::boot::boot_engine(&crate::mm::boot::ZoneParams::new(MIXED_ZONE_PAGES));
     e.recording = recording;
     e
 }

@@ -1,9 +1,9 @@
 //! Golden tests for the second fidelity pass: worked examples computed by hand from the
 //! C in `/work/shared/kernel-src/` (function names and versions cited in each test).
 
+use buddyscope::boot::{boot_engine, ZoneParams};
 use buddyscope::page_alloc::Engine;
 use buddyscope::pseudocode::Step;
-use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::gfp::*;
 use buddyscope::types::*;
 
@@ -798,7 +798,7 @@ fn dma32_and_normal() -> Engine {
     normal.start_pfn = 0x10_0000;
     normal.kernel = Kernel::V6_18;
     normal.min_free_kbytes = Some(64);
-    buddyscope::setup::boot_node(&[dma32, normal])
+    buddyscope::boot::boot_node(&[dma32, normal])
 }
 
 /// The absolute pfn of a page the engine just handed out (in the zone being worked on).
@@ -875,7 +875,7 @@ fn zonelist_falls_back_to_dma32_only_above_its_lowmem_reserve() {
     // 5.
     assert_eq!(alloc(&mut e, GFP_KERNEL | __GFP_DMA32, 9), Some(0x1600));
     assert_eq!(
-        buddyscope::page_alloc::gfp_zone(GFP_KERNEL | __GFP_DMA32),
+        buddyscope::page_alloc::zones::gfp_zone(GFP_KERNEL | __GFP_DMA32),
         ZONE_DMA32
     );
 }
@@ -1021,7 +1021,7 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
         assert!(out.busy.is_empty());
         assert_eq!(
             out.migrated,
-            vec![buddyscope::page_alloc::Migration {
+            vec![buddyscope::page_alloc::isolation::Migration {
                 owner: 2,
                 from: 3072,
                 to: 1024,
@@ -1266,7 +1266,7 @@ fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
 ///    pages, Normal 8191, and the owner's page lives at 0x100000.
 #[test]
 fn alloc_contig_range_migrates_a_dma32_page_up_into_normal() {
-    use buddyscope::page_alloc::{IsolateMode, Migration};
+    use buddyscope::page_alloc::isolation::{IsolateMode, Migration};
     let mut e = dma32_and_normal();
     // 1.
     let p = e.alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_DMA32, 0, 0, 2, true);

@@ -2,11 +2,11 @@
 //! one hold), each checked against a worked example computed by hand from the C
 //! (`/work/shared/kernel-src/`, lines cited per test).
 
+use buddyscope::boot::{boot_engine, ZoneParams};
 use buddyscope::locks::{HoldHistogram, LockHolds, HOLD_BUCKETS};
 use buddyscope::page_alloc::Engine;
 use buddyscope::runner::{run_valid, RunOptions};
 use buddyscope::scenario::parse_valid;
-use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::gfp::*;
 use buddyscope::types::*;
 

@@ -86,7 +86,7 @@ fn cfg_strategy(zones: Zones) -> BoxedStrategy<Cfg> {
                     recording,
                 };
                 assert_eq!(
-                    buddyscope::setup::mobility_disabled(pages as u64, cma),
+                    buddyscope::boot::mobility_disabled(pages as u64, cma),
                     zones == Zones::Ungrouped
                 );
                 cfg

@@ -3,8 +3,8 @@
 
 use buddyscope::replay::{replay_text, DivergenceKind, ReplayError, ReplayOptions};
 use buddyscope::runner::{run, RunOptions};
+use buddyscope::types::order_to_pindex;
 use buddyscope::types::{MigrateType, NR_PAGE_ORDERS};
-use buddyscope::zone::order_to_pindex;
 use buddyscope::{builtin, narrate, procfs, scenario};
 
 /// `run --format trace` of a scenario, replayed from the same start state, reproduces the

@@ -1,12 +1,12 @@
 //! Golden tests: every worked example of kernel-model.md, run through the engine.
 
+use buddyscope::boot::{boot_engine, ZoneParams};
 use buddyscope::events::{Annotation, Mutation, Tracepoint};
 use buddyscope::metrics::check_invariants;
 use buddyscope::page_alloc::Engine;
-use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::gfp::*;
+use buddyscope::types::order_to_pindex;
 use buddyscope::types::*;
-use buddyscope::zone::order_to_pindex;
 
 fn fresh_1g() -> Engine {
     boot_engine(&ZoneParams::new(262144))

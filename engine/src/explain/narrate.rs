@@ -3,7 +3,7 @@
 
 use crate::mm::events::*;
 use crate::mm::types::{gfp, to_abs_pfn, Pfn, ZonePfn, PAGEBLOCK_ORDER};
-use crate::mm::zone::{pcp_list_name, pindex_to_order};
+use crate::mm::types::{pcp_list_name, pindex_to_order};
 
 /// Zone facts a line needs: the pfn offset and the migratetype numbering.
 #[derive(Clone, Copy, Debug)]

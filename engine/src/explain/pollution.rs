@@ -42,8 +42,8 @@ fn pcp_types(z: &Zone) -> Vec<Option<MigrateType>> {
     let mut v = vec![None; z.pages() as usize];
     for cpu in 0..z.pcp().len() {
         for pindex in 0..NR_PCP_LISTS {
-            let mt = crate::mm::zone::pindex_to_mt(pindex);
-            let order = crate::mm::zone::pindex_to_order(pindex);
+            let mt = crate::mm::types::pindex_to_mt(pindex);
+            let order = crate::mm::types::pindex_to_order(pindex);
             for head in z.pcp_list_pfns(cpu, pindex) {
                 for p in head..head + (1 << order) {
                     v[p as usize] = Some(mt);

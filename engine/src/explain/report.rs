@@ -146,8 +146,8 @@ pub fn json(run: &Run) -> String {
                     .filter(|&i| p.lists[i].len > 0)
                     .map(|i| PcpListOut {
                         pindex: i,
-                        order: crate::mm::zone::pindex_to_order(i),
-                        migratetype: crate::mm::zone::pindex_to_mt(i).kernel_name(),
+                        order: crate::mm::types::pindex_to_order(i),
+                        migratetype: crate::mm::types::pindex_to_mt(i).kernel_name(),
                         pfns: z
                             .pcp_list_pfns(cpu, i)
                             .into_iter()

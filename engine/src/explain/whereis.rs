@@ -6,8 +6,9 @@
 
 use crate::explain::narrate::{trace_line, Ctx};
 use crate::mm::events::{EventKind, Mutation};
+use crate::mm::types::pindex_to_order;
 use crate::mm::types::*;
-use crate::mm::zone::{pindex_to_order, Zone, NO_OWNER};
+use crate::mm::zone::{Zone, NO_OWNER};
 use crate::run::replay::TracedAllocs;
 use crate::run::runner::Run;
 use serde::Serialize;
@@ -229,7 +230,7 @@ pub fn where_is(
                     order,
                     cpu: cpu as u8,
                     pindex: pindex as u8,
-                    list: crate::mm::zone::pcp_list_name(pindex).to_string(),
+                    list: crate::mm::types::pcp_list_name(pindex).to_string(),
                 },
                 |m| matches!(m, Mutation::PcpAdd { .. }),
             )

@@ -5,9 +5,10 @@
 //! One area of one range with `order_per_bit` 0 (one bit a page): what `cma=` on the command
 //! line gives (docs/model-decisions.md).
 
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
-use crate::mm::page_alloc::{ContigError, Engine, IsolateMode, Migration};
+use crate::mm::page_alloc::isolation::{ContigError, IsolateMode, Migration};
+use crate::mm::page_alloc::Engine;
+use crate::mm::steps::Step;
 use crate::mm::types::*;
 
 /// `-EBUSY`, `-ENOMEM`: `cma_range_alloc`'s return values.

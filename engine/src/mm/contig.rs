@@ -3,9 +3,10 @@
 //! `page_alloc/isolation.rs`); the vmalloc half
 //! (`vmalloc`, `vfree`, `alloc_pages_bulk`) is in [`crate::mm::vmalloc`].
 
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
-use crate::mm::page_alloc::{Engine, IsolateMode, FPI_PREPARED};
+use crate::mm::page_alloc::isolation::IsolateMode;
+use crate::mm::page_alloc::{Engine, FPI_PREPARED};
+use crate::mm::steps::Step;
 use crate::mm::types::*;
 use crate::mm::zone::*;
 
@@ -98,7 +99,7 @@ mod tests {
     /// loses the owner's reference only; run [10..15] → 10/1, 12/2.
     #[test]
     fn chunked_free_splits_runs_at_a_referenced_page() {
-        let mut e = crate::run::setup::boot_engine(&crate::run::setup::ZoneParams::new(262144));
+        let mut e = crate::mm::boot::boot_engine(&crate::mm::boot::ZoneParams::new(262144));
         assert!(e.alloc_contig_range(3, 13, 7));
         // Someone else (a compaction scanner, say) holds an extra reference on page 9.
         e.get_page(9);

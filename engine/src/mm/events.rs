@@ -9,190 +9,20 @@
 //!   enter/exit) explain what happened; they change nothing but the cost counters.
 //!
 //! Every event names the kernel function it belongs to and a [`Step`], the stable id of a line
-//! in that function's pseudocode ([`crate::explain::pseudocode`]).
+//! in that function's pseudocode ([`super::steps`]).
 
 use crate::mm::types::{MigrateType, ZonePfn};
 use serde::{Deserialize, Serialize};
 
 use super::packed;
+use super::steps::Step;
+// Until the crate's consumers import it from the layer.
+pub use super::steps::KernelFn;
 
 pub use super::trace::{Trace, TraceIter};
 
 /// "No pfn": list end, or "inserted at the head".
 pub const NIL: ZonePfn = ZonePfn::MAX;
-
-/// Kernel functions the model follows, by their `mm/page_alloc.c` / `mm/vmalloc.c` names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-#[allow(non_camel_case_types)]
-pub enum KernelFn {
-    alloc_pages,
-    get_page_from_freelist,
-    __alloc_pages_slowpath,
-    rmqueue,
-    rmqueue_pcplist,
-    nr_pcp_alloc,
-    rmqueue_bulk,
-    rmqueue_buddy,
-    __rmqueue,
-    __rmqueue_smallest,
-    expand,
-    __rmqueue_claim,
-    find_suitable_fallback,
-    try_to_claim_block,
-    __rmqueue_steal,
-    reserve_highatomic_pageblock,
-    unreserve_highatomic_pageblock,
-    __alloc_pages_direct_reclaim,
-    zone_watermark_ok,
-    __free_pages,
-    __free_frozen_pages,
-    free_pages_prepare,
-    free_frozen_page_commit,
-    free_pcppages_bulk,
-    free_one_page,
-    __free_one_page,
-    split_page,
-    drain_pages_zone,
-    drain_all_pages,
-    decay_pcp_high,
-    free_contig_range,
-    __free_contig_range_common,
-    free_prepared_contig_range,
-    alloc_contig_range,
-    vmalloc,
-    vm_area_alloc_pages,
-    alloc_pages_bulk,
-    vfree,
-    memblock_free_all,
-    get_page,
-    put_page,
-    split_large_buddy,
-    start_isolate_page_range,
-    isolate_single_pageblock,
-    set_migratetype_isolate,
-    unset_migratetype_isolate,
-    undo_isolate_page_range,
-    __alloc_contig_migrate_range,
-    migrate_pages,
-    __free_contig_frozen_range,
-    cma_alloc,
-    cma_release,
-    compact_node,
-    compact_zone,
-    isolate_migratepages,
-    isolate_freepages,
-    release_free_list,
-}
-
-impl KernelFn {
-    pub fn name(self) -> &'static str {
-        match self {
-            KernelFn::alloc_pages => "alloc_pages",
-            KernelFn::get_page_from_freelist => "get_page_from_freelist",
-            KernelFn::__alloc_pages_slowpath => "__alloc_pages_slowpath",
-            KernelFn::rmqueue => "rmqueue",
-            KernelFn::rmqueue_pcplist => "rmqueue_pcplist",
-            KernelFn::nr_pcp_alloc => "nr_pcp_alloc",
-            KernelFn::rmqueue_bulk => "rmqueue_bulk",
-            KernelFn::rmqueue_buddy => "rmqueue_buddy",
-            KernelFn::__rmqueue => "__rmqueue",
-            KernelFn::__rmqueue_smallest => "__rmqueue_smallest",
-            KernelFn::expand => "expand",
-            KernelFn::__rmqueue_claim => "__rmqueue_claim",
-            KernelFn::find_suitable_fallback => "find_suitable_fallback",
-            KernelFn::try_to_claim_block => "try_to_claim_block",
-            KernelFn::__rmqueue_steal => "__rmqueue_steal",
-            KernelFn::reserve_highatomic_pageblock => "reserve_highatomic_pageblock",
-            KernelFn::unreserve_highatomic_pageblock => "unreserve_highatomic_pageblock",
-            KernelFn::__alloc_pages_direct_reclaim => "__alloc_pages_direct_reclaim",
-            KernelFn::zone_watermark_ok => "zone_watermark_ok",
-            KernelFn::__free_pages => "__free_pages",
-            KernelFn::__free_frozen_pages => "__free_frozen_pages",
-            KernelFn::free_pages_prepare => "free_pages_prepare",
-            KernelFn::free_frozen_page_commit => "free_frozen_page_commit",
-            KernelFn::free_pcppages_bulk => "free_pcppages_bulk",
-            KernelFn::free_one_page => "free_one_page",
-            KernelFn::__free_one_page => "__free_one_page",
-            KernelFn::split_page => "split_page",
-            KernelFn::drain_pages_zone => "drain_pages_zone",
-            KernelFn::drain_all_pages => "drain_all_pages",
-            KernelFn::decay_pcp_high => "decay_pcp_high",
-            KernelFn::free_contig_range => "free_contig_range",
-            KernelFn::__free_contig_range_common => "__free_contig_range_common",
-            KernelFn::free_prepared_contig_range => "free_prepared_contig_range",
-            KernelFn::alloc_contig_range => "alloc_contig_range",
-            KernelFn::vmalloc => "vmalloc",
-            KernelFn::vm_area_alloc_pages => "vm_area_alloc_pages",
-            KernelFn::alloc_pages_bulk => "alloc_pages_bulk",
-            KernelFn::vfree => "vfree",
-            KernelFn::memblock_free_all => "memblock_free_all",
-            KernelFn::get_page => "get_page",
-            KernelFn::put_page => "put_page",
-            KernelFn::split_large_buddy => "split_large_buddy",
-            KernelFn::start_isolate_page_range => "start_isolate_page_range",
-            KernelFn::isolate_single_pageblock => "isolate_single_pageblock",
-            KernelFn::set_migratetype_isolate => "set_migratetype_isolate",
-            KernelFn::unset_migratetype_isolate => "unset_migratetype_isolate",
-            KernelFn::undo_isolate_page_range => "undo_isolate_page_range",
-            KernelFn::__alloc_contig_migrate_range => "__alloc_contig_migrate_range",
-            KernelFn::migrate_pages => "migrate_pages",
-            KernelFn::__free_contig_frozen_range => "__free_contig_frozen_range",
-            KernelFn::cma_alloc => "cma_alloc",
-            KernelFn::cma_release => "cma_release",
-            KernelFn::compact_node => "compact_node",
-            KernelFn::compact_zone => "compact_zone",
-            KernelFn::isolate_migratepages => "isolate_migratepages",
-            KernelFn::isolate_freepages => "isolate_freepages",
-            KernelFn::release_free_list => "release_free_list",
-        }
-    }
-
-    /// Source file of the function, for the elixir link.
-    pub fn source_file(self) -> &'static str {
-        match self {
-            KernelFn::vmalloc | KernelFn::vm_area_alloc_pages | KernelFn::vfree => "mm/vmalloc.c",
-            KernelFn::memblock_free_all => "mm/memblock.c",
-            KernelFn::get_page | KernelFn::put_page => "include/linux/mm.h",
-            KernelFn::start_isolate_page_range
-            | KernelFn::isolate_single_pageblock
-            | KernelFn::set_migratetype_isolate
-            | KernelFn::unset_migratetype_isolate
-            | KernelFn::undo_isolate_page_range => "mm/page_isolation.c",
-            KernelFn::migrate_pages => "mm/migrate.c",
-            KernelFn::cma_alloc | KernelFn::cma_release => "mm/cma.c",
-            KernelFn::compact_node
-            | KernelFn::compact_zone
-            | KernelFn::isolate_migratepages
-            | KernelFn::isolate_freepages
-            | KernelFn::release_free_list => "mm/compaction.c",
-            _ => "mm/page_alloc.c",
-        }
-    }
-
-    /// The identifier to look up on elixir (some names are macros over `_noprof` functions).
-    pub fn elixir_ident(self) -> &'static str {
-        match self {
-            KernelFn::alloc_pages => "__alloc_frozen_pages_noprof",
-            KernelFn::alloc_pages_bulk => "alloc_pages_bulk_noprof",
-            KernelFn::__free_contig_range_common => "free_contig_range",
-            KernelFn::free_prepared_contig_range => "free_contig_range",
-            KernelFn::vmalloc => "__vmalloc_node_range_noprof",
-            KernelFn::zone_watermark_ok => "__zone_watermark_ok",
-            KernelFn::drain_pages_zone => "drain_pages_zone",
-            KernelFn::free_pages_prepare => "__free_pages_prepare",
-            f => f.name(),
-        }
-    }
-
-    /// `https://elixir.bootlin.com/linux/<tag>/A/ident/<name>`.
-    pub fn elixir_url(self, kernel: crate::mm::types::Kernel) -> String {
-        format!(
-            "https://elixir.bootlin.com/linux/{}/A/ident/{}",
-            kernel.elixir_tag(),
-            self.elixir_ident()
-        )
-    }
-}
 
 /// Zone and pcp scalar fields that change by delta (so a `Counter` event undoes by negation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -647,7 +477,7 @@ impl EventKind {
                 | Mutation::SplitPage { pfn, order }
                 | Mutation::PutPage { pfn, order, .. } => block(pfn, order),
                 Mutation::PcpAdd { pindex, pfn, .. } | Mutation::PcpDel { pindex, pfn, .. } => {
-                    block(pfn, crate::mm::zone::pindex_to_order(pindex as usize))
+                    block(pfn, crate::mm::types::pindex_to_order(pindex as usize))
                 }
                 Mutation::SetPageblock { pb, .. } => {
                     Some((pb * PAGEBLOCK_NR_PAGES, PAGEBLOCK_NR_PAGES))
@@ -711,7 +541,7 @@ impl EventKind {
 #[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "EventFields", into = "EventFields")]
 pub struct Event {
-    pub step: crate::explain::pseudocode::Step,
+    pub step: Step,
     pub(super) packed: packed::Packed,
 }
 
@@ -719,7 +549,7 @@ pub struct Event {
 #[derive(Serialize, Deserialize)]
 #[serde(rename = "Event")]
 struct EventFields {
-    step: crate::explain::pseudocode::Step,
+    step: Step,
     kind: EventKind,
 }
 
@@ -750,7 +580,7 @@ impl std::fmt::Debug for Event {
 impl Event {
     /// The event `kind` at `step`, packed (checked to unpack to `kind` in debug builds).
     #[inline(always)]
-    pub fn new(step: crate::explain::pseudocode::Step, kind: EventKind) -> Event {
+    pub fn new(step: Step, kind: EventKind) -> Event {
         let ev = Event {
             step,
             packed: packed::encode(kind),
@@ -833,7 +663,7 @@ mod tests {
     #[test]
     fn an_event_serializes_and_prints_as_step_and_kind() {
         let ev = Event::new(
-            crate::explain::pseudocode::Step::Enter,
+            Step::Enter,
             Tracepoint::MmPageAlloc {
                 pfn: None,
                 order: 3,
@@ -858,7 +688,7 @@ mod tests {
     /// Exactly the mutations change the zone: `is_mutation` agrees with the variant split.
     #[test]
     fn mutations_are_the_mutation_variant() {
-        let step = crate::explain::pseudocode::Step::Enter;
+        let step = Step::Enter;
         let m = Event::new(step, Mutation::SplitPage { pfn: 0, order: 1 }.into());
         let a = Event::new(step, Annotation::Chunk { pfn: 0, order: 1 }.into());
         assert!(

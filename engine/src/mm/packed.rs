@@ -1,5 +1,5 @@
 //! The stored form of an [`EventKind`]: a tag byte and up to 13 bytes of payload, so that an
-//! [`super::Event`] (a 2-byte [`crate::explain::pseudocode::Step`] beside it) is 16 bytes instead of 24.
+//! [`super::Event`] (a 2-byte [`crate::mm::steps::Step`] beside it) is 16 bytes instead of 24.
 //!
 //! Rust lays the kinds out by alignment: `EventKind` wraps two enums whose own tags it cannot
 //! share, and `Annotation::Trace` nests a third, so the typed enum is 20 bytes however narrow
@@ -25,7 +25,7 @@
 //! that records a trace proves both arms.
 
 use super::events::*;
-use crate::explain::pseudocode::Step;
+use crate::mm::steps::Step;
 use crate::mm::types::MigrateType;
 
 /// Bytes of a stored kind: the tag and the payload.

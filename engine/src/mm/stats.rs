@@ -6,8 +6,8 @@
 //! tooltips). The macro generates [`Stats`], [`Stats::DEFS`] and the field-by-field arithmetic,
 //! so a new counter is one new row here plus the event that bumps it in [`Stats::count`].
 
-use crate::explain::pseudocode::Step;
 use crate::mm::events::{Annotation, EventKind, Mutation, Tracepoint};
+use crate::mm::steps::Step;
 use serde::{Deserialize, Serialize};
 
 /// The description of one cost counter (a row of the table).

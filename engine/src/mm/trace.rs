@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 
 use super::events::*;
 use super::packed::{self, byte_coded_event, BYTE_CODES};
-use crate::explain::pseudocode::Step;
+use crate::mm::steps::Step;
 use serde::{Deserialize, Serialize};
 
 /// Every byte-coded event by its code: `Enter` of function `f` at `2 * f`, its `Exit` at

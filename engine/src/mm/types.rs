@@ -497,6 +497,47 @@ pub fn contig_chunks(mut pfn: Pfn, mut n: u64) -> Vec<(Pfn, u8)> {
     out
 }
 
+/// `order_to_pindex(mt, order)` (§4.1): orders 0..=3 have three lists each; order 9 has two
+/// (UNMOVABLE and RECLAIMABLE share one).
+pub fn order_to_pindex(mt: MigrateType, order: u8) -> usize {
+    if order as usize <= PAGE_ALLOC_COSTLY_ORDER as usize {
+        MIGRATE_PCPTYPES * order as usize + mt.idx()
+    } else {
+        NR_LOWORDER_PCP_LISTS + usize::from(mt == MigrateType::Movable)
+    }
+}
+
+/// `pindex_to_order`.
+pub fn pindex_to_order(pindex: usize) -> u8 {
+    if pindex < NR_LOWORDER_PCP_LISTS {
+        (pindex / MIGRATE_PCPTYPES) as u8
+    } else {
+        HPAGE_PMD_ORDER
+    }
+}
+
+/// The migratetype a pcp list is named after (order-9 list 12 serves U and R).
+pub fn pindex_to_mt(pindex: usize) -> MigrateType {
+    if pindex < NR_LOWORDER_PCP_LISTS {
+        MigrateType::from_idx(pindex % MIGRATE_PCPTYPES)
+    } else if pindex == NR_LOWORDER_PCP_LISTS {
+        MigrateType::Unmovable
+    } else {
+        MigrateType::Movable
+    }
+}
+
+/// The name of pcp list `pindex` in narration: the order-9 list 12 is shared by Unmovable and
+/// Reclaimable THPs (`order_to_pindex`: `movable = migratetype == MIGRATE_MOVABLE`), so it is not
+/// named after one of them.
+pub fn pcp_list_name(pindex: usize) -> &'static str {
+    if pindex == NR_LOWORDER_PCP_LISTS {
+        "Unmovable+Reclaimable"
+    } else {
+        pindex_to_mt(pindex).kernel_name()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,9 +1,9 @@
 //! vmalloc population and `vfree` (`mm/vmalloc.c`, §6), and the order-0 bulk allocator
 //! (`alloc_pages_bulk_noprof`, §6.4) that populates them.
 
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
 use crate::mm::page_alloc::Engine;
+use crate::mm::steps::Step;
 use crate::mm::types::alloc_flags::*;
 use crate::mm::types::gfp::*;
 use crate::mm::types::*;
@@ -92,7 +92,7 @@ impl Engine {
             // mm/page_alloc.c:5095-5126). The C passes the preferred zone's index as
             // `highest_zoneidx` to `zone_watermark_fast`; the zones between it and `gfp_zone`
             // are empty, so their `lowmem_reserve` entries are equal. One zone in a node of one.
-            self.highest_zoneidx = crate::mm::page_alloc::gfp_zone(gfp);
+            self.highest_zoneidx = crate::mm::page_alloc::zones::gfp_zone(gfp);
             let mut zone = None;
             for z in self.zonelist() {
                 self.select_zone(Step::BulkZonelistNext, z);

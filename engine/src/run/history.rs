@@ -6,7 +6,8 @@
 
 use crate::mm::events::Mutation;
 use crate::mm::types::MigrateType;
-use crate::mm::zone::{pcp_list_name, pindex_to_order, NO_OWNER};
+use crate::mm::types::{pcp_list_name, pindex_to_order};
+use crate::mm::zone::NO_OWNER;
 use crate::run::runner::Run;
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -12,9 +12,7 @@
 
 use crate::mm::page_alloc::Engine;
 use crate::mm::types::*;
-use crate::mm::zone::{
-    pindex_to_order, Zone, MAX_NR_ZONES, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO,
-};
+use crate::mm::zone::{Zone, MAX_NR_ZONES, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO};
 use crate::scenario::zone_snapshot::{SnapFreeList, SnapPcpList};
 use crate::scenario::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -866,7 +864,7 @@ pub fn differences(node: &Zone, snap: &NodeSnapshot, max: usize) -> Vec<String> 
                         &format!(
                             "zone {} CPU {cpu} pcp list {pi} ({})",
                             z.zone,
-                            crate::mm::zone::pcp_list_name(pi)
+                            crate::mm::types::pcp_list_name(pi)
                         ),
                         &want,
                         &got,

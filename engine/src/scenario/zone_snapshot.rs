@@ -14,11 +14,12 @@
 //! Every page that is neither in a free block nor on a pcp list is allocated (refcount 1, owned
 //! by its pageblock's type, as the `/proc` import does).
 
-use crate::explain::pseudocode::Step;
 use crate::mm::events::{End, Mutation};
 use crate::mm::page_alloc::Engine;
+use crate::mm::steps::Step;
+use crate::mm::types::pindex_to_order;
 use crate::mm::types::*;
-use crate::mm::zone::{pindex_to_order, PF_LRU};
+use crate::mm::zone::PF_LRU;
 use crate::scenario::ScenarioError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -8,10 +8,10 @@
 
 #![allow(dead_code)]
 
+use buddyscope::boot::{boot_engine, ZoneParams};
 use buddyscope::metrics::check_invariants;
 use buddyscope::page_alloc::Engine;
 use buddyscope::runner::alloc_gfp;
-use buddyscope::setup::{boot_engine, ZoneParams};
 use buddyscope::types::*;
 use buddyscope::vmalloc::{VmArea, VMALLOC_GFP};
 use buddyscope::zone::PageKind;
@@ -247,7 +247,7 @@ impl Harness {
 
     /// Runs one op, then every check; `Err` describes the first violation.
     /// The owners of migrated blocks: their pages now live at the targets.
-    fn follow(&mut self, migrated: &[buddyscope::page_alloc::Migration]) {
+    fn follow(&mut self, migrated: &[buddyscope::page_alloc::isolation::Migration]) {
         for m in migrated {
             for l in &mut self.live {
                 match l {
@@ -416,7 +416,7 @@ impl Harness {
                     nr,
                     owner,
                     0,
-                    buddyscope::page_alloc::IsolateMode::Other,
+                    buddyscope::page_alloc::isolation::IsolateMode::Other,
                 );
                 // Migrated blocks: their owners' pages now live elsewhere.
                 self.tally.contig_migrations += out.migrated.len() as u64;

@@ -224,7 +224,7 @@ fn refill_pages_is_batch_blocks() {
             {"op": "alloc", "order": 1, "mt": "movable"}]"#,
         r#"[{"op": 0, "ask": "refill_pages"}, {"op": 1, "ask": "refill_pages"}]"#,
     );
-    assert_eq!(crate::run::setup::zone_batchsize(65536), 15);
+    assert_eq!(crate::mm::boot::zone_batchsize(65536), 15);
     assert_eq!(q[0].expected, Expected::Number(15));
     assert_eq!(q[1].expected, Expected::Number(14));
 }
@@ -321,7 +321,7 @@ fn watermark_ok_and_free_pages_after() {
             {"op": 1, "ask": "free_pages_after"}, {"op": 2, "ask": "watermark_ok"}]"#,
     );
     assert_eq!(
-        crate::run::setup::watermarks_for(4096, 1024)[..3],
+        crate::mm::boot::watermarks_for(4096, 1024)[..3],
         [256, 320, 384]
     );
     let key = |e: &Expected| match e {

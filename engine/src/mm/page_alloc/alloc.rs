@@ -3,8 +3,8 @@
 //! the highatomic reserve.
 
 use super::{pcp_allowed_order, Engine, Fallback, RmqueueMode};
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
+use crate::mm::steps::Step;
 use crate::mm::types::alloc_flags::*;
 use crate::mm::types::gfp::*;
 use crate::mm::types::*;
@@ -37,7 +37,7 @@ impl Engine {
         self.enter(KernelFn::alloc_pages);
         let mt = self.gfp_migratetype(gfp);
         let mut page = None;
-        self.highest_zoneidx = super::gfp_zone(gfp);
+        self.highest_zoneidx = super::zones::gfp_zone(gfp);
         // The preferred zone (`ac->preferred_zoneref`): the first of the zonelist. A node of one
         // zone has no other; a GFP_DMA request on a node without DMA has none at all.
         let preferred = self.zonelist().first().copied();

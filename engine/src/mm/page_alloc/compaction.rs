@@ -20,10 +20,11 @@
 
 use std::collections::VecDeque;
 
+use super::isolation::COMPACT_CLUSTER_MAX;
 use super::isolation::{in_use_block, Migration};
-use super::{Engine, COMPACT_CLUSTER_MAX};
-use crate::explain::pseudocode::Step;
+use super::Engine;
 use crate::mm::events::*;
+use crate::mm::steps::Step;
 use crate::mm::types::alloc_flags::ALLOC_CMA;
 use crate::mm::types::*;
 use crate::mm::zone::*;

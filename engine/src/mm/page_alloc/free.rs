@@ -3,8 +3,8 @@
 //! `split_page`.
 
 use super::{pcp_allowed_order, Engine, Fpi, FPI_NONE, FPI_PREPARED, FPI_TO_TAIL};
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
+use crate::mm::steps::Step;
 use crate::mm::types::*;
 use crate::mm::zone::*;
 

@@ -6,8 +6,8 @@
 //! isolation is undone (free blocks to the tail of their lists).
 
 use super::{Engine, FPI_NONE, FPI_TO_TAIL};
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
+use crate::mm::steps::Step;
 use crate::mm::types::gfp::*;
 use crate::mm::types::*;
 use crate::mm::zone::*;

@@ -10,17 +10,11 @@
 mod alloc;
 pub mod compaction;
 mod free;
-mod isolation;
+pub mod isolation;
+pub mod zones;
 
-pub use compaction::CompactOutcome;
-
-pub use isolation::{ContigError, ContigOutcome, IsolateMode, Migration, COMPACT_CLUSTER_MAX};
-mod zones;
-
-pub use zones::{gfp_zone, lowmem_reserves, LOWMEM_RESERVE_RATIO};
-
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
+use crate::mm::steps::Step;
 use crate::mm::types::alloc_flags::*;
 use crate::mm::types::*;
 use crate::mm::zone::*;

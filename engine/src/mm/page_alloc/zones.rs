@@ -7,8 +7,8 @@
 //! one zone never switches: its traces are byte for byte those of the one-zone model.
 
 use super::Engine;
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
+use crate::mm::steps::Step;
 use crate::mm::types::gfp::*;
 use crate::mm::types::*;
 use crate::mm::zone::*;

@@ -7,7 +7,7 @@
 
 use super::parse::{TraceEvent, TraceReader};
 use super::ReplayError;
-use crate::explain::pseudocode::Step;
+use crate::mm::steps::Step;
 use crate::mm::types::*;
 use crate::scenario::Scenario;
 use serde::Serialize;

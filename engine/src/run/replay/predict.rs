@@ -15,7 +15,6 @@
 use crate::mm::events::*;
 use crate::mm::page_alloc::{pcp_allowed_order, Engine};
 use crate::mm::types::*;
-use crate::mm::zone::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;

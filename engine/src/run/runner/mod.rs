@@ -4,9 +4,9 @@
 
 mod ops;
 
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
 use crate::mm::page_alloc::Engine;
+use crate::mm::steps::Step;
 use crate::mm::types::gfp::*;
 use crate::mm::types::*;
 use crate::mm::vmalloc::VmArea;
@@ -749,7 +749,7 @@ impl Runner<'_, '_> {
     }
 
     /// Records a migration: every page of the block follows its owner.
-    fn follow(&mut self, m: &crate::mm::page_alloc::Migration) {
+    fn follow(&mut self, m: &crate::mm::page_alloc::isolation::Migration) {
         for i in 0..1u32 << m.order {
             let (from, to) = (m.from + i, m.to + i);
             // A page not moved before is where it was allocated, in the range's zone.

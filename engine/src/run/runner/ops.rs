@@ -2,8 +2,8 @@
 //! returning its outcome in words (and the pageblocks it touched where that is a figure).
 
 use super::{alloc_gfp, mt_gfp, pageblocks_of, pageblocks_of_zoned, Handle, Outcome, Runner};
-use crate::explain::pseudocode::Step;
 use crate::mm::events::*;
+use crate::mm::steps::Step;
 use crate::mm::types::*;
 use crate::mm::vmalloc::VMALLOC_GFP;
 use crate::mm::zone::PageKind;
@@ -184,7 +184,7 @@ impl Runner<'_, '_> {
             n,
             owner,
             cpu,
-            crate::mm::page_alloc::IsolateMode::Other,
+            crate::mm::page_alloc::isolation::IsolateMode::Other,
         );
         for m in &out.migrated {
             self.follow(m);
@@ -214,8 +214,10 @@ impl Runner<'_, '_> {
             Err(e) => {
                 self.bind(op, Handle::Failed);
                 match e {
-                    crate::mm::page_alloc::ContigError::Busy(_) => (Outcome::RangeInUse, 0),
-                    crate::mm::page_alloc::ContigError::NoMem(_) => {
+                    crate::mm::page_alloc::isolation::ContigError::Busy(_) => {
+                        (Outcome::RangeInUse, 0)
+                    }
+                    crate::mm::page_alloc::isolation::ContigError::NoMem(_) => {
                         (Outcome::ContigNoMem { migrated }, 0)
                     }
                 }

@@ -1,9 +1,9 @@
 //! Import, step 2: the contract's deterministic layout of a [`ProcImport`] in an empty zone.
 
 use super::parse::{perr, ProcImport};
-use crate::explain::pseudocode::Step;
 use crate::mm::events::{CounterId, End, Mutation};
 use crate::mm::page_alloc::Engine;
+use crate::mm::steps::Step;
 use crate::mm::types::*;
 use crate::mm::zone::*;
 use crate::scenario::ScenarioError;
@@ -274,7 +274,7 @@ fn place_dense(
     Ok(())
 }
 
-/// Lays `imp` out in the empty zone of `engine` (built by [`crate::run::setup::new_zone`] with
+/// Lays `imp` out in the empty zone of `engine` (built by [`crate::mm::boot::new_zone`] with
 /// `pages = imp.pages`; the caller picks the pcp values): contract "Layout" steps 1–6.
 /// Pageblock types, free blocks (tail-added in ascending pfn order, accounted, never merged) and
 /// `nr_reserved_highatomic` go through [`Engine::emit`], unrecorded; the allocated rest gets

@@ -9,7 +9,7 @@
 //! Import: [`parse_import`] reads the text into a [`ProcImport`] (free-block counts per type and
 //! order, pageblock counts per type, the zone size and what `zoneinfo` says about the pcp) and
 //! checks everything the contract checks, including that the deterministic layout exists;
-//! [`apply_import`] lays that out in an empty zone built by [`crate::run::setup::new_zone`]. Errors
+//! [`apply_import`] lays that out in an empty zone built by [`crate::mm::boot::new_zone`]. Errors
 //! are [`ScenarioError`](crate::scenario::ScenarioError)s whose `path` is the field to fix (`init.pagetypeinfo`,
 //! `init.zoneinfo`, `init.zone`, `zone.pages`); an error about a spot of the text starts with
 //! `line N, column C` ([`error_location`]). Where the contract's size rule or layout has no room
