@@ -15,8 +15,9 @@ use crate::mm::types::MigrateType;
 use crate::run::limits::Limits;
 use crate::run::runner::alloc_gfp;
 use crate::run::runner::{execute_counters_only, RunOptions};
-use crate::scenario::pair::{ratio, Measured, Side};
+use crate::scenario::pair::{ratio, Side};
 use crate::scenario::workload::SplitMix64;
+use crate::scenario::Measured;
 use crate::scenario::{parse_valid, ScenarioError, ValidScenario};
 
 /// One side's run.

@@ -353,7 +353,7 @@ fn a_whole_machines_pagetypeinfo_imports_as_a_node() {
 #[test]
 fn compare_sides_and_round_trips_keep_a_node_valid() {
     let s = buddyscope::scenario::parse(TWO).expect("parses");
-    let side = buddyscope::compare::CompareSide {
+    let side = buddyscope::scenario::CompareSide {
         label: "off".into(),
         kernel: None,
         rmqueue_mode_memory: Some(false),

@@ -6,4 +6,5 @@ pub mod narrate;
 pub mod pollution;
 pub mod pseudocode;
 pub mod report;
+pub mod tour;
 pub mod whereis;

@@ -183,6 +183,20 @@ fn is_zero_u8(x: &u8) -> bool {
     *x == 0
 }
 
+/// Owner id of the pages `init` from `/proc` leaves allocated in a pageblock of type `mt`
+/// ("owned by its pageblock's type"): `NO_OWNER − 1 − mt`, i.e. `u32::MAX − 1 − mt`, far
+/// above any id a run hands out. See [`filler_owner_mt`] for the reverse.
+pub const fn filler_owner(mt: MigrateType) -> u32 {
+    NO_OWNER - 1 - mt as u32
+}
+
+/// The pageblock type of a filler owner id, or `None` if `owner` is not one.
+pub fn filler_owner_mt(owner: u32) -> Option<MigrateType> {
+    MigrateType::ALL
+        .into_iter()
+        .find(|&mt| filler_owner(mt) == owner)
+}
+
 /// Zone types (`enum zone_type` on x86_64): the index of `lowmem_reserve[]` and of
 /// `sysctl_lowmem_reserve_ratio[]`.
 pub const ZONE_DMA: usize = 0;

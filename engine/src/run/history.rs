@@ -144,7 +144,7 @@ impl Run {
     /// Words for an owner id: the allocating op's summary (which names its `as`) and sequence number, or
     /// what a `/proc` import filler stands for.
     pub fn owner_label(&self, owner: u32) -> String {
-        if let Some(mt) = crate::scenario::procfs::filler_owner_mt(owner) {
+        if let Some(mt) = crate::mm::zone::filler_owner_mt(owner) {
             return format!(
                 "imported from /proc ({} pageblock filler)",
                 mt.kernel_name()

@@ -188,7 +188,7 @@ pub fn is_cancelled(e: &ScenarioError) -> bool {
 /// The cost of a scenario, without running it.
 pub fn estimate(s: &ValidScenario) -> Cost {
     let import_all = matches!(&s.init, crate::scenario::Init::Proc { zone, .. }
-        if zone == crate::run::setup::IMPORT_ALL_ZONES);
+        if zone == crate::scenario::IMPORT_ALL_ZONES);
     let zone = if import_all {
         // The /proc text sizes the node's zones: at most a node's pages in all.
         u128::from(MAX_NODE_PAGES)

@@ -8,6 +8,7 @@ use crate::mm::zone::*;
 use crate::scenario::procfs;
 use crate::scenario::{
     validate_with_zone_pages, Init, Scenario, ScenarioError, ValidScenario, ZoneSpec,
+    IMPORT_ALL_ZONES,
 };
 
 /// A scenario's zone parameters after defaults, for a zone of `pages` pages.
@@ -31,13 +32,6 @@ fn zone_params(kernel: Kernel, z: &ZoneSpec, pages: u64) -> ZoneParams {
     p.cma_area = z.cma_pageblocks.map(|a| (a.start_pfn, a.nr_pages));
     p
 }
-
-/// `init.zone` `"all"`: every zone of node 0 of the pasted `/proc` text becomes a zone of the
-/// node, in the kernel's order, at x86_64's pfns (DMA at 0, DMA32 at 0x1000 = 16 MiB, Normal at
-/// 0x100000 = 4 GiB); each zone is sized and laid out as a one-zone import of that zone, except
-/// that, as in `zones`, a zone may be as large as the node ([`MAX_NODE_PAGES`], 64 GiB, in
-/// all), not only [`MAX_ZONE_PAGES`]: a 64 GiB machine's Normal zone is about 60 GiB.
-pub const IMPORT_ALL_ZONES: &str = "all";
 
 /// A one-zone import placed at `start` must end at or below `limit`.
 fn check_import_end(zone: &str, start: Pfn, pages: u64, limit: Pfn) -> Result<(), ScenarioError> {
@@ -297,7 +291,7 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
         }
         Init::Snapshot(snap) => {
             // `parse_valid` checked the scenario against the snapshot's size (its
-            // `static_zone_pages`) and `zone` against the snapshot (`snapshot::check_zone`).
+            // `static_zone_pages`) and `zone` against the snapshot (`validate::check_snapshot_zone`).
             let mut p = scenario_zone_params(&scenario, snap.pages);
             p.start_pfn = snap.start_pfn;
             p.name = snap.zone.clone();

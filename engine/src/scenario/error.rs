@@ -53,3 +53,12 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 pub(crate) type Res<T> = Result<T, ScenarioError>;
+
+/// The JSON path of member `key` of the value at `path`.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}

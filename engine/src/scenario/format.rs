@@ -1,57 +1,22 @@
-//! Scenario format v1 (`design/scenario-format.md`): types, parsing and static validation.
+//! Scenario format v1 (`design/scenario-format.md`): the types of a scenario document.
 //!
-//! A scenario is the one artefact shared by the app, the CLI and the tests, so its errors must
-//! point at the exact spot of the document. Parsing therefore goes in three steps:
-//!
-//! 1. text → [`serde_json::Value`], rejecting duplicate keys (serde_json would silently keep the
-//!    last one, and the contract says a typo must never be ignored); a syntax error reports its
-//!    line and column;
-//! 2. `Value` → [`Scenario`] field by field, so every type error and every unknown field carries
-//!    its JSON path (`ops[2].ops[0].ref`) — serde's derived errors carry none;
-//! 3. [`validate`]: every check the contract makes "before anything runs" (ranges, CPUs, names,
-//!    pfn ranges), on the typed value, so a scenario built in code (the app's editor) gets exactly
-//!    the checks a scenario read from text gets.
-//!
-//! The types also derive `Serialize`/`Deserialize` with the same names and defaults (unknown
-//! fields denied), for [`Scenario::to_json_pretty`] and for embedding a scenario in other state;
-//! [`parse`] is the entry point that gives good errors.
-
-pub use super::error::ScenarioError;
-use super::tour::TourStop;
+//! They also derive `Serialize`/`Deserialize` with the same names and defaults (unknown fields
+//! denied), for [`Scenario::to_json_pretty`] and for embedding a scenario in other state;
+//! [`super::valid::parse`] is the entry point that gives good errors.
 
 use std::fmt;
-use std::str::FromStr;
 
-use super::json::parse_json;
-use super::read::scenario_from_value;
-use super::validate::{self, check_scenario, check_zone_pages_up_to};
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+use super::bounds::{check_zone_pages_up_to, DEFAULT_ZONE_PAGES, SCENARIO_VERSION};
+use super::error::ScenarioError;
+use super::node_snapshot::NodeSnapshot;
+use super::zone_snapshot::Snapshot;
 use crate::mm::types::{
-    FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_PAGE_ORDER, MAX_ZONE_PAGES,
-    NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES,
+    FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_ZONE_PAGES, NR_PAGE_ORDERS,
+    PAGEBLOCK_NR_PAGES,
 };
-use crate::scenario::pair::ScenarioCompare;
-
-/// The only `version` this build reads.
-pub const SCENARIO_VERSION: u32 = 1;
-/// `zone.pages` when absent (1 GiB: gives the kernel's batch of 63).
-pub const DEFAULT_ZONE_PAGES: u64 = 262_144;
-/// `zone.start_pfn` must be a multiple of this (an order-10 block), so buddy alignment relative to
-/// pfn 0 never straddles the zone start.
-pub const ZONE_START_ALIGN: u64 = 1 << MAX_PAGE_ORDER;
-/// `repeat` nests at most this deep.
-pub const MAX_REPEAT_DEPTH: usize = 16;
-/// One past the largest pfn x86_64 can address (`MAX_PHYSMEM_BITS` 52 − `PAGE_SHIFT` 12). Not in
-/// the contract's words, but a zone beyond it is not a machine, and the bound keeps every
-/// `pfn + n` and the trace's `vmemmap + 64 × pfn` free of overflow.
-pub const MAX_PFN: u64 = 1 << 40;
-/// Upper bound for `zone.pcp` values. The kernel's are `int`s and it computes at most
-/// `managed / 8`; capping at the largest zone keeps `batch << 5` and `4 × batch` inside `i32`.
-pub const MAX_PCP_VALUE: i32 = MAX_ZONE_PAGES as i32;
-/// `min_free_kbytes` is an `int` sysctl.
-pub const MAX_MIN_FREE_KBYTES: u64 = i32::MAX as u64;
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -87,6 +52,26 @@ pub struct Scenario {
     /// Stops for presenting the run: positions and captions, see [`TourStop`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tour: Vec<TourStop>,
+}
+
+/// One stop of a tour (`tour[i]` in the document).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TourStop {
+    /// After this many executed ops (0: before the first).
+    pub op: u32,
+    /// Events of op `op + 1` applied further (absent: 0, the op boundary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<u32>,
+    /// What to say at this stop.
+    pub caption: String,
+}
+
+impl TourStop {
+    /// The position key stops are ordered by.
+    pub(super) fn key(&self) -> (u32, u32) {
+        (self.op, self.event.unwrap_or(0))
+    }
 }
 
 impl Default for Scenario {
@@ -193,10 +178,10 @@ pub enum Init {
     },
     /// Start from an exact snapshot (free blocks at their pfns, pageblock types, pcp lists),
     /// e.g. written by `tools/drgn/snapshot.py`; see [`crate::scenario::zone_snapshot`].
-    Snapshot(Box<crate::scenario::zone_snapshot::Snapshot>),
+    Snapshot(Box<Snapshot>),
     /// Start from a node snapshot (version 2: every zone of a node); see
     /// [`crate::scenario::node_snapshot`]. The zones and pfns come from it, as with `init.zone` `"all"`.
-    NodeSnapshot(Box<crate::scenario::node_snapshot::NodeSnapshot>),
+    NodeSnapshot(Box<NodeSnapshot>),
 }
 
 /// How the binding kinds of `as` are named in messages and accepted by `ref`s.
@@ -595,6 +580,65 @@ impl Op {
 }
 
 // ---------------------------------------------------------------------------------------------
+// `compare`: a scenario's before/after pair (its use: super::pair)
+// ---------------------------------------------------------------------------------------------
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+/// One side's overrides: the kernel profile and the knobs. `None` keeps the scenario's value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareSide {
+    /// Shown above the side's panels ("v7.1: page by page").
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<Kernel>,
+    /// `zone.rmqueue_mode_memory`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rmqueue_mode_memory: Option<bool>,
+    /// Let the kernel profile pick `free_contig_range` / `vfree` methods and the vmalloc
+    /// strategy, ignoring the ops' explicit `method` / `strategy` (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub profile_methods: bool,
+}
+
+/// One row of the thread's measurement: what was timed, before (a) and after (b), the unit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasuredRow {
+    pub label: String,
+    pub a: f64,
+    pub b: f64,
+    pub unit: String,
+}
+
+/// The seed thread's headline measurement of the kernel: what the model does not explain
+/// (time), shown beside the counters it does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Measured {
+    /// Where the figures come from (the thread, the message).
+    pub source: String,
+    pub rows: Vec<MeasuredRow>,
+}
+
+/// A scenario's `compare` field: its before/after pair and the thread's measurement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioCompare {
+    pub a: CompareSide,
+    pub b: CompareSide,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
+}
+
+// ---------------------------------------------------------------------------------------------
 // Hand-written serde for the two JSON shapes derive cannot express
 // ---------------------------------------------------------------------------------------------
 
@@ -656,22 +700,18 @@ pub(super) fn default_init_zone() -> String {
 enum InitRepr {
     Name(String),
     Proc(ProcInitRepr),
-    Snapshot {
-        snapshot: Box<crate::scenario::zone_snapshot::Snapshot>,
-    },
-    NodeSnapshot {
-        snapshot: Box<crate::scenario::node_snapshot::NodeSnapshot>,
-    },
+    Snapshot { snapshot: Box<Snapshot> },
+    NodeSnapshot { snapshot: Box<NodeSnapshot> },
 }
 
 #[derive(Serialize)]
 struct SnapshotInitRepr<'a> {
-    snapshot: &'a crate::scenario::zone_snapshot::Snapshot,
+    snapshot: &'a Snapshot,
 }
 
 #[derive(Serialize)]
 struct NodeSnapshotInitRepr<'a> {
-    snapshot: &'a crate::scenario::node_snapshot::NodeSnapshot,
+    snapshot: &'a NodeSnapshot,
 }
 
 impl Serialize for Init {
@@ -710,92 +750,6 @@ impl<'de> Deserialize<'de> for Init {
             InitRepr::Snapshot { snapshot } => Ok(Init::Snapshot(snapshot)),
             InitRepr::NodeSnapshot { snapshot } => Ok(Init::NodeSnapshot(snapshot)),
         }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Public entry points
-// ---------------------------------------------------------------------------------------------
-
-/// A scenario that passed every static check ([`validate`]): the first stage of a run, and the
-/// only input of the next one. A run goes one way through: [`parse_valid`] (or
-/// [`ValidScenario::new`]) → [`crate::run::setup::build`] (the start zone, with the `/proc` import)
-/// → [`crate::run::runner::execute`] (the ops) → [`crate::run::timeline::Timeline`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct ValidScenario(Scenario);
-
-impl ValidScenario {
-    /// Validates a scenario built in code (the app's editor, tests) exactly as [`parse`] does.
-    pub fn new(scenario: Scenario) -> Result<ValidScenario, ScenarioError> {
-        validate(&scenario)?;
-        Ok(ValidScenario(scenario))
-    }
-
-    pub fn into_scenario(self) -> Scenario {
-        self.0
-    }
-}
-
-impl std::ops::Deref for ValidScenario {
-    type Target = Scenario;
-    fn deref(&self) -> &Scenario {
-        &self.0
-    }
-}
-
-/// Parses and statically validates a scenario. With `init` from `/proc` and no `zone.pages`,
-/// the zone size is only known once the `/proc` text is read: the pfn-range checks then wait for
-/// [`validate_with_zone_pages`], which [`crate::run::setup::build`] calls.
-pub fn parse_valid(text: &str) -> Result<ValidScenario, ScenarioError> {
-    let value = parse_json(text)?;
-    ValidScenario::new(scenario_from_value(&value)?)
-}
-
-/// [`parse_valid`], for a caller that wants the plain [`Scenario`] (to edit or serialize it).
-pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    parse_valid(text).map(ValidScenario::into_scenario)
-}
-
-/// Every static check of the contract, with the zone size [`Scenario::static_zone_pages`] knows.
-pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
-    check_scenario(s, s.static_zone_pages().map(|p| (p, "zone.pages")))
-}
-
-/// [`validate`] with the final zone size `pages` (e.g. from [`Scenario::resolve_proc_zone_pages`]),
-/// so the pfn ranges of the ops are checked against the zone `init` really builds.
-pub fn validate_with_zone_pages(s: &Scenario, pages: u64) -> Result<(), ScenarioError> {
-    let origin = match &s.init {
-        Init::Boot => "zone.pages",
-        Init::Proc {
-            zoneinfo: Some(_), ..
-        } => "init.zoneinfo",
-        Init::Proc { .. } if s.zone.pages.is_some() => "zone.pages",
-        Init::Proc { .. } => "init.pagetypeinfo",
-        Init::Snapshot(_) => "init.snapshot.pages",
-        Init::NodeSnapshot(_) => "init.snapshot.zones",
-    };
-    check_scenario(s, Some((pages, origin)))
-}
-
-/// [`validate`] for `init.zone` `"all"` once the import has built the node: `zones` are its
-/// zones' `[start_pfn, end_pfn)` and names in pfn order, and the ops' pfn ranges are checked
-/// against them with the errors (and JSON paths) of a `zones` scenario. [`validate`] leaves
-/// those ranges to this call, which [`crate::run::setup::build`] makes.
-pub fn validate_in_imported_node(
-    s: &Scenario,
-    zones: Vec<(u64, u64, String)>,
-) -> Result<(), ScenarioError> {
-    validate::check_scenario_in(
-        s,
-        s.static_zone_pages().map(|p| (p, "zone.pages")),
-        Some(zones),
-    )
-}
-
-impl FromStr for Scenario {
-    type Err = ScenarioError;
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        parse(text)
     }
 }
 

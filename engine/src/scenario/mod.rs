@@ -1,5 +1,6 @@
 //! The scenario layer: the format, its reader and checks, and the inputs a scenario names.
 
+mod bounds;
 pub mod builtin;
 mod error;
 mod format;
@@ -11,14 +12,16 @@ pub(crate) mod read;
 mod scopes;
 #[cfg(test)]
 mod tests;
-mod tour;
+mod valid;
 mod validate;
 pub mod workload;
 pub mod zone_snapshot;
 mod zones;
 
+pub use bounds::*;
+pub(crate) use error::join;
 pub use error::ScenarioError;
 pub use format::*;
 pub use read::suggest;
 pub use scopes::Scopes;
-pub use tour::{tour_positions, TourStop, MAX_CAPTION_CHARS, MAX_TOUR_STOPS};
+pub use valid::*;

@@ -10,11 +10,11 @@
 //! of Unmovable pageblocks on the map, on no list, and the comparison with another snapshot
 //! skips them.
 
+use super::error::ScenarioError;
 use crate::mm::page_alloc::Engine;
 use crate::mm::types::*;
 use crate::mm::zone::{Zone, MAX_NR_ZONES, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO};
 use crate::scenario::zone_snapshot::{SnapFreeList, SnapPcpList};
-use crate::scenario::ScenarioError;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -106,7 +106,7 @@ pub struct SnapZone {
 impl SnapZone {
     /// The model zone's first pfn: `start_pfn` rounded down to 1024.
     pub fn model_start(&self) -> u64 {
-        self.start_pfn & !(crate::scenario::ZONE_START_ALIGN - 1)
+        self.start_pfn & !(super::bounds::ZONE_START_ALIGN - 1)
     }
 
     /// The first pfn the snapshot's `pageblocks` describe.
@@ -627,7 +627,7 @@ fn zone_from_value(v: &Value, zp: &str, cpus: u32) -> Res<SnapZone> {
             alloc_factor: f("alloc_factor")?,
         };
         for (k, v) in [("count", st.count), ("high", st.high), ("batch", st.batch)] {
-            if !(0..=i64::from(crate::scenario::MAX_PCP_VALUE)).contains(&v) {
+            if !(0..=i64::from(super::bounds::MAX_PCP_VALUE)).contains(&v) {
                 return Err(err(
                     &format!("{sp}.{k}"),
                     format!("{k} {v} is out of range"),

@@ -13,33 +13,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::format::{CompareSide, Op, Scenario, ScenarioCompare};
 use crate::mm::types::Kernel;
-use crate::scenario::{Op, Scenario, ScenarioError};
-
-fn yes() -> bool {
-    true
-}
-
-fn is_true(b: &bool) -> bool {
-    *b
-}
-
-/// One side's overrides: the kernel profile and the knobs. `None` keeps the scenario's value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CompareSide {
-    /// Shown above the side's panels ("v7.1: page by page").
-    pub label: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kernel: Option<Kernel>,
-    /// `zone.rmqueue_mode_memory`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rmqueue_mode_memory: Option<bool>,
-    /// Let the kernel profile pick `free_contig_range` / `vfree` methods and the vmalloc
-    /// strategy, ignoring the ops' explicit `method` / `strategy` (default true).
-    #[serde(default = "yes", skip_serializing_if = "is_true")]
-    pub profile_methods: bool,
-}
 
 impl CompareSide {
     /// A side that only sets the kernel profile, labelled by it.
@@ -210,36 +185,6 @@ impl ComparePair {
     }
 }
 
-/// One row of the thread's measurement: what was timed, before (a) and after (b), the unit.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MeasuredRow {
-    pub label: String,
-    pub a: f64,
-    pub b: f64,
-    pub unit: String,
-}
-
-/// The seed thread's headline measurement of the kernel: what the model does not explain
-/// (time), shown beside the counters it does.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Measured {
-    /// Where the figures come from (the thread, the message).
-    pub source: String,
-    pub rows: Vec<MeasuredRow>,
-}
-
-/// A scenario's `compare` field: its before/after pair and the thread's measurement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScenarioCompare {
-    pub a: CompareSide,
-    pub b: CompareSide,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measured: Option<Measured>,
-}
-
 impl ScenarioCompare {
     pub fn pair(&self) -> ComparePair {
         ComparePair {
@@ -247,52 +192,6 @@ impl ScenarioCompare {
             b: self.b.clone(),
         }
     }
-}
-
-/// The static checks of `compare` (the typed half; shapes are checked while reading).
-pub(crate) fn check_compare(c: &ScenarioCompare) -> Result<(), ScenarioError> {
-    for (side, path) in [(&c.a, "compare.a"), (&c.b, "compare.b")] {
-        if side.label.trim().is_empty() {
-            return Err(ScenarioError::new(
-                format!("{path}.label"),
-                "the label is empty",
-                "name the side, e.g. \"v7.1: page by page\"",
-            ));
-        }
-    }
-    let same = |x: &CompareSide, y: &CompareSide| {
-        x.kernel == y.kernel
-            && x.rmqueue_mode_memory == y.rmqueue_mode_memory
-            && x.profile_methods == y.profile_methods
-    };
-    if same(&c.a, &c.b) {
-        return Err(ScenarioError::new(
-            "compare.b",
-            "sides a and b have the same overrides: they would run the same thing",
-            "give b another kernel or rmqueue_mode_memory than a",
-        ));
-    }
-    if let Some(m) = &c.measured {
-        if m.rows.is_empty() {
-            return Err(ScenarioError::new(
-                "compare.measured.rows",
-                "no rows",
-                "give at least one {\"label\", \"a\", \"b\", \"unit\"} row, or drop measured",
-            ));
-        }
-        for (i, r) in m.rows.iter().enumerate() {
-            for (v, k) in [(r.a, "a"), (r.b, "b")] {
-                if !v.is_finite() || v < 0.0 {
-                    return Err(ScenarioError::new(
-                        format!("compare.measured.rows[{i}].{k}"),
-                        format!("{k} is {v}"),
-                        "a measurement is a non-negative number",
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Drops every op's explicit `method` / `strategy` (in `repeat` bodies too), and the notes of
@@ -339,7 +238,8 @@ pub fn ratio(a: f64, b: f64) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::mm::types::FreeMethod;
-    use crate::scenario::parse;
+    use crate::scenario::error::ScenarioError;
+    use crate::scenario::valid::parse;
 
     fn doc(compare: &str) -> String {
         format!(

@@ -1,8 +1,8 @@
 //! The `workload` op's generator: a seeded alloc/free mix (an implementation-defined stream,
 //! stable per seed within a build). The runner executes each step as its own op record.
 
+use super::format::MtWeights;
 use crate::mm::types::{MigrateType, NR_PAGE_ORDERS};
-use crate::scenario::MtWeights;
 
 /// The types a workload allocates, in the order its `mt_weights` are drawn.
 const WORKLOAD_MTS: [MigrateType; 3] = [

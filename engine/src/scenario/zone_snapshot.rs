@@ -14,13 +14,13 @@
 //! Every page that is neither in a free block nor on a pcp list is allocated (refcount 1, owned
 //! by its pageblock's type, as the `/proc` import does).
 
+use super::error::ScenarioError;
 use crate::mm::events::{End, Mutation};
 use crate::mm::page_alloc::Engine;
 use crate::mm::steps::Step;
 use crate::mm::types::pindex_to_order;
 use crate::mm::types::*;
 use crate::mm::zone::PF_LRU;
-use crate::scenario::ScenarioError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -295,43 +295,6 @@ pub fn from_value(v: &Value, path: &str) -> Res<Snapshot> {
     })
 }
 
-/// The checks against the scenario's `zone`: its size and start (if given) and CPUs.
-pub fn check_zone(snap: &Snapshot, zone: &crate::scenario::ZoneSpec) -> Res<()> {
-    if let Some(pages) = zone.pages.filter(|&p| p != snap.pages) {
-        return Err(err(
-            "zone.pages",
-            format!(
-                "zone.pages is {pages} but init.snapshot.pages is {}",
-                snap.pages
-            ),
-            "remove zone.pages: the snapshot gives the size",
-        ));
-    }
-    if zone.start_pfn != 0 && zone.start_pfn != snap.start_pfn {
-        return Err(err(
-            "zone.start_pfn",
-            format!(
-                "zone.start_pfn is {:#x} but init.snapshot.start_pfn is {:#x}",
-                zone.start_pfn, snap.start_pfn
-            ),
-            "remove zone.start_pfn: the snapshot gives the start",
-        ));
-    }
-    if let Some((i, l)) = snap
-        .pcp
-        .iter()
-        .enumerate()
-        .find(|(_, l)| l.cpu >= zone.cpus)
-    {
-        return Err(err(
-            &format!("init.snapshot.pcp[{i}].cpu"),
-            format!("CPU {}, but the zone has {} CPU(s)", l.cpu, zone.cpus),
-            "set zone.cpus to the machine's number of CPUs",
-        ));
-    }
-    Ok(())
-}
-
 /// Places a validated snapshot into an empty zone of its size (from `setup::new_zone`):
 /// pageblock types, free blocks at the tails of their lists in order, pcp lists, and every other
 /// page allocated. Nothing is recorded: this is the start state.
@@ -386,7 +349,7 @@ pub fn apply(engine: &mut Engine, snap: &Snapshot) {
         }
         let t = snap.pageblocks[p >> PAGEBLOCK_ORDER];
         z.refcount[p] = 1;
-        z.owner[p] = crate::scenario::procfs::filler_owner(t);
+        z.owner[p] = crate::mm::zone::filler_owner(t);
         if t == MigrateType::Movable {
             z.pflags[p] |= PF_LRU;
         }

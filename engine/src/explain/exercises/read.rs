@@ -12,10 +12,10 @@ use super::{
     MAX_EXERCISES, MAX_QUESTIONS, MAX_TEXT_CHARS,
 };
 use crate::scenario::read::{
-    join, quoted_choices, read_string, read_u32, read_u64, scenario_from_value, suggest, type_err,
+    quoted_choices, read_string, read_u32, read_u64, scenario_from_value, suggest, type_err,
     FieldTable, Fields,
 };
-use crate::scenario::{ScenarioError, ValidScenario};
+use crate::scenario::{join, ScenarioError, ValidScenario};
 
 type Res<T> = Result<T, ScenarioError>;
 

@@ -97,7 +97,7 @@ impl Run {
         self.owners
             .get(owner as usize)
             .map(|i| i.mt)
-            .or_else(|| crate::scenario::procfs::filler_owner_mt(owner))
+            .or_else(|| crate::mm::zone::filler_owner_mt(owner))
     }
 }
 

@@ -10,7 +10,7 @@
 //! order, pageblock counts per type, the zone size and what `zoneinfo` says about the pcp) and
 //! checks everything the contract checks, including that the deterministic layout exists;
 //! [`apply_import`] lays that out in an empty zone built by [`crate::mm::boot::new_zone`]. Errors
-//! are [`ScenarioError`](crate::scenario::ScenarioError)s whose `path` is the field to fix (`init.pagetypeinfo`,
+//! are [`ScenarioError`](super::error::ScenarioError)s whose `path` is the field to fix (`init.pagetypeinfo`,
 //! `init.zoneinfo`, `init.zone`, `zone.pages`); an error about a spot of the text starts with
 //! `line N, column C` ([`error_location`]). Where the contract's size rule or layout has no room
 //! for a real machine's counts, the import falls back ([`ZoneSize`], [`Placement`]) and says so
@@ -23,8 +23,8 @@ mod summary;
 mod tests;
 mod write;
 
-pub use import::{apply_import, filler_owner, filler_owner_mt, Placement};
-pub use parse::{error_location, parse_import, parse_import_up_to, ProcImport, ZoneSize};
+pub use import::{apply_import, Placement, ProcImport, ZoneSize};
+pub use parse::{error_location, parse_import, parse_import_up_to};
 pub use summary::{
     buddyinfo_mismatches, import_summary, resolve_cma, scan_pagetypeinfo, summary_of,
     ImportSummary, PasteScan, PasteZone,

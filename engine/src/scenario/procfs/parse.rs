@@ -1,139 +1,11 @@
 //! Import, step 1: read a machine's `pagetypeinfo` (and `zoneinfo`) text into a checked
 //! [`ProcImport`], every error pointing at the field to fix.
 
-use super::import::{plan_with, Placement};
+use super::import::{perr, plan_with, Placement, ProcImport, ZoneSize};
 use crate::mm::types::*;
-use crate::scenario::{Init, Scenario, ScenarioError, ZoneSpec, MAX_PCP_VALUE};
-
-/// What a machine's `/proc` files say about one zone, checked: the layout of
-/// [`apply_import`](super::apply_import) exists for it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcImport {
-    /// The zone size by the contract's rule (`managed`, else `zone.pages`, else Σ pageblocks ×
-    /// 512).
-    pub pages: u64,
-    /// Free blocks per migratetype (`MigrateType::idx`) and order; `>100000` read as 100000.
-    pub counts: [[u64; NR_PAGE_ORDERS]; MT_SLOTS],
-    /// Pageblocks per migratetype.
-    pub blocks: [u64; MT_SLOTS],
-    /// The node the zone was read from (the first one that has it in `pagetypeinfo`).
-    pub node: u32,
-    /// `zoneinfo`'s `managed` for that zone, if `zoneinfo` was given.
-    pub managed: Option<u64>,
-    /// `batch`, `high_min`, `high_max` of the first CPU listed in `zoneinfo` (for every CPU);
-    /// `None` where `zoneinfo` is absent or does not print the field.
-    pub batch: Option<i32>,
-    pub high_min: Option<i32>,
-    pub high_max: Option<i32>,
-    /// Initial `high` per simulated CPU, indexed by the CPU number printed after `cpu:`
-    /// (CPUs not listed: 0). Empty without `zoneinfo`.
-    pub initial_high: Vec<i32>,
-    /// Where `pages` came from: the contract's rule, or the fallback for a machine whose
-    /// `managed` disagrees with its pageblock count.
-    pub size: ZoneSize,
-    /// How the free blocks of orders 8..0 are placed.
-    pub placement: Placement,
-    /// `zoneinfo`'s `start_pfn`, `spanned` and `present` for that zone, if given.
-    pub start_pfn: Option<u64>,
-    pub spanned: Option<u64>,
-    pub present: Option<u64>,
-}
-
-/// Where an imported zone's size came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case", tag = "rule")]
-pub enum ZoneSize {
-    /// The contract's rule (`managed`, else `zone.pages`, else Σ pageblocks × 512).
-    Contract,
-    /// Fallback: `zoneinfo`'s `managed` gives another pageblock count than `pagetypeinfo`
-    /// (which counts the pageblocks of present memory; `managed` leaves out reserved pages),
-    /// or no layout fits in it; the size is then Σ pageblocks × 512, as without `zoneinfo`.
-    Pageblocks { managed: u64 },
-}
-
-impl ProcImport {
-    /// What the import had to assume beyond the contract, one sentence each; empty when the
-    /// contract's size rule and layout held.
-    pub fn fallbacks(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if let ZoneSize::Pageblocks { managed } = self.size {
-            out.push(format!(
-                "zone size {} pages (the pageblock counts × 512), not zoneinfo's managed {managed}: \
-                 /proc/pagetypeinfo counts the pageblocks of present memory, managed leaves out \
-                 reserved pages",
-                self.pages
-            ));
-        }
-        if self.placement == Placement::Dense {
-            out.push(
-                "dense placement: the free blocks of orders 8..0 do not fit the contract's \
-                 2^(o+1)-page cells (a fragmented machine, or a partial last pageblock), so each \
-                 sits at the lowest aligned spot of its type's partial pageblocks whose buddy is \
-                 not free"
-                    .to_string(),
-            );
-        }
-        out
-    }
-}
-
-impl ProcImport {
-    /// The zone's first pfn in the model: `zoneinfo`'s `start_pfn` rounded down to a multiple of
-    /// 1024 (the model keeps MAX_PAGE_ORDER buddies aligned to the zone start; the kernel's
-    /// buddies are aligned to absolute pfns, so the rounding moves no block), or `None` without
-    /// `zoneinfo`.
-    pub fn model_start_pfn(&self) -> Option<u64> {
-        self.start_pfn
-            .map(|s| s & !(crate::scenario::ZONE_START_ALIGN - 1))
-    }
-
-    /// What the import assumed about where the zone lies, one sentence each (the summary's
-    /// "Assumed" list).
-    pub fn placement_notes(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        match (self.start_pfn, self.model_start_pfn()) {
-            (Some(s), Some(m)) if s == m => out.push(format!(
-                "the zone starts at pfn {s:#x} (zoneinfo's start_pfn)"
-            )),
-            (Some(s), Some(m)) => out.push(format!(
-                "the zone starts at pfn {m:#x}: zoneinfo's start_pfn {s:#x} rounded down to a \
-                 multiple of 1024 (the model aligns MAX_PAGE_ORDER blocks to the zone start); \
-                 pfns {m:#x}..{s:#x} are not the machine's and stay allocated"
-            )),
-            _ => out
-                .push("without zoneinfo the zone starts at zone.start_pfn (default 0)".to_string()),
-        }
-        let cma = self.blocks[MigrateType::Cma.idx()];
-        if cma > 0 {
-            out.push(format!(
-                "{cma} CMA pageblocks laid out as any other type (those holding free order-10 \
-                 and order-9 blocks first, then the rest together): the counts do not say where \
-                 the CMA area lies"
-            ));
-        }
-
-        if let (Some(spanned), Some(present)) = (self.spanned, self.present) {
-            if spanned != present || self.pages != present {
-                out.push(format!(
-                    "the zone is {} contiguous pages from its start; the machine's zone spans \
-                     {spanned} pages with {present} present (holes are not modelled: a pfn \
-                     beyond the model's zone is a pfn_outside_zone divergence)",
-                    self.pages
-                ));
-            }
-        }
-        out
-    }
-
-    /// `nr_reserved_highatomic` after the import: 512 × HighAtomic pageblocks.
-    pub fn reserved_highatomic(&self) -> u64 {
-        self.blocks[MigrateType::HighAtomic.idx()] * u64::from(PAGEBLOCK_NR_PAGES)
-    }
-}
-
-pub(super) fn perr(message: impl Into<String>, hint: impl Into<String>) -> ScenarioError {
-    ScenarioError::new("init.pagetypeinfo", message, hint)
-}
+use crate::scenario::bounds::MAX_PCP_VALUE;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::format::{Init, Scenario, ZoneSpec};
 
 fn zerr(message: impl Into<String>, hint: impl Into<String>) -> ScenarioError {
     ScenarioError::new("init.zoneinfo", message, hint)
@@ -674,7 +546,7 @@ fn parse_zoneinfo(text: &str, node: u32, zone: &str) -> Result<ZoneinfoZone, Sce
 /// first node that has it in `pagetypeinfo`, the same node's zone in `zoneinfo` if given, the
 /// size rule (`managed` > `zone_pages` > Σ pageblocks × 512, and the pageblock counts must sum to
 /// ⌈size / 512⌉, via [`Scenario::resolve_proc_zone_pages`]) and every check of the layout
-/// [`apply_import`](super::apply_import) will build. `cma` is `zone.cma`, `zone_pages` is
+/// [`apply_import`](super::import::apply_import) will build. `cma` is `zone.cma`, `zone_pages` is
 /// `zone.pages`.
 pub fn parse_import(
     pagetypeinfo: &str,

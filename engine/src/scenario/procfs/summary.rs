@@ -1,14 +1,16 @@
 //! What a pasted `/proc` text holds and what its import made of it: the zones found (to pick
 //! one), the chosen zone's pageblocks per migratetype and free pages per order, and what the
 //! import assumed (size rule, placement, the fallbacks used). The app's import form and the
-//! CLI's notes read it; the import itself stays [`parse_import`] + [`apply_import`](super::apply_import).
+//! CLI's notes read it; the import itself stays [`parse_import`] + [`apply_import`](super::import::apply_import).
 
 use serde::Serialize;
 
 use super::import::Placement;
-use super::parse::{at, parse_import, parse_pti_text, split_node_line, token_cols, ZoneSize};
+use super::import::ZoneSize;
+use super::parse::{at, parse_import, parse_pti_text, split_node_line, token_cols};
 use crate::mm::types::*;
-use crate::scenario::{Init, Scenario, ScenarioError};
+use crate::scenario::error::ScenarioError;
+use crate::scenario::format::{Init, Scenario};
 
 /// One zone of one node in a pasted `pagetypeinfo`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -123,7 +125,7 @@ pub struct ImportSummary {
     pub zoneinfo_cpus: u32,
     /// What every import assumes (the contract), one sentence each.
     pub assumed: Vec<String>,
-    /// The fallbacks this import needed ([`super::ProcImport::fallbacks`]); empty when the
+    /// The fallbacks this import needed ([`super::import::ProcImport::fallbacks`]); empty when the
     /// contract's size rule and layout held.
     pub fallbacks: Vec<String>,
 }
@@ -273,7 +275,7 @@ pub fn buddyinfo_mismatches(
         .map(|(o, (b, p))| {
             format!(
                 "order {o}: buddyinfo has {b} free blocks, pagetypeinfo {p}{}",
-                if *p >= super::PAGETYPEINFO_FREECOUNT_CAP {
+                if *p >= super::write::PAGETYPEINFO_FREECOUNT_CAP {
                     " (pagetypeinfo stops counting at 100000)"
                 } else {
                     " (the files were read at different moments?)"

@@ -5,82 +5,12 @@
 //! state after K executed ops (an op inside a `repeat` counts once per iteration), and
 //! `"event": E` goes E events further into op K+1. Op counts survive edits of the engine's event
 //! detail, which raw event indices would not. The static checks (shape, order, captions) run with
-//! the rest of [`super::validate`]; whether a stop lies inside the run is only known once it has
-//! run: [`tour_positions`]. That check does not reject the run (an edit of the ops must not make
+//! the rest of the scenario's ([`crate::scenario::validate`]); whether a stop lies inside the run
+//! is only known once it has run: [`tour_positions`]. That check does not reject the run (an edit of the ops must not make
 //! the scenario unusable because its tour went stale): the app reports it where the tour plays.
 
-use serde::{Deserialize, Serialize};
-
-use super::error::{Res, ScenarioError};
-use super::Scenario;
 use crate::run::runner::Run;
-
-/// At most this many stops: a tour is a few stops, not a second trace.
-pub const MAX_TOUR_STOPS: usize = 64;
-/// A caption is read aloud from a slide: one or two sentences.
-pub const MAX_CAPTION_CHARS: usize = 400;
-
-/// One stop of a tour (`tour[i]` in the document).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TourStop {
-    /// After this many executed ops (0: before the first).
-    pub op: u32,
-    /// Events of op `op + 1` applied further (absent: 0, the op boundary).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event: Option<u32>,
-    /// What to say at this stop.
-    pub caption: String,
-}
-
-impl TourStop {
-    /// The position key stops are ordered by.
-    fn key(&self) -> (u32, u32) {
-        (self.op, self.event.unwrap_or(0))
-    }
-}
-
-/// The static checks: at most [`MAX_TOUR_STOPS`], non-blank captions of at most
-/// [`MAX_CAPTION_CHARS`], positions strictly ascending (a tour moves forward).
-pub(super) fn check_tour(s: &Scenario) -> Res<()> {
-    if s.tour.len() > MAX_TOUR_STOPS {
-        return Err(ScenarioError::new(
-            format!("tour[{MAX_TOUR_STOPS}]"),
-            format!(
-                "a tour has at most {MAX_TOUR_STOPS} stops, this one has {}",
-                s.tour.len()
-            ),
-            "keep the few stops that tell the story",
-        ));
-    }
-    for (i, stop) in s.tour.iter().enumerate() {
-        let cap = stop.caption.trim();
-        if cap.is_empty() {
-            return Err(ScenarioError::new(
-                format!("tour[{i}].caption"),
-                "the caption is empty",
-                "say what the audience should see at this stop",
-            ));
-        }
-        let n = stop.caption.chars().count();
-        if n > MAX_CAPTION_CHARS {
-            return Err(ScenarioError::new(
-                format!("tour[{i}].caption"),
-                format!("the caption has {n} characters, more than {MAX_CAPTION_CHARS}"),
-                "shorten it, or split it over two stops",
-            ));
-        }
-        if i > 0 && stop.key() <= s.tour[i - 1].key() {
-            let (op, ev) = s.tour[i - 1].key();
-            return Err(ScenarioError::new(
-                format!("tour[{i}].op"),
-                format!("stop {} is not after stop {i} (op {op}, event {ev})", i + 1),
-                "order the stops by position: op ascending, then event",
-            ));
-        }
-    }
-    Ok(())
-}
+use crate::scenario::ScenarioError;
 
 /// The event index (the timeline's cursor) of every stop of the run's scenario, or an error at
 /// the first stop that lies beyond the run.
@@ -133,9 +63,9 @@ pub fn tour_positions(run: &Run) -> Result<Vec<u32>, ScenarioError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse, parse_valid};
     use super::*;
     use crate::run::runner::{run_valid, RunOptions};
+    use crate::scenario::{parse, parse_valid};
 
     /// Three ops: alloc (order 2), free, drain; `tour` spliced in.
     fn doc(tour: &str) -> String {
@@ -145,10 +75,6 @@ mod tests {
                 {{"op": "free", "ref": "a"}},
                 {{"op": "drain"}}], "tour": {tour}}}"#
         )
-    }
-
-    fn static_err(tour: &str) -> ScenarioError {
-        parse(&doc(tour)).expect_err("expected a static error")
     }
 
     fn run_err(tour: &str) -> ScenarioError {
@@ -174,49 +100,6 @@ mod tests {
         // A scenario without a tour serializes without the field.
         let plain = parse(r#"{"version": 1}"#).unwrap();
         assert!(!plain.to_json_pretty().contains("tour"));
-    }
-
-    #[test]
-    fn shape_errors_carry_the_json_path() {
-        let e = static_err(r#"{"op": 1}"#);
-        assert_eq!(e.path, "tour");
-        assert!(e.message.contains("an array of tour stops"), "{e}");
-        let e = static_err(r#"[{"op": 1, "caption": "x"}, {"caption": "y"}]"#);
-        assert_eq!(e.path, "tour[1].op");
-        assert!(e.message.contains("missing field `op`"), "{e}");
-        let e = static_err(r#"[{"op": 1, "caption": "x", "captoin": "y"}]"#);
-        assert_eq!(e.path, "tour[0].captoin");
-        assert!(e.hint.contains("did you mean `caption`"), "{e}");
-        let e = static_err(r#"[{"op": -1, "caption": "x"}]"#);
-        assert_eq!(e.path, "tour[0].op");
-        let e = static_err(r#"[{"op": 1, "caption": 7}]"#);
-        assert_eq!(e.path, "tour[0].caption");
-        let e = static_err(r#"[{"op": 1, "event": "2", "caption": "x"}]"#);
-        assert_eq!(e.path, "tour[0].event");
-    }
-
-    #[test]
-    fn static_rules_order_and_captions() {
-        let e = static_err(r#"[{"op": 1, "caption": "  "}]"#);
-        assert_eq!(
-            (e.path.as_str(), e.message.as_str()),
-            ("tour[0].caption", "the caption is empty")
-        );
-        let long = "x".repeat(MAX_CAPTION_CHARS + 1);
-        let e = static_err(&format!(r#"[{{"op": 1, "caption": "{long}"}}]"#));
-        assert_eq!(e.path, "tour[0].caption");
-        let e = static_err(r#"[{"op": 2, "caption": "a"}, {"op": 1, "caption": "b"}]"#);
-        assert_eq!(e.path, "tour[1].op");
-        assert!(e.message.contains("not after stop 1"), "{e}");
-        let e = static_err(
-            r#"[{"op": 1, "event": 3, "caption": "a"}, {"op": 1, "event": 3, "caption": "b"}]"#,
-        );
-        assert_eq!(e.path, "tour[1].op");
-        let many: Vec<String> = (0..=MAX_TOUR_STOPS)
-            .map(|i| format!(r#"{{"op": {i}, "caption": "c"}}"#))
-            .collect();
-        let e = static_err(&format!("[{}]", many.join(",")));
-        assert_eq!(e.path, format!("tour[{MAX_TOUR_STOPS}]"));
     }
 
     #[test]
