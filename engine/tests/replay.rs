@@ -160,7 +160,7 @@ fn the_model_agrees_with_its_own_trace() {
     let s = scenario::parse(b.json).unwrap();
     let r = run(&s, &RunOptions::default()).unwrap();
     let trace = narrate::trace_text(&r);
-    let c = buddyscope::replay::compare(&s, trace.as_bytes()).unwrap();
+    let c = buddyscope::replay::reissue(&s, trace.as_bytes()).unwrap();
     assert!(
         c.requests > 5000 && c.frees > 1000,
         "{} {}",
@@ -172,7 +172,7 @@ fn the_model_agrees_with_its_own_trace() {
     // Another start state: the same requests now land elsewhere, and the first is reported.
     let mut other = s.clone();
     other.zone.pages = Some(16384);
-    let c = buddyscope::replay::compare(&other, trace.as_bytes()).unwrap();
+    let c = buddyscope::replay::reissue(&other, trace.as_bytes()).unwrap();
     let d = c.first_difference.expect("a larger zone boots differently");
     assert!(d.line > 0 && d.traced != d.model);
 }
@@ -207,12 +207,12 @@ fn a_replay_undoes_exactly() {
 #[test]
 fn summary_of_fallback_claim() {
     use buddyscope::metrics::fragmentation_index;
-    use buddyscope::replay::{compare, summary, summary::MAX_SAMPLES};
+    use buddyscope::replay::{reissue, summary, tally::MAX_SAMPLES};
     let s = scenario::parse(builtin::get("fallback-claim").unwrap().json).unwrap();
     let r = run(&s, &RunOptions::default()).unwrap();
     let trace = narrate::trace_text(&r);
     let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
-    let c = compare(&s, trace.as_bytes()).unwrap();
+    let c = reissue(&s, trace.as_bytes()).unwrap();
     let sum = summary(&rep, Some(&c));
     let lines = |ev: &str| trace.lines().filter(|l| l.starts_with(ev)).count() as u64;
     assert_eq!(sum.divergence_count, 0);

@@ -596,7 +596,7 @@ fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
         // `--compare-model` re-issues the requests to a node of the same zones: the first
         // requests (before any vmalloc, whose bulk pages have no mm_page_alloc) get the
         // traced pfns, in both zones.
-        let cmp = buddyscope::replay::compare(&s, trace.as_bytes()).unwrap();
+        let cmp = buddyscope::replay::reissue(&s, trace.as_bytes()).unwrap();
         assert!(cmp.requests > 4, "{kernel}");
         assert!(
             cmp.first_difference

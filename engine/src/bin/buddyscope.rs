@@ -478,9 +478,9 @@ fn main() -> ExitCode {
             };
             if compare_model {
                 let c = match &stdin_text {
-                    Some(t) => buddyscope::replay::compare(&s, t.as_bytes()),
+                    Some(t) => buddyscope::replay::reissue(&s, t.as_bytes()),
                     None => match std::fs::File::open(&trace) {
-                        Ok(f) => buddyscope::replay::compare(
+                        Ok(f) => buddyscope::replay::reissue(
                             &s,
                             std::io::BufReader::with_capacity(1 << 16, f),
                         ),
@@ -520,8 +520,8 @@ fn main() -> ExitCode {
                     &buddyscope::pollution::polluters(&r.run, &r.run.final_zone, Some(&r.allocs)),
                 ),
                 Format::Trace => buddyscope::narrate::trace_text(&r.run),
-                Format::Json => buddyscope::replay::report::json(&r),
-                Format::Summary => buddyscope::replay::report::summary(&r),
+                Format::Json => buddyscope::explain::replay_report::json(&r),
+                Format::Summary => buddyscope::explain::replay_report::summary(&r),
             };
             print!("{out}");
             if let Some((file, snap)) = expect {

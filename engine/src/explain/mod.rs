@@ -5,6 +5,7 @@ pub mod fallback;
 pub mod narrate;
 pub mod pollution;
 pub mod pseudocode;
+pub mod replay_report;
 pub mod report;
 pub mod tour;
 pub mod whereis;

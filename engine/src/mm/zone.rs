@@ -222,6 +222,31 @@ pub const WMARK_HIGH: usize = 2;
 pub const WMARK_PROMO: usize = 3;
 
 impl Zone {
+    /// Heap bytes of the zone: its per-page and per-pageblock arrays and pcp sets, by capacity.
+    pub fn heap_bytes(&self) -> usize {
+        let z = self;
+        let cap = |n: usize, one: usize| n * one;
+        cap(
+            z.kind.capacity(),
+            std::mem::size_of::<PageKind>(),
+        ) + z.order.capacity()
+            + cap(z.next.capacity(), 4)
+            + cap(z.prev.capacity(), 4)
+            + z.refcount.capacity()
+            + z.pflags.capacity()
+            + cap(z.owner.capacity(), 4)
+            + z.list_mt.capacity()
+            + z.pageblock.capacity()
+            + cap(
+                z.pcp.capacity(),
+                std::mem::size_of::<PerCpuPages>(),
+            )
+            + z.cfg.name.capacity()
+            // A node of several zones: the zones beside the one being worked on.
+            + z.node.iter().map(Zone::heap_bytes).sum::<usize>()
+            + z.node.capacity() * std::mem::size_of::<Zone>()
+    }
+
     /// An empty zone: every page allocated (refcount 0, no owner), every pageblock MOVABLE
     /// (`memmap_init_range`), no free blocks, pcp parameters zero. Callers fill it by freeing.
     pub fn new_empty(cfg: ZoneConfig) -> Zone {

@@ -73,95 +73,70 @@ impl PageHistoryEntry {
     }
 }
 
-impl Run {
-    /// Every recorded event that named zone page `pfn` (zone-relative), oldest first. Empty
-    /// if the run was not recorded or `pfn` is outside the zone.
-    pub fn page_history(&self, pfn: u32) -> Vec<PageHistoryEntry> {
-        let mut out = Vec::new();
-        if pfn >= self.initial.pages() {
-            return out;
+/// Every recorded event of `run` that named zone page `pfn` (zone-relative), oldest first.
+/// Empty if the run was not recorded or `pfn` is outside the zone.
+pub fn page_history(run: &Run, pfn: u32) -> Vec<PageHistoryEntry> {
+    let mut out = Vec::new();
+    if pfn >= run.initial.pages() {
+        return out;
+    }
+    let covers = |(s, n): (u32, u32)| pfn >= s && pfn - s < n;
+    // The holder before the first event: none if the page starts free or on a pcp list.
+    let mut owner = match (
+        run.initial.block_containing(pfn),
+        run.initial.page_owner(pfn),
+    ) {
+        (None, o) if o != NO_OWNER => Some(o),
+        _ => None,
+    };
+    let mut op = 0usize;
+    for (i, ev) in run.log.events.iter().enumerate() {
+        let Some(range) = ev.kind().touched_pages() else {
+            continue;
+        };
+        if !covers(range) {
+            continue;
         }
-        let covers = |(s, n): (u32, u32)| pfn >= s && pfn - s < n;
-        // The holder before the first event: none if the page starts free or on a pcp list.
-        let mut owner = match (
-            self.initial.block_containing(pfn),
-            self.initial.page_owner(pfn),
-        ) {
-            (None, o) if o != NO_OWNER => Some(o),
+        let i = i as u32;
+        while op < run.ops.len() && run.ops[op].end <= i {
+            op += 1;
+        }
+        let list = match ev.kind().mutation() {
+            Some(Mutation::FreeListAdd { order, mt, .. }) => {
+                Some((PageList::FreeArea { order, mt }, ListChange::Enter))
+            }
+            Some(Mutation::FreeListDel { order, mt, .. }) => {
+                Some((PageList::FreeArea { order, mt }, ListChange::Leave))
+            }
+            Some(Mutation::FreeListMove { order, to, .. }) => {
+                Some((PageList::FreeArea { order, mt: to }, ListChange::Enter))
+            }
+            Some(Mutation::PcpAdd { cpu, pindex, .. }) => {
+                Some((PageList::Pcp { cpu, pindex }, ListChange::Enter))
+            }
+            Some(Mutation::PcpDel { cpu, pindex, .. }) => {
+                Some((PageList::Pcp { cpu, pindex }, ListChange::Leave))
+            }
             _ => None,
         };
-        let mut op = 0usize;
-        for (i, ev) in self.log.events.iter().enumerate() {
-            let Some(range) = ev.kind().touched_pages() else {
-                continue;
-            };
-            if !covers(range) {
-                continue;
+        match ev.kind().mutation() {
+            Some(Mutation::PrepNewPage { owner: o, .. })
+            | Some(Mutation::ContigAlloc { owner: o, .. }) => owner = (o != NO_OWNER).then_some(o),
+            Some(Mutation::PutPage { .. }) | Some(Mutation::PutPageRef { release: true, .. }) => {
+                owner = None
             }
-            let i = i as u32;
-            while op < self.ops.len() && self.ops[op].end <= i {
-                op += 1;
-            }
-            let list = match ev.kind().mutation() {
-                Some(Mutation::FreeListAdd { order, mt, .. }) => {
-                    Some((PageList::FreeArea { order, mt }, ListChange::Enter))
-                }
-                Some(Mutation::FreeListDel { order, mt, .. }) => {
-                    Some((PageList::FreeArea { order, mt }, ListChange::Leave))
-                }
-                Some(Mutation::FreeListMove { order, to, .. }) => {
-                    Some((PageList::FreeArea { order, mt: to }, ListChange::Enter))
-                }
-                Some(Mutation::PcpAdd { cpu, pindex, .. }) => {
-                    Some((PageList::Pcp { cpu, pindex }, ListChange::Enter))
-                }
-                Some(Mutation::PcpDel { cpu, pindex, .. }) => {
-                    Some((PageList::Pcp { cpu, pindex }, ListChange::Leave))
-                }
-                _ => None,
-            };
-            match ev.kind().mutation() {
-                Some(Mutation::PrepNewPage { owner: o, .. })
-                | Some(Mutation::ContigAlloc { owner: o, .. }) => {
-                    owner = (o != NO_OWNER).then_some(o)
-                }
-                Some(Mutation::PutPage { .. })
-                | Some(Mutation::PutPageRef { release: true, .. }) => owner = None,
-                _ => {}
-            }
-            let in_op = self.ops.get(op).is_some_and(|o| o.start <= i && i < o.end);
-            out.push(PageHistoryEntry {
-                event: i,
-                op: in_op.then_some(op as u32),
-                block: range,
-                list,
-                owner,
-            });
+            _ => {}
         }
-        out
+        let in_op = run.ops.get(op).is_some_and(|o| o.start <= i && i < o.end);
+        out.push(PageHistoryEntry {
+            event: i,
+            op: in_op.then_some(op as u32),
+            block: range,
+            list,
+            owner,
+        });
     }
-
-    /// Words for an owner id: the allocating op's summary (which names its `as`) and sequence number, or
-    /// what a `/proc` import filler stands for.
-    pub fn owner_label(&self, owner: u32) -> String {
-        if let Some(mt) = crate::mm::zone::filler_owner_mt(owner) {
-            return format!(
-                "imported from /proc ({} pageblock filler)",
-                mt.kernel_name()
-            );
-        }
-        match self.owners.get(owner as usize) {
-            Some(o) => {
-                let def = &self.op_defs[o.def as usize];
-                let mut s = def.summary.clone();
-                if o.seq > 0 {
-                    s.push_str(&format!(" #{}", o.seq));
-                }
-                s
-            }
-            None => format!("owner {owner}"),
-        }
-    }
+    out
 }
 
 #[cfg(test)]
@@ -203,7 +178,7 @@ mod tests {
             (0, 4),
             "the lowest order-4 block of a boot zone"
         );
-        let h = r.page_history(3);
+        let h = page_history(&r, 3);
         // By hand, page 3 of the zone: op 0 takes the order-10 block at 0 off the Movable
         // list, `expand` hands back the upper halves (not page 3), the order-4 head is traced
         // and handed out; op 1 drops it, traces the free, merges it up to order 10 and puts it
@@ -283,7 +258,7 @@ mod tests {
             .collect();
         assert_eq!(h.iter().map(|e| e.event).collect::<Vec<_>>(), brute);
         // Beyond the zone: nothing.
-        assert!(r.page_history(r.initial.pages()).is_empty());
+        assert!(page_history(&r, r.initial.pages()).is_empty());
     }
 
     /// A page a `get_page` reference holds: the owner's free leaves it without an owner (its
@@ -297,7 +272,7 @@ mod tests {
             {"op": "free_contig_range", "ref": "r"},
             {"op": "put_page", "ref": "r", "page": 9}]}"#,
         );
-        let h = r.page_history(9);
+        let h = page_history(&r, 9);
         let at = |op: u32| h.iter().filter(|e| e.op == Some(op)).collect::<Vec<_>>();
         assert_eq!(at(1).len(), 1, "get_page: one event");
         assert_eq!(at(1)[0].owner, Some(0), "still the range's");

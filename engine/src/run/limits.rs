@@ -17,7 +17,7 @@
 //! * the checkpoints: at most `RunOptions::checkpoint_budget` bytes of zone copies (the ring
 //!   thins itself out when full), plus the initial and the final zone.
 //!
-//! A zone copy is 17 bytes a page ([`zone_heap_bytes`]): 68 MiB for the largest one zone
+//! A zone copy is 17 bytes a page ([`Zone::heap_bytes`](crate::mm::zone::Zone::heap_bytes)): 68 MiB for the largest one zone
 //! (`zone.pages` ≤ [`MAX_ZONE_PAGES`], 16 GiB), 272 MiB for the largest node (`zones`, or
 //! `init.zone` `"all"`: every zone together ≤ [`MAX_NODE_PAGES`], 64 GiB, one zone as large as
 //! the node). A copy larger than the checkpoint budget leaves the ring with the initial state
@@ -277,101 +277,6 @@ fn walk(ops: &[Op], zone: u128, scopes: &mut Vec<Vec<(String, u128)>>) -> Cost {
         c.pages_touched = c.pages_touched.saturating_add(pages);
     }
     c
-}
-
-/// Heap bytes of a zone: its per-page and per-pageblock arrays and pcp sets, by capacity.
-pub fn zone_heap_bytes(z: &crate::mm::zone::Zone) -> usize {
-    let cap = |n: usize, one: usize| n * one;
-    cap(
-        z.kind.capacity(),
-        std::mem::size_of::<crate::mm::zone::PageKind>(),
-    ) + z.order.capacity()
-        + cap(z.next.capacity(), 4)
-        + cap(z.prev.capacity(), 4)
-        + z.refcount.capacity()
-        + z.pflags.capacity()
-        + cap(z.owner.capacity(), 4)
-        + z.list_mt.capacity()
-        + z.pageblock.capacity()
-        + cap(
-            z.pcp.capacity(),
-            std::mem::size_of::<crate::mm::zone::PerCpuPages>(),
-        )
-        + z.cfg.name.capacity()
-        // A node of several zones: the zones beside the one being worked on.
-        + z.node.iter().map(zone_heap_bytes).sum::<usize>()
-        + z.node.capacity() * std::mem::size_of::<crate::mm::zone::Zone>()
-}
-
-impl crate::run::runner::Run {
-    /// The memory the run holds, in bytes, from the capacities of its vectors (what is
-    /// allocated, not only what is used): the event trace and its messages, the op records,
-    /// op definitions and owners, the checkpoints and the initial and final zones. The
-    /// scenario text and the `names` summary are left out (small, fixed by the document).
-    pub fn memory_bytes(&self) -> usize {
-        use std::mem::size_of;
-        let events = self.log.events.heap_bytes();
-        let messages = self.log.messages.capacity() * size_of::<String>()
-            + self
-                .log
-                .messages
-                .iter()
-                .map(String::capacity)
-                .sum::<usize>();
-        let ops = self.ops.capacity() * size_of::<crate::run::runner::OpRecord>()
-            + self
-                .ops
-                .iter()
-                .map(|o| {
-                    o.iteration.capacity() * 4
-                        + o.nr_free_after_zones.capacity() * 8 * crate::mm::types::NR_PAGE_ORDERS
-                        + outcome_heap(&o.outcome)
-                })
-                .sum::<usize>();
-        let defs = self.op_defs.capacity() * size_of::<crate::run::runner::OpDef>()
-            + self
-                .op_defs
-                .iter()
-                .map(|d| {
-                    d.path.capacity()
-                        + d.op.capacity()
-                        + d.summary.capacity()
-                        + d.name.as_ref().map_or(0, String::capacity)
-                        + d.note.as_ref().map_or(0, String::capacity)
-                })
-                .sum::<usize>();
-        let owners = self.owners.capacity() * size_of::<crate::run::runner::OwnerInfo>();
-        let zone = size_of::<crate::mm::zone::Zone>();
-        let checkpoints = self.checkpoints.capacity() * size_of::<(u32, crate::mm::zone::Zone)>()
-            + self
-                .checkpoints
-                .iter()
-                .map(|(_, z)| zone_heap_bytes(z))
-                .sum::<usize>();
-        let zones = 2 * zone + zone_heap_bytes(&self.initial) + zone_heap_bytes(&self.final_zone);
-        events + messages + ops + defs + owners + checkpoints + zones
-    }
-
-    /// Bytes of the event trace alone (events and messages), the part
-    /// [`Limits::max_events`] bounds.
-    pub fn trace_bytes(&self) -> usize {
-        self.log.events.heap_bytes()
-            + self.log.messages.capacity() * std::mem::size_of::<String>()
-            + self
-                .log
-                .messages
-                .iter()
-                .map(String::capacity)
-                .sum::<usize>()
-    }
-}
-
-fn outcome_heap(o: &crate::run::outcome::Outcome) -> usize {
-    match o {
-        crate::run::outcome::Outcome::Vmalloc { large, .. } => large.capacity() * 2,
-        crate::run::outcome::Outcome::Skipped(t) => t.capacity(),
-        _ => 0,
-    }
 }
 
 #[cfg(test)]

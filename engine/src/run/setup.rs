@@ -302,3 +302,9 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
     };
     Ok(Start { scenario, engine })
 }
+
+/// The start state a replay begins from: the zone `s`'s `init` builds, through the same two
+/// stages as a run ([`ValidScenario::new`] → [`build`]); the ops are ignored.
+pub(crate) fn start_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
+    Ok(build(ValidScenario::new(s.clone())?)?.engine)
+}

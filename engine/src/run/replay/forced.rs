@@ -30,7 +30,7 @@
 use super::order::{Window, REORDER_WINDOW};
 use super::parse::{TraceEvent, TraceLine, TraceParseError, TraceReader};
 use super::predict::{PredictReport, Predictor, Request};
-use super::summary::Tally;
+use super::tally::Tally;
 use crate::mm::events::*;
 use crate::mm::page_alloc::{pcp_allowed_order, Engine, FPI_NONE};
 use crate::mm::steps::Step;
@@ -311,7 +311,7 @@ pub fn replay<R: BufRead>(
     opts: &ReplayOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Replay, ReplayError> {
-    let mut engine = super::start_engine(s).map_err(ReplayError::Scenario)?;
+    let mut engine = crate::run::setup::start_engine(s).map_err(ReplayError::Scenario)?;
     engine.recording = opts.record;
     let initial = engine.zone.clone();
     let n = initial.pages() as usize;
@@ -1683,4 +1683,12 @@ impl Replayer {
             Mutation::ContigAlloc { pfn, nr, owner },
         );
     }
+}
+/// `kind N, kind M, …`: the totals by kind on one line.
+pub fn by_kind_text(by_kind: &[KindCount]) -> String {
+    by_kind
+        .iter()
+        .map(|k| format!("{} {}", k.kind.as_str(), k.count))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

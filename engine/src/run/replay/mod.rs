@@ -11,23 +11,14 @@ pub mod model_choice;
 pub mod order;
 pub mod parse;
 pub mod predict;
-pub mod report;
 pub mod summary;
+pub mod tally;
 
 pub use forced::{
-    replay, replay_text, Divergence, DivergenceKind, KindCount, Replay, ReplayError, ReplayOptions,
-    TracedAlloc, TracedAllocs,
+    by_kind_text, replay, replay_text, Divergence, DivergenceKind, KindCount, Replay, ReplayError,
+    ReplayOptions, TracedAlloc, TracedAllocs,
 };
-pub use model_choice::{compare, Comparison, Difference};
+pub use model_choice::{reissue, Comparison, Difference};
 pub use parse::{parse_line, TraceEvent, TraceLine, TraceParseError, TraceReader};
 pub use predict::{Cause, PredictReport};
 pub use summary::{summary, ReplaySummary};
-
-use crate::mm::page_alloc::Engine;
-use crate::scenario::{Scenario, ScenarioError, ValidScenario};
-
-/// The start state a replay begins from: the zone `s`'s `init` builds, through the same two
-/// stages as a run ([`ValidScenario::new`] → [`crate::run::setup::build`]); the ops are ignored.
-pub(crate) fn start_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
-    Ok(crate::run::setup::build(ValidScenario::new(s.clone())?)?.engine)
-}

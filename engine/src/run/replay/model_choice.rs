@@ -5,8 +5,8 @@
 //! Steps the trace does not show as requests (bulk allocations, contiguous ranges) are not
 //! re-issued; the counts say how many requests were compared.
 
+use super::forced::ReplayError;
 use super::parse::{TraceEvent, TraceReader};
-use super::ReplayError;
 use crate::mm::steps::Step;
 use crate::mm::types::*;
 use crate::scenario::Scenario;
@@ -27,7 +27,7 @@ pub struct Difference {
     pub model: Option<u64>,
 }
 
-/// The outcome of [`compare`].
+/// The outcome of [`reissue`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     /// `mm_page_alloc` requests re-issued to the model.
@@ -45,8 +45,8 @@ pub struct Comparison {
 }
 
 /// Runs the trace's requests through the model from the start state of `s`.
-pub fn compare<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayError> {
-    let mut e = super::start_engine(s).map_err(ReplayError::Scenario)?;
+pub fn reissue<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayError> {
+    let mut e = crate::run::setup::start_engine(s).map_err(ReplayError::Scenario)?;
     e.recording = false;
     let cpus = e.zone.pcp.len() as u32;
     let home = e.home_zone();

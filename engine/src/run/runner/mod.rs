@@ -99,6 +99,97 @@ impl Run {
             .map(|i| i.mt)
             .or_else(|| crate::mm::zone::filler_owner_mt(owner))
     }
+
+    /// Words for an owner id: the allocating op's summary (which names its `as`) and sequence number, or
+    /// what a `/proc` import filler stands for.
+    pub fn owner_label(&self, owner: u32) -> String {
+        if let Some(mt) = crate::mm::zone::filler_owner_mt(owner) {
+            return format!(
+                "imported from /proc ({} pageblock filler)",
+                mt.kernel_name()
+            );
+        }
+        match self.owners.get(owner as usize) {
+            Some(o) => {
+                let def = &self.op_defs[o.def as usize];
+                let mut s = def.summary.clone();
+                if o.seq > 0 {
+                    s.push_str(&format!(" #{}", o.seq));
+                }
+                s
+            }
+            None => format!("owner {owner}"),
+        }
+    }
+
+    /// The memory the run holds, in bytes, from the capacities of its vectors (what is
+    /// allocated, not only what is used): the event trace and its messages, the op records,
+    /// op definitions and owners, the checkpoints and the initial and final zones. The
+    /// scenario text and the `names` summary are left out (small, fixed by the document).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let events = self.log.events.heap_bytes();
+        let messages = self.log.messages.capacity() * size_of::<String>()
+            + self
+                .log
+                .messages
+                .iter()
+                .map(String::capacity)
+                .sum::<usize>();
+        let ops = self.ops.capacity() * size_of::<OpRecord>()
+            + self
+                .ops
+                .iter()
+                .map(|o| {
+                    o.iteration.capacity() * 4
+                        + o.nr_free_after_zones.capacity() * 8 * crate::mm::types::NR_PAGE_ORDERS
+                        + outcome_heap(&o.outcome)
+                })
+                .sum::<usize>();
+        let defs = self.op_defs.capacity() * size_of::<OpDef>()
+            + self
+                .op_defs
+                .iter()
+                .map(|d| {
+                    d.path.capacity()
+                        + d.op.capacity()
+                        + d.summary.capacity()
+                        + d.name.as_ref().map_or(0, String::capacity)
+                        + d.note.as_ref().map_or(0, String::capacity)
+                })
+                .sum::<usize>();
+        let owners = self.owners.capacity() * size_of::<OwnerInfo>();
+        let zone = size_of::<Zone>();
+        let checkpoints = self.checkpoints.capacity() * size_of::<(u32, Zone)>()
+            + self
+                .checkpoints
+                .iter()
+                .map(|(_, z)| z.heap_bytes())
+                .sum::<usize>();
+        let zones = 2 * zone + self.initial.heap_bytes() + self.final_zone.heap_bytes();
+        events + messages + ops + defs + owners + checkpoints + zones
+    }
+
+    /// Bytes of the event trace alone (events and messages), the part
+    /// [`Limits::max_events`](crate::run::limits::Limits::max_events) bounds.
+    pub fn trace_bytes(&self) -> usize {
+        self.log.events.heap_bytes()
+            + self.log.messages.capacity() * std::mem::size_of::<String>()
+            + self
+                .log
+                .messages
+                .iter()
+                .map(String::capacity)
+                .sum::<usize>()
+    }
+}
+
+fn outcome_heap(o: &Outcome) -> usize {
+    match o {
+        Outcome::Vmalloc { large, .. } => large.capacity() * 2,
+        Outcome::Skipped(t) => t.capacity(),
+        _ => 0,
+    }
 }
 
 /// How to run.

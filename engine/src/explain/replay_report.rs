@@ -1,6 +1,6 @@
 //! The CLI's `json` and `summary` outputs of a replay: those of a run plus the divergences.
 
-use super::forced::{Divergence, KindCount, Replay};
+use crate::run::replay::{by_kind_text, Divergence, KindCount, Replay};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -95,15 +95,6 @@ pub fn summary(r: &Replay) -> String {
         o.push_str(&p.text());
     }
     o
-}
-
-/// `kind N, kind M, …`: the totals by kind on one line.
-pub fn by_kind_text(by_kind: &[KindCount]) -> String {
-    by_kind
-        .iter()
-        .map(|k| format!("{} {}", k.kind.as_str(), k.count))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The `kernel` (`uname -r`) of the node snapshot the replay started from, if it says it.
