@@ -1,7 +1,7 @@
 //! The answer key of an exercise set in plain text: what `buddyscope check-exercises` prints,
 //! for a teacher to read before the class.
 
-use super::{ExerciseSet, ResolvedExercise, ResolvedQuestion};
+use super::set::{ExerciseSet, ResolvedExercise, ResolvedQuestion};
 use std::fmt::Write;
 
 /// Per exercise, per question: the position, the prompt, the answer and a short explanation

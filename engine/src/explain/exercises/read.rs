@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{
-    AnswerKind, Ask, Exercise, ExerciseSet, Question, ScenarioSource, EXERCISE_SET_VERSION,
+use super::set::Ask;
+use super::set::{
+    AnswerKind, Exercise, ExerciseSet, Question, ScenarioSource, EXERCISE_SET_VERSION,
     MAX_EXERCISES, MAX_QUESTIONS, MAX_TEXT_CHARS,
 };
 use crate::scenario::read::{
@@ -407,4 +408,10 @@ pub(super) fn set_from_value(v: &Value) -> Res<ExerciseSet> {
         description: f.or("description", String::new(), read_string)?,
         exercises: f.req("exercises", exercises_from_value)?,
     })
+}
+/// Parses and statically checks an exercise set (shape, types, ask names, built-in ids, inline
+/// scenarios). Positions and whether each ask applies are checked by [`resolve`].
+pub fn parse_exercise_set(text: &str) -> Result<ExerciseSet, ScenarioError> {
+    let value = crate::scenario::json::parse_json(text)?;
+    set_from_value(&value)
 }

@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 
-use super::{
-    AnswerKind, Ask, Exercise, ExerciseSet, Expected, ExplainLine, Question, ResolvedExercise,
+use super::set::Ask;
+use super::set::{
+    AnswerKind, Exercise, ExerciseSet, Expected, ExplainLine, Question, ResolvedExercise,
     ResolvedQuestion, ScenarioSource, MAX_EXPLAIN_LINES,
 };
 use crate::explain::narrate::{narrate, Ctx};
