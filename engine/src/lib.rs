@@ -11,7 +11,9 @@ pub mod scenario;
 
 // The modules' paths before the layers, for the crate's consumers until they use the layers.
 pub use explain::{exercises, fallback, narrate, pollution, pseudocode, report, whereis};
-pub use mm::{boot, cma, events, locks, metrics, page_alloc, stats, types, vmalloc, zone};
+pub use mm::{
+    boot, cma, events, locks, metrics, page_alloc, stats, steps, trace, types, vmalloc, zone,
+};
 pub use run::{focus, history, limits, outcome, replay, runner, setup, timeline};
 pub use scenario::zone_snapshot as snapshot;
 pub use scenario::{builtin, node_snapshot as snapshot_node, pair as compare, procfs, workload};

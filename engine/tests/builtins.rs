@@ -148,9 +148,10 @@ fn pcp_overflow_drains_during_the_per_page_vfree() {
 /// CPU 0's pcp list, after a `drain_all_pages` and without page reclaim.
 #[test]
 fn pcp_held_thp_is_rescued_by_the_reclaim_drain() {
-    use buddyscope::events::{Annotation, KernelFn};
+    use buddyscope::events::Annotation;
     use buddyscope::pseudocode::Step;
     use buddyscope::runner::Outcome;
+    use buddyscope::steps::KernelFn;
     let r = run("pcp-thp-rescued-by-drain");
     let last = r.ops.last().unwrap();
     assert_eq!(

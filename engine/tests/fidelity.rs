@@ -400,7 +400,7 @@ fn merges(e: &Engine) -> usize {
 const U: MigrateType = MigrateType::Unmovable;
 const H: MigrateType = MigrateType::HighAtomic;
 
-fn enters(e: &Engine, f: buddyscope::events::KernelFn) -> usize {
+fn enters(e: &Engine, f: buddyscope::steps::KernelFn) -> usize {
     e.log
         .events
         .iter()
@@ -680,7 +680,7 @@ fn v6_19_refills_the_pcp_for_a_highatomic_request() {
             assert_eq!(e.zone.free_list_pfns(1, H), vec![64514], "{kernel:?}");
         }
         assert_eq!(
-            enters(&e, buddyscope::events::KernelFn::rmqueue_bulk),
+            enters(&e, buddyscope::steps::KernelFn::rmqueue_bulk),
             refills as usize
         );
         assert_eq!(e.zone.pb_mt(126), H, "{kernel:?}");
@@ -721,7 +721,7 @@ fn v6_19_slow_path_makes_two_attempts() {
             2
         };
         assert_eq!(
-            enters(&e, buddyscope::events::KernelFn::get_page_from_freelist),
+            enters(&e, buddyscope::steps::KernelFn::get_page_from_freelist),
             want,
             "{kernel:?}"
         );
@@ -762,7 +762,7 @@ fn v6_19_frees_the_pcp_in_batch_chunks() {
             7
         };
         assert_eq!(
-            enters(&e, buddyscope::events::KernelFn::free_pcppages_bulk),
+            enters(&e, buddyscope::steps::KernelFn::free_pcppages_bulk),
             chunks,
             "{kernel:?}"
         );
@@ -1011,7 +1011,7 @@ fn messages(e: &Engine) -> Vec<String> {
 #[test]
 fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
     use buddyscope::cma::CmaArea;
-    use buddyscope::events::KernelFn;
+    use buddyscope::steps::KernelFn;
     for kernel in [Kernel::V6_18, Kernel::V7_1, Kernel::V7_2] {
         let mut e = cma_area_with_a_movable_block(kernel);
         let mut area = CmaArea::new(2048, 2048);

@@ -226,10 +226,10 @@ fn memory_bytes_counts_the_trace_and_the_checkpoints() {
         &mut go,
     )
     .unwrap();
-    // 16 bytes an event, a byte a call or lock (`Trace`), and never more than EVENT_BYTES an event
+    // 16 bytes an event, 2 a call or lock (`Trace`), and never more than EVENT_BYTES an event
     // with the bitmap and the vectors' spare capacity counted.
     let events = rec.log.events.min_bytes();
-    assert!(rec.log.events.byte_coded_count() > 0);
+    assert!(rec.log.events.coded_count() > 0);
     assert!(rec.trace_bytes() >= events);
     assert!(rec.log.events.heap_bytes() <= 2 * rec.log.events.len() * limits::EVENT_BYTES);
     assert!(rec.memory_bytes() > rec.trace_bytes());

@@ -2,6 +2,7 @@
 //! "trace") and a one-line narration for the UI.
 
 use crate::mm::events::*;
+use crate::mm::trace::EventLog;
 use crate::mm::types::{gfp, to_abs_pfn, Pfn, ZonePfn, PAGEBLOCK_ORDER};
 use crate::mm::types::{pcp_list_name, pindex_to_order};
 

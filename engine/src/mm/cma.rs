@@ -8,6 +8,7 @@
 use crate::mm::events::*;
 use crate::mm::page_alloc::isolation::{ContigError, IsolateMode, Migration};
 use crate::mm::page_alloc::Engine;
+use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::types::*;
 

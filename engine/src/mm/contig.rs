@@ -6,6 +6,7 @@
 use crate::mm::events::*;
 use crate::mm::page_alloc::isolation::IsolateMode;
 use crate::mm::page_alloc::{Engine, FPI_PREPARED};
+use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::types::*;
 use crate::mm::zone::*;

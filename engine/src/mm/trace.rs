@@ -1,40 +1,128 @@
-//! [`Trace`]: the recorded events in order, with the call bookkeeping stored apart.
+//! [`Trace`]: the recorded events in order, with the call bookkeeping stored apart; and
+//! [`EventLog`], a run's trace with the text of its messages.
 //!
 //! `Enter`/`Exit` annotations are more than half of a run's events (7.0 of the 12.7 million of
-//! the 1M-operation mixed workload) and say only which function: a byte each. The `Lock`
-//! annotations (1.0 million more) say only the step, the lock and the CPU: a byte each too
-//! (`packed::lock_code`; pcp locks of the first 32 CPUs). So the trace keeps the other events
-//! in one vector of 16-byte [`Event`]s, these "byte-coded" ones in a byte stream, and a bitmap
-//! of which positions are byte-coded (a bit per event, with the count of byte-coded events
-//! before each 64-event word). Position `i` is found in constant time: the byte-coded events
-//! before it are the word's count plus a popcount. Positions are those of the full
-//! interleaving, so the timeline's positions, op records' ranges, checkpoints and `asks_at`
-//! are what they were; a byte-coded event read back is a reference into a table of every one.
+//! the 1M-operation mixed workload) and say only which function: a code each. The `Lock`
+//! annotations (1.0 million more) say only the step, the lock and the CPU: a code each too
+//! ([`lock_code`]; pcp locks of the first 32 CPUs). So the trace keeps the other events in one
+//! vector of 16-byte [`Event`]s, these "coded" ones in a stream of 2-byte codes, and a bitmap
+//! of which positions are coded (a bit per event, with the count of coded events before each
+//! 64-event word). Position `i` is found in constant time: the coded events before it are the
+//! word's count plus a popcount. Positions are those of the full interleaving, so the
+//! timeline's positions, op records' ranges, checkpoints and `asks_at` are what they were; a
+//! coded event read back is a reference into a table of every one.
+//!
+//! The codes are `Enter` of function `f` at `2 * f` and its `Exit` at `2 * f + 1` (`f` its index
+//! in [`KernelFn::ALL`]), then the `Lock`s: [`CODES`] of the 65,536 a `u16` holds are taken.
 
 use std::sync::LazyLock;
 
 use super::events::*;
-use super::packed::{self, byte_coded_event, BYTE_CODES};
-use crate::mm::steps::Step;
+use super::packed::Packed;
+use super::steps::{KernelFn, Step};
 use serde::{Deserialize, Serialize};
 
-/// Every byte-coded event by its code: `Enter` of function `f` at `2 * f`, its `Exit` at
-/// `2 * f + 1`, then the `Lock` events (`packed::lock_code`).
-static BYTE_EVENTS: LazyLock<Vec<Event>> =
-    LazyLock::new(|| (0..BYTE_CODES).map(byte_coded_event).collect());
+/// The steps of the zone lock's `Lock` events (`cpu` 0) that the trace keeps as a code.
+const ZONE_LOCK_STEPS: [Step; 9] = [
+    Step::UnreserveHighatomicLock,
+    Step::BulkLock,
+    Step::BuddyLock,
+    Step::HighatomicReserveLock,
+    Step::IsolateLock,
+    Step::UnisolateLock,
+    Step::AllocContigTake,
+    Step::FreeOnePageLock,
+    Step::BulkFreeLock,
+];
+
+/// The steps of the pcp locks' `Lock` events kept as a code, for CPUs below [`LOCK_CPUS`].
+const PCP_LOCK_STEPS: [Step; 4] = [
+    Step::PcplistLock,
+    Step::FreeFrozenPcpLock,
+    Step::DrainLock,
+    Step::DecayLock,
+];
+
+/// pcp `Lock` events of CPUs from here on (up to `MAX_CPUS`) are stored whole.
+const LOCK_CPUS: usize = 32;
+
+/// The first code of a `Lock` event: the calls take `0..2 * KernelFn::ALL.len()`.
+const LOCK_BASE: usize = 2 * KernelFn::ALL.len();
+
+/// Codes in use: calls, then zone-lock steps, then pcp-lock steps × CPUs.
+const CODES: usize = LOCK_BASE + ZONE_LOCK_STEPS.len() + PCP_LOCK_STEPS.len() * LOCK_CPUS;
+const _: () = assert!(CODES <= 1 << 16, "the trace's codes are a u16");
+
+/// Every coded event by its code: the table the trace reads them back from.
+static CODED_EVENTS: LazyLock<Vec<Event>> = LazyLock::new(|| (0..CODES).map(coded_event).collect());
+
+/// The event of code `code` (`code < CODES`).
+fn coded_event(code: usize) -> Event {
+    if code < LOCK_BASE {
+        let func = KernelFn::ALL[code / 2];
+        return if code.is_multiple_of(2) {
+            Event::new(Step::Enter, Annotation::Enter { func }.into())
+        } else {
+            Event::new(Step::Exit, Annotation::Exit { func }.into())
+        };
+    }
+    let i = code - LOCK_BASE;
+    let (step, zone, cpu) = match ZONE_LOCK_STEPS.get(i) {
+        Some(&s) => (s, true, 0),
+        None => {
+            let j = i - ZONE_LOCK_STEPS.len();
+            (PCP_LOCK_STEPS[j / LOCK_CPUS], false, (j % LOCK_CPUS) as u8)
+        }
+    };
+    Event::new(step, Annotation::Lock { zone, cpu }.into())
+}
+
+/// The code of `Lock { zone, cpu }` at `step`, if it has one. A million of the 5.7 million
+/// events that are not calls in the 1M-operation mixed workload are locks, and their step,
+/// lock and CPU fit a code as the calls' do: 15 MB of a recorded run's pages not faulted in.
+#[inline(always)]
+fn lock_code(step: Step, zone: bool, cpu: u8) -> Option<u16> {
+    let code = if zone {
+        if cpu != 0 {
+            return None;
+        }
+        LOCK_BASE + ZONE_LOCK_STEPS.iter().position(|&s| s == step)?
+    } else {
+        if cpu as usize >= LOCK_CPUS {
+            return None;
+        }
+        let i = PCP_LOCK_STEPS.iter().position(|&s| s == step)?;
+        LOCK_BASE + ZONE_LOCK_STEPS.len() + i * LOCK_CPUS + cpu as usize
+    };
+    Some(code as u16)
+}
+
+/// The code of an event the trace keeps as a code: `2 * func + exit` of an `Enter` at
+/// `Step::Enter` or an `Exit` at `Step::Exit` (the engine's `enter`/`exit`), or a
+/// [`lock_code`]. Read off the event's stored bytes: the tag, then the fields in order.
+#[inline(always)]
+fn code_of(ev: &Event) -> Option<u16> {
+    let b: &Packed = &ev.packed;
+    match (b[0], ev.step) {
+        (annotation_tag::Enter, Step::Enter) => Some(2 * b[1] as u16),
+        (annotation_tag::Exit, Step::Exit) => Some(2 * b[1] as u16 + 1),
+        (annotation_tag::Lock, step) => lock_code(step, b[1] != 0, b[2]),
+        _ => None,
+    }
+}
 
 /// The events of a run in order (see the module doc); indexed, iterated and pushed like the
 /// `Vec<Event>` it replaces. Equal when the events are (the stored form of a sequence is
 /// unique).
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Trace {
-    /// The events that are not byte-coded, in order.
+    /// The events that are not coded, in order.
     other: Vec<Event>,
-    /// The byte-coded events in order, as their codes (indices into `BYTE_EVENTS`).
-    codes: Vec<u8>,
-    /// Bit `i % 64` of word `i / 64`: event `i` is byte-coded.
+    /// The coded events in order, as their codes (indices into `CODED_EVENTS`).
+    codes: Vec<u16>,
+    /// Bit `i % 64` of word `i / 64`: event `i` is coded.
     is_coded: Vec<u64>,
-    /// Byte-coded events before word `w`.
+    /// Coded events before word `w`.
     coded_before: Vec<u32>,
     len: usize,
 }
@@ -72,7 +160,7 @@ impl Trace {
     /// Appends `ev`.
     #[inline(always)]
     pub fn push(&mut self, ev: Event) {
-        match packed::byte_code(&ev) {
+        match code_of(&ev) {
             Some(code) => self.push_code(code),
             None => {
                 self.open_word();
@@ -86,21 +174,21 @@ impl Trace {
     /// [`Step::Exit`]: what `push` of that event does, without building it.
     #[inline(always)]
     pub fn push_call(&mut self, func: KernelFn, exit: bool) {
-        self.push_code(2 * func as u8 + exit as u8);
+        self.push_code(2 * func as u16 + exit as u16);
     }
 
-    /// Appends `Lock { zone, cpu }` at `step`: what `push` of that event does, with the byte
-    /// code worked out from the fields rather than from the event's bytes.
+    /// Appends `Lock { zone, cpu }` at `step`: what `push` of that event does, with the code
+    /// worked out from the fields rather than from the event's bytes.
     #[inline(always)]
     pub fn push_lock(&mut self, step: Step, zone: bool, cpu: u8) {
-        match packed::lock_code(step, zone, cpu) {
+        match lock_code(step, zone, cpu) {
             Some(code) => self.push_code(code),
             None => self.push(Event::new(step, Annotation::Lock { zone, cpu }.into())),
         }
     }
 
     #[inline(always)]
-    fn push_code(&mut self, code: u8) {
+    fn push_code(&mut self, code: u16) {
         let w = self.open_word();
         self.is_coded[w] |= 1 << (self.len % 64);
         self.codes.push(code);
@@ -118,7 +206,7 @@ impl Trace {
         let before =
             self.coded_before[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize;
         Some(if word >> bit & 1 != 0 {
-            &BYTE_EVENTS[self.codes[before] as usize]
+            &CODED_EVENTS[self.codes[before] as usize]
         } else {
             &self.other[i - before]
         })
@@ -152,20 +240,20 @@ impl Trace {
         self.len = 0;
     }
 
-    /// How many of the events are byte-coded (`Enter`/`Exit` and most `Lock`s, a byte each).
-    pub fn byte_coded_count(&self) -> usize {
+    /// How many of the events are coded (`Enter`/`Exit` and most `Lock`s, 2 bytes each).
+    pub fn coded_count(&self) -> usize {
         self.codes.len()
     }
 
-    /// Bytes the events take at the least: 16 an event, 1 a byte-coded one.
+    /// Bytes the events take at the least: 16 an event, 2 a coded one.
     pub fn min_bytes(&self) -> usize {
-        self.other.len() * std::mem::size_of::<Event>() + self.codes.len()
+        self.other.len() * std::mem::size_of::<Event>() + self.codes.len() * 2
     }
 
     /// Heap bytes the trace holds, by capacity.
     pub fn heap_bytes(&self) -> usize {
         self.other.capacity() * std::mem::size_of::<Event>()
-            + self.codes.capacity()
+            + self.codes.capacity() * 2
             + self.is_coded.capacity() * 8
             + self.coded_before.capacity() * 4
     }
@@ -261,9 +349,24 @@ impl<'de> Deserialize<'de> for Trace {
     }
 }
 
+/// The recorded stream of one run: events and the text of their messages.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct EventLog {
+    pub events: Trace,
+    pub messages: Vec<String>,
+}
+
+impl EventLog {
+    pub fn message(&self, id: u32) -> &str {
+        self.messages
+            .get(id as usize)
+            .map(|s| s.as_str())
+            .unwrap_or("")
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::packed::KERNEL_FNS;
     use super::*;
 
     /// Positions, iteration both ways and ranges see the events as pushed, calls included,
@@ -276,7 +379,7 @@ mod tests {
                 0 | 3 => Event::new(
                     Step::Enter,
                     Annotation::Enter {
-                        func: KERNEL_FNS[(i as usize) % KERNEL_FNS.len()],
+                        func: KernelFn::ALL[(i as usize) % KernelFn::ALL.len()],
                     }
                     .into(),
                 ),
@@ -317,13 +420,13 @@ mod tests {
         assert!(back.iter().eq(evs.iter()));
     }
 
-    /// Every byte code stands for one event whose code it is; `Lock`s without a code (a CPU
-    /// from 32 on, a zone lock with a CPU, a step not listed) are stored whole, and `push_lock`
-    /// stores exactly what `push` does.
+    /// Every code stands for one event whose code it is; `Lock`s without a code (a CPU from 32
+    /// on, a zone lock with a CPU, a step not listed) are stored whole, and `push_lock` stores
+    /// exactly what `push` does.
     #[test]
-    fn locks_are_byte_coded_where_they_fit() {
-        for code in 0..BYTE_CODES {
-            assert_eq!(packed::byte_code(&BYTE_EVENTS[code]), Some(code as u8));
+    fn locks_are_coded_where_they_fit() {
+        for code in 0..CODES {
+            assert_eq!(code_of(&CODED_EVENTS[code]), Some(code as u16));
         }
         let locks = [
             (Step::PcplistLock, false, 0),

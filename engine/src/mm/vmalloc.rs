@@ -3,6 +3,7 @@
 
 use crate::mm::events::*;
 use crate::mm::page_alloc::Engine;
+use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::types::alloc_flags::*;
 use crate::mm::types::gfp::*;

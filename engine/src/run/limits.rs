@@ -10,8 +10,8 @@
 //! every op, see [`crate::run::runner::execute_with_progress`]).
 //!
 //! What a recorded run holds (see [`crate::run::runner::Run::memory_bytes`]):
-//! * the trace: [`EVENT_BYTES`] bytes an event, a byte a call (`Enter`/`Exit`), and a bit an
-//!   event of position map ([`crate::mm::events::Trace`]); at most [`DEFAULT_MAX_EVENTS`] events
+//! * the trace: [`EVENT_BYTES`] bytes an event, 2 a call (`Enter`/`Exit`) or lock, and a bit an
+//!   event of position map ([`crate::mm::trace::Trace`]); at most [`DEFAULT_MAX_EVENTS`] events
 //!   plus the events of the op that crossed the cap (the cap is checked between ops);
 //! * one op record per executed op (at most [`DEFAULT_MAX_RECORDED_OPS`] of them);
 //! * the checkpoints: at most `RunOptions::checkpoint_budget` bytes of zone copies (the ring
@@ -46,7 +46,7 @@ pub const DEFAULT_MAX_RECORDED_OPS: u64 = 1_000_000;
 /// workload steps, the replay benchmark's trace) about 13 million.
 pub const DEFAULT_MAX_EVENTS: u64 = 16 << 20;
 
-/// Bytes one recorded event takes in the trace (`size_of::<Event>()`; a call takes 1).
+/// Bytes one recorded event takes in the trace (`size_of::<Event>()`; a call or lock takes 2).
 pub const EVENT_BYTES: usize = std::mem::size_of::<crate::mm::events::Event>();
 
 /// The path of a [`ScenarioError`] that reports a run stopped by its progress callback.

@@ -5,7 +5,8 @@
 //! mutation is invertible, so one step back costs one event); long jumps restore the nearest
 //! checkpoint at or before the target and replay forwards — never from the start.
 
-use crate::mm::events::{Annotation, Event, KernelFn};
+use crate::mm::events::{Annotation, Event};
+use crate::mm::steps::KernelFn;
 use crate::mm::zone::Zone;
 use crate::run::runner::{OpRecord, Run};
 

@@ -10,7 +10,8 @@ use super::set::{
 };
 use crate::explain::narrate::{narrate, Ctx};
 use crate::explain::pseudocode::{self, Step};
-use crate::mm::events::{Annotation, Event, EventKind, KernelFn, Mutation, Tracepoint};
+use crate::mm::events::{Annotation, Event, EventKind, Mutation, Tracepoint};
+use crate::mm::steps::KernelFn;
 use crate::mm::types::{to_abs_pfn, NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES};
 use crate::run::runner::{execute, Run, RunOptions};
 use crate::scenario::{self, Op, Scenario, ScenarioError, ValidScenario};

@@ -116,7 +116,7 @@ fn merged_order_follows_free_buddies() {
         .contains("merges with its buddy at pfn 0x0"));
     assert_eq!(
         q[1].explanation[0].code,
-        crate::explain::pseudocode::lines(crate::mm::events::KernelFn::__free_one_page)[7]
+        crate::explain::pseudocode::lines(crate::mm::steps::KernelFn::__free_one_page)[7]
     );
     assert_eq!(q[1].asked_at, q[0].reveal_to);
 }

@@ -4,6 +4,7 @@
 
 use super::{pcp_allowed_order, Engine, Fallback, RmqueueMode};
 use crate::mm::events::*;
+use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::types::alloc_flags::*;
 use crate::mm::types::gfp::*;

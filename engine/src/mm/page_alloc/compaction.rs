@@ -24,6 +24,7 @@ use super::isolation::COMPACT_CLUSTER_MAX;
 use super::isolation::{in_use_block, Migration};
 use super::Engine;
 use crate::mm::events::*;
+use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::types::alloc_flags::ALLOC_CMA;
 use crate::mm::types::*;

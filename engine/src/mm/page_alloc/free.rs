@@ -4,6 +4,7 @@
 
 use super::{pcp_allowed_order, Engine, Fpi, FPI_NONE, FPI_PREPARED, FPI_TO_TAIL};
 use crate::mm::events::*;
+use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::types::*;
 use crate::mm::zone::*;

@@ -7,6 +7,7 @@
 
 use super::{Engine, FPI_NONE, FPI_TO_TAIL};
 use crate::mm::events::*;
+use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::types::gfp::*;
 use crate::mm::types::*;

@@ -14,7 +14,9 @@ pub mod isolation;
 pub mod zones;
 
 use crate::mm::events::*;
+use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
+use crate::mm::trace::EventLog;
 use crate::mm::types::alloc_flags::*;
 use crate::mm::types::*;
 use crate::mm::zone::*;
@@ -206,7 +208,7 @@ impl Engine {
         }
     }
 
-    /// Inlined: each call site names its step, so the lock's byte code folds to a constant.
+    /// Inlined: each call site names its step, so the lock's code folds to a constant.
     #[inline(always)]
     fn lock_zone(&mut self, step: Step) {
         self.emit_lock(step, true, 0);

@@ -14,6 +14,7 @@
 
 use crate::mm::events::*;
 use crate::mm::page_alloc::{pcp_allowed_order, Engine};
+use crate::mm::trace::EventLog;
 use crate::mm::types::*;
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -7,6 +7,8 @@ mod ops;
 use crate::mm::events::*;
 use crate::mm::page_alloc::Engine;
 use crate::mm::steps::Step;
+use crate::mm::trace::EventLog;
+use crate::mm::trace::Trace;
 use crate::mm::types::gfp::*;
 use crate::mm::types::*;
 use crate::mm::vmalloc::VmArea;
