@@ -9,16 +9,16 @@
 
 use std::fmt::Write;
 
-use crate::mm::page_alloc::Engine;
-use crate::mm::stats::Stats;
-use crate::mm::types::MigrateType;
-use crate::run::limits::Limits;
-use crate::run::runner::alloc_gfp;
-use crate::run::runner::{execute_counters_only, RunOptions};
-use crate::scenario::pair::{ratio, Side};
-use crate::scenario::workload::SplitMix64;
+use crate::mm::Engine;
+use crate::mm::MigrateType;
+use crate::mm::Stats;
+use crate::run::alloc_gfp;
+use crate::run::Limits;
+use crate::run::{execute_counters_only, RunOptions};
 use crate::scenario::Measured;
+use crate::scenario::SplitMix64;
 use crate::scenario::{parse_valid, ScenarioError, ValidScenario};
+use crate::scenario::{ratio, Side};
 
 /// One side's run.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,9 +27,9 @@ pub struct SideRun {
     pub kernel: &'static str,
     /// Executed operations.
     pub ops: u64,
-    pub totals: Stats,
+    pub(crate) totals: Stats,
     /// Pages and list steps per lock hold over the run ([`crate::mm::locks`]).
-    pub lock_holds: crate::mm::locks::LockHolds,
+    pub lock_holds: crate::mm::LockHolds,
     /// Time of the engine run (setup included), seconds, from the caller's clock (the CLI's
     /// is the thread's CPU time).
     pub seconds: f64,
@@ -65,7 +65,7 @@ pub fn run_seed(
         let v = ValidScenario::new(cs.apply(&s))?;
         let kernel = v.kernel.as_str();
         let t0 = clock();
-        let start = crate::run::setup::build(v)?;
+        let start = crate::run::build(v)?;
         let mut progress = |_: u64, _: u64| std::ops::ControlFlow::Continue(());
         let run = execute_counters_only(start, &RunOptions::default(), limits, &mut progress)?;
         let seconds = clock() - t0;
@@ -172,7 +172,7 @@ pub const MIXED_ZONE_PAGES: u32 = 262_144;
 
 /// A booted 1 GiB zone for the mixed sequence, recording on or off.
 pub fn mixed_engine(recording: bool) -> Engine {
-    let mut e = crate::mm::boot::boot_engine(&crate::mm::boot::ZoneParams::new(MIXED_ZONE_PAGES));
+    let mut e = crate::mm::boot_engine(&crate::mm::ZoneParams::new(MIXED_ZONE_PAGES));
     e.recording = recording;
     e
 }

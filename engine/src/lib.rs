@@ -2,18 +2,32 @@
 //! (`mm/page_alloc.c`, `mm/vmalloc.c`) with Linux 6.18, 7.1 and 7.2 behaviour profiles.
 //!
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
+//!
+//! Four layers, each importing only from the layers before it (`engine/tests/layers.rs` checks
+//! it): [`mm`] (the allocator model: zone, events, kernel paths), [`scenario`] (the input format
+//! and what it names), [`run`] (a scenario's run, its cursor, trace replay) and [`explain`]
+//! (words, reports and answers about a run). The names below are the front door: what the CLI
+//! and the app use most; everything else is reached through its layer. `bench` (the benchmark
+//! sequences) is built with the `bench` feature, which the CLI's `cli` feature turns on.
 
+#![warn(unnameable_types)]
+
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod explain;
 pub mod mm;
 pub mod run;
 pub mod scenario;
 
-// The modules' paths before the layers, for the crate's consumers until they use the layers.
-pub use explain::{exercises, fallback, narrate, pollution, pseudocode, report, whereis};
+pub use explain::{narrate, trace_text, trace_text_upto, Ctx};
 pub use mm::{
-    boot, cma, events, locks, metrics, page_alloc, stats, steps, trace, types, vmalloc, zone,
+    Annotation, Event, EventKind, Kernel, KernelFn, MigrateType, Mutation, Pfn, Stats, Step, Zone,
 };
-pub use run::{focus, history, limits, outcome, replay, runner, setup, timeline};
-pub use scenario::zone_snapshot as snapshot;
-pub use scenario::{builtin, node_snapshot as snapshot_node, pair as compare, procfs, workload};
+pub use run::{
+    build, execute_counters_only, execute_with_progress, replay, run_text, run_valid, Limits, Run,
+    RunOptions, Start, Timeline,
+};
+pub use scenario::{
+    builtin, parse, parse_valid, ComparePair, CompareSide, Init, Scenario, ScenarioError, Side,
+    ValidScenario,
+};

@@ -6,9 +6,9 @@
 //! (`__rmqueue_claim` re-typed the block) and a steal otherwise (`__rmqueue_steal`, or a claim
 //! that was refused and fell through to a steal).
 
-use crate::mm::events::{Annotation, EventKind, Mutation, Tracepoint};
-use crate::mm::types::*;
-use crate::run::runner::Run;
+use crate::mm::*;
+use crate::mm::{Annotation, EventKind, Mutation, Tracepoint};
+use crate::run::Run;
 use serde::Serialize;
 
 /// Which events count.
@@ -23,7 +23,7 @@ pub struct MatrixFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::runner::{run_text, RunOptions};
+    use crate::run::{run_text, RunOptions};
 
     /// fallback-steal's 30 steals from Movable to Unmovable: every one listed with its event,
     /// each an `mm_page_alloc_extfrag` with change_ownership=0; an order filter above the

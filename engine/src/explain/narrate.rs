@@ -1,10 +1,10 @@
 //! Words for events: the kernel's tracepoint lines (kernel-model.md §9, scenario-format.md
 //! "trace") and a one-line narration for the UI.
 
-use crate::mm::events::*;
-use crate::mm::trace::EventLog;
-use crate::mm::types::{gfp, to_abs_pfn, Pfn, ZonePfn, PAGEBLOCK_ORDER};
-use crate::mm::types::{pcp_list_name, pindex_to_order};
+use crate::mm::EventLog;
+use crate::mm::*;
+use crate::mm::{gfp, to_abs_pfn, Pfn, ZonePfn, PAGEBLOCK_ORDER};
+use crate::mm::{pcp_list_name, pindex_to_order};
 
 /// Zone facts a line needs: the pfn offset and the migratetype numbering.
 #[derive(Clone, Copy, Debug)]
@@ -16,7 +16,7 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    pub fn of(z: &crate::mm::zone::Zone) -> Ctx {
+    pub fn of(z: &crate::mm::Zone) -> Ctx {
         Ctx {
             start_pfn: z.cfg.start_pfn,
             cma: z.cfg.cma,
@@ -30,7 +30,7 @@ impl Ctx {
     fn page(&self, p: ZonePfn) -> String {
         format!("{:016x}", 0xffff_ea00_0000_0000u64 + 64 * self.pfn(p))
     }
-    fn mt(&self, mt: crate::mm::types::MigrateType) -> u32 {
+    fn mt(&self, mt: crate::mm::MigrateType) -> u32 {
         mt.kernel_number(self.cma)
     }
 }
@@ -124,12 +124,12 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
         // mm_compaction_suitable_template: "node=%d zone=%-8s order=%d ret=%s".
         Tracepoint::MmCompactionSuitable { zone_type, order, ret } => format!(
             "mm_compaction_suitable: node=0 zone={:<8} order={order} ret={}",
-            crate::mm::zone::ZONE_NAMES[zone_type as usize],
+            crate::mm::ZONE_NAMES[zone_type as usize],
             ret.as_str()
         ),
         Tracepoint::MmCompactionFinished { zone_type, order, ret } => format!(
             "mm_compaction_finished: node=0 zone={:<8} order={order} ret={}",
-            crate::mm::zone::ZONE_NAMES[zone_type as usize],
+            crate::mm::ZONE_NAMES[zone_type as usize],
             ret.as_str()
         ),
         // mm_compaction_defer_template: "node=%d zone=%-8s order=%d order_failed=%d
@@ -137,7 +137,7 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
         Tracepoint::MmCompactionDefer { point, zone_type, order, state } => format!(
             "{}: node=0 zone={:<8} order={order} order_failed={} consider={} limit={}",
             point.tracepoint(),
-            crate::mm::zone::ZONE_NAMES[zone_type as usize],
+            crate::mm::ZONE_NAMES[zone_type as usize],
             state.order_failed,
             state.considered,
             1u64 << state.defer_shift
@@ -214,10 +214,10 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
             if prev == NIL { "head" } else { "tail" },
             pcp_list_name(pindex as usize)
         ),
-        Mutation::SetPageblock { pb, old, new } if old ^ new == crate::mm::zone::PB_SKIP => format!(
+        Mutation::SetPageblock { pb, old, new } if old ^ new == crate::mm::PB_SKIP => format!(
             "{f}: pageblock {pb} (pfn {}) {} its skip bit (PB_migrate_skip: nothing for compaction to isolate there)",
             x(pb << PAGEBLOCK_ORDER),
-            if new & crate::mm::zone::PB_SKIP != 0 { "gets" } else { "loses" }
+            if new & crate::mm::PB_SKIP != 0 { "gets" } else { "loses" }
         ),
         Mutation::SetPageblock { pb, old, new } => format!(
             "{f}: pageblock {pb} (pfn {}) changes type {} → {}",
@@ -237,7 +237,7 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
         Mutation::PutPage {
             pfn, order, owner, ..
         } => {
-            if owner == crate::mm::zone::NO_OWNER {
+            if owner == crate::mm::NO_OWNER {
                 format!(
                     "{f}: the last reference on the page at pfn {} is dropped: the page is freed",
                     x(pfn)
@@ -387,22 +387,22 @@ fn level_word(l: MsgLevel) -> &'static str {
 }
 
 fn pb_name(bits: u8) -> &'static str {
-    if bits & crate::mm::zone::PB_ISOLATE != 0 {
+    if bits & crate::mm::PB_ISOLATE != 0 {
         "Isolate"
     } else {
-        crate::mm::types::MigrateType::from_idx((bits & 7) as usize).kernel_name()
+        crate::mm::MigrateType::from_idx((bits & 7) as usize).kernel_name()
     }
 }
 
 /// The CLI's `trace` output: tracepoint lines, `# note:` lines, and `#` lines for failures,
 /// warnings and the op boundaries.
-pub fn trace_text(run: &crate::run::runner::Run) -> String {
+pub fn trace_text(run: &crate::run::Run) -> String {
     trace_text_upto(run, run.log.events.len() as u32)
 }
 
 /// [`trace_text`] of the first `end` events: at an op boundary (`end` = `ops[K-1].end`) it
 /// is what `buddyscope run … --format trace --ops K` prints; the app exports it at its cursor.
-pub fn trace_text_upto(run: &crate::run::runner::Run, end: u32) -> String {
+pub fn trace_text_upto(run: &crate::run::Run, end: u32) -> String {
     let mut ctx = Ctx::of(&run.initial);
     let mut out = String::new();
     let mut next_op = 0usize;
@@ -465,7 +465,7 @@ pub fn trace_text_upto(run: &crate::run::runner::Run, end: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::runner::{run_text, RunOptions};
+    use crate::run::{run_text, RunOptions};
 
     /// The trace of the first K ops of a full run is the trace of a run stopped after K ops
     /// (what `--format trace --ops K` prints).

@@ -9,10 +9,10 @@
 //! (a free_area list or a pcp list). Isolated blocks are left out: their type is a transient
 //! mark over pages of the type they had.
 
-use crate::mm::types::*;
-use crate::mm::zone::{Zone, NO_OWNER};
+use crate::mm::*;
+use crate::mm::{Zone, NO_OWNER};
 use crate::run::replay::TracedAllocs;
-use crate::run::runner::Run;
+use crate::run::Run;
 use serde::Serialize;
 
 /// One pageblock holding pages of another type than its own.
@@ -42,8 +42,8 @@ fn pcp_types(z: &Zone) -> Vec<Option<MigrateType>> {
     let mut v = vec![None; z.pages() as usize];
     for cpu in 0..z.pcp().len() {
         for pindex in 0..NR_PCP_LISTS {
-            let mt = crate::mm::types::pindex_to_mt(pindex);
-            let order = crate::mm::types::pindex_to_order(pindex);
+            let mt = crate::mm::pindex_to_mt(pindex);
+            let order = crate::mm::pindex_to_order(pindex);
             for head in z.pcp_list_pfns(cpu, pindex) {
                 for p in head..head + (1 << order) {
                     v[p as usize] = Some(mt);
@@ -311,7 +311,7 @@ pub fn polluters_text(rows: &[Polluter]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::runner::{run_text, RunOptions};
+    use crate::run::{run_text, RunOptions};
 
     /// fallback-steal's 30 order-0 Unmovable steals from Movable blocks: the blocks stay
     /// Movable (no claim) and now hold those 30 Unmovable pages, allocated or cached on the

@@ -1,10 +1,10 @@
 //! Short pseudocode of each modelled kernel function, written for this project (not kernel
-//! source): the lines that the [`Step`](crate::mm::steps::Step)s of events point into, so the UI
+//! source): the lines that the [`Step`](crate::mm::Step)s of events point into, so the UI
 //! can highlight "where we are" for any event.
 
-use crate::mm::steps::KernelFn;
+use crate::mm::KernelFn;
 // Until the crate's consumers import it from the layer.
-pub use crate::mm::steps::Step;
+pub use crate::mm::Step;
 
 /// The pseudocode of a function, one line per entry.
 pub fn lines(f: KernelFn) -> &'static [&'static str] {

@@ -63,10 +63,9 @@ pub fn summary(r: &Replay) -> String {
         );
     }
     if let Some(k) = snapshot_kernel(r) {
-        let profile = crate::mm::types::Kernel::from_uname(k)
-            .map_or("no profile".to_string(), |p| {
-                format!("profile {}", p.as_str())
-            });
+        let profile = crate::mm::Kernel::from_uname(k).map_or("no profile".to_string(), |p| {
+            format!("profile {}", p.as_str())
+        });
         let _ = writeln!(
             o,
             "snapshot kernel: {k} ({profile}; replayed with {})",

@@ -1,9 +1,9 @@
 //! The CLI's `json` and `summary` outputs.
 
-use crate::mm::metrics::{metrics, Metrics};
-use crate::mm::types::*;
-use crate::mm::zone::{Stats, Zone};
-use crate::run::runner::Run;
+use crate::mm::*;
+use crate::mm::{metrics, Metrics};
+use crate::mm::{Stats, Zone};
+use crate::run::Run;
 use serde::Serialize;
 
 /// A free list, pfns absolute, head first.
@@ -43,7 +43,7 @@ struct OpOut<'a> {
     outcome: String,
     cost: Stats,
     pageblocks_touched: u32,
-    lock_holds: crate::mm::locks::LockHolds,
+    lock_holds: crate::mm::LockHolds,
 }
 
 #[derive(Serialize)]
@@ -71,7 +71,7 @@ struct StateOut<'a> {
     allocations: &'a [(String, String)],
     totals: Stats,
     /// Pages handled per zone / pcp lock hold over the run ([`crate::mm::locks`]).
-    lock_holds: crate::mm::locks::LockHolds,
+    lock_holds: crate::mm::LockHolds,
     metrics: Metrics,
     ops: Vec<OpOut<'a>>,
     /// Op records a counters-only run did not keep (between the first and the last ones).
@@ -146,8 +146,8 @@ pub fn json(run: &Run) -> String {
                     .filter(|&i| p.lists[i].len > 0)
                     .map(|i| PcpListOut {
                         pindex: i,
-                        order: crate::mm::types::pindex_to_order(i),
-                        migratetype: crate::mm::types::pindex_to_mt(i).kernel_name(),
+                        order: crate::mm::pindex_to_order(i),
+                        migratetype: crate::mm::pindex_to_mt(i).kernel_name(),
                         pfns: z
                             .pcp_list_pfns(cpu, i)
                             .into_iter()

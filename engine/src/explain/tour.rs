@@ -9,7 +9,7 @@
 //! is only known once it has run: [`tour_positions`]. That check does not reject the run (an edit of the ops must not make
 //! the scenario unusable because its tour went stale): the app reports it where the tour plays.
 
-use crate::run::runner::Run;
+use crate::run::Run;
 use crate::scenario::ScenarioError;
 
 /// The event index (the timeline's cursor) of every stop of the run's scenario, or an error at
@@ -64,7 +64,7 @@ pub fn tour_positions(run: &Run) -> Result<Vec<u32>, ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::runner::{run_valid, RunOptions};
+    use crate::run::{run_valid, RunOptions};
     use crate::scenario::{parse, parse_valid};
 
     /// Three ops: alloc (order 2), free, drain; `tour` spliced in.

@@ -5,12 +5,12 @@
 //! (`buddyscope where`) and the app's panel both print [`PageWhere`].
 
 use crate::explain::narrate::{trace_line, Ctx};
-use crate::mm::events::{EventKind, Mutation};
-use crate::mm::types::pindex_to_order;
-use crate::mm::types::*;
-use crate::mm::zone::{Zone, NO_OWNER};
+use crate::mm::pindex_to_order;
+use crate::mm::*;
+use crate::mm::{EventKind, Mutation};
+use crate::mm::{Zone, NO_OWNER};
 use crate::run::replay::TracedAllocs;
-use crate::run::runner::Run;
+use crate::run::Run;
 use serde::Serialize;
 
 /// Who holds an allocated page.
@@ -64,7 +64,7 @@ pub struct PageWhere {
     pub pfn: Pfn,
     /// The zone's name and its index in the node.
     pub zone: String,
-    pub zone_index: usize,
+    pub(crate) zone_index: usize,
     pub place: Place,
     /// The event that put the page there (index into `run.log.events`; the timeline position
     /// that shows it is `event + 1`); `None` when it was there from the start.
@@ -230,7 +230,7 @@ pub fn where_is(
                     order,
                     cpu: cpu as u8,
                     pindex: pindex as u8,
-                    list: crate::mm::types::pcp_list_name(pindex).to_string(),
+                    list: crate::mm::pcp_list_name(pindex).to_string(),
                 },
                 |m| matches!(m, Mutation::PcpAdd { .. }),
             )
@@ -302,7 +302,7 @@ fn allocated_holder(
         let (t, a) = a;
         let line = trace_line(
             ctx,
-            &crate::mm::events::Tracepoint::MmPageAlloc {
+            &crate::mm::Tracepoint::MmPageAlloc {
                 pfn: Some(idx & !((1u32 << a.order) - 1)),
                 order: a.order,
                 mt: a.mt,
@@ -374,8 +374,8 @@ fn op_of(run: &Run, e: u32) -> Option<u32> {
 mod tests {
     use super::*;
     use crate::run::replay::{replay_text, ReplayOptions};
-    use crate::run::runner::{run_text, RunOptions};
-    use crate::run::timeline::Timeline;
+    use crate::run::Timeline;
+    use crate::run::{run_text, RunOptions};
 
     /// Alloc a movable order-0 page on CPU 1, free it (it goes to CPU 1's pcp list), then a
     /// named order-3 allocation.

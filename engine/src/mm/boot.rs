@@ -247,11 +247,8 @@ pub(crate) fn node_zones(zones: &[ZoneParams]) -> Vec<Zone> {
 
 /// `memblock_free_all` → `__free_pages_memory` over the whole zone: naturally aligned chunks,
 /// each `__free_pages_ok(FPI_TO_TAIL)` (§3.7). Not recorded: `init` emits no events.
-pub fn boot_free(engine: &mut Engine) {
-    boot_free_with_cma(engine, None);
-}
-
-/// [`boot_free`] around a CMA area `(start_pfn, nr_pages)`: memblock keeps the area reserved,
+///
+/// Around a CMA area `(start_pfn, nr_pages)`, memblock keeps the area reserved,
 /// so `memblock_free_all` frees the ranges below and above it (`for_each_free_mem_range`,
 /// ascending); later `cma_init_reserved_areas` (a core_initcall) runs
 /// `init_cma_reserved_pageblock` on each pageblock of the area in pfn order:

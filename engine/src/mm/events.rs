@@ -105,7 +105,7 @@ impl DeferPoint {
 pub struct CompactDefer {
     /// At most `1 << COMPACT_MAX_DEFER_SHIFT` = 64 (`compaction_deferred` caps it).
     pub considered: u8,
-    pub defer_shift: u8,
+    pub(crate) defer_shift: u8,
     pub order_failed: u8,
 }
 
@@ -336,7 +336,7 @@ event_kinds! {
 
     /// Kernel tracepoints (`include/trace/events/kmem.h`, §9; `compaction.h` for the
     /// `MmCompaction*` ones). Pfns are [`ZonePfn`]s; the
-    /// printed line ([`crate::explain::narrate::trace_line`]) makes them absolute.
+    /// printed line ([`crate::explain::trace_line`]) makes them absolute.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
     pub enum Tracepoint {
         /// `mm_page_alloc`; `pfn` is `None` for a failed allocation.

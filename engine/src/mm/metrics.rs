@@ -12,10 +12,6 @@ pub struct ContigPageInfo {
     pub free_blocks_suitable: u64,
 }
 
-pub fn contig_page_info(z: &Zone, order: u8) -> ContigPageInfo {
-    contig_page_info_of(&z.nr_free, order)
-}
-
 /// `fill_contig_page_info` from `nr_free[]` alone.
 pub fn contig_page_info_of(nr_free: &[u64; NR_PAGE_ORDERS], order: u8) -> ContigPageInfo {
     let mut i = ContigPageInfo::default();
@@ -109,7 +105,7 @@ pub fn mixed_pageblocks(z: &Zone, owner_mt: impl Fn(u32) -> Option<MigrateType>)
 pub struct Metrics {
     pub free_pages: [u64; NR_PAGE_ORDERS],
     pub fragmentation_index: [i64; NR_PAGE_ORDERS],
-    pub unusable_free_index: [i64; NR_PAGE_ORDERS],
+    pub(crate) unusable_free_index: [i64; NR_PAGE_ORDERS],
     pub mixed_pageblocks: u32,
     pub pcp_pages: i64,
 }

@@ -1,6 +1,6 @@
 //! Where an event is in the kernel: the modelled kernel functions ([`KernelFn`]) and the
 //! [`Step`] ids that events carry, each one line of one function's pseudocode (the lines
-//! themselves are [`crate::explain::pseudocode::lines`]).
+//! themselves are [`crate::explain::lines`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -195,7 +195,7 @@ macro_rules! steps {
             pub fn func(self) -> KernelFn {
                 match self { $(Step::$name => KernelFn::$func),* }
             }
-            /// Index into [`lines`](crate::explain::pseudocode::lines)`(self.func())`.
+            /// Index into [`lines`](crate::explain::lines)`(self.func())`.
             pub fn line(self) -> usize {
                 match self { $(Step::$name => $line),* }
             }

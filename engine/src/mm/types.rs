@@ -11,7 +11,7 @@
 //! an absolute pfn and a `u32` pfn only ever zone-relative (the widths differ, so passing one
 //! for the other does not compile without a cast), and the conversion lives in one place,
 //! [`crate::mm::zone::Zone::abs_pfn`] / [`crate::mm::zone::Zone::zone_pfn`] (and
-//! [`crate::explain::narrate::Ctx`] for printing, which calls the same [`to_abs_pfn`]).
+//! [`crate::explain::Ctx`] for printing, which calls the same [`to_abs_pfn`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -54,8 +54,6 @@ pub const PCP_BATCH_SCALE_MAX: u32 = 5;
 pub const NR_LOWORDER_PCP_LISTS: usize = 12;
 /// With THP: 12 low-order lists + 2 order-9 lists.
 pub const NR_PCP_LISTS: usize = 14;
-/// One memory section on x86_64 (`SECTION_SIZE_BITS` 27).
-pub const PAGES_PER_SECTION: u64 = 1 << 15;
 pub const PAGE_SIZE: u64 = 4096;
 /// Smallest and largest zone the scenario format accepts.
 pub const MIN_ZONE_PAGES: u64 = 1024;
@@ -100,7 +98,7 @@ impl MigrateType {
         self as usize
     }
 
-    pub fn from_idx(i: usize) -> MigrateType {
+    pub(crate) fn from_idx(i: usize) -> MigrateType {
         Self::ALL[i]
     }
 
@@ -454,7 +452,6 @@ pub mod gfp {
 pub mod alloc_flags {
     pub const ALLOC_WMARK_MIN: u32 = 0x00;
     pub const ALLOC_WMARK_LOW: u32 = 0x01;
-    pub const ALLOC_WMARK_HIGH: u32 = 0x02;
     pub const ALLOC_NO_WATERMARKS: u32 = 0x04;
     pub const ALLOC_WMARK_MASK: u32 = ALLOC_NO_WATERMARKS - 1;
     pub const ALLOC_OOM: u32 = 0x08;

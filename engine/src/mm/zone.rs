@@ -44,7 +44,7 @@ pub const PB_SKIP: u8 = 1 << 4;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct List {
     pub head: ZonePfn,
-    pub tail: ZonePfn,
+    pub(crate) tail: ZonePfn,
     pub len: u32,
 }
 

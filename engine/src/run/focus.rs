@@ -2,9 +2,9 @@
 //!
 //! At one pixel per page the pages an op works on are a few pixels in a corner of a 1 GiB map; a
 //! presenter view zooms to the pageblocks they lie in. The range is the span of every event's
-//! [`EventKind::touched_pages`](crate::mm::events::EventKind::touched_pages) within the op.
+//! [`EventKind::touched_pages`](crate::mm::EventKind::touched_pages) within the op.
 
-use crate::mm::types::PAGEBLOCK_NR_PAGES;
+use crate::mm::PAGEBLOCK_NR_PAGES;
 use crate::run::runner::Run;
 
 /// The zone-relative pages `[first, end)` the events of op `op` touch (their span), clamped to

@@ -4,10 +4,10 @@
 //! One pass over the event log ([`EventKind::touched_pages`] is a range check per event), so a
 //! page's history costs O(events) whatever the zone size; nothing is indexed ahead of time.
 
-use crate::mm::events::Mutation;
-use crate::mm::types::MigrateType;
-use crate::mm::types::{pcp_list_name, pindex_to_order};
-use crate::mm::zone::NO_OWNER;
+use crate::mm::MigrateType;
+use crate::mm::Mutation;
+use crate::mm::NO_OWNER;
+use crate::mm::{pcp_list_name, pindex_to_order};
 use crate::run::runner::Run;
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -11,13 +11,13 @@
 //!
 //! What a recorded run holds (see [`crate::run::runner::Run::memory_bytes`]):
 //! * the trace: [`EVENT_BYTES`] bytes an event, 2 a call (`Enter`/`Exit`) or lock, and a bit an
-//!   event of position map ([`crate::mm::trace::Trace`]); at most [`DEFAULT_MAX_EVENTS`] events
+//!   event of position map ([`crate::mm::Trace`]); at most [`DEFAULT_MAX_EVENTS`] events
 //!   plus the events of the op that crossed the cap (the cap is checked between ops);
 //! * one op record per executed op (at most [`DEFAULT_MAX_RECORDED_OPS`] of them);
 //! * the checkpoints: at most `RunOptions::checkpoint_budget` bytes of zone copies (the ring
 //!   thins itself out when full), plus the initial and the final zone.
 //!
-//! A zone copy is 17 bytes a page ([`Zone::heap_bytes`](crate::mm::zone::Zone::heap_bytes)): 68 MiB for the largest one zone
+//! A zone copy is 17 bytes a page ([`Zone::heap_bytes`](crate::mm::Zone::heap_bytes)): 68 MiB for the largest one zone
 //! (`zone.pages` ≤ [`MAX_ZONE_PAGES`], 16 GiB), 272 MiB for the largest node (`zones`, or
 //! `init.zone` `"all"`: every zone together ≤ [`MAX_NODE_PAGES`], 64 GiB, one zone as large as
 //! the node). A copy larger than the checkpoint budget leaves the ring with the initial state
@@ -28,7 +28,7 @@
 
 use std::fmt;
 
-use crate::mm::types::{MAX_NODE_PAGES, MAX_ZONE_PAGES, NR_PAGE_ORDERS};
+use crate::mm::{MAX_NODE_PAGES, MAX_ZONE_PAGES, NR_PAGE_ORDERS};
 use crate::scenario::{Op, ScenarioError, ValidScenario};
 
 /// Operations a scenario may expand to by default. Every built-in and the full-size seed
@@ -47,7 +47,7 @@ pub const DEFAULT_MAX_RECORDED_OPS: u64 = 1_000_000;
 pub const DEFAULT_MAX_EVENTS: u64 = 16 << 20;
 
 /// Bytes one recorded event takes in the trace (`size_of::<Event>()`; a call or lock takes 2).
-pub const EVENT_BYTES: usize = std::mem::size_of::<crate::mm::events::Event>();
+pub const EVENT_BYTES: usize = std::mem::size_of::<crate::mm::Event>();
 
 /// The path of a [`ScenarioError`] that reports a run stopped by its progress callback.
 pub const CANCELLED_PATH: &str = "run.cancelled";

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::mm::types::{MigrateType, Pfn};
+use crate::mm::{MigrateType, Pfn};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
@@ -198,7 +198,7 @@ impl fmt::Display for Outcome {
             Outcome::CmaFailed { ret, retries } => write!(
                 f,
                 "failed: {} after {retries} busy ranges",
-                if *ret == crate::mm::cma::ENOMEM {
+                if *ret == crate::mm::ENOMEM {
                     "-ENOMEM"
                 } else {
                     "-EBUSY"

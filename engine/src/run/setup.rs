@@ -1,10 +1,9 @@
 //! The second stage of a run: [`build`], a validated scenario's start zone, booted
 //! ([`crate::mm::boot`]) or laid out from a real machine's `/proc` text or a drgn snapshot.
 
-use crate::mm::boot::{boot_engine, boot_node, new_zone, node_zones, ZoneParams};
-use crate::mm::page_alloc::Engine;
-use crate::mm::types::*;
-use crate::mm::zone::*;
+use crate::mm::Engine;
+use crate::mm::*;
+use crate::mm::{boot_engine, boot_node, new_zone, node_zones, ZoneParams};
 use crate::scenario::procfs;
 use crate::scenario::{
     validate_with_zone_pages, Init, Scenario, ScenarioError, ValidScenario, ZoneSpec,
@@ -157,10 +156,7 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
 /// The node of a version-2 snapshot: its zones (at their starts rounded down to 1024, to their
 /// ends), the zone parameters a booted node of those sizes has, then each zone laid out and
 /// given the snapshot's own watermarks, reserves and pcp state ([`crate::scenario::node_snapshot`]).
-fn snapshot_node_engine(
-    s: &Scenario,
-    snap: &crate::scenario::node_snapshot::NodeSnapshot,
-) -> Engine {
+fn snapshot_node_engine(s: &Scenario, snap: &crate::scenario::NodeSnapshot) -> Engine {
     let spec = ZoneSpec {
         cpus: snap.cpus,
         cma: snap.cma,
@@ -179,7 +175,7 @@ fn snapshot_node_engine(
     let mut zones = Vec::new();
     for (zone, z) in node_zones(&params).into_iter().zip(&snap.zones) {
         let mut e = Engine::new(zone);
-        crate::scenario::node_snapshot::apply_zone(&mut e, z);
+        crate::scenario::apply_node_snapshot_zone(&mut e, z);
         zones.push(e.zone);
     }
     let mut e = if zones.len() == 1 {
@@ -296,7 +292,7 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
             p.start_pfn = snap.start_pfn;
             p.name = snap.zone.clone();
             let mut e = Engine::new(new_zone(&p));
-            crate::scenario::zone_snapshot::apply(&mut e, snap);
+            crate::scenario::apply_zone_snapshot(&mut e, snap);
             e
         }
     };

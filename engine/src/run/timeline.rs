@@ -5,9 +5,9 @@
 //! mutation is invertible, so one step back costs one event); long jumps restore the nearest
 //! checkpoint at or before the target and replay forwards — never from the start.
 
-use crate::mm::events::{Annotation, Event};
-use crate::mm::steps::KernelFn;
-use crate::mm::zone::Zone;
+use crate::mm::KernelFn;
+use crate::mm::Zone;
+use crate::mm::{Annotation, Event};
 use crate::run::runner::{OpRecord, Run};
 
 /// Beyond this many events a jump goes through a checkpoint instead of stepping.

@@ -2,7 +2,7 @@
 //! against them (used while reading, by the static checks and by the snapshot readers).
 
 use super::error::{Res, ScenarioError};
-use crate::mm::types::{MigrateType, MAX_CPUS, MAX_PAGE_ORDER, MAX_ZONE_PAGES, MIN_ZONE_PAGES};
+use crate::mm::{MigrateType, MAX_CPUS, MAX_PAGE_ORDER, MAX_ZONE_PAGES, MIN_ZONE_PAGES};
 
 /// The only `version` this build reads.
 pub const SCENARIO_VERSION: u32 = 1;
@@ -95,7 +95,7 @@ pub(super) fn check_zone_pages(path: &str, pages: u64) -> Res<()> {
 }
 
 /// [`check_zone_pages`] with the largest size `max`: [`MAX_ZONE_PAGES`] for the one zone of a
-/// scenario, [`crate::mm::types::MAX_NODE_PAGES`] for a zone of a node (a zone of `init.zone` `"all"`, as of
+/// scenario, [`crate::mm::MAX_NODE_PAGES`] for a zone of a node (a zone of `init.zone` `"all"`, as of
 /// `zones`).
 pub(super) fn check_zone_pages_up_to(path: &str, pages: u64, max: u64) -> Res<()> {
     if !(MIN_ZONE_PAGES..=max).contains(&pages) {

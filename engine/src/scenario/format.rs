@@ -13,7 +13,7 @@ use super::bounds::{check_zone_pages_up_to, DEFAULT_ZONE_PAGES, SCENARIO_VERSION
 use super::error::ScenarioError;
 use super::node_snapshot::NodeSnapshot;
 use super::zone_snapshot::Snapshot;
-use crate::mm::types::{
+use crate::mm::{
     FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_ZONE_PAGES, NR_PAGE_ORDERS,
     PAGEBLOCK_NR_PAGES,
 };
@@ -784,7 +784,7 @@ impl Scenario {
     }
 
     /// [`Scenario::resolve_proc_zone_pages`] for a zone of at most `max_pages` pages:
-    /// [`MAX_ZONE_PAGES`] for the one zone of a scenario, [`crate::mm::types::MAX_NODE_PAGES`] for
+    /// [`MAX_ZONE_PAGES`] for the one zone of a scenario, [`crate::mm::MAX_NODE_PAGES`] for
     /// a zone of `init.zone` `"all"` (a zone of a node, as in `zones`).
     pub fn resolve_proc_zone_pages_up_to(
         &self,

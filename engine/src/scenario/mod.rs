@@ -1,27 +1,52 @@
-//! The scenario layer: the format, its reader and checks, and the inputs a scenario names.
+//! The scenario layer: the format of a scenario document ([`Scenario`]), its reader and static
+//! checks ([`parse_valid`] → [`ValidScenario`]), a scenario's A/B [`ComparePair`], and the
+//! inputs a scenario names: a real machine's `/proc` text ([`procfs`]), drgn snapshots of a
+//! zone or a node, the built-in scenarios ([`builtin`]) and workloads.
+//!
+//! It imports from [`crate::mm`] only.
 
 mod bounds;
 pub mod builtin;
 mod error;
 mod format;
-pub(crate) mod json;
-pub mod node_snapshot;
-pub mod pair;
+mod json;
+mod node_snapshot;
+mod pair;
 pub mod procfs;
-pub(crate) mod read;
+mod read;
 mod scopes;
 #[cfg(test)]
 mod tests;
 mod valid;
 mod validate;
-pub mod workload;
-pub mod zone_snapshot;
+mod workload;
+mod zone_snapshot;
 mod zones;
 
-pub use bounds::*;
+pub(crate) use bounds::{DEFAULT_ZONE_PAGES, IMPORT_ALL_ZONES, MAX_PFN};
 pub(crate) use error::join;
 pub use error::ScenarioError;
-pub use format::*;
+pub use format::{
+    BindKind, CmaPageblocks, CompareSide, DrainTarget, Init, Measured, MeasuredRow, MtWeights, Op,
+    PcpOverride, Scenario, ScenarioCompare, TourStop, ZoneSpec,
+};
+pub(crate) use json::parse_json;
+pub(crate) use node_snapshot::apply_zone as apply_node_snapshot_zone;
+pub use node_snapshot::{
+    differences as node_snapshot_differences, NodeSnapshot, PcpState, SnapPageblock, SnapZone,
+    Watermarks,
+};
+pub use pair::{ratio, ComparePair, Side};
 pub use read::suggest;
-pub use scopes::Scopes;
-pub use valid::*;
+pub(crate) use read::{
+    quoted_choices, read_string, read_u32, read_u64, scenario_from_value, type_err, FieldTable,
+    Fields,
+};
+pub(crate) use scopes::Scopes;
+pub use valid::{parse, parse_valid, validate, ValidScenario};
+pub(crate) use valid::{validate_in_imported_node, validate_with_zone_pages};
+#[cfg(feature = "bench")]
+pub(crate) use workload::SplitMix64;
+pub use workload::{Workload, WorkloadStep};
+pub(crate) use zone_snapshot::apply as apply_zone_snapshot;
+pub use zone_snapshot::{SnapFreeList, SnapPcpList, Snapshot};

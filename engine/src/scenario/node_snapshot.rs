@@ -11,9 +11,9 @@
 //! skips them.
 
 use super::error::ScenarioError;
-use crate::mm::page_alloc::Engine;
-use crate::mm::types::*;
-use crate::mm::zone::{Zone, MAX_NR_ZONES, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO};
+use crate::mm::Engine;
+use crate::mm::*;
+use crate::mm::{Zone, MAX_NR_ZONES, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO};
 use crate::scenario::zone_snapshot::{SnapFreeList, SnapPcpList};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -87,9 +87,9 @@ fn pageblock_name(s: &str) -> Option<SnapPageblock> {
 pub struct SnapZone {
     pub zone: String,
     pub start_pfn: u64,
-    pub spanned_pages: u64,
-    pub present_pages: u64,
-    pub managed_pages: u64,
+    pub(crate) spanned_pages: u64,
+    pub(crate) present_pages: u64,
+    pub(crate) managed_pages: u64,
     pub pageblocks: Vec<SnapPageblock>,
     pub free_area: Vec<SnapFreeList>,
     pub nr_free: Vec<u64>,
@@ -98,9 +98,9 @@ pub struct SnapZone {
     pub watermark: Watermarks,
     pub watermark_boost: u64,
     pub lowmem_reserve: Vec<u64>,
-    pub nr_reserved_highatomic: u64,
+    pub(crate) nr_reserved_highatomic: u64,
     #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
-    pub vm_stat: BTreeMap<String, i64>,
+    pub(crate) vm_stat: BTreeMap<String, i64>,
 }
 
 impl SnapZone {
@@ -294,7 +294,7 @@ pub fn from_value(v: &Value, path: &str) -> Res<NodeSnapshot> {
     for (i, z) in zs.iter().enumerate() {
         let zp = format!("{path}.zones[{i}]");
         let z = zone_from_value(z, &zp, cpus)?;
-        let ty = crate::mm::zone::ZONE_NAMES[..=crate::mm::zone::ZONE_NORMAL]
+        let ty = crate::mm::ZONE_NAMES[..=crate::mm::ZONE_NORMAL]
             .iter()
             .position(|n| *n == z.zone)
             .ok_or_else(|| {
@@ -305,7 +305,7 @@ pub fn from_value(v: &Value, path: &str) -> Res<NodeSnapshot> {
                 )
             })?;
         if let Some(prev) = zones.last() {
-            let pty = crate::mm::zone::zone_type_of(&prev.zone);
+            let pty = crate::mm::zone_type_of(&prev.zone);
             if ty <= pty || z.model_start() < prev.end() {
                 return Err(err(
                     &format!("{zp}.start_pfn"),
@@ -864,7 +864,7 @@ pub fn differences(node: &Zone, snap: &NodeSnapshot, max: usize) -> Vec<String> 
                         &format!(
                             "zone {} CPU {cpu} pcp list {pi} ({})",
                             z.zone,
-                            crate::mm::types::pcp_list_name(pi)
+                            crate::mm::pcp_list_name(pi)
                         ),
                         &want,
                         &got,

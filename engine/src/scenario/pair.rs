@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::format::{CompareSide, Op, Scenario, ScenarioCompare};
-use crate::mm::types::Kernel;
+use crate::mm::Kernel;
 
 impl CompareSide {
     /// A side that only sets the kernel profile, labelled by it.
@@ -237,7 +237,7 @@ pub fn ratio(a: f64, b: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mm::types::FreeMethod;
+    use crate::mm::FreeMethod;
     use crate::scenario::error::ScenarioError;
     use crate::scenario::valid::parse;
 

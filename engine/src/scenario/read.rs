@@ -11,9 +11,7 @@ use super::format::{
     default_init_zone, CompareSide, DrainTarget, Init, Measured, MeasuredRow, MtWeights, Op,
     PcpOverride, Scenario, ScenarioCompare, TourStop, ZoneSpec,
 };
-use crate::mm::types::{
-    FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_CPUS, NR_PAGE_ORDERS,
-};
+use crate::mm::{FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_CPUS, NR_PAGE_ORDERS};
 
 const OP_NAMES: &[&str] = &[
     "alloc",

@@ -1,8 +1,10 @@
 //! The scenario module's unit tests: the contract's examples, every error with its path, round trips.
 
+use super::bounds::{MAX_CAPTION_CHARS, MAX_TOUR_STOPS};
+use super::format::FREEABLE;
 use super::read::{quoted_choices, suggest};
 use super::*;
-use crate::mm::types::{FreeMethod, Kernel, MigrateType, VmallocStrategy, NR_PAGE_ORDERS};
+use crate::mm::{FreeMethod, Kernel, MigrateType, VmallocStrategy, NR_PAGE_ORDERS};
 
 /// The contract's example document, verbatim.
 const EXAMPLE: &str = r#"{

@@ -22,8 +22,8 @@ use super::validate::{check_scenario, check_scenario_in};
 
 /// A scenario that passed every static check ([`validate`]): the first stage of a run, and the
 /// only input of the next one. A run goes one way through: [`parse_valid`] (or
-/// [`ValidScenario::new`]) → [`crate::run::setup::build`] (the start zone, with the `/proc` import)
-/// → [`crate::run::runner::execute`] (the ops) → [`crate::run::timeline::Timeline`].
+/// [`ValidScenario::new`]) → [`crate::run::build`] (the start zone, with the `/proc` import)
+/// → [`crate::run::execute`] (the ops) → [`crate::run::Timeline`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValidScenario(Scenario);
 
@@ -48,7 +48,7 @@ impl std::ops::Deref for ValidScenario {
 
 /// Parses and statically validates a scenario. With `init` from `/proc` and no `zone.pages`,
 /// the zone size is only known once the `/proc` text is read: the pfn-range checks then wait for
-/// [`validate_with_zone_pages`], which [`crate::run::setup::build`] calls.
+/// [`validate_with_zone_pages`], which [`crate::run::build`] calls.
 pub fn parse_valid(text: &str) -> Result<ValidScenario, ScenarioError> {
     let value = parse_json(text)?;
     ValidScenario::new(scenario_from_value(&value)?)
@@ -83,7 +83,7 @@ pub fn validate_with_zone_pages(s: &Scenario, pages: u64) -> Result<(), Scenario
 /// [`validate`] for `init.zone` `"all"` once the import has built the node: `zones` are its
 /// zones' `[start_pfn, end_pfn)` and names in pfn order, and the ops' pfn ranges are checked
 /// against them with the errors (and JSON paths) of a `zones` scenario. [`validate`] leaves
-/// those ranges to this call, which [`crate::run::setup::build`] makes.
+/// those ranges to this call, which [`crate::run::build`] makes.
 pub fn validate_in_imported_node(
     s: &Scenario,
     zones: Vec<(u64, u64, String)>,

@@ -16,7 +16,7 @@ use super::format::{
 };
 use super::scopes::Scopes;
 use super::zone_snapshot::Snapshot;
-use crate::mm::types::{MIN_ZONE_PAGES, NR_PAGE_ORDERS};
+use crate::mm::{MIN_ZONE_PAGES, NR_PAGE_ORDERS};
 
 /// The static checks: at most [`MAX_TOUR_STOPS`], non-blank captions of at most
 /// [`MAX_CAPTION_CHARS`], positions strictly ascending (a tour moves forward).

@@ -2,7 +2,7 @@
 //! stable per seed within a build). The runner executes each step as its own op record.
 
 use super::format::MtWeights;
-use crate::mm::types::{MigrateType, NR_PAGE_ORDERS};
+use crate::mm::{MigrateType, NR_PAGE_ORDERS};
 
 /// The types a workload allocates, in the order its `mt_weights` are drawn.
 const WORKLOAD_MTS: [MigrateType; 3] = [

@@ -15,12 +15,12 @@
 //! by its pageblock's type, as the `/proc` import does).
 
 use super::error::ScenarioError;
-use crate::mm::events::{End, Mutation};
-use crate::mm::page_alloc::Engine;
-use crate::mm::steps::Step;
-use crate::mm::types::pindex_to_order;
-use crate::mm::types::*;
-use crate::mm::zone::PF_LRU;
+use crate::mm::pindex_to_order;
+use crate::mm::Engine;
+use crate::mm::Step;
+use crate::mm::PF_LRU;
+use crate::mm::*;
+use crate::mm::{End, Mutation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -305,7 +305,7 @@ pub fn apply(engine: &mut Engine, snap: &Snapshot) {
     for (pb, &mt) in snap.pageblocks.iter().enumerate() {
         let old = engine.zone.pageblock[pb];
         let new = if mt == MigrateType::Isolate {
-            old | crate::mm::zone::PB_ISOLATE
+            old | crate::mm::PB_ISOLATE
         } else {
             mt as u8
         };
@@ -343,13 +343,13 @@ pub fn apply(engine: &mut Engine, snap: &Snapshot) {
     let z = &mut engine.zone;
     let mut p = 0usize;
     while p < z.kind.len() {
-        if z.kind[p] != crate::mm::zone::PageKind::Other {
+        if z.kind[p] != crate::mm::PageKind::Other {
             p += 1 << z.order[p];
             continue;
         }
         let t = snap.pageblocks[p >> PAGEBLOCK_ORDER];
         z.refcount[p] = 1;
-        z.owner[p] = crate::mm::zone::filler_owner(t);
+        z.owner[p] = crate::mm::filler_owner(t);
         if t == MigrateType::Movable {
             z.pflags[p] |= PF_LRU;
         }

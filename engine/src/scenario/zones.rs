@@ -6,8 +6,8 @@ use super::bounds::{check_cpus, check_min_free_kbytes, check_pcp};
 use super::bounds::{DEFAULT_ZONE_PAGES, IMPORT_ALL_ZONES, MAX_PFN, ZONE_START_ALIGN};
 use super::error::{join, Res, ScenarioError};
 use super::format::{Scenario, ZoneSpec};
-use crate::mm::types::{MAX_NODE_PAGES, MIN_ZONE_PAGES};
-use crate::mm::zone::{ZONE_DMA, ZONE_DMA32, ZONE_NAMES, ZONE_NORMAL};
+use crate::mm::{MAX_NODE_PAGES, MIN_ZONE_PAGES};
+use crate::mm::{ZONE_DMA, ZONE_DMA32, ZONE_NAMES, ZONE_NORMAL};
 
 /// The zone types `zones` may name, and the pfn each must end at or below (`MAX_DMA_PFN`
 /// 16 MiB, `MAX_DMA32_PFN` 4 GiB on x86_64; `zone_sizes_init`).
@@ -235,7 +235,7 @@ pub(super) fn check_cma_pageblocks(
         return Ok(());
     };
     let p = |k: &str| join(&join(prefix, "cma_pageblocks"), k);
-    let pb = crate::mm::types::PAGEBLOCK_NR_PAGES as u64;
+    let pb = crate::mm::PAGEBLOCK_NR_PAGES as u64;
     if !z.cma {
         return Err(ScenarioError::new(
             join(prefix, "cma_pageblocks"),

@@ -23,5 +23,6 @@ mod tests;
 pub use crate::scenario::ScenarioError;
 pub use key::answer_key;
 pub use read::parse_exercise_set;
-pub use resolve::{asks_at, exercise_scenario, resolve, resolve_exercise, resolve_questions};
+pub use resolve::{asks_at, resolve};
+
 pub use set::*;

@@ -12,11 +12,11 @@ use super::set::{
     AnswerKind, Exercise, ExerciseSet, Question, ScenarioSource, EXERCISE_SET_VERSION,
     MAX_EXERCISES, MAX_QUESTIONS, MAX_TEXT_CHARS,
 };
-use crate::scenario::read::{
+use crate::scenario::{join, ScenarioError, ValidScenario};
+use crate::scenario::{
     quoted_choices, read_string, read_u32, read_u64, scenario_from_value, suggest, type_err,
     FieldTable, Fields,
 };
-use crate::scenario::{join, ScenarioError, ValidScenario};
 
 type Res<T> = Result<T, ScenarioError>;
 
@@ -412,6 +412,6 @@ pub(super) fn set_from_value(v: &Value) -> Res<ExerciseSet> {
 /// Parses and statically checks an exercise set (shape, types, ask names, built-in ids, inline
 /// scenarios). Positions and whether each ask applies are checked by [`resolve`].
 pub fn parse_exercise_set(text: &str) -> Result<ExerciseSet, ScenarioError> {
-    let value = crate::scenario::json::parse_json(text)?;
+    let value = crate::scenario::parse_json(text)?;
     set_from_value(&value)
 }

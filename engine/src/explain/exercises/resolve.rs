@@ -10,10 +10,10 @@ use super::set::{
 };
 use crate::explain::narrate::{narrate, Ctx};
 use crate::explain::pseudocode::{self, Step};
-use crate::mm::events::{Annotation, Event, EventKind, Mutation, Tracepoint};
-use crate::mm::steps::KernelFn;
-use crate::mm::types::{to_abs_pfn, NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES};
-use crate::run::runner::{execute, Run, RunOptions};
+use crate::mm::KernelFn;
+use crate::mm::{to_abs_pfn, NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES};
+use crate::mm::{Annotation, Event, EventKind, Mutation, Tracepoint};
+use crate::run::{execute, Run, RunOptions};
 use crate::scenario::{self, Op, Scenario, ScenarioError, ValidScenario};
 
 type Res<T> = Result<T, ScenarioError>;
@@ -42,7 +42,7 @@ pub fn exercise_scenario(ex: &Exercise) -> Scenario {
 /// Runs exercise `index` of a set (`parse_valid` → `setup::build` → `runner::execute`).
 fn run_exercise(ex: &Exercise, index: usize) -> Res<Run> {
     let valid = ValidScenario::new(exercise_scenario(ex)).map_err(|e| at_scenario(e, index))?;
-    let start = crate::run::setup::build(valid).map_err(|e| at_scenario(e, index))?;
+    let start = crate::run::build(valid).map_err(|e| at_scenario(e, index))?;
     Ok(execute(start, &run_options()))
 }
 
@@ -79,12 +79,6 @@ pub fn resolve(set: &ExerciseSet) -> Result<Vec<ResolvedExercise>, ScenarioError
         out.push(resolved_exercise(ex, i, run)?);
     }
     Ok(out)
-}
-
-/// [`resolve`] for one exercise (index `index` of its set, for the error paths).
-pub fn resolve_exercise(ex: &Exercise, index: usize) -> Result<ResolvedExercise, ScenarioError> {
-    let run = run_exercise(ex, index)?;
-    resolved_exercise(ex, index, &run)
 }
 
 fn resolved_exercise(ex: &Exercise, index: usize, run: &Run) -> Res<ResolvedExercise> {
@@ -526,7 +520,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         // one go); a merge across pageblocks (§3.4) re-types the buddy's.
         Ask::RetypedPageblock => {
             // Compaction's skip bit (PB_migrate_skip) is not a type change.
-            let retype = |old: u8, new: u8| old ^ new != crate::mm::zone::PB_SKIP;
+            let retype = |old: u8, new: u8| old ^ new != crate::mm::PB_SKIP;
             let (i, pb) = events(run, w).find_map(|(i, ev)| match ev.kind() {
                 EventKind::Mutation(Mutation::SetPageblock { pb, old, new })
                     if retype(old, new) =>

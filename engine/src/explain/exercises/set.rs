@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::mm::types::{MigrateType, Pfn};
+use crate::mm::{MigrateType, Pfn};
 
 /// The only `version` of the exercise-set format this build reads (the field is optional).
 pub const EXERCISE_SET_VERSION: u32 = 1;

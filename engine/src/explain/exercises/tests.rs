@@ -2,7 +2,7 @@
 //! and `check` for every answer kind.
 
 use super::*;
-use crate::mm::types::MigrateType;
+use crate::mm::MigrateType;
 
 /// A set with one exercise on an inline scenario (`ops` spliced in) and `questions`.
 fn set_text(zone: &str, ops: &str, questions: &str) -> String {
@@ -116,7 +116,7 @@ fn merged_order_follows_free_buddies() {
         .contains("merges with its buddy at pfn 0x0"));
     assert_eq!(
         q[1].explanation[0].code,
-        crate::explain::pseudocode::lines(crate::mm::steps::KernelFn::__free_one_page)[7]
+        crate::explain::pseudocode::lines(crate::mm::KernelFn::__free_one_page)[7]
     );
     assert_eq!(q[1].asked_at, q[0].reveal_to);
 }
@@ -224,7 +224,7 @@ fn refill_pages_is_batch_blocks() {
             {"op": "alloc", "order": 1, "mt": "movable"}]"#,
         r#"[{"op": 0, "ask": "refill_pages"}, {"op": 1, "ask": "refill_pages"}]"#,
     );
-    assert_eq!(crate::mm::boot::zone_batchsize(65536), 15);
+    assert_eq!(crate::mm::zone_batchsize(65536), 15);
     assert_eq!(q[0].expected, Expected::Number(15));
     assert_eq!(q[1].expected, Expected::Number(14));
 }
@@ -320,10 +320,7 @@ fn watermark_ok_and_free_pages_after() {
         r#"[{"op": 0, "ask": "watermark_ok"}, {"op": 0, "ask": "free_pages_after"},
             {"op": 1, "ask": "free_pages_after"}, {"op": 2, "ask": "watermark_ok"}]"#,
     );
-    assert_eq!(
-        crate::mm::boot::watermarks_for(4096, 1024)[..3],
-        [256, 320, 384]
-    );
+    assert_eq!(crate::mm::watermarks_for(4096, 1024)[..3], [256, 320, 384]);
     let key = |e: &Expected| match e {
         Expected::Choice { correct, .. } => Ask::WatermarkOk.outcomes()[*correct].0,
         _ => panic!("not a choice"),

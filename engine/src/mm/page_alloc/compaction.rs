@@ -77,7 +77,7 @@ pub enum CompactPriority {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CompactOutcome {
     pub migrated: Vec<Migration>,
-    pub results: Vec<CompactResult>,
+    pub(crate) results: Vec<CompactResult>,
 }
 
 fn pageblock_start(pfn: Pfn) -> Pfn {

@@ -34,6 +34,8 @@ pub const FPI_PREPARED: Fpi = 1 << 3;
 pub enum RmqueueMode {
     Normal,
     Cma,
+    // `__rmqueue` falls through `RMQUEUE_CLAIM` but never stores it (nor does the model).
+    #[allow(dead_code)]
     Claim,
     Steal,
 }

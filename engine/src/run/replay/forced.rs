@@ -31,11 +31,9 @@ use super::order::{Window, REORDER_WINDOW};
 use super::parse::{TraceEvent, TraceLine, TraceParseError, TraceReader};
 use super::predict::{PredictReport, Predictor, Request};
 use super::tally::Tally;
-use crate::mm::events::*;
-use crate::mm::page_alloc::{pcp_allowed_order, Engine, FPI_NONE};
-use crate::mm::steps::Step;
-use crate::mm::types::*;
-use crate::mm::zone::*;
+use crate::mm::Step;
+use crate::mm::*;
+use crate::mm::{pcp_allowed_order, Engine, FPI_NONE};
 use crate::run::outcome::Outcome;
 use crate::run::runner::{Checkpoints, OpDef, OpRecord, OwnerInfo, Run};
 use crate::scenario::{Scenario, ScenarioError};
@@ -221,7 +219,7 @@ pub struct TracedAlloc {
     /// Index into [`TracedAllocs::tasks`] of its `comm-pid`, when the line has the column.
     pub task: Option<u32>,
     pub cpu: Option<u32>,
-    pub ts_ns: Option<u64>,
+    pub(crate) ts_ns: Option<u64>,
     pub gfp: u32,
     pub order: u8,
     /// The traced `migratetype=`.
@@ -232,7 +230,7 @@ pub struct TracedAlloc {
 /// trace names a few tasks many times).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TracedAllocs {
-    pub tasks: Vec<String>,
+    pub(crate) tasks: Vec<String>,
     pub allocs: Vec<TracedAlloc>,
     #[serde(skip)]
     task_ids: HashMap<String, u32>,

@@ -14,11 +14,11 @@ pub mod predict;
 pub mod summary;
 pub mod tally;
 
+pub(crate) use forced::{by_kind_text, KindCount};
 pub use forced::{
-    by_kind_text, replay, replay_text, Divergence, DivergenceKind, KindCount, Replay, ReplayError,
-    ReplayOptions, TracedAlloc, TracedAllocs,
+    replay, replay_text, Divergence, DivergenceKind, Replay, ReplayError, ReplayOptions,
+    TracedAllocs,
 };
-pub use model_choice::{reissue, Comparison, Difference};
-pub use parse::{parse_line, TraceEvent, TraceLine, TraceParseError, TraceReader};
+pub use model_choice::reissue;
 pub use predict::{Cause, PredictReport};
 pub use summary::{summary, ReplaySummary};

@@ -7,8 +7,8 @@
 
 use super::forced::ReplayError;
 use super::parse::{TraceEvent, TraceReader};
-use crate::mm::steps::Step;
-use crate::mm::types::*;
+use crate::mm::Step;
+use crate::mm::*;
 use crate::scenario::Scenario;
 use serde::Serialize;
 use std::collections::BTreeMap;

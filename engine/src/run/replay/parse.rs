@@ -15,7 +15,7 @@
 //! (`pfn=` not hex, an order above `MAX_PAGE_ORDER`, a migratetype outside 0..=5, an unknown
 //! `gfp_flags` name, a `0`/`1` flag that is something else).
 
-use crate::mm::types::{gfp, MAX_PAGE_ORDER};
+use crate::mm::{gfp, MAX_PAGE_ORDER};
 
 /// The order of x86_64's gigantic hugetlb folio (PUD_ORDER: 1 GiB of 4 KiB pages), the only
 /// order above MAX_PAGE_ORDER an `mm_page_free` line can carry there.

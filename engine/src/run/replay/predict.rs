@@ -12,10 +12,9 @@
 //! (on which pcp list, on which free list, not free at all) against where the model took its
 //! own from ([`Cause`], each naming the kernel function whose choice differs).
 
-use crate::mm::events::*;
-use crate::mm::page_alloc::{pcp_allowed_order, Engine};
-use crate::mm::trace::EventLog;
-use crate::mm::types::*;
+use crate::mm::EventLog;
+use crate::mm::*;
+use crate::mm::{pcp_allowed_order, Engine};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -344,11 +343,11 @@ impl PredictReport {
         }
     }
 
-    pub fn exact_percent(&self) -> f64 {
+    pub(crate) fn exact_percent(&self) -> f64 {
         Self::percent(self.exact, self.allocations)
     }
 
-    pub fn same_order_and_list_percent(&self) -> f64 {
+    pub(crate) fn same_order_and_list_percent(&self) -> f64 {
         Self::percent(self.same_order_and_list, self.allocations)
     }
 

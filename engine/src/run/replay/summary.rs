@@ -7,8 +7,8 @@
 use super::forced::{by_kind_text, KindCount, Replay};
 use super::model_choice::{Comparison, Difference};
 use super::tally::Sampler;
-use crate::mm::metrics::fragmentation_index_of;
-use crate::mm::types::*;
+use crate::mm::fragmentation_index_of;
+use crate::mm::*;
 use serde::{Deserialize, Serialize};
 
 /// Allocations of one order and migratetype.

@@ -2,7 +2,7 @@
 //! the free counts over time ([`super::summary::summary`] turns them into a replay's figures).
 
 use super::parse::TraceEvent;
-use crate::mm::types::*;
+use crate::mm::*;
 use std::collections::BTreeMap;
 
 /// Points a fragmentation series keeps (and the last one): enough for a chart, bounded for a

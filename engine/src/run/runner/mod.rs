@@ -4,15 +4,13 @@
 
 mod ops;
 
-use crate::mm::events::*;
-use crate::mm::page_alloc::Engine;
-use crate::mm::steps::Step;
-use crate::mm::trace::EventLog;
-use crate::mm::trace::Trace;
-use crate::mm::types::gfp::*;
-use crate::mm::types::*;
-use crate::mm::vmalloc::VmArea;
-use crate::mm::zone::*;
+use crate::mm::gfp::*;
+use crate::mm::Engine;
+use crate::mm::EventLog;
+use crate::mm::Step;
+use crate::mm::Trace;
+use crate::mm::VmArea;
+use crate::mm::*;
 pub use crate::run::outcome::Outcome;
 use crate::run::setup::{self, Start};
 use crate::scenario::{DrainTarget, Op, Scenario, ScenarioError, Scopes, ValidScenario};
@@ -66,7 +64,7 @@ pub struct OpRecord {
     pub nr_free_after_zones: Vec<[u64; NR_PAGE_ORDERS]>,
     /// Pages handled per zone / pcp lock hold during this op ([`crate::mm::locks`]).
     #[serde(default)]
-    pub lock_holds: crate::mm::locks::LockHolds,
+    pub lock_holds: crate::mm::LockHolds,
 }
 
 /// A finished run: everything the CLI prints and the timeline steps through.
@@ -85,7 +83,7 @@ pub struct Run {
     /// Named allocations still visible at the top level, with their state.
     pub names: Vec<(String, String)>,
     /// Pages handled per zone / pcp lock hold over all the ops ([`crate::mm::locks`]).
-    pub lock_holds: crate::mm::locks::LockHolds,
+    pub lock_holds: crate::mm::LockHolds,
     /// Op records a counters-only run did not keep ([`execute_counters_only`] keeps the first
     /// and the last [`COUNTERS_ONLY_KEPT_OPS`]); 0 for every other run. The executed ops are
     /// `ops.len() + ops_omitted`.
@@ -99,13 +97,13 @@ impl Run {
         self.owners
             .get(owner as usize)
             .map(|i| i.mt)
-            .or_else(|| crate::mm::zone::filler_owner_mt(owner))
+            .or_else(|| crate::mm::filler_owner_mt(owner))
     }
 
     /// Words for an owner id: the allocating op's summary (which names its `as`) and sequence number, or
     /// what a `/proc` import filler stands for.
     pub fn owner_label(&self, owner: u32) -> String {
-        if let Some(mt) = crate::mm::zone::filler_owner_mt(owner) {
+        if let Some(mt) = crate::mm::filler_owner_mt(owner) {
             return format!(
                 "imported from /proc ({} pageblock filler)",
                 mt.kernel_name()
@@ -144,7 +142,7 @@ impl Run {
                 .iter()
                 .map(|o| {
                     o.iteration.capacity() * 4
-                        + o.nr_free_after_zones.capacity() * 8 * crate::mm::types::NR_PAGE_ORDERS
+                        + o.nr_free_after_zones.capacity() * 8 * crate::mm::NR_PAGE_ORDERS
                         + outcome_heap(&o.outcome)
                 })
                 .sum::<usize>();
@@ -512,7 +510,7 @@ fn execute_bounded(
             .node_zones()
             .iter()
             .find_map(|z| z.cma_pageblocks)
-            .map(|a| crate::mm::cma::CmaArea::new(a.start_pfn, a.nr_pages)),
+            .map(|a| crate::mm::CmaArea::new(a.start_pfn, a.nr_pages)),
     };
     r.define_ops(&s.ops, "ops");
     let mut next_def = 0u32;
@@ -590,7 +588,7 @@ struct Runner<'a, 'p> {
     /// at.
     origin: std::collections::HashMap<(u32, u8, ZonePfn), (u8, ZonePfn)>,
     /// The CMA area `cma_alloc` and `cma_release` work on (`zone.cma_pageblocks`).
-    cma: Option<crate::mm::cma::CmaArea>,
+    cma: Option<crate::mm::CmaArea>,
 }
 
 fn mt_gfp(mt: MigrateType) -> u32 {
@@ -842,7 +840,7 @@ impl Runner<'_, '_> {
     }
 
     /// Records a migration: every page of the block follows its owner.
-    fn follow(&mut self, m: &crate::mm::page_alloc::isolation::Migration) {
+    fn follow(&mut self, m: &crate::mm::Migration) {
         for i in 0..1u32 << m.order {
             let (from, to) = (m.from + i, m.to + i);
             // A page not moved before is where it was allocated, in the range's zone.

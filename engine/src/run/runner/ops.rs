@@ -2,20 +2,19 @@
 //! returning its outcome in words (and the pageblocks it touched where that is a figure).
 
 use super::{alloc_gfp, mt_gfp, pageblocks_of, pageblocks_of_zoned, Handle, Outcome, Runner};
-use crate::mm::events::*;
-use crate::mm::steps::Step;
-use crate::mm::types::*;
-use crate::mm::vmalloc::VMALLOC_GFP;
-use crate::mm::zone::PageKind;
-use crate::scenario::workload::{Workload, WorkloadStep};
+use crate::mm::PageKind;
+use crate::mm::Step;
+use crate::mm::VMALLOC_GFP;
+use crate::mm::*;
 use crate::scenario::{DrainTarget, Op};
+use crate::scenario::{Workload, WorkloadStep};
 
 /// The gfp zone modifier that makes `name` the highest zone of a request.
 fn zone_gfp(name: &str) -> u32 {
-    use crate::mm::types::gfp::*;
-    match crate::mm::zone::zone_type_of(name) {
-        crate::mm::zone::ZONE_DMA => __GFP_DMA,
-        crate::mm::zone::ZONE_DMA32 => __GFP_DMA32,
+    use crate::mm::gfp::*;
+    match crate::mm::zone_type_of(name) {
+        crate::mm::ZONE_DMA => __GFP_DMA,
+        crate::mm::ZONE_DMA32 => __GFP_DMA32,
         _ => 0,
     }
 }
@@ -184,7 +183,7 @@ impl Runner<'_, '_> {
             n,
             owner,
             cpu,
-            crate::mm::page_alloc::isolation::IsolateMode::Other,
+            crate::mm::IsolateMode::Other,
         );
         for m in &out.migrated {
             self.follow(m);
@@ -214,12 +213,8 @@ impl Runner<'_, '_> {
             Err(e) => {
                 self.bind(op, Handle::Failed);
                 match e {
-                    crate::mm::page_alloc::isolation::ContigError::Busy(_) => {
-                        (Outcome::RangeInUse, 0)
-                    }
-                    crate::mm::page_alloc::isolation::ContigError::NoMem(_) => {
-                        (Outcome::ContigNoMem { migrated }, 0)
-                    }
+                    crate::mm::ContigError::Busy(_) => (Outcome::RangeInUse, 0),
+                    crate::mm::ContigError::NoMem(_) => (Outcome::ContigNoMem { migrated }, 0),
                 }
             }
         }
@@ -450,7 +445,7 @@ impl Runner<'_, '_> {
         zone: Option<&str>,
         priority: Option<u8>,
     ) -> (Outcome, u32) {
-        use crate::mm::page_alloc::compaction::CompactPriority;
+        use crate::mm::CompactPriority;
         let n = self.engine.zone.nr_zones();
         let idx = zone
             .and_then(|name| (0..n).find(|&i| self.engine.zone.zone_at(i).cfg.name == name))
@@ -465,10 +460,7 @@ impl Runner<'_, '_> {
     }
 
     /// The outcome of a compaction: each moved folio's name follows it.
-    fn compacted(
-        &mut self,
-        out: crate::mm::page_alloc::compaction::CompactOutcome,
-    ) -> (Outcome, u32) {
+    fn compacted(&mut self, out: crate::mm::CompactOutcome) -> (Outcome, u32) {
         let mut blocks: Vec<(u8, u32)> = Vec::new();
         for m in &out.migrated {
             self.follow(m);

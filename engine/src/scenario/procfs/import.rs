@@ -1,10 +1,9 @@
 //! Import, step 2: the contract's deterministic layout of a [`ProcImport`] in an empty zone.
 
-use crate::mm::events::{CounterId, End, Mutation};
-use crate::mm::page_alloc::Engine;
-use crate::mm::steps::Step;
-use crate::mm::types::*;
-use crate::mm::zone::*;
+use crate::mm::Engine;
+use crate::mm::Step;
+use crate::mm::*;
+use crate::mm::{CounterId, End, Mutation};
 use crate::scenario::error::ScenarioError;
 
 /// The types an imported zone may hold, in the kernel order the layout uses (U, M, R, HA,
@@ -48,7 +47,7 @@ pub struct ProcImport {
     pub placement: Placement,
     /// `zoneinfo`'s `start_pfn`, `spanned` and `present` for that zone, if given.
     pub start_pfn: Option<u64>,
-    pub spanned: Option<u64>,
+    pub(crate) spanned: Option<u64>,
     pub present: Option<u64>,
 }
 
@@ -389,7 +388,7 @@ fn place_dense(
     Ok(())
 }
 
-/// Lays `imp` out in the empty zone of `engine` (built by [`crate::mm::boot::new_zone`] with
+/// Lays `imp` out in the empty zone of `engine` (built by [`crate::mm::new_zone`] with
 /// `pages = imp.pages`; the caller picks the pcp values): contract "Layout" steps 1–6.
 /// Pageblock types, free blocks (tail-added in ascending pfn order, accounted, never merged) and
 /// `nr_reserved_highatomic` go through [`Engine::emit`], unrecorded; the allocated rest gets

@@ -9,7 +9,7 @@
 //! Import: [`parse_import`] reads the text into a [`ProcImport`] (free-block counts per type and
 //! order, pageblock counts per type, the zone size and what `zoneinfo` says about the pcp) and
 //! checks everything the contract checks, including that the deterministic layout exists;
-//! [`apply_import`] lays that out in an empty zone built by [`crate::mm::boot::new_zone`]. Errors
+//! [`apply_import`] lays that out in an empty zone built by [`crate::mm::new_zone`]. Errors
 //! are [`ScenarioError`](super::error::ScenarioError)s whose `path` is the field to fix (`init.pagetypeinfo`,
 //! `init.zoneinfo`, `init.zone`, `zone.pages`); an error about a spot of the text starts with
 //! `line N, column C` ([`error_location`]). Where the contract's size rule or layout has no room
@@ -23,13 +23,14 @@ mod summary;
 mod tests;
 mod write;
 
-pub use import::{apply_import, Placement, ProcImport, ZoneSize};
-pub use parse::{error_location, parse_import, parse_import_up_to};
+pub(crate) use import::apply_import;
+pub use import::{Placement, ProcImport, ZoneSize};
+pub(crate) use parse::parse_import_up_to;
+pub use parse::{error_location, parse_import};
 pub use summary::{
     buddyinfo_mismatches, import_summary, resolve_cma, scan_pagetypeinfo, summary_of,
     ImportSummary, PasteScan, PasteZone,
 };
 pub use write::{
-    buddyinfo, extfrag_index, pageblock_counts, pagetypeinfo, unusable_index, vm_stats_threshold,
-    vmstat_compaction, zoneinfo, PAGETYPEINFO_FREECOUNT_CAP,
+    buddyinfo, extfrag_index, pagetypeinfo, unusable_index, vmstat_compaction, zoneinfo,
 };

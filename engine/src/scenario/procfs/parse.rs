@@ -2,7 +2,7 @@
 //! [`ProcImport`], every error pointing at the field to fix.
 
 use super::import::{perr, plan_with, Placement, ProcImport, ZoneSize};
-use crate::mm::types::*;
+use crate::mm::*;
 use crate::scenario::bounds::MAX_PCP_VALUE;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::format::{Init, Scenario, ZoneSpec};

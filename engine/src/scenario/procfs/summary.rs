@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::import::Placement;
 use super::import::ZoneSize;
 use super::parse::{at, parse_import, parse_pti_text, split_node_line, token_cols};
-use crate::mm::types::*;
+use crate::mm::*;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::format::{Init, Scenario};
 

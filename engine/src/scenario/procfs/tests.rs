@@ -4,11 +4,10 @@ use super::import::*;
 use super::parse::*;
 use super::summary::*;
 use super::write::*;
-use crate::mm::boot;
-use crate::mm::boot::ZoneParams;
-use crate::mm::page_alloc::Engine;
-use crate::mm::types::*;
-use crate::mm::zone::*;
+use crate::mm::Engine;
+use crate::mm::ZoneParams;
+use crate::mm::*;
+use crate::mm::{boot_engine, new_zone};
 use crate::scenario::*;
 
 const MACHINE_PTI: &str = include_str!("../../../tests/fixtures/machine-6.18-pagetypeinfo.txt");
@@ -22,7 +21,7 @@ const SYNTH_PTI: &str = include_str!("../../../tests/fixtures/synthetic-pagetype
 const SYNTH_ZI: &str = include_str!("../../../tests/fixtures/synthetic-zoneinfo.txt");
 
 fn gib_zone() -> Engine {
-    boot::boot_engine(&ZoneParams::new(262144))
+    boot_engine(&ZoneParams::new(262144))
 }
 
 #[test]
@@ -58,7 +57,7 @@ Node 0, zone   Normal            0          512            0            0       
 fn pagetypeinfo_with_cma_has_a_cma_row_and_column() {
     let mut p = ZoneParams::new(262144);
     p.cma = true;
-    let out = pagetypeinfo(&boot::boot_engine(&p).zone);
+    let out = pagetypeinfo(&boot_engine(&p).zone);
     assert!(out.contains(
             "Node    0, zone   Normal, type          CMA      0      0      0      0      0      0      0      0      0      0      0 \n"
         ));
@@ -120,7 +119,7 @@ fn zoneinfo_v618_two_cpus_boost_and_start_pfn() {
     p.cpus = 2;
     p.start_pfn = 1048576;
     p.name = "DMA32".into();
-    let mut e = boot::boot_engine(&p);
+    let mut e = boot_engine(&p);
     e.zone.watermark_boost = 512;
     let want = "\
 Node 0, zone    DMA32
@@ -183,7 +182,7 @@ fn vm_stats_threshold_matches_the_machine() {
 fn long_zone_names_are_not_truncated() {
     let mut p = ZoneParams::new(4096);
     p.name = "VeryLongName".into();
-    let e = boot::boot_engine(&p);
+    let e = boot_engine(&p);
     assert!(buddyinfo(&e.zone).starts_with("Node 0, zone VeryLongName      0 "));
 }
 
@@ -224,7 +223,7 @@ fn import(
     p.high_min = imp.high_min;
     p.high_max = imp.high_max;
     p.initial_high = imp.initial_high.clone();
-    let mut e = Engine::new(boot::new_zone(&p));
+    let mut e = Engine::new(new_zone(&p));
     apply_import(&mut e, &imp)?;
     check_consistent(&e.zone, &imp);
     Ok(e)
@@ -905,7 +904,7 @@ fn this_machine_round_trips() {
 
 /// A 4-MiB zone whose `free_area[].nr_free` is `nr_free` (the extfrag files read nothing else).
 fn zone_with_nr_free(nr_free: [u64; NR_PAGE_ORDERS]) -> Zone {
-    let mut z = boot::boot_engine(&ZoneParams::new(1024)).zone;
+    let mut z = boot_engine(&ZoneParams::new(1024)).zone;
     z.nr_free = nr_free;
     z
 }

@@ -1,7 +1,6 @@
 //! Output: the kernel's `/proc` text formats, byte for byte (kernel-model.md §8).
 
-use crate::mm::types::*;
-use crate::mm::zone::*;
+use crate::mm::*;
 
 /// C's `%Ns`: right-aligned in `w` columns counted in bytes (printf pads bytes, not chars).
 fn pad_left(s: &str, w: usize) -> String {
@@ -78,7 +77,7 @@ pub fn unusable_index(node: &Zone) -> String {
         s.push_str(&format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8)));
         for o in 0..NR_PAGE_ORDERS {
             s.push_str(&thousandths(
-                crate::mm::metrics::unusable_free_index_of(&z.nr_free, o as u8),
+                crate::mm::unusable_free_index_of(&z.nr_free, o as u8),
                 1,
             ));
         }
@@ -96,7 +95,7 @@ pub fn extfrag_index(node: &Zone) -> String {
         s.push_str(&format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8)));
         for o in 0..NR_PAGE_ORDERS {
             s.push_str(&thousandths(
-                crate::mm::metrics::fragmentation_index_of(&z.nr_free, o as u8),
+                crate::mm::fragmentation_index_of(&z.nr_free, o as u8),
                 2,
             ));
         }
