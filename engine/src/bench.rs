@@ -23,7 +23,9 @@ use crate::scenario::{ratio, Side};
 /// One side's run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SideRun {
+    /// The side's label (the scenario's `compare` label).
     pub label: String,
+    /// The side's kernel profile.
     pub kernel: &'static str,
     /// Executed operations.
     pub ops: u64,
@@ -38,9 +40,13 @@ pub struct SideRun {
 /// A seed benchmark: both sides and the thread's measurement.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SeedBench {
+    /// The scenario's name.
     pub name: String,
+    /// Side A (before).
     pub a: SideRun,
+    /// Side B (after).
     pub b: SideRun,
+    /// The thread's measurement, if the scenario gives one.
     pub measured: Option<Measured>,
 }
 
@@ -181,9 +187,17 @@ pub fn mixed_engine(recording: bool) -> Engine {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MixedStep {
     /// Allocate `1 << order` pages as `MTS[mt]`.
-    Alloc { order: u8, mt: u8 },
+    Alloc {
+        /// The order.
+        order: u8,
+        /// Index into [`MTS`].
+        mt: u8,
+    },
     /// Free the live allocation at this index (`swap_remove`).
-    Free { slot: u32 },
+    Free {
+        /// Index of the live allocation.
+        slot: u32,
+    },
 }
 
 /// The migratetypes a [`MixedStep::Alloc`] names by index.

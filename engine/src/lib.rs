@@ -10,6 +10,7 @@
 //! and the app use most; everything else is reached through its layer. `bench` (the benchmark
 //! sequences) is built with the `bench` feature, which the CLI's `cli` feature turns on.
 
+#![warn(missing_docs)]
 #![warn(unnameable_types)]
 
 #[cfg(feature = "bench")]

@@ -211,7 +211,7 @@ fn a_replay_undoes_exactly() {
 #[test]
 fn summary_of_fallback_claim() {
     use buddyscope::mm::fragmentation_index;
-    use buddyscope::run::replay::tally::MAX_SAMPLES;
+    use buddyscope::run::replay::MAX_SAMPLES;
     use buddyscope::run::replay::{reissue, summary};
     let s = scenario::parse(builtin::get("fallback-claim").unwrap().json).unwrap();
     let r = run(&s, &RunOptions::default()).unwrap();

@@ -500,7 +500,7 @@ fn main() -> ExitCode {
                         "{}",
                         serde_json::to_string_pretty(&sum).expect("serializable")
                     ),
-                    _ => print!("{}", buddyscope::replay::summary::text(&sum)),
+                    _ => print!("{}", buddyscope::replay::summary_text(&sum)),
                 }
                 return ExitCode::SUCCESS;
             }

@@ -124,16 +124,22 @@ pub struct FallbackEvent {
     pub pfn: Pfn,
     /// Name of that zone.
     pub zone: String,
+    /// The order asked for.
     pub alloc_order: u8,
+    /// The order of the block taken.
     pub fallback_order: u8,
+    /// The pageblock was claimed (re-typed); else its pages were stolen.
     pub claim: bool,
 }
 
 /// One cell: from-type `from` (whose free list gave the pages) to `to` (the allocation's type).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Cell {
+    /// Fallbacks that claimed the pageblock.
     pub claims: u32,
+    /// Fallbacks that stole pages.
     pub steals: u32,
+    /// Every fallback of the cell, in run order.
     pub events: Vec<FallbackEvent>,
 }
 
@@ -144,13 +150,19 @@ pub struct FallbackMatrix {
     pub types: Vec<MigrateType>,
     /// `cells[from][to]`, indexed like `types`.
     pub cells: Vec<Vec<Cell>>,
+    /// Claims over the whole matrix.
     pub claims: u32,
+    /// Steals over the whole matrix.
     pub steals: u32,
+    /// The lowest and highest allocation order counted.
     pub orders: (u8, u8),
+    /// The events counted: the first and one past the last.
     pub events: (u32, u32),
 }
 
 impl FallbackMatrix {
+    /// The cell of fallbacks from `from`'s free lists to a `to` allocation, if both types are in
+    /// the matrix.
     pub fn cell(&self, from: MigrateType, to: MigrateType) -> Option<&Cell> {
         let f = self.types.iter().position(|&t| t == from)?;
         let t = self.types.iter().position(|&t| t == to)?;

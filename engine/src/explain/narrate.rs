@@ -9,13 +9,16 @@ use crate::mm::{pcp_list_name, pindex_to_order};
 /// Zone facts a line needs: the pfn offset and the migratetype numbering.
 #[derive(Clone, Copy, Debug)]
 pub struct Ctx {
+    /// The zone's first pfn: zone pfns print as absolute ones.
     pub start_pfn: Pfn,
+    /// The zone has CMA: migratetype numbers are `CONFIG_CMA`'s.
     pub cma: bool,
     /// The zone's pages (`zone_end` of the compaction lines).
     pub pages: u32,
 }
 
 impl Ctx {
+    /// The context of zone `z`.
     pub fn of(z: &crate::mm::Zone) -> Ctx {
         Ctx {
             start_pfn: z.cfg.start_pfn,

@@ -20,6 +20,7 @@ use serde::Serialize;
 pub struct MixedBlock {
     /// The zone's name and the block's index in it.
     pub zone: String,
+    /// The pageblock's index in the zone.
     pub pageblock: u32,
     /// Absolute pfn of its first page.
     pub start_pfn: Pfn,
@@ -27,6 +28,7 @@ pub struct MixedBlock {
     pub mt: MigrateType,
     /// Its pages of each other type, allocated or free, indexed by [`MigrateType::idx`].
     pub allocated: [u32; 6],
+    /// Its free pages of each other type, indexed the same way.
     pub free: [u32; 6],
 }
 
@@ -202,12 +204,15 @@ pub fn text(node: &Zone, blocks: &[MixedBlock]) -> String {
 /// replay's `comm-pid`, gfp flags and order), block type and page type.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Polluter {
+    /// The holder, in words.
     pub holder: String,
     /// The pageblocks' type and the holder's.
     pub block_mt: MigrateType,
+    /// The type the holder allocated with.
     pub page_mt: MigrateType,
     /// Pages it holds in blocks of `block_mt`, and in how many blocks.
     pub pages: u32,
+    /// Blocks of `block_mt` it holds pages in.
     pub blocks: u32,
 }
 

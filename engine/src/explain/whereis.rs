@@ -18,22 +18,36 @@ use serde::Serialize;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Holder {
     /// An op of the scenario: its index in the run's executed ops (0-based) and its summary.
-    Op { op: u32, name: String },
+    Op {
+        /// Index of the executed op (0-based).
+        op: u32,
+        /// The op's summary.
+        name: String,
+    },
     /// A traced `mm_page_alloc`: the line's task (`comm-pid`), CPU, gfp flags, order,
     /// timestamp and line.
     Traced {
+        /// The task (`comm-pid`), when the line has the column.
         task: Option<String>,
+        /// The CPU, when the line has the column.
         cpu: Option<u32>,
+        /// The gfp flags, as the kernel prints them.
         gfp: String,
+        /// The order.
         order: u8,
+        /// The timestamp in nanoseconds, when the line has one.
         ts_ns: Option<u64>,
+        /// The 1-based trace line.
         line: u64,
         /// The line as the model prints it (`mm_page_alloc: page=… pfn=… …`).
         trace_line: String,
     },
     /// What the start state says (a `/proc` import's filler, an allocation made before the
     /// trace, …): the owner's words.
-    Other { label: String },
+    Other {
+        /// The owner's words.
+        label: String,
+    },
     /// Not free and nobody's allocation (e.g. a page taken for migration or held by a
     /// reference only).
     Nobody,
@@ -45,26 +59,43 @@ pub enum Holder {
 pub enum Place {
     /// In the free block at `head` (absolute pfn) of `order` on `free_area[order]
     /// .free_list[mt]`.
-    FreeArea { head: Pfn, order: u8, mt: String },
+    FreeArea {
+        /// First page of the block (absolute pfn).
+        head: Pfn,
+        /// Its order.
+        order: u8,
+        /// The free list's migratetype.
+        mt: String,
+    },
     /// In the block at `head` on CPU `cpu`'s `pcp->lists[pindex]` (order, migratetype list).
     Pcp {
+        /// First page of the block (absolute pfn).
         head: Pfn,
+        /// Its order.
         order: u8,
+        /// The CPU.
         cpu: u8,
+        /// The list's index.
         pindex: u8,
+        /// The list, in words.
         list: String,
     },
     /// Allocated.
-    Allocated { holder: Holder },
+    Allocated {
+        /// Who holds it.
+        holder: Holder,
+    },
 }
 
 /// The answer for one pfn at one point of a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PageWhere {
+    /// The page (absolute).
     pub pfn: Pfn,
     /// The zone's name and its index in the node.
     pub zone: String,
     pub(crate) zone_index: usize,
+    /// Where it is.
     pub place: Place,
     /// The event that put the page there (index into `run.log.events`; the timeline position
     /// that shows it is `event + 1`); `None` when it was there from the start.

@@ -11,15 +11,25 @@ use super::zone::*;
 /// What a scenario says about the zone, after defaults.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ZoneParams {
+    /// The zone's name (`Normal`, `DMA32`, …).
     pub name: String,
+    /// The kernel profile.
     pub kernel: Kernel,
+    /// Pages in the zone.
     pub pages: u32,
+    /// Its first pfn.
     pub start_pfn: Pfn,
+    /// CPUs, each with its pcp lists.
     pub cpus: u32,
+    /// The kernel has `CONFIG_CMA`.
     pub cma: bool,
+    /// `rmqueue_mode` remembers the fallback mode across a refill (7.1+).
     pub rmqueue_mode_memory: bool,
+    /// `pcp->batch` if overridden.
     pub batch: Option<i32>,
+    /// `pcp->high_min` if overridden.
     pub high_min: Option<i32>,
+    /// `pcp->high_max` if overridden.
     pub high_max: Option<i32>,
     /// The final `min_free_kbytes` (THP bump included) if overridden.
     pub min_free_kbytes: Option<u64>,
@@ -30,6 +40,7 @@ pub struct ZoneParams {
 }
 
 impl ZoneParams {
+    /// A 1-CPU `Normal` zone of `pages` pages with the default profile and nothing overridden.
     pub fn new(pages: u32) -> ZoneParams {
         ZoneParams {
             name: "Normal".into(),

@@ -28,14 +28,19 @@ coded_enum! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
     #[allow(non_camel_case_types)]
     pub enum CounterId {
+        /// `zone->watermark_boost`.
         watermark_boost,
+        /// `zone->nr_reserved_highatomic`.
         nr_reserved_highatomic,
         /// `ZONE_BELOW_HIGH` as 0/1.
         zone_below_high,
         /// `ZONE_BOOSTED_WATERMARK` as 0/1.
         zone_boosted_watermark,
+        /// A CPU's `pcp->high`.
         pcp_high,
+        /// A CPU's `pcp->alloc_factor`.
         pcp_alloc_factor,
+        /// A CPU's `pcp->free_count`.
         pcp_free_count,
         /// `PCPF_PREV_FREE_HIGH_ORDER` as 0/1.
         pcp_prev_free_high_order,
@@ -47,14 +52,23 @@ coded_enum! {
     /// `mm_compaction_end`.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
     pub enum CompactResult {
+        /// `COMPACT_NOT_SUITABLE_ZONE`.
         NotSuitableZone,
+        /// `COMPACT_SKIPPED`.
         Skipped,
+        /// `COMPACT_DEFERRED`.
         Deferred,
+        /// `COMPACT_NO_SUITABLE_PAGE`.
         NoSuitablePage,
+        /// `COMPACT_CONTINUE`.
         Continue,
+        /// `COMPACT_COMPLETE`.
         Complete,
+        /// `COMPACT_PARTIAL_SKIPPED`.
         PartialSkipped,
+        /// `COMPACT_CONTENDED`.
         Contended,
+        /// `COMPACT_SUCCESS`.
         Success,
     }
 }
@@ -90,6 +104,7 @@ coded_enum! {
 }
 
 impl DeferPoint {
+    /// The tracepoint's name.
     pub fn tracepoint(self) -> &'static str {
         match self {
             DeferPoint::Deferred => "mm_compaction_deferred",
@@ -105,7 +120,9 @@ impl DeferPoint {
 pub struct CompactDefer {
     /// At most `1 << COMPACT_MAX_DEFER_SHIFT` = 64 (`compaction_deferred` caps it).
     pub considered: u8,
-    pub(crate) defer_shift: u8,
+    /// `compact_defer_shift`: compaction is skipped for `1 << defer_shift` attempts.
+    pub defer_shift: u8,
+    /// `compact_order_failed`: the lowest order compaction last failed at.
     pub order_failed: u8,
 }
 
@@ -131,9 +148,13 @@ coded_enum! {
     /// Severity of an engine message (`# ...` lines of the trace).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
     pub enum MsgLevel {
+        /// A remark on the kernel path (what the model leaves out, why it went one way).
         Note,
+        /// What an op did.
         Info,
+        /// An op that could not do all it was asked (skipped, cut short).
         Warning,
+        /// An op that failed.
         Failure,
     }
 }
@@ -142,7 +163,9 @@ coded_enum! {
     /// Which end of a list a block went to or came from.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
     pub enum End {
+        /// The head (`list_add`).
         Head,
+        /// The tail (`list_add_tail`).
         Tail,
     }
 }
@@ -154,87 +177,161 @@ event_kinds! {
     pub enum Mutation {
         /// `__add_to_free_list` + `set_buddy_order`.
         FreeListAdd {
+            /// First page of the block.
             pfn: ZonePfn,
+            /// Its order.
             order: u8,
+            /// The free list's migratetype.
             mt: MigrateType,
+            /// The end of the list it goes to.
             end: End,
         },
         /// `__del_page_from_free_list`; `prev` is the list neighbour before it (NIL: it was the head).
         FreeListDel {
+            /// First page of the block.
             pfn: ZonePfn,
+            /// Its order.
             order: u8,
+            /// The free list's migratetype.
             mt: MigrateType,
+            /// The block before it on the list, where the undo puts it back ([`NIL`]: it was the head).
             prev: ZonePfn,
         },
         /// `move_to_free_list`: unlink from `from`, append to `to`.
         FreeListMove {
+            /// First page of the block.
             pfn: ZonePfn,
+            /// Its order.
             order: u8,
+            /// The list it leaves.
             from: MigrateType,
+            /// The list it joins.
             to: MigrateType,
+            /// The block before it on `from`, for the undo ([`NIL`]: the head).
             prev: ZonePfn,
         },
         /// `account_freepages` (never for ISOLATE).
-        Account { mt: MigrateType, delta: i32 },
+        Account {
+            /// The migratetype whose free count changes.
+            mt: MigrateType,
+            /// Pages added (negative: taken).
+            delta: i32,
+        },
         /// A block enters a pcp list (`pcp.count += 2^order`).
         PcpAdd {
+            /// The CPU whose lists.
             cpu: u8,
+            /// The list ([`order_to_pindex`](crate::mm::order_to_pindex)).
             pindex: u8,
+            /// First page of the block.
             pfn: ZonePfn,
+            /// The end of the list it goes to.
             end: End,
         },
         /// A block leaves a pcp list (`pcp.count -= 2^order`); `prev` as in `FreeListDel`.
         PcpDel {
+            /// The CPU whose lists.
             cpu: u8,
+            /// The list.
             pindex: u8,
+            /// First page of the block.
             pfn: ZonePfn,
+            /// The block before it on the list, for the undo ([`NIL`]: the head).
             prev: ZonePfn,
         },
         /// Raw pageblock bits (migratetype index, isolate bit 3).
-        SetPageblock { pb: u32, old: u8, new: u8 },
+        SetPageblock {
+            /// The pageblock's index in the zone.
+            pb: u32,
+            /// Its bits before.
+            old: u8,
+            /// Its bits after.
+            new: u8,
+        },
         /// The zone's compaction deferral state (`defer_compaction`, `compaction_deferred`,
         /// `compaction_defer_reset`) from `old` to `new`.
         CompactDefer {
+            /// The state before.
             old: CompactDefer,
+            /// The state after.
             new: CompactDefer,
         },
         /// A zone or pcp scalar changes by `delta`.
-        Counter { id: CounterId, cpu: u8, delta: i32 },
+        Counter {
+            /// Which scalar.
+            id: CounterId,
+            /// The CPU of a pcp scalar (0 for a zone one).
+            cpu: u8,
+            /// The change.
+            delta: i32,
+        },
         /// `prep_new_page`: the block is handed out (head refcount 1) to `owner`.
         PrepNewPage {
+            /// First page of the block.
             pfn: ZonePfn,
+            /// Its order.
             order: u8,
+            /// The owner id it is handed to.
             owner: u32,
+            /// The page goes on an LRU list (a user page compaction can migrate).
             lru: bool,
         },
         /// `split_page`: every tail page gets refcount 1.
-        SplitPage { pfn: ZonePfn, order: u8 },
+        SplitPage {
+            /// First page of the block.
+            pfn: ZonePfn,
+            /// Its order.
+            order: u8,
+        },
         /// The owner drops the block (`put_page_testzero` reached 0): head refcount 1 → 0.
         PutPage {
+            /// First page of the block.
             pfn: ZonePfn,
+            /// Its order.
             order: u8,
+            /// The owner it had, for the undo.
             owner: u32,
+            /// Its LRU flag before, for the undo.
             lru: bool,
         },
         /// `alloc_contig_range`: `nr` pages become allocated, refcount 1 each.
-        ContigAlloc { pfn: ZonePfn, nr: u32, owner: u32 },
+        ContigAlloc {
+            /// First page of the range.
+            pfn: ZonePfn,
+            /// Pages in the range.
+            nr: u32,
+            /// The owner id the pages are handed to.
+            owner: u32,
+        },
         /// `get_page`: a third party (compaction's pfn scanner, a GUP pin) takes an extra
         /// reference on an allocated order-0 page: refcount + 1.
-        GetPage { pfn: ZonePfn },
+        GetPage {
+            /// The page.
+            pfn: ZonePfn,
+        },
         /// `put_page_testzero` that does not reach zero: refcount − 1, the page stays allocated.
         /// `release`: the reference dropped was its allocation's own (a free of a page someone
         /// else still holds), so the page is no longer the owner's: `owner`/`lru` are the page's
         /// before, for the undo. The later `put_page` that drops the last reference frees it.
         PutPageRef {
+            /// The page.
             pfn: ZonePfn,
+            /// Its owner before, for the undo.
             owner: u32,
+            /// Its LRU flag before, for the undo.
             lru: bool,
+            /// The reference dropped was its allocation's own.
             release: bool,
         },
         /// A node of several zones: the code goes on in zone `to` of the node (`from` before);
         /// later pfns are `to`'s. The zonelist walk, `page_zone()` of a freed page, and the
         /// per-zone loops (`drain_all_pages`, `/proc`) switch this way.
-        ZoneSwitch { from: u8, to: u8 },
+        ZoneSwitch {
+            /// The zone's index in the node before.
+            from: u8,
+            /// The zone's index in the node after.
+            to: u8,
+        },
     }
 
     /// An explanation of what happened: changes nothing in the zone but the cost counters
@@ -243,93 +340,140 @@ event_kinds! {
     pub enum Annotation {
         /// A lock is taken (`spin_lock_irqsave(&zone->lock)` or `pcp_spin_trylock`).
         Lock {
+            /// The zone lock (`false`: a CPU's pcp lock).
             zone: bool,
+            /// The CPU of a pcp lock (0 for the zone lock).
             cpu: u8,
         },
-        /// Call-chain bookkeeping.
+        /// A function is entered (call-chain bookkeeping).
         Enter {
+            /// The function.
             func: KernelFn,
         },
+        /// The function returns (call-chain bookkeeping).
         Exit {
+            /// The function.
             func: KernelFn,
         },
         /// `find_suitable_fallback(order, start_mt, claimable)`: `found` is the fallback type, or
         /// `None` (-1), and `refused` is -2 (`should_try_claim_block` said no).
         FallbackProbe {
+            /// The order probed.
             order: u8,
+            /// The type whose fallback lists are searched.
             start_mt: MigrateType,
+            /// The fallback type with a block of that order, if any.
             found: Option<MigrateType>,
+            /// `should_try_claim_block` refused the order (-2).
             refused: bool,
         },
         /// A claim of the pageblock(s) at `pfn` succeeded (`pageblocks` re-typed).
         Claimed {
+            /// First page of the block claimed from.
             pfn: ZonePfn,
+            /// The block's order.
             order: u8,
+            /// The type the pageblock(s) had.
             from: MigrateType,
+            /// The type they get.
             to: MigrateType,
+            /// Pageblocks re-typed.
             pageblocks: u32 as u16,
+            /// `free_pages`: the pageblock's free pages.
             free: u32 as u16,
+            /// `alike_pages`: its pages in use by a type compatible with the request.
             alike: u32 as u16,
         },
         /// `try_to_claim_block` refused a partial pageblock (`free + alike < 256`).
         ClaimRefused {
+            /// First page of the block.
             pfn: ZonePfn,
+            /// The block's order.
             order: u8,
+            /// `free_pages`: the pageblock's free pages.
             free: u32,
+            /// `alike_pages`: its pages in use by a type compatible with the request.
             alike: u32,
         },
         /// `__rmqueue_steal` took `2^alloc_order` pages of a foreign block.
         Stolen {
+            /// First page of the foreign block.
             pfn: ZonePfn,
+            /// Its order.
             order: u8,
+            /// The order taken from it.
             alloc_order: u8,
+            /// Its type.
             from: MigrateType,
         },
         /// A watermark check (`zone_watermark_fast`).
         Watermark {
+            /// The allocation's order.
             order: u8,
+            /// The watermark checked against, in pages.
             mark: u32,
+            /// Free pages as the check counts them (may go below 0).
             free: i32,
+            /// The check passed.
             ok: bool,
         },
         /// `rmqueue_bulk` asked for `want` blocks and got `got`.
         PcpRefill {
+            /// The CPU whose list.
             cpu: u8,
+            /// The order.
             order: u8,
+            /// The migratetype.
             mt: MigrateType,
+            /// Blocks asked for.
             want: u32,
+            /// Blocks taken.
             got: u32,
         },
         /// `free_pcppages_bulk(count)` starts.
         PcpDrain {
+            /// The CPU whose lists.
             cpu: u8,
+            /// Pages to free.
             count: u32,
+            /// The list the round robin starts at.
             pindex: u8,
         },
         /// Two buddies merge into one block of `order` (the result) at `pfn`.
         Merge {
+            /// First page of the merged block.
             pfn: ZonePfn,
+            /// First page of the buddy merged in.
             buddy: ZonePfn,
+            /// The merged block's order.
             order: u8,
         },
         /// A contiguous-range chunk chosen by `free_prepared_contig_range` (or boot freeing).
         Chunk {
+            /// First page of the chunk.
             pfn: ZonePfn,
+            /// Its order.
             order: u8,
         },
         /// A run of physically consecutive pages handed to `__free_contig_range` by `vfree`.
         Run {
+            /// First page of the run.
             pfn: ZonePfn,
+            /// Pages in the run.
             nr: u32,
         },
         /// A vmalloc order attempt.
         VmallocAttempt {
+            /// The order tried.
             order: u8,
+            /// It succeeded.
             ok: bool,
         },
         /// An engine message; its text is in the log's message table.
         Message {
+            /// Its severity.
             level: MsgLevel,
+            /// Its text's index in [`EventLog::messages`](crate::mm::EventLog::messages).
             id: u32,
         },
     }
@@ -341,86 +485,135 @@ event_kinds! {
     pub enum Tracepoint {
         /// `mm_page_alloc`; `pfn` is `None` for a failed allocation.
         MmPageAlloc {
+            /// The page (`None`: the allocation failed).
             pfn: Option<ZonePfn>,
+            /// The order.
             order: u8,
+            /// `migratetype`.
             mt: MigrateType,
+            /// `gfp_flags`.
             gfp: u32,
         },
+        /// `mm_page_free`.
         MmPageFree {
+            /// The page.
             pfn: ZonePfn,
+            /// The order.
             order: u8,
         },
+        /// `mm_page_alloc_zone_locked`: a block taken under the zone lock.
         MmPageAllocZoneLocked {
+            /// The page.
             pfn: ZonePfn,
+            /// The order.
             order: u8,
+            /// `migratetype`.
             mt: MigrateType,
+            /// Taken to refill a pcp list.
             percpu_refill: bool,
         },
+        /// `mm_page_pcpu_drain`: a block freed from a pcp list to the buddy lists.
         MmPagePcpuDrain {
+            /// The page.
             pfn: ZonePfn,
+            /// The order.
             order: u8,
+            /// `migratetype`.
             mt: MigrateType,
         },
+        /// `mm_page_alloc_extfrag`: a fallback took a block of another type.
         MmPageAllocExtfrag {
+            /// The page.
             pfn: ZonePfn,
+            /// The order asked for.
             alloc_order: u8,
+            /// The order of the block taken.
             fallback_order: u8,
+            /// The type asked for.
             alloc_mt: MigrateType,
+            /// The block's type.
             fallback_mt: MigrateType,
+            /// The pageblock changed type.
             change_ownership: bool,
         },
         /// `mm_compaction_begin` (`compact_zone`): the scanners' start (the zone's start and end
         /// come from the line's context).
         MmCompactionBegin {
+            /// The migrate scanner's start.
             migrate_pfn: ZonePfn,
+            /// The free scanner's start.
             free_pfn: ZonePfn,
+            /// A synchronous compaction.
             sync: bool,
         },
         /// `mm_compaction_end`: where the scanners stopped and the result.
         MmCompactionEnd {
+            /// Where the migrate scanner stopped.
             migrate_pfn: ZonePfn,
+            /// Where the free scanner stopped.
             free_pfn: ZonePfn,
+            /// A synchronous compaction.
             sync: bool,
+            /// The result.
             status: CompactResult,
         },
         /// `mm_compaction_isolate_migratepages` (`isolate_migratepages_block`).
         MmCompactionIsolateMigratepages {
+            /// First pfn scanned.
             start: ZonePfn,
+            /// Where the scan stopped.
             end: ZonePfn,
+            /// Pages scanned.
             nr_scanned: u16,
+            /// Pages isolated.
             nr_taken: u16,
         },
         /// `mm_compaction_isolate_freepages` (`isolate_freepages_block`).
         MmCompactionIsolateFreepages {
+            /// First pfn scanned.
             start: ZonePfn,
+            /// Where the scan stopped.
             end: ZonePfn,
+            /// Pages scanned.
             nr_scanned: u16,
+            /// Pages isolated.
             nr_taken: u16,
         },
         /// `mm_compaction_migratepages` (`compact_zone` after `migrate_pages`).
         MmCompactionMigratepages {
+            /// Pages migrated.
             nr_migrated: u32,
+            /// Pages that could not be.
             nr_failed: u32,
         },
         /// `mm_compaction_suitable` (`compaction_suitable`); `zone_type` is `zone_idx`.
         MmCompactionSuitable {
+            /// `zone_idx`.
             zone_type: u8,
+            /// The order.
             order: u8,
+            /// The verdict.
             ret: CompactResult,
         },
         /// `mm_compaction_finished` (`compact_finished`, each turn of `compact_zone`'s loop).
         MmCompactionFinished {
+            /// `zone_idx`.
             zone_type: u8,
             /// `cc->order`: -1 for `compact_memory`.
             order: i8,
+            /// The verdict.
             ret: CompactResult,
         },
         /// `mm_compaction_deferred` / `_defer_compaction` / `_defer_reset`: the zone's deferral
         /// state after the change.
         MmCompactionDefer {
+            /// Which of the three events.
             point: DeferPoint,
+            /// `zone_idx`.
             zone_type: u8,
+            /// The order.
             order: u8,
+            /// The zone's deferral state after the change.
             state: CompactDefer,
         },
     }
@@ -432,7 +625,9 @@ event_kinds! {
 /// `start_pfn` is a multiple of 1024.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EventKind {
+    /// A change to the zone.
     Mutation(Mutation),
+    /// An explanation.
     Annotation(Annotation),
 }
 
@@ -549,6 +744,7 @@ impl EventKind {
 #[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "EventFields", into = "EventFields")]
 pub struct Event {
+    /// Where in the kernel: a line of a function's pseudocode.
     pub step: Step,
     pub(super) packed: packed::Packed,
 }

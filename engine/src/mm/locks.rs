@@ -53,6 +53,7 @@ impl HoldHistogram {
         }
     }
 
+    /// Counts one hold of `pages` pages and `steps` list steps.
     pub fn record(&mut self, pages: u64, steps: u64) {
         self.holds += 1;
         self.pages += pages;
@@ -76,7 +77,9 @@ impl HoldHistogram {
 /// The zone lock's and the pcp locks' holds (all CPUs together).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockHolds {
+    /// The zone lock's holds.
     pub zone: HoldHistogram,
+    /// The pcp locks' holds, every CPU together.
     pub pcp: HoldHistogram,
 }
 

@@ -103,13 +103,18 @@ pub fn mixed_pageblocks(z: &Zone, owner_mt: impl Fn(u32) -> Option<MigrateType>)
 /// The metrics panel / `summary` figures of a zone state.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
+    /// Free pages in blocks of each order.
     pub free_pages: [u64; NR_PAGE_ORDERS],
+    /// `__fragmentation_index` of each order (thousandths).
     pub fragmentation_index: [i64; NR_PAGE_ORDERS],
     pub(crate) unusable_free_index: [i64; NR_PAGE_ORDERS],
+    /// Pageblocks holding pages of another type than their own ([`mixed_pageblocks`]).
     pub mixed_pageblocks: u32,
+    /// Pages on the pcp lists, every CPU.
     pub pcp_pages: i64,
 }
 
+/// The metrics of zone `z`; `owner_mt` gives the type an owner allocated with.
 pub fn metrics(z: &Zone, owner_mt: impl Fn(u32) -> Option<MigrateType>) -> Metrics {
     let mut m = Metrics {
         free_pages: free_pages_per_order(z),

@@ -6,156 +6,94 @@ use serde::{Deserialize, Serialize};
 
 use super::packed::coded_enum;
 
-coded_enum! {
-    /// Kernel functions the model follows, by their `mm/page_alloc.c` / `mm/vmalloc.c` names.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-    #[allow(non_camel_case_types)]
-    pub enum KernelFn {
-        alloc_pages,
-        get_page_from_freelist,
-        __alloc_pages_slowpath,
-        rmqueue,
-        rmqueue_pcplist,
-        nr_pcp_alloc,
-        rmqueue_bulk,
-        rmqueue_buddy,
-        __rmqueue,
-        __rmqueue_smallest,
-        expand,
-        __rmqueue_claim,
-        find_suitable_fallback,
-        try_to_claim_block,
-        __rmqueue_steal,
-        reserve_highatomic_pageblock,
-        unreserve_highatomic_pageblock,
-        __alloc_pages_direct_reclaim,
-        zone_watermark_ok,
-        __free_pages,
-        __free_frozen_pages,
-        free_pages_prepare,
-        free_frozen_page_commit,
-        free_pcppages_bulk,
-        free_one_page,
-        __free_one_page,
-        split_page,
-        drain_pages_zone,
-        drain_all_pages,
-        decay_pcp_high,
-        free_contig_range,
-        __free_contig_range_common,
-        free_prepared_contig_range,
-        alloc_contig_range,
-        vmalloc,
-        vm_area_alloc_pages,
-        alloc_pages_bulk,
-        vfree,
-        memblock_free_all,
-        get_page,
-        put_page,
-        split_large_buddy,
-        start_isolate_page_range,
-        isolate_single_pageblock,
-        set_migratetype_isolate,
-        unset_migratetype_isolate,
-        undo_isolate_page_range,
-        __alloc_contig_migrate_range,
-        migrate_pages,
-        __free_contig_frozen_range,
-        cma_alloc,
-        cma_release,
-        compact_node,
-        compact_zone,
-        isolate_migratepages,
-        isolate_freepages,
-        release_free_list,
-    }
+/// The table of modelled kernel functions: each one's name and the file it is in. Declares
+/// [`KernelFn`] (a [`coded_enum!`]: `ALL` in this order), its `name` and `source_file`.
+macro_rules! kernel_fns {
+    ($($f:ident => $file:literal),* $(,)?) => {
+        coded_enum! {
+            /// Kernel functions the model follows, by their names in the kernel.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+            #[allow(non_camel_case_types)]
+            pub enum KernelFn {
+                $( #[doc = concat!("`", stringify!($f), "` (", $file, ").")] $f ),*
+            }
+        }
+
+        impl KernelFn {
+            /// The function's name in the kernel.
+            pub fn name(self) -> &'static str {
+                match self { $(KernelFn::$f => stringify!($f)),* }
+            }
+
+            /// Source file of the function, for the elixir link.
+            pub fn source_file(self) -> &'static str {
+                match self { $(KernelFn::$f => $file),* }
+            }
+        }
+    };
+}
+
+kernel_fns! {
+    alloc_pages => "mm/page_alloc.c",
+    get_page_from_freelist => "mm/page_alloc.c",
+    __alloc_pages_slowpath => "mm/page_alloc.c",
+    rmqueue => "mm/page_alloc.c",
+    rmqueue_pcplist => "mm/page_alloc.c",
+    nr_pcp_alloc => "mm/page_alloc.c",
+    rmqueue_bulk => "mm/page_alloc.c",
+    rmqueue_buddy => "mm/page_alloc.c",
+    __rmqueue => "mm/page_alloc.c",
+    __rmqueue_smallest => "mm/page_alloc.c",
+    expand => "mm/page_alloc.c",
+    __rmqueue_claim => "mm/page_alloc.c",
+    find_suitable_fallback => "mm/page_alloc.c",
+    try_to_claim_block => "mm/page_alloc.c",
+    __rmqueue_steal => "mm/page_alloc.c",
+    reserve_highatomic_pageblock => "mm/page_alloc.c",
+    unreserve_highatomic_pageblock => "mm/page_alloc.c",
+    __alloc_pages_direct_reclaim => "mm/page_alloc.c",
+    zone_watermark_ok => "mm/page_alloc.c",
+    __free_pages => "mm/page_alloc.c",
+    __free_frozen_pages => "mm/page_alloc.c",
+    free_pages_prepare => "mm/page_alloc.c",
+    free_frozen_page_commit => "mm/page_alloc.c",
+    free_pcppages_bulk => "mm/page_alloc.c",
+    free_one_page => "mm/page_alloc.c",
+    __free_one_page => "mm/page_alloc.c",
+    split_page => "mm/page_alloc.c",
+    drain_pages_zone => "mm/page_alloc.c",
+    drain_all_pages => "mm/page_alloc.c",
+    decay_pcp_high => "mm/page_alloc.c",
+    free_contig_range => "mm/page_alloc.c",
+    __free_contig_range_common => "mm/page_alloc.c",
+    free_prepared_contig_range => "mm/page_alloc.c",
+    alloc_contig_range => "mm/page_alloc.c",
+    vmalloc => "mm/vmalloc.c",
+    vm_area_alloc_pages => "mm/vmalloc.c",
+    alloc_pages_bulk => "mm/page_alloc.c",
+    vfree => "mm/vmalloc.c",
+    memblock_free_all => "mm/memblock.c",
+    get_page => "include/linux/mm.h",
+    put_page => "include/linux/mm.h",
+    split_large_buddy => "mm/page_alloc.c",
+    start_isolate_page_range => "mm/page_isolation.c",
+    isolate_single_pageblock => "mm/page_isolation.c",
+    set_migratetype_isolate => "mm/page_isolation.c",
+    unset_migratetype_isolate => "mm/page_isolation.c",
+    undo_isolate_page_range => "mm/page_isolation.c",
+    __alloc_contig_migrate_range => "mm/page_alloc.c",
+    migrate_pages => "mm/migrate.c",
+    __free_contig_frozen_range => "mm/page_alloc.c",
+    cma_alloc => "mm/cma.c",
+    cma_release => "mm/cma.c",
+    compact_node => "mm/compaction.c",
+    compact_zone => "mm/compaction.c",
+    isolate_migratepages => "mm/compaction.c",
+    isolate_freepages => "mm/compaction.c",
+    release_free_list => "mm/compaction.c",
 }
 
 impl KernelFn {
-    pub fn name(self) -> &'static str {
-        match self {
-            KernelFn::alloc_pages => "alloc_pages",
-            KernelFn::get_page_from_freelist => "get_page_from_freelist",
-            KernelFn::__alloc_pages_slowpath => "__alloc_pages_slowpath",
-            KernelFn::rmqueue => "rmqueue",
-            KernelFn::rmqueue_pcplist => "rmqueue_pcplist",
-            KernelFn::nr_pcp_alloc => "nr_pcp_alloc",
-            KernelFn::rmqueue_bulk => "rmqueue_bulk",
-            KernelFn::rmqueue_buddy => "rmqueue_buddy",
-            KernelFn::__rmqueue => "__rmqueue",
-            KernelFn::__rmqueue_smallest => "__rmqueue_smallest",
-            KernelFn::expand => "expand",
-            KernelFn::__rmqueue_claim => "__rmqueue_claim",
-            KernelFn::find_suitable_fallback => "find_suitable_fallback",
-            KernelFn::try_to_claim_block => "try_to_claim_block",
-            KernelFn::__rmqueue_steal => "__rmqueue_steal",
-            KernelFn::reserve_highatomic_pageblock => "reserve_highatomic_pageblock",
-            KernelFn::unreserve_highatomic_pageblock => "unreserve_highatomic_pageblock",
-            KernelFn::__alloc_pages_direct_reclaim => "__alloc_pages_direct_reclaim",
-            KernelFn::zone_watermark_ok => "zone_watermark_ok",
-            KernelFn::__free_pages => "__free_pages",
-            KernelFn::__free_frozen_pages => "__free_frozen_pages",
-            KernelFn::free_pages_prepare => "free_pages_prepare",
-            KernelFn::free_frozen_page_commit => "free_frozen_page_commit",
-            KernelFn::free_pcppages_bulk => "free_pcppages_bulk",
-            KernelFn::free_one_page => "free_one_page",
-            KernelFn::__free_one_page => "__free_one_page",
-            KernelFn::split_page => "split_page",
-            KernelFn::drain_pages_zone => "drain_pages_zone",
-            KernelFn::drain_all_pages => "drain_all_pages",
-            KernelFn::decay_pcp_high => "decay_pcp_high",
-            KernelFn::free_contig_range => "free_contig_range",
-            KernelFn::__free_contig_range_common => "__free_contig_range_common",
-            KernelFn::free_prepared_contig_range => "free_prepared_contig_range",
-            KernelFn::alloc_contig_range => "alloc_contig_range",
-            KernelFn::vmalloc => "vmalloc",
-            KernelFn::vm_area_alloc_pages => "vm_area_alloc_pages",
-            KernelFn::alloc_pages_bulk => "alloc_pages_bulk",
-            KernelFn::vfree => "vfree",
-            KernelFn::memblock_free_all => "memblock_free_all",
-            KernelFn::get_page => "get_page",
-            KernelFn::put_page => "put_page",
-            KernelFn::split_large_buddy => "split_large_buddy",
-            KernelFn::start_isolate_page_range => "start_isolate_page_range",
-            KernelFn::isolate_single_pageblock => "isolate_single_pageblock",
-            KernelFn::set_migratetype_isolate => "set_migratetype_isolate",
-            KernelFn::unset_migratetype_isolate => "unset_migratetype_isolate",
-            KernelFn::undo_isolate_page_range => "undo_isolate_page_range",
-            KernelFn::__alloc_contig_migrate_range => "__alloc_contig_migrate_range",
-            KernelFn::migrate_pages => "migrate_pages",
-            KernelFn::__free_contig_frozen_range => "__free_contig_frozen_range",
-            KernelFn::cma_alloc => "cma_alloc",
-            KernelFn::cma_release => "cma_release",
-            KernelFn::compact_node => "compact_node",
-            KernelFn::compact_zone => "compact_zone",
-            KernelFn::isolate_migratepages => "isolate_migratepages",
-            KernelFn::isolate_freepages => "isolate_freepages",
-            KernelFn::release_free_list => "release_free_list",
-        }
-    }
-
-    /// Source file of the function, for the elixir link.
-    pub fn source_file(self) -> &'static str {
-        match self {
-            KernelFn::vmalloc | KernelFn::vm_area_alloc_pages | KernelFn::vfree => "mm/vmalloc.c",
-            KernelFn::memblock_free_all => "mm/memblock.c",
-            KernelFn::get_page | KernelFn::put_page => "include/linux/mm.h",
-            KernelFn::start_isolate_page_range
-            | KernelFn::isolate_single_pageblock
-            | KernelFn::set_migratetype_isolate
-            | KernelFn::unset_migratetype_isolate
-            | KernelFn::undo_isolate_page_range => "mm/page_isolation.c",
-            KernelFn::migrate_pages => "mm/migrate.c",
-            KernelFn::cma_alloc | KernelFn::cma_release => "mm/cma.c",
-            KernelFn::compact_node
-            | KernelFn::compact_zone
-            | KernelFn::isolate_migratepages
-            | KernelFn::isolate_freepages
-            | KernelFn::release_free_list => "mm/compaction.c",
-            _ => "mm/page_alloc.c",
-        }
-    }
-
     /// The identifier to look up on elixir (some names are macros over `_noprof` functions).
     pub fn elixir_ident(self) -> &'static str {
         match self {
@@ -186,7 +124,9 @@ macro_rules! steps {
         /// A stable id of a pseudocode line (see [`Step::func`] and [`Step::line`]).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[repr(u16)]
-        pub enum Step { $($name),* }
+        pub enum Step {
+            $( #[doc = concat!("In `", stringify!($func), "`: pseudocode line ", stringify!($line), " (from 0).")] $name ),*
+        }
 
         impl Step {
             /// Every step, for tests and tooling.
@@ -199,6 +139,7 @@ macro_rules! steps {
             pub fn line(self) -> usize {
                 match self { $(Step::$name => $line),* }
             }
+            /// The step's name (`Step::ExpandAddUpper` is `"ExpandAddUpper"`).
             pub fn name(self) -> &'static str {
                 match self { $(Step::$name => stringify!($name)),* }
             }

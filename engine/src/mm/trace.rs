@@ -128,14 +128,17 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// An empty trace.
     pub fn new() -> Trace {
         Trace::default()
     }
 
+    /// The number of events.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// No events.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -352,11 +355,14 @@ impl<'de> Deserialize<'de> for Trace {
 /// The recorded stream of one run: events and the text of their messages.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct EventLog {
+    /// The events, in order.
     pub events: Trace,
+    /// The messages' text, by id ([`Annotation::Message`]).
     pub messages: Vec<String>,
 }
 
 impl EventLog {
+    /// The text of message `id` (empty if there is none).
     pub fn message(&self, id: u32) -> &str {
         self.messages
             .get(id as usize)

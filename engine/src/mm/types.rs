@@ -43,6 +43,7 @@ pub const MAX_PAGE_ORDER: u8 = 10;
 pub const NR_PAGE_ORDERS: usize = 11;
 /// `min(HUGETLB_PAGE_ORDER, PAGE_BLOCK_MAX_ORDER)` on x86_64.
 pub const PAGEBLOCK_ORDER: u8 = 9;
+/// `pageblock_nr_pages`: 512.
 pub const PAGEBLOCK_NR_PAGES: u32 = 1 << PAGEBLOCK_ORDER;
 /// Orders above this are "costly" (compaction/reclaim heuristics).
 pub const PAGE_ALLOC_COSTLY_ORDER: u8 = 3;
@@ -63,6 +64,7 @@ pub const MAX_ZONE_PAGES: u64 = 4_194_304;
 /// About 17 bytes a page: 285 MiB for the node's per-page state, once per copy (the run keeps
 /// the initial and the final state; checkpoints within their budget).
 pub const MAX_NODE_PAGES: u64 = 16_777_216;
+/// CPUs a zone may have.
 pub const MAX_CPUS: u32 = 64;
 
 /// `enum migratetype`. The engine always keeps six free lists per order; the numeric value the
@@ -70,12 +72,18 @@ pub const MAX_CPUS: u32 = 64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MigrateType {
+    /// `MIGRATE_UNMOVABLE`.
     Unmovable = 0,
+    /// `MIGRATE_MOVABLE`.
     Movable = 1,
+    /// `MIGRATE_RECLAIMABLE`.
     Reclaimable = 2,
+    /// `MIGRATE_HIGHATOMIC`.
     #[serde(rename = "highatomic")]
     HighAtomic = 3,
+    /// `MIGRATE_CMA`.
     Cma = 4,
+    /// `MIGRATE_ISOLATE`.
     Isolate = 5,
 }
 
@@ -85,6 +93,7 @@ pub const MT_SLOTS: usize = 6;
 pub const MIGRATE_PCPTYPES: usize = 3;
 
 impl MigrateType {
+    /// Every type, by index.
     pub const ALL: [MigrateType; MT_SLOTS] = [
         MigrateType::Unmovable,
         MigrateType::Movable,
@@ -94,6 +103,7 @@ impl MigrateType {
         MigrateType::Isolate,
     ];
 
+    /// The index in [`MigrateType::ALL`] (the kernel's number with `CONFIG_CMA`).
     pub fn idx(self) -> usize {
         self as usize
     }
@@ -169,10 +179,13 @@ pub fn fallbacks(mt: MigrateType) -> [MigrateType; 2] {
 /// Behaviour profile (kernel-model.md §10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum Kernel {
+    /// Linux 6.18.
     #[serde(rename = "v6.18")]
     V6_18,
+    /// Linux 7.1.
     #[serde(rename = "v7.1")]
     V7_1,
+    /// Linux 7.2.
     #[default]
     #[serde(rename = "v7.2")]
     V7_2,
@@ -200,6 +213,7 @@ impl Kernel {
         Kernel::V7_2,
         Kernel::V7_3,
     ];
+    /// The profile's name (`"v7.1"`).
     pub fn as_str(self) -> &'static str {
         match self {
             Kernel::V6_12 => "v6.12",
@@ -221,6 +235,7 @@ impl Kernel {
         Kernel::parse(&format!("v{major}.{minor}"))
     }
 
+    /// The profile spelled `s` as [`Kernel::as_str`] spells it (`"v7.1"`), if there is one.
     pub fn parse(s: &str) -> Option<Kernel> {
         Kernel::ALL.into_iter().find(|k| k.as_str() == s)
     }
@@ -337,44 +352,81 @@ pub enum FreeMethod {
 
 /// gfp bits (`include/linux/gfp_types.h`), the ones the model uses.
 pub mod gfp {
+    /// `__GFP_DMA`.
     pub const __GFP_DMA: u32 = 0x1;
+    /// `__GFP_HIGHMEM`.
     pub const __GFP_HIGHMEM: u32 = 0x2;
+    /// `__GFP_DMA32`.
     pub const __GFP_DMA32: u32 = 0x4;
+    /// `__GFP_MOVABLE`.
     pub const __GFP_MOVABLE: u32 = 0x8;
+    /// `__GFP_RECLAIMABLE`.
     pub const __GFP_RECLAIMABLE: u32 = 0x10;
+    /// `__GFP_HIGH`.
     pub const __GFP_HIGH: u32 = 0x20;
+    /// `__GFP_IO`.
     pub const __GFP_IO: u32 = 0x40;
+    /// `__GFP_FS`.
     pub const __GFP_FS: u32 = 0x80;
+    /// `__GFP_ZERO`.
     pub const __GFP_ZERO: u32 = 0x100;
+    /// `__GFP_DIRECT_RECLAIM`.
     pub const __GFP_DIRECT_RECLAIM: u32 = 0x400;
+    /// `__GFP_KSWAPD_RECLAIM`.
     pub const __GFP_KSWAPD_RECLAIM: u32 = 0x800;
+    /// `__GFP_WRITE`.
     pub const __GFP_WRITE: u32 = 0x1000;
+    /// `__GFP_NOWARN`.
     pub const __GFP_NOWARN: u32 = 0x2000;
+    /// `__GFP_RETRY_MAYFAIL`.
     pub const __GFP_RETRY_MAYFAIL: u32 = 0x4000;
+    /// `__GFP_NOFAIL`.
     pub const __GFP_NOFAIL: u32 = 0x8000;
+    /// `__GFP_NORETRY`.
     pub const __GFP_NORETRY: u32 = 0x10000;
+    /// `__GFP_MEMALLOC`.
     pub const __GFP_MEMALLOC: u32 = 0x20000;
+    /// `__GFP_COMP`.
     pub const __GFP_COMP: u32 = 0x40000;
+    /// `__GFP_NOMEMALLOC`.
     pub const __GFP_NOMEMALLOC: u32 = 0x80000;
+    /// `__GFP_HARDWALL`.
     pub const __GFP_HARDWALL: u32 = 0x100000;
+    /// `__GFP_THISNODE`.
     pub const __GFP_THISNODE: u32 = 0x200000;
+    /// `__GFP_ACCOUNT`.
     pub const __GFP_ACCOUNT: u32 = 0x400000;
+    /// `__GFP_ZEROTAGS`.
     pub const __GFP_ZEROTAGS: u32 = 0x800000;
 
+    /// `__GFP_RECLAIM`.
     pub const __GFP_RECLAIM: u32 = __GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM;
+    /// `GFP_ATOMIC`.
     pub const GFP_ATOMIC: u32 = __GFP_HIGH | __GFP_KSWAPD_RECLAIM;
+    /// `GFP_KERNEL`.
     pub const GFP_KERNEL: u32 = __GFP_RECLAIM | __GFP_IO | __GFP_FS;
+    /// `GFP_KERNEL_ACCOUNT`.
     pub const GFP_KERNEL_ACCOUNT: u32 = GFP_KERNEL | __GFP_ACCOUNT;
+    /// `GFP_NOWAIT`.
     pub const GFP_NOWAIT: u32 = __GFP_KSWAPD_RECLAIM | __GFP_NOWARN;
+    /// `GFP_NOIO`.
     pub const GFP_NOIO: u32 = __GFP_RECLAIM;
+    /// `GFP_NOFS`.
     pub const GFP_NOFS: u32 = __GFP_RECLAIM | __GFP_IO;
+    /// `GFP_USER`.
     pub const GFP_USER: u32 = __GFP_RECLAIM | __GFP_IO | __GFP_FS | __GFP_HARDWALL;
+    /// `GFP_DMA`.
     pub const GFP_DMA: u32 = __GFP_DMA;
+    /// `GFP_DMA32`.
     pub const GFP_DMA32: u32 = __GFP_DMA32;
+    /// `GFP_HIGHUSER`.
     pub const GFP_HIGHUSER: u32 = GFP_USER | __GFP_HIGHMEM;
+    /// `GFP_HIGHUSER_MOVABLE`.
     pub const GFP_HIGHUSER_MOVABLE: u32 = GFP_HIGHUSER | __GFP_MOVABLE;
+    /// `GFP_TRANSHUGE_LIGHT`.
     pub const GFP_TRANSHUGE_LIGHT: u32 =
         (GFP_HIGHUSER_MOVABLE | __GFP_COMP | __GFP_NOMEMALLOC | __GFP_NOWARN) & !__GFP_RECLAIM;
+    /// `GFP_TRANSHUGE`.
     pub const GFP_TRANSHUGE: u32 = GFP_TRANSHUGE_LIGHT | __GFP_DIRECT_RECLAIM;
     /// `GFP_RECLAIM_MASK`: the bits a nested allocation inherits.
     pub const GFP_RECLAIM_MASK: u32 = __GFP_RECLAIM

@@ -19,6 +19,7 @@ pub struct VmArea {
     /// allocation walks the zonelist, so one area may hold pages of several zones); empty on a
     /// node of one zone, where every page is in zone 0.
     pub zones: Vec<u8>,
+    /// Above 512 pages: the nested vmalloc that holds the page-pointer array.
     pub array: Option<Box<VmArea>>,
     /// Orders requested from the buddy/pcp, in order (`false`: the attempt failed).
     pub attempts: Vec<(u8, bool)>,

@@ -43,8 +43,10 @@ pub const PB_SKIP: u8 = 1 << 4;
 /// `next`/`prev` arrays, like the kernel's `struct list_head` inside `struct page`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct List {
+    /// The first block (`NIL`: empty).
     pub head: ZonePfn,
     pub(crate) tail: ZonePfn,
+    /// Blocks on the list.
     pub len: u32,
 }
 
@@ -62,8 +64,20 @@ impl Default for List {
 /// `pcp[cpu]->lists[pindex]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ListId {
-    Buddy { order: u8, mt: MigrateType },
-    Pcp { cpu: u8, pindex: u8 },
+    /// `zone->free_area[order].free_list[mt]`.
+    Buddy {
+        /// The order.
+        order: u8,
+        /// The migratetype.
+        mt: MigrateType,
+    },
+    /// CPU `cpu`'s `pcp->lists[pindex]`.
+    Pcp {
+        /// The CPU.
+        cpu: u8,
+        /// The list's index.
+        pindex: u8,
+    },
 }
 
 /// `struct per_cpu_pages` (§4.1).
@@ -71,17 +85,23 @@ pub enum ListId {
 pub struct PerCpuPages {
     /// Pages on all lists, weighted by `2^order`.
     pub count: i32,
+    /// `high`: when `count` reaches it, a free sends a batch back to the buddy.
     pub high: i32,
+    /// `high_min`.
     pub high_min: i32,
+    /// `high_max`.
     pub high_max: i32,
+    /// `batch`.
     pub batch: i32,
     /// `PCPF_PREV_FREE_HIGH_ORDER`.
     pub prev_free_high_order: bool,
     /// `PCPF_FREE_HIGH_BATCH` (cache-geometry dependent; set by default, §4.2).
     pub free_high_batch: bool,
+    /// `alloc_factor`: scales a refill (`nr_pcp_alloc`).
     pub alloc_factor: i32,
     /// `short free_count`.
     pub free_count: i32,
+    /// The lists, by `pindex`.
     pub lists: [List; NR_PCP_LISTS],
 }
 
@@ -90,12 +110,19 @@ pub use crate::mm::stats::Stats;
 /// Static configuration of a zone (from the scenario's `kernel` and `zone`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ZoneConfig {
+    /// The zone's name.
     pub name: String,
+    /// The kernel profile.
     pub kernel: Kernel,
+    /// Its first pfn.
     pub start_pfn: Pfn,
+    /// Pages in the zone.
     pub pages: u32,
+    /// CPUs, each with its pcp lists.
     pub cpus: u32,
+    /// The kernel has `CONFIG_CMA`.
     pub cma: bool,
+    /// `rmqueue_mode` remembers the fallback mode across a refill (7.1+).
     pub rmqueue_mode_memory: bool,
     /// `page_group_by_mobility_disabled` (zone < 2560 pages, 3072 with CMA; §1.8).
     pub mobility_disabled: bool,
@@ -200,7 +227,9 @@ pub fn filler_owner_mt(owner: u32) -> Option<MigrateType> {
 /// Zone types (`enum zone_type` on x86_64): the index of `lowmem_reserve[]` and of
 /// `sysctl_lowmem_reserve_ratio[]`.
 pub const ZONE_DMA: usize = 0;
+/// `ZONE_DMA32`.
 pub const ZONE_DMA32: usize = 1;
+/// `ZONE_NORMAL`.
 pub const ZONE_NORMAL: usize = 2;
 pub const ZONE_MOVABLE: usize = 3;
 pub const MAX_NR_ZONES: usize = 4;
@@ -394,6 +423,7 @@ impl Zone {
         self.active = to as u8;
     }
 
+    /// Pages in the zone.
     pub fn pages(&self) -> u32 {
         self.cfg.pages
     }
@@ -402,6 +432,7 @@ impl Zone {
     // The fields are private to the crate: outside it, a zone changes only through
     // `apply`/`unapply` of events, so a timeline can always step back.
 
+    /// The zone's configuration.
     pub fn cfg(&self) -> &ZoneConfig {
         &self.cfg
     }
@@ -421,6 +452,7 @@ impl Zone {
         self.nr_free_pages
     }
 
+    /// `zone->watermark_boost`.
     pub fn watermark_boost(&self) -> i64 {
         self.watermark_boost
     }
@@ -489,6 +521,7 @@ impl Zone {
         to_zone_pfn(self.cfg.start_pfn, pfn)
     }
 
+    /// Pageblocks in the zone.
     pub fn nr_pageblocks(&self) -> u32 {
         self.pageblock.len() as u32
     }
@@ -503,6 +536,8 @@ impl Zone {
         self.pageblock[pb as usize] & PB_SKIP != 0
     }
 
+    /// `get_pageblock_migratetype` of pageblock `pb`: `Isolate` if its isolate bit is set, else its
+    /// type.
     pub fn pb_mt(&self, pb: u32) -> MigrateType {
         let bits = self.pageblock[pb as usize];
         if bits & PB_ISOLATE != 0 {
@@ -532,6 +567,7 @@ impl Zone {
         }
     }
 
+    /// `free_area[order].free_list[mt]`.
     pub fn free_list(&self, order: u8, mt: MigrateType) -> &List {
         self.list(ListId::Buddy { order, mt })
     }
@@ -549,6 +585,7 @@ impl Zone {
         self.list_iter(self.free_list(order, mt)).collect()
     }
 
+    /// The pfns of CPU `cpu`'s `pcp->lists[pindex]`, head first.
     pub fn pcp_list_pfns(&self, cpu: usize, pindex: usize) -> Vec<ZonePfn> {
         self.list_iter(&self.pcp[cpu].lists[pindex]).collect()
     }

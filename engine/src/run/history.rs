@@ -16,9 +16,19 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PageList {
     /// `zone->free_area[order].free_list[mt]`.
-    FreeArea { order: u8, mt: MigrateType },
+    FreeArea {
+        /// The order.
+        order: u8,
+        /// The migratetype.
+        mt: MigrateType,
+    },
     /// `pcp->lists[pindex]` of one CPU's `per_cpu_pages`.
-    Pcp { cpu: u8, pindex: u8 },
+    Pcp {
+        /// The CPU.
+        cpu: u8,
+        /// The list's index.
+        pindex: u8,
+    },
 }
 
 impl fmt::Display for PageList {

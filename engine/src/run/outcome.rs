@@ -8,25 +8,42 @@ use serde::{Deserialize, Serialize};
 
 use crate::mm::{MigrateType, Pfn};
 
+/// What one executed op did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
     /// `alloc`: the block obtained (absolute pfn).
-    Allocated { order: u8, pfn: Pfn },
+    Allocated {
+        /// The order.
+        order: u8,
+        /// First page (absolute).
+        pfn: Pfn,
+    },
     /// `alloc`, `vmalloc`: no memory.
     Failed,
     /// `split`: the block became `pages` order-0 pages.
-    Split { pages: u32 },
+    Split {
+        /// Order-0 pages it became.
+        pages: u32,
+    },
     /// `split` of an order-0 or already split allocation.
     NothingToSplit,
     /// `alloc_contig_range`: the range obtained (absolute pfn).
-    ContigAllocated { nr: u32, pfn: Pfn },
+    ContigAllocated {
+        /// Pages in the range.
+        nr: u32,
+        /// First page (absolute).
+        pfn: Pfn,
+    },
     /// `alloc_contig_range`: some page of the range is not free.
     RangeInUse,
     /// `vmalloc`: pages obtained; the large-order attempts `(order, succeeded)` (order-0 ones
     /// that failed included) and the number of successful order-0 attempts.
     Vmalloc {
+        /// Pages obtained.
         pages: usize,
+        /// The large-order attempts: `(order, succeeded)`.
         large: Vec<(u8, bool)>,
+        /// Successful order-0 attempts.
         order0: usize,
     },
     /// `vfree`.
@@ -34,60 +51,135 @@ pub enum Outcome {
     /// `drain`.
     Drained,
     /// `tick`: pcp pages `decay_pcp_high` freed to the buddy.
-    Ticked { drained: u64 },
+    Ticked {
+        /// Pages freed to the buddy.
+        drained: u64,
+    },
     /// `compact_memory`: folios moved (and their pages) in the zones compacted.
     Compacted {
+        /// Folios moved.
         migrated: u32,
+        /// Their pages.
         pages: u64,
+        /// Zones compacted.
         zones: u32,
     },
     /// `free` of one page of a split or contiguous allocation.
-    PageFreed { index: u64 },
+    PageFreed {
+        /// The page's index in the allocation.
+        index: u64,
+    },
     /// `free` of a split or contiguous allocation, page by page.
-    FreedOneByOne { pages: usize },
+    FreedOneByOne {
+        /// Pages freed.
+        pages: usize,
+    },
     /// `free` of an unsplit block.
-    BlockFreed { order: u8 },
+    BlockFreed {
+        /// The block's order.
+        order: u8,
+    },
     /// `free_contig_range`.
-    ContigFreed { nr: u32, chunked: bool },
+    ContigFreed {
+        /// Pages in the range.
+        nr: u32,
+        /// Freed in aligned chunks (else page by page).
+        chunked: bool,
+    },
     /// One `workload` step that freed a block (absolute pfn).
-    WorkloadFree { step: u64, order: u8, pfn: Pfn },
+    WorkloadFree {
+        /// The workload step.
+        step: u64,
+        /// The block's order.
+        order: u8,
+        /// First page (absolute).
+        pfn: Pfn,
+    },
     /// One `workload` step that allocated (`pfn` `None`: it failed).
     WorkloadAlloc {
+        /// The workload step.
         step: u64,
+        /// The order.
         order: u8,
+        /// The migratetype.
         mt: MigrateType,
+        /// First page (absolute).
         pfn: Option<u64>,
     },
     /// Nothing done: the op does not apply (already freed, unknown name, …); the warning the
     /// trace shows too.
     Skipped(String),
     /// One event of a replayed trace (`crate::run::replay`): its line and what the replay did.
-    Replayed { line: u64, what: String },
+    Replayed {
+        /// The 1-based trace line.
+        line: u64,
+        /// What the replay did, in words.
+        what: String,
+    },
     /// `get_page`: page `index` now has `refcount` references.
-    PageRefTaken { index: u64, refcount: u8 },
+    PageRefTaken {
+        /// The page's index in the allocation.
+        index: u64,
+        /// Its references now.
+        refcount: u8,
+    },
     /// `put_page`: one reference on page `index` dropped; `freed`: it was the last.
-    PageRefDropped { index: u64, freed: bool },
+    PageRefDropped {
+        /// The page's index in the allocation.
+        index: u64,
+        /// It was the last reference: the page is free.
+        freed: bool,
+    },
     /// `free` of one page someone else still references: the owner's reference is dropped,
     /// the page stays allocated until the last `put_page`.
-    StillReferenced { index: u64 },
+    StillReferenced {
+        /// The page's index in the allocation.
+        index: u64,
+    },
     /// `free_contig_range` of a range with `held` pages someone else still references: those
     /// lost the owner's reference only; their last `put_page` frees them.
-    ContigFreedHeld { nr: u32, chunked: bool, held: u32 },
+    ContigFreedHeld {
+        /// Pages in the range.
+        nr: u32,
+        /// Freed in aligned chunks (else page by page).
+        chunked: bool,
+        /// Pages still referenced.
+        held: u32,
+    },
     /// `alloc_contig_range` that migrated `migrated` in-use movable blocks out of the range
     /// first.
-    ContigMigrated { nr: u32, pfn: Pfn, migrated: u32 },
+    ContigMigrated {
+        /// Pages in the range.
+        nr: u32,
+        /// First page (absolute).
+        pfn: Pfn,
+        /// Blocks migrated.
+        migrated: u32,
+    },
     /// `alloc_contig_range` failed with `-ENOMEM`: a migration found no target page.
-    ContigNoMem { migrated: u32 },
+    ContigNoMem {
+        /// Blocks migrated before it failed.
+        migrated: u32,
+    },
     /// `cma_alloc`: the range obtained (absolute pfn), the in-use movable blocks migrated out of
     /// it, and the busy ranges retried past on the way.
     CmaAllocated {
+        /// Pages in the range.
         nr: u32,
+        /// First page (absolute).
         pfn: Pfn,
+        /// Blocks migrated.
         migrated: u32,
+        /// Busy ranges retried past.
         retries: u32,
     },
     /// `cma_alloc` failed: `ret` (-16 `-EBUSY`, -12 `-ENOMEM`) after `retries` busy ranges.
-    CmaFailed { ret: i32, retries: u32 },
+    CmaFailed {
+        /// The error.
+        ret: i32,
+        /// Busy ranges retried past.
+        retries: u32,
+    },
 }
 
 impl fmt::Display for Outcome {

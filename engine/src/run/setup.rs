@@ -192,7 +192,9 @@ fn snapshot_node_engine(s: &Scenario, snap: &crate::scenario::NodeSnapshot) -> E
 /// A validated scenario and the zone its `init` builds: what [`crate::run::runner::execute`] runs
 /// the ops on.
 pub struct Start {
+    /// The scenario.
     pub scenario: ValidScenario,
+    /// The engine at its start state.
     pub engine: Engine,
 }
 

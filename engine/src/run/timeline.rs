@@ -24,6 +24,7 @@ const COPY_BYTES_PER_EVENT: u64 = 256;
 /// A cursor over a run.
 #[derive(Clone, Debug)]
 pub struct Timeline {
+    /// The run.
     pub run: Run,
     zone: Zone,
     /// Number of events applied: the zone is the state *after* events `[0, pos)`.
@@ -36,6 +37,7 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    /// A cursor at the start of `run`.
     pub fn new(run: Run) -> Timeline {
         let visible = run
             .log
@@ -54,10 +56,12 @@ impl Timeline {
         }
     }
 
+    /// The number of events.
     pub fn len(&self) -> u32 {
         self.run.log.events.len() as u32
     }
 
+    /// No events.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

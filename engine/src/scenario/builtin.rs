@@ -5,7 +5,9 @@
 pub struct Builtin {
     /// File stem, used in URLs and `buddyscope builtin ID`.
     pub id: &'static str,
+    /// Its title.
     pub title: &'static str,
+    /// Its JSON text.
     pub json: &'static str,
 }
 

@@ -31,16 +31,20 @@ pub struct Scenario {
     /// Title; the contract's table does not require it, so an absent name is `""`.
     #[serde(default)]
     pub name: String,
+    /// What the scenario shows (plain text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The kernel profile (default: the newest).
     #[serde(default)]
     pub kernel: Kernel,
+    /// The zone, when the node has one.
     #[serde(default)]
     pub zone: ZoneSpec,
     /// A node of several zones, in pfn order (e.g. `DMA32` then `Normal`), instead of `zone`.
     /// Empty: the one zone of `zone`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub zones: Vec<ZoneSpec>,
+    /// How the zone starts.
     #[serde(default)]
     pub init: Init,
     /// No ops is a valid scenario: it shows the state `init` builds.
@@ -101,14 +105,19 @@ pub struct ZoneSpec {
     /// (see [`Scenario::resolve_proc_zone_pages`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pages: Option<u64>,
+    /// Its first pfn (absolute), a multiple of [`ZONE_START_ALIGN`].
     pub start_pfn: u64,
+    /// CPUs, each with its pcp lists.
     pub cpus: u32,
+    /// The kernel has `CONFIG_CMA` (pageblock type numbers and the `/proc` columns follow it).
     pub cma: bool,
+    /// Overrides of the pcp parameters.
     #[serde(skip_serializing_if = "PcpOverride::is_empty")]
     pub pcp: PcpOverride,
     /// The final `min_free_kbytes` (replaces the computed one, THP bump included).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_free_kbytes: Option<u64>,
+    /// `rmqueue_mode` remembers the fallback mode across a refill (7.1+).
     pub rmqueue_mode_memory: bool,
     /// `MIGRATE_CMA` pageblocks reserved at boot (`cma_declare_contiguous` then
     /// `init_cma_reserved_pageblock`); needs `cma`.
@@ -148,15 +157,19 @@ impl Default for ZoneSpec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PcpOverride {
+    /// `pcp->batch`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<i32>,
+    /// `pcp->high_min`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub high_min: Option<i32>,
+    /// `pcp->high_max`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub high_max: Option<i32>,
 }
 
 impl PcpOverride {
+    /// Nothing is overridden.
     pub fn is_empty(&self) -> bool {
         self.batch.is_none() && self.high_min.is_none() && self.high_max.is_none()
     }
@@ -171,7 +184,9 @@ pub enum Init {
     /// Start from a real machine's `/proc` files. The text is parsed elsewhere (procfs); this
     /// module only checks the shape.
     Proc {
+        /// The `/proc/pagetypeinfo` text.
         pagetypeinfo: String,
+        /// The `/proc/zoneinfo` text, if given.
         zoneinfo: Option<String>,
         /// The zone to read, in the first node that has it; default `"Normal"`.
         zone: String,
@@ -188,9 +203,13 @@ pub enum Init {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BindKind {
+    /// `alloc`.
     Alloc,
+    /// `alloc_contig_range`.
     AllocContigRange,
+    /// `vmalloc`.
     Vmalloc,
+    /// `cma_alloc`.
     CmaAlloc,
 }
 
@@ -224,7 +243,9 @@ impl fmt::Display for BindKind {
 /// `drain`'s `cpu`: one CPU or every CPU whose pcp `count` ≠ 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DrainTarget {
+    /// One CPU.
     Cpu(u32),
+    /// Every CPU.
     All,
 }
 
@@ -239,8 +260,11 @@ impl Default for DrainTarget {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MtWeights {
+    /// The weight of `unmovable`.
     pub unmovable: f64,
+    /// The weight of `movable`.
     pub movable: f64,
+    /// The weight of `reclaimable`.
     pub reclaimable: f64,
 }
 
@@ -262,16 +286,23 @@ impl MtWeights {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Op {
+    /// `alloc_pages(gfp, order)`: one block, bound to `as`.
     Alloc {
+        /// The order.
         order: u8,
+        /// The migratetype asked for (default `unmovable`).
         #[serde(default = "default_mt")]
         mt: MigrateType,
+        /// `__GFP_HIGH` with `ALLOC_HIGHATOMIC`: may take and reserve a highatomic pageblock.
         #[serde(default, skip_serializing_if = "is_false")]
         highatomic: bool,
+        /// `as`: the name a later `ref` gives to act on it.
         #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
         as_name: Option<String>,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
         /// The highest zone the request may use (`GFP_DMA32` for `"DMA32"`, `GFP_DMA` for
@@ -279,79 +310,112 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         zone: Option<String>,
     },
+    /// `free` of an allocation (`__free_pages`, page by page for a split or contiguous one).
     Free {
+        /// `ref`: the name (`as`) of the allocation it acts on.
         #[serde(rename = "ref")]
         ref_name: String,
         /// Index of one page in the allocation; an index beyond it is a run-time warning.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         page: Option<u64>,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// `split_page` of an allocation: every page gets its own refcount.
     Split {
+        /// `ref`: the name (`as`) of the allocation it acts on.
         #[serde(rename = "ref")]
         ref_name: String,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// `alloc_contig_range(pfn, pfn + nr_pages)`, bound to `as`.
     AllocContigRange {
+        /// First pfn (absolute).
         pfn: u64,
+        /// Pages in the range.
         nr_pages: u64,
+        /// `as`: the name a later `ref` gives to act on it.
         #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
         as_name: Option<String>,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// Either `ref_name`, or `pfn` and `nr_pages` (checked by [`validate`]).
     FreeContigRange {
+        /// The `alloc_contig_range` to free.
         #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
         ref_name: Option<String>,
+        /// First pfn (absolute) of a range to free.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pfn: Option<u64>,
+        /// Pages in it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         nr_pages: Option<u64>,
         /// `None`: the profile's ([`Scenario::free_contig_range_method`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         method: Option<FreeMethod>,
+        /// The call is `__free_contig_frozen_range` (pages whose refcount is already 0); the model
+        /// frees them the same way.
         #[serde(default, skip_serializing_if = "is_false")]
         frozen: bool,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// `vmalloc(pages * PAGE_SIZE)`, bound to `as`.
     Vmalloc {
+        /// Pages to map.
         pages: u64,
         /// `None`: the profile's ([`Scenario::vmalloc_strategy`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         strategy: Option<VmallocStrategy>,
+        /// `as`: the name a later `ref` gives to act on it.
         #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
         as_name: Option<String>,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// `vfree` of a `vmalloc`.
     Vfree {
+        /// `ref`: the name (`as`) of the allocation it acts on.
         #[serde(rename = "ref")]
         ref_name: String,
         /// `None`: the profile's ([`Scenario::vfree_method`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         method: Option<FreeMethod>,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// `drain_all_pages` (or one CPU's `drain_local_pages`).
     Drain {
+        /// The CPU whose pcp lists to drain, or `"all"`.
         #[serde(default)]
         cpu: DrainTarget,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
@@ -359,16 +423,20 @@ pub enum Op {
     /// `decay_pcp_high` on each target CPU's pcp (default every CPU, in CPU order), so pages freed
     /// one by one do not stay on the pcp lists forever.
     Tick {
+        /// The CPUs whose `pcp->high` decays (default every CPU).
         #[serde(default = "tick_default_target")]
         cpu: DrainTarget,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `echo 1 > /proc/sys/vm/compact_memory`: `compact_node` of the node, every zone compacted
     /// whole (`compact_zone` with order -1, `MIGRATE_SYNC`); `cpu` is the writer's CPU.
     CompactMemory {
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
@@ -378,34 +446,50 @@ pub enum Op {
     /// zone of the node (default: the highest populated one); `priority` is
     /// `COMPACT_PRIO_SYNC_FULL` (0) or `COMPACT_PRIO_SYNC_LIGHT` (1).
     Compact {
+        /// The order compacted for.
         order: u8,
+        /// The zone to compact (default: the highest populated one).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         zone: Option<String>,
+        /// `COMPACT_PRIO_SYNC_FULL` (0, default) or `COMPACT_PRIO_SYNC_LIGHT` (1).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         priority: Option<u8>,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// Each iteration runs `ops` in a new name scope. `cpu` is accepted but not inherited.
     Repeat {
+        /// Iterations.
         times: u64,
+        /// The ops each iteration runs.
         ops: Vec<Op>,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// Random alloc/free mix; its op stream is implementation-defined.
     Workload {
+        /// Seed of the step stream.
         seed: u64,
+        /// Steps (an allocation or a free each).
         steps: u64,
+        /// Relative frequencies of each order in an allocation.
         order_weights: [f64; NR_PAGE_ORDERS],
+        /// Relative frequencies of the migratetypes.
         mt_weights: MtWeights,
+        /// Chance that a step frees a live allocation instead of allocating.
         free_probability: f64,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
@@ -413,22 +497,30 @@ pub enum Op {
     /// GUP pin) takes an extra reference. Only on a page with its own refcount: an order-0
     /// alloc, a `split` alloc, an `alloc_contig_range` (run-time warning otherwise).
     GetPage {
+        /// `ref`: the name (`as`) of the allocation it acts on.
         #[serde(rename = "ref")]
         ref_name: String,
+        /// The page's index in the allocation.
         page: u64,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `put_page` dropping a reference an earlier `get_page` took; the last reference frees
     /// the page (on `cpu`'s pcp), even after the allocation itself was freed.
     PutPage {
+        /// `ref`: the name (`as`) of the allocation it acts on.
         #[serde(rename = "ref")]
         ref_name: String,
+        /// The page's index in the allocation.
         page: u64,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
@@ -436,24 +528,31 @@ pub enum Op {
     /// the first free run of the area's bitmap at the alignment, taken with
     /// `alloc_contig_frozen_range(.., ACR_FLAGS_CMA)`, retried further on `-EBUSY`.
     CmaAlloc {
+        /// Pages to allocate.
         nr_pages: u64,
         /// The alignment as a page order (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         align: Option<u8>,
+        /// `as`: the name a later `ref` gives to act on it.
         #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
         as_name: Option<String>,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `cma_release` of a `cma_alloc`'s pages: freed as the kernel profile frees frozen pages
     /// (page by page ≤ 7.1, aligned chunks on 7.2), the bits cleared.
     CmaRelease {
+        /// `ref`: the name (`as`) of the allocation it acts on.
         #[serde(rename = "ref")]
         ref_name: String,
+        /// The CPU it runs on (default 0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
@@ -528,6 +627,7 @@ impl Op {
         self.cpu_field().unwrap_or(0)
     }
 
+    /// The op's `note`, if any.
     pub fn note(&self) -> Option<&str> {
         match self {
             Op::Alloc { note, .. }
@@ -597,6 +697,7 @@ fn is_true(b: &bool) -> bool {
 pub struct CompareSide {
     /// Shown above the side's panels ("v7.1: page by page").
     pub label: String,
+    /// The kernel profile (`None`: the scenario's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<Kernel>,
     /// `zone.rmqueue_mode_memory`.
@@ -612,9 +713,13 @@ pub struct CompareSide {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeasuredRow {
+    /// What was timed.
     pub label: String,
+    /// Before.
     pub a: f64,
+    /// After.
     pub b: f64,
+    /// The unit (`usec`, `MB/s`, …).
     pub unit: String,
 }
 
@@ -625,6 +730,7 @@ pub struct MeasuredRow {
 pub struct Measured {
     /// Where the figures come from (the thread, the message).
     pub source: String,
+    /// The rows.
     pub rows: Vec<MeasuredRow>,
 }
 
@@ -632,8 +738,11 @@ pub struct Measured {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioCompare {
+    /// Side A (before).
     pub a: CompareSide,
+    /// Side B (after).
     pub b: CompareSide,
+    /// The thread's measurement, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured: Option<Measured>,
 }

@@ -24,18 +24,27 @@ type Res<T> = Result<T, ScenarioError>;
 /// One CPU's `struct per_cpu_pages` scalars (the fields that exist in the dumped kernel).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PcpState {
+    /// The CPU.
     pub cpu: u32,
+    /// `count`: pages on its lists.
     pub count: i64,
+    /// `high`.
     pub high: i64,
+    /// `high_min`, where the kernel has it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub high_min: Option<i64>,
+    /// `high_max`, where the kernel has it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub high_max: Option<i64>,
+    /// `batch`.
     pub batch: i64,
+    /// `free_count`, where the kernel has it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub free_count: Option<i64>,
+    /// `flags` (`PCPF_*`), where the kernel has them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flags: Option<u64>,
+    /// `alloc_factor`, where the kernel has it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alloc_factor: Option<i64>,
 }
@@ -43,15 +52,20 @@ pub struct PcpState {
 /// `zone->_watermark[WMARK_MIN..=WMARK_HIGH]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Watermarks {
+    /// `WMARK_MIN`.
     pub min: u64,
+    /// `WMARK_LOW`.
     pub low: u64,
+    /// `WMARK_HIGH`.
     pub high: u64,
 }
 
 /// A pageblock's type, or `"Absent"` (its mem_section has no memmap).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SnapPageblock {
+    /// Its migratetype.
     Type(MigrateType),
+    /// No memmap: the pageblock is not memory the zone has.
     Absent,
 }
 
@@ -85,18 +99,28 @@ fn pageblock_name(s: &str) -> Option<SnapPageblock> {
 /// One zone of a node snapshot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapZone {
+    /// The zone's name.
     pub zone: String,
+    /// Its first pfn (`zone_start_pfn`).
     pub start_pfn: u64,
     pub(crate) spanned_pages: u64,
     pub(crate) present_pages: u64,
     pub(crate) managed_pages: u64,
+    /// Its pageblocks' types, from the pageblock of `start_pfn` on.
     pub pageblocks: Vec<SnapPageblock>,
+    /// Its free lists.
     pub free_area: Vec<SnapFreeList>,
+    /// `free_area[order].nr_free`, by order.
     pub nr_free: Vec<u64>,
+    /// Its pcp lists.
     pub pcp: Vec<SnapPcpList>,
+    /// Every CPU's pcp scalars.
     pub pcp_state: Vec<PcpState>,
+    /// Its watermarks.
     pub watermark: Watermarks,
+    /// `watermark_boost`.
     pub watermark_boost: u64,
+    /// `lowmem_reserve[]`.
     pub lowmem_reserve: Vec<u64>,
     pub(crate) nr_reserved_highatomic: u64,
     #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
@@ -142,13 +166,20 @@ impl SnapZone {
 /// A validated node snapshot (version 2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeSnapshot {
+    /// The snapshot format's version (2).
     pub version: u32,
+    /// The dumped kernel's `uname -r`, if the snapshot says it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
+    /// The node dumped.
     pub node: u32,
+    /// The kernel has `CONFIG_CMA`.
     pub cma: bool,
+    /// The kernel's `migratetype_names[]`.
     pub migratetype_names: Vec<String>,
+    /// CPUs.
     pub cpus: u32,
+    /// The node's zones, in pfn order.
     pub zones: Vec<SnapZone>,
 }
 

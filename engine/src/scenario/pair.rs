@@ -102,11 +102,14 @@ impl CompareSide {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
+    /// Before.
     A,
+    /// After.
     B,
 }
 
 impl Side {
+    /// The side's letter (`"a"`, `"b"`).
     pub fn as_str(self) -> &'static str {
         match self {
             Side::A => "a",
@@ -120,11 +123,14 @@ impl Side {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ComparePair {
+    /// Side A (before).
     pub a: CompareSide,
+    /// Side B (after).
     pub b: CompareSide,
 }
 
 impl ComparePair {
+    /// The side `side`.
     pub fn side(&self, side: Side) -> &CompareSide {
         match side {
             Side::A => &self.a,
@@ -132,6 +138,7 @@ impl ComparePair {
         }
     }
 
+    /// The side `side`, to change.
     pub fn side_mut(&mut self, side: Side) -> &mut CompareSide {
         match side {
             Side::A => &mut self.a,
@@ -186,6 +193,7 @@ impl ComparePair {
 }
 
 impl ScenarioCompare {
+    /// The two sides.
     pub fn pair(&self) -> ComparePair {
         ComparePair {
             a: self.a.clone(),

@@ -34,6 +34,7 @@ impl ValidScenario {
         Ok(ValidScenario(scenario))
     }
 
+    /// The scenario, to change it (it has to be validated again).
     pub fn into_scenario(self) -> Scenario {
         self.0
     }

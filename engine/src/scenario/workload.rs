@@ -45,7 +45,12 @@ pub enum WorkloadStep {
     /// Free the live allocation at this index (the runner `swap_remove`s it).
     Free(usize),
     /// Allocate a block of this order and type.
-    Alloc { order: u8, mt: MigrateType },
+    Alloc {
+        /// The order.
+        order: u8,
+        /// The migratetype.
+        mt: MigrateType,
+    },
 }
 
 /// The stream of a `workload` op's steps.
@@ -57,6 +62,7 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// The stream of a `workload` op with these fields.
     pub fn new(
         seed: u64,
         order_weights: [f64; NR_PAGE_ORDERS],

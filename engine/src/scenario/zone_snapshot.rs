@@ -27,7 +27,9 @@ use serde_json::Value;
 /// One free list as read from `zone->free_area[order].free_list[mt]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapFreeList {
+    /// The order.
     pub order: u8,
+    /// The migratetype.
     pub migratetype: MigrateType,
     /// Absolute pfns, head first.
     pub pfns: Vec<u64>,
@@ -36,7 +38,9 @@ pub struct SnapFreeList {
 /// One pcp list (`per_cpu_pages.lists[pindex]` of a CPU).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapPcpList {
+    /// The CPU.
     pub cpu: u32,
+    /// The list's index.
     pub pindex: u8,
     /// Absolute pfns, head first.
     pub pfns: Vec<u64>,
@@ -45,12 +49,19 @@ pub struct SnapPcpList {
 /// A validated snapshot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
+    /// The snapshot format's version (1).
     pub version: u32,
+    /// The zone's name.
     pub zone: String,
+    /// Its first pfn (absolute).
     pub start_pfn: u64,
+    /// Pages in the zone.
     pub pages: u64,
+    /// Each pageblock's type.
     pub pageblocks: Vec<MigrateType>,
+    /// Its free lists.
     pub free_area: Vec<SnapFreeList>,
+    /// Its pcp lists.
     pub pcp: Vec<SnapPcpList>,
 }
 

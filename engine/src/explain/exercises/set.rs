@@ -24,9 +24,11 @@ pub const MAX_EXPLAIN_LINES: usize = 8;
 pub struct ExerciseSet {
     /// A short slug (`[a-z0-9-]`), unique among the shipped sets; the app keys progress by it.
     pub id: String,
+    /// Shown above the set.
     pub title: String,
     /// What the set teaches (plain text); `""` when absent.
     pub description: String,
+    /// The exercises, in order.
     pub exercises: Vec<Exercise>,
 }
 
@@ -45,11 +47,14 @@ impl ExerciseSet {
 /// One exercise: a scenario and questions about its run, in run order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Exercise {
+    /// Shown above the exercise.
     pub title: String,
     /// Shown before the first question (what to look at); optional.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub intro: Option<String>,
+    /// The scenario it runs.
     pub scenario: ScenarioSource,
+    /// Its questions, in run order.
     pub questions: Vec<Question>,
 }
 
@@ -58,7 +63,9 @@ pub struct Exercise {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ScenarioSource {
+    /// A built-in's id.
     Builtin(String),
+    /// A scenario written in the set.
     Inline(Box<crate::scenario::Scenario>),
 }
 
@@ -70,6 +77,7 @@ pub struct Question {
     /// Events of op `op + 1` applied further (absent: 0, the op boundary).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<u32>,
+    /// What it asks.
     pub ask: Ask,
     /// The question's text; absent: [`Ask::default_prompt`].
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -105,7 +113,9 @@ macro_rules! asks {
         /// of the next op (op `op + 1`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[serde(rename_all = "snake_case")]
-        pub enum Ask { $($v),* }
+        pub enum Ask {
+            $( #[doc = concat!("Asks \"", $prompt, "\"")] $v ),*
+        }
 
         impl Ask {
             /// Every ask, in documentation order.
@@ -203,18 +213,25 @@ impl Ask {
 pub enum Expected {
     /// `labels[correct]` is right.
     Choice {
+        /// The labels offered, in order.
         labels: Vec<String>,
+        /// Index of the right one.
         correct: usize,
     },
+    /// This number is right.
     Number(u64),
     /// Any absolute pfn in `[first, first + count)` is right (a block, or a whole pageblock).
     Page {
+        /// First page of the range.
         first: Pfn,
+        /// Pages in it.
         count: u64,
     },
     /// The free list `free_area[order].free_list[mt]`.
     List {
+        /// The order.
         order: u8,
+        /// The migratetype.
         mt: MigrateType,
     },
 }
@@ -230,6 +247,7 @@ impl Expected {
         }
     }
 
+    /// How the answer is given.
     pub fn kind(&self) -> AnswerKind {
         match self {
             Expected::Choice { .. } => AnswerKind::Choice,
@@ -246,12 +264,15 @@ impl Expected {
 pub enum Answer {
     /// The index of the chosen label.
     Choice(usize),
+    /// The number typed.
     Number(u64),
     /// The absolute pfn of the clicked page.
     Page(Pfn),
     /// The clicked free list.
     List {
+        /// The order.
         order: u8,
+        /// The migratetype.
         mt: MigrateType,
     },
 }
@@ -277,9 +298,13 @@ pub struct ExplainLine {
 pub struct ResolvedQuestion {
     /// JSON path of the question, e.g. `exercises[0].questions[1]`.
     pub path: String,
+    /// After this many executed ops.
     pub op: u32,
+    /// Events of op `op + 1` applied further.
     pub event: u32,
+    /// What it asks.
     pub ask: Ask,
+    /// The question's text.
     pub prompt: String,
     /// The event index (timeline cursor) where the question is asked.
     pub asked_at: u32,
@@ -287,6 +312,7 @@ pub struct ResolvedQuestion {
     pub reveal_to: u32,
     /// The summary of the op the question is about (op `op + 1`), e.g. `free a`.
     pub next_op: String,
+    /// The right answer.
     pub expected: Expected,
     /// The answer in words (the CLI's answer key).
     pub answer_text: String,
@@ -301,7 +327,9 @@ pub struct ResolvedQuestion {
 /// An exercise with every answer computed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResolvedExercise {
+    /// As written.
     pub title: String,
+    /// As written.
     pub intro: Option<String>,
     /// The built-in's id, if the exercise names one.
     pub builtin: Option<String>,
@@ -309,7 +337,9 @@ pub struct ResolvedExercise {
     pub scenario: crate::scenario::Scenario,
     /// Executed ops and recorded events of the run.
     pub ops: usize,
+    /// Recorded events of the run.
     pub events: u32,
+    /// Its questions, answers computed.
     pub questions: Vec<ResolvedQuestion>,
 }
 
@@ -329,6 +359,7 @@ pub fn check(q: &ResolvedQuestion, answer: &Answer) -> bool {
 pub struct BuiltinSet {
     /// File stem (equal to the set's `id`).
     pub id: &'static str,
+    /// The set's JSON text.
     pub json: &'static str,
 }
 

@@ -76,6 +76,7 @@ pub enum CompactPriority {
 /// and each zone's `compact_zone` result.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CompactOutcome {
+    /// The folios moved, in order.
     pub migrated: Vec<Migration>,
     pub(crate) results: Vec<CompactResult>,
 }

@@ -31,11 +31,17 @@ pub enum IsolateMode {
 /// index in zone `from_zone` of the node, `to` in zone `to_zone` (both 0 on a node of one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Migration {
+    /// The owner of the folio.
     pub owner: u32,
+    /// Its first page before.
     pub from: ZonePfn,
+    /// Its first page after.
     pub to: ZonePfn,
+    /// Its order.
     pub order: u8,
+    /// The zone (index in the node) it was in.
     pub from_zone: u8,
+    /// The zone it went to.
     pub to_zone: u8,
 }
 
@@ -52,7 +58,9 @@ pub enum ContigError {
 /// migration done on the way (kept even when the call fails, as in the kernel).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContigOutcome {
+    /// Success, or why the range could not be taken.
     pub result: Result<(), ContigError>,
+    /// The folios moved out of the range first.
     pub migrated: Vec<Migration>,
 }
 

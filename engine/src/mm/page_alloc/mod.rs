@@ -43,7 +43,9 @@ pub enum RmqueueMode {
 /// The simulated kernel: a zone plus the trace being recorded.
 #[derive(Clone, Debug)]
 pub struct Engine {
+    /// The zone worked on (with the node's other zones).
     pub zone: Zone,
+    /// The recorded events.
     pub log: EventLog,
     /// When false, mutations still apply but nothing is stored (benchmarks, boot).
     pub recording: bool,
@@ -78,6 +80,7 @@ pub fn pcp_allowed_order(order: u8) -> bool {
 }
 
 impl Engine {
+    /// An engine over `zone`, recording.
     pub fn new(zone: Zone) -> Engine {
         Engine {
             zone,

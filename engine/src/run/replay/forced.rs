@@ -122,6 +122,7 @@ impl DivergenceKind {
             .expect("every kind is in ALL")
     }
 
+    /// The kind's name in the CLI's output (`list_mismatch`).
     pub fn as_str(self) -> &'static str {
         match self {
             DivergenceKind::PfnOutsideZone => "pfn_outside_zone",
@@ -146,7 +147,9 @@ pub struct Divergence {
     pub line: u64,
     /// Index of its message event in the run's log (0 when the log is not recorded).
     pub event: u32,
+    /// What kind.
     pub kind: DivergenceKind,
+    /// What, in words.
     pub message: String,
 }
 
@@ -165,7 +168,9 @@ impl fmt::Display for Divergence {
 /// The number of divergences of one kind (every one counted, listed or not).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct KindCount {
+    /// The kind.
     pub kind: DivergenceKind,
+    /// Divergences of it.
     pub count: u64,
 }
 
@@ -195,12 +200,14 @@ pub struct Replay {
     pub trace_events: u64,
     /// Lines read, and lines skipped (comments, other events, headers).
     pub lines: u64,
+    /// Lines skipped (comments, other events, headers).
     pub skipped_lines: u64,
     /// Counts and the `nr_free[]` series for [`super::summary::summary`].
     pub tally: Tally,
     /// Lines applied in timestamp order before a line above them in the file, and lines
     /// whose timestamp is before one already applied (out of order by more than the window).
     pub reordered_lines: u64,
+    /// Lines whose timestamp is before one already applied.
     pub late_lines: u64,
     /// With [`ReplayOptions::predict`]: how well the model predicted the kernel's choices.
     pub predict: Option<PredictReport>,
@@ -218,9 +225,12 @@ pub struct TracedAlloc {
     pub line: u64,
     /// Index into [`TracedAllocs::tasks`] of its `comm-pid`, when the line has the column.
     pub task: Option<u32>,
+    /// The CPU, when the line has the column.
     pub cpu: Option<u32>,
     pub(crate) ts_ns: Option<u64>,
+    /// The gfp flags.
     pub gfp: u32,
+    /// The order.
     pub order: u8,
     /// The traced `migratetype=`.
     pub mt: MigrateType,
@@ -231,6 +241,7 @@ pub struct TracedAlloc {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TracedAllocs {
     pub(crate) tasks: Vec<String>,
+    /// Ascending by owner.
     pub allocs: Vec<TracedAlloc>,
     #[serde(skip)]
     task_ids: HashMap<String, u32>,

@@ -3,22 +3,27 @@
 //! [`parse`] streams the kmem tracepoint lines out of an ftrace text trace; [`forced`] applies
 //! them to the model as *forced transitions* (the model takes the traced pages instead of
 //! choosing its own) through the engine's own primitives, so the result is an ordinary
-//! recorded [`crate::run::runner::Run`] that the timeline steps through, plus the list of points
+//! recorded [`crate::run::Run`] that the timeline steps through, plus the list of points
 //! where the trace and the model disagree ([`Divergence`]).
 
-pub mod forced;
-pub mod model_choice;
-pub mod order;
-pub mod parse;
-pub mod predict;
-pub mod summary;
-pub mod tally;
+mod forced;
+mod model_choice;
+mod order;
+mod parse;
+mod predict;
+mod summary;
+mod tally;
 
-pub(crate) use forced::{by_kind_text, KindCount};
+pub(crate) use forced::by_kind_text;
 pub use forced::{
-    replay, replay_text, Divergence, DivergenceKind, Replay, ReplayError, ReplayOptions,
-    TracedAllocs,
+    replay, replay_text, Divergence, DivergenceKind, KindCount, Replay, ReplayError, ReplayOptions,
+    TracedAlloc, TracedAllocs,
 };
-pub use model_choice::reissue;
-pub use predict::{Cause, PredictReport};
-pub use summary::{summary, ReplaySummary};
+pub use model_choice::{reissue, Comparison, Difference};
+pub use parse::{TraceEvent, TraceParseError};
+pub use predict::{Cause, CauseCount, Miss, PredictReport};
+pub use summary::{
+    summary, text as summary_text, AllocCount, FallbackCount, FragPoint, ModelDifference,
+    ModelSummary, PageblockChange, ReplaySummary,
+};
+pub use tally::{FreeSample, Sampler, Tally, MAX_SAMPLES};

@@ -19,11 +19,13 @@ use std::io::BufRead;
 pub struct Difference {
     /// 1-based trace line of the `mm_page_alloc`.
     pub line: u64,
+    /// The order.
     pub order: u8,
     /// The request's migratetype (kernel number).
     pub migratetype: u8,
     /// Absolute pfns; `None` is a failed allocation.
     pub traced: Option<u64>,
+    /// The model's pfn (absolute; `None`: it failed).
     pub model: Option<u64>,
 }
 
@@ -36,6 +38,7 @@ pub struct Comparison {
     pub frees: u64,
     /// Requests whose pfn (or success) differs.
     pub differing: u64,
+    /// The first request that differs.
     pub first_difference: Option<Difference>,
     /// The model's `nr_free[order]` after each request (the free-pages and fragmentation-index
     /// series of the model's run; the traced run's is `OpRecord::nr_free_after` of a replay).

@@ -29,44 +29,86 @@ use std::io::BufRead;
 pub enum TraceEvent {
     /// `mm_page_alloc`; `pfn` is `None` for a failed allocation (NULL page, `pfn=0x0`).
     Alloc {
+        /// The page (`None`: failed).
         pfn: Option<u64>,
+        /// The order.
         order: u8,
+        /// `migratetype`.
         mt: u8,
+        /// `gfp_flags`.
         gfp: u32,
     },
     /// `mm_page_free`.
-    Free { pfn: u64, order: u8 },
+    Free {
+        /// The page.
+        pfn: u64,
+        /// The order.
+        order: u8,
+    },
     /// `mm_page_alloc_zone_locked`.
     ZoneLocked {
+        /// The page.
         pfn: u64,
+        /// The order.
         order: u8,
+        /// `migratetype`.
         mt: u8,
+        /// Taken to refill a pcp list.
         percpu_refill: bool,
     },
     /// `mm_page_pcpu_drain`.
-    PcpuDrain { pfn: u64, order: u8, mt: u8 },
+    PcpuDrain {
+        /// The page.
+        pfn: u64,
+        /// The order.
+        order: u8,
+        /// `migratetype`.
+        mt: u8,
+    },
     /// `mm_page_alloc_extfrag`.
     Extfrag {
+        /// The page.
         pfn: u64,
+        /// The order asked for.
         alloc_order: u8,
+        /// The order of the block taken.
         fallback_order: u8,
+        /// The type asked for.
         alloc_mt: u8,
+        /// The block's type.
         fallback_mt: u8,
+        /// The pageblock changed type.
         change_ownership: bool,
     },
     /// Engine annotation `# free_prepared_contig_range: chunk pfn P order O`: the order-0
     /// pages just traced by `mm_page_free` go back as one `FPI_PREPARED` chunk (7.2), a step
     /// no tracepoint shows.
-    Chunk { pfn: u64, order: u8 },
+    Chunk {
+        /// First page of the chunk.
+        pfn: u64,
+        /// Its order.
+        order: u8,
+    },
     /// Engine annotation `# alloc_contig_range: N pages from pfn P are allocated`: the range
     /// leaves the buddy without a tracepoint.
-    ContigAlloc { pfn: u64, nr: u64 },
+    ContigAlloc {
+        /// First page of the range.
+        pfn: u64,
+        /// Pages in it.
+        nr: u64,
+    },
     /// Engine annotation `# set_migratetype_isolate: pageblock N (pfn P) changes type T →
     /// Isolate`: the pageblock at `pfn` is isolated (no tracepoint shows it).
-    Isolate { pfn: u64 },
+    Isolate {
+        /// A page of the pageblock.
+        pfn: u64,
+    },
     /// Engine annotation `# unset_migratetype_isolate: pageblock N (pfn P) changes type Isolate
     /// → T`: the isolation is undone.
-    Unisolate { pfn: u64 },
+    Unisolate {
+        /// A page of the pageblock.
+        pfn: u64,
+    },
 }
 
 /// A parsed event line.
@@ -100,6 +142,7 @@ pub struct TraceParseError {
     pub line: u64,
     /// 1-based column of the offending field, where there is one.
     pub column: Option<usize>,
+    /// What is wrong.
     pub message: String,
 }
 

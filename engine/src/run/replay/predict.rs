@@ -64,6 +64,7 @@ pub enum Cause {
 }
 
 impl Cause {
+    /// Every cause, in report order.
     pub const ALL: [Cause; 18] = [
         Cause::KernelFailed,
         Cause::ModelNoFreePage,
@@ -85,6 +86,7 @@ impl Cause {
         Cause::OtherFreeList,
     ];
 
+    /// The cause's name in the report.
     pub fn as_str(self) -> &'static str {
         match self {
             Cause::KernelFailed => "kernel_failed",
@@ -296,13 +298,17 @@ pub fn classify(f: &Facts) -> Option<Cause> {
 pub struct Miss {
     /// 1-based trace line of the `mm_page_alloc`.
     pub line: u64,
+    /// The request's CPU.
     pub cpu: usize,
+    /// The order.
     pub order: u8,
     /// The traced migratetype (kernel number).
     pub migratetype: u8,
     /// The kernel's pfn (`None`: it failed) and the model's.
     pub want_pfn: Option<u64>,
+    /// The model's pfn (`None`: it failed).
     pub got_pfn: Option<u64>,
+    /// Why they differ.
     pub cause: Cause,
     /// Where each was, in words.
     pub detail: String,
@@ -311,9 +317,13 @@ pub struct Miss {
 /// Counts of one cause.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CauseCount {
+    /// The cause.
     pub cause: Cause,
+    /// Misses of it.
     pub count: u64,
+    /// The kernel function whose choice it is.
     pub kernel_fn: &'static str,
+    /// The cause in a sentence.
     pub explain: &'static str,
 }
 
@@ -327,6 +337,7 @@ pub struct PredictReport {
     /// `exact` plus the misses where the model took from the same list and order as the
     /// kernel, another entry of it.
     pub same_order_and_list: u64,
+    /// Allocations the model predicted differently.
     pub miss_count: u64,
     /// Misses by cause, most frequent first.
     pub by_cause: Vec<CauseCount>,

@@ -14,9 +14,11 @@ use serde::{Deserialize, Serialize};
 /// Allocations of one order and migratetype.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllocCount {
+    /// The order.
     pub order: u8,
     /// The kernel's name (`Unmovable`, `Movable`, …).
     pub migratetype: String,
+    /// Allocations of it.
     pub count: u64,
 }
 
@@ -29,6 +31,7 @@ pub struct FallbackCount {
     pub to: String,
     /// `change_ownership=1`: the pageblock was claimed (re-typed), else its pages were stolen.
     pub claim: bool,
+    /// Fallbacks of it.
     pub count: u64,
 }
 
@@ -37,7 +40,9 @@ pub struct FallbackCount {
 pub struct PageblockChange {
     /// First pfn of the pageblock (absolute).
     pub pfn: u64,
+    /// Its type at the start.
     pub from: String,
+    /// Its type at the end.
     pub to: String,
 }
 
@@ -47,16 +52,20 @@ pub struct PageblockChange {
 pub struct FragPoint {
     /// 1-based trace line of the event.
     pub line: u64,
+    /// Each order's index.
     pub index: [i64; NR_PAGE_ORDERS],
 }
 
 /// The model choosing its own pages for the trace's requests ([`super::model_choice`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelSummary {
+    /// Requests re-issued.
     pub requests: u64,
+    /// Frees applied to the model's blocks.
     pub frees: u64,
     /// Requests whose pfn (or success) differs from the trace's.
     pub differing: u64,
+    /// The first request that differs.
     pub first_difference: Option<ModelDifference>,
     /// The model's fragmentation index after its requests, at most [`MAX_SAMPLES`] points.
     pub fragmentation: Vec<FragPoint>,
@@ -65,31 +74,45 @@ pub struct ModelSummary {
 /// [`Difference`] with the migratetype named.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelDifference {
+    /// The 1-based trace line.
     pub line: u64,
+    /// The order.
     pub order: u8,
+    /// The request's migratetype (kernel name).
     pub migratetype: String,
     /// Absolute pfns; `None`: the allocation failed.
     pub traced: Option<u64>,
+    /// The model's pfn.
     pub model: Option<u64>,
 }
 
 /// Everything the replay summary shows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplaySummary {
+    /// Trace events applied.
     pub trace_events: u64,
+    /// Lines read.
     pub lines: u64,
+    /// Lines skipped.
     pub skipped_lines: u64,
+    /// Divergences counted.
     pub divergence_count: u64,
     /// Every divergence counted by kind (complete; the list of divergences may be capped).
     #[serde(default)]
     pub divergences_by_kind: Vec<KindCount>,
+    /// Successful allocations by order and migratetype.
     pub allocations: Vec<AllocCount>,
+    /// Allocations that failed.
     pub failed_allocations: u64,
+    /// Frees.
     pub frees: u64,
+    /// Fallbacks by lists and kind.
     pub fallbacks: Vec<FallbackCount>,
+    /// Pageblocks of another type at the end than at the start.
     pub pageblocks_changed: Vec<PageblockChange>,
     /// The traced run's fragmentation index, at most [`MAX_SAMPLES`] points.
     pub fragmentation: Vec<FragPoint>,
+    /// The model choosing its own pages, if it was asked.
     pub model: Option<ModelSummary>,
 }
 

@@ -14,6 +14,7 @@ pub const MAX_SAMPLES: usize = 512;
 pub struct FreeSample {
     /// 1-based trace line of the event.
     pub line: u64,
+    /// `nr_free[]` after it.
     pub nr_free: [u64; NR_PAGE_ORDERS],
 }
 
@@ -38,6 +39,7 @@ impl Sampler {
         self.samples.iter().chain(tail)
     }
 
+    /// Adds the counts after trace line `line`.
     pub fn push(&mut self, line: u64, nr_free: &[u64; NR_PAGE_ORDERS]) {
         self.last = Some(FreeSample {
             line,
@@ -69,6 +71,7 @@ pub struct Tally {
     pub allocations: BTreeMap<(u8, u8), u64>,
     /// `mm_page_alloc` with a NULL page.
     pub failed_allocations: u64,
+    /// `mm_page_free` events.
     pub frees: u64,
     /// `mm_page_alloc_extfrag` by (fallback type, requested type, change_ownership).
     pub fallbacks: BTreeMap<(u8, u8, bool), u64>,
@@ -77,6 +80,7 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Counts one trace event.
     pub fn count(&mut self, ev: &TraceEvent) {
         match *ev {
             TraceEvent::Alloc {

@@ -34,7 +34,9 @@ pub struct OpDef {
     pub path: String,
     /// The `"op"` tag.
     pub op: String,
+    /// The name it binds (`as`).
     pub name: Option<String>,
+    /// The op's `note`.
     pub note: Option<String>,
     /// Short human summary, e.g. `alloc order 9 movable as thp`.
     pub summary: String,
@@ -43,11 +45,13 @@ pub struct OpDef {
 /// One executed operation (a repeat body runs once per iteration; a workload once per step).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OpRecord {
+    /// Index into [`Run::op_defs`].
     pub def: u32,
     /// Iteration indices of the enclosing repeats, outermost first.
     pub iteration: Vec<u32>,
     /// Events `[start, end)` of this op.
     pub start: u32,
+    /// One past its last event.
     pub end: u32,
     /// Cost counters of this op alone.
     pub cost: Stats,
@@ -70,13 +74,19 @@ pub struct OpRecord {
 /// A finished run: everything the CLI prints and the timeline steps through.
 #[derive(Clone, Debug)]
 pub struct Run {
+    /// The scenario run.
     pub scenario: Scenario,
     /// State before the first op (after `init`).
     pub initial: Zone,
+    /// The recorded events.
     pub log: EventLog,
+    /// One record per executed op (thinned in a counters-only run).
     pub ops: Vec<OpRecord>,
+    /// The ops as written, one per op of the document.
     pub op_defs: Vec<OpDef>,
+    /// Who holds pages, by owner id.
     pub owners: Vec<OwnerInfo>,
+    /// The zone (and node) after the last op.
     pub final_zone: Zone,
     /// `(event index, state before that event)`, ascending; index 0 is `initial`.
     pub checkpoints: Vec<(u32, Zone)>,
@@ -330,6 +340,7 @@ pub struct CheckpointRebuild {
 }
 
 impl CheckpointRebuild {
+    /// A rebuild from `initial`, keeping checkpoints within `budget` bytes.
     pub fn new(initial: &Zone, budget: usize) -> CheckpointRebuild {
         CheckpointRebuild {
             ring: Checkpoints::new(initial, budget),

@@ -35,7 +35,9 @@ pub struct ProcImport {
     /// `batch`, `high_min`, `high_max` of the first CPU listed in `zoneinfo` (for every CPU);
     /// `None` where `zoneinfo` is absent or does not print the field.
     pub batch: Option<i32>,
+    /// `high_min` of that CPU (see `batch`).
     pub high_min: Option<i32>,
+    /// `high_max` of that CPU (see `batch`).
     pub high_max: Option<i32>,
     /// Initial `high` per simulated CPU, indexed by the CPU number printed after `cpu:`
     /// (CPUs not listed: 0). Empty without `zoneinfo`.
@@ -48,6 +50,7 @@ pub struct ProcImport {
     /// `zoneinfo`'s `start_pfn`, `spanned` and `present` for that zone, if given.
     pub start_pfn: Option<u64>,
     pub(crate) spanned: Option<u64>,
+    /// `zoneinfo`'s `present`, if given.
     pub present: Option<u64>,
 }
 
@@ -60,7 +63,10 @@ pub enum ZoneSize {
     /// Fallback: `zoneinfo`'s `managed` gives another pageblock count than `pagetypeinfo`
     /// (which counts the pageblocks of present memory; `managed` leaves out reserved pages),
     /// or no layout fits in it; the size is then Σ pageblocks × 512, as without `zoneinfo`.
-    Pageblocks { managed: u64 },
+    Pageblocks {
+        /// `zoneinfo`'s `managed`.
+        managed: u64,
+    },
 }
 
 impl ProcImport {

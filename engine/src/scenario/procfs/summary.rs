@@ -15,7 +15,9 @@ use crate::scenario::format::{Init, Scenario};
 /// One zone of one node in a pasted `pagetypeinfo`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PasteZone {
+    /// The node.
     pub node: u32,
+    /// The zone's name.
     pub zone: String,
     /// Σ of its row under `Number of blocks type` (0 if it has none).
     pub pageblocks: u64,
@@ -27,7 +29,9 @@ pub struct PasteZone {
 /// kernel (a CMA row or column: the scenario then needs `zone.cma`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PasteScan {
+    /// The zones.
     pub zones: Vec<PasteZone>,
+    /// The kernel has `CONFIG_CMA`.
     pub cma: bool,
 }
 
@@ -109,16 +113,21 @@ pub struct ImportSummary {
     pub zones: Vec<PasteZone>,
     /// The imported zone and the node it was read from.
     pub zone: String,
+    /// The node it was read from.
     pub node: u32,
     /// The model zone's size, and `zoneinfo`'s `managed` when given.
     pub pages: u64,
+    /// `zoneinfo`'s `managed`, when given.
     pub managed: Option<u64>,
     /// Pageblocks per migratetype (kernel name, count), the model's types in kernel order.
     pub pageblocks: Vec<(String, u64)>,
     /// Free blocks and free pages per order 0..=10, all migratetypes.
     pub free_blocks: [u64; NR_PAGE_ORDERS],
+    /// Free pages per order, all migratetypes.
     pub free_pages: [u64; NR_PAGE_ORDERS],
+    /// Where the size came from.
     pub size: ZoneSize,
+    /// How the free blocks are placed.
     pub placement: Placement,
     /// The CPUs `zoneinfo` lists for the zone (highest `cpu:` + 1, at most `MAX_CPUS`); 0
     /// without `zoneinfo`. The contract does not take `zone.cpus` from it; a caller may.
