@@ -7,7 +7,11 @@
 //! `{"version":1,"ops":[{"op":"vmalloc","pages":7e8}]}`); the size is computed in u64 since.
 #![no_main]
 
-use buddyscope::{mm::check_invariants, run::{run, RunOptions}, scenario::{self, Init, Op, Scenario}};
+use buddyscope::{
+    mm::check_invariants,
+    run::{run, RunOptions},
+    scenario::{self, Init, Op, Scenario},
+};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_OPS: u64 = 2000;
