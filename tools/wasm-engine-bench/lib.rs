@@ -3,7 +3,10 @@
 
 use std::cell::RefCell;
 
-use buddyscope::{bench::{mixed_engine, mixed_sequence, MixedStep, run_mixed_engine}, mm::Engine};
+use buddyscope::{
+    bench::{mixed_engine, mixed_sequence, run_mixed_engine, MixedStep},
+    mm::Engine,
+};
 
 thread_local! {
     static SEQ: RefCell<Vec<MixedStep>> = const { RefCell::new(Vec::new()) };
