@@ -215,7 +215,7 @@ def index(a):
         f.write("\n".join(rows) + "\n")
 
 
-# The engine's profiles (engine/src/types.rs `Kernel`), oldest first.
+# The engine's profiles (engine/src/mm/types.rs `Kernel`), oldest first.
 PROFILES = ["v6.12", "v6.18", "v6.19", "v7.1", "v7.2", "v7.3"]
 BEFORE_MARKER = "buddyscope: snapshot before"
 AFTER_MARKER = "buddyscope: snapshot after"

@@ -1,7 +1,7 @@
 //! The root component: the header with the stepping controls and the theme toggle, the time
 //! bar (position and scrubber), the narration bar and the panel grid.
 
-use buddyscope::compare::ComparePair;
+use buddyscope::ComparePair;
 use leptos::prelude::*;
 
 use crate::browser::query_param;
@@ -59,7 +59,7 @@ pub fn App() -> impl IntoView {
             }
             // `?compare=1` opens compare mode with the scenario's own pair;
             // `?compare=v7.1,v7.2` (or `v7.1-mm,v7.1+mm`) picks the sides
-            // (buddyscope::compare::ComparePair::from_query).
+            // (buddyscope::ComparePair::from_query).
             if let Some(q) = query_param("compare") {
                 let parsed = state.with_untracked(|s| ComparePair::from_query(&q, &s.scenario));
                 match parsed {

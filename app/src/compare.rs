@@ -13,8 +13,7 @@
 //! So the side with more events leads and the other waits at the op end; the two sides are
 //! never in different ops.
 
-use buddyscope::compare::ratio;
-use buddyscope::timeline::Timeline;
+use buddyscope::{scenario::ratio, Timeline};
 
 use crate::panels::counters;
 
@@ -269,8 +268,8 @@ pub fn ratio_text(r: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use buddyscope::compare::{ComparePair, Side};
-    use buddyscope::scenario::{parse, ValidScenario};
+    use buddyscope::{parse, ValidScenario};
+    use buddyscope::{ComparePair, Side};
 
     fn sides(id: &str) -> (Timeline, Timeline) {
         let b = buddyscope::builtin::get(id).unwrap();
@@ -278,9 +277,9 @@ mod tests {
         let pair = ComparePair::default_for(&s);
         let run = |side: Side| {
             let v = ValidScenario::new(pair.side(side).apply(&s)).unwrap();
-            let r = buddyscope::runner::run_valid(
+            let r = buddyscope::run_valid(
                 v,
-                &buddyscope::runner::RunOptions {
+                &buddyscope::RunOptions {
                     record: true,
                     checkpoint_budget: 16 << 20,
                     max_ops: None,
@@ -311,9 +310,9 @@ mod tests {
                 assert!(at_stop(&a, &bt, k, stop.event.unwrap_or(0)));
                 for (side, t) in [(Side::A, &a), (Side::B, &bt)] {
                     let v = ValidScenario::new(pair.side(side).apply(&s)).unwrap();
-                    let cut = buddyscope::runner::run_valid(
+                    let cut = buddyscope::run_valid(
                         v,
-                        &buddyscope::runner::RunOptions {
+                        &buddyscope::RunOptions {
                             record: false,
                             checkpoint_budget: 0,
                             max_ops: Some(k),
@@ -322,8 +321,8 @@ mod tests {
                     .unwrap();
                     let (z, want) = (t.zone(), &cut.final_zone);
                     assert_eq!(z.nr_free(), want.nr_free(), "{} {side:?} op {k}", b.id);
-                    for o in 0..buddyscope::types::NR_PAGE_ORDERS as u8 {
-                        for mt in buddyscope::types::MigrateType::ALL {
+                    for o in 0..buddyscope::mm::NR_PAGE_ORDERS as u8 {
+                        for mt in buddyscope::MigrateType::ALL {
                             assert_eq!(
                                 z.free_list(o, mt).len,
                                 want.free_list(o, mt).len,

@@ -25,10 +25,10 @@
 //! `"null"`). Nothing a host sends is rendered as HTML; scenario text goes through the same
 //! strict parser as the editor.
 
-use buddyscope::stats::Stats;
-use buddyscope::timeline::Timeline;
-use buddyscope::types::{MigrateType, NR_PAGE_ORDERS};
-use buddyscope::zone::PerCpuPages;
+use buddyscope::{
+    mm::{PerCpuPages, NR_PAGE_ORDERS},
+    MigrateType, Stats, Timeline,
+};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -1,15 +1,17 @@
 //! An open exercise set in the app: the engine's resolved questions, in order over the set's
 //! exercises, and the student's answers. The engine is the source of truth for everything a
 //! question knows (where it is asked, how far the reveal plays, the right answer, the
-//! explanation) and for judging an answer ([`buddyscope::exercises::check`]); this module only
+//! explanation) and for judging an answer ([`buddyscope::explain::exercises::check`]); this module only
 //! walks the questions and words the answers for the list of saved progress. Pure: no browser
 //! API, tested natively.
 
-use buddyscope::exercises::{
-    self, Answer, AnswerKind, ExerciseSet, Expected, ResolvedExercise, ResolvedQuestion,
-    ScenarioError,
+use buddyscope::{
+    explain::exercises::{
+        self, Answer, AnswerKind, ExerciseSet, Expected, ResolvedExercise, ResolvedQuestion,
+        ScenarioError,
+    },
+    MigrateType,
 };
-use buddyscope::types::MigrateType;
 
 use crate::saved::{Progress, SavedAnswer};
 
@@ -177,7 +179,7 @@ mod tests {
                 assert!(judge(q, &right).correct, "{} {}", b.id, q.path);
                 assert!(!judge(q, &wrong).correct, "{} {}", b.id, q.path);
                 let (text, _) = open.scenario_text(open.exercise_of(i).unwrap());
-                assert!(buddyscope::scenario::parse_valid(&text).is_ok());
+                assert!(buddyscope::parse_valid(&text).is_ok());
             }
         }
     }

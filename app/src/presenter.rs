@@ -14,13 +14,11 @@
 //! [`AppState`] signals (`presenter`, `blank`, `follow`, `tour_stop`) and the plain
 //! [`PresenterState`] a share link carries.
 
-use buddyscope::scenario::{tour_positions, ScenarioError};
+use buddyscope::{explain::tour_positions, ScenarioError, Timeline};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-
-use buddyscope::timeline::Timeline;
 
 use crate::browser::query_param;
 use crate::compare;

@@ -13,7 +13,7 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use buddyscope::compare::ComparePair;
+use buddyscope::ComparePair;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -277,7 +277,7 @@ mod tests {
     #[test]
     fn compare_and_presenter_state_round_trip() {
         let mut p = payload("fallback-steal");
-        let scenario = buddyscope::scenario::parse_valid(&p.text).unwrap();
+        let scenario = buddyscope::parse_valid(&p.text).unwrap();
         p.mode = ShareMode::Compare;
         p.compare = Some(CompareShare {
             pair: ComparePair::default_for(&scenario),

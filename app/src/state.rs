@@ -8,12 +8,11 @@
 //! signal is bumped on every change of run or position, and every view that reads the session
 //! tracks it through [`AppState::with`].
 
-use buddyscope::builtin;
-use buddyscope::compare::{ComparePair, Side};
-use buddyscope::replay::{self, Divergence, ReplayError, ReplayOptions, ReplaySummary};
-use buddyscope::runner::{Run, RunOptions};
-use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
-use buddyscope::timeline::Timeline;
+use buddyscope::{
+    builtin, parse_valid,
+    replay::{self, Divergence, ReplayError, ReplayOptions, ReplaySummary},
+    ComparePair, Run, RunOptions, Scenario, ScenarioError, Side, Timeline, ValidScenario,
+};
 use leptos::prelude::*;
 
 /// Checkpoints for long scrubber jumps; keep the browser's memory modest.
@@ -130,7 +129,7 @@ impl Session {
             ..ReplayOptions::default()
         };
         let r = replay::replay_text(&start, trace, &opts)?;
-        let comparison = replay::compare(&start, trace.as_bytes())?;
+        let comparison = replay::reissue(&start, trace.as_bytes())?;
         let summary = replay::summary(&r, Some(&comparison));
         Ok(Session {
             text: r.run.scenario.to_json_pretty(),

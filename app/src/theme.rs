@@ -10,7 +10,7 @@
 //! thickness depends on its type. The UI colours and the migratetype colours are the same
 //! values as the custom properties in www/style.css (`--surface`, `--fg`, `--mt-*`, …).
 
-use buddyscope::types::MigrateType;
+use buddyscope::MigrateType;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

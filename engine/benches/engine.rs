@@ -24,12 +24,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use buddyscope::bench::{mixed_sequence, run_mixed_engine, MIXED_ZONE_PAGES};
-use buddyscope::page_alloc::Engine;
-use buddyscope::setup::{boot_engine, ZoneParams};
-use buddyscope::types::gfp::*;
-use buddyscope::types::*;
-use buddyscope::vmalloc::VMALLOC_GFP;
+use buddyscope::{
+    bench::{mixed_sequence, run_mixed_engine, MIXED_ZONE_PAGES},
+    mm::{boot_engine, gfp::*, Engine, ZoneParams, VMALLOC_GFP, *},
+};
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 
 /// 1 GiB of 4 KiB pages.

@@ -10,8 +10,10 @@
 
 use std::hint::black_box;
 
-use buddyscope::bench::{mixed_engine, mixed_sequence, run_mixed_engine, MixedStep};
-use buddyscope::events::Annotation;
+use buddyscope::{
+    bench::{mixed_engine, mixed_sequence, run_mixed_engine, MixedStep},
+    mm::Annotation,
+};
 
 #[path = "../benches/support/peer.rs"]
 mod peer;

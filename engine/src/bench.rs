@@ -9,26 +9,29 @@
 
 use std::fmt::Write;
 
-use crate::compare::{ratio, Measured, Side};
-use crate::limits::Limits;
-use crate::page_alloc::Engine;
-use crate::runner::alloc_gfp;
-use crate::runner::{execute_counters_only, RunOptions};
+use crate::mm::Engine;
+use crate::mm::MigrateType;
+use crate::mm::Stats;
+use crate::run::alloc_gfp;
+use crate::run::Limits;
+use crate::run::{execute_counters_only, RunOptions};
+use crate::scenario::Measured;
+use crate::scenario::SplitMix64;
 use crate::scenario::{parse_valid, ScenarioError, ValidScenario};
-use crate::stats::Stats;
-use crate::types::MigrateType;
-use crate::workload::SplitMix64;
+use crate::scenario::{ratio, Side};
 
 /// One side's run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SideRun {
+    /// The side's label (the scenario's `compare` label).
     pub label: String,
+    /// The side's kernel profile.
     pub kernel: &'static str,
     /// Executed operations.
     pub ops: u64,
-    pub totals: Stats,
-    /// Pages and list steps per lock hold over the run ([`crate::locks`]).
-    pub lock_holds: crate::locks::LockHolds,
+    pub(crate) totals: Stats,
+    /// Pages and list steps per lock hold over the run ([`crate::mm::locks`]).
+    pub lock_holds: crate::mm::LockHolds,
     /// Time of the engine run (setup included), seconds, from the caller's clock (the CLI's
     /// is the thread's CPU time).
     pub seconds: f64,
@@ -37,9 +40,13 @@ pub struct SideRun {
 /// A seed benchmark: both sides and the thread's measurement.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SeedBench {
+    /// The scenario's name.
     pub name: String,
+    /// Side A (before).
     pub a: SideRun,
+    /// Side B (after).
     pub b: SideRun,
+    /// The thread's measurement, if the scenario gives one.
     pub measured: Option<Measured>,
 }
 
@@ -64,7 +71,7 @@ pub fn run_seed(
         let v = ValidScenario::new(cs.apply(&s))?;
         let kernel = v.kernel.as_str();
         let t0 = clock();
-        let start = crate::setup::build(v)?;
+        let start = crate::run::build(v)?;
         let mut progress = |_: u64, _: u64| std::ops::ControlFlow::Continue(());
         let run = execute_counters_only(start, &RunOptions::default(), limits, &mut progress)?;
         let seconds = clock() - t0;
@@ -171,7 +178,7 @@ pub const MIXED_ZONE_PAGES: u32 = 262_144;
 
 /// A booted 1 GiB zone for the mixed sequence, recording on or off.
 pub fn mixed_engine(recording: bool) -> Engine {
-    let mut e = crate::setup::boot_engine(&crate::setup::ZoneParams::new(MIXED_ZONE_PAGES));
+    let mut e = crate::mm::boot_engine(&crate::mm::ZoneParams::new(MIXED_ZONE_PAGES));
     e.recording = recording;
     e
 }
@@ -180,9 +187,17 @@ pub fn mixed_engine(recording: bool) -> Engine {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MixedStep {
     /// Allocate `1 << order` pages as `MTS[mt]`.
-    Alloc { order: u8, mt: u8 },
+    Alloc {
+        /// The order.
+        order: u8,
+        /// Index into [`MTS`].
+        mt: u8,
+    },
     /// Free the live allocation at this index (`swap_remove`).
-    Free { slot: u32 },
+    Free {
+        /// Index of the live allocation.
+        slot: u32,
+    },
 }
 
 /// The migratetypes a [`MixedStep::Alloc`] names by index.
@@ -264,7 +279,9 @@ mod tests {
 
     #[test]
     fn both_sides_run_and_the_table_sets_ratios_side_by_side() {
-        let text = crate::builtin::get("cma-frozen-range").unwrap().json;
+        let text = crate::scenario::builtin::get("cma-frozen-range")
+            .unwrap()
+            .json;
         let mut t = 0.0;
         let mut clock = || {
             t += 1.0;

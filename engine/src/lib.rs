@@ -2,37 +2,33 @@
 //! (`mm/page_alloc.c`, `mm/vmalloc.c`) with Linux 6.18, 7.1 and 7.2 behaviour profiles.
 //!
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
+//!
+//! Four layers, each importing only from the layers before it (`engine/tests/layers.rs` checks
+//! it): [`mm`] (the allocator model: zone, events, kernel paths), [`scenario`] (the input format
+//! and what it names), [`run`] (a scenario's run, its cursor, trace replay) and [`explain`]
+//! (words, reports and answers about a run). The names below are the front door: what the CLI
+//! and the app use most; everything else is reached through its layer. `bench` (the benchmark
+//! sequences) is built with the `bench` feature, which the CLI's `cli` feature turns on.
 
+#![warn(missing_docs)]
+#![warn(unnameable_types)]
+
+#[cfg(feature = "bench")]
 pub mod bench;
-pub mod builtin;
-pub mod cma;
-pub mod compare;
-pub mod events;
-pub mod exercises;
-pub mod fallback;
-pub mod focus;
-pub mod history;
-pub mod limits;
-pub mod locks;
-pub mod metrics;
-pub mod narrate;
-pub mod ops;
-pub mod outcome;
-pub mod page_alloc;
-pub mod pollution;
-pub mod procfs;
-pub mod pseudocode;
-pub mod replay;
-pub mod report;
-pub mod runner;
+pub mod explain;
+pub mod mm;
+pub mod run;
 pub mod scenario;
-pub mod setup;
-pub mod snapshot;
-pub mod snapshot_node;
-pub mod stats;
-pub mod timeline;
-pub mod types;
-pub mod vmalloc;
-pub mod whereis;
-pub mod workload;
-pub mod zone;
+
+pub use explain::{narrate, trace_text, trace_text_upto, Ctx};
+pub use mm::{
+    Annotation, Event, EventKind, Kernel, KernelFn, MigrateType, Mutation, Pfn, Stats, Step, Zone,
+};
+pub use run::{
+    build, execute_counters_only, execute_with_progress, replay, run_text, run_valid, Limits, Run,
+    RunOptions, Start, Timeline,
+};
+pub use scenario::{
+    builtin, parse, parse_valid, ComparePair, CompareSide, Init, Scenario, ScenarioError, Side,
+    ValidScenario,
+};

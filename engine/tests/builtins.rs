@@ -1,11 +1,11 @@
 //! Every built-in scenario runs, keeps the invariants after every op (checked by stepping a
 //! timeline through the recorded trace) and shows its seed's effect in the cost counters.
 
-use buddyscope::builtin;
-use buddyscope::metrics::check_invariants;
-use buddyscope::runner::{run_text, Run, RunOptions};
-use buddyscope::timeline::Timeline;
-use buddyscope::zone::Stats;
+use buddyscope::{
+    mm::{check_invariants, Stats},
+    run::{run_text, Run, RunOptions, Timeline},
+    scenario::builtin,
+};
 
 fn run(id: &str) -> Run {
     let b = builtin::get(id).unwrap_or_else(|| panic!("no builtin {id}"));
@@ -148,9 +148,10 @@ fn pcp_overflow_drains_during_the_per_page_vfree() {
 /// CPU 0's pcp list, after a `drain_all_pages` and without page reclaim.
 #[test]
 fn pcp_held_thp_is_rescued_by_the_reclaim_drain() {
-    use buddyscope::events::{Annotation, KernelFn};
-    use buddyscope::pseudocode::Step;
-    use buddyscope::runner::Outcome;
+    use buddyscope::mm::Annotation;
+    use buddyscope::mm::KernelFn;
+    use buddyscope::mm::Step;
+    use buddyscope::run::Outcome;
     let r = run("pcp-thp-rescued-by-drain");
     let last = r.ops.last().unwrap();
     assert_eq!(
@@ -174,13 +175,13 @@ fn pcp_held_thp_is_rescued_by_the_reclaim_drain() {
 /// frees page by page; on both sides the page is freed only by the last `put_page`.
 #[test]
 fn held_page_splits_the_chunked_free_and_is_freed_by_put_page() {
-    use buddyscope::events::{Annotation, EventKind, Tracepoint};
-    use buddyscope::runner::Outcome;
+    use buddyscope::mm::{Annotation, EventKind, Tracepoint};
+    use buddyscope::run::Outcome;
     let b = builtin::get("free-contig-range-held-page").unwrap();
     let s = buddyscope::scenario::parse(b.json).unwrap();
     let cmp = s.compare.clone().unwrap();
     for (side, chunks) in [(&cmp.a, 0), (&cmp.b, 9)] {
-        let r = buddyscope::runner::run(&side.apply(&s), &RunOptions::default()).unwrap();
+        let r = buddyscope::run::run(&side.apply(&s), &RunOptions::default()).unwrap();
         let op = &r.ops[3];
         let evs = r.log.events.range(op.start as usize..op.end as usize);
         let n = evs
@@ -218,7 +219,7 @@ fn held_page_splits_the_chunked_free_and_is_freed_by_put_page() {
 /// taken, the -EBUSY attempt changes nothing, and `free thp` frees the THP's new page (0x800).
 #[test]
 fn alloc_contig_range_migrates_and_the_busy_one_fails() {
-    use buddyscope::outcome::Outcome;
+    use buddyscope::run::Outcome;
     let r = run("alloc-contig-range-migrates");
     assert_eq!(
         r.ops[4].outcome,
@@ -229,17 +230,17 @@ fn alloc_contig_range_migrates_and_the_busy_one_fails() {
         }
     );
     assert_eq!(r.ops[5].outcome, Outcome::RangeInUse);
-    let freed: Vec<u32> = r
-        .log
-        .events
-        .range(r.ops[6].start as usize..r.ops[6].end as usize)
-        .filter_map(|ev| match ev.kind().annotation() {
-            Some(buddyscope::events::Annotation::Trace(
-                buddyscope::events::Tracepoint::MmPageFree { pfn, order: 9 },
-            )) => Some(pfn),
-            _ => None,
-        })
-        .collect();
+    let freed: Vec<u32> =
+        r.log
+            .events
+            .range(r.ops[6].start as usize..r.ops[6].end as usize)
+            .filter_map(|ev| match ev.kind().annotation() {
+                Some(buddyscope::mm::Annotation::Trace(
+                    buddyscope::mm::Tracepoint::MmPageFree { pfn, order: 9 },
+                )) => Some(pfn),
+                _ => None,
+            })
+            .collect();
     assert_eq!(freed, vec![0x800]);
 }
 
@@ -248,7 +249,7 @@ fn alloc_contig_range_migrates_and_the_busy_one_fails() {
 /// no pcp operation), on 7.1 16384 pcp frees and their drains.
 #[test]
 fn cma_alloc_migrates_and_cma_release_is_chunked_on_7_2() {
-    use buddyscope::outcome::Outcome;
+    use buddyscope::run::Outcome;
     let r = run("cma-alloc-release");
     let n = r.ops.len();
     assert_eq!(
@@ -269,7 +270,7 @@ fn cma_alloc_migrates_and_cma_release_is_chunked_on_7_2() {
         "\"kernel\": \"v7.1\",\n  \"zone\"",
     );
     let r = run_text(&v71, &RunOptions::default()).unwrap();
-    assert_eq!(r.scenario.kernel, buddyscope::types::Kernel::V7_1);
+    assert_eq!(r.scenario.kernel, buddyscope::mm::Kernel::V7_1);
     let release = r.ops[r.ops.len() - 1].cost;
     assert!(release.pcp_ops >= 16384, "{release:?}");
     assert!(release.pcp_drains > 0);
@@ -280,14 +281,14 @@ fn cma_alloc_migrates_and_cma_release_is_chunked_on_7_2() {
 /// divergences onto the same free lists.
 #[test]
 fn every_builtin_runs_and_replays_on_every_profile() {
-    use buddyscope::replay::{replay_text, ReplayOptions};
-    use buddyscope::types::{Kernel, MigrateType, NR_PAGE_ORDERS};
+    use buddyscope::mm::{Kernel, MigrateType, NR_PAGE_ORDERS};
+    use buddyscope::run::replay::{replay_text, ReplayOptions};
     let mut failed = Vec::new();
     for b in builtin::ALL {
         for kernel in Kernel::ALL {
             let mut s = buddyscope::scenario::parse(b.json).unwrap();
             s.kernel = kernel;
-            let r = match buddyscope::runner::run(&s, &RunOptions::default()) {
+            let r = match buddyscope::run::run(&s, &RunOptions::default()) {
                 Ok(r) => r,
                 Err(e) => {
                     failed.push(format!("{} {}: {e}", b.id, kernel.as_str()));
@@ -299,9 +300,9 @@ fn every_builtin_runs_and_replays_on_every_profile() {
                     failed.push(format!("{} {}: {e}", b.id, kernel.as_str()));
                 }
             }
-            let trace = buddyscope::narrate::trace_text(&r);
+            let trace = buddyscope::explain::trace_text(&r);
             let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
-            let lists = |node: &buddyscope::zone::Zone| {
+            let lists = |node: &buddyscope::mm::Zone| {
                 node.zones()
                     .flat_map(|z| {
                         (0..NR_PAGE_ORDERS as u8)

@@ -2,10 +2,11 @@
 //! v7.2.13; the same functions in v6.12.117), worked by hand from the C. Each expected line
 //! says which lines of the C give its numbers.
 
-use buddyscope::narrate::trace_text;
-use buddyscope::runner::{run_text, Run, RunOptions};
-use buddyscope::types::MigrateType;
-use buddyscope::zone::{PageKind, NO_OWNER};
+use buddyscope::{
+    explain::trace_text,
+    mm::{MigrateType, PageKind, NO_OWNER},
+    run::{run_text, Run, RunOptions},
+};
 
 fn run(text: &str) -> Run {
     run_text(text, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))

@@ -1,11 +1,7 @@
 //! Golden tests for the second fidelity pass: worked examples computed by hand from the
 //! C in `/work/shared/kernel-src/` (function names and versions cited in each test).
 
-use buddyscope::page_alloc::Engine;
-use buddyscope::pseudocode::Step;
-use buddyscope::setup::{boot_engine, ZoneParams};
-use buddyscope::types::gfp::*;
-use buddyscope::types::*;
+use buddyscope::mm::{boot_engine, gfp::*, Engine, Step, ZoneParams, *};
 
 const M: MigrateType = MigrateType::Movable;
 
@@ -63,7 +59,7 @@ fn alloc_nofragment_only_for_the_normal_zone() {
         assert_eq!(e.zone.free_list_pfns(4, M), vec![4080], "{name}");
         assert_eq!(e.zone.pb_mt(7), M, "{name}: stolen, not claimed");
         assert_eq!(retries(&e), want_retries, "{name}");
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -105,14 +101,14 @@ fn reserve_highatomic_pageblock_takes_the_zone_lock() {
             .filter(|ev| {
                 matches!(
                     ev.kind().annotation(),
-                    Some(buddyscope::events::Annotation::Lock { zone: true, .. })
+                    Some(buddyscope::mm::Annotation::Lock { zone: true, .. })
                 )
             })
             .count();
         assert_eq!(zone_locks, 2, "{kernel:?}");
         assert_eq!(e.zone.pb_mt(126), MigrateType::HighAtomic, "{kernel:?}");
         assert_eq!(e.zone.pb_mt(127), MigrateType::Unmovable, "{kernel:?}");
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -169,7 +165,7 @@ fn reclaim_drains_the_pcp_and_rescues_a_pcp_held_thp() {
             .events
             .iter()
             .any(|ev| ev.step == Step::DirectReclaimNotModelled));
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
 
         // GFP_NOWAIT cannot direct-reclaim: no drain, the request fails and the block stays.
         let mut e2 = boot_engine(&p);
@@ -235,7 +231,7 @@ fn tick_decays_pcp_high_and_drains_the_excess() {
             .filter(|ev| {
                 matches!(
                     ev.kind().annotation(),
-                    Some(buddyscope::events::Annotation::Lock { zone: false, .. })
+                    Some(buddyscope::mm::Annotation::Lock { zone: false, .. })
                 )
             })
             .count();
@@ -253,13 +249,13 @@ fn tick_decays_pcp_high_and_drains_the_excess() {
             0,
             "{kernel:?}: at high_min nothing moves"
         );
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
 /// The chunks (zone pfn, order) that `free_prepared_contig_range` chose in `events`.
-fn chunks(events: &[buddyscope::events::Event]) -> Vec<(u32, u8)> {
-    use buddyscope::events::{Annotation, EventKind};
+fn chunks(events: &[buddyscope::mm::Event]) -> Vec<(u32, u8)> {
+    use buddyscope::mm::{Annotation, EventKind};
     events
         .iter()
         .filter_map(|ev| match ev.kind() {
@@ -270,8 +266,8 @@ fn chunks(events: &[buddyscope::events::Event]) -> Vec<(u32, u8)> {
 }
 
 /// The pfns of the `mm_page_free` tracepoints in `events`.
-fn page_frees(events: &[buddyscope::events::Event]) -> Vec<u32> {
-    use buddyscope::events::{Annotation, EventKind, Tracepoint};
+fn page_frees(events: &[buddyscope::mm::Event]) -> Vec<u32> {
+    use buddyscope::mm::{Annotation, EventKind, Tracepoint};
     events
         .iter()
         .filter_map(|ev| match ev.kind() {
@@ -335,9 +331,9 @@ fn chunked_free_with_a_held_page_splits_the_run_and_the_last_put_page_frees_it()
         ),
         ("v7.1", vec![]),
     ] {
-        let opts = buddyscope::runner::RunOptions::default();
-        let run = buddyscope::runner::run_text(&scenario(kernel), &opts).unwrap();
-        let ev = |k: usize| -> Vec<buddyscope::events::Event> {
+        let opts = buddyscope::run::RunOptions::default();
+        let run = buddyscope::run::run_text(&scenario(kernel), &opts).unwrap();
+        let ev = |k: usize| -> Vec<buddyscope::mm::Event> {
             let op = &run.ops[k];
             run.log
                 .events
@@ -364,7 +360,7 @@ fn chunked_free_with_a_held_page_splits_the_run_and_the_last_put_page_frees_it()
             z.apply(e);
         }
         assert_eq!(z.page_refcount(612), 1, "{kernel}");
-        assert_eq!(z.page_owner(612), buddyscope::zone::NO_OWNER, "{kernel}");
+        assert_eq!(z.page_owner(612), buddyscope::mm::NO_OWNER, "{kernel}");
         assert_eq!(z.block_containing(612), None, "{kernel}");
         for p in (512..1024).filter(|&p| p != 612) {
             assert!(
@@ -372,7 +368,7 @@ fn chunked_free_with_a_held_page_splits_the_run_and_the_last_put_page_frees_it()
                 "{kernel}: page {p} is free"
             );
         }
-        buddyscope::metrics::check_invariants(&z).unwrap();
+        buddyscope::mm::check_invariants(&z).unwrap();
         assert_eq!(run.final_zone.page_refcount(612), 0, "{kernel}");
         assert!(run.final_zone.block_containing(612).is_some(), "{kernel}");
 
@@ -391,7 +387,7 @@ fn merges(e: &Engine) -> usize {
         .filter(|ev| {
             matches!(
                 ev.kind().annotation(),
-                Some(buddyscope::events::Annotation::Merge { .. })
+                Some(buddyscope::mm::Annotation::Merge { .. })
             )
         })
         .count()
@@ -400,14 +396,14 @@ fn merges(e: &Engine) -> usize {
 const U: MigrateType = MigrateType::Unmovable;
 const H: MigrateType = MigrateType::HighAtomic;
 
-fn enters(e: &Engine, f: buddyscope::events::KernelFn) -> usize {
+fn enters(e: &Engine, f: buddyscope::mm::KernelFn) -> usize {
     e.log
         .events
         .iter()
         .filter(|ev| {
             matches!(
                 ev.kind().annotation(),
-                Some(buddyscope::events::Annotation::Enter { func }) if func == f
+                Some(buddyscope::mm::Annotation::Enter { func }) if func == f
             )
         })
         .count()
@@ -469,7 +465,7 @@ fn alloc_contig_range_isolates_splits_and_gives_back_at_the_tail() {
             assert_eq!(e.zone.pb_mt(pb), M, "{kernel:?}: pageblock {pb}");
         }
         assert!((1000..1100).all(|p| e.zone.page_refcount(p) == 1 && e.zone.page_owner(p) == 7));
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -533,12 +529,12 @@ fn v6_19_reserves_highatomic_after_a_pcp_hit() {
             .filter(|ev| {
                 matches!(
                     ev.kind().annotation(),
-                    Some(buddyscope::events::Annotation::Lock { zone: true, .. })
+                    Some(buddyscope::mm::Annotation::Lock { zone: true, .. })
                 )
             })
             .count();
         assert_eq!(zone_locks, reserves as usize, "{kernel:?}");
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -558,11 +554,11 @@ fn alloc_contig_range_migrates_a_movable_page_and_the_name_follows() {
                 {"op": "alloc_contig_range", "pfn": 0, "nr_pages": 1024, "as": "r"},
                 {"op": "free", "ref": "big"}]}"#;
     let s = buddyscope::scenario::parse_valid(json).unwrap();
-    let run = buddyscope::runner::execute(
-        buddyscope::setup::build(s).unwrap(),
-        &buddyscope::runner::RunOptions::default(),
+    let run = buddyscope::run::execute(
+        buddyscope::run::build(s).unwrap(),
+        &buddyscope::run::RunOptions::default(),
     );
-    use buddyscope::outcome::Outcome;
+    use buddyscope::run::Outcome;
     assert_eq!(run.ops[0].outcome, Outcome::Allocated { order: 10, pfn: 0 });
     assert_eq!(
         run.ops[1].outcome,
@@ -572,17 +568,17 @@ fn alloc_contig_range_migrates_a_movable_page_and_the_name_follows() {
             migrated: 1
         }
     );
-    let freed: Vec<u32> = run
-        .log
-        .events
-        .range(run.ops[2].start as usize..run.ops[2].end as usize)
-        .filter_map(|ev| match ev.kind().annotation() {
-            Some(buddyscope::events::Annotation::Trace(
-                buddyscope::events::Tracepoint::MmPageFree { pfn, order: 10 },
-            )) => Some(pfn),
-            _ => None,
-        })
-        .collect();
+    let freed: Vec<u32> =
+        run.log
+            .events
+            .range(run.ops[2].start as usize..run.ops[2].end as usize)
+            .filter_map(|ev| match ev.kind().annotation() {
+                Some(buddyscope::mm::Annotation::Trace(
+                    buddyscope::mm::Tracepoint::MmPageFree { pfn, order: 10 },
+                )) => Some(pfn),
+                _ => None,
+            })
+            .collect();
     assert_eq!(
         freed,
         vec![1024],
@@ -593,7 +589,7 @@ fn alloc_contig_range_migrates_a_movable_page_and_the_name_follows() {
     // the head (`buddy_merge_likely` is false at MAX_PAGE_ORDER).
     assert_eq!(z.free_list_pfns(10, M), vec![1024, 2048, 3072]);
     assert!((0..1024).all(|p| z.page_owner(p) == 1), "the range is r's");
-    buddyscope::metrics::check_invariants(z).unwrap();
+    buddyscope::mm::check_invariants(z).unwrap();
 }
 
 /// The `-EBUSY` paths leave the zone as it was (`start_isolate_page_range` undoes its own
@@ -680,11 +676,11 @@ fn v6_19_refills_the_pcp_for_a_highatomic_request() {
             assert_eq!(e.zone.free_list_pfns(1, H), vec![64514], "{kernel:?}");
         }
         assert_eq!(
-            enters(&e, buddyscope::events::KernelFn::rmqueue_bulk),
+            enters(&e, buddyscope::mm::KernelFn::rmqueue_bulk),
             refills as usize
         );
         assert_eq!(e.zone.pb_mt(126), H, "{kernel:?}");
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -721,7 +717,7 @@ fn v6_19_slow_path_makes_two_attempts() {
             2
         };
         assert_eq!(
-            enters(&e, buddyscope::events::KernelFn::get_page_from_freelist),
+            enters(&e, buddyscope::mm::KernelFn::get_page_from_freelist),
             want,
             "{kernel:?}"
         );
@@ -762,7 +758,7 @@ fn v6_19_frees_the_pcp_in_batch_chunks() {
             7
         };
         assert_eq!(
-            enters(&e, buddyscope::events::KernelFn::free_pcppages_bulk),
+            enters(&e, buddyscope::mm::KernelFn::free_pcppages_bulk),
             chunks,
             "{kernel:?}"
         );
@@ -773,7 +769,7 @@ fn v6_19_frees_the_pcp_in_batch_chunks() {
         assert_eq!(e.zone.free_list_pfns(5, M), vec![0], "{kernel:?}");
         assert_eq!(e.zone.free_list_pfns(4, M), vec![32], "{kernel:?}");
         assert_eq!(e.zone.free_list_pfns(3, M), vec![48], "{kernel:?}");
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -798,7 +794,7 @@ fn dma32_and_normal() -> Engine {
     normal.start_pfn = 0x10_0000;
     normal.kernel = Kernel::V6_18;
     normal.min_free_kbytes = Some(64);
-    buddyscope::setup::boot_node(&[dma32, normal])
+    buddyscope::mm::boot_node(&[dma32, normal])
 }
 
 /// The absolute pfn of a page the engine just handed out (in the zone being worked on).
@@ -826,7 +822,7 @@ fn abs(e: &Engine, pfn: Option<u32>) -> Option<u64> {
 /// 5. The same order-9 request with GFP_DMA32: reserve[DMA32] = 0, 17 > high 7: pfn 0x1600.
 #[test]
 fn zonelist_falls_back_to_dma32_only_above_its_lowmem_reserve() {
-    use buddyscope::zone::{ZONE_DMA32, ZONE_NORMAL};
+    use buddyscope::mm::{ZONE_DMA32, ZONE_NORMAL};
     let mut e = dma32_and_normal();
     assert_eq!(e.zone.nr_zones(), 2);
     let (d, n) = (e.zone.zone_at(0), e.zone.zone_at(1));
@@ -875,7 +871,7 @@ fn zonelist_falls_back_to_dma32_only_above_its_lowmem_reserve() {
     // 5.
     assert_eq!(alloc(&mut e, GFP_KERNEL | __GFP_DMA32, 9), Some(0x1600));
     assert_eq!(
-        buddyscope::page_alloc::gfp_zone(GFP_KERNEL | __GFP_DMA32),
+        buddyscope::mm::gfp_zone(GFP_KERNEL | __GFP_DMA32),
         ZONE_DMA32
     );
 }
@@ -929,7 +925,7 @@ fn cma_pageblocks_at_boot_and_rmqueue_cma_balancing() {
         .filter(|&pb| e.zone.pb_mt(pb) == MigrateType::Cma)
         .count();
     assert_eq!(cma_blocks, 5);
-    let zi = buddyscope::procfs::zoneinfo(&e.zone);
+    let zi = buddyscope::scenario::procfs::zoneinfo(&e.zone);
     assert!(zi.contains("        cma      2560\n"), "{zi}");
     assert!(zi.contains("      nr_free_cma  2560\n"), "{zi}");
 
@@ -978,7 +974,7 @@ fn messages(e: &Engine) -> Vec<String> {
         .events
         .iter()
         .filter_map(|ev| match ev.kind().annotation() {
-            Some(buddyscope::events::Annotation::Message { id, .. }) => {
+            Some(buddyscope::mm::Annotation::Message { id, .. }) => {
                 Some(e.log.message(id).to_string())
             }
             _ => None,
@@ -1010,8 +1006,8 @@ fn messages(e: &Engine) -> Vec<String> {
 ///   On 7.1 the pages left on the pcp go back with a drain and merge to the same two blocks.
 #[test]
 fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
-    use buddyscope::cma::CmaArea;
-    use buddyscope::events::KernelFn;
+    use buddyscope::mm::CmaArea;
+    use buddyscope::mm::KernelFn;
     for kernel in [Kernel::V6_18, Kernel::V7_1, Kernel::V7_2] {
         let mut e = cma_area_with_a_movable_block(kernel);
         let mut area = CmaArea::new(2048, 2048);
@@ -1021,7 +1017,7 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
         assert!(out.busy.is_empty());
         assert_eq!(
             out.migrated,
-            vec![buddyscope::page_alloc::Migration {
+            vec![buddyscope::mm::Migration {
                 owner: 2,
                 from: 3072,
                 to: 1024,
@@ -1095,7 +1091,7 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
             2,
             "{kernel:?}"
         );
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -1112,7 +1108,7 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
 ///   `__cma_alloc_frozen` prints "alloc failed, req-size: 512 pages, ret: -16" (:902).
 #[test]
 fn cma_alloc_retries_past_a_busy_range() {
-    use buddyscope::cma::{CmaArea, EBUSY};
+    use buddyscope::mm::{CmaArea, EBUSY};
     let mut e = cma_area_with_a_movable_block(Kernel::V7_1);
     e.get_page(3072);
     let mut area = CmaArea::new(2048, 2048);
@@ -1139,7 +1135,7 @@ fn cma_alloc_retries_past_a_busy_range() {
         "__cma_alloc_frozen: reserved: alloc failed, req-size: 512 pages, ret: -16"
     );
     assert_eq!(e.zone.page_owner(3072), 2, "the pinned block stays");
-    buddyscope::metrics::check_invariants(&e.zone).unwrap();
+    buddyscope::mm::check_invariants(&e.zone).unwrap();
 }
 
 /// vmalloc on a node of several zones: `vm_area_alloc_pages` (v7.1.5
@@ -1167,8 +1163,8 @@ fn cma_alloc_retries_past_a_busy_range() {
 ///    (ilog2 68), 0x101fc0/o2; DMA32's run 0x1000 + 50 → 0x1000/o5, 0x1020/o4, 0x1030/o1.
 #[test]
 fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
-    use buddyscope::events::{Annotation, EventKind, Mutation};
-    use buddyscope::vmalloc::VMALLOC_GFP;
+    use buddyscope::mm::VMALLOC_GFP;
+    use buddyscope::mm::{Annotation, EventKind, Mutation};
     let mut e = dma32_and_normal();
     let mut owner = 1;
     // 1.
@@ -1239,7 +1235,7 @@ fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
     assert_eq!(free_and_pcp(&e, 1), 160);
     assert_eq!(free_and_pcp(&e, 0), 2048);
     for z in e.zone.zones() {
-        buddyscope::metrics::check_invariants(z).unwrap();
+        buddyscope::mm::check_invariants(z).unwrap();
     }
 }
 
@@ -1266,7 +1262,7 @@ fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
 ///    pages, Normal 8191, and the owner's page lives at 0x100000.
 #[test]
 fn alloc_contig_range_migrates_a_dma32_page_up_into_normal() {
-    use buddyscope::page_alloc::{IsolateMode, Migration};
+    use buddyscope::mm::{IsolateMode, Migration};
     let mut e = dma32_and_normal();
     // 1.
     let p = e.alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_DMA32, 0, 0, 2, true);
@@ -1297,18 +1293,18 @@ fn alloc_contig_range_migrates_a_dma32_page_up_into_normal() {
                 .count(),
             0
         );
-        buddyscope::metrics::check_invariants(z).unwrap();
+        buddyscope::mm::check_invariants(z).unwrap();
     }
 }
 
 /// The events recorded so far, as a slice.
-fn evs(e: &Engine) -> Vec<buddyscope::events::Event> {
+fn evs(e: &Engine) -> Vec<buddyscope::mm::Event> {
     e.log.events.iter().copied().collect()
 }
 
 /// The trace lines (`mm_page_alloc` pfns, `mm_page_free` pfns) of `events`.
-fn traced(events: &[buddyscope::events::Event]) -> (Vec<Option<u32>>, Vec<u32>) {
-    use buddyscope::events::{Annotation, EventKind, Tracepoint};
+fn traced(events: &[buddyscope::mm::Event]) -> (Vec<Option<u32>>, Vec<u32>) {
+    use buddyscope::mm::{Annotation, EventKind, Tracepoint};
     let mut allocs = Vec::new();
     let mut frees = Vec::new();
     for ev in events {
@@ -1363,7 +1359,7 @@ fn v7_2_vfree_frees_runs_through_free_pages_bulk_and_bulk_alloc_takes_them_untra
         assert_eq!((e.zone.pb_mt(0), e.zone.pb_mt(1)), (U, U));
         e.split_page(0, 10);
         let pages: Vec<u32> = (3..24).chain(32..64).chain([70]).collect();
-        let area = buddyscope::vmalloc::VmArea {
+        let area = buddyscope::mm::VmArea {
             pages: pages.clone(),
             ..Default::default()
         };
@@ -1402,7 +1398,7 @@ fn v7_2_vfree_frees_runs_through_free_pages_bulk_and_bulk_alloc_takes_them_untra
         let want = if chunked { vec![70, 3] } else { vec![70, 63] };
         assert_eq!(out, want, "{kernel:?}");
         assert_eq!(traced(&evs(&e)), (vec![], vec![]), "{kernel:?}: untraced");
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -1478,7 +1474,7 @@ fn v7_3_fast_path_atomic_takes_the_highatomic_reserve() {
             assert!(!e.zone.pcp_list_pfns(0, 3).is_empty(), "refilled");
         }
         assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}: no second reservation");
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -1523,7 +1519,7 @@ fn v6_12_free_high_needs_only_batch() {
             before + 10
         };
         assert_eq!(e.zone.pcp()[0].count, want, "{kernel:?}");
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }
 
@@ -1541,7 +1537,7 @@ fn v6_12_zoneinfo_format() {
     p.high_max = Some(1024);
     p.min_free_kbytes = Some(0);
     let e = boot_engine(&p);
-    let text = buddyscope::procfs::zoneinfo(&e.zone);
+    let text = buddyscope::scenario::procfs::zoneinfo(&e.zone);
     let lines: Vec<&str> = text.lines().collect();
     let from = lines
         .iter()
@@ -1600,6 +1596,6 @@ fn v6_12_unisolate_sets_the_callers_migratetype() {
         assert_eq!(e.zone.pb_mt(0), want, "{kernel:?}");
         assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}");
         assert_eq!(e.zone.free_list_pfns(9, U), vec![512], "{kernel:?}");
-        buddyscope::metrics::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(&e.zone).unwrap();
     }
 }

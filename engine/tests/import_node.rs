@@ -3,9 +3,10 @@
 //! pfn ranges are checked after the import against the zones it built, with the errors and
 //! JSON paths of a `zones` scenario.
 
-use buddyscope::procfs;
-use buddyscope::runner::{run_text, RunOptions};
-use buddyscope::scenario::ScenarioError;
+use buddyscope::{
+    run::{run_text, RunOptions},
+    scenario::{procfs, ScenarioError},
+};
 
 const TYPES: [&str; 5] = [
     "Unmovable",

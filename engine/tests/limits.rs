@@ -3,13 +3,14 @@
 
 use std::ops::ControlFlow;
 
-use buddyscope::limits::{self, estimate, Limits};
-use buddyscope::runner::{
-    execute, execute_counters_only, execute_with_progress, RunOptions, COUNTERS_ONLY_KEPT_OPS,
-    PROGRESS_EVERY,
+use buddyscope::{
+    explain::report,
+    run::{
+        self, estimate, execute, execute_counters_only, execute_with_progress, Limits, RunOptions,
+        COUNTERS_ONLY_KEPT_OPS, PROGRESS_EVERY,
+    },
+    scenario::{builtin, parse_valid, procfs},
 };
-use buddyscope::scenario::parse_valid;
-use buddyscope::{builtin, procfs, report, setup};
 
 fn recorded() -> RunOptions {
     RunOptions {
@@ -28,12 +29,12 @@ fn the_estimate_counts_exactly_the_ops_every_builtin_runs() {
     for b in builtin::ALL {
         let s = parse_valid(b.json).unwrap();
         let cost = estimate(&s);
-        let run = execute(setup::build(s).unwrap(), &recorded());
+        let run = execute(run::build(s).unwrap(), &recorded());
         assert_eq!(cost.ops, run.ops.len() as u128, "{}", b.id);
         assert!(cost.pages_touched > 0, "{}", b.id);
         // Every built-in runs recorded under the default recorded limits.
         assert!(
-            limits::check_limits(&cost, &Limits::recorded()).is_ok(),
+            run::check_limits(&cost, &Limits::recorded()).is_ok(),
             "{}",
             b.id
         );
@@ -44,9 +45,9 @@ fn the_estimate_counts_exactly_the_ops_every_builtin_runs() {
 fn counters_only_ends_in_the_state_and_counters_of_a_recorded_run() {
     for b in builtin::ALL {
         let s = parse_valid(b.json).unwrap();
-        let rec = execute(setup::build(s.clone()).unwrap(), &recorded());
+        let rec = execute(run::build(s.clone()).unwrap(), &recorded());
         let fast = execute_counters_only(
-            setup::build(s).unwrap(),
+            run::build(s).unwrap(),
             &recorded(),
             &Limits::default(),
             &mut go,
@@ -87,9 +88,9 @@ fn thp_loop(times: u64) -> String {
 #[test]
 fn a_long_counters_only_run_keeps_the_first_and_last_op_records() {
     let s = parse_valid(&thp_loop(100)).unwrap();
-    let rec = execute(setup::build(s.clone()).unwrap(), &recorded());
+    let rec = execute(run::build(s.clone()).unwrap(), &recorded());
     let fast = execute_counters_only(
-        setup::build(s).unwrap(),
+        run::build(s).unwrap(),
         &recorded(),
         &Limits::default(),
         &mut go,
@@ -130,7 +131,7 @@ fn ten_to_the_eighteen_ops_are_refused_before_anything_runs() {
         ControlFlow::Continue(())
     };
     for counters_only in [false, true] {
-        let start = setup::build(s.clone()).unwrap();
+        let start = run::build(s.clone()).unwrap();
         let e = if counters_only {
             execute_counters_only(start, &recorded(), &Limits::default(), &mut progress)
         } else {
@@ -156,7 +157,7 @@ fn progress_is_reported_and_a_break_cancels_with_an_error() {
         ControlFlow::Continue(())
     };
     let run = execute_with_progress(
-        setup::build(s.clone()).unwrap(),
+        run::build(s.clone()).unwrap(),
         &recorded(),
         &Limits::recorded(),
         &mut progress,
@@ -178,13 +179,13 @@ fn progress_is_reported_and_a_break_cancels_with_an_error() {
         }
     };
     let e = execute_with_progress(
-        setup::build(s).unwrap(),
+        run::build(s).unwrap(),
         &recorded(),
         &Limits::recorded(),
         &mut cancel,
     )
     .unwrap_err();
-    assert!(limits::is_cancelled(&e), "{e}");
+    assert!(run::is_cancelled(&e), "{e}");
     assert_eq!(
         e.message,
         format!(
@@ -202,36 +203,36 @@ fn a_recorded_run_stops_at_the_event_cap() {
         ..Limits::recorded()
     };
     let e = execute_with_progress(
-        setup::build(s.clone()).unwrap(),
+        run::build(s.clone()).unwrap(),
         &recorded(),
         &limits,
         &mut go,
     )
     .unwrap_err();
-    assert_eq!(e.path, limits::EVENT_CAP_PATH);
+    assert_eq!(e.path, run::EVENT_CAP_PATH);
     assert!(e.message.contains("over the cap of 10000 events"), "{e}");
     assert!(e.hint.contains("--no-trace"), "{e}");
     // Counters only records nothing: the cap does not apply.
-    assert!(execute_counters_only(setup::build(s).unwrap(), &recorded(), &limits, &mut go).is_ok());
+    assert!(execute_counters_only(run::build(s).unwrap(), &recorded(), &limits, &mut go).is_ok());
 }
 
 #[test]
 fn memory_bytes_counts_the_trace_and_the_checkpoints() {
     let s = parse_valid(builtin::get("free-contig-range-thp").unwrap().json).unwrap();
-    let rec = execute(setup::build(s.clone()).unwrap(), &recorded());
+    let rec = execute(run::build(s.clone()).unwrap(), &recorded());
     let fast = execute_counters_only(
-        setup::build(s).unwrap(),
+        run::build(s).unwrap(),
         &recorded(),
         &Limits::default(),
         &mut go,
     )
     .unwrap();
-    // 16 bytes an event, a byte a call or lock (`Trace`), and never more than EVENT_BYTES an event
+    // 16 bytes an event, 2 a call or lock (`Trace`), and never more than EVENT_BYTES an event
     // with the bitmap and the vectors' spare capacity counted.
     let events = rec.log.events.min_bytes();
-    assert!(rec.log.events.byte_coded_count() > 0);
+    assert!(rec.log.events.coded_count() > 0);
     assert!(rec.trace_bytes() >= events);
-    assert!(rec.log.events.heap_bytes() <= 2 * rec.log.events.len() * limits::EVENT_BYTES);
+    assert!(rec.log.events.heap_bytes() <= 2 * rec.log.events.len() * run::EVENT_BYTES);
     assert!(rec.memory_bytes() > rec.trace_bytes());
     // Two zones of 262144 pages at ≥ 16 bytes a page at least.
     assert!(fast.memory_bytes() >= 2 * 262_144 * 16);
@@ -325,7 +326,7 @@ fn the_full_size_seed_benchmarks_fit_the_counters_only_limit() {
         let s = parse_valid(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let cost = estimate(&s);
         assert!(
-            limits::check_limits(&cost, &Limits::default()).is_ok(),
+            run::check_limits(&cost, &Limits::default()).is_ok(),
             "{}: {cost}",
             path.display()
         );

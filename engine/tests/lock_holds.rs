@@ -2,13 +2,11 @@
 //! one hold), each checked against a worked example computed by hand from the C
 //! (`/work/shared/kernel-src/`, lines cited per test).
 
-use buddyscope::locks::{HoldHistogram, LockHolds, HOLD_BUCKETS};
-use buddyscope::page_alloc::Engine;
-use buddyscope::runner::{run_valid, RunOptions};
-use buddyscope::scenario::parse_valid;
-use buddyscope::setup::{boot_engine, ZoneParams};
-use buddyscope::types::gfp::*;
-use buddyscope::types::*;
+use buddyscope::{
+    mm::{boot_engine, gfp::*, Engine, HoldHistogram, LockHolds, ZoneParams, HOLD_BUCKETS, *},
+    run::{run_valid, RunOptions},
+    scenario::parse_valid,
+};
 
 /// A histogram from its holds' page counts (the buckets by hand: 0, 1, 2-3, 4-7, …).
 fn hist(pages: &[u64], max_steps: u64, buckets: &[(usize, u64)]) -> HoldHistogram {
@@ -188,8 +186,10 @@ fn free_contig_range_per_page_vs_chunked() {
 /// the engine's (fallback probes depend on the whole free-list state), the pages are not.
 #[test]
 fn rmqueue_bulk_seed_worst_hold_before_and_after() {
-    use buddyscope::compare::Side;
-    let text = buddyscope::builtin::get("fallback-steal").unwrap().json;
+    use buddyscope::scenario::Side;
+    let text = buddyscope::scenario::builtin::get("fallback-steal")
+        .unwrap()
+        .json;
     let s = parse_valid(text).unwrap();
     let pair = s.compare.clone().unwrap().pair();
     let burst = |side: Side| {

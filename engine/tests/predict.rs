@@ -1,9 +1,14 @@
 //! `replay --predict`: the model's own choice at every `mm_page_alloc`, scored against the
 //! trace's.
 
-use buddyscope::replay::{replay_text, Cause, PredictReport, ReplayOptions};
-use buddyscope::runner::{run, RunOptions};
-use buddyscope::{builtin, narrate, scenario};
+use buddyscope::{
+    explain,
+    run::{
+        replay::{replay_text, Cause, PredictReport, ReplayOptions},
+        run, RunOptions,
+    },
+    scenario::{self, builtin},
+};
 
 fn predicting() -> ReplayOptions {
     ReplayOptions {
@@ -33,7 +38,7 @@ fn every_builtin_predicts_its_own_trace_exactly() {
     for b in builtin::ALL {
         let s = scenario::parse(b.json).unwrap();
         let r = run(&s, &RunOptions::default()).unwrap();
-        let trace = narrate::trace_text(&r);
+        let trace = explain::trace_text(&r);
         let (p, divergences) = predict(&s, &trace);
         predicted += p.allocations;
         if p.allocations != allocs(&trace)
@@ -83,7 +88,7 @@ fn consistent(p: &PredictReport) {
 fn another_profile_predicts_worse_with_classified_misses() {
     let s = scenario::parse(builtin::get("fragmented-sandbox").unwrap().json).unwrap();
     let r = run(&s, &RunOptions::default()).unwrap();
-    let trace = narrate::trace_text(&r);
+    let trace = explain::trace_text(&r);
     let (own, _) = predict(&s, &trace);
     assert_eq!(own.exact, own.allocations);
 
@@ -133,7 +138,7 @@ fn another_profile_predicts_worse_with_classified_misses() {
 fn lines_out_of_time_order_are_sorted_and_each_cpu_keeps_its_pcp() {
     let s = scenario::parse(builtin::get("pcp-overflow-2cpu").unwrap().json).unwrap();
     let r = run(&s, &RunOptions::default()).unwrap();
-    let own = narrate::trace_text(&r);
+    let own = explain::trace_text(&r);
     // As ftrace prints it: the engine's `# on CPU N` lines become the `[cpu]` column.
     let mut cpu = 0;
     let mut lines = Vec::new();
@@ -169,7 +174,7 @@ fn lines_out_of_time_order_are_sorted_and_each_cpu_keeps_its_pcp() {
     // Both end on the run's pcp lists, CPU by CPU.
     for z in [&a.run.final_zone, &b.run.final_zone] {
         for c in 0..2 {
-            for pi in 0..buddyscope::types::NR_PCP_LISTS {
+            for pi in 0..buddyscope::mm::NR_PCP_LISTS {
                 assert_eq!(
                     z.pcp_list_pfns(c, pi).len(),
                     r.final_zone.pcp_list_pfns(c, pi).len(),

@@ -23,11 +23,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use buddyscope::runner::{run, RunOptions};
-use buddyscope::scenario::{self, DrainTarget, Init, MtWeights, Op as SOp, Scenario, ZoneSpec};
-use buddyscope::timeline::Timeline;
-use buddyscope::types::*;
-use buddyscope::zone::Zone;
+use buddyscope::{
+    mm::{Zone, *},
+    run::{run, RunOptions, Timeline},
+    scenario::{self, DrainTarget, Init, MtWeights, Op as SOp, Scenario, ZoneSpec},
+};
 use op_model::{Cfg, Op, Tally};
 use proptest::prelude::*;
 use proptest::strategy::Union;
@@ -86,7 +86,7 @@ fn cfg_strategy(zones: Zones) -> BoxedStrategy<Cfg> {
                     recording,
                 };
                 assert_eq!(
-                    buddyscope::setup::mobility_disabled(pages as u64, cma),
+                    buddyscope::mm::mobility_disabled(pages as u64, cma),
                     zones == Zones::Ungrouped
                 );
                 cfg
@@ -847,13 +847,13 @@ fn scenario_strategy(zones: Zones) -> impl Strategy<Value = Scenario> {
 /// The reference: `initial` with `Zone::apply` of events `[0, pos)`, kept incrementally
 /// (restarted from `initial` when asked for an earlier position).
 struct Replay<'a> {
-    run: &'a buddyscope::runner::Run,
+    run: &'a buddyscope::run::Run,
     zone: Zone,
     pos: u32,
 }
 
 impl<'a> Replay<'a> {
-    fn new(run: &'a buddyscope::runner::Run) -> Self {
+    fn new(run: &'a buddyscope::run::Run) -> Self {
         Replay {
             run,
             zone: run.initial.clone(),
@@ -974,7 +974,7 @@ fn timeline_seek_matches_replay() {
             tl.seek(o.end);
             same_zone(&tl, rp.at(o.end), "op end")?;
             // Counters match the lists; a free page has refcount 0 and no owner.
-            buddyscope::metrics::check_invariants(tl.zone())
+            buddyscope::mm::check_invariants(tl.zone())
                 .map_err(|e| TestCaseError::fail(format!("after op {}: {e}", o.def)))?;
             n += 1;
         }

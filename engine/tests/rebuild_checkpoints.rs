@@ -1,14 +1,14 @@
 //! `runner::rebuild_checkpoints` gives back exactly the checkpoints and final zone the run
 //! itself kept (the app's run worker relies on it: it sends events, not zone copies).
 
-use buddyscope::runner::{rebuild_checkpoints, run_text, RunOptions};
+use buddyscope::run::{rebuild_checkpoints, run_text, RunOptions};
 
 #[test]
 fn rebuilt_checkpoints_equal_the_runs_own() {
     // A small budget as well as the default, so that the ring thins out and doubles its
     // interval in some runs: the rebuild must thin identically.
     for budget in [256 << 20, 24 << 20] {
-        for b in buddyscope::builtin::ALL {
+        for b in buddyscope::scenario::builtin::ALL {
             let opts = RunOptions {
                 checkpoint_budget: budget,
                 ..RunOptions::default()
@@ -29,14 +29,14 @@ fn rebuilt_checkpoints_equal_the_runs_own() {
 /// rebuild is the same as in one piece, whatever the slice.
 #[test]
 fn a_rebuild_in_slices_equals_the_runs_own() {
-    use buddyscope::runner::CheckpointRebuild;
+    use buddyscope::run::CheckpointRebuild;
     let budget = 24 << 20;
     for id in [
         "fragmented-sandbox",
         "fallback-claim",
         "vmalloc-large-order",
     ] {
-        let b = buddyscope::builtin::get(id).unwrap();
+        let b = buddyscope::scenario::builtin::get(id).unwrap();
         let opts = RunOptions {
             checkpoint_budget: budget,
             ..RunOptions::default()

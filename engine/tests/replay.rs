@@ -1,11 +1,15 @@
 //! Trace replay: round trip of every built-in scenario, a deliberate inconsistency,
 //! parse errors that name the line.
 
-use buddyscope::replay::{replay_text, DivergenceKind, ReplayError, ReplayOptions};
-use buddyscope::runner::{run, RunOptions};
-use buddyscope::types::{MigrateType, NR_PAGE_ORDERS};
-use buddyscope::zone::order_to_pindex;
-use buddyscope::{builtin, narrate, procfs, scenario};
+use buddyscope::{
+    explain,
+    mm::{order_to_pindex, MigrateType, NR_PAGE_ORDERS},
+    run::{
+        replay::{replay_text, DivergenceKind, ReplayError, ReplayOptions},
+        run, RunOptions,
+    },
+    scenario::{self, builtin, procfs},
+};
 
 /// `run --format trace` of a scenario, replayed from the same start state, reproduces the
 /// final `/proc/pagetypeinfo` with zero divergences.
@@ -15,7 +19,7 @@ fn round_trip_every_builtin() {
     for b in builtin::ALL {
         let s = scenario::parse(b.json).unwrap();
         let r = run(&s, &RunOptions::default()).unwrap();
-        let trace = narrate::trace_text(&r);
+        let trace = explain::trace_text(&r);
         let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
         let want = procfs::pagetypeinfo(&r.final_zone);
         let got = procfs::pagetypeinfo(&rep.run.final_zone);
@@ -26,11 +30,11 @@ fn round_trip_every_builtin() {
                 .map(str::to_string)
                 .collect::<Vec<_>>()
         };
-        if tracepoints(&trace) != tracepoints(&narrate::trace_text(&rep.run)) {
+        if tracepoints(&trace) != tracepoints(&explain::trace_text(&rep.run)) {
             failed.push(format!("{}: the replay's tracepoint lines differ", b.id));
         }
         // Free lists are exact too, order included (every zone of a node).
-        let lists = |node: &buddyscope::zone::Zone| {
+        let lists = |node: &buddyscope::mm::Zone| {
             node.zones()
                 .flat_map(|z| {
                     (0..NR_PAGE_ORDERS as u8)
@@ -87,7 +91,7 @@ fn a_double_free_is_exactly_one_divergence() {
     // The divergence is a message event of the recorded run, at the index it names.
     assert!(matches!(
         rep.run.log.events[d.event as usize].kind(),
-        buddyscope::events::EventKind::Annotation(buddyscope::events::Annotation::Message { .. })
+        buddyscope::mm::EventKind::Annotation(buddyscope::mm::Annotation::Message { .. })
     ));
     // The page went back and merged: the zone is as booted.
     assert_eq!(
@@ -159,8 +163,8 @@ fn the_model_agrees_with_its_own_trace() {
     let b = builtin::get("fragmented-sandbox").unwrap();
     let s = scenario::parse(b.json).unwrap();
     let r = run(&s, &RunOptions::default()).unwrap();
-    let trace = narrate::trace_text(&r);
-    let c = buddyscope::replay::compare(&s, trace.as_bytes()).unwrap();
+    let trace = explain::trace_text(&r);
+    let c = buddyscope::run::replay::reissue(&s, trace.as_bytes()).unwrap();
     assert!(
         c.requests > 5000 && c.frees > 1000,
         "{} {}",
@@ -172,7 +176,7 @@ fn the_model_agrees_with_its_own_trace() {
     // Another start state: the same requests now land elsewhere, and the first is reported.
     let mut other = s.clone();
     other.zone.pages = Some(16384);
-    let c = buddyscope::replay::compare(&other, trace.as_bytes()).unwrap();
+    let c = buddyscope::run::replay::reissue(&other, trace.as_bytes()).unwrap();
     let d = c.first_difference.expect("a larger zone boots differently");
     assert!(d.line > 0 && d.traced != d.model);
 }
@@ -188,7 +192,7 @@ fn a_replay_undoes_exactly() {
     ] {
         let s = scenario::parse(builtin::get(id).unwrap().json).unwrap();
         let r = run(&s, &RunOptions::default()).unwrap();
-        let rep = replay_text(&s, &narrate::trace_text(&r), &ReplayOptions::default()).unwrap();
+        let rep = replay_text(&s, &explain::trace_text(&r), &ReplayOptions::default()).unwrap();
         let mut z = rep.run.final_zone.clone();
         for ev in rep.run.log.events.iter().rev() {
             z.unapply(ev);
@@ -206,13 +210,14 @@ fn a_replay_undoes_exactly() {
 /// comparison.
 #[test]
 fn summary_of_fallback_claim() {
-    use buddyscope::metrics::fragmentation_index;
-    use buddyscope::replay::{compare, summary, summary::MAX_SAMPLES};
+    use buddyscope::mm::fragmentation_index;
+    use buddyscope::run::replay::MAX_SAMPLES;
+    use buddyscope::run::replay::{reissue, summary};
     let s = scenario::parse(builtin::get("fallback-claim").unwrap().json).unwrap();
     let r = run(&s, &RunOptions::default()).unwrap();
-    let trace = narrate::trace_text(&r);
+    let trace = explain::trace_text(&r);
     let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
-    let c = compare(&s, trace.as_bytes()).unwrap();
+    let c = reissue(&s, trace.as_bytes()).unwrap();
     let sum = summary(&rep, Some(&c));
     let lines = |ev: &str| trace.lines().filter(|l| l.starts_with(ev)).count() as u64;
     assert_eq!(sum.divergence_count, 0);

@@ -1,11 +1,12 @@
 //! Edge cases of the scenario contract found by the independent cross-check
 //! (tools/crosscheck): names that were freed, pages freed behind a name's back.
 
-use buddyscope::metrics::check_invariants;
-use buddyscope::runner::{run_text, Outcome, RunOptions};
-use buddyscope::timeline::Timeline;
+use buddyscope::{
+    mm::check_invariants,
+    run::{run_text, Outcome, RunOptions, Timeline},
+};
 
-fn run_checked(doc: &str) -> buddyscope::runner::Run {
+fn run_checked(doc: &str) -> buddyscope::run::Run {
     let r = run_text(doc, &RunOptions::default()).unwrap();
     let ends: Vec<u32> = r.ops.iter().map(|o| o.end).collect();
     let mut tl = Timeline::new(r.clone());

@@ -1,9 +1,11 @@
 //! `init: {"snapshot": …}`: exact placement from a synthetic snapshot, and strict validation
 //! with JSON-path errors.
 
-use buddyscope::runner::{run, RunOptions};
-use buddyscope::types::MigrateType;
-use buddyscope::{procfs, scenario};
+use buddyscope::{
+    mm::MigrateType,
+    run::{run, RunOptions},
+    scenario::{self, procfs},
+};
 
 /// A 2048-page zone at pfn 0x100000 on 2 CPUs: pageblock 1 Unmovable; free blocks placed at
 /// chosen pfns (list order as given); one order-0 and one order-9 pcp entry.
@@ -89,7 +91,7 @@ fn snapshot_errors_name_the_json_path() {
     ];
     for (text, path, msg) in cases {
         let e = scenario::parse_valid(&text)
-            .and_then(|s| buddyscope::setup::build(s).map(|_| ()))
+            .and_then(|s| buddyscope::run::build(s).map(|_| ()))
             .unwrap_err();
         assert_eq!(e.path, path, "{e}");
         assert!(e.message.contains(msg), "{e}");
@@ -99,7 +101,7 @@ fn snapshot_errors_name_the_json_path() {
 /// A trace replayed on a snapshot takes exactly the pages the snapshot placed.
 #[test]
 fn a_trace_replays_on_a_snapshot() {
-    use buddyscope::replay::{replay_text, DivergenceKind, ReplayOptions};
+    use buddyscope::run::replay::{replay_text, DivergenceKind, ReplayOptions};
     let s = scenario::parse(&doc("")).unwrap();
     let trace = "\
  a-1 [001] ..... 1.0: mm_page_alloc: page=0 pfn=0x100004 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE

@@ -3,8 +3,7 @@
 //! about 100,000 events, far jumps restore a checkpoint and nearer ones walk, forwards and
 //! backwards. Either way the zone must be the one forward replay reaches.
 
-use buddyscope::runner::{run_text, RunOptions};
-use buddyscope::timeline::Timeline;
+use buddyscope::run::{run_text, RunOptions, Timeline};
 
 const SCENARIO: &str = r#"{
   "version": 1,

@@ -1,12 +1,9 @@
 //! Golden tests: every worked example of kernel-model.md, run through the engine.
 
-use buddyscope::events::{Annotation, Mutation, Tracepoint};
-use buddyscope::metrics::check_invariants;
-use buddyscope::page_alloc::Engine;
-use buddyscope::setup::{boot_engine, ZoneParams};
-use buddyscope::types::gfp::*;
-use buddyscope::types::*;
-use buddyscope::zone::order_to_pindex;
+use buddyscope::mm::{
+    boot_engine, check_invariants, gfp::*, order_to_pindex, Annotation, Engine, Mutation,
+    Tracepoint, ZoneParams, *,
+};
 
 fn fresh_1g() -> Engine {
     boot_engine(&ZoneParams::new(262144))
@@ -93,7 +90,7 @@ fn draining_the_pcp_merges_back_to_order_10() {
         .filter_map(|ev| match ev.kind().mutation() {
             Some(Mutation::FreeListAdd {
                 pfn, order, end, ..
-            }) => Some((pfn, order, end == buddyscope::events::End::Tail)),
+            }) => Some((pfn, order, end == buddyscope::mm::End::Tail)),
             _ => None,
         })
         .collect();
@@ -180,7 +177,7 @@ fn vmalloc_orders(kernel: Kernel, pages: u32) -> Attempts {
         kernel.default_vmalloc_strategy(),
         0,
         3,
-        buddyscope::vmalloc::VMALLOC_GFP,
+        buddyscope::mm::VMALLOC_GFP,
     );
     assert!(ok);
     assert_eq!(area.pages.len() as u32, pages);
@@ -212,7 +209,7 @@ fn vmalloc_50_on_a_fresh_zone() {
         VmallocStrategy::LargeOrder,
         0,
         3,
-        buddyscope::vmalloc::VMALLOC_GFP,
+        buddyscope::mm::VMALLOC_GFP,
     );
     assert!(ok);
     let b = area.pages[0];
@@ -245,7 +242,7 @@ fn vmalloc_steps_down_and_never_back_up() {
         VmallocStrategy::LargeOrder,
         0,
         3,
-        buddyscope::vmalloc::VMALLOC_GFP,
+        buddyscope::mm::VMALLOC_GFP,
     );
     assert!(ok);
     let large: Vec<(u8, bool)> = area.attempts.iter().copied().filter(|a| a.0 > 0).collect();

@@ -1,9 +1,11 @@
 //! A node of several zones (`zones`): validation with JSON paths, a run that
 //! falls back between zones, exact rewind across zone switches, and `/proc` outputs per zone.
 
-use buddyscope::events::{EventKind, Mutation};
-use buddyscope::procfs;
-use buddyscope::runner::{run_text, RunOptions};
+use buddyscope::{
+    mm::{EventKind, Mutation},
+    run::{run_text, RunOptions},
+    scenario::procfs,
+};
 
 const TWO: &str = r#"{"version": 1, "kernel": "v7.1",
   "zones": [{"name": "DMA32", "start_pfn": 4096, "pages": 4096, "cpus": 2},
@@ -109,7 +111,7 @@ fn proc_outputs_list_every_zone_in_the_kernels_order() {
 #[test]
 fn a_trace_prints_each_zones_absolute_pfns() {
     let run = run_text(TWO, &RunOptions::default()).expect("runs");
-    let t = buddyscope::narrate::trace_text(&run);
+    let t = buddyscope::explain::trace_text(&run);
     assert!(
         t.contains("mm_page_alloc: page=ffffea0000040000 pfn=0x1000 order=10"),
         "{t}"
@@ -177,8 +179,8 @@ fn one_entry_in_zones_is_the_one_zone_model() {
     )
     .expect("runs");
     assert_eq!(
-        buddyscope::narrate::trace_text(&a),
-        buddyscope::narrate::trace_text(&b)
+        buddyscope::explain::trace_text(&a),
+        buddyscope::explain::trace_text(&b)
     );
     assert_eq!(a.final_zone, b.final_zone);
 }
@@ -188,9 +190,9 @@ mod prop {
     //! every zone after every op, a
     //! timeline seek anywhere equals a replay, and the whole run rewinds to the initial state.
 
-    use buddyscope::metrics::check_invariants;
-    use buddyscope::runner::{run_text, RunOptions};
-    use buddyscope::timeline::Timeline;
+    use buddyscope::mm::check_invariants;
+    use buddyscope::run::Timeline;
+    use buddyscope::run::{run_text, RunOptions};
     use proptest::prelude::*;
     use serde_json::{json, Value};
 
@@ -322,7 +324,7 @@ fn a_whole_machines_pagetypeinfo_imports_as_a_node() {
     assert_eq!(rows(&got), rows(pti));
     // A GFP_DMA32 page comes from DMA32 and goes back to it.
     let full = run_text(&doc.to_string(), &RunOptions::default()).expect("runs");
-    let t = buddyscope::narrate::trace_text(&full);
+    let t = buddyscope::explain::trace_text(&full);
     let alloc = t
         .lines()
         .find(|l| l.starts_with("mm_page_alloc:"))
@@ -353,7 +355,7 @@ fn a_whole_machines_pagetypeinfo_imports_as_a_node() {
 #[test]
 fn compare_sides_and_round_trips_keep_a_node_valid() {
     let s = buddyscope::scenario::parse(TWO).expect("parses");
-    let side = buddyscope::compare::CompareSide {
+    let side = buddyscope::scenario::CompareSide {
         label: "off".into(),
         kernel: None,
         rmqueue_mode_memory: Some(false),
@@ -529,7 +531,7 @@ fn alloc_contig_range_in_dma32_migrates_into_normal_and_the_names_follow() {
         assert_eq!(z, run.initial, "{kernel}");
         for zone in run.final_zone.zones() {
             assert_eq!(zone.nr_free_pages(), 4096, "{kernel}: every page back");
-            buddyscope::metrics::check_invariants(zone).unwrap();
+            buddyscope::mm::check_invariants(zone).unwrap();
         }
     }
 }
@@ -541,7 +543,7 @@ fn alloc_contig_range_in_dma32_migrates_into_normal_and_the_names_follow() {
 /// with zero divergences; a pfn in neither zone is a `pfn_outside_zone` divergence.
 #[test]
 fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
-    use buddyscope::replay::{replay_text, DivergenceKind, ReplayOptions};
+    use buddyscope::run::replay::{replay_text, DivergenceKind, ReplayOptions};
     for kernel in ["v6.18", "v7.1", "v7.2"] {
         let text = format!(
             r#"{{"version": 1, "kernel": "{kernel}",
@@ -565,7 +567,7 @@ fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
         );
         let s = buddyscope::scenario::parse(&text).unwrap();
         let run = run_text(&text, &RunOptions::default()).expect("runs");
-        let trace = buddyscope::narrate::trace_text(&run);
+        let trace = buddyscope::explain::trace_text(&run);
         let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
         assert_eq!(
             rep.divergence_count,
@@ -573,12 +575,12 @@ fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
             "{kernel}: {:?}",
             rep.divergences.first().map(|d| d.to_string())
         );
-        let lists = |node: &buddyscope::zone::Zone| {
+        let lists = |node: &buddyscope::mm::Zone| {
             node.zones()
                 .map(|z| {
                     (0..11u8)
                         .flat_map(|o| {
-                            buddyscope::types::MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt))
+                            buddyscope::mm::MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt))
                         })
                         .collect::<Vec<_>>()
                 })
@@ -596,7 +598,7 @@ fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
         // `--compare-model` re-issues the requests to a node of the same zones: the first
         // requests (before any vmalloc, whose bulk pages have no mm_page_alloc) get the
         // traced pfns, in both zones.
-        let cmp = buddyscope::replay::compare(&s, trace.as_bytes()).unwrap();
+        let cmp = buddyscope::run::replay::reissue(&s, trace.as_bytes()).unwrap();
         assert!(cmp.requests > 4, "{kernel}");
         assert!(
             cmp.first_difference

@@ -7,9 +7,11 @@
 //! `{"version":1,"ops":[{"op":"vmalloc","pages":7e8}]}`); the size is computed in u64 since.
 #![no_main]
 
-use buddyscope::metrics::check_invariants;
-use buddyscope::runner::{run, RunOptions};
-use buddyscope::scenario::{self, Init, Op, Scenario};
+use buddyscope::{
+    mm::check_invariants,
+    run::{run, RunOptions},
+    scenario::{self, Init, Op, Scenario},
+};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_OPS: u64 = 2000;
@@ -36,7 +38,7 @@ fn zone_pages(s: &Scenario) -> Option<u64> {
             pagetypeinfo,
             zoneinfo,
             zone,
-        } => buddyscope::procfs::parse_import(
+        } => buddyscope::scenario::procfs::parse_import(
             pagetypeinfo,
             zoneinfo.as_deref(),
             zone,

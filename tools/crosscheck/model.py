@@ -20,7 +20,7 @@ PB_ORDER = 9
 PB_PAGES = 512
 NR_PCP_LISTS = 14            # THP on (§1.8)
 BATCH_SCALE_MAX = 5          # CONFIG_PCP_BATCH_SCALE_MAX
-HOLD_BUCKETS = 13            # lock holds by pages: 0, 1, 2-3, …, 2048+ (buddyscope::locks)
+HOLD_BUCKETS = 13            # lock holds by pages: 0, 1, 2-3, …, 2048+ (buddyscope::mm::HoldHistogram)
 SECTION_SHIFT = 15           # §1.1 SECTION_SIZE_BITS 27 -> 32768 pages
 
 # §1.2 migratetypes

@@ -3,8 +3,10 @@
 
 use std::cell::RefCell;
 
-use buddyscope::bench::{mixed_engine, mixed_sequence, run_mixed_engine, MixedStep};
-use buddyscope::page_alloc::Engine;
+use buddyscope::{
+    bench::{mixed_engine, mixed_sequence, run_mixed_engine, MixedStep},
+    mm::Engine,
+};
 
 thread_local! {
     static SEQ: RefCell<Vec<MixedStep>> = const { RefCell::new(Vec::new()) };

@@ -9,11 +9,10 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use buddyscope::metrics::{fragmentation_index_of, unusable_free_index_of};
-use buddyscope::runner::Run;
-use buddyscope::timeline::Timeline;
-use buddyscope::types::NR_PAGE_ORDERS;
-use buddyscope::zone::Stats;
+use buddyscope::{
+    mm::{fragmentation_index_of, unusable_free_index_of, NR_PAGE_ORDERS},
+    Run, Stats, Timeline,
+};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::element::DashedPathElement;

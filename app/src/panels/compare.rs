@@ -2,8 +2,7 @@
 //! side's run through [`SideRun`] context), the shared position, and the counter table with
 //! B/A beside the kernel's measurement from the seed thread. The logic is in [`crate::compare`].
 
-use buddyscope::compare::{ratio, ComparePair, Side};
-use buddyscope::types::Kernel;
+use buddyscope::{scenario::ratio, ComparePair, Kernel, Side};
 use leptos::context::Provider;
 use leptos::prelude::*;
 
@@ -48,7 +47,7 @@ pub fn CompareToggle() -> impl IntoView {
 }
 
 /// Changes one side of the pair in effect and re-runs both, keeping the op position.
-fn change_side(state: AppState, side: Side, f: impl FnOnce(&mut buddyscope::compare::CompareSide)) {
+fn change_side(state: AppState, side: Side, f: impl FnOnce(&mut buddyscope::CompareSide)) {
     let Some(mut pair) = state.compare.get_untracked() else {
         return;
     };

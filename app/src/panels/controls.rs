@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use buddyscope::timeline::Timeline;
+use buddyscope::Timeline;
 
 use super::op_label;
 use crate::browser::now_ms;

@@ -1,9 +1,11 @@
 //! Live cost counters at the cursor: the zone's cumulative `Stats` (names and help from the
 //! engine's table, `Stats::DEFS`), plus the current op's `pageblocks_touched` and two zone
-//! fields, and the current op's worst zone / pcp lock holds (`buddyscope::locks`).
+//! fields, and the current op's worst zone / pcp lock holds (`buddyscope::mm`).
 
-use buddyscope::locks::{HoldHistogram, LockHolds};
-use buddyscope::timeline::Timeline;
+use buddyscope::{
+    mm::{HoldHistogram, LockHolds},
+    Timeline,
+};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
@@ -213,7 +215,7 @@ pub fn CountersPanel() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::panels::testutil::timeline;
-    use buddyscope::stats::Stats;
+    use buddyscope::Stats;
 
     #[test]
     fn values_are_the_engine_stats_and_every_row_explains_itself() {

@@ -6,8 +6,10 @@
 //! `prefers-reduced-motion: reduce`), and the result shows with the engine's explanation.
 //! Progress is saved per set ([`SavedStore::put_progress`]).
 
-use buddyscope::exercises::{builtin_sets, Answer, AnswerKind, Expected, ScenarioError};
-use buddyscope::types::MigrateType;
+use buddyscope::{
+    explain::exercises::{builtin_sets, Answer, AnswerKind, Expected, ScenarioError},
+    MigrateType,
+};
 use leptos::leptos_dom::helpers::IntervalHandle;
 use leptos::prelude::*;
 use std::rc::Rc;
@@ -574,7 +576,7 @@ fn shipped() -> Vec<(&'static str, String)> {
     builtin_sets()
         .iter()
         .map(|b| {
-            let title = buddyscope::exercises::parse_exercise_set(b.json)
+            let title = buddyscope::explain::exercises::parse_exercise_set(b.json)
                 .map(|s| format!("{} ({} questions)", s.title, s.question_count()))
                 .unwrap_or_else(|_| b.id.to_string());
             (b.id, title)

@@ -11,9 +11,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use buddyscope::narrate::trace_text_upto;
-use buddyscope::procfs;
-use buddyscope::timeline::Timeline;
+use buddyscope::{scenario::procfs, trace_text_upto, Timeline};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -744,7 +742,7 @@ pub fn ExportPanel() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::panels::testutil::timeline;
-    use buddyscope::runner::{run_text, RunOptions};
+    use buddyscope::{run_text, RunOptions};
 
     /// At the end of op K the exports are what the CLI prints with `--ops K` (the CLI runs
     /// K ops and formats its final zone with the same functions).
@@ -798,12 +796,12 @@ mod tests {
                 );
                 assert_eq!(
                     text_export(&t, id, TextExport::Trace { whole: false }).text,
-                    buddyscope::narrate::trace_text(&cli)
+                    buddyscope::trace_text(&cli)
                 );
             }
             assert_eq!(
                 text_export(&t, id, TextExport::Trace { whole: true }).text,
-                buddyscope::narrate::trace_text(&t.run)
+                buddyscope::trace_text(&t.run)
             );
             t.seek(t.op(0).end + 1);
             assert!(position_tag(&t).starts_with("ev"));

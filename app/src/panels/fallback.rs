@@ -5,10 +5,12 @@
 //! ([`fallback_matrix`], what `buddyscope run --format fallback_matrix` prints); this module
 //! only lays the numbers out.
 //!
-//! [`fallback_matrix`]: buddyscope::fallback::fallback_matrix
+//! [`fallback_matrix`]: buddyscope::explain::fallback::fallback_matrix
 
-use buddyscope::fallback::{fallback_matrix, FallbackMatrix, MatrixFilter};
-use buddyscope::timeline::Timeline;
+use buddyscope::{
+    explain::fallback::{fallback_matrix, FallbackMatrix, MatrixFilter},
+    Timeline,
+};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
@@ -101,7 +103,7 @@ pub fn view_model(t: &Timeline, orders: &str, events: &str) -> Result<FallbackMo
                 .collect()
         })
         .collect();
-    let summary = buddyscope::fallback::text(&m)
+    let summary = buddyscope::explain::fallback::text(&m)
         .lines()
         .next()
         .unwrap_or_default()
@@ -318,7 +320,7 @@ pub fn FallbackMatrixPanel() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::panels::testutil::timeline;
-    use buddyscope::types::MigrateType;
+    use buddyscope::MigrateType;
 
     /// fallback-steal: the cells are the engine's (the CLI's) counts, the Movable → Unmovable
     /// cell lists its 30 steals with their ops and pages, each seeking to the event; a filter

@@ -1,5 +1,5 @@
 //! Follow the action: the map zooms to the pageblocks the current operation touches
-//! ([`buddyscope::focus::op_touched_pageblocks`]), with a small whole-zone overview marking where
+//! ([`buddyscope::run::op_touched_pageblocks`]), with a small whole-zone overview marking where
 //! that is. The zoomed map is drawn at its own cell size in whole device pixels (the same
 //! layout, a bigger cell), never a CSS scale of the canvas's bitmap, so it stays sharp on
 //! HiDPI screens and projectors at any `devicePixelRatio`; the canvas shows the window of it
@@ -126,7 +126,7 @@ pub fn follow_frame(base: &Geom, span: Option<(u32, u32)>, (vw, vh): (u32, u32))
 mod tests {
     use super::*;
     use crate::panels::mapdraw::{PB_LEVEL, TILE_COLS, TILE_ROWS};
-    use buddyscope::types::PAGEBLOCK_NR_PAGES;
+    use buddyscope::mm::PAGEBLOCK_NR_PAGES;
 
     /// 1 GiB (512 pageblocks) at 1 CSS px per page in a 1188 CSS px wide map.
     fn gib(dpr: f64) -> Geom {

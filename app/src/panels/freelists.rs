@@ -2,9 +2,7 @@
 //! `free_area[order].free_list[mt]` and its first blocks (absolute pfn), plus `nr_free` per
 //! order exactly as /proc/buddyinfo prints it. Lists the current event touched are highlighted.
 
-use buddyscope::events::Mutation;
-use buddyscope::timeline::Timeline;
-use buddyscope::types::{MigrateType, NR_PAGE_ORDERS};
+use buddyscope::{mm::NR_PAGE_ORDERS, MigrateType, Mutation, Timeline};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
@@ -101,7 +99,8 @@ pub fn FreeListsPanel() -> impl IntoView {
     // list" question.
     let exercises = crate::panels::exercises::ExerciseCtl::get();
     let answering = Memo::new(move |_| {
-        exercises.is_some_and(|x| x.asking() == Some(buddyscope::exercises::AnswerKind::List))
+        exercises
+            .is_some_and(|x| x.asking() == Some(buddyscope::explain::exercises::AnswerKind::List))
     });
     let types = Memo::new(move |_| model.with(|m| m.types.clone()));
     let nr_free = Memo::new(move |_| model.with(|m| m.nr_free));
@@ -140,7 +139,7 @@ pub fn FreeListsPanel() -> impl IntoView {
                             exercises.is_some_and(|x| {
                                 answering.get()
                                     && x.pending.get()
-                                        == Some(buddyscope::exercises::Answer::List { order: o as u8, mt })
+                                        == Some(buddyscope::explain::exercises::Answer::List { order: o as u8, mt })
                             })
                         };
                         view! {

@@ -1,18 +1,19 @@
 //! Page history: click a page on the memory map and this panel lists every operation and event
 //! that named it — the block it was part of, the list that block entered or left
 //! (`free_area[order].free_list[mt]` or a CPU's pcp list) and who held the page — each a
-//! button that moves the cursor there. The engine computes it ([`Run::page_history`], one
+//! button that moves the cursor there. The engine computes it ([`page_history`], one
 //! pass over the log); this module only groups and words it.
 //!
 //! The keyboard way in is the pfn field: type a page's pfn (hex `0x…` or decimal) instead of
 //! clicking the map.
 //!
-//! [`Run::page_history`]: buddyscope::runner::Run::page_history
+//! [`page_history`]: buddyscope::run::page_history
 
-use buddyscope::history::{ListChange, PageHistoryEntry};
-use buddyscope::narrate::{narrate, Ctx};
-use buddyscope::timeline::Timeline;
-use buddyscope::zone::Zone;
+use buddyscope::{
+    narrate,
+    run::{page_history, ListChange, PageHistoryEntry},
+    Ctx, Timeline, Zone,
+};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
@@ -74,7 +75,7 @@ pub fn view_model(t: &Timeline, idx: u32) -> HistoryModel {
     if idx >= run.initial.pages() {
         return HistoryModel::default();
     }
-    let entries = run.page_history(idx);
+    let entries = page_history(run, idx);
     let ctx = Ctx::of(&run.initial);
     let mut groups: Vec<OpGroup> = Vec::new();
     let mut last_op = None;
@@ -293,11 +294,11 @@ mod tests {
             .events
             .iter()
             .find_map(|e| match e.kind().mutation() {
-                Some(buddyscope::events::Mutation::PrepNewPage { pfn, .. }) => Some(pfn),
+                Some(buddyscope::Mutation::PrepNewPage { pfn, .. }) => Some(pfn),
                 _ => None,
             })
             .expect("an allocation");
-        let entries = t.run.page_history(idx);
+        let entries = page_history(&t.run, idx);
         let m = view_model(&t, idx);
         assert_eq!(m.total, entries.len());
         assert_eq!(m.pfn, format!("pfn {}", pfn_hex(t.zone(), idx)));

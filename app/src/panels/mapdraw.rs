@@ -10,10 +10,10 @@
 //!   ([`MapCache::agg`], kept in step the same way): the level that fits big zones on screen;
 //! - only the visible part of the map is painted ([`paint_view`]), at the canvas's device size.
 
-use buddyscope::runner::Run;
-use buddyscope::timeline::Timeline;
-use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
-use buddyscope::zone::{PageKind, Zone};
+use buddyscope::{
+    mm::{PageKind, PAGEBLOCK_NR_PAGES},
+    MigrateType, Run, Timeline, Zone,
+};
 
 use super::follow::Tiles;
 use super::memmap::{cell_kinds, CellKind};

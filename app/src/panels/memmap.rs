@@ -15,12 +15,12 @@
 //! of the pageblocks the events between the old and the new cursor touched (events carry pfn
 //! and order); a new run, a zoom, a scroll or a theme change repaints the window.
 
-use buddyscope::focus::op_touched_pageblocks;
-use buddyscope::procfs::filler_owner_mt;
-use buddyscope::runner::Run;
-use buddyscope::timeline::Timeline;
-use buddyscope::types::{MigrateType, PAGEBLOCK_NR_PAGES};
-use buddyscope::zone::{PageKind, Zone};
+use buddyscope::{
+    mm::filler_owner_mt,
+    mm::{PageKind, PAGEBLOCK_NR_PAGES},
+    run::op_touched_pageblocks,
+    MigrateType, Run, Timeline, Zone,
+};
 use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -386,7 +386,7 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
                         pbmt.kernel_name()
                     ));
                 }
-            } else if owner == buddyscope::zone::NO_OWNER && z.page_refcount(idx) > 0 {
+            } else if owner == buddyscope::mm::NO_OWNER && z.page_refcount(idx) > 0 {
                 // Its allocation freed it while a get_page reference held it.
                 out.push(
                     "held only by get_page references: the last put_page frees it".to_string(),
@@ -737,7 +737,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         role="img"
                         aria-label=move || state.with(|s| map_summary(s.timeline.zone())).unwrap_or_default()
                         class:answering=move || {
-                            exercises.is_some_and(|x| x.asking() == Some(buddyscope::exercises::AnswerKind::Page))
+                            exercises.is_some_and(|x| x.asking() == Some(buddyscope::explain::exercises::AnswerKind::Page))
                         }
                         on:mousemove=on_move
                         on:mouseleave=move |_| state.hover.set(None)

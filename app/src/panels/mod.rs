@@ -38,9 +38,7 @@ pub mod snapshot;
 pub mod whereis;
 pub mod zonetabs;
 
-use buddyscope::runner::Run;
-use buddyscope::types::MigrateType;
-use buddyscope::zone::Zone;
+use buddyscope::{MigrateType, Run, Zone};
 use leptos::html::Div;
 use leptos::prelude::*;
 
@@ -95,7 +93,7 @@ pub fn op_label(run: &Run, i: usize) -> String {
 /// Test fixtures: runs of the built-in scenarios.
 #[cfg(test)]
 pub mod testutil {
-    use buddyscope::timeline::Timeline;
+    use buddyscope::Timeline;
 
     /// The timeline of a built-in scenario, cursor at the start.
     pub fn timeline(id: &str) -> Timeline {

@@ -2,9 +2,7 @@
 //! an ARIA live region, muted while playing), the kernel function it happened in, and the
 //! current operation's summary, note and outcome.
 
-use buddyscope::events::{Annotation, Event, EventKind, Mutation};
-use buddyscope::narrate::{narrate, Ctx};
-use buddyscope::timeline::Timeline;
+use buddyscope::{narrate, Annotation, Ctx, Event, EventKind, Mutation, Timeline};
 use leptos::prelude::*;
 
 use super::op_label;

@@ -2,10 +2,10 @@
 //! with their lengths, and `count` against `high` (and `batch`) as a gauge. Refill, drain, add
 //! and del events highlight the CPU and the list they touched.
 
-use buddyscope::events::{Annotation, EventKind, Mutation};
-use buddyscope::timeline::Timeline;
-use buddyscope::types::{MigrateType, NR_PCP_LISTS};
-use buddyscope::zone::{order_to_pindex, pindex_to_mt, pindex_to_order};
+use buddyscope::{
+    mm::{order_to_pindex, pindex_to_mt, pindex_to_order, NR_PCP_LISTS},
+    Annotation, EventKind, MigrateType, Mutation, Timeline,
+};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;

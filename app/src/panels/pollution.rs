@@ -4,13 +4,14 @@
 //! The engine counts ([`mixed_pageblocks`], [`polluters`]: what `buddyscope run --format
 //! mixed_pageblocks|polluters` prints); this module only lays them out.
 //!
-//! [`mixed_pageblocks`]: buddyscope::pollution::mixed_pageblocks
-//! [`polluters`]: buddyscope::pollution::polluters
+//! [`mixed_pageblocks`]: buddyscope::explain::pollution::mixed_pageblocks
+//! [`polluters`]: buddyscope::explain::pollution::polluters
 
-use buddyscope::pollution::{mixed_pageblocks, polluters, Polluter};
-use buddyscope::replay::TracedAllocs;
-use buddyscope::timeline::Timeline;
-use buddyscope::types::MigrateType;
+use buddyscope::{
+    explain::pollution::{mixed_pageblocks, polluters, Polluter},
+    replay::TracedAllocs,
+    MigrateType, Timeline,
+};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;

@@ -6,14 +6,16 @@
 //! [`AppState::load_text`] like a scenario typed in the editor: it can then be edited, shared
 //! and saved, and a bad paste never replaces the last good run. The summary (zones found,
 //! pageblocks per migratetype, free pages per order, what the import assumed and which
-//! fallback it used) is the engine's [`buddyscope::procfs::import_summary`].
+//! fallback it used) is the engine's [`buddyscope::scenario::procfs::import_summary`].
 
-use buddyscope::procfs::{
-    buddyinfo_mismatches, error_location, import_summary, scan_pagetypeinfo, ImportSummary,
-    PasteScan,
+use buddyscope::{
+    mm::{MAX_CPUS, NR_PAGE_ORDERS},
+    scenario::procfs::{
+        buddyinfo_mismatches, error_location, import_summary, scan_pagetypeinfo, ImportSummary,
+        PasteScan,
+    },
+    Init, Kernel, Scenario, ScenarioError,
 };
-use buddyscope::scenario::{Init, Scenario, ScenarioError};
-use buddyscope::types::{Kernel, MAX_CPUS, NR_PAGE_ORDERS};
 use leptos::html::Textarea;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;

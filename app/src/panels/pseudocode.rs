@@ -1,8 +1,6 @@
 //! Pseudocode of the kernel function at the cursor, the call chain and an elixir link.
 
-use buddyscope::events::{Annotation, Event, KernelFn};
-use buddyscope::pseudocode::{lines, Step};
-use buddyscope::timeline::Timeline;
+use buddyscope::{explain::lines, Annotation, Event, KernelFn, Step, Timeline};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;

@@ -10,9 +10,10 @@
 
 use std::time::Duration;
 
-use buddyscope::replay::summary::FragPoint;
-use buddyscope::replay::{Divergence, ReplaySummary};
-use buddyscope::types::NR_PAGE_ORDERS;
+use buddyscope::{
+    mm::NR_PAGE_ORDERS,
+    replay::{Divergence, FragPoint, ReplaySummary},
+};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::*;
@@ -425,15 +426,15 @@ pub fn ReplaySummaryPanel() -> impl IntoView {
 mod tests {
     use super::*;
     use buddyscope::replay::{replay_text, ReplayOptions};
-    use buddyscope::runner::{run, RunOptions};
+    use buddyscope::run::run;
+    use buddyscope::RunOptions;
 
     #[test]
     fn markers_sit_after_each_divergence_event_and_rows_group_by_type() {
         let s =
-            buddyscope::scenario::parse(buddyscope::builtin::get("fallback-claim").unwrap().json)
-                .unwrap();
+            buddyscope::parse(buddyscope::builtin::get("fallback-claim").unwrap().json).unwrap();
         let r = run(&s, &RunOptions::default()).unwrap();
-        let mut trace = buddyscope::narrate::trace_text(&r);
+        let mut trace = buddyscope::trace_text(&r);
         // A second allocation of the first traced block: one divergence.
         let first = trace
             .lines()

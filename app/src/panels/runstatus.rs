@@ -97,7 +97,7 @@ pub fn RunStatusBar() -> impl IntoView {
 #[component]
 pub fn RunMemoryLine() -> impl IntoView {
     let state = AppState::get();
-    let trace_limit = runjob::limits().max_events * buddyscope::limits::EVENT_BYTES as u64;
+    let trace_limit = runjob::limits().max_events * buddyscope::run::EVENT_BYTES as u64;
     let budget = crate::state::CHECKPOINT_BUDGET as u64;
     view! {
         <p class="muted small run-memory" data-testid="run-memory" title="What this run holds in memory: the event trace the timeline steps through, and the zone copies (checkpoints) long jumps restore">

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d;
 
-use buddyscope::timeline::Timeline;
+use buddyscope::Timeline;
 
 use super::{op_label, tracked_width};
 use crate::state::AppState;

@@ -4,8 +4,10 @@
 //! ([`recording_frame`]: a caption over the map). The layout is pure (tested natively); text is
 //! monospace, so its width is known without measuring.
 
-use buddyscope::types::{MigrateType, NR_PAGE_ORDERS, NR_PCP_LISTS};
-use buddyscope::zone::{pindex_to_mt, pindex_to_order};
+use buddyscope::{
+    mm::{pindex_to_mt, pindex_to_order, NR_PAGE_ORDERS, NR_PCP_LISTS},
+    MigrateType,
+};
 
 use super::counters::CountersModel;
 use super::freelists::FreeListsModel;

@@ -4,12 +4,13 @@
 //! put it there one click away. The engine answers ([`where_is`], what `buddyscope where`
 //! prints); this module only lays the words out.
 //!
-//! [`where_is`]: buddyscope::whereis::where_is
+//! [`where_is`]: buddyscope::explain::whereis::where_is
 
-use buddyscope::replay::TracedAllocs;
-use buddyscope::timeline::Timeline;
-use buddyscope::types::Pfn;
-use buddyscope::whereis::{parse_pfn, where_is};
+use buddyscope::{
+    explain::whereis::{parse_pfn, where_is},
+    replay::TracedAllocs,
+    Pfn, Timeline,
+};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;

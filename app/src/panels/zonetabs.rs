@@ -2,8 +2,7 @@
 //! map, the free-list, pcp and counter panels show the picked zone ([`Timeline::set_view_zone`]);
 //! before a pick they show the zone the engine is working in. Nothing shows for one zone.
 
-use buddyscope::events::{EventKind, Mutation};
-use buddyscope::timeline::Timeline;
+use buddyscope::{EventKind, Mutation, Timeline};
 use leptos::prelude::*;
 
 use crate::state::AppState;
@@ -105,7 +104,7 @@ pub fn ZoneTabs() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use buddyscope::runner::{run_text, RunOptions};
+    use buddyscope::{run_text, RunOptions};
 
     #[test]
     fn two_zones_have_two_tabs_and_a_pick_shows_that_zone() {

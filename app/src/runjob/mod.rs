@@ -15,9 +15,10 @@ pub mod transfer;
 
 use std::cell::{Cell, RefCell};
 
-use buddyscope::limits::{self, Cost, Limits};
-use buddyscope::runner::Run;
-use buddyscope::scenario::{ScenarioError, ValidScenario};
+use buddyscope::{
+    run::{self, Cost},
+    Limits, Run, ScenarioError, ValidScenario,
+};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -88,14 +89,14 @@ pub fn limits() -> Limits {
     Limits::recorded()
 }
 
-/// Costs `valid` without running it ([`limits::estimate`]) and says where it runs.
+/// Costs `valid` without running it ([`run::estimate`]) and says where it runs.
 pub fn plan(valid: &ValidScenario) -> Plan {
-    plan_cost(&limits::estimate(valid), &limits())
+    plan_cost(&run::estimate(valid), &limits())
 }
 
 /// [`plan`] for a known cost.
 pub fn plan_cost(cost: &Cost, limits: &Limits) -> Plan {
-    if let Err(e) = limits::check_limits(cost, limits) {
+    if let Err(e) = run::check_limits(cost, limits) {
         return Plan::Refuse(e);
     }
     if cost.ops > u128::from(WORKER_MIN_OPS) || cost.pages_touched > WORKER_MIN_PAGES {
@@ -109,18 +110,13 @@ pub fn plan_cost(cost: &Cost, limits: &Limits) -> Plan {
 
 /// Runs `valid` with the app's options and limits: the scenario's cost is checked first and a
 /// recording run stops at the event cap (`progress` as in
-/// [`buddyscope::runner::execute_with_progress`]).
+/// [`buddyscope::execute_with_progress`]).
 pub fn run_bounded(
     valid: ValidScenario,
-    progress: buddyscope::runner::Progress<'_>,
+    progress: buddyscope::run::Progress<'_>,
 ) -> Result<Run, ScenarioError> {
-    let start = buddyscope::setup::build(valid)?;
-    buddyscope::runner::execute_with_progress(
-        start,
-        &crate::state::run_options(),
-        &limits(),
-        progress,
-    )
+    let start = buddyscope::build(valid)?;
+    buddyscope::execute_with_progress(start, &crate::state::run_options(), &limits(), progress)
 }
 
 // --- the worker side -----------------------------------------------------------------------
@@ -150,8 +146,7 @@ pub fn buddyscope_worker_run(
     if debug_panic {
         panic!("debug panic requested by ?{DEBUG_WORKER_PANIC}");
     }
-    let valid =
-        buddyscope::scenario::parse_valid(text).map_err(|e| JsError::new(&e.to_string()))?;
+    let valid = buddyscope::parse_valid(text).map_err(|e| JsError::new(&e.to_string()))?;
     let t0 = js_sys::Date::now();
     let run = run_bounded(valid, &mut |done, total| {
         let _ = progress.call2(
@@ -599,7 +594,7 @@ fn spawn(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use buddyscope::scenario::parse_valid;
+    use buddyscope::parse_valid;
 
     /// Nested repeats: `depth` levels of `times` around one alloc/free pair.
     fn nested(times: u64, depth: usize) -> String {

@@ -59,7 +59,7 @@ pub struct RunMemory {
 }
 
 impl RunMemory {
-    pub fn of(run: &buddyscope::runner::Run) -> RunMemory {
+    pub fn of(run: &buddyscope::Run) -> RunMemory {
         RunMemory {
             trace: run.trace_bytes() as u64,
             total: run.memory_bytes() as u64,

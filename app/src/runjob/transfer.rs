@@ -19,10 +19,11 @@
 //!
 //! Measured (release wasm, headless Chromium, 2 cores): see docs/app.md, "Long runs and limits".
 
-use buddyscope::events::{Event, EventLog, Trace};
-use buddyscope::runner::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Run};
-use buddyscope::scenario::{Scenario, ValidScenario};
-use buddyscope::zone::Zone;
+use buddyscope::{
+    mm::{EventLog, Trace},
+    run::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo},
+    Event, Run, Scenario, ValidScenario, Zone,
+};
 use serde::{Deserialize, Serialize};
 
 /// The wire form's head, borrowed for encoding: what is not one record a piece, and how many
@@ -201,7 +202,7 @@ impl RunDecoder {
             return Err(unreadable(postcard::Error::DeserializeBadEncoding));
         }
         let t1 = clock();
-        let start = buddyscope::setup::build(valid).map_err(|e| e.to_string())?;
+        let start = buddyscope::build(valid).map_err(|e| e.to_string())?;
         let initial = start.engine.zone;
         let times = DecodeTimes {
             decode: self.decode_ms,
@@ -305,9 +306,9 @@ pub fn decode_run(
 mod tests {
     use super::*;
     use crate::state::run_options;
-    use buddyscope::runner::run_valid;
-    use buddyscope::scenario::parse_valid;
-    use buddyscope::timeline::Timeline;
+    use buddyscope::parse_valid;
+    use buddyscope::run_valid;
+    use buddyscope::Timeline;
 
     /// The decoded run is the run: same records, same zone states (checkpoints, final zone,
     /// and a timeline seeking through it).
@@ -349,7 +350,7 @@ mod tests {
     fn the_encoding_is_compact() {
         let b = buddyscope::builtin::get("fallback-claim").unwrap();
         let run = run_valid(parse_valid(b.json).unwrap(), &run_options()).unwrap();
-        let events = run.log.events.len() * std::mem::size_of::<buddyscope::events::Event>();
+        let events = run.log.events.len() * std::mem::size_of::<buddyscope::Event>();
         let bytes = encode_run(&run).len();
         println!(
             "{}: {} events ({events} bytes in memory), {} ops; encoded {bytes} bytes",

@@ -1,10 +1,13 @@
 //! `buddyscope`: run a scenario and print the final state in the kernel's `/proc` formats, the
 //! event trace, JSON, or a summary of costs and metrics (scenario-format.md, "CLI").
 
-use buddyscope::limits::{self, Limits};
-use buddyscope::runner::{execute_counters_only, execute_with_progress, run_valid, RunOptions};
-use buddyscope::setup::{self, Start};
-use buddyscope::{procfs, report, scenario};
+use buddyscope::{
+    execute_counters_only, execute_with_progress,
+    explain::report,
+    run, run_valid,
+    scenario::{self, procfs},
+    Limits, RunOptions, Start,
+};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Read;
 use std::process::ExitCode;
@@ -163,14 +166,14 @@ struct MatrixArgs {
 }
 
 impl MatrixArgs {
-    fn print(&self, run: &buddyscope::runner::Run) -> Result<String, String> {
-        let f = buddyscope::fallback::MatrixFilter::parse(
+    fn print(&self, run: &buddyscope::Run) -> Result<String, String> {
+        let f = buddyscope::explain::fallback::MatrixFilter::parse(
             run,
             self.orders.as_deref(),
             self.events.as_deref(),
         )?;
-        Ok(buddyscope::fallback::text(
-            &buddyscope::fallback::fallback_matrix(run, f),
+        Ok(buddyscope::explain::fallback::text(
+            &buddyscope::explain::fallback::fallback_matrix(run, f),
         ))
     }
 }
@@ -214,7 +217,7 @@ impl ReplayStart {
     }
 }
 
-/// Raising the bounds of `buddyscope::limits`.
+/// Raising the bounds of `buddyscope::Limits`.
 #[derive(clap::Args, Clone, Copy)]
 struct LimitArgs {
     /// Most operations the scenario may expand to (default 10000000 with --no-trace, 1000000
@@ -331,10 +334,10 @@ fn main() -> ExitCode {
             let s = match kernel {
                 None => s,
                 Some(k) => {
-                    let Some(k) = buddyscope::types::Kernel::parse(&k) else {
+                    let Some(k) = buddyscope::Kernel::parse(&k) else {
                         return fail(&format!(
                             "--kernel {k}: expected {}",
-                            buddyscope::types::Kernel::choices()
+                            buddyscope::Kernel::choices()
                         ));
                     };
                     let mut s = s.into_scenario();
@@ -354,7 +357,7 @@ fn main() -> ExitCode {
             // Without --no-trace every op keeps its record: the recorded run's op limit.
             let limits = limits.limits(!no_trace);
             let mut progress = |_: u64, _: u64| std::ops::ControlFlow::Continue(());
-            let r = setup::build(s).and_then(|start| {
+            let r = run::build(s).and_then(|start| {
                 if no_trace {
                     execute_counters_only(start, &opts, &limits, &mut progress)
                 } else {
@@ -376,14 +379,14 @@ fn main() -> ExitCode {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
                 },
-                Format::MixedPageblocks => buddyscope::pollution::text(
+                Format::MixedPageblocks => buddyscope::explain::pollution::text(
                     &r.final_zone,
-                    &buddyscope::pollution::mixed_pageblocks(&r, &r.final_zone),
+                    &buddyscope::explain::pollution::mixed_pageblocks(&r, &r.final_zone),
                 ),
-                Format::Polluters => buddyscope::pollution::polluters_text(
-                    &buddyscope::pollution::polluters(&r, &r.final_zone, None),
+                Format::Polluters => buddyscope::explain::pollution::polluters_text(
+                    &buddyscope::explain::pollution::polluters(&r, &r.final_zone, None),
                 ),
-                Format::Trace => buddyscope::narrate::trace_text(&r),
+                Format::Trace => buddyscope::trace_text(&r),
                 Format::Json => report::json(&r),
                 Format::Summary => report::summary(&r),
             };
@@ -493,9 +496,9 @@ fn main() -> ExitCode {
             };
             if compare_model {
                 let c = match &stdin_text {
-                    Some(t) => buddyscope::replay::compare(&s, t.as_bytes()),
+                    Some(t) => buddyscope::replay::reissue(&s, t.as_bytes()),
                     None => match open_trace(&trace, file_cut) {
-                        Ok(f) => buddyscope::replay::compare(&s, f),
+                        Ok(f) => buddyscope::replay::reissue(&s, f),
                         Err(e) => return fail(&e),
                     },
                 };
@@ -509,7 +512,7 @@ fn main() -> ExitCode {
                         "{}",
                         serde_json::to_string_pretty(&sum).expect("serializable")
                     ),
-                    _ => print!("{}", buddyscope::replay::summary::text(&sum)),
+                    _ => print!("{}", buddyscope::replay::summary_text(&sum)),
                 }
                 return ExitCode::SUCCESS;
             }
@@ -524,22 +527,29 @@ fn main() -> ExitCode {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
                 },
-                Format::MixedPageblocks => buddyscope::pollution::text(
+                Format::MixedPageblocks => buddyscope::explain::pollution::text(
                     &r.run.final_zone,
-                    &buddyscope::pollution::mixed_pageblocks(&r.run, &r.run.final_zone),
+                    &buddyscope::explain::pollution::mixed_pageblocks(&r.run, &r.run.final_zone),
                 ),
-                Format::Polluters => buddyscope::pollution::polluters_text(
-                    &buddyscope::pollution::polluters(&r.run, &r.run.final_zone, Some(&r.allocs)),
+                Format::Polluters => buddyscope::explain::pollution::polluters_text(
+                    &buddyscope::explain::pollution::polluters(
+                        &r.run,
+                        &r.run.final_zone,
+                        Some(&r.allocs),
+                    ),
                 ),
-                Format::Trace => buddyscope::narrate::trace_text(&r.run),
-                Format::Json => buddyscope::replay::report::json(&r),
-                Format::Summary => buddyscope::replay::report::summary(&r),
+                Format::Trace => buddyscope::trace_text(&r.run),
+                Format::Json => buddyscope::explain::replay_report::json(&r),
+                Format::Summary => buddyscope::explain::replay_report::summary(&r),
             };
             print!("{out}");
             if let Some((file, snap)) = expect {
                 const SHOWN: usize = 50;
-                let d =
-                    buddyscope::snapshot_node::differences(&r.run.final_zone, &snap, usize::MAX);
+                let d = buddyscope::scenario::node_snapshot_differences(
+                    &r.run.final_zone,
+                    &snap,
+                    usize::MAX,
+                );
                 if d.is_empty() {
                     eprintln!(
                         "buddyscope: expect: the final state equals {file} (every free list, pageblock type and pcp list)"
@@ -564,7 +574,7 @@ fn main() -> ExitCode {
             format,
             start,
         } => {
-            let pfn = match buddyscope::whereis::parse_pfn(&pfn) {
+            let pfn = match buddyscope::explain::whereis::parse_pfn(&pfn) {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
@@ -587,12 +597,12 @@ fn main() -> ExitCode {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
-            match scenario::parse_valid(&text).and_then(setup::build) {
+            match scenario::parse_valid(&text).and_then(run::build) {
                 Ok(Start { scenario: s, .. }) => {
-                    let cost = limits::estimate(&s);
+                    let cost = run::estimate(&s);
                     // The counters-only limit: what `run --no-trace` accepts.
                     let limits = limits.limits(false);
-                    if let Err(e) = limits::check_limits(&cost, &limits) {
+                    if let Err(e) = run::check_limits(&cost, &limits) {
                         return fail(&format!("{file}: {e}"));
                     }
                     println!(
@@ -666,10 +676,13 @@ fn main() -> ExitCode {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
-            let set = buddyscope::exercises::parse_exercise_set(&text);
-            match set.and_then(|s| buddyscope::exercises::resolve(&s).map(|r| (s, r))) {
+            let set = buddyscope::explain::exercises::parse_exercise_set(&text);
+            match set.and_then(|s| buddyscope::explain::exercises::resolve(&s).map(|r| (s, r))) {
                 Ok((set, resolved)) => {
-                    print!("{}", buddyscope::exercises::answer_key(&set, &resolved));
+                    print!(
+                        "{}",
+                        buddyscope::explain::exercises::answer_key(&set, &resolved)
+                    );
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&format!("{file}: {e}")),
@@ -696,7 +709,7 @@ fn main() -> ExitCode {
             for k in from..=last.min(r.ops.len().saturating_sub(1) as u32) {
                 let def = &r.op_defs[r.ops[k as usize].def as usize];
                 println!("op {k} (before op {} `{}`):", k + 1, def.summary);
-                for q in buddyscope::exercises::asks_at(&r, k) {
+                for q in buddyscope::explain::exercises::asks_at(&r, k) {
                     println!("  {}: {} ({})", q.ask.name(), q.answer_text, q.summary);
                 }
             }
@@ -729,7 +742,7 @@ fn where_cmd(
     pfn: u64,
     ops: Option<usize>,
     start: ReplayStart,
-) -> Result<buddyscope::whereis::PageWhere, String> {
+) -> Result<buddyscope::explain::whereis::PageWhere, String> {
     let trace_flags = start.is_set();
     let text = match buddyscope::builtin::get(input) {
         Some(b) if !trace_flags && !std::path::Path::new(input).exists() => b.json.to_string(),
@@ -771,9 +784,9 @@ fn where_cmd(
             ))
         }
     };
-    let mut t = buddyscope::timeline::Timeline::new(run);
+    let mut t = buddyscope::Timeline::new(run);
     t.seek(pos);
-    buddyscope::whereis::where_is(&t.run, t.node(), t.pos(), pfn, traced.as_ref())
+    buddyscope::explain::whereis::where_is(&t.run, t.node(), t.pos(), pfn, traced.as_ref())
         .map_err(|e| format!("{input}: {e}"))
 }
 
@@ -793,12 +806,8 @@ fn replay_start(start: ReplayStart) -> Result<scenario::Scenario, String> {
     };
     s.ops.clear();
     if let Some(k) = kernel {
-        s.kernel = buddyscope::types::Kernel::parse(&k).ok_or_else(|| {
-            format!(
-                "--kernel {k}: expected {}",
-                buddyscope::types::Kernel::choices()
-            )
-        })?;
+        s.kernel = buddyscope::Kernel::parse(&k)
+            .ok_or_else(|| format!("--kernel {k}: expected {}", buddyscope::Kernel::choices()))?;
     }
     if pages.is_some() {
         s.zone.pages = pages;
@@ -866,7 +875,7 @@ fn scenario_or_snapshot(f: &str) -> Result<scenario::Scenario, String> {
     let profile = v
         .get("kernel")
         .and_then(|k| k.as_str())
-        .and_then(buddyscope::types::Kernel::from_uname);
+        .and_then(buddyscope::Kernel::from_uname);
     let mut doc = serde_json::json!({
         "version": 1,
         "name": format!("replay from {f}"),
@@ -880,7 +889,7 @@ fn scenario_or_snapshot(f: &str) -> Result<scenario::Scenario, String> {
 }
 
 /// A version-2 node snapshot file (bare, or a scenario's `init.snapshot`), for `--expect`.
-fn read_node_snapshot(f: &str) -> Result<buddyscope::snapshot_node::NodeSnapshot, String> {
+fn read_node_snapshot(f: &str) -> Result<buddyscope::scenario::NodeSnapshot, String> {
     match scenario_or_snapshot(f)?.init {
         scenario::Init::NodeSnapshot(s) => Ok(*s),
         _ => Err(format!(

@@ -9,12 +9,16 @@ use serde::{Deserialize, Serialize};
 /// column), what (`message`) and what to do (`hint`, possibly empty).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioError {
+    /// The JSON path of the spot to fix (`ops[2].ops[0].ref`; empty: the document).
     pub path: String,
+    /// What is wrong.
     pub message: String,
+    /// What to do (possibly empty).
     pub hint: String,
 }
 
 impl ScenarioError {
+    /// An error at `path`.
     pub fn new(
         path: impl Into<String>,
         message: impl Into<String>,
@@ -53,3 +57,12 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 pub(crate) type Res<T> = Result<T, ScenarioError>;
+
+/// The JSON path of member `key` of the value at `path`.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}

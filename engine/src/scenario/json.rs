@@ -1,4 +1,4 @@
-//! Step 1 of [`super::parse`]: text → [`Value`], duplicate keys rejected (serde_json would
+//! Step 1 of [`super::valid::parse`]: text → [`Value`], duplicate keys rejected (serde_json would
 //! silently keep the last one, and the contract says a typo must never be ignored).
 
 use std::fmt;

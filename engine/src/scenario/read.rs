@@ -1,17 +1,17 @@
-//! Step 2 of [`super::parse`]: [`Value`] → [`Scenario`] field by field, so every type error
+//! Step 2 of [`super::valid::parse`]: [`Value`] → [`Scenario`] field by field, so every type error
 //! and every unknown field carries its JSON path (`ops[2].ops[0].ref`).
 
 use serde_json::{Map, Value};
 
-use super::error::{Res, ScenarioError};
-use super::validate::{
+use super::bounds::{
     check_alloc_mt, check_cpus, check_min_free_kbytes, check_order, check_pcp, check_version,
 };
-use super::{
-    default_init_zone, DrainTarget, Init, MtWeights, Op, PcpOverride, Scenario, TourStop, ZoneSpec,
+use super::error::{join, Res, ScenarioError};
+use super::format::{
+    default_init_zone, CompareSide, DrainTarget, Init, Measured, MeasuredRow, MtWeights, Op,
+    PcpOverride, Scenario, ScenarioCompare, TourStop, ZoneSpec,
 };
-use crate::compare::{CompareSide, Measured, MeasuredRow, ScenarioCompare};
-use crate::types::{FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_CPUS, NR_PAGE_ORDERS};
+use crate::mm::{FreeMethod, Kernel, MigrateType, VmallocStrategy, MAX_CPUS, NR_PAGE_ORDERS};
 
 const OP_NAMES: &[&str] = &[
     "alloc",
@@ -170,14 +170,6 @@ fn field_doc(table: FieldTable, owner: &str, key: &str) -> &'static str {
         .iter()
         .find(|(o, k, _)| *o == owner && *k == key)
         .map_or("", |(_, _, d)| d)
-}
-
-pub(crate) fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
-    }
 }
 
 /// A short description of a JSON value for "expected …, found …" messages.
@@ -590,10 +582,10 @@ fn zone_from_value(v: &Value, path: &str) -> Res<ZoneSpec> {
     })
 }
 
-fn cma_pageblocks_from_value(v: &Value, path: &str) -> Res<super::CmaPageblocks> {
+fn cma_pageblocks_from_value(v: &Value, path: &str) -> Res<super::format::CmaPageblocks> {
     let f = Fields::new(v, path, "zone.cma_pageblocks", "zone.cma_pageblocks")?;
     f.deny_unknown()?;
-    Ok(super::CmaPageblocks {
+    Ok(super::format::CmaPageblocks {
         start_pfn: f.req("start_pfn", read_u64)?,
         nr_pages: f.req("nr_pages", read_u64)?,
     })
@@ -638,10 +630,11 @@ fn init_from_value(v: &Value, path: &str) -> Res<Init> {
             let snap = &m["snapshot"];
             let sp = join(path, "snapshot");
             if snap.get("version").and_then(Value::as_u64) == Some(2) {
-                return crate::snapshot_node::from_value(snap, &sp)
+                return crate::scenario::node_snapshot::from_value(snap, &sp)
                     .map(|s| Init::NodeSnapshot(Box::new(s)));
             }
-            crate::snapshot::from_value(snap, &sp).map(|s| Init::Snapshot(Box::new(s)))
+            crate::scenario::zone_snapshot::from_value(snap, &sp)
+                .map(|s| Init::Snapshot(Box::new(s)))
         }
         Value::Object(_) => {
             let f = Fields::new(v, path, "init", "init")?;
@@ -919,7 +912,7 @@ pub(crate) fn scenario_from_value(v: &Value) -> Res<Scenario> {
             .get("zone")
             .and_then(|z| z.get("cma"))
             .and_then(Value::as_bool);
-        s.zone.cma = crate::procfs::resolve_cma(pagetypeinfo, explicit, "zone.cma")?;
+        s.zone.cma = crate::scenario::procfs::resolve_cma(pagetypeinfo, explicit, "zone.cma")?;
     }
     node_snapshot_zone(&mut s, f.map.get("zone"))?;
     Ok(s)

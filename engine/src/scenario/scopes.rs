@@ -41,6 +41,7 @@ impl<T> Scopes<T> {
     }
 
     /// Number of scopes above the root (= `repeat` nesting).
+    #[cfg(test)]
     pub fn depth(&self) -> usize {
         self.frames.len() - 1
     }
@@ -67,6 +68,8 @@ impl<T> Scopes<T> {
         self.frames.iter().rev().find_map(|f| f.get(name))
     }
 
+    /// The binding of `name`, innermost scope first, to change it.
+    #[cfg(test)]
     pub fn lookup_mut(&mut self, name: &str) -> Option<&mut T> {
         self.frames.iter_mut().rev().find_map(|f| f.get_mut(name))
     }

@@ -1,7 +1,10 @@
 //! The scenario module's unit tests: the contract's examples, every error with its path, round trips.
 
+use super::bounds::{MAX_CAPTION_CHARS, MAX_TOUR_STOPS};
+use super::format::FREEABLE;
 use super::read::{quoted_choices, suggest};
 use super::*;
+use crate::mm::{FreeMethod, Kernel, MigrateType, VmallocStrategy, NR_PAGE_ORDERS};
 
 /// The contract's example document, verbatim.
 const EXAMPLE: &str = r#"{
@@ -1055,4 +1058,61 @@ fn cma_alloc_and_cma_release_are_validated() {
     let e = err(two);
     assert_eq!(e.path, "ops[0]");
     assert!(e.message.contains("2 CMA areas"), "{e}");
+}
+
+/// Three ops: alloc (order 2), free, drain; `tour` spliced in.
+fn tour_doc(tour: &str) -> String {
+    format!(
+        r#"{{"version": 1, "zone": {{"pages": 4096}}, "ops": [
+            {{"op": "alloc", "order": 2, "as": "a"}},
+            {{"op": "free", "ref": "a"}},
+            {{"op": "drain"}}], "tour": {tour}}}"#
+    )
+}
+
+fn static_err(tour: &str) -> ScenarioError {
+    parse(&tour_doc(tour)).expect_err("expected a static error")
+}
+
+#[test]
+fn tour_shape_errors_carry_the_json_path() {
+    let e = static_err(r#"{"op": 1}"#);
+    assert_eq!(e.path, "tour");
+    assert!(e.message.contains("an array of tour stops"), "{e}");
+    let e = static_err(r#"[{"op": 1, "caption": "x"}, {"caption": "y"}]"#);
+    assert_eq!(e.path, "tour[1].op");
+    assert!(e.message.contains("missing field `op`"), "{e}");
+    let e = static_err(r#"[{"op": 1, "caption": "x", "captoin": "y"}]"#);
+    assert_eq!(e.path, "tour[0].captoin");
+    assert!(e.hint.contains("did you mean `caption`"), "{e}");
+    let e = static_err(r#"[{"op": -1, "caption": "x"}]"#);
+    assert_eq!(e.path, "tour[0].op");
+    let e = static_err(r#"[{"op": 1, "caption": 7}]"#);
+    assert_eq!(e.path, "tour[0].caption");
+    let e = static_err(r#"[{"op": 1, "event": "2", "caption": "x"}]"#);
+    assert_eq!(e.path, "tour[0].event");
+}
+
+#[test]
+fn tour_static_rules_order_and_captions() {
+    let e = static_err(r#"[{"op": 1, "caption": "  "}]"#);
+    assert_eq!(
+        (e.path.as_str(), e.message.as_str()),
+        ("tour[0].caption", "the caption is empty")
+    );
+    let long = "x".repeat(MAX_CAPTION_CHARS + 1);
+    let e = static_err(&format!(r#"[{{"op": 1, "caption": "{long}"}}]"#));
+    assert_eq!(e.path, "tour[0].caption");
+    let e = static_err(r#"[{"op": 2, "caption": "a"}, {"op": 1, "caption": "b"}]"#);
+    assert_eq!(e.path, "tour[1].op");
+    assert!(e.message.contains("not after stop 1"), "{e}");
+    let e = static_err(
+        r#"[{"op": 1, "event": 3, "caption": "a"}, {"op": 1, "event": 3, "caption": "b"}]"#,
+    );
+    assert_eq!(e.path, "tour[1].op");
+    let many: Vec<String> = (0..=MAX_TOUR_STOPS)
+        .map(|i| format!(r#"{{"op": {i}, "caption": "c"}}"#))
+        .collect();
+    let e = static_err(&format!("[{}]", many.join(",")));
+    assert_eq!(e.path, format!("tour[{MAX_TOUR_STOPS}]"));
 }

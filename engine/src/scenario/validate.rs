@@ -1,114 +1,146 @@
-//! Step 3 of [`super::parse`]: every check the contract makes "before anything runs" (ranges,
+//! Step 3 of [`super::valid::parse`]: every check the contract makes "before anything runs" (ranges,
 //! CPUs, names, pfn ranges), on the typed value.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::error::{Res, ScenarioError};
-use super::read::join;
+use super::bounds::{
+    check_alloc_mt, check_cpus, check_min_free_kbytes, check_order, check_pcp, check_version,
+    check_zone_pages, MAX_CAPTION_CHARS, MAX_PFN, MAX_REPEAT_DEPTH, MAX_TOUR_STOPS,
+    ZONE_START_ALIGN,
+};
+use super::error::{join, Res, ScenarioError};
+use super::format::{
+    BindKind, CompareSide, DrainTarget, Init, MtWeights, Op, Scenario, ScenarioCompare, ZoneSpec,
+};
 use super::scopes::Scopes;
-use super::{
-    BindKind, DrainTarget, Init, MtWeights, Op, Scenario, MAX_MIN_FREE_KBYTES, MAX_PCP_VALUE,
-    MAX_PFN, MAX_REPEAT_DEPTH, SCENARIO_VERSION, ZONE_START_ALIGN,
-};
-use crate::types::{
-    MigrateType, MAX_CPUS, MAX_PAGE_ORDER, MAX_ZONE_PAGES, MIN_ZONE_PAGES, NR_PAGE_ORDERS,
-};
+use super::zone_snapshot::Snapshot;
+use crate::mm::{MIN_ZONE_PAGES, NR_PAGE_ORDERS};
 
-pub(super) fn check_version(v: u64) -> Res<u32> {
-    if v == u64::from(SCENARIO_VERSION) {
-        Ok(SCENARIO_VERSION)
-    } else {
-        Err(ScenarioError::new(
-            "version",
-            format!("unsupported scenario version {v}"),
-            format!("this build reads version {SCENARIO_VERSION}"),
-        ))
-    }
-}
-
-pub(super) fn check_order(path: &str, order: u64) -> Res<u8> {
-    if order > u64::from(MAX_PAGE_ORDER) {
+/// The static checks: at most [`MAX_TOUR_STOPS`], non-blank captions of at most
+/// [`MAX_CAPTION_CHARS`], positions strictly ascending (a tour moves forward).
+fn check_tour(s: &Scenario) -> Res<()> {
+    if s.tour.len() > MAX_TOUR_STOPS {
         return Err(ScenarioError::new(
-            path,
-            format!("order {order} is above MAX_PAGE_ORDER ({MAX_PAGE_ORDER})"),
-            format!("use 0..={MAX_PAGE_ORDER}"),
+            format!("tour[{MAX_TOUR_STOPS}]"),
+            format!(
+                "a tour has at most {MAX_TOUR_STOPS} stops, this one has {}",
+                s.tour.len()
+            ),
+            "keep the few stops that tell the story",
         ));
     }
-    Ok(order as u8)
+    for (i, stop) in s.tour.iter().enumerate() {
+        let cap = stop.caption.trim();
+        if cap.is_empty() {
+            return Err(ScenarioError::new(
+                format!("tour[{i}].caption"),
+                "the caption is empty",
+                "say what the audience should see at this stop",
+            ));
+        }
+        let n = stop.caption.chars().count();
+        if n > MAX_CAPTION_CHARS {
+            return Err(ScenarioError::new(
+                format!("tour[{i}].caption"),
+                format!("the caption has {n} characters, more than {MAX_CAPTION_CHARS}"),
+                "shorten it, or split it over two stops",
+            ));
+        }
+        if i > 0 && stop.key() <= s.tour[i - 1].key() {
+            let (op, ev) = s.tour[i - 1].key();
+            return Err(ScenarioError::new(
+                format!("tour[{i}].op"),
+                format!("stop {} is not after stop {i} (op {op}, event {ev})", i + 1),
+                "order the stops by position: op ascending, then event",
+            ));
+        }
+    }
+    Ok(())
 }
 
-pub(super) fn check_cpus(path: &str, cpus: u64) -> Res<u32> {
-    if !(1..=u64::from(MAX_CPUS)).contains(&cpus) {
+/// The checks against the scenario's `zone`: its size and start (if given) and CPUs.
+fn check_snapshot_zone(snap: &Snapshot, zone: &ZoneSpec) -> Res<()> {
+    if let Some(pages) = zone.pages.filter(|&p| p != snap.pages) {
         return Err(ScenarioError::new(
-            path,
-            format!("{cpus} CPUs is out of range"),
-            format!("use 1..={MAX_CPUS}"),
+            "zone.pages",
+            format!(
+                "zone.pages is {pages} but init.snapshot.pages is {}",
+                snap.pages
+            ),
+            "remove zone.pages: the snapshot gives the size",
         ));
     }
-    Ok(cpus as u32)
-}
-
-pub(super) fn check_pcp(path: &str, name: &str, min: i64, v: i64) -> Res<i32> {
-    if !(min..=i64::from(MAX_PCP_VALUE)).contains(&v) {
+    if zone.start_pfn != 0 && zone.start_pfn != snap.start_pfn {
         return Err(ScenarioError::new(
-            path,
-            format!("{name} {v} is out of range"),
-            format!("use {min}..={MAX_PCP_VALUE}"),
+            "zone.start_pfn",
+            format!(
+                "zone.start_pfn is {:#x} but init.snapshot.start_pfn is {:#x}",
+                zone.start_pfn, snap.start_pfn
+            ),
+            "remove zone.start_pfn: the snapshot gives the start",
         ));
     }
-    Ok(v as i32)
-}
-
-pub(super) fn check_min_free_kbytes(path: &str, v: u64) -> Res<()> {
-    if v > MAX_MIN_FREE_KBYTES {
+    if let Some((i, l)) = snap
+        .pcp
+        .iter()
+        .enumerate()
+        .find(|(_, l)| l.cpu >= zone.cpus)
+    {
         return Err(ScenarioError::new(
-            path,
-            format!("min_free_kbytes {v} is above the sysctl's int range"),
-            format!("use 0..={MAX_MIN_FREE_KBYTES}"),
+            format!("init.snapshot.pcp[{i}].cpu"),
+            format!("CPU {}, but the zone has {} CPU(s)", l.cpu, zone.cpus),
+            "set zone.cpus to the machine's number of CPUs",
         ));
     }
     Ok(())
 }
 
-pub(super) fn check_zone_pages(path: &str, pages: u64) -> Res<()> {
-    check_zone_pages_up_to(path, pages, MAX_ZONE_PAGES)
-}
-
-/// [`check_zone_pages`] with the largest size `max`: [`MAX_ZONE_PAGES`] for the one zone of a
-/// scenario, [`crate::types::MAX_NODE_PAGES`] for a zone of a node (a zone of `init.zone` `"all"`, as of
-/// `zones`).
-pub(super) fn check_zone_pages_up_to(path: &str, pages: u64, max: u64) -> Res<()> {
-    if !(MIN_ZONE_PAGES..=max).contains(&pages) {
-        let why = if pages < MIN_ZONE_PAGES {
-            "below the minimum of 1024 (4 MiB)".to_string()
-        } else {
-            format!("above the maximum of {max} ({} GiB)", max >> 18)
-        };
-        return Err(ScenarioError::new(
-            path,
-            format!("a zone of {pages} pages is {why}"),
-            format!("use {MIN_ZONE_PAGES}..={max} pages"),
-        ));
+/// The static checks of `compare` (the typed half; shapes are checked while reading).
+fn check_compare(c: &ScenarioCompare) -> Res<()> {
+    for (side, path) in [(&c.a, "compare.a"), (&c.b, "compare.b")] {
+        if side.label.trim().is_empty() {
+            return Err(ScenarioError::new(
+                format!("{path}.label"),
+                "the label is empty",
+                "name the side, e.g. \"v7.1: page by page\"",
+            ));
+        }
     }
-    Ok(())
-}
-
-pub(super) fn check_alloc_mt(path: &str, mt: MigrateType) -> Res<()> {
-    if mt.is_mergeable() {
-        return Ok(());
-    }
-    let hint = if mt == MigrateType::HighAtomic {
-        "use \"unmovable\", \"movable\" or \"reclaimable\"; for the highatomic reserve add \"highatomic\": true"
-    } else {
-        "use \"unmovable\", \"movable\" or \"reclaimable\""
+    let same = |x: &CompareSide, y: &CompareSide| {
+        x.kernel == y.kernel
+            && x.rmqueue_mode_memory == y.rmqueue_mode_memory
+            && x.profile_methods == y.profile_methods
     };
-    Err(ScenarioError::new(
-        path,
-        format!("mt \"{}\" cannot be requested", mt.slug()),
-        hint,
-    ))
+    if same(&c.a, &c.b) {
+        return Err(ScenarioError::new(
+            "compare.b",
+            "sides a and b have the same overrides: they would run the same thing",
+            "give b another kernel or rmqueue_mode_memory than a",
+        ));
+    }
+    if let Some(m) = &c.measured {
+        if m.rows.is_empty() {
+            return Err(ScenarioError::new(
+                "compare.measured.rows",
+                "no rows",
+                "give at least one {\"label\", \"a\", \"b\", \"unit\"} row, or drop measured",
+            ));
+        }
+        for (i, r) in m.rows.iter().enumerate() {
+            for (v, k) in [(r.a, "a"), (r.b, "b")] {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(ScenarioError::new(
+                        format!("compare.measured.rows[{i}].{k}"),
+                        format!("{k} is {v}"),
+                        "a measurement is a non-negative number",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A name printed as one `%s` word in `/proc` text.
@@ -163,7 +195,7 @@ pub(super) fn check_scenario_in(
 ) -> Res<()> {
     check_version(u64::from(s.version))?;
     if let Some(c) = &s.compare {
-        crate::compare::check_compare(c)?;
+        check_compare(c)?;
     }
     let z = &s.zone;
     check_word("zone.name", "zone name", &z.name)?;
@@ -219,7 +251,7 @@ pub(super) fn check_scenario_in(
     }
     if let Init::Snapshot(snap) = &s.init {
         // The snapshot gives the zone's size, start and CPUs; `zone` may only agree.
-        crate::snapshot::check_zone(snap, z)?;
+        check_snapshot_zone(snap, z)?;
     }
     if let Some((pages, origin)) = size {
         if let Some(zp) = z.pages {
@@ -249,7 +281,7 @@ pub(super) fn check_scenario_in(
         z,
         size.map(|(p, _)| z.start_pfn + p).or_else(|| {
             matches!(s.init, Init::Boot)
-                .then(|| z.start_pfn + z.pages.unwrap_or(super::DEFAULT_ZONE_PAGES))
+                .then(|| z.start_pfn + z.pages.unwrap_or(super::bounds::DEFAULT_ZONE_PAGES))
         }),
         matches!(s.init, Init::Boot),
     )?;
@@ -279,7 +311,7 @@ pub(super) fn check_scenario_in(
             .collect(),
     };
     checker.ops(&s.ops, "ops", 0)?;
-    super::tour::check_tour(s)
+    check_tour(s)
 }
 
 impl Checker {

@@ -2,12 +2,12 @@
 //! order, not overlapping, `DMA32` below 4 GiB), the `alloc.zone` names, and op pfn ranges that
 //! must lie inside one zone.
 
-use super::error::{Res, ScenarioError};
-use super::read::join;
-use super::validate::{check_cpus, check_min_free_kbytes, check_pcp};
-use super::{Scenario, ZoneSpec, DEFAULT_ZONE_PAGES, MAX_PFN, ZONE_START_ALIGN};
-use crate::types::{MAX_NODE_PAGES, MIN_ZONE_PAGES};
-use crate::zone::{ZONE_DMA, ZONE_DMA32, ZONE_NAMES, ZONE_NORMAL};
+use super::bounds::{check_cpus, check_min_free_kbytes, check_pcp};
+use super::bounds::{DEFAULT_ZONE_PAGES, IMPORT_ALL_ZONES, MAX_PFN, ZONE_START_ALIGN};
+use super::error::{join, Res, ScenarioError};
+use super::format::{Scenario, ZoneSpec};
+use crate::mm::{MAX_NODE_PAGES, MIN_ZONE_PAGES};
+use crate::mm::{ZONE_DMA, ZONE_DMA32, ZONE_NAMES, ZONE_NORMAL};
 
 /// The zone types `zones` may name, and the pfn each must end at or below (`MAX_DMA_PFN`
 /// 16 MiB, `MAX_DMA32_PFN` 4 GiB on x86_64; `zone_sizes_init`).
@@ -29,7 +29,7 @@ pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
             "give one zone in zone, or several in zones (then leave zone out)",
         ));
     }
-    if !matches!(s.init, super::Init::Boot) {
+    if !matches!(s.init, super::format::Init::Boot) {
         return Err(ScenarioError::new(
             "init",
             "zones works with init \"boot\" only",
@@ -153,11 +153,11 @@ pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
     Ok(out)
 }
 
-/// `init.zone` `"all"` ([`crate::setup::IMPORT_ALL_ZONES`]): every zone of the pasted text. The
+/// `init.zone` `"all"` ([`IMPORT_ALL_ZONES`]): every zone of the pasted text. The
 /// sizes come from the text, so `zone.pages` may not be given.
 pub(super) fn check_import_all(s: &Scenario) -> Res<bool> {
-    let all = matches!(&s.init, super::Init::Proc { zone, .. } if zone == crate::setup::IMPORT_ALL_ZONES)
-        || matches!(s.init, super::Init::NodeSnapshot(_));
+    let all = matches!(&s.init, super::format::Init::Proc { zone, .. } if zone == IMPORT_ALL_ZONES)
+        || matches!(s.init, super::format::Init::NodeSnapshot(_));
     if all && s.zone.pages.is_some() {
         return Err(ScenarioError::new(
             "zone.pages",
@@ -235,7 +235,7 @@ pub(super) fn check_cma_pageblocks(
         return Ok(());
     };
     let p = |k: &str| join(&join(prefix, "cma_pageblocks"), k);
-    let pb = crate::types::PAGEBLOCK_NR_PAGES as u64;
+    let pb = crate::mm::PAGEBLOCK_NR_PAGES as u64;
     if !z.cma {
         return Err(ScenarioError::new(
             join(prefix, "cma_pageblocks"),

@@ -8,13 +8,10 @@
 
 #![allow(dead_code)]
 
-use buddyscope::metrics::check_invariants;
-use buddyscope::page_alloc::Engine;
-use buddyscope::runner::alloc_gfp;
-use buddyscope::setup::{boot_engine, ZoneParams};
-use buddyscope::types::*;
-use buddyscope::vmalloc::{VmArea, VMALLOC_GFP};
-use buddyscope::zone::PageKind;
+use buddyscope::{
+    mm::{boot_engine, check_invariants, Engine, PageKind, VmArea, ZoneParams, VMALLOC_GFP, *},
+    run::alloc_gfp,
+};
 
 /// The zone a sequence runs on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -247,7 +244,7 @@ impl Harness {
 
     /// Runs one op, then every check; `Err` describes the first violation.
     /// The owners of migrated blocks: their pages now live at the targets.
-    fn follow(&mut self, migrated: &[buddyscope::page_alloc::Migration]) {
+    fn follow(&mut self, migrated: &[buddyscope::mm::Migration]) {
         for m in migrated {
             for l in &mut self.live {
                 match l {
@@ -416,7 +413,7 @@ impl Harness {
                     nr,
                     owner,
                     0,
-                    buddyscope::page_alloc::IsolateMode::Other,
+                    buddyscope::mm::IsolateMode::Other,
                 );
                 // Migrated blocks: their owners' pages now live elsewhere.
                 self.tally.contig_migrations += out.migrated.len() as u64;
@@ -505,7 +502,7 @@ impl Harness {
                 priority,
                 cpu,
             } => {
-                use buddyscope::page_alloc::compaction::CompactPriority;
+                use buddyscope::mm::CompactPriority;
                 let cpu = self.cpu(cpu);
                 let prio = if priority {
                     CompactPriority::SyncLight
@@ -586,7 +583,7 @@ impl Harness {
         self.extra
             .keys()
             .copied()
-            .filter(|&p| z.page_owner(p) == buddyscope::zone::NO_OWNER)
+            .filter(|&p| z.page_owner(p) == buddyscope::mm::NO_OWNER)
             .collect()
     }
 

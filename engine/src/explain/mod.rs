@@ -1,0 +1,20 @@
+//! Explaining a run, the top layer: the narration of its events and their tracepoint lines,
+//! the pseudocode of the kernel functions, the CLI's reports, the exercises' answers, and the
+//! views' analyses (the fallback matrix, mixed pageblocks and their polluters, where a page
+//! is).
+//!
+//! It imports from [`crate::mm`], [`crate::scenario`] and [`crate::run`].
+
+pub mod exercises;
+pub mod fallback;
+mod narrate;
+pub mod pollution;
+mod pseudocode;
+pub mod replay_report;
+pub mod report;
+mod tour;
+pub mod whereis;
+
+pub use narrate::{narrate, trace_text, trace_text_upto, Ctx};
+pub use pseudocode::lines;
+pub use tour::tour_positions;

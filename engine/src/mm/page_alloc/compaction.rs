@@ -1,0 +1,910 @@
+//! Memory compaction as `mm/compaction.c` does it for `/proc/sys/vm/compact_memory`
+//! (`compact_node` → `compact_zone` with `order = -1`, `MIGRATE_SYNC`, `ignore_skip_hint`,
+//! `whole_zone`; v7.2.13, the same functions in v6.12.117 but for the `defrag_mode` branch of
+//! `__compact_finished`, which `compact_memory` never reaches).
+//!
+//! The migration scanner walks up from the zone start (`isolate_migratepages` →
+//! `isolate_migratepages_block`), taking movable LRU folios in batches of
+//! [`COMPACT_CLUSTER_MAX`] pages; the free scanner walks down from the zone end
+//! (`isolate_freepages` → `isolate_freepages_block` → `__isolate_free_page`), taking free
+//! blocks off the buddy lists whole, uncounted and without an `mm_page_alloc` line;
+//! `migrate_pages` moves each folio into one of them (`compaction_alloc`, the owner and its
+//! name follow the page) and frees the source through the ordinary free path. What is left of
+//! the free pages goes back at the end (`release_free_list`). The scanners meeting ends the
+//! zone (`COMPACT_COMPLETE`).
+//!
+//! Not modelled here: the fast searches (`fast_isolate_freepages` returns at once for
+//! `order <= 0`, `fast_find_migrateblock` for `ignore_skip_hint`), the cached scanner positions
+//! (`compact_cached_*_pfn`: only a compaction that is not `whole_zone` reads them), the
+//! `MIGRATE_ASYNC` paths, hugetlb and non-LRU movable (`movable_ops`) pages.
+
+use std::collections::VecDeque;
+
+use super::isolation::COMPACT_CLUSTER_MAX;
+use super::isolation::{in_use_block, Migration};
+use super::Engine;
+use crate::mm::events::*;
+use crate::mm::steps::KernelFn;
+use crate::mm::steps::Step;
+use crate::mm::types::alloc_flags::ALLOC_CMA;
+use crate::mm::types::*;
+use crate::mm::zone::*;
+
+/// `struct compact_control`, the fields `compact_memory`'s compaction uses.
+struct CompactControl {
+    /// Absolute pfn of the zone's first page (the scanners' arithmetic is the kernel's, on
+    /// absolute pfns: `finish_pageblock` compares with `last_migrated_pfn = 0`).
+    zone_start: Pfn,
+    zone_end: Pfn,
+    migrate_pfn: Pfn,
+    free_pfn: Pfn,
+    /// `cc->freepages[order]`: isolated free blocks (absolute pfns), head first.
+    freepages: [VecDeque<Pfn>; NR_PAGE_ORDERS],
+    nr_freepages: u32,
+    /// `cc->migratepages`: `(head, order, owner)`, head first (`list_add`).
+    migratepages: VecDeque<(Pfn, u8, u32)>,
+    nr_migratepages: u32,
+    finish_pageblock: bool,
+    /// `cc->order`: `None` for `compact_memory`'s -1.
+    order: Option<u8>,
+    /// `cc->ignore_skip_hint` (`compact_memory`, `MIN_COMPACT_PRIORITY`).
+    ignore_skip_hint: bool,
+    /// `cc->ignore_block_suitable` (`MIN_COMPACT_PRIORITY` of a direct compaction).
+    ignore_block_suitable: bool,
+    /// `zone_idx` of the zone, for the tracepoints that name it.
+    zone_type: u8,
+}
+
+/// `COMPACT_MAX_DEFER_SHIFT`: compaction is skipped at most 64 times in a row.
+pub const COMPACT_MAX_DEFER_SHIFT: u8 = 6;
+/// `sysctl_extfrag_threshold` (default 500).
+pub const EXTFRAG_THRESHOLD: i64 = 500;
+/// `PAGE_ALLOC_COSTLY_ORDER`.
+const PAGE_ALLOC_COSTLY_ORDER: u8 = 3;
+
+/// `enum compact_priority`: the sync priorities the `compact` op takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompactPriority {
+    /// `COMPACT_PRIO_SYNC_FULL` = `MIN_COMPACT_PRIORITY`: the whole zone, skip hints and
+    /// block suitability ignored, never deferred.
+    SyncFull = 0,
+    /// `COMPACT_PRIO_SYNC_LIGHT`: `compaction_deferred` is asked first, skip bits honoured.
+    SyncLight = 1,
+}
+
+/// What `compact_node` did in the zones it compacted: the folios moved (for the runner's names)
+/// and each zone's `compact_zone` result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompactOutcome {
+    /// The folios moved, in order.
+    pub migrated: Vec<Migration>,
+    pub(crate) results: Vec<CompactResult>,
+}
+
+fn pageblock_start(pfn: Pfn) -> Pfn {
+    pfn & !(PAGEBLOCK_NR_PAGES as Pfn - 1)
+}
+
+fn pageblock_end(pfn: Pfn) -> Pfn {
+    pageblock_start(pfn) + PAGEBLOCK_NR_PAGES as Pfn
+}
+
+fn pageblock_aligned(pfn: Pfn) -> bool {
+    pfn.is_multiple_of(PAGEBLOCK_NR_PAGES as Pfn)
+}
+
+impl CompactControl {
+    /// `compact_scanners_met`.
+    fn scanners_met(&self) -> bool {
+        self.free_pfn >> PAGEBLOCK_ORDER <= self.migrate_pfn >> PAGEBLOCK_ORDER
+    }
+}
+
+impl Engine {
+    /// `echo 1 > /proc/sys/vm/compact_memory` on this node: `compact_nodes` →
+    /// `compact_node(pgdat, false)`: `compact_zone` of every populated zone in zone order;
+    /// `cpu` is the CPU of the writer (the migration sources are freed to its pcp).
+    pub fn compact_node(&mut self, cpu: usize) -> CompactOutcome {
+        self.enter(KernelFn::compact_node);
+        let home = self.zone.active_index();
+        let mut out = CompactOutcome::default();
+        for z in 0..self.zone.nr_zones() {
+            self.select_zone(Step::CompactNodeZone, z);
+            if self.zone.pages() == 0 {
+                continue;
+            }
+            let r = self.compact_zone(cpu, z, &mut out.migrated);
+            out.results.push(r);
+        }
+        self.select_zone(Step::CompactNodeZone, home);
+        self.exit(KernelFn::compact_node);
+        out
+    }
+
+    /// `compact_zone` for `compact_node`'s control: the whole zone, `order = -1`.
+    fn compact_zone(
+        &mut self,
+        cpu: usize,
+        zone_idx: usize,
+        migrated: &mut Vec<Migration>,
+    ) -> CompactResult {
+        self.compact_zone_cc(cpu, zone_idx, None, CompactPriority::SyncFull, migrated)
+    }
+
+    /// `compact_zone` with `cc->order` (`None`: -1) and the control `compact_zone_order` builds
+    /// for `prio`.
+    fn compact_zone_cc(
+        &mut self,
+        cpu: usize,
+        zone_idx: usize,
+        order: Option<u8>,
+        prio: CompactPriority,
+        migrated: &mut Vec<Migration>,
+    ) -> CompactResult {
+        self.enter(KernelFn::compact_zone);
+        if let Some(o) = order {
+            // compaction_suit_allocation_order (v7.2.13 mm/compaction.c:2523).
+            let ret = self.compaction_suit_allocation_order(o);
+            if ret != CompactResult::Continue {
+                self.exit(KernelFn::compact_zone);
+                return ret;
+            }
+        }
+        // __isolate_free_page checks the watermark with classzone 0: no lowmem_reserve.
+        let saved_zoneidx = self.highest_zoneidx;
+        self.highest_zoneidx = ZONE_DMA;
+        let zone_start = self.zone.cfg.start_pfn;
+        let zone_end = zone_start + self.zone.pages() as Pfn;
+        let mut cc = CompactControl {
+            zone_start,
+            zone_end,
+            migrate_pfn: zone_start,
+            free_pfn: pageblock_start(zone_end - 1),
+            freepages: Default::default(),
+            nr_freepages: 0,
+            migratepages: VecDeque::new(),
+            nr_migratepages: 0,
+            finish_pageblock: false,
+            order,
+            // compact_zone_order: whole_zone, ignore_skip_hint and ignore_block_suitable
+            // at MIN_COMPACT_PRIORITY; compact_node sets ignore_skip_hint only.
+            ignore_skip_hint: order.is_none() || prio == CompactPriority::SyncFull,
+            ignore_block_suitable: order.is_some() && prio == CompactPriority::SyncFull,
+            zone_type: self.zone.zone_type() as u8,
+        };
+        let rel = |p: Pfn| (p - zone_start) as ZonePfn;
+        self.trace(
+            Step::CompactBegin,
+            Tracepoint::MmCompactionBegin {
+                migrate_pfn: rel(cc.migrate_pfn),
+                free_pfn: rel(cc.free_pfn),
+                sync: true,
+            },
+        );
+        let mut last_migrated_pfn: Pfn = 0;
+        let ret = loop {
+            let r = self.compact_finished(&cc);
+            if r != CompactResult::Continue {
+                break r;
+            }
+            let iteration_start_pfn = cc.migrate_pfn;
+            cc.finish_pageblock =
+                pageblock_start(last_migrated_pfn) == pageblock_start(iteration_start_pfn);
+            if !self.isolate_migratepages(&mut cc) {
+                // ISOLATE_NONE: goto check_drain.
+                self.compact_check_drain(&cc, cpu, &mut last_migrated_pfn);
+                continue;
+            }
+            last_migrated_pfn = cc.zone_start.max(pageblock_start(cc.migrate_pfn - 1));
+            let nr_migratepages = cc.nr_migratepages;
+            let (nr_succeeded, nomem) =
+                self.migrate_pages_compaction(&mut cc, cpu, zone_idx, migrated);
+            self.trace(
+                Step::CompactMigrated,
+                Tracepoint::MmCompactionMigratepages {
+                    nr_migrated: nr_succeeded,
+                    nr_failed: nr_migratepages - nr_succeeded,
+                },
+            );
+            // All pages were either migrated or put back (putback_movable_pages).
+            cc.migratepages.clear();
+            cc.nr_migratepages = 0;
+            if nomem && !cc.scanners_met() {
+                break CompactResult::Contended;
+            }
+            self.compact_check_drain(&cc, cpu, &mut last_migrated_pfn);
+        };
+        if cc.nr_freepages > 0 {
+            self.release_free_list(&mut cc, cpu);
+        }
+        self.trace(
+            Step::CompactEnd,
+            Tracepoint::MmCompactionEnd {
+                migrate_pfn: rel(cc.migrate_pfn),
+                free_pfn: rel(cc.free_pfn),
+                sync: true,
+                status: ret,
+            },
+        );
+        self.highest_zoneidx = saved_zoneidx;
+        self.exit(KernelFn::compact_zone);
+        ret
+    }
+
+    /// `set_pageblock_skip`.
+    fn set_pageblock_skip(&mut self, step: Step, pfn: Pfn) {
+        let pb = self.zone.zone_pfn(pfn) >> PAGEBLOCK_ORDER;
+        let old = self.zone.pageblock[pb as usize];
+        if old & PB_SKIP == 0 {
+            self.emit(
+                step,
+                Mutation::SetPageblock {
+                    pb,
+                    old,
+                    new: old | PB_SKIP,
+                },
+            );
+        }
+    }
+
+    /// `pageblock_skip_persistent`: the first page is part of an in-use compound page of
+    /// order ≥ pageblock_order (a THP): the block cannot be a migration source.
+    fn pageblock_skip_persistent(&self, p: ZonePfn) -> bool {
+        let z = &self.zone;
+        if z.block_containing(p).is_some() || z.owner[p as usize] == NO_OWNER {
+            return false;
+        }
+        let (_, nr) = in_use_block(z, p);
+        nr >= PAGEBLOCK_NR_PAGES
+    }
+
+    /// `isolate_migratepages`: the first suitable pageblock from `cc.migrate_pfn` below the
+    /// free scanner, scanned by `isolate_migratepages_block`. True for `ISOLATE_SUCCESS`.
+    fn isolate_migratepages(&mut self, cc: &mut CompactControl) -> bool {
+        self.enter(KernelFn::isolate_migratepages);
+        // fast_find_migrateblock returns cc->migrate_pfn for ignore_skip_hint.
+        let mut low_pfn = cc.migrate_pfn;
+        let mut block_end = pageblock_end(low_pfn);
+        while block_end <= cc.free_pfn {
+            let block_start = pageblock_start(low_pfn).max(cc.zone_start);
+            // isolation_suitable is true for ignore_skip_hint; suitable_migration_source
+            // allows every block type for a compaction that is not direct, but a THP's.
+            // isolation_suitable: a pageblock marked skip is passed over unless the hint is
+            // ignored.
+            let skipped = !cc.ignore_skip_hint
+                && (pageblock_aligned(low_pfn) || low_pfn == cc.zone_start)
+                && self.pageblock_skip(block_start);
+            if !skipped && !self.pageblock_skip_persistent(self.zone.zone_pfn(block_start)) {
+                self.isolate_migratepages_block(cc, low_pfn, block_end);
+                break;
+            }
+            cc.migrate_pfn = block_end;
+            low_pfn = block_end;
+            block_end += PAGEBLOCK_NR_PAGES as Pfn;
+        }
+        self.exit(KernelFn::isolate_migratepages);
+        cc.nr_migratepages > 0
+    }
+
+    /// `isolate_migratepages_block(cc, low_pfn, end_pfn, ISOLATE_UNEVICTABLE)` for a sync
+    /// compaction that is not direct (`skip_on_failure` false: a page that cannot be taken
+    /// does not end the block).
+    fn isolate_migratepages_block(
+        &mut self,
+        cc: &mut CompactControl,
+        start_pfn: Pfn,
+        end_pfn: Pfn,
+    ) {
+        cc.migrate_pfn = start_pfn;
+        let mut low_pfn = start_pfn;
+        let (mut nr_scanned, mut nr_isolated) = (0u32, 0u32);
+        let mut valid_page: Option<Pfn> = None;
+        let mut skip_updated = false;
+        while low_pfn < end_pfn {
+            nr_scanned += 1;
+            if valid_page.is_none() && (pageblock_aligned(low_pfn) || low_pfn == cc.zone_start) {
+                if !cc.ignore_skip_hint && self.pageblock_skip(low_pfn) {
+                    low_pfn = end_pfn; // isolate_abort
+                    break;
+                }
+                valid_page = Some(low_pfn);
+            }
+            let p = self.zone.zone_pfn(low_pfn);
+            let z = &self.zone;
+            if z.kind[p as usize] == PageKind::Buddy {
+                let o = z.order[p as usize] as Pfn;
+                if o > 0 {
+                    low_pfn += (1 << o) - 1;
+                    nr_scanned += (1 << o) - 1;
+                }
+                low_pfn += 1;
+                continue;
+            }
+            // A free page on a pcp list, a page compaction isolated itself, or a page nobody
+            // owns: not on an LRU (isolate_fail, the scan goes on).
+            if z.kind[p as usize] == PageKind::Pcp || z.owner[p as usize] == NO_OWNER {
+                low_pfn += 1;
+                continue;
+            }
+            let (head, nr) = in_use_block(z, p);
+            if head != p {
+                // A tail page: folio_get_nontail_page fails.
+                low_pfn += 1;
+                continue;
+            }
+            // skip_isolation_on_order(order, cc->order): a folio at least as large as the
+            // target order, or of pageblock order (the only case for -1).
+            if nr >= PAGEBLOCK_NR_PAGES || cc.order.is_some_and(|o| nr >= 1 << o) {
+                low_pfn += nr as Pfn - 1;
+                nr_scanned += nr - 1;
+                low_pfn += 1;
+                continue;
+            }
+            // !PageLRU, or a pinned anonymous folio: references beyond the mapping.
+            if z.pflags[p as usize] & PF_LRU == 0 || z.refcount[p as usize] != 1 {
+                low_pfn += 1;
+                continue;
+            }
+            let owner = z.owner[p as usize];
+            // The first folio taken: test_and_set_skip, which ignore_skip_hint turns off (the
+            // block's skip bit was clear when valid_page was taken).
+            if !skip_updated {
+                if let Some(v) = valid_page {
+                    skip_updated = true;
+                    if !cc.ignore_skip_hint {
+                        self.set_pageblock_skip(Step::IsolateMigrateSkip, v);
+                    }
+                }
+            }
+            low_pfn += nr as Pfn - 1;
+            cc.migratepages
+                .push_front((low_pfn + 1 - nr as Pfn, nr.trailing_zeros() as u8, owner));
+            cc.nr_migratepages += nr;
+            nr_isolated += nr;
+            nr_scanned += nr - 1;
+            if cc.nr_migratepages >= COMPACT_CLUSTER_MAX && !cc.finish_pageblock {
+                low_pfn += 1;
+                break;
+            }
+            low_pfn += 1;
+        }
+        low_pfn = low_pfn.min(end_pfn);
+        if low_pfn == end_pfn && (nr_isolated == 0 || cc.finish_pageblock) {
+            if let (Some(v), false) = (valid_page, skip_updated) {
+                self.set_pageblock_skip(Step::IsolateMigrateSkip, v);
+            }
+        }
+        let rel = |p: Pfn| (p - cc.zone_start) as ZonePfn;
+        self.trace(
+            Step::IsolateMigrateBlock,
+            Tracepoint::MmCompactionIsolateMigratepages {
+                start: rel(start_pfn),
+                end: rel(low_pfn),
+                nr_scanned: nr_scanned as u16,
+                nr_taken: nr_isolated as u16,
+            },
+        );
+        cc.migrate_pfn = low_pfn;
+    }
+
+    /// `suitable_migration_target` without `ignore_block_suitable`: a MOVABLE or CMA
+    /// pageblock whose first page is not a free block of pageblock order or more.
+    fn suitable_migration_target(&self, cc: &CompactControl, pfn: Pfn) -> bool {
+        let p = self.zone.zone_pfn(pfn);
+        let z = &self.zone;
+        let order = cc.order.filter(|&o| o > 0).unwrap_or(PAGEBLOCK_ORDER);
+        if z.kind[p as usize] == PageKind::Buddy && z.order[p as usize] >= order {
+            return false;
+        }
+        if cc.ignore_block_suitable {
+            return true;
+        }
+        matches!(z.pageblock_mt(p), MigrateType::Movable | MigrateType::Cma)
+    }
+
+    /// `get_pageblock_skip`.
+    fn pageblock_skip(&self, pfn: Pfn) -> bool {
+        let pb = self.zone.zone_pfn(pfn) >> PAGEBLOCK_ORDER;
+        self.zone.pageblock[pb as usize] & PB_SKIP != 0
+    }
+
+    /// `isolate_freepages`: pageblocks from `cc.free_pfn` down to the one after the
+    /// migration scanner's, until the free pages cover the folios to migrate.
+    fn isolate_freepages(&mut self, cc: &mut CompactControl) {
+        self.enter(KernelFn::isolate_freepages);
+        // fast_isolate_freepages: returns at once for order <= 0.
+        let mut isolate_start_pfn = cc.free_pfn;
+        let mut block_start = pageblock_start(isolate_start_pfn);
+        let mut block_end = (block_start + PAGEBLOCK_NR_PAGES as Pfn).min(cc.zone_end);
+        let low_pfn = pageblock_end(cc.migrate_pfn);
+        let mut stride = 1u32; // MIGRATE_SYNC
+        while block_start >= low_pfn {
+            if self.suitable_migration_target(cc, block_start)
+                && (cc.ignore_skip_hint || !self.pageblock_skip(block_start))
+            {
+                let nr_isolated =
+                    self.isolate_freepages_block(cc, &mut isolate_start_pfn, block_end, stride);
+                // The whole pageblock scanned: update_pageblock_skip.
+                if isolate_start_pfn == block_end {
+                    self.set_pageblock_skip(Step::IsolateFreeSkip, block_start);
+                }
+                if cc.nr_freepages >= cc.nr_migratepages {
+                    if isolate_start_pfn >= block_end {
+                        isolate_start_pfn = block_start - PAGEBLOCK_NR_PAGES as Pfn;
+                    }
+                    break;
+                } else if isolate_start_pfn < block_end {
+                    break;
+                }
+                stride = if nr_isolated > 0 {
+                    1
+                } else {
+                    COMPACT_CLUSTER_MAX.min(stride << 1)
+                };
+            }
+            block_end = block_start;
+            block_start -= PAGEBLOCK_NR_PAGES as Pfn;
+            isolate_start_pfn = block_start;
+        }
+        cc.free_pfn = isolate_start_pfn;
+        self.exit(KernelFn::isolate_freepages);
+    }
+
+    /// `isolate_freepages_block(cc, start, end, freelist, stride, strict = false)`.
+    fn isolate_freepages_block(
+        &mut self,
+        cc: &mut CompactControl,
+        start_pfn: &mut Pfn,
+        end_pfn: Pfn,
+        stride: u32,
+    ) -> u32 {
+        let (mut nr_scanned, mut total_isolated) = (0u32, 0u32);
+        let mut locked = false;
+        let mut blockpfn = *start_pfn;
+        while blockpfn < end_pfn {
+            // compact_unlock_should_abort: the lock is dropped every COMPACT_CLUSTER_MAX pfns.
+            if blockpfn.is_multiple_of(COMPACT_CLUSTER_MAX as Pfn) && locked {
+                self.unlock_zone();
+                locked = false;
+            }
+            nr_scanned += 1;
+            let p = self.zone.zone_pfn(blockpfn);
+            let z = &self.zone;
+            if z.kind[p as usize] != PageKind::Buddy {
+                // PageCompound: a compound head skips its folio when it ends in the block.
+                if z.kind[p as usize] == PageKind::Other && z.owner[p as usize] != NO_OWNER {
+                    let (head, nr) = in_use_block(z, p);
+                    if head == p && nr > 1 && blockpfn + nr as Pfn <= end_pfn {
+                        blockpfn += nr as Pfn - 1;
+                        nr_scanned += nr - 1;
+                    }
+                }
+                blockpfn += stride as Pfn;
+                continue;
+            }
+            if !locked {
+                self.lock_zone(Step::IsolateFreeLock);
+                locked = true;
+            }
+            let order = self.zone.order[p as usize];
+            let isolated = self.__isolate_free_page(p, order);
+            if isolated == 0 {
+                break;
+            }
+            nr_scanned += isolated - 1;
+            total_isolated += isolated;
+            cc.nr_freepages += isolated;
+            cc.freepages[order as usize].push_back(blockpfn);
+            if cc.nr_migratepages <= cc.nr_freepages {
+                blockpfn += isolated as Pfn;
+                break;
+            }
+            blockpfn += isolated as Pfn - 1;
+            blockpfn += stride as Pfn;
+        }
+        if locked {
+            self.unlock_zone();
+        }
+        blockpfn = blockpfn.min(end_pfn);
+        let rel = |p: Pfn| (p - cc.zone_start) as ZonePfn;
+        self.trace(
+            Step::IsolateFreeTrace,
+            Tracepoint::MmCompactionIsolateFreepages {
+                start: rel(*start_pfn),
+                end: rel(blockpfn),
+                nr_scanned: nr_scanned as u16,
+                nr_taken: total_isolated as u16,
+            },
+        );
+        *start_pfn = blockpfn;
+        total_isolated
+    }
+
+    /// `__isolate_free_page`: the order-0 watermark raised by the block (the min watermark
+    /// plus 2^order, `ALLOC_CMA`, classzone 0) must hold; then the block leaves its free list,
+    /// uncounted; a block of at least half a pageblock makes its pageblocks MOVABLE
+    /// (`move_freepages_block` for each mergeable one).
+    fn __isolate_free_page(&mut self, p: ZonePfn, order: u8) -> u32 {
+        let mt = self.zone.pageblock_mt(p);
+        if mt != MigrateType::Isolate {
+            let mark = self.zone.watermark[WMARK_MIN] + (1u64 << order);
+            if !self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone.nr_free_pages) {
+                self.message(
+                    Step::IsolateFreeTake,
+                    MsgLevel::Note,
+                    format!(
+                        "__isolate_free_page: the order-{order} block at {:#x} would take the zone below its min watermark; the free scanner stops",
+                        self.zone.abs_pfn(p)
+                    ),
+                );
+                return 0;
+            }
+        }
+        self.del_from_free_list(Step::IsolateFreeTake, p, order, mt);
+        self.account_freepages(Step::IsolateFreeTake, -(1i64 << order), mt);
+        self.handled(1 << order);
+        if order >= PAGEBLOCK_ORDER - 1 {
+            let end = p + (1u32 << order) - 1;
+            let mut q = p;
+            while q < end {
+                let bmt = self.zone.pageblock_mt(q);
+                let start = q & !(PAGEBLOCK_NR_PAGES - 1);
+                // prep_move_freepages_block: a pageblock past the zone's end is left alone.
+                if bmt.is_mergeable() && start + PAGEBLOCK_NR_PAGES <= self.zone.pages() {
+                    let moved = self.__move_freepages_block(
+                        Step::IsolateFreeMoveBlock,
+                        start,
+                        start + PAGEBLOCK_NR_PAGES,
+                        bmt,
+                        MigrateType::Movable,
+                    );
+                    self.handled(moved);
+                    self.set_pageblock_migratetype(
+                        Step::IsolateFreeMoveBlock,
+                        start >> PAGEBLOCK_ORDER,
+                        MigrateType::Movable,
+                    );
+                }
+                q += PAGEBLOCK_NR_PAGES;
+            }
+        }
+        1u32 << order
+    }
+
+    /// `compaction_alloc`: the first isolated free block of the folio's order or more (the
+    /// free scanner runs once when there is none); the rest of a larger block goes back to
+    /// the lists at their head; `post_alloc_hook` makes it the folio's new home.
+    fn compaction_alloc(&mut self, cc: &mut CompactControl, order: u8, owner: u32) -> Option<Pfn> {
+        let mut has_isolated_pages = false;
+        loop {
+            let start_order =
+                (order as usize..NR_PAGE_ORDERS).find(|&o| !cc.freepages[o].is_empty());
+            let Some(mut start_order) = start_order else {
+                if has_isolated_pages {
+                    return None;
+                }
+                self.isolate_freepages(cc);
+                has_isolated_pages = true;
+                continue;
+            };
+            let freepage = cc.freepages[start_order]
+                .pop_front()
+                .expect("a non-empty list");
+            let mut size: Pfn = 1 << start_order;
+            while start_order > order as usize {
+                start_order -= 1;
+                size >>= 1;
+                cc.freepages[start_order].push_front(freepage + size);
+            }
+            self.emit(
+                Step::CompactionAllocTarget,
+                Mutation::PrepNewPage {
+                    pfn: self.zone.zone_pfn(freepage),
+                    order,
+                    owner,
+                    lru: true,
+                },
+            );
+            cc.nr_freepages -= 1 << order;
+            cc.nr_migratepages -= 1 << order;
+            return Some(freepage);
+        }
+    }
+
+    /// `migrate_pages(&cc->migratepages, compaction_alloc, compaction_free, MIGRATE_SYNC,
+    /// MR_COMPACTION)`: a target for each folio in list order, then each folio moves and its
+    /// source is freed (`migrate_folio_done` → `folio_put`). Returns the folios' pages that
+    /// moved and whether a target was missing (`-ENOMEM`).
+    fn migrate_pages_compaction(
+        &mut self,
+        cc: &mut CompactControl,
+        cpu: usize,
+        zone_idx: usize,
+        migrated: &mut Vec<Migration>,
+    ) -> (u32, bool) {
+        self.enter(KernelFn::migrate_pages);
+        let batch: Vec<(Pfn, u8, u32)> = cc.migratepages.iter().copied().collect();
+        let mut targets = Vec::with_capacity(batch.len());
+        let mut nomem = false;
+        for &(from, order, owner) in &batch {
+            match self.compaction_alloc(cc, order, owner) {
+                Some(to) => targets.push(to),
+                None => {
+                    self.message(
+                        Step::MigrateNoMem,
+                        MsgLevel::Note,
+                        format!(
+                            "compaction_alloc: no free page left for the order-{order} folio at {from:#x} (-ENOMEM); the rest go back to the LRU"
+                        ),
+                    );
+                    nomem = true;
+                    break;
+                }
+            }
+        }
+        let mut succeeded = 0;
+        for (&(from, order, owner), &to) in batch.iter().zip(&targets) {
+            self.message(
+                Step::MigrateMove,
+                MsgLevel::Info,
+                format!(
+                    "migrate: the order-{order} movable folio at {from:#x} now lives at {to:#x}"
+                ),
+            );
+            let f = self.zone.zone_pfn(from);
+            self.free_pages(f, order, cpu);
+            migrated.push(Migration {
+                owner,
+                from: f,
+                to: self.zone.zone_pfn(to),
+                order,
+                from_zone: zone_idx as u8,
+                to_zone: zone_idx as u8,
+            });
+            succeeded += 1u32 << order;
+        }
+        self.exit(KernelFn::migrate_pages);
+        (succeeded, nomem)
+    }
+
+    /// `release_free_list`: every isolated free block left, order by order, becomes an
+    /// allocated page again (`mark_allocated`) and is freed with `__free_pages`.
+    fn release_free_list(&mut self, cc: &mut CompactControl, cpu: usize) {
+        self.enter(KernelFn::release_free_list);
+        for order in 0..NR_PAGE_ORDERS {
+            while let Some(pfn) = cc.freepages[order].pop_front() {
+                let p = self.zone.zone_pfn(pfn);
+                self.emit(
+                    Step::ReleaseFreeList,
+                    Mutation::PrepNewPage {
+                        pfn: p,
+                        order: order as u8,
+                        owner: NO_OWNER,
+                        lru: false,
+                    },
+                );
+                self.free_pages(p, order as u8, cpu);
+            }
+        }
+        cc.nr_freepages = 0;
+        self.exit(KernelFn::release_free_list);
+    }
+
+    /// `compact_finished` → `__compact_finished` (v7.2.13 mm/compaction.c:2282), traced as
+    /// `mm_compaction_finished`; `COMPACT_NO_SUITABLE_PAGE` goes on as `COMPACT_CONTINUE`.
+    fn compact_finished(&mut self, cc: &CompactControl) -> CompactResult {
+        let ret = self.__compact_finished(cc);
+        self.trace(
+            Step::CompactFinished,
+            Tracepoint::MmCompactionFinished {
+                zone_type: cc.zone_type,
+                order: cc.order.map_or(-1, |o| o as i8),
+                ret,
+            },
+        );
+        if ret == CompactResult::NoSuitablePage {
+            CompactResult::Continue
+        } else {
+            ret
+        }
+    }
+
+    fn __compact_finished(&mut self, cc: &CompactControl) -> CompactResult {
+        // The scanners meeting: whole_zone always here (cached positions not modelled).
+        if cc.scanners_met() {
+            return CompactResult::Complete;
+        }
+        // is_via_compact_memory.
+        let Some(order) = cc.order else {
+            return CompactResult::Continue;
+        };
+        // Always finish scanning a pageblock.
+        if !pageblock_aligned(cc.migrate_pfn) {
+            return CompactResult::Continue;
+        }
+        // defrag_mode (v7.x, sysctl default 0) is off: the direct compactor's check.
+        // cc->migratetype is gfp_migratetype of the request: MOVABLE.
+        let mt = MigrateType::Movable;
+        for o in order as usize..NR_PAGE_ORDERS {
+            if self.zone.free_lists[o][mt.idx()].len > 0 {
+                return CompactResult::Success;
+            }
+            if self.zone.cfg.cma && self.zone.free_lists[o][MigrateType::Cma.idx()].len > 0 {
+                return CompactResult::Success;
+            }
+            if let super::Fallback::Found(_) =
+                self.find_suitable_fallback(Step::CompactFinished, o as u8, mt, true)
+            {
+                return CompactResult::Success;
+            }
+        }
+        CompactResult::NoSuitablePage
+    }
+
+    /// `compact_zone`'s `check_drain`: once the migration scanner has left the `cc->order`
+    /// aligned block it last migrated from, `lru_add_drain_cpu_zone` drains this CPU's pcp of
+    /// the zone so the freed sources can merge.
+    fn compact_check_drain(
+        &mut self,
+        cc: &CompactControl,
+        cpu: usize,
+        last_migrated_pfn: &mut Pfn,
+    ) {
+        let Some(order) = cc.order.filter(|&o| o > 0) else {
+            return;
+        };
+        if *last_migrated_pfn == 0 {
+            return;
+        }
+        let current_block_start = cc.migrate_pfn & !((1 << order) - 1);
+        if *last_migrated_pfn < current_block_start {
+            self.drain_pages_zone(cpu);
+            *last_migrated_pfn = 0;
+        }
+    }
+
+    /// `compaction_suit_allocation_order(zone, order, highest_zoneidx, ALLOC_WMARK_MIN |
+    /// ALLOC_CMA, async = false, kcompactd = false)`: `COMPACT_SUCCESS` when the order already
+    /// meets the min watermark, `COMPACT_SKIPPED` when `compaction_suitable` says no.
+    fn compaction_suit_allocation_order(&mut self, order: u8) -> CompactResult {
+        let watermark = self.zone.watermark[WMARK_MIN];
+        let free = self.zone.nr_free_pages;
+        if self.zone_watermark_ok(order, watermark, ALLOC_CMA, free) {
+            return CompactResult::Success;
+        }
+        if !self.compaction_suitable(order, watermark) {
+            return CompactResult::Skipped;
+        }
+        CompactResult::Continue
+    }
+
+    /// `compaction_suitable` (v7.2.13 mm/compaction.c:2436): the order-0 watermark plus
+    /// `compact_gap(order)` (and low − min above the costly order) must hold, and above
+    /// `PAGE_ALLOC_COSTLY_ORDER` a fragmentation index in `0..=extfrag_threshold` means the
+    /// failure is a lack of memory, not fragmentation.
+    pub(crate) fn compaction_suitable(&mut self, order: u8, watermark: u64) -> bool {
+        let mut mark = watermark + (2u64 << order); // compact_gap
+        if order > PAGE_ALLOC_COSTLY_ORDER {
+            mark += self.zone.watermark[WMARK_LOW] - self.zone.watermark[WMARK_MIN];
+        }
+        let mut suitable = self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone.nr_free_pages);
+        let ret = if suitable {
+            let mut r = CompactResult::Continue;
+            if order > PAGE_ALLOC_COSTLY_ORDER {
+                let fragindex = crate::mm::metrics::fragmentation_index(&self.zone, order);
+                if (0..=EXTFRAG_THRESHOLD).contains(&fragindex) {
+                    suitable = false;
+                    r = CompactResult::NotSuitableZone;
+                }
+            }
+            r
+        } else {
+            CompactResult::Skipped
+        };
+        self.trace(
+            Step::CompactSuitable,
+            Tracepoint::MmCompactionSuitable {
+                zone_type: self.zone.zone_type() as u8,
+                order,
+                ret,
+            },
+        );
+        suitable
+    }
+
+    fn set_compact_defer(&mut self, step: Step, new: CompactDefer) {
+        let old = self.zone.compact_defer;
+        if old != new {
+            self.emit(step, Mutation::CompactDefer { old, new });
+        }
+    }
+
+    fn trace_defer(&mut self, step: Step, point: DeferPoint, order: u8) {
+        self.trace(
+            step,
+            Tracepoint::MmCompactionDefer {
+                point,
+                zone_type: self.zone.zone_type() as u8,
+                order,
+                state: self.zone.compact_defer,
+            },
+        );
+    }
+
+    /// `defer_compaction` (v7.2.13 mm/compaction.c:126).
+    fn defer_compaction(&mut self, order: u8) {
+        let mut d = self.zone.compact_defer;
+        d.considered = 0;
+        d.defer_shift = (d.defer_shift + 1).min(COMPACT_MAX_DEFER_SHIFT);
+        d.order_failed = d.order_failed.min(order);
+        self.set_compact_defer(Step::DeferCompaction, d);
+        self.trace_defer(Step::DeferCompaction, DeferPoint::DeferCompaction, order);
+    }
+
+    /// `compaction_deferred` (v7.2.13 mm/compaction.c:141): true to skip the zone this time.
+    fn compaction_deferred(&mut self, order: u8) -> bool {
+        let mut d = self.zone.compact_defer;
+        if order < d.order_failed {
+            return false;
+        }
+        let defer_limit = 1u8 << d.defer_shift;
+        d.considered += 1;
+        if d.considered >= defer_limit {
+            d.considered = defer_limit;
+            self.set_compact_defer(Step::CompactionDeferred, d);
+            return false;
+        }
+        self.set_compact_defer(Step::CompactionDeferred, d);
+        self.trace_defer(Step::CompactionDeferred, DeferPoint::Deferred, order);
+        true
+    }
+
+    /// `compaction_defer_reset(zone, order, alloc_success)` (v7.2.13 mm/compaction.c:164).
+    fn compaction_defer_reset(&mut self, order: u8, alloc_success: bool) {
+        let mut d = self.zone.compact_defer;
+        if alloc_success {
+            d.considered = 0;
+            d.defer_shift = 0;
+        }
+        if order >= d.order_failed {
+            d.order_failed = order + 1;
+        }
+        self.set_compact_defer(Step::CompactDeferReset, d);
+        self.trace_defer(Step::CompactDeferReset, DeferPoint::DeferReset, order);
+    }
+
+    /// One zone of `try_to_compact_pages` (v7.2.13 mm/compaction.c:2836) for a movable request
+    /// of `order` at `prio`, without the allocation after it: `compaction_deferred` above
+    /// `MIN_COMPACT_PRIORITY`, `compact_zone_order`, then `compaction_defer_reset` on success or
+    /// `defer_compaction` when the zone was scanned through. `zone_idx` is the zone of the node.
+    pub fn compact_zone_order(
+        &mut self,
+        cpu: usize,
+        zone_idx: usize,
+        order: u8,
+        prio: CompactPriority,
+    ) -> CompactOutcome {
+        let home = self.zone.active_index();
+        self.select_zone(Step::CompactNodeZone, zone_idx);
+        let saved_zoneidx = self.highest_zoneidx;
+        self.highest_zoneidx = self.zone.zone_type();
+        let mut out = CompactOutcome::default();
+        let status = if prio != CompactPriority::SyncFull && self.compaction_deferred(order) {
+            CompactResult::Deferred
+        } else {
+            let st = self.compact_zone_cc(cpu, zone_idx, Some(order), prio, &mut out.migrated);
+            match st {
+                CompactResult::Success => self.compaction_defer_reset(order, false),
+                CompactResult::Complete | CompactResult::PartialSkipped => {
+                    self.defer_compaction(order)
+                }
+                _ => {}
+            }
+            st
+        };
+        out.results.push(status);
+        self.highest_zoneidx = saved_zoneidx;
+        self.select_zone(Step::CompactNodeZone, home);
+        out
+    }
+}

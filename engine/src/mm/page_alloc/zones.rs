@@ -1,0 +1,208 @@
+//! A node of several zones (`pgdat->node_zones`): the zonelist walk of
+//! `get_page_from_freelist`, `gfp_zone`, `page_zone` for frees, and `lowmem_reserve`.
+//!
+//! The allocation and free code works on `Engine::zone`, "the zone being worked on"; the node's
+//! other zones wait beside it ([`Zone::zone_at`]). Moving to another zone is the recorded,
+//! invertible [`Mutation::ZoneSwitch`], so a replay, a rewind or a checkpoint is exact. A node of
+//! one zone never switches: its traces are byte for byte those of the one-zone model.
+
+use super::Engine;
+use crate::mm::events::*;
+use crate::mm::steps::Step;
+use crate::mm::types::gfp::*;
+use crate::mm::types::*;
+use crate::mm::zone::*;
+
+/// `gfp_zone(gfp)` on x86_64 (no `CONFIG_HIGHMEM`): the highest zone type the request may use.
+/// `__GFP_DMA` → DMA, `__GFP_DMA32` → DMA32, `__GFP_MOVABLE | __GFP_HIGHMEM` → Movable
+/// (`GFP_HIGHUSER_MOVABLE`), anything else → Normal (`GFP_ZONE_TABLE`, include/linux/gfp.h).
+pub fn gfp_zone(gfp: u32) -> usize {
+    if gfp & __GFP_DMA != 0 {
+        ZONE_DMA
+    } else if gfp & __GFP_DMA32 != 0 {
+        ZONE_DMA32
+    } else if gfp & __GFP_MOVABLE != 0 && gfp & __GFP_HIGHMEM != 0 {
+        ZONE_MOVABLE
+    } else {
+        ZONE_NORMAL
+    }
+}
+
+/// `sysctl_lowmem_reserve_ratio[]` (mm/page_alloc.c v6.18.2 :231, v7.1.5 same): DMA 256,
+/// DMA32 256, Normal 32, Movable 0.
+pub const LOWMEM_RESERVE_RATIO: [u64; MAX_NR_ZONES] = [256, 256, 32, 0];
+
+/// `setup_per_zone_lowmem_reserve` (v6.18.2, v7.1.5): for each zone `i` below the top,
+/// `lowmem_reserve[j] = (managed pages of the node's zones of types i+1..=j) / ratio[i]`, 0 if
+/// the ratio or the zone is empty. `zones` are `(type, managed pages)` in pfn order; returns one
+/// array per zone.
+pub fn lowmem_reserves(zones: &[(usize, u64)]) -> Vec<[u64; MAX_NR_ZONES]> {
+    let managed = |t: usize| -> u64 { zones.iter().filter(|z| z.0 == t).map(|z| z.1).sum::<u64>() };
+    zones
+        .iter()
+        .map(|&(i, pages)| {
+            let mut r = [0u64; MAX_NR_ZONES];
+            let ratio = LOWMEM_RESERVE_RATIO[i];
+            let clear = ratio == 0 || pages == 0;
+            let mut upper = 0u64;
+            for (j, slot) in r.iter_mut().enumerate().skip(i + 1) {
+                upper += managed(j);
+                *slot = if clear { 0 } else { upper / ratio };
+            }
+            r
+        })
+        .collect()
+}
+
+impl Engine {
+    /// Makes zone `idx` of the node the zone being worked on (a recorded [`Mutation::ZoneSwitch`];
+    /// nothing in a node of one zone or when it already is).
+    pub fn select_zone(&mut self, step: Step, idx: usize) {
+        let from = self.zone.active_index();
+        if self.zone.nr_zones() > 1 && idx != from {
+            self.emit(
+                step,
+                Mutation::ZoneSwitch {
+                    from: from as u8,
+                    to: idx as u8,
+                },
+            );
+        }
+    }
+
+    /// The node index of the zone an allocation starts from when nothing names one: the highest
+    /// zone (the preferred zone of `GFP_KERNEL` on a node without a Movable zone).
+    pub fn home_zone(&self) -> usize {
+        self.zone.nr_zones() - 1
+    }
+
+    /// `page_zone()` of absolute pfn `pfn`: selects the zone holding it and returns the pfn's
+    /// index in it. `None` if no zone of the node holds it.
+    pub fn select_zone_of(&mut self, step: Step, pfn: Pfn) -> Option<ZonePfn> {
+        let i = self.zone.zone_index_of(pfn)?;
+        self.select_zone(step, i);
+        Some(self.zone.zone_pfn(pfn))
+    }
+
+    /// The zonelist of the node for `ac->highest_zoneidx`: the zones of a type at or below it,
+    /// highest first (`for_next_zone_zonelist_nodemask`). `[active]` in a node of one zone.
+    /// Inlined with the walk out of line: every allocation asks twice, and a node of one zone
+    /// (every built-in but the several-zone ones) needs no walk.
+    #[inline(always)]
+    pub(crate) fn zonelist(&self) -> Zonelist {
+        if self.zone.node.is_empty() {
+            let mut idx = [0; MAX_NR_ZONES];
+            idx[0] = self.zone.active_index();
+            return Zonelist { idx, len: 1 };
+        }
+        self.zonelist_node()
+    }
+
+    #[inline(never)]
+    fn zonelist_node(&self) -> Zonelist {
+        let mut list = Zonelist {
+            idx: [0; MAX_NR_ZONES],
+            len: 0,
+        };
+        for i in (0..self.zone.nr_zones()).rev() {
+            if self.zone.zone_at(i).zone_type() <= self.highest_zoneidx {
+                list.idx[list.len] = i;
+                list.len += 1;
+            }
+        }
+        list
+    }
+
+    /// `z->lowmem_reserve[ac->highest_zoneidx]` of the zone being worked on.
+    pub(crate) fn lowmem_reserve_now(&self) -> i64 {
+        self.zone.lowmem_reserve()[self.highest_zoneidx.min(MAX_NR_ZONES - 1)] as i64
+    }
+
+    /// `drain_all_pages(NULL)` on a node of several zones: for each CPU that has pages on any
+    /// zone's pcp, `drain_pages(cpu)` drains every zone in turn (`drain_pages_zone` takes the pcp
+    /// lock even where the count is 0). `__drain_all_pages` (v6.18.2, v7.1.5).
+    pub(crate) fn drain_all_pages_node(&mut self) {
+        let home = self.zone.active_index();
+        let cpus = self.zone.pcp.len();
+        for cpu in 0..cpus {
+            let has = (0..self.zone.nr_zones()).any(|i| self.zone.zone_at(i).pcp[cpu].count != 0);
+            if !has {
+                continue;
+            }
+            for i in 0..self.zone.nr_zones() {
+                self.select_zone(Step::DrainEveryZone, i);
+                self.drain_pages_zone(cpu);
+            }
+        }
+        self.select_zone(Step::DrainEveryZone, home);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gfp_zone_follows_the_zone_table() {
+        assert_eq!(gfp_zone(GFP_KERNEL), ZONE_NORMAL);
+        assert_eq!(gfp_zone(GFP_HIGHUSER_MOVABLE), ZONE_MOVABLE);
+        assert_eq!(gfp_zone(GFP_KERNEL | __GFP_DMA32), ZONE_DMA32);
+        assert_eq!(gfp_zone(GFP_KERNEL | __GFP_DMA), ZONE_DMA);
+        assert_eq!(gfp_zone(__GFP_MOVABLE), ZONE_NORMAL);
+    }
+
+    /// A 4 GiB DMA32 (1,044,480 managed, say) under a 12 GiB Normal: DMA32's reserve against a
+    /// Normal or Movable request is Normal's managed pages / 256; Normal's own is 0 (nothing
+    /// above it but an empty Movable).
+    #[test]
+    fn lowmem_reserve_sums_the_zones_above() {
+        let r = lowmem_reserves(&[
+            (ZONE_DMA, 3977),
+            (ZONE_DMA32, 1_044_480),
+            (ZONE_NORMAL, 3_145_728),
+        ]);
+        assert_eq!(
+            r[0],
+            [
+                0,
+                1_044_480 / 256,
+                (1_044_480 + 3_145_728) / 256,
+                (1_044_480 + 3_145_728) / 256
+            ]
+        );
+        assert_eq!(r[1], [0, 0, 3_145_728 / 256, 3_145_728 / 256]);
+        assert_eq!(r[2], [0, 0, 0, 0]);
+    }
+}
+
+/// A zonelist: node indices of zones, highest first. A fixed array (a node has at most
+/// `MAX_NR_ZONES` zones) rather than a `Vec`, because every allocation walks it: a heap
+/// allocation per walk was ~15 % of the engine's time with recording off.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Zonelist {
+    idx: [usize; MAX_NR_ZONES],
+    len: usize,
+}
+
+impl std::ops::Deref for Zonelist {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        &self.idx[..self.len]
+    }
+}
+
+impl IntoIterator for Zonelist {
+    type Item = usize;
+    type IntoIter = std::iter::Take<std::array::IntoIter<usize, MAX_NR_ZONES>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.idx.into_iter().take(self.len)
+    }
+}
+
+impl<'a> IntoIterator for &'a Zonelist {
+    type Item = &'a usize;
+    type IntoIter = std::slice::Iter<'a, usize>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.idx[..self.len].iter()
+    }
+}

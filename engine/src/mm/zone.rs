@@ -1,0 +1,1011 @@
+//! One memory zone: per-page state, pageblock bits, `free_area[]`, per-CPU pagesets, counters
+//! and watermarks (kernel-model.md §1.3–§1.5, §4.1).
+//!
+//! A `Zone` is plain state. It changes only through [`Zone::apply`] of an [`Event`] whose kind
+//! is a [`Mutation`] (the private `mutate` matches mutations only; annotations move just the
+//! cost counters), and every mutation can be undone with [`Zone::unapply`]: the timeline steps
+//! backwards exactly and replays from checkpoints through the code the live run used. Pages are
+//! indexed by [`ZonePfn`]; [`Zone::abs_pfn`] and [`Zone::zone_pfn`] convert at the edges.
+
+use crate::mm::events::{CompactDefer, CounterId, End, Event, EventKind, Mutation, NIL};
+use crate::mm::steps::Step;
+use crate::mm::types::*;
+use serde::{Deserialize, Serialize};
+
+/// Per-page `kind`: what the first page of a block is. One byte per page (the map of a
+/// large zone is copied into every checkpoint).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum PageKind {
+    /// Not the head of a free block: allocated, reserved, or inside a block.
+    #[default]
+    Other,
+    /// `PageBuddy`: the head of a free block on a `free_area` list.
+    Buddy,
+    /// The head of a block on a pcp list (not PageBuddy: invisible to the buddy allocator).
+    Pcp,
+}
+
+/// Per-page flag bit: the approximation of `PageLRU` (§2.7.3: pages allocated as MOVABLE).
+pub const PF_LRU: u8 = 1;
+
+/// `owner` of a page nobody holds.
+pub const NO_OWNER: u32 = u32::MAX;
+
+/// Pageblock bits: low 3 bits the migratetype, bit 3 `PB_migrate_isolate`.
+pub const PB_ISOLATE: u8 = 1 << 3;
+
+/// Pageblock bit 4: `PB_migrate_skip`, compaction's "nothing to isolate here" hint
+/// (`set_pageblock_skip`); a migratetype change leaves it alone.
+pub const PB_SKIP: u8 = 1 << 4;
+
+/// An intrusive doubly linked list of block heads, linked through the zone's per-page
+/// `next`/`prev` arrays, like the kernel's `struct list_head` inside `struct page`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct List {
+    /// The first block (`NIL`: empty).
+    pub head: ZonePfn,
+    pub(crate) tail: ZonePfn,
+    /// Blocks on the list.
+    pub len: u32,
+}
+
+impl Default for List {
+    fn default() -> Self {
+        List {
+            head: NIL,
+            tail: NIL,
+            len: 0,
+        }
+    }
+}
+
+/// Which list a block is on: `zone->free_area[order].free_list[mt]` or
+/// `pcp[cpu]->lists[pindex]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ListId {
+    /// `zone->free_area[order].free_list[mt]`.
+    Buddy {
+        /// The order.
+        order: u8,
+        /// The migratetype.
+        mt: MigrateType,
+    },
+    /// CPU `cpu`'s `pcp->lists[pindex]`.
+    Pcp {
+        /// The CPU.
+        cpu: u8,
+        /// The list's index.
+        pindex: u8,
+    },
+}
+
+/// `struct per_cpu_pages` (§4.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerCpuPages {
+    /// Pages on all lists, weighted by `2^order`.
+    pub count: i32,
+    /// `high`: when `count` reaches it, a free sends a batch back to the buddy.
+    pub high: i32,
+    /// `high_min`.
+    pub high_min: i32,
+    /// `high_max`.
+    pub high_max: i32,
+    /// `batch`.
+    pub batch: i32,
+    /// `PCPF_PREV_FREE_HIGH_ORDER`.
+    pub prev_free_high_order: bool,
+    /// `PCPF_FREE_HIGH_BATCH` (cache-geometry dependent; set by default, §4.2).
+    pub free_high_batch: bool,
+    /// `alloc_factor`: scales a refill (`nr_pcp_alloc`).
+    pub alloc_factor: i32,
+    /// `short free_count`.
+    pub free_count: i32,
+    /// The lists, by `pindex`.
+    pub lists: [List; NR_PCP_LISTS],
+}
+
+pub use crate::mm::stats::Stats;
+
+/// Static configuration of a zone (from the scenario's `kernel` and `zone`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZoneConfig {
+    /// The zone's name.
+    pub name: String,
+    /// The kernel profile.
+    pub kernel: Kernel,
+    /// Its first pfn.
+    pub start_pfn: Pfn,
+    /// Pages in the zone.
+    pub pages: u32,
+    /// CPUs, each with its pcp lists.
+    pub cpus: u32,
+    /// The kernel has `CONFIG_CMA`.
+    pub cma: bool,
+    /// `rmqueue_mode` remembers the fallback mode across a refill (7.1+).
+    pub rmqueue_mode_memory: bool,
+    /// `page_group_by_mobility_disabled` (zone < 2560 pages, 3072 with CMA; §1.8).
+    pub mobility_disabled: bool,
+    /// Fixed: THP on.
+    pub thp: bool,
+    /// `alloc_flags_nofragment()`: the `ALLOC_NOFRAGMENT` first pass runs only when the preferred
+    /// zone is `ZONE_NORMAL` (a zone named `Normal`); `DMA32`/`DMA` run one pass without it.
+    pub nofragment_first_pass: bool,
+}
+
+/// One zone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zone {
+    pub(crate) cfg: ZoneConfig,
+    // --- per page, indexed by `ZonePfn` (pfn - start_pfn) ---
+    pub(crate) kind: Vec<PageKind>,
+    pub(crate) order: Vec<u8>,
+    pub(crate) next: Vec<ZonePfn>,
+    pub(crate) prev: Vec<ZonePfn>,
+    pub(crate) refcount: Vec<u8>,
+    pub(crate) pflags: Vec<u8>,
+    /// Allocation id for allocated pages; the CPU for a pcp head.
+    pub(crate) owner: Vec<u32>,
+    /// For a buddy head: the migratetype of the free list it is on. Normally its pageblock's
+    /// type (freelist hygiene), but with mobility grouping disabled a merge across pageblocks
+    /// can leave a block on a list other than its pageblock's, exactly as in the kernel
+    /// (which warns); `list_del` then unlinks it from the list it is really on. 0 for every
+    /// page that is not a buddy head, so that equal states compare equal.
+    pub(crate) list_mt: Vec<u8>,
+    // --- per pageblock ---
+    pub(crate) pageblock: Vec<u8>,
+    // --- free_area ---
+    pub(crate) free_lists: [[List; MT_SLOTS]; NR_PAGE_ORDERS],
+    pub(crate) nr_free: [u64; NR_PAGE_ORDERS],
+    // --- vmstat counters (exact, §7.3) ---
+    pub(crate) nr_free_pages: i64,
+    pub(crate) nr_free_pages_blocks: i64,
+    pub(crate) nr_free_cma: i64,
+    pub(crate) nr_free_highatomic: i64,
+    pub(crate) nr_reserved_highatomic: i64,
+    pub(crate) watermark_boost: i64,
+    pub(crate) below_high: bool,
+    pub(crate) boosted_watermark: bool,
+    /// `_watermark[WMARK_MIN, LOW, HIGH, PROMO]` without the boost.
+    pub(crate) watermark: [u64; 4],
+    pub(crate) min_free_kbytes: u64,
+    pub(crate) pcp: Vec<PerCpuPages>,
+    pub(crate) stats: Stats,
+    /// `lowmem_reserve[highest_zoneidx]` (`setup_per_zone_lowmem_reserve`), indexed by zone type
+    /// ([`ZONE_DMA`] …); all 0 in a node of one zone.
+    #[serde(default, skip_serializing_if = "is_zero_reserve")]
+    pub(crate) lowmem_reserve: [u64; MAX_NR_ZONES],
+    /// A node of several zones (`pgdat->node_zones`): the zones in pfn order, slot `active`
+    /// holding an empty placeholder while that zone is `self` (the zone being worked on; the
+    /// allocation and free code operate on it). Empty in a node of one zone. A switch is the
+    /// invertible [`Mutation::ZoneSwitch`], so timelines and checkpoints stay exact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) node: Vec<Zone>,
+    /// The index in `node` of the zone `self` currently is.
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    pub(crate) active: u8,
+    /// `zone->cma_pages`: the pages of the zone's CMA area (`init_cma_reserved_pageblock` adds
+    /// `pageblock_nr_pages` per pageblock); fixed after boot; zoneinfo's `cma` line.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub(crate) cma_pages: u64,
+    /// `compact_considered`, `compact_defer_shift`, `compact_order_failed`: the zone's
+    /// compaction deferral (mm/compaction.c `defer_compaction`).
+    #[serde(default, skip_serializing_if = "is_default_defer")]
+    pub(crate) compact_defer: CompactDefer,
+}
+
+fn is_default_defer(d: &CompactDefer) -> bool {
+    *d == CompactDefer::default()
+}
+
+fn is_zero_u64(x: &u64) -> bool {
+    *x == 0
+}
+
+fn is_zero_reserve(r: &[u64; MAX_NR_ZONES]) -> bool {
+    r.iter().all(|&x| x == 0)
+}
+
+fn is_zero_u8(x: &u8) -> bool {
+    *x == 0
+}
+
+/// Owner id of the pages `init` from `/proc` leaves allocated in a pageblock of type `mt`
+/// ("owned by its pageblock's type"): `NO_OWNER − 1 − mt`, i.e. `u32::MAX − 1 − mt`, far
+/// above any id a run hands out. See [`filler_owner_mt`] for the reverse.
+pub const fn filler_owner(mt: MigrateType) -> u32 {
+    NO_OWNER - 1 - mt as u32
+}
+
+/// The pageblock type of a filler owner id, or `None` if `owner` is not one.
+pub fn filler_owner_mt(owner: u32) -> Option<MigrateType> {
+    MigrateType::ALL
+        .into_iter()
+        .find(|&mt| filler_owner(mt) == owner)
+}
+
+/// Zone types (`enum zone_type` on x86_64): the index of `lowmem_reserve[]` and of
+/// `sysctl_lowmem_reserve_ratio[]`.
+pub const ZONE_DMA: usize = 0;
+/// `ZONE_DMA32`.
+pub const ZONE_DMA32: usize = 1;
+/// `ZONE_NORMAL`.
+pub const ZONE_NORMAL: usize = 2;
+pub const ZONE_MOVABLE: usize = 3;
+pub const MAX_NR_ZONES: usize = 4;
+/// `zone_names[]`.
+pub const ZONE_NAMES: [&str; MAX_NR_ZONES] = ["DMA", "DMA32", "Normal", "Movable"];
+
+/// The zone type a zone name stands for; a name the kernel does not use counts as `Normal`
+/// (a one-zone scenario may name its zone anything: it only prints).
+pub fn zone_type_of(name: &str) -> usize {
+    ZONE_NAMES
+        .iter()
+        .position(|n| *n == name)
+        .unwrap_or(ZONE_NORMAL)
+}
+
+pub const WMARK_MIN: usize = 0;
+pub const WMARK_LOW: usize = 1;
+pub const WMARK_HIGH: usize = 2;
+pub const WMARK_PROMO: usize = 3;
+
+impl Zone {
+    /// Heap bytes of the zone: its per-page and per-pageblock arrays and pcp sets, by capacity.
+    pub fn heap_bytes(&self) -> usize {
+        let z = self;
+        let cap = |n: usize, one: usize| n * one;
+        cap(
+            z.kind.capacity(),
+            std::mem::size_of::<PageKind>(),
+        ) + z.order.capacity()
+            + cap(z.next.capacity(), 4)
+            + cap(z.prev.capacity(), 4)
+            + z.refcount.capacity()
+            + z.pflags.capacity()
+            + cap(z.owner.capacity(), 4)
+            + z.list_mt.capacity()
+            + z.pageblock.capacity()
+            + cap(
+                z.pcp.capacity(),
+                std::mem::size_of::<PerCpuPages>(),
+            )
+            + z.cfg.name.capacity()
+            // A node of several zones: the zones beside the one being worked on.
+            + z.node.iter().map(Zone::heap_bytes).sum::<usize>()
+            + z.node.capacity() * std::mem::size_of::<Zone>()
+    }
+
+    /// An empty zone: every page allocated (refcount 0, no owner), every pageblock MOVABLE
+    /// (`memmap_init_range`), no free blocks, pcp parameters zero. Callers fill it by freeing.
+    pub fn new_empty(cfg: ZoneConfig) -> Zone {
+        let n = cfg.pages as usize;
+        let nblocks = n.div_ceil(PAGEBLOCK_NR_PAGES as usize);
+        let cpus = cfg.cpus as usize;
+        Zone {
+            kind: vec![PageKind::Other; n],
+            order: vec![0; n],
+            next: vec![NIL; n],
+            prev: vec![NIL; n],
+            refcount: vec![0; n],
+            pflags: vec![0; n],
+            owner: vec![NO_OWNER; n],
+            list_mt: vec![0; n],
+            pageblock: vec![MigrateType::Movable as u8; nblocks],
+            free_lists: [[List::default(); MT_SLOTS]; NR_PAGE_ORDERS],
+            nr_free: [0; NR_PAGE_ORDERS],
+            nr_free_pages: 0,
+            nr_free_pages_blocks: 0,
+            nr_free_cma: 0,
+            nr_free_highatomic: 0,
+            nr_reserved_highatomic: 0,
+            watermark_boost: 0,
+            below_high: false,
+            boosted_watermark: false,
+            watermark: [0; 4],
+            min_free_kbytes: 0,
+            pcp: (0..cpus)
+                .map(|_| PerCpuPages {
+                    count: 0,
+                    high: 0,
+                    high_min: 0,
+                    high_max: 0,
+                    batch: 0,
+                    prev_free_high_order: false,
+                    free_high_batch: true,
+                    alloc_factor: 0,
+                    free_count: 0,
+                    lists: [List::default(); NR_PCP_LISTS],
+                })
+                .collect(),
+            stats: Stats::default(),
+            lowmem_reserve: [0; MAX_NR_ZONES],
+            node: Vec::new(),
+            active: 0,
+            cma_pages: 0,
+            compact_defer: CompactDefer::default(),
+            cfg,
+        }
+    }
+
+    // ------------------------------------------------------------------ several zones
+
+    /// Makes a node of `zones` (pfn order); `self` becomes zone `home` of it. The zones'
+    /// `lowmem_reserve` must be set already.
+    pub(crate) fn into_node(zones: Vec<Zone>, home: usize) -> Zone {
+        let n = zones.len();
+        if n == 1 {
+            return zones.into_iter().next().expect("one zone");
+        }
+        let mut node: Vec<Zone> = zones;
+        // Each zone knows its index, as a `ZoneSwitch` leaves it (boot selects every zone; an
+        // import of all zones does not), so a switch and its undo give equal nodes.
+        for (i, z) in node.iter_mut().enumerate() {
+            z.active = i as u8;
+        }
+        let mut z = std::mem::replace(&mut node[home], Zone::placeholder());
+        z.node = node;
+        z.active = home as u8;
+        debug_assert_eq!(z.node.len(), n);
+        z
+    }
+
+    /// An empty zone of no pages: the slot of the active zone in `node`.
+    fn placeholder() -> Zone {
+        Zone::new_empty(ZoneConfig {
+            name: String::new(),
+            kernel: Kernel::default(),
+            start_pfn: 0,
+            pages: 0,
+            cpus: 0,
+            cma: false,
+            rmqueue_mode_memory: false,
+            mobility_disabled: false,
+            thp: false,
+            nofragment_first_pass: false,
+        })
+    }
+
+    /// Zones in the node (1 for a one-zone scenario).
+    pub fn nr_zones(&self) -> usize {
+        self.node.len().max(1)
+    }
+
+    /// The index in the node of the zone being worked on.
+    pub fn active_index(&self) -> usize {
+        self.active as usize
+    }
+
+    /// Zone `i` of the node, in pfn order (`self` for the active one).
+    pub fn zone_at(&self, i: usize) -> &Zone {
+        if self.node.is_empty() || i == self.active as usize {
+            self
+        } else {
+            &self.node[i]
+        }
+    }
+
+    /// Every zone of the node in pfn order (the kernel's order in `/proc`).
+    pub fn zones(&self) -> impl Iterator<Item = &Zone> + '_ {
+        (0..self.nr_zones()).map(move |i| self.zone_at(i))
+    }
+
+    /// The node index of the zone holding absolute pfn `pfn` (`page_zone`), if any.
+    pub fn zone_index_of(&self, pfn: Pfn) -> Option<usize> {
+        self.zones()
+            .position(|z| pfn >= z.cfg.start_pfn && pfn < z.cfg.start_pfn + z.cfg.pages as Pfn)
+    }
+
+    /// `zone_idx(zone)`: the zone's type.
+    pub fn zone_type(&self) -> usize {
+        zone_type_of(&self.cfg.name)
+    }
+
+    /// `zone->lowmem_reserve[]`, by zone type.
+    pub fn lowmem_reserve(&self) -> &[u64; MAX_NR_ZONES] {
+        &self.lowmem_reserve
+    }
+
+    /// Makes zone `to` of the node the one `self` is. The cost counters stay with `self`:
+    /// they are the run's, not a zone's.
+    fn switch_zone(&mut self, to: usize) {
+        let from = self.active as usize;
+        if from == to || self.node.is_empty() {
+            return;
+        }
+        let mut node = std::mem::take(&mut self.node);
+        let stats = std::mem::take(&mut self.stats);
+        std::mem::swap(self, &mut node[to]);
+        // node[to] is the zone that was active, node[from] the placeholder: swap them.
+        node.swap(from, to);
+        self.node = node;
+        self.stats = stats;
+        self.active = to as u8;
+    }
+
+    /// Pages in the zone.
+    pub fn pages(&self) -> u32 {
+        self.cfg.pages
+    }
+
+    // ------------------------------------------------------------------ read accessors
+    // The fields are private to the crate: outside it, a zone changes only through
+    // `apply`/`unapply` of events, so a timeline can always step back.
+
+    /// The zone's configuration.
+    pub fn cfg(&self) -> &ZoneConfig {
+        &self.cfg
+    }
+
+    /// The cumulative cost counters.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// `free_area[order].nr_free`: free blocks of each order (all migratetypes).
+    pub fn nr_free(&self) -> &[u64; NR_PAGE_ORDERS] {
+        &self.nr_free
+    }
+
+    /// `NR_FREE_PAGES`: pages in the buddy free lists (not on pcp lists, not ISOLATE).
+    pub fn nr_free_pages(&self) -> i64 {
+        self.nr_free_pages
+    }
+
+    /// `zone->watermark_boost`.
+    pub fn watermark_boost(&self) -> i64 {
+        self.watermark_boost
+    }
+
+    /// The per-CPU pagesets, by CPU.
+    pub fn pcp(&self) -> &[PerCpuPages] {
+        &self.pcp
+    }
+
+    /// What page `pfn` is: the head of a buddy block, of a pcp block, or neither.
+    pub fn page_kind(&self, pfn: ZonePfn) -> PageKind {
+        self.kind[pfn as usize]
+    }
+
+    /// The order of the free block headed by `pfn` (`buddy_order`; 0 if not a head).
+    pub fn page_order(&self, pfn: ZonePfn) -> u8 {
+        self.order[pfn as usize]
+    }
+
+    /// `page_ref_count`.
+    pub fn page_refcount(&self, pfn: ZonePfn) -> u8 {
+        self.refcount[pfn as usize]
+    }
+
+    /// The allocation id holding page `pfn` ([`NO_OWNER`] if none); the CPU for a pcp head.
+    pub fn page_owner(&self, pfn: ZonePfn) -> u32 {
+        self.owner[pfn as usize]
+    }
+
+    /// The name of the first field in which `self` and `other` differ (`None` if equal): a
+    /// diagnostic for tests comparing two ways to the same state.
+    pub fn first_difference(&self, other: &Zone) -> Option<&'static str> {
+        let checks: [(&'static str, bool); 12] = [
+            ("cfg", self.cfg != other.cfg),
+            (
+                "kind/order",
+                self.kind != other.kind || self.order != other.order,
+            ),
+            (
+                "list links",
+                self.next != other.next || self.prev != other.prev,
+            ),
+            ("refcount", self.refcount != other.refcount),
+            (
+                "owner/pflags",
+                self.owner != other.owner || self.pflags != other.pflags,
+            ),
+            ("list_mt", self.list_mt != other.list_mt),
+            ("pageblock", self.pageblock != other.pageblock),
+            ("free_lists", self.free_lists != other.free_lists),
+            ("nr_free", self.nr_free != other.nr_free),
+            ("pcp", self.pcp != other.pcp),
+            ("stats", self.stats != other.stats),
+            ("vmstat counters and watermarks", self != other),
+        ];
+        checks.into_iter().find(|c| c.1).map(|c| c.0)
+    }
+
+    /// The absolute pfn of a page of this zone (see [`ZonePfn`] for the convention).
+    pub fn abs_pfn(&self, idx: ZonePfn) -> Pfn {
+        to_abs_pfn(self.cfg.start_pfn, idx)
+    }
+
+    /// The index in this zone of absolute pfn `pfn`, which the caller knows is in the zone.
+    pub fn zone_pfn(&self, pfn: Pfn) -> ZonePfn {
+        to_zone_pfn(self.cfg.start_pfn, pfn)
+    }
+
+    /// Pageblocks in the zone.
+    pub fn nr_pageblocks(&self) -> u32 {
+        self.pageblock.len() as u32
+    }
+
+    /// `get_pfnblock_migratetype`: ISOLATE if the isolate bit is set, else the 3-bit type.
+    pub fn pageblock_mt(&self, pfn: ZonePfn) -> MigrateType {
+        self.pb_mt(pfn >> PAGEBLOCK_ORDER)
+    }
+
+    /// `get_pageblock_skip`: compaction's `PB_migrate_skip` hint of pageblock `pb`.
+    pub fn pageblock_skip(&self, pb: u32) -> bool {
+        self.pageblock[pb as usize] & PB_SKIP != 0
+    }
+
+    /// `get_pageblock_migratetype` of pageblock `pb`: `Isolate` if its isolate bit is set, else its
+    /// type.
+    pub fn pb_mt(&self, pb: u32) -> MigrateType {
+        let bits = self.pageblock[pb as usize];
+        if bits & PB_ISOLATE != 0 {
+            MigrateType::Isolate
+        } else {
+            MigrateType::from_idx((bits & 7) as usize)
+        }
+    }
+
+    /// The free list a buddy head is on.
+    pub fn list_mt_of(&self, pfn: ZonePfn) -> MigrateType {
+        MigrateType::from_idx(self.list_mt[pfn as usize] as usize)
+    }
+
+    /// True if `pfn` is the head of a free buddy block of exactly `order`.
+    pub fn is_buddy(&self, pfn: ZonePfn, order: u8) -> bool {
+        (pfn as usize) < self.kind.len()
+            && self.kind[pfn as usize] == PageKind::Buddy
+            && self.order[pfn as usize] == order
+    }
+
+    /// The list `l` names.
+    pub fn list(&self, l: ListId) -> &List {
+        match l {
+            ListId::Buddy { order, mt } => &self.free_lists[order as usize][mt.idx()],
+            ListId::Pcp { cpu, pindex } => &self.pcp[cpu as usize].lists[pindex as usize],
+        }
+    }
+
+    /// `free_area[order].free_list[mt]`.
+    pub fn free_list(&self, order: u8, mt: MigrateType) -> &List {
+        self.list(ListId::Buddy { order, mt })
+    }
+
+    /// Walks a list from its head (`list_for_each_entry`).
+    pub fn list_iter(&self, list: &List) -> ListIter<'_> {
+        ListIter {
+            zone: self,
+            cur: list.head,
+        }
+    }
+
+    /// The pfns of a free list, head first.
+    pub fn free_list_pfns(&self, order: u8, mt: MigrateType) -> Vec<ZonePfn> {
+        self.list_iter(self.free_list(order, mt)).collect()
+    }
+
+    /// The pfns of CPU `cpu`'s `pcp->lists[pindex]`, head first.
+    pub fn pcp_list_pfns(&self, cpu: usize, pindex: usize) -> Vec<ZonePfn> {
+        self.list_iter(&self.pcp[cpu].lists[pindex]).collect()
+    }
+
+    /// `wmark_pages()`: the watermark plus the boost.
+    pub fn wmark_pages(&self, w: usize) -> u64 {
+        self.watermark[w] + self.watermark_boost as u64
+    }
+
+    /// The free block (buddy or pcp) that contains page `pfn`, if any: `(head, order, on_pcp)`.
+    /// Blocks are naturally aligned, so the head is `pfn` rounded down to some order.
+    pub fn block_containing(&self, pfn: ZonePfn) -> Option<(ZonePfn, u8, bool)> {
+        (0..=MAX_PAGE_ORDER).find_map(|o| {
+            let head = pfn & !((1u32 << o) - 1);
+            let k = self.kind[head as usize];
+            let order = self.order[head as usize];
+            (k != PageKind::Other && order >= o && head + (1 << order) > pfn).then_some((
+                head,
+                order,
+                k == PageKind::Pcp,
+            ))
+        })
+    }
+
+    /// Free pages cached on all pcp lists.
+    pub fn pcp_pages(&self) -> i64 {
+        self.pcp.iter().map(|p| p.count as i64).sum()
+    }
+
+    /// Zeroes the cost counters. Setup (boot freeing, the `/proc` import) calls it once the
+    /// zone is built, so a run's counters count only its ops. Not an event: it happens before
+    /// the recorded trace starts, so no timeline ever steps across it.
+    pub(crate) fn reset_stats(&mut self) {
+        self.stats = Stats::default();
+    }
+
+    // ------------------------------------------------------------------ list primitives
+
+    fn link_head(&mut self, l: ListId, pfn: ZonePfn) {
+        let list = self.list_mut(l);
+        let old = list.head;
+        list.head = pfn;
+        if old == NIL {
+            list.tail = pfn;
+        }
+        list.len += 1;
+        self.prev[pfn as usize] = NIL;
+        self.next[pfn as usize] = old;
+        if old != NIL {
+            self.prev[old as usize] = pfn;
+        }
+    }
+
+    fn link_tail(&mut self, l: ListId, pfn: ZonePfn) {
+        let list = self.list_mut(l);
+        let old = list.tail;
+        list.tail = pfn;
+        if old == NIL {
+            list.head = pfn;
+        }
+        list.len += 1;
+        self.next[pfn as usize] = NIL;
+        self.prev[pfn as usize] = old;
+        if old != NIL {
+            self.next[old as usize] = pfn;
+        }
+    }
+
+    /// Inserts after `after` (NIL: at the head). Used to undo an unlink.
+    fn link_after(&mut self, l: ListId, after: ZonePfn, pfn: ZonePfn) {
+        if after == NIL {
+            return self.link_head(l, pfn);
+        }
+        let nxt = self.next[after as usize];
+        if nxt == NIL {
+            return self.link_tail(l, pfn);
+        }
+        self.next[after as usize] = pfn;
+        self.prev[pfn as usize] = after;
+        self.next[pfn as usize] = nxt;
+        self.prev[nxt as usize] = pfn;
+        self.list_mut(l).len += 1;
+    }
+
+    /// Unlinks and returns the previous neighbour (NIL if it was the head).
+    fn unlink(&mut self, l: ListId, pfn: ZonePfn) -> ZonePfn {
+        let p = self.prev[pfn as usize];
+        let n = self.next[pfn as usize];
+        if p != NIL {
+            self.next[p as usize] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = p;
+        }
+        let list = self.list_mut(l);
+        if list.head == pfn {
+            list.head = n;
+        }
+        if list.tail == pfn {
+            list.tail = p;
+        }
+        list.len -= 1;
+        self.next[pfn as usize] = NIL;
+        self.prev[pfn as usize] = NIL;
+        p
+    }
+
+    fn list_mut(&mut self, l: ListId) -> &mut List {
+        match l {
+            ListId::Buddy { order, mt } => &mut self.free_lists[order as usize][mt.idx()],
+            ListId::Pcp { cpu, pindex } => &mut self.pcp[cpu as usize].lists[pindex as usize],
+        }
+    }
+
+    fn blocks_delta(&mut self, order: u8, mt: MigrateType, sign: i64) {
+        if order >= PAGEBLOCK_ORDER && mt != MigrateType::Isolate {
+            self.nr_free_pages_blocks += sign << order;
+        }
+    }
+
+    fn account(&mut self, mt: MigrateType, delta: i64) {
+        if mt == MigrateType::Isolate {
+            return;
+        }
+        self.nr_free_pages += delta;
+        match mt {
+            MigrateType::Cma => self.nr_free_cma += delta,
+            MigrateType::HighAtomic => self.nr_free_highatomic += delta,
+            _ => {}
+        }
+    }
+
+    fn counter(&mut self, id: CounterId, cpu: u8, delta: i64) {
+        let flag = |b: &mut bool, d: i64| *b = (*b as i64 + d) != 0;
+        match id {
+            CounterId::watermark_boost => self.watermark_boost += delta,
+            CounterId::nr_reserved_highatomic => self.nr_reserved_highatomic += delta,
+            CounterId::zone_below_high => flag(&mut self.below_high, delta),
+            CounterId::zone_boosted_watermark => flag(&mut self.boosted_watermark, delta),
+            CounterId::pcp_high => self.pcp[cpu as usize].high += delta as i32,
+            CounterId::pcp_alloc_factor => self.pcp[cpu as usize].alloc_factor += delta as i32,
+            CounterId::pcp_free_count => self.pcp[cpu as usize].free_count += delta as i32,
+            CounterId::pcp_prev_free_high_order => {
+                flag(&mut self.pcp[cpu as usize].prev_free_high_order, delta)
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn set_owner_range(&mut self, pfn: ZonePfn, n: u32, owner: u32, lru: bool) {
+        let r = pfn as usize..(pfn + n) as usize;
+        let f = if lru { PF_LRU } else { 0 };
+        let (owners, flags) = (&mut self.owner[r.clone()], &mut self.pflags[r]);
+        // Nearly every block is one page to a PAGE_ALLOC_COSTLY_ORDER block (1–8 pages): one
+        // loop writing both, without the `memset` call `fill` becomes (6.6 % of the
+        // recording-off instructions with the byte loop beside it).
+        if n <= 8 {
+            for (o, x) in owners.iter_mut().zip(flags.iter_mut()) {
+                *o = owner;
+                *x = (*x & !PF_LRU) | f;
+            }
+        } else {
+            owners.fill(owner);
+            for x in flags {
+                *x = (*x & !PF_LRU) | f;
+            }
+        }
+    }
+
+    /// Applies an event forwards: a mutation changes the zone (`mutate`); every event
+    /// moves the cost counters it counts towards ([`Stats::count`]).
+    ///
+    /// Always inlined: every `Engine::emit` site builds one known variant, so the matches fold
+    /// to that arm (a third fewer instructions on the alloc/free fast path, no larger code).
+    #[inline(always)]
+    pub fn apply(&mut self, ev: &Event) {
+        self.apply_kind(ev.step, ev.kind());
+    }
+
+    /// `apply` of an event not yet stored (the engine's `emit`: no decoding).
+    #[inline(always)]
+    pub fn apply_kind(&mut self, step: Step, kind: EventKind) {
+        if let EventKind::Mutation(m) = kind {
+            self.mutate(m);
+        }
+        self.stats.count(step, kind, false);
+    }
+
+    /// Undoes `apply(ev)`; must be called in reverse event order.
+    pub fn unapply(&mut self, ev: &Event) {
+        let kind = ev.kind();
+        self.stats.count(ev.step, kind, true);
+        if let EventKind::Mutation(m) = kind {
+            self.unmutate(m);
+        }
+    }
+
+    /// Performs a mutation: the zone's one way to change after setup.
+    #[inline(always)]
+    fn mutate(&mut self, m: Mutation) {
+        match m {
+            Mutation::FreeListAdd {
+                pfn,
+                order,
+                mt,
+                end,
+            } => {
+                let l = ListId::Buddy { order, mt };
+                match end {
+                    End::Head => self.link_head(l, pfn),
+                    End::Tail => self.link_tail(l, pfn),
+                }
+                self.kind[pfn as usize] = PageKind::Buddy;
+                self.order[pfn as usize] = order;
+                self.list_mt[pfn as usize] = mt as u8;
+                self.nr_free[order as usize] += 1;
+                self.blocks_delta(order, mt, 1);
+            }
+            Mutation::FreeListDel { pfn, order, mt, .. } => {
+                self.unlink(ListId::Buddy { order, mt }, pfn);
+                self.kind[pfn as usize] = PageKind::Other;
+                self.order[pfn as usize] = 0;
+                self.list_mt[pfn as usize] = 0;
+                self.nr_free[order as usize] -= 1;
+                self.blocks_delta(order, mt, -1);
+            }
+            Mutation::FreeListMove {
+                pfn,
+                order,
+                from,
+                to,
+                ..
+            } => {
+                self.unlink(ListId::Buddy { order, mt: from }, pfn);
+                self.link_tail(ListId::Buddy { order, mt: to }, pfn);
+                self.list_mt[pfn as usize] = to as u8;
+                self.blocks_delta(order, from, -1);
+                self.blocks_delta(order, to, 1);
+            }
+            Mutation::Account { mt, delta } => self.account(mt, delta as i64),
+            Mutation::PcpAdd {
+                cpu,
+                pindex,
+                pfn,
+                end,
+            } => {
+                let l = ListId::Pcp { cpu, pindex };
+                match end {
+                    End::Head => self.link_head(l, pfn),
+                    End::Tail => self.link_tail(l, pfn),
+                }
+                let order = pindex_to_order(pindex as usize);
+                self.kind[pfn as usize] = PageKind::Pcp;
+                self.order[pfn as usize] = order;
+                self.owner[pfn as usize] = cpu as u32;
+                self.pcp[cpu as usize].count += 1 << order;
+            }
+            Mutation::PcpDel {
+                cpu, pindex, pfn, ..
+            } => {
+                self.unlink(ListId::Pcp { cpu, pindex }, pfn);
+                let order = pindex_to_order(pindex as usize);
+                self.kind[pfn as usize] = PageKind::Other;
+                self.order[pfn as usize] = 0;
+                self.owner[pfn as usize] = NO_OWNER;
+                self.pcp[cpu as usize].count -= 1 << order;
+            }
+            Mutation::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
+            Mutation::Counter { id, cpu, delta } => self.counter(id, cpu, delta as i64),
+            Mutation::PrepNewPage {
+                pfn,
+                order,
+                owner,
+                lru,
+            } => {
+                self.refcount[pfn as usize] = 1;
+                self.set_owner_range(pfn, 1 << order, owner, lru);
+            }
+            Mutation::SplitPage { pfn, order } => {
+                for p in pfn + 1..pfn + (1 << order) {
+                    self.refcount[p as usize] = 1;
+                }
+            }
+            Mutation::PutPage { pfn, order, .. } => {
+                self.refcount[pfn as usize] = 0;
+                self.set_owner_range(pfn, 1 << order, NO_OWNER, false);
+            }
+            Mutation::ContigAlloc { pfn, nr, owner } => {
+                self.refcount[pfn as usize..(pfn + nr) as usize].fill(1);
+                self.set_owner_range(pfn, nr, owner, false);
+            }
+            Mutation::GetPage { pfn } => self.refcount[pfn as usize] += 1,
+            Mutation::PutPageRef { pfn, release, .. } => {
+                self.refcount[pfn as usize] -= 1;
+                if release {
+                    self.set_owner_range(pfn, 1, NO_OWNER, false);
+                }
+            }
+            Mutation::ZoneSwitch { to, .. } => self.switch_zone(to as usize),
+            Mutation::CompactDefer { new, .. } => self.compact_defer = new,
+        }
+    }
+
+    /// Undoes `mutate(m)`.
+    fn unmutate(&mut self, m: Mutation) {
+        match m {
+            Mutation::FreeListAdd { pfn, order, mt, .. } => {
+                self.unlink(ListId::Buddy { order, mt }, pfn);
+                self.kind[pfn as usize] = PageKind::Other;
+                self.order[pfn as usize] = 0;
+                self.list_mt[pfn as usize] = 0;
+                self.nr_free[order as usize] -= 1;
+                self.blocks_delta(order, mt, -1);
+            }
+            Mutation::FreeListDel {
+                pfn,
+                order,
+                mt,
+                prev,
+            } => {
+                self.link_after(ListId::Buddy { order, mt }, prev, pfn);
+                self.kind[pfn as usize] = PageKind::Buddy;
+                self.order[pfn as usize] = order;
+                self.list_mt[pfn as usize] = mt as u8;
+                self.nr_free[order as usize] += 1;
+                self.blocks_delta(order, mt, 1);
+            }
+            Mutation::FreeListMove {
+                pfn,
+                order,
+                from,
+                to,
+                prev,
+            } => {
+                self.unlink(ListId::Buddy { order, mt: to }, pfn);
+                self.link_after(ListId::Buddy { order, mt: from }, prev, pfn);
+                self.list_mt[pfn as usize] = from as u8;
+                self.blocks_delta(order, to, -1);
+                self.blocks_delta(order, from, 1);
+            }
+            Mutation::Account { mt, delta } => self.account(mt, -(delta as i64)),
+            Mutation::PcpAdd {
+                cpu, pindex, pfn, ..
+            } => {
+                self.unlink(ListId::Pcp { cpu, pindex }, pfn);
+                let order = pindex_to_order(pindex as usize);
+                self.kind[pfn as usize] = PageKind::Other;
+                self.order[pfn as usize] = 0;
+                self.owner[pfn as usize] = NO_OWNER;
+                self.pcp[cpu as usize].count -= 1 << order;
+            }
+            Mutation::PcpDel {
+                cpu,
+                pindex,
+                pfn,
+                prev,
+            } => {
+                self.link_after(ListId::Pcp { cpu, pindex }, prev, pfn);
+                let order = pindex_to_order(pindex as usize);
+                self.kind[pfn as usize] = PageKind::Pcp;
+                self.order[pfn as usize] = order;
+                self.owner[pfn as usize] = cpu as u32;
+                self.pcp[cpu as usize].count += 1 << order;
+            }
+            Mutation::SetPageblock { pb, old, .. } => self.pageblock[pb as usize] = old,
+            Mutation::Counter { id, cpu, delta } => self.counter(id, cpu, -(delta as i64)),
+            Mutation::PrepNewPage { pfn, order, .. } => {
+                self.refcount[pfn as usize] = 0;
+                self.set_owner_range(pfn, 1 << order, NO_OWNER, false);
+            }
+            Mutation::SplitPage { pfn, order } => {
+                for p in pfn + 1..pfn + (1 << order) {
+                    self.refcount[p as usize] = 0;
+                }
+            }
+            Mutation::PutPage {
+                pfn,
+                order,
+                owner,
+                lru,
+            } => {
+                self.refcount[pfn as usize] = 1;
+                self.set_owner_range(pfn, 1 << order, owner, lru);
+            }
+            Mutation::ContigAlloc { pfn, nr, .. } => {
+                self.refcount[pfn as usize..(pfn + nr) as usize].fill(0);
+                self.set_owner_range(pfn, nr, NO_OWNER, false);
+            }
+            Mutation::GetPage { pfn } => self.refcount[pfn as usize] -= 1,
+            Mutation::PutPageRef {
+                pfn,
+                owner,
+                lru,
+                release,
+            } => {
+                self.refcount[pfn as usize] += 1;
+                if release {
+                    self.set_owner_range(pfn, 1, owner, lru);
+                }
+            }
+            Mutation::ZoneSwitch { from, .. } => self.switch_zone(from as usize),
+            Mutation::CompactDefer { old, .. } => self.compact_defer = old,
+        }
+    }
+}
+
+/// Iterator over a list's pfns, head first.
+pub struct ListIter<'a> {
+    zone: &'a Zone,
+    cur: ZonePfn,
+}
+
+impl Iterator for ListIter<'_> {
+    type Item = ZonePfn;
+    fn next(&mut self) -> Option<ZonePfn> {
+        if self.cur == NIL {
+            return None;
+        }
+        let c = self.cur;
+        self.cur = self.zone.next[c as usize];
+        Some(c)
+    }
+}

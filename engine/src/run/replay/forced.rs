@@ -1,0 +1,1995 @@
+//! Forced-transition replay (kernel-model.md §9, "Replay model"): a trace records outcomes, so
+//! each event moves exactly the traced block, through the engine's primitives
+//! (`del_from_free_list`, `expand`, `__free_one_page`, pcp add/del), and every disagreement
+//! with the model becomes a [`Divergence`] (and a `# warning:` message event), never a panic.
+//!
+//! Inferences the trace forces (the kernel does not trace these steps):
+//! * `mm_page_alloc_zone_locked` with `percpu_refill=1`, and a fallback (`mm_page_alloc_extfrag`)
+//!   of a pcp order and type, put the block at the tail of the event CPU's pcp list
+//!   (`rmqueue_bulk`); the later `mm_page_alloc` takes it from there. Other buddy takes are
+//!   handed straight to the caller.
+//! * A free of a block that a refill put on a pcp list and no `mm_page_alloc` took: the
+//!   untraced `alloc_pages_bulk` loop handed it out.
+//! * A drain or allocation of a pcp block of order > 0 that the model holds as smaller pieces,
+//!   all freed through `mm_page_free`: the pieces are one `FPI_PREPARED` chunk (7.2's chunked
+//!   `free_contig_range` prepares and traces every page as order 0, then frees the chunk).
+//! * On a profile whose `vfree` frees through `free_pages_bulk` (7.2, 7.3): a run of order-0
+//!   `mm_page_free` lines on one CPU, of ascending contiguous pfns with nothing between them, is
+//!   one `__free_contig_range` call. `__free_contig_range_common` traces each page as it
+//!   prepares it (`free_pages_prepare(page, 0)`), then `free_prepared_contig_range` frees the
+//!   run as its naturally aligned chunks (`__free_frozen_pages(.., FPI_PREPARED)`: orders 0-3
+//!   to the pcp at that order, larger ones to the buddy), none of them traced. When the run
+//!   ends, its pages are refiled as those chunks. Only for lines with a timestamp (a kernel's
+//!   trace): the engine's own trace prints the chunks (`# free_prepared_contig_range:` lines).
+//! * A partial claim (`change_ownership=1`, `fallback_order < pageblock_order`) prints
+//!   `mm_page_alloc_zone_locked` before `mm_page_alloc_extfrag`; the replay looks one event
+//!   ahead and re-types the pageblock first, as `try_to_claim_block` did.
+//!
+//! Lines without a `[cpu]` column (the engine's own trace) replay on CPU 0.
+
+use super::order::{Window, REORDER_WINDOW};
+use super::parse::{TraceEvent, TraceLine, TraceParseError, TraceReader};
+use super::predict::{PredictReport, Predictor, Request};
+use super::tally::Tally;
+use crate::mm::Step;
+use crate::mm::*;
+use crate::mm::{pcp_allowed_order, Engine, FPI_NONE};
+use crate::run::outcome::Outcome;
+use crate::run::runner::{Checkpoints, OpDef, OpRecord, OwnerInfo, Run};
+use crate::scenario::{Scenario, ScenarioError};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::collections::HashSet;
+use std::fmt;
+use std::io::BufRead;
+
+/// How to replay.
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    /// Record the event log, op records and checkpoints (the timeline and `--format trace`
+    /// need them; the `/proc` formats and the summary do not).
+    pub record: bool,
+    /// Memory the checkpoints may use, in bytes.
+    pub checkpoint_budget: usize,
+    /// Divergences kept in [`Replay::divergences`] (and prediction misses kept in
+    /// [`PredictReport::misses`]); all are counted.
+    pub max_listed: usize,
+    /// Predict every `mm_page_alloc` before applying it ([`super::predict`]).
+    pub predict: bool,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            record: true,
+            checkpoint_budget: 256 << 20,
+            max_listed: 10_000,
+            predict: false,
+        }
+    }
+}
+
+/// What kind of disagreement between the trace and the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DivergenceKind {
+    /// A pfn (or a block's end) outside the zone.
+    PfnOutsideZone,
+    /// A `[cpu]` the zone does not have (the event replays on CPU 0).
+    CpuOutsideZone,
+    /// A pfn not aligned to its order.
+    Misaligned,
+    /// `mm_page_alloc` of a block the model has allocated.
+    AllocOfAllocated,
+    /// `mm_page_free` of a block the model has (partly) free.
+    FreeOfFree,
+    /// `mm_page_alloc_zone_locked` / `mm_page_alloc_extfrag` of a block the model does not have
+    /// free in the buddy.
+    NotFreeInBuddy,
+    /// The traced free list (migratetype) is not the one the model has the block on.
+    ListMismatch,
+    /// `mm_page_alloc_extfrag` while the model had a block of the requested type: the model
+    /// would not have fallen back.
+    FallbackNotPredicted,
+    /// `mm_page_pcpu_drain` of a block that is on no pcp list in the model.
+    DrainNotOnPcp,
+    /// `mm_page_pcpu_drain`'s migratetype is not the model's pageblock type.
+    DrainMigratetype,
+    /// `mm_page_alloc` took a block from another CPU's pcp list than the traced CPU.
+    PcpOtherCpu,
+}
+
+impl DivergenceKind {
+    /// Every kind, in the order the totals list them.
+    pub const ALL: [DivergenceKind; 11] = [
+        DivergenceKind::PfnOutsideZone,
+        DivergenceKind::CpuOutsideZone,
+        DivergenceKind::Misaligned,
+        DivergenceKind::AllocOfAllocated,
+        DivergenceKind::FreeOfFree,
+        DivergenceKind::NotFreeInBuddy,
+        DivergenceKind::ListMismatch,
+        DivergenceKind::FallbackNotPredicted,
+        DivergenceKind::DrainNotOnPcp,
+        DivergenceKind::DrainMigratetype,
+        DivergenceKind::PcpOtherCpu,
+    ];
+
+    fn idx(self) -> usize {
+        Self::ALL
+            .iter()
+            .position(|&k| k == self)
+            .expect("every kind is in ALL")
+    }
+
+    /// The kind's name in the CLI's output (`list_mismatch`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DivergenceKind::PfnOutsideZone => "pfn_outside_zone",
+            DivergenceKind::CpuOutsideZone => "cpu_outside_zone",
+            DivergenceKind::Misaligned => "misaligned",
+            DivergenceKind::AllocOfAllocated => "alloc_of_allocated",
+            DivergenceKind::FreeOfFree => "free_of_free",
+            DivergenceKind::NotFreeInBuddy => "not_free_in_buddy",
+            DivergenceKind::ListMismatch => "list_mismatch",
+            DivergenceKind::FallbackNotPredicted => "fallback_not_predicted",
+            DivergenceKind::DrainNotOnPcp => "drain_not_on_pcp",
+            DivergenceKind::DrainMigratetype => "drain_migratetype",
+            DivergenceKind::PcpOtherCpu => "pcp_other_cpu",
+        }
+    }
+}
+
+/// One disagreement.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Divergence {
+    /// 1-based line of the trace.
+    pub line: u64,
+    /// Index of its message event in the run's log (0 when the log is not recorded).
+    pub event: u32,
+    /// What kind.
+    pub kind: DivergenceKind,
+    /// What, in words.
+    pub message: String,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}: {}: {}",
+            self.line,
+            self.kind.as_str(),
+            self.message
+        )
+    }
+}
+
+/// The number of divergences of one kind (every one counted, listed or not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct KindCount {
+    /// The kind.
+    pub kind: DivergenceKind,
+    /// Divergences of it.
+    pub count: u64,
+}
+
+/// The non-zero totals by kind, in [`DivergenceKind::ALL`] order.
+fn kind_counts(by_kind: &[u64; 11]) -> Vec<KindCount> {
+    DivergenceKind::ALL
+        .iter()
+        .zip(by_kind)
+        .filter(|(_, &n)| n != 0)
+        .map(|(&kind, &count)| KindCount { kind, count })
+        .collect()
+}
+
+/// A finished replay.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// An ordinary run: one op record per trace event when recorded.
+    pub run: Run,
+    /// Every divergence, counted.
+    pub divergence_count: u64,
+    /// Every divergence counted by kind (the non-zero kinds; complete even when the list is
+    /// capped).
+    pub divergences_by_kind: Vec<KindCount>,
+    /// The first [`ReplayOptions::max_listed`] divergences.
+    pub divergences: Vec<Divergence>,
+    /// Trace events applied (§9 event lines).
+    pub trace_events: u64,
+    /// Lines read, and lines skipped (comments, other events, headers).
+    pub lines: u64,
+    /// Lines skipped (comments, other events, headers).
+    pub skipped_lines: u64,
+    /// Counts and the `nr_free[]` series for [`super::summary::summary`].
+    pub tally: Tally,
+    /// Lines applied in timestamp order before a line above them in the file, and lines
+    /// whose timestamp is before one already applied (out of order by more than the window).
+    pub reordered_lines: u64,
+    /// Lines whose timestamp is before one already applied.
+    pub late_lines: u64,
+    /// With [`ReplayOptions::predict`]: how well the model predicted the kernel's choices.
+    pub predict: Option<PredictReport>,
+    /// Who made each traced allocation the model applied (the `mm_page_alloc` line's
+    /// common fields), by owner id.
+    pub allocs: TracedAllocs,
+}
+
+/// One applied `mm_page_alloc`: the line's common fields and request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TracedAlloc {
+    /// The owner id the allocation holds its pages with (`Run::owners`).
+    pub owner: u32,
+    /// 1-based line number of the `mm_page_alloc` line.
+    pub line: u64,
+    /// Index into [`TracedAllocs::tasks`] of its `comm-pid`, when the line has the column.
+    pub task: Option<u32>,
+    /// The CPU, when the line has the column.
+    pub cpu: Option<u32>,
+    pub(crate) ts_ns: Option<u64>,
+    /// The gfp flags.
+    pub gfp: u32,
+    /// The order.
+    pub order: u8,
+    /// The traced `migratetype=`.
+    pub mt: MigrateType,
+}
+
+/// The traced allocations of a replay, ascending by owner, with their tasks interned (a
+/// trace names a few tasks many times).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TracedAllocs {
+    pub(crate) tasks: Vec<String>,
+    /// Ascending by owner.
+    pub allocs: Vec<TracedAlloc>,
+    #[serde(skip)]
+    task_ids: HashMap<String, u32>,
+}
+
+impl TracedAllocs {
+    /// The allocation holding pages as `owner`, if a traced `mm_page_alloc` made it.
+    pub fn by_owner(&self, owner: u32) -> Option<&TracedAlloc> {
+        self.allocs
+            .binary_search_by_key(&owner, |a| a.owner)
+            .ok()
+            .map(|i| &self.allocs[i])
+    }
+
+    /// The `comm-pid` of an allocation, if the line had it.
+    pub fn task(&self, a: &TracedAlloc) -> Option<&str> {
+        a.task.map(|i| self.tasks[i as usize].as_str())
+    }
+
+    fn push(&mut self, owner: u32, tl: &TraceLine, mt: MigrateType) {
+        let TraceEvent::Alloc { order, gfp, .. } = tl.event else {
+            return;
+        };
+        let task = tl.task.as_ref().map(|t| match self.task_ids.get(t) {
+            Some(&i) => i,
+            None => {
+                let i = self.tasks.len() as u32;
+                self.tasks.push(t.clone());
+                self.task_ids.insert(t.clone(), i);
+                i
+            }
+        });
+        self.allocs.push(TracedAlloc {
+            owner,
+            line: tl.line,
+            task,
+            cpu: tl.cpu,
+            ts_ns: tl.ts_ns,
+            gfp,
+            order,
+            mt,
+        });
+    }
+}
+
+/// Why a replay could not run at all.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReplayError {
+    /// The start state (the scenario's `zone`/`init`) is unusable.
+    Scenario(ScenarioError),
+    /// A line the importer rejects.
+    Parse(TraceParseError),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Scenario(e) => write!(f, "{e}"),
+            ReplayError::Parse(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// Replays a trace held in memory (tests, the app).
+pub fn replay_text(s: &Scenario, text: &str, opts: &ReplayOptions) -> Result<Replay, ReplayError> {
+    replay(s, text.as_bytes(), opts, &mut |_| {})
+}
+
+/// Replays a trace from the start state of `s` (its `kernel`, `zone` and `init`; its ops are
+/// ignored). `progress(events)` is called every 65536 events and at the end.
+pub fn replay<R: BufRead>(
+    s: &Scenario,
+    trace: R,
+    opts: &ReplayOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Replay, ReplayError> {
+    let mut engine = crate::run::setup::start_engine(s).map_err(ReplayError::Scenario)?;
+    engine.recording = opts.record;
+    let initial = engine.zone.clone();
+    let n = initial.pages() as usize;
+    // A node of several zones: each zone's replay state, the active (home) one's in the
+    // replayer's own fields.
+    let parked: Vec<ZoneState> = if initial.nr_zones() > 1 {
+        (0..initial.nr_zones())
+            .map(|i| {
+                if i == initial.active_index() {
+                    ZoneState::default()
+                } else {
+                    let m = initial.zone_at(i).pages() as usize;
+                    ZoneState {
+                        origin: vec![0; m],
+                        single: vec![false; m],
+                        pindex: vec![0; m],
+                        ..ZoneState::default()
+                    }
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut r = Replayer {
+        e: engine,
+        opts: opts.clone(),
+        origin: vec![0; n],
+        single: vec![false; n],
+        pindex: vec![0; n],
+        in_flight: HashMap::new(),
+        pre_claimed: None,
+        owners: Vec::new(),
+        ops: Vec::new(),
+        checkpoints: Checkpoints::new(&initial, opts.checkpoint_budget),
+        divergence_count: 0,
+        by_kind: [0; 11],
+        divergences: Vec::new(),
+        line: 0,
+        tally: Tally::default(),
+        parked,
+        predictor: opts.predict.then(|| Predictor::new(opts.max_listed)),
+        predicted: HashSet::new(),
+        allocs: TracedAllocs::default(),
+        chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
+        free_runs: HashMap::new(),
+        pcp_holder: Vec::new(),
+    };
+    r.index_initial_pcp();
+    let mut reader = TraceReader::new(trace);
+    let mut count = 0u64;
+    let (reordered_lines, late_lines) = {
+        let mut it = Window::new(reader.by_ref());
+        while let Some(item) = it.next() {
+            let tl = item.map_err(ReplayError::Parse)?;
+            r.step(tl, &mut it);
+            count += 1;
+            if count.is_multiple_of(65536) {
+                progress(count);
+            }
+        }
+        (it.reordered, it.late)
+    };
+    progress(count);
+    let mut scenario = s.clone();
+    scenario.ops.clear();
+    let final_zone = r.e.zone.clone();
+    Ok(Replay {
+        run: Run {
+            scenario,
+            initial,
+            log: r.e.log,
+            ops: r.ops,
+            op_defs: op_defs(),
+            owners: r.owners,
+            final_zone,
+            checkpoints: r.checkpoints.into_vec(),
+            names: Vec::new(),
+            lock_holds: Default::default(),
+            ops_omitted: 0,
+        },
+        divergence_count: r.divergence_count,
+        divergences_by_kind: kind_counts(&r.by_kind),
+        divergences: r.divergences,
+        trace_events: count,
+        lines: reader.lines(),
+        skipped_lines: reader.skipped,
+        tally: r.tally,
+        reordered_lines,
+        late_lines,
+        predict: r.predictor.map(Predictor::finish),
+        allocs: r.allocs,
+    })
+}
+
+/// The op definitions of a replay: one per event type (`OpRecord::def` indexes them), and
+/// the untraced `alloc_pages_bulk` the replay infers (an owner's `def`, never an op's).
+const EVENT_NAMES: [&str; 10] = [
+    "mm_page_alloc",
+    "mm_page_free",
+    "mm_page_alloc_zone_locked",
+    "mm_page_pcpu_drain",
+    "mm_page_alloc_extfrag",
+    "free_prepared_contig_range",
+    "alloc_contig_range",
+    "set_migratetype_isolate",
+    "unset_migratetype_isolate",
+    "alloc_pages_bulk",
+];
+
+/// The owner `def` of pages an untraced `alloc_pages_bulk` handed out.
+const DEF_ALLOC_PAGES_BULK: u32 = 9;
+
+fn op_defs() -> Vec<OpDef> {
+    EVENT_NAMES
+        .iter()
+        .map(|&n| OpDef {
+            path: format!("trace:{n}"),
+            op: n.to_string(),
+            name: None,
+            note: None,
+            summary: format!("traced {n}"),
+        })
+        .collect()
+}
+
+fn def_of(e: &TraceEvent) -> u32 {
+    match e {
+        TraceEvent::Alloc { .. } => 0,
+        TraceEvent::Free { .. } => 1,
+        TraceEvent::ZoneLocked { .. } => 2,
+        TraceEvent::PcpuDrain { .. } => 3,
+        TraceEvent::Extfrag { .. } => 4,
+        TraceEvent::Chunk { .. } => 5,
+        TraceEvent::ContigAlloc { .. } => 6,
+        TraceEvent::Isolate { .. } => 7,
+        TraceEvent::Unisolate { .. } => 8,
+    }
+}
+
+/// How a block came onto a pcp list.
+const ORIGIN_NONE: u8 = 0;
+/// `rmqueue_bulk` (a refill): an untraced bulk allocation may take it.
+const ORIGIN_REFILL: u8 = 1;
+/// `mm_page_free`: a piece of a possible `FPI_PREPARED` chunk.
+const ORIGIN_FREED: u8 = 2;
+
+struct Replayer {
+    e: Engine,
+    opts: ReplayOptions,
+    /// Per page: how the pcp block headed here got onto its list.
+    origin: Vec<u8>,
+    /// Per page: its last traced allocation was an order-0 `mm_page_alloc` of it alone (not a
+    /// page of a larger block, nor a page the untraced `alloc_pages_bulk` handed out).
+    single: Vec<bool>,
+    /// Per page: the pcp list index of the pcp block headed here.
+    pindex: Vec<u8>,
+    /// Blocks taken from the buddy for the caller, awaiting their `mm_page_alloc`.
+    in_flight: HashMap<u32, u8>,
+    /// A partial claim already applied ahead of its `mm_page_alloc_extfrag` (zone pfn).
+    pre_claimed: Option<u32>,
+    owners: Vec<OwnerInfo>,
+    ops: Vec<OpRecord>,
+    checkpoints: Checkpoints,
+    divergence_count: u64,
+    /// `divergence_count` by kind ([`DivergenceKind::ALL`] order).
+    by_kind: [u64; 11],
+    divergences: Vec<Divergence>,
+    line: u64,
+    tally: Tally,
+    /// A node of several zones: the replay state (`origin`, `pindex`, `in_flight`,
+    /// `pre_claimed`) of each zone not being worked on, by node index; the fields above are the
+    /// active zone's (its slot here is empty). Empty for a node of one zone.
+    parked: Vec<ZoneState>,
+    /// With `--predict`: the predictions, and the `mm_page_alloc` lines already predicted at
+    /// the first line of their allocation.
+    predictor: Option<Predictor>,
+    predicted: HashSet<u64>,
+    allocs: TracedAllocs,
+    /// The profile frees contiguous runs in chunks (`FreeMethod::Chunked`): infer them.
+    chunked_frees: bool,
+    /// Per CPU and task (pid): the run of order-0 frees its last line extended, while the
+    /// task's next line on that CPU continues it.
+    free_runs: HashMap<(usize, u32), FreeRun>,
+    /// Per CPU: the task (pid) the trace shows holding that CPU's pcp lock
+    /// ([`Replayer::pcp_held_by_interrupted_task`]).
+    pcp_holder: Vec<Option<u32>>,
+}
+
+/// How far past a run of frees the replay looks for a folio batch's `mm_page_free_batched`
+/// lines (`free_unref_folios` commits one folio batch: a few dozen folios).
+const FOLIO_BATCH_LOOKAHEAD: usize = 64;
+
+/// A run of order-0 `mm_page_free` lines of ascending contiguous pfns on one CPU (absolute
+/// pfns `start..end`), in one zone of the node.
+#[derive(Clone, Copy, Debug)]
+struct FreeRun {
+    zone: usize,
+    start: u64,
+    end: u64,
+    /// A page of the run was last allocated alone (`Replayer::single`).
+    singles: bool,
+    /// Who held the run's last page before its free.
+    owner: u32,
+}
+
+/// The per-zone part of [`Replayer`] (per-page arrays indexed by the zone's own pfns).
+#[derive(Default)]
+struct ZoneState {
+    origin: Vec<u8>,
+    single: Vec<bool>,
+    pindex: Vec<u8>,
+    in_flight: HashMap<u32, u8>,
+    pre_claimed: Option<u32>,
+}
+
+type Lookahead<'a, R> = Window<&'a mut TraceReader<R>>;
+
+impl Replayer {
+    fn index_initial_pcp(&mut self) {
+        let home = self.e.home_zone();
+        for z in 0..self.e.zone.nr_zones() {
+            self.enter_zone(z);
+            for cpu in 0..self.e.zone.pcp.len() {
+                for pi in 0..NR_PCP_LISTS {
+                    for p in self.e.zone.pcp_list_pfns(cpu, pi) {
+                        self.pindex[p as usize] = pi as u8;
+                        self.origin[p as usize] = ORIGIN_REFILL;
+                    }
+                }
+            }
+        }
+        self.enter_zone(home);
+    }
+
+    /// Works in zone `i` of the node from now on: the engine's zone (a recorded
+    /// `ZoneSwitch`) and this replayer's state of that zone. Nothing on a node of one zone.
+    fn enter_zone(&mut self, i: usize) {
+        let cur = self.e.zone.active_index();
+        if i == cur || self.parked.is_empty() {
+            return;
+        }
+        let park = |r: &mut Replayer, slot: usize| {
+            let z = &mut r.parked[slot];
+            std::mem::swap(&mut r.origin, &mut z.origin);
+            std::mem::swap(&mut r.single, &mut z.single);
+            std::mem::swap(&mut r.pindex, &mut z.pindex);
+            std::mem::swap(&mut r.in_flight, &mut z.in_flight);
+            std::mem::swap(&mut r.pre_claimed, &mut z.pre_claimed);
+        };
+        park(self, cur);
+        park(self, i);
+        self.e.select_zone(Step::PageZone, i);
+    }
+
+    /// `page_zone(pfn)`: work in the zone of the node that holds `pfn` (a trace line names no
+    /// zone, its pfn does). A pfn in no zone stays where it is, to diverge there.
+    fn enter_zone_of(&mut self, pfn: u64) {
+        if let Some(i) = self.e.zone.zone_index_of(pfn) {
+            self.enter_zone(i);
+        }
+    }
+
+    fn mt(&self, n: u8) -> MigrateType {
+        match n {
+            4 if self.e.zone.cfg.cma => MigrateType::Cma,
+            4 | 5 => MigrateType::Isolate,
+            n => MigrateType::from_idx(n as usize),
+        }
+    }
+
+    fn diverge(&mut self, kind: DivergenceKind, message: String) {
+        self.divergence_count += 1;
+        self.by_kind[kind.idx()] += 1;
+        let event = self.e.log.events.len() as u32;
+        self.e.message(
+            Step::ReplayDivergence,
+            MsgLevel::Warning,
+            format!("replay line {}: {}: {}", self.line, kind.as_str(), message),
+        );
+        if self.divergences.len() < self.opts.max_listed {
+            self.divergences.push(Divergence {
+                line: self.line,
+                event: if self.opts.record { event } else { 0 },
+                kind,
+                message,
+            });
+        }
+    }
+
+    fn abs(&self, p: u32) -> u64 {
+        self.e.zone.abs_pfn(p)
+    }
+
+    /// The zone index of a traced block (working in its zone from now on), or a divergence.
+    fn block(&mut self, pfn: u64, order: u8) -> Option<u32> {
+        self.enter_zone_of(pfn);
+        let z = &self.e.zone;
+        let start = z.cfg.start_pfn;
+        if pfn < start || pfn + (1u64 << order) > start + z.pages() as u64 {
+            self.diverge(
+                DivergenceKind::PfnOutsideZone,
+                format!("pfn {pfn:#x} order {order} is outside the zone"),
+            );
+            return None;
+        }
+        let p = (pfn - start) as u32;
+        if p & ((1 << order) - 1) != 0 {
+            self.diverge(
+                DivergenceKind::Misaligned,
+                format!("pfn {pfn:#x} is not aligned to order {order}"),
+            );
+            return None;
+        }
+        Some(p)
+    }
+
+    fn cpu(&mut self, cpu: Option<u32>) -> (usize, bool) {
+        match cpu {
+            None => (0, false),
+            Some(c) if (c as usize) < self.e.zone.pcp.len() => (c as usize, true),
+            Some(c) => {
+                self.diverge(
+                    DivergenceKind::CpuOutsideZone,
+                    format!(
+                        "CPU {c}: the zone has {} CPU(s); replayed on CPU 0",
+                        self.e.zone.pcp.len()
+                    ),
+                );
+                (0, false)
+            }
+        }
+    }
+
+    fn step<R: BufRead>(&mut self, tl: TraceLine, ahead: &mut Lookahead<'_, R>) {
+        self.line = tl.line;
+        if self.predictor.is_some() {
+            self.maybe_predict(&tl, ahead);
+        }
+        let start = (self.e.log.events.len() as u32, self.e.zone.stats);
+        let def = def_of(&tl.event);
+        self.tally.count(&tl.event);
+        let owners_before = self.owners.len();
+        let outcome = self.apply(&tl, ahead);
+        let cpu = tl
+            .cpu
+            .filter(|&c| (c as usize) < self.e.zone.pcp.len())
+            .unwrap_or(0) as usize;
+        self.note_pcp_holder(&tl, cpu);
+        // The owners this line created: an applied mm_page_alloc's (def 0) is who allocated.
+        for o in owners_before..self.owners.len() {
+            if self.owners[o].def == 0 {
+                let mt = self.owners[o].mt;
+                self.allocs.push(o as u32, &tl, mt);
+            }
+        }
+        // As a run's ops do, every traced event ends in the home (highest) zone.
+        let home = self.e.home_zone();
+        self.enter_zone(home);
+        self.tally.nr_free.push(tl.line, self.e.zone.nr_free());
+        if self.opts.record {
+            self.ops.push(OpRecord {
+                def,
+                iteration: Vec::new(),
+                start: start.0,
+                end: self.e.log.events.len() as u32,
+                cost: self.e.zone.stats().diff(&start.1),
+                pageblocks_touched: 0,
+                lock_holds: Default::default(),
+                outcome: Outcome::Replayed {
+                    line: tl.line,
+                    what: outcome,
+                },
+                nr_free_after: self.e.zone.nr_free,
+                nr_free_after_zones: if self.parked.is_empty() {
+                    Vec::new()
+                } else {
+                    self.e.zone.zones().map(|z| *z.nr_free()).collect()
+                },
+            });
+            self.maybe_checkpoint();
+        }
+    }
+
+    fn maybe_checkpoint(&mut self) {
+        self.checkpoints
+            .maybe_take(self.e.log.events.len(), &self.e.zone);
+    }
+
+    fn apply<R: BufRead>(&mut self, tl: &TraceLine, ahead: &mut Lookahead<'_, R>) -> String {
+        let (cpu, cpu_known) = self.cpu(tl.cpu);
+        match tl.event {
+            TraceEvent::Alloc {
+                pfn,
+                order,
+                mt,
+                gfp,
+            } => self.alloc(pfn, order, self.mt(mt), gfp, cpu, cpu_known),
+            TraceEvent::Free { pfn, order } => {
+                let single = self.traced_single_page(pfn);
+                let owner = self.owner_of(pfn);
+                let to_buddy = self.pcp_held_by_interrupted_task(tl, cpu, ahead);
+                let what = self.free(pfn, order, cpu, to_buddy);
+                self.contig_run(tl, &what, single, owner, cpu, ahead);
+                what
+            }
+            TraceEvent::ZoneLocked {
+                pfn,
+                order,
+                mt,
+                percpu_refill,
+            } => {
+                let mt = self.mt(mt);
+                // A partial claim traces its __rmqueue_smallest before its extfrag line.
+                if let Some(TraceLine {
+                    event:
+                        TraceEvent::Extfrag {
+                            pfn: xpfn,
+                            alloc_order,
+                            fallback_order,
+                            alloc_mt,
+                            fallback_mt,
+                            change_ownership: true,
+                        },
+                    ..
+                }) = ahead.peek(0)
+                {
+                    if *xpfn == pfn && *fallback_order < PAGEBLOCK_ORDER {
+                        let ao = *alloc_order;
+                        let (am, fm) = (self.mt(*alloc_mt), self.mt(*fallback_mt));
+                        if let Some(p) = self.block(pfn, order) {
+                            self.partial_claim(p, ao, am, fm);
+                            self.pre_claimed = Some(p);
+                        }
+                    }
+                }
+                self.zone_locked(pfn, order, mt, percpu_refill, cpu)
+            }
+            TraceEvent::PcpuDrain { pfn, order, mt } => self.drain(pfn, order, mt, cpu),
+            TraceEvent::Extfrag {
+                pfn,
+                alloc_order,
+                fallback_order,
+                alloc_mt,
+                fallback_mt,
+                change_ownership,
+            } => self.extfrag(
+                pfn,
+                alloc_order,
+                fallback_order,
+                self.mt(alloc_mt),
+                self.mt(fallback_mt),
+                change_ownership,
+                cpu,
+            ),
+            TraceEvent::Chunk { pfn, order } => self.chunk(pfn, order, cpu),
+            TraceEvent::ContigAlloc { pfn, nr } => self.contig_alloc(pfn, nr),
+            TraceEvent::Isolate { pfn } => self.isolate(pfn, true),
+            TraceEvent::Unisolate { pfn } => self.isolate(pfn, false),
+        }
+    }
+
+    // ------------------------------------------------------------------ prediction
+
+    /// Before the first line of an allocation (its refill or fallback lines, else its
+    /// `mm_page_alloc`): predict that allocation from the state the kernel chose from.
+    fn maybe_predict<R: BufRead>(&mut self, tl: &TraceLine, ahead: &mut Lookahead<'_, R>) {
+        let mut fell_back = matches!(tl.event, TraceEvent::Extfrag { .. });
+        let alloc = match tl.event {
+            TraceEvent::Alloc { .. } => Some(tl.clone()),
+            TraceEvent::ZoneLocked { .. } | TraceEvent::Extfrag { .. } => {
+                // The CPU's next line that is not one of these ends the allocation: an
+                // mm_page_alloc, or something else (alloc_pages_bulk traces no mm_page_alloc).
+                let mut found = None;
+                for k in 0..REORDER_WINDOW {
+                    let Some(l) = ahead.peek(k) else { break };
+                    if l.cpu != tl.cpu {
+                        continue;
+                    }
+                    match l.event {
+                        TraceEvent::ZoneLocked { .. } => continue,
+                        TraceEvent::Extfrag { .. } => fell_back = true,
+                        TraceEvent::Alloc { .. } => {
+                            found = Some(l.clone());
+                            break;
+                        }
+                        _ => break,
+                    }
+                }
+                found
+            }
+            _ => None,
+        };
+        let Some(a) = alloc else { return };
+        if !self.predicted.insert(a.line) {
+            if a.line == tl.line {
+                // Reached: predicted at its first line.
+                self.predicted.remove(&a.line);
+            }
+            return;
+        }
+        if a.line == tl.line {
+            self.predicted.remove(&a.line);
+        }
+        let TraceEvent::Alloc {
+            pfn,
+            order,
+            mt,
+            gfp,
+        } = a.event
+        else {
+            unreachable!("an mm_page_alloc")
+        };
+        let cpu = a
+            .cpu
+            .filter(|&c| (c as usize) < self.e.zone.pcp.len())
+            .unwrap_or(0) as usize;
+        let req = Request {
+            line: a.line,
+            cpu,
+            order,
+            mt,
+            gfp,
+            pfn,
+            fell_back,
+        };
+        let p = self.predictor.as_mut().expect("predicting");
+        p.predict(&mut self.e, &req);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    fn pcp_add(&mut self, step: Step, cpu: usize, p: u32, order: u8, mt: MigrateType, end: End) {
+        let pi = order_to_pindex(mt, order);
+        self.e.emit(
+            step,
+            Mutation::PcpAdd {
+                cpu: cpu as u8,
+                pindex: pi as u8,
+                pfn: p,
+                end,
+            },
+        );
+        self.pindex[p as usize] = pi as u8;
+    }
+
+    fn pcp_del(&mut self, step: Step, p: u32) {
+        let cpu = self.e.zone.owner[p as usize] as u8;
+        let prev = self.e.zone.prev[p as usize];
+        self.e.emit(
+            step,
+            Mutation::PcpDel {
+                cpu,
+                pindex: self.pindex[p as usize],
+                pfn: p,
+                prev,
+            },
+        );
+        self.origin[p as usize] = ORIGIN_NONE;
+    }
+
+    /// Is `(p, order)` the head of a pcp block of that order?
+    fn on_pcp(&self, p: u32, order: u8) -> bool {
+        let z = &self.e.zone;
+        z.kind[p as usize] == PageKind::Pcp && z.order[p as usize] == order
+    }
+
+    /// The pcp pieces, all put there by `mm_page_free`, that exactly tile `(p, order)`.
+    fn freed_pieces(&self, p: u32, order: u8) -> Option<Vec<u32>> {
+        if order == 0 {
+            return None;
+        }
+        let z = &self.e.zone;
+        let end = p + (1 << order);
+        let mut v = Vec::new();
+        let mut q = p;
+        while q < end {
+            let o = z.order[q as usize];
+            if z.kind[q as usize] != PageKind::Pcp
+                || self.origin[q as usize] != ORIGIN_FREED
+                || q + (1 << o) > end
+            {
+                return None;
+            }
+            v.push(q);
+            q += 1 << o;
+        }
+        Some(v)
+    }
+
+    /// Takes `(p, order)` off the pcp, whole or as its freed pieces. False if it is not there.
+    fn take_pcp(&mut self, step: Step, p: u32, order: u8) -> bool {
+        if self.on_pcp(p, order) {
+            self.pcp_del(step, p);
+            return true;
+        }
+        match self.freed_pieces(p, order) {
+            Some(v) => {
+                for q in v {
+                    self.pcp_del(step, q);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// An order-0 `mm_page_alloc` took `p` from its CPU's pcp list, but the model has blocks
+    /// above it. `__rmqueue_pcplist` takes `list_first_entry`, and frees and refills only add
+    /// lines the replay applies, so those blocks left the list's head untraced before it:
+    /// `alloc_pages_bulk_noprof`, which calls `__rmqueue_pcplist` under the pcp lock and traces
+    /// no `mm_page_alloc` (v6.12.117 mm/page_alloc.c:4761-4785, v7.2.13 :5250-5274). They are
+    /// handed out now, as one bulk allocation, so that a later `mm_page_free` of them frees
+    /// pages the model holds.
+    fn untraced_bulk_take_above(&mut self, p: u32) {
+        let z = &self.e.zone;
+        let (cpu, pi) = (
+            z.owner[p as usize] as usize,
+            self.pindex[p as usize] as usize,
+        );
+        let above: Vec<u32> = z
+            .list_iter(&z.pcp[cpu].lists[pi])
+            .take_while(|&q| q != p)
+            .collect();
+        if above.is_empty() {
+            return;
+        }
+        self.tally.untraced_bulk_takes += 1;
+        self.tally.untraced_bulk_pages += above.len() as u64;
+        let owner = self.owners.len() as u32;
+        let mt = self.e.zone.pageblock_mt(p);
+        self.owners.push(OwnerInfo {
+            def: DEF_ALLOC_PAGES_BULK,
+            mt,
+            seq: 0,
+        });
+        for q in above {
+            self.pcp_del(Step::PcplistTakeFront, q);
+            self.e.emit(
+                Step::BulkPrep,
+                Mutation::PrepNewPage {
+                    pfn: q,
+                    order: 0,
+                    owner,
+                    lru: false,
+                },
+            );
+            self.single[q as usize] = false;
+        }
+    }
+
+    /// An order-0 `mm_page_free` of `p`, which a free put on a pcp list and no `mm_page_alloc`
+    /// took since: `alloc_pages_bulk_noprof` took it untraced from the head of that list, when
+    /// the list held another block too. A bulk call asks for at least two pages ("Use the
+    /// single page allocator for one page": one left goes to `__alloc_pages_noprof`, traced,
+    /// v6.12.117 mm/page_alloc.c:4691, v7.2.13 :5183), so a page alone on its list is taken
+    /// with a refill the trace shows (`rmqueue_bulk`), never on its own: a second free of a
+    /// page alone on its list stays a `free_of_free` divergence.
+    fn untraced_bulk_take_of_freed(&mut self, p: u32) -> bool {
+        let z = &self.e.zone;
+        if !self.on_pcp(p, 0) || self.origin[p as usize] != ORIGIN_FREED {
+            return false;
+        }
+        let (cpu, pi) = (
+            z.owner[p as usize] as usize,
+            self.pindex[p as usize] as usize,
+        );
+        if z.pcp[cpu].lists[pi].len < 2 {
+            return false;
+        }
+        self.tally.untraced_bulk_takes += 1;
+        self.tally.untraced_bulk_pages += 1;
+        self.pcp_del(Step::PcplistTakeFront, p);
+        true
+    }
+
+    /// The kernel takes `(p, order)` from the buddy, where the model has its pages on pcp
+    /// lists, put there by traced frees, or handed out by an inferred untraced bulk take of such
+    /// pages. Drains are traced, so those frees went straight to the buddy: `free_one_page`
+    /// when `pcp_spin_trylock` fails, as it does for a free in irq context on a CPU whose
+    /// task holds its pcp lock (the lock does not disable irqs; v7.2.13 mm/page_alloc.c
+    /// `__free_frozen_pages` :2977-2985, `free_unref_folios` :3064-3068; v6.12.117
+    /// `free_unref_page` :2758-2764). They are moved there now, merging as `__free_one_page`
+    /// does, before the take. Nothing happens unless every page of the block is such a page
+    /// or free in the buddy.
+    fn freed_straight_to_the_buddy(&mut self, p: u32, order: u8) {
+        let end = p + (1u32 << order);
+        if end > self.e.zone.pages() {
+            return;
+        }
+        let mut pieces = Vec::new();
+        let mut q = p;
+        while q < end {
+            match self.e.free_block_containing(q) {
+                // Already in the buddy (a drained page, or a buddy of the others).
+                Some((h, o, false)) => {
+                    q = h + (1 << o);
+                    continue;
+                }
+                // On a pcp list, freed there: the whole pcp block went to the buddy.
+                Some((h, o, true)) if self.origin[h as usize] == ORIGIN_FREED => {
+                    pieces.push((h, o, true));
+                    q = h + (1 << o);
+                    continue;
+                }
+                _ => {}
+            }
+            if self.held_by_inferred_bulk(q) {
+                pieces.push((q, 0, false));
+                q += 1;
+            } else {
+                return;
+            }
+        }
+        self.tally.freed_straight_to_buddy += pieces.len() as u64;
+        for (q, o, on_pcp) in pieces {
+            if on_pcp {
+                self.pcp_del(Step::PcplistTakeFront, q);
+            } else {
+                self.e.put_page(q, 0);
+            }
+            self.e.free_one_page(q, o, FPI_NONE);
+        }
+    }
+
+    /// Is the order-0 page `p` held by an untraced `alloc_pages_bulk` the replay inferred?
+    fn held_by_inferred_bulk(&self, p: u32) -> bool {
+        let z = &self.e.zone;
+        z.kind[p as usize] == PageKind::Other
+            && z.refcount[p as usize] == 1
+            && self
+                .owners
+                .get(z.owner[p as usize] as usize)
+                .is_some_and(|o| o.def == DEF_ALLOC_PAGES_BULK)
+    }
+
+    /// Before a free: the block must be held (head refcount 1), as `put_page` expects. A tail
+    /// page of a larger allocation means the owner split it (`split_page`, untraced); a block
+    /// nobody holds in the model was handed out untraced (the bulk loop): `prep_new_page`.
+    fn ensure_held(&mut self, p: u32, order: u8) {
+        let z = &self.e.zone;
+        let owner = z.owner[p as usize];
+        if owner != NO_OWNER {
+            // The allocation holding p: the largest aligned block with a held head, unsplit
+            // tails, all of this owner.
+            let alloc = (0..=MAX_PAGE_ORDER)
+                .map(|o| (p & !((1u32 << o) - 1), o))
+                // Owning the whole block is monotone in the order: stop at the first miss.
+                .take_while(|&(h, o)| {
+                    h + (1 << o) <= z.pages()
+                        && z.owner[h as usize..(h + (1 << o)) as usize]
+                            .iter()
+                            .all(|&w| w == owner)
+                })
+                .filter(|&(h, o)| {
+                    z.refcount[h as usize] == 1
+                        && z.refcount[h as usize + 1..(h + (1 << o)) as usize]
+                            .iter()
+                            .all(|&c| c == 0)
+                })
+                .last();
+            if let Some((h, o)) = alloc {
+                if o > order {
+                    self.e.split_page(h, o);
+                }
+            }
+            if self.e.zone.refcount[p as usize] == 1 {
+                return;
+            }
+        }
+        let mt = self.e.zone.pageblock_mt(p);
+        let owner = self.owners.len() as u32;
+        self.owners.push(OwnerInfo { def: 1, mt, seq: 0 });
+        self.e.emit(
+            Step::PrepNewPage,
+            Mutation::PrepNewPage {
+                pfn: p,
+                order,
+                owner,
+                lru: mt == MigrateType::Movable,
+            },
+        );
+    }
+
+    /// Does any page of `(p, order)` lie in a free block (buddy or pcp)?
+    fn any_free(&self, p: u32, order: u8) -> bool {
+        let z = &self.e.zone;
+        self.e.free_block_containing(p).is_some()
+            || (p + 1..p + (1 << order)).any(|q| z.kind[q as usize] != PageKind::Other)
+    }
+
+    /// Removes `(p, order)` from the buddy block that contains it, splitting that block the way
+    /// `expand` does (the halves not holding `p` go to the head of the block's list). Returns
+    /// the list it was on.
+    fn take_from_buddy(&mut self, step: Step, p: u32, order: u8) -> Option<MigrateType> {
+        if self
+            .e
+            .free_block_containing(p)
+            .is_none_or(|(_, o, on_pcp)| on_pcp || o < order)
+        {
+            self.freed_straight_to_the_buddy(p, order);
+        }
+        let (head, o, on_pcp) = self.e.free_block_containing(p)?;
+        if on_pcp || o < order {
+            return None;
+        }
+        let lmt = self.e.zone.list_mt_of(head);
+        self.e.del_from_free_list(step, head, o, lmt);
+        if head == p {
+            self.e.expand(p, order, o, lmt);
+        } else {
+            let (mut cur, mut co) = (head, o);
+            while co > order {
+                co -= 1;
+                let half = 1u32 << co;
+                let (keep, give) = if p >= cur + half {
+                    (cur + half, cur)
+                } else {
+                    (cur, cur + half)
+                };
+                self.e
+                    .add_to_free_list(Step::ExpandAddUpper, give, co, lmt, false);
+                cur = keep;
+            }
+        }
+        self.e
+            .account_freepages(Step::ExpandAccount, -(1i64 << order), lmt);
+        Some(lmt)
+    }
+
+    /// After a buddy take for an allocation of `(order, mt)`: a pcp order and type goes to the
+    /// tail of the CPU's pcp list (`rmqueue_bulk`), anything else to the caller.
+    fn deliver(&mut self, p: u32, order: u8, mt: MigrateType, cpu: usize) -> &'static str {
+        if pcp_allowed_order(order) && mt.idx() < MIGRATE_PCPTYPES {
+            self.pcp_add(Step::BulkAddTail, cpu, p, order, mt, End::Tail);
+            self.origin[p as usize] = ORIGIN_REFILL;
+            "to the pcp"
+        } else {
+            self.in_flight.insert(p, order);
+            "to the caller"
+        }
+    }
+
+    fn trace(&mut self, step: Step, t: Tracepoint) {
+        self.e.emit(step, t);
+    }
+
+    /// The model would have found a block on the requested type's own lists.
+    fn check_fallback(&mut self, order: u8, mt: MigrateType) {
+        let z = &self.e.zone;
+        if let Some(o) = (order..=MAX_PAGE_ORDER).find(|&o| z.free_list(o, mt).len > 0) {
+            self.diverge(
+                DivergenceKind::FallbackNotPredicted,
+                format!(
+                    "fallback for an order-{order} {} request, but the model has an order-{o} {} block free",
+                    mt.kernel_name(),
+                    mt.kernel_name()
+                ),
+            );
+        }
+    }
+
+    fn check_list(&mut self, p: u32, want: MigrateType, what: &str) {
+        if let Some((head, _, false)) = self.e.free_block_containing(p) {
+            let have = self.e.zone.list_mt_of(head);
+            if have != want {
+                self.diverge(
+                    DivergenceKind::ListMismatch,
+                    format!(
+                        "{what} at pfn {:#x} from the {} list, but the model has it on the {} list",
+                        self.abs(p),
+                        want.kernel_name(),
+                        have.kernel_name()
+                    ),
+                );
+            }
+        }
+    }
+
+    fn not_free(&mut self, p: u32, order: u8, what: &str) {
+        let where_ = if self.any_free(p, order) {
+            "on a pcp list"
+        } else {
+            "allocated"
+        };
+        self.diverge(
+            DivergenceKind::NotFreeInBuddy,
+            format!(
+                "{what} takes the order-{order} block at pfn {:#x} from the buddy, but the model has it {where_}",
+                self.abs(p)
+            ),
+        );
+    }
+
+    // ------------------------------------------------------------------ events
+
+    fn alloc(
+        &mut self,
+        pfn: Option<u64>,
+        order: u8,
+        mt: MigrateType,
+        gfp: u32,
+        cpu: usize,
+        cpu_known: bool,
+    ) -> String {
+        let Some(pfn) = pfn else {
+            self.trace(
+                Step::TraceMmPageAlloc,
+                Tracepoint::MmPageAlloc {
+                    pfn: None,
+                    order,
+                    mt,
+                    gfp,
+                },
+            );
+            return format!("order-{order} allocation failed");
+        };
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        let how = if self.in_flight.get(&p) == Some(&order) {
+            self.in_flight.remove(&p);
+            "from the buddy"
+        } else if self.on_pcp(p, order) || self.freed_pieces(p, order).is_some() {
+            let owner_cpu = self.e.zone.owner[p as usize] as usize;
+            if cpu_known && owner_cpu != cpu {
+                self.diverge(
+                    DivergenceKind::PcpOtherCpu,
+                    format!(
+                        "pfn {pfn:#x} is on CPU {owner_cpu}'s pcp list, the trace allocates it on CPU {cpu}"
+                    ),
+                );
+            } else if order == 0
+                && self.on_pcp(p, 0)
+                && self.pindex[p as usize] as usize == order_to_pindex(mt, 0)
+            {
+                self.untraced_bulk_take_above(p);
+            }
+            self.take_pcp(Step::PcplistTakeFront, p, order);
+            "from the pcp"
+        } else if self.take_from_buddy(Step::SmallestTake, p, order).is_some() {
+            "from the buddy (untraced take)"
+        } else if order == 0 && self.held_by_inferred_bulk(p) {
+            // The inferred untraced take was wrong for this page: it was still on the list, and
+            // this allocation took it (the model's list order differed, or the allocation was
+            // traced after another's: `trace_mm_page_alloc` runs after `get_page_from_freelist`
+            // returns, preemptible). The traced allocation holds it now.
+            self.e.put_page(p, 0);
+            "from the pcp (not taken by the untraced alloc_pages_bulk after all)"
+        } else {
+            self.diverge(
+                DivergenceKind::AllocOfAllocated,
+                format!("order-{order} block at pfn {pfn:#x} is allocated in the model"),
+            );
+            self.trace(
+                Step::TraceMmPageAlloc,
+                Tracepoint::MmPageAlloc {
+                    pfn: Some(p),
+                    order,
+                    mt,
+                    gfp,
+                },
+            );
+            return "diverged".into();
+        };
+        let owner = self.owners.len() as u32;
+        self.owners.push(OwnerInfo { def: 0, mt, seq: 0 });
+        self.e.emit(
+            Step::PrepNewPage,
+            Mutation::PrepNewPage {
+                pfn: p,
+                order,
+                owner,
+                lru: mt == MigrateType::Movable,
+            },
+        );
+        self.trace(
+            Step::TraceMmPageAlloc,
+            Tracepoint::MmPageAlloc {
+                pfn: Some(p),
+                order,
+                mt,
+                gfp,
+            },
+        );
+        self.single[p as usize..(p + (1 << order)) as usize].fill(order == 0);
+        format!("order-{order} block at pfn {pfn:#x} allocated {how}")
+    }
+
+    /// An `mm_page_free` in irq context on a CPU whose interrupted task holds that CPU's pcp
+    /// lock: `pcp_spin_trylock` fails and the block goes straight to the buddy (`free_one_page`;
+    /// v7.2.13 mm/page_alloc.c `__free_frozen_pages` :2977-2985, v6.12.117 `free_unref_page`
+    /// :2758-2764). The trace shows the lock held between a task's `rmqueue_bulk` lines
+    /// (`mm_page_alloc_zone_locked` with `percpu_refill=1`: `__rmqueue_pcplist` refills under
+    /// the pcp lock, which `rmqueue_pcplist` or `alloc_pages_bulk` drops after the take) and
+    /// its next line: the interrupt that was pending while the zone lock kept irqs off comes in
+    /// at `rmqueue_bulk`'s `spin_unlock_irqrestore`, with the pcp lock still held. (Inside
+    /// `free_unref_folios`' commit loop the lock is held too, but `free_frozen_page_commit` may
+    /// drop and retake it between two folios on 7.x: its `mm_page_free_batched` lines do not
+    /// tell.) The interrupt's own lines tell when the lock was free after all: an
+    /// `mm_page_pcpu_drain` among them is `free_pcppages_bulk` under that CPU's pcp lock (its
+    /// frees reached the pcp, which then went over `high`): the task had dropped the lock
+    /// before the interrupt came.
+    fn pcp_held_by_interrupted_task<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        cpu: usize,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> bool {
+        if tl.in_irq != Some(true)
+            || tl.pid.is_none()
+            || self.pcp_holder.get(cpu).copied().flatten() != tl.pid
+        {
+            return false;
+        }
+        for k in 0..FOLIO_BATCH_LOOKAHEAD {
+            let Some(l) = ahead.peek(k) else { break };
+            if l.cpu.map(|c| c as usize) != Some(cpu) {
+                continue;
+            }
+            if l.in_irq != Some(true) || l.pid != tl.pid {
+                break;
+            }
+            if matches!(l.event, TraceEvent::PcpuDrain { .. }) {
+                self.pcp_holder[cpu] = None;
+                return false;
+            }
+        }
+        true
+    }
+
+    /// After a line in task context on `cpu`: the task holds the CPU's pcp lock from its
+    /// `rmqueue_bulk` lines on, until its next line.
+    fn note_pcp_holder(&mut self, tl: &TraceLine, cpu: usize) {
+        if tl.in_irq == Some(true) {
+            return;
+        }
+        if self.pcp_holder.len() <= cpu {
+            self.pcp_holder.resize(cpu + 1, None);
+        }
+        self.pcp_holder[cpu] = match tl.event {
+            TraceEvent::ZoneLocked {
+                percpu_refill: true,
+                ..
+            } => tl.pid,
+            _ => None,
+        };
+    }
+
+    fn free(&mut self, pfn: u64, order: u8, cpu: usize, to_buddy: bool) -> String {
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        if order > MAX_PAGE_ORDER {
+            return self.free_gigantic(p, order);
+        }
+        if self.on_pcp(p, order) && self.origin[p as usize] == ORIGIN_REFILL {
+            // Handed out by the untraced alloc_pages_bulk loop.
+            self.pcp_del(Step::PcplistTakeFront, p);
+        } else if order == 0 && self.untraced_bulk_take_of_freed(p) {
+            // As above, for a page a free had put on the list.
+        } else if self.in_flight.get(&p) == Some(&order) {
+            self.in_flight.remove(&p);
+        } else if self.any_free(p, order) {
+            self.diverge(
+                DivergenceKind::FreeOfFree,
+                format!("order-{order} block at pfn {pfn:#x} is already free in the model"),
+            );
+            return "diverged".into();
+        }
+        self.ensure_held(p, order);
+        self.e.put_page(p, order);
+        self.trace(
+            Step::TraceMmPageFree,
+            Tracepoint::MmPageFree { pfn: p, order },
+        );
+        let mut mt = self.e.zone.pageblock_mt(p);
+        if pcp_allowed_order(order) && mt != MigrateType::Isolate && !to_buddy {
+            if mt.idx() >= MIGRATE_PCPTYPES {
+                mt = MigrateType::Movable;
+            }
+            self.pcp_add(Step::CommitAddHead, cpu, p, order, mt, End::Head);
+            self.origin[p as usize] = ORIGIN_FREED;
+            format!("order-{order} block at pfn {pfn:#x} freed to the pcp")
+        } else {
+            self.e.free_one_page(p, order, FPI_NONE);
+            if to_buddy && pcp_allowed_order(order) {
+                self.tally.freed_straight_to_buddy += 1;
+                format!("order-{order} block at pfn {pfn:#x} freed to the buddy (pcp_spin_trylock failed: the interrupted task holds the pcp lock)")
+            } else {
+                format!("order-{order} block at pfn {pfn:#x} freed to the buddy")
+            }
+        }
+    }
+
+    /// After an `mm_page_free` on a profile with the chunked `__free_contig_range`: extends the
+    /// current run of order-0 frees, and when the next line does not continue it, refiles the
+    /// run's pages as `free_prepared_contig_range`'s chunks (see the module comment).
+    fn contig_run<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        what: &str,
+        single: bool,
+        owner: u32,
+        cpu: usize,
+        ahead: &mut Lookahead<'_, R>,
+    ) {
+        let TraceEvent::Free { pfn, order: 0 } = tl.event else {
+            return;
+        };
+        if !self.chunked_frees || tl.ts_ns.is_none() {
+            return;
+        }
+        // An interrupt's line leaves the runs of the tasks it interrupted alone (each task's
+        // run on a CPU is its own: a task that preempts another may free its own run).
+        if tl.in_irq == Some(true) {
+            return;
+        }
+        let key = (cpu, tl.pid.unwrap_or(u32::MAX));
+        // free_pages_bulk runs in sleepable process context only (it calls cond_resched):
+        // frees under a lock are single frees, whatever their pfns.
+        if tl.preemptible != Some(true) || !what.ends_with("freed to the pcp") {
+            self.free_runs.remove(&key);
+            return;
+        }
+        let zone = self.e.zone.active_index();
+        let run = match self.free_runs.get(&key).copied() {
+            Some(r) if r.zone == zone && r.end == pfn => FreeRun {
+                end: pfn + 1,
+                singles: r.singles || single,
+                owner,
+                ..r
+            },
+            _ => FreeRun {
+                zone,
+                start: pfn,
+                end: pfn + 1,
+                singles: single,
+                owner,
+            },
+        };
+        // The task's next line on this CPU: any line of the task between (a trace_marker
+        // write, another event) means the loop was not one __free_contig_range_common. Event
+        // lines of other CPUs, of other tasks on this CPU (the task was preempted) and of
+        // interrupts on this CPU may come between, but no line the importer skips, whose CPU
+        // and task it does not read.
+        // Another task's lines between are the task preempted inside the loop, or two
+        // vfree calls of areas whose pages happen to be adjacent (a kernel stack freed after
+        // another): only a page of the same allocation as the last (the same owner: one
+        // large-order block vm_area_alloc_pages split) tells the loop went on.
+        let mut continues = false;
+        let mut other_tasks = false;
+        for k in 0..FOLIO_BATCH_LOOKAHEAD {
+            let Some(l) = ahead.peek(k) else { break };
+            let other_cpu = l.cpu.is_some() && l.cpu.map(|c| c as usize) != Some(cpu);
+            // An interrupt's line names the task it interrupted: another pid (ksoftirqd, the
+            // idle task) means this task was switched out.
+            let other_task = l.pid.is_some() && tl.pid.is_some() && l.pid != tl.pid;
+            if other_cpu || (l.in_irq == Some(true) && !other_task) {
+                continue;
+            }
+            if other_task {
+                other_tasks = true;
+                continue;
+            }
+            continues = matches!(
+                l,
+                TraceLine { event: TraceEvent::Free { pfn: next, order: 0 }, cpu: Some(_), ts_ns: Some(_), preemptible: Some(true), line, .. }
+                    if *next == run.end && *line == tl.line + 1 + k as u64
+            );
+            break;
+        }
+        if continues && other_tasks {
+            continues = run.owner != NO_OWNER && self.owner_of(run.end) == run.owner;
+        }
+        if continues {
+            self.free_runs.insert(key, run);
+            return;
+        }
+        self.free_runs.remove(&key);
+        // The engine's own trace prints the chunks itself. A folio batch (`free_unref_folios`)
+        // traces every page's free, then commits each with mm_page_free_batched: the lines
+        // after the run, up to the first that is not another free on this CPU, tell.
+        // Another task's batch (its frees and mm_page_free_batched lines, interleaved) says
+        // nothing about this one's.
+        let mut not_a_range = false;
+        for k in 0..FOLIO_BATCH_LOOKAHEAD {
+            match ahead.peek(k) {
+                Some(TraceLine {
+                    event: TraceEvent::Chunk { .. },
+                    ..
+                }) => not_a_range = true,
+                Some(l)
+                    if l.after_batched
+                        && (l.batched_by.is_none()
+                            || tl.pid.is_none()
+                            || l.batched_by == tl.pid) =>
+                {
+                    not_a_range = true
+                }
+                Some(TraceLine {
+                    event: TraceEvent::Free { .. },
+                    cpu: c,
+                    ..
+                }) if c.map(|c| c as usize) == Some(cpu) => continue,
+                Some(l) if l.pid.is_some() && tl.pid.is_some() && l.pid != tl.pid => continue,
+                _ => {}
+            }
+            break;
+        }
+        if run.end - run.start < 2 || not_a_range || run.singles {
+            return;
+        }
+        for (p, o) in contig_chunks(run.start, run.end - run.start) {
+            self.chunk(p, o, cpu);
+        }
+    }
+
+    /// Was the page at `pfn` last handed out alone, by a traced order-0 `mm_page_alloc`?
+    /// vmalloc's pages come from a larger allocation it split (`split_page`) or from the
+    /// untraced `alloc_pages_bulk`: a run holding such a page is single frees that happen to
+    /// be adjacent (pipe buffers, slab pages), not a vfree.
+    /// The owner holding the page at `pfn` (`NO_OWNER` when none, or outside the node).
+    fn owner_of(&mut self, pfn: u64) -> u32 {
+        self.enter_zone_of(pfn);
+        let z = &self.e.zone;
+        let start = z.cfg.start_pfn;
+        if pfn < start || pfn >= start + z.pages() as u64 {
+            return NO_OWNER;
+        }
+        let q = (pfn - start) as usize;
+        if z.kind[q] == PageKind::Pcp {
+            return NO_OWNER; // a pcp page's owner field is its CPU
+        }
+        z.owner[q]
+    }
+
+    fn traced_single_page(&mut self, pfn: u64) -> bool {
+        self.enter_zone_of(pfn);
+        let start = self.e.zone.cfg.start_pfn;
+        pfn >= start && self.single.get((pfn - start) as usize) == Some(&true)
+    }
+
+    /// `mm_page_free` of a gigantic folio (order above MAX_PAGE_ORDER): `__free_pages_ok` →
+    /// `free_one_page` → `split_large_buddy`, which frees it in pageblock_order chunks, each
+    /// with its own pageblock's migratetype, and `__free_one_page` merges them up to
+    /// MAX_PAGE_ORDER (v7.2.13 mm/page_alloc.c:1510-1586). Never through the pcp.
+    ///
+    /// The buddy never hands out such a block: it came from `alloc_contig_pages` /
+    /// `alloc_contig_frozen_range`, whose takes (`isolate_freepages_range`) trace nothing in
+    /// kmem. Pages of the folio the model still has free are therefore taken as that untraced
+    /// allocation took them (pcp blocks first, as its `drain_all_pages`), before the free.
+    fn free_gigantic(&mut self, p: u32, order: u8) -> String {
+        let (first, end) = (p, p + (1u32 << order));
+        let pfn = self.abs(p);
+        let mut took = 0u64;
+        let mut q = first;
+        while q < end {
+            match self.e.free_block_containing(q) {
+                Some((head, o, true)) => {
+                    self.pcp_del(Step::PcplistTakeFront, head);
+                    took += 1 << o;
+                    q = head + (1 << o);
+                }
+                Some((head, o, false)) => {
+                    let mt = self.e.zone.list_mt_of(head);
+                    self.e
+                        .del_from_free_list(Step::AllocContigTake, head, o, mt);
+                    self.e
+                        .account_freepages(Step::AllocContigTake, -(1i64 << o), mt);
+                    took += 1 << o;
+                    q = head + (1 << o);
+                }
+                None => q += 1,
+            }
+        }
+        // The folio is the caller's: each page given back by its own put (the undo restores
+        // every page's owner and count).
+        for q in first..end {
+            if self.e.zone.refcount[q as usize] != 0 {
+                self.e.put_page(q, 0);
+            }
+        }
+        self.trace(
+            Step::TraceMmPageFree,
+            Tracepoint::MmPageFree { pfn: p, order },
+        );
+        self.e.free_one_page(p, order, FPI_NONE);
+        let untraced = if took > 0 {
+            format!(" ({took} of its pages free in the model: taken by the untraced alloc_contig_range first)")
+        } else {
+            String::new()
+        };
+        format!(
+            "order-{order} folio at pfn {pfn:#x} freed to the buddy in pageblock chunks{untraced}"
+        )
+    }
+
+    fn zone_locked(
+        &mut self,
+        pfn: u64,
+        order: u8,
+        mt: MigrateType,
+        percpu_refill: bool,
+        cpu: usize,
+    ) -> String {
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        self.check_list(p, mt, "__rmqueue_smallest");
+        if self.take_from_buddy(Step::SmallestTake, p, order).is_none() {
+            self.not_free(p, order, "mm_page_alloc_zone_locked");
+            return "diverged".into();
+        }
+        self.trace(
+            Step::TraceZoneLocked,
+            Tracepoint::MmPageAllocZoneLocked {
+                pfn: p,
+                order,
+                mt,
+                percpu_refill,
+            },
+        );
+        // rmqueue_bulk's CMA blocks: __rmqueue_smallest traces them with percpu_refill=0 (CMA is
+        // not a pcp migratetype) but rmqueue_bulk puts them on the Movable pcp list with the
+        // rest of the batch. (A pcp-order CMA take for the caller, a failed pcp trylock, then
+        // waits on the pcp for its mm_page_alloc, which takes it from there all the same.)
+        let cma_refill = !percpu_refill && mt == MigrateType::Cma && pcp_allowed_order(order);
+        let to = if percpu_refill || cma_refill {
+            let list_mt = if cma_refill { MigrateType::Movable } else { mt };
+            self.pcp_add(Step::BulkAddTail, cpu, p, order, list_mt, End::Tail);
+            self.origin[p as usize] = ORIGIN_REFILL;
+            "to the pcp"
+        } else {
+            self.in_flight.insert(p, order);
+            "to the caller"
+        };
+        format!("order-{order} block at pfn {pfn:#x} taken from the buddy {to}")
+    }
+
+    fn drain(&mut self, pfn: u64, order: u8, mt: u8, _cpu: usize) -> String {
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        if !self.take_pcp(Step::BulkFreeTakeTail, p, order) {
+            self.diverge(
+                DivergenceKind::DrainNotOnPcp,
+                format!("order-{order} block at pfn {pfn:#x} is on no pcp list in the model"),
+            );
+            return "diverged".into();
+        }
+        let pb_mt = self.e.zone.pageblock_mt(p);
+        if pb_mt.kernel_number(self.e.zone.cfg.cma) != mt as u32 {
+            self.diverge(
+                DivergenceKind::DrainMigratetype,
+                format!(
+                    "drain of pfn {pfn:#x} as migratetype {mt}, the model's pageblock is {}",
+                    pb_mt.kernel_name()
+                ),
+            );
+        }
+        self.e.__free_one_page(p, order, pb_mt, FPI_NONE);
+        self.trace(
+            Step::TracePcpuDrain,
+            Tracepoint::MmPagePcpuDrain {
+                pfn: p,
+                order,
+                mt: pb_mt,
+            },
+        );
+        format!("order-{order} block at pfn {pfn:#x} drained to the buddy")
+    }
+
+    /// `try_to_claim_block` for a partial pageblock: its free blocks move to `to`, the
+    /// pageblock is re-typed.
+    fn partial_claim(&mut self, p: u32, alloc_order: u8, to: MigrateType, from: MigrateType) {
+        self.check_fallback(alloc_order, to);
+        let start = p & !(PAGEBLOCK_NR_PAGES - 1);
+        let end = (start + PAGEBLOCK_NR_PAGES).min(self.e.zone.pages());
+        let (free, movable) = self.e.count_free_and_movable(start, end);
+        self.e
+            .__move_freepages_block(Step::ClaimMoveFree, start, end, from, to);
+        self.e
+            .set_pageblock_migratetype(Step::ClaimPartialRetype, start >> PAGEBLOCK_ORDER, to);
+        self.e.emit(
+            Step::ClaimPartialRetype,
+            Annotation::Claimed {
+                pfn: start,
+                order: PAGEBLOCK_ORDER,
+                from,
+                to,
+                pageblocks: 1,
+                free,
+                alike: if to == MigrateType::Movable {
+                    movable
+                } else {
+                    0
+                },
+            },
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn extfrag(
+        &mut self,
+        pfn: u64,
+        alloc_order: u8,
+        fallback_order: u8,
+        alloc_mt: MigrateType,
+        fallback_mt: MigrateType,
+        change_ownership: bool,
+        cpu: usize,
+    ) -> String {
+        let t = |p| Tracepoint::MmPageAllocExtfrag {
+            pfn: p,
+            alloc_order,
+            fallback_order,
+            alloc_mt,
+            fallback_mt,
+            change_ownership,
+        };
+        let Some(p) = self.block(pfn, alloc_order) else {
+            return "skipped".into();
+        };
+        if self.pre_claimed.take() == Some(p) {
+            self.trace(Step::TraceExtfrag, t(p));
+            return format!(
+                "pageblock at pfn {pfn:#x} claimed {} → {}",
+                fallback_mt.kernel_name(),
+                alloc_mt.kernel_name()
+            );
+        }
+        self.check_fallback(alloc_order, alloc_mt);
+        if change_ownership && fallback_order >= PAGEBLOCK_ORDER {
+            // Whole pageblock(s): the block leaves its list, is re-typed, then expanded.
+            if self.block(pfn, fallback_order).is_none() {
+                return "skipped".into();
+            }
+            self.check_list(p, fallback_mt, "claim");
+            let Some(from) = self.take_from_buddy(Step::ClaimWholeDel, p, fallback_order) else {
+                self.not_free(p, fallback_order, "mm_page_alloc_extfrag");
+                return "diverged".into();
+            };
+            let first = p >> PAGEBLOCK_ORDER;
+            let n = 1u32 << (fallback_order - PAGEBLOCK_ORDER);
+            for pb in first..(first + n).min(self.e.zone.nr_pageblocks()) {
+                self.e
+                    .set_pageblock_migratetype(Step::ClaimWholeRetype, pb, alloc_mt);
+            }
+            self.e.emit(
+                Step::ClaimWholeRetype,
+                Annotation::Claimed {
+                    pfn: p,
+                    order: fallback_order,
+                    from,
+                    to: alloc_mt,
+                    pageblocks: n,
+                    free: 1 << fallback_order,
+                    alike: 0,
+                },
+            );
+            let added = self.e.expand(p, alloc_order, fallback_order, alloc_mt);
+            self.e
+                .account_freepages(Step::ExpandAccount, added as i64, alloc_mt);
+            self.trace(Step::TraceExtfrag, t(p));
+            let to = self.deliver(p, alloc_order, alloc_mt, cpu);
+            return format!(
+                "{} whole pageblock(s) at pfn {pfn:#x} claimed {} → {}, order-{alloc_order} block {to}",
+                n,
+                from.kernel_name(),
+                alloc_mt.kernel_name()
+            );
+        }
+        if change_ownership {
+            // A partial claim without its zone_locked line: claim, then take.
+            self.partial_claim(p, alloc_order, alloc_mt, fallback_mt);
+            self.pre_claimed = None;
+            if self
+                .take_from_buddy(Step::SmallestTake, p, alloc_order)
+                .is_none()
+            {
+                self.not_free(p, alloc_order, "mm_page_alloc_extfrag");
+                return "diverged".into();
+            }
+            self.trace(Step::TraceExtfrag, t(p));
+            let to = self.deliver(p, alloc_order, alloc_mt, cpu);
+            return format!("pageblock at pfn {pfn:#x} claimed, order-{alloc_order} block {to}");
+        }
+        // Steal: the remainder stays on the foreign type's lists.
+        self.check_list(p, fallback_mt, "steal");
+        let Some(from) = self.take_from_buddy(Step::StealTake, p, alloc_order) else {
+            self.not_free(p, alloc_order, "mm_page_alloc_extfrag");
+            return "diverged".into();
+        };
+        self.e.emit(
+            Step::StealTake,
+            Annotation::Stolen {
+                pfn: p,
+                order: fallback_order,
+                alloc_order,
+                from,
+            },
+        );
+        self.trace(Step::StealTraceExtfrag, t(p));
+        let to = self.deliver(p, alloc_order, alloc_mt, cpu);
+        format!(
+            "order-{alloc_order} block at pfn {pfn:#x} stolen from {}, {to}",
+            from.kernel_name()
+        )
+    }
+
+    /// An `FPI_PREPARED` chunk: its pages were traced (and placed on the pcp) as order 0;
+    /// they go back as one block, the way `__free_frozen_pages` frees the chunk.
+    fn chunk(&mut self, pfn: u64, order: u8, cpu: usize) -> String {
+        let Some(p) = self.block(pfn, order) else {
+            return "skipped".into();
+        };
+        if self.e.zone.pageblock_mt(p) == MigrateType::Isolate
+            && (p..p + (1u32 << order)).all(|q| {
+                matches!(self.e.zone.block_containing(q), Some((h, _, false)) if self.e.zone.list_mt_of(h) == MigrateType::Isolate)
+            })
+        {
+            // An isolated pageblock: each traced mm_page_free already went to the Isolate
+            // lists through free_one_page, where the chunk's pages merged as the chunk would.
+            return format!("chunk pfn {pfn:#x} order {order}: already on the Isolate lists");
+        }
+        let pieces = if order == 0 {
+            (self.on_pcp(p, 0) && self.origin[p as usize] == ORIGIN_FREED).then(|| vec![p])
+        } else {
+            self.freed_pieces(p, order)
+        };
+        let Some(pieces) = pieces else {
+            self.diverge(
+                DivergenceKind::FreeOfFree,
+                format!(
+                    "chunk pfn {pfn:#x} order {order}: its pages were not all just freed by mm_page_free"
+                ),
+            );
+            return "diverged".into();
+        };
+        for q in pieces {
+            self.pcp_del(Step::ContigChunk, q);
+        }
+        self.e
+            .emit(Step::ContigChunk, Annotation::Chunk { pfn: p, order });
+        let mut mt = self.e.zone.pageblock_mt(p);
+        if pcp_allowed_order(order) && mt != MigrateType::Isolate {
+            if mt.idx() >= MIGRATE_PCPTYPES {
+                mt = MigrateType::Movable;
+            }
+            self.pcp_add(Step::CommitAddHead, cpu, p, order, mt, End::Head);
+            self.origin[p as usize] = ORIGIN_FREED;
+            format!("chunk pfn {pfn:#x} order {order} to the pcp")
+        } else {
+            self.e.free_one_page(p, order, FPI_NONE);
+            format!("chunk pfn {pfn:#x} order {order} to the buddy")
+        }
+    }
+
+    /// `set_migratetype_isolate` / `unset_migratetype_isolate` of the pageblock at `pfn`, as
+    /// the engine does them (free blocks to or from the Isolate lists, `split_large_buddy`).
+    fn isolate(&mut self, pfn: u64, isolate: bool) -> String {
+        self.enter_zone_of(pfn);
+        let z = &self.e.zone;
+        let start = z.cfg.start_pfn;
+        if pfn < start || pfn >= start + z.pages() as u64 {
+            self.diverge(
+                DivergenceKind::PfnOutsideZone,
+                format!("pageblock at pfn {pfn:#x} is outside the zone"),
+            );
+            return "skipped".into();
+        }
+        let pb = ((pfn - start) as u32) >> PAGEBLOCK_ORDER;
+        if isolate {
+            self.e.replay_isolate_pageblock(pb);
+            format!("pageblock at pfn {pfn:#x} isolated")
+        } else {
+            self.e.replay_unisolate_pageblock(pb);
+            format!("pageblock at pfn {pfn:#x} no longer isolated")
+        }
+    }
+
+    /// `alloc_contig_range`: every page of the range leaves the buddy (the parts of
+    /// overlapping blocks outside the range stay free), then the range is allocated.
+    fn contig_alloc(&mut self, pfn: u64, nr: u64) -> String {
+        self.enter_zone_of(pfn);
+        let z = &self.e.zone;
+        let start = z.cfg.start_pfn;
+        if nr == 0 || pfn < start || pfn + nr > start + z.pages() as u64 {
+            self.diverge(
+                DivergenceKind::PfnOutsideZone,
+                format!("alloc_contig_range of {nr} pages from pfn {pfn:#x} leaves the zone"),
+            );
+            return "skipped".into();
+        }
+        let (first, end) = ((pfn - start) as u32, (pfn - start + nr) as u32);
+        if self.e.zone.pageblock_mt(first) == MigrateType::Isolate {
+            // The engine's own trace: the range was isolated (hints above), so
+            // isolate_freepages_range takes the free blocks from find_large_buddy(first) on;
+            // the head and tail come back as traced frees.
+            self.e.replay_take_isolated(first, end);
+            self.own_contig_range(first, nr as u32);
+            return format!(
+                "{nr} isolated pages from pfn {pfn:#x} allocated by alloc_contig_range"
+            );
+        }
+        // As alloc_contig_range takes the range: whole blocks off their lists, the parts of
+        // overlapping blocks outside the range back as aligned chunks at the list tails.
+        let mut q = first;
+        while q < end {
+            let Some((head, o, false)) = self.e.free_block_containing(q) else {
+                self.diverge(
+                    DivergenceKind::AllocOfAllocated,
+                    format!(
+                        "alloc_contig_range: page {:#x} is not free in the buddy in the model",
+                        self.abs(q)
+                    ),
+                );
+                q += 1;
+                continue;
+            };
+            let mt = self.e.zone.list_mt_of(head);
+            self.e
+                .del_from_free_list(Step::AllocContigTake, head, o, mt);
+            self.e
+                .account_freepages(Step::AllocContigTake, -(1i64 << o), mt);
+            let bend = head + (1 << o);
+            let outside = [
+                (head, first.max(head).min(bend)),
+                (end.min(bend).max(head), bend),
+            ];
+            for (a, b) in outside {
+                if b > a {
+                    for (c, co) in contig_chunks(self.abs(a), (b - a) as u64) {
+                        let c = (c - start) as u32;
+                        let cmt = self.e.zone.pageblock_mt(c);
+                        self.e
+                            .add_to_free_list(Step::AllocContigGiveBack, c, co, cmt, true);
+                        self.e
+                            .account_freepages(Step::AllocContigGiveBack, 1i64 << co, cmt);
+                    }
+                }
+            }
+            q = bend;
+        }
+        let p = (pfn - start) as u32;
+        self.own_contig_range(p, nr as u32);
+        format!("{nr} pages from pfn {pfn:#x} allocated by alloc_contig_range")
+    }
+
+    /// The traced range now belongs to a new owner (as the CLI's `alloc_contig_range` op).
+    fn own_contig_range(&mut self, pfn: ZonePfn, nr: u32) {
+        let owner = self.owners.len() as u32;
+        self.owners.push(OwnerInfo {
+            def: 6,
+            mt: MigrateType::Movable,
+            seq: 0,
+        });
+        self.e.emit(
+            Step::AllocContigAlloc,
+            Mutation::ContigAlloc { pfn, nr, owner },
+        );
+    }
+}
+/// `kind N, kind M, …`: the totals by kind on one line.
+pub fn by_kind_text(by_kind: &[KindCount]) -> String {
+    by_kind
+        .iter()
+        .map(|k| format!("{} {}", k.kind.as_str(), k.count))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

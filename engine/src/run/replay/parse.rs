@@ -1,0 +1,797 @@
+//! Import of an ftrace text trace (`/sys/kernel/tracing/trace`, `trace-cmd report`, or
+//! `buddyscope run --format trace`) with the kmem events of kernel-model.md §9.
+//!
+//! Streaming: [`TraceReader`] reads one line at a time from any `BufRead`, so a trace of a
+//! million lines never sits in memory as text.
+//!
+//! What is tolerated: any columns before the event name (`comm-pid`, `[cpu]`, flags, tgid,
+//! timestamp: the line is matched on `": <event>: "`, or the event name at column 1 as the engine
+//! prints it), `#` comment lines, blank lines, lines of other events (`kmalloc`, `sched_*`, …)
+//! and `trace-cmd report` header lines (skipped and counted), fields in any order, unknown extra
+//! fields, `page=` in any form (it is ignored: the pfn is authoritative), `mm_page_free_batched`
+//! (skipped: the same folios also produced `mm_page_free` with their real order).
+//!
+//! What is rejected, with the line and column: a §9 event line with a missing or malformed field
+//! (`pfn=` not hex, an order above `MAX_PAGE_ORDER`, a migratetype outside 0..=5, an unknown
+//! `gfp_flags` name, a `0`/`1` flag that is something else).
+
+use crate::mm::{gfp, MAX_PAGE_ORDER};
+
+/// The order of x86_64's gigantic hugetlb folio (PUD_ORDER: 1 GiB of 4 KiB pages), the only
+/// order above MAX_PAGE_ORDER an `mm_page_free` line can carry there.
+pub const GIGANTIC_ORDER: u8 = 18;
+use std::fmt;
+use std::io::BufRead;
+
+/// One §9 event as traced. pfns are absolute, migratetypes the kernel's numbers (their meaning
+/// depends on `CONFIG_CMA`, which the zone knows).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    /// `mm_page_alloc`; `pfn` is `None` for a failed allocation (NULL page, `pfn=0x0`).
+    Alloc {
+        /// The page (`None`: failed).
+        pfn: Option<u64>,
+        /// The order.
+        order: u8,
+        /// `migratetype`.
+        mt: u8,
+        /// `gfp_flags`.
+        gfp: u32,
+    },
+    /// `mm_page_free`.
+    Free {
+        /// The page.
+        pfn: u64,
+        /// The order.
+        order: u8,
+    },
+    /// `mm_page_alloc_zone_locked`.
+    ZoneLocked {
+        /// The page.
+        pfn: u64,
+        /// The order.
+        order: u8,
+        /// `migratetype`.
+        mt: u8,
+        /// Taken to refill a pcp list.
+        percpu_refill: bool,
+    },
+    /// `mm_page_pcpu_drain`.
+    PcpuDrain {
+        /// The page.
+        pfn: u64,
+        /// The order.
+        order: u8,
+        /// `migratetype`.
+        mt: u8,
+    },
+    /// `mm_page_alloc_extfrag`.
+    Extfrag {
+        /// The page.
+        pfn: u64,
+        /// The order asked for.
+        alloc_order: u8,
+        /// The order of the block taken.
+        fallback_order: u8,
+        /// The type asked for.
+        alloc_mt: u8,
+        /// The block's type.
+        fallback_mt: u8,
+        /// The pageblock changed type.
+        change_ownership: bool,
+    },
+    /// Engine annotation `# free_prepared_contig_range: chunk pfn P order O`: the order-0
+    /// pages just traced by `mm_page_free` go back as one `FPI_PREPARED` chunk (7.2), a step
+    /// no tracepoint shows.
+    Chunk {
+        /// First page of the chunk.
+        pfn: u64,
+        /// Its order.
+        order: u8,
+    },
+    /// Engine annotation `# alloc_contig_range: N pages from pfn P are allocated`: the range
+    /// leaves the buddy without a tracepoint.
+    ContigAlloc {
+        /// First page of the range.
+        pfn: u64,
+        /// Pages in it.
+        nr: u64,
+    },
+    /// Engine annotation `# set_migratetype_isolate: pageblock N (pfn P) changes type T →
+    /// Isolate`: the pageblock at `pfn` is isolated (no tracepoint shows it).
+    Isolate {
+        /// A page of the pageblock.
+        pfn: u64,
+    },
+    /// Engine annotation `# unset_migratetype_isolate: pageblock N (pfn P) changes type Isolate
+    /// → T`: the isolation is undone.
+    Unisolate {
+        /// A page of the pageblock.
+        pfn: u64,
+    },
+}
+
+/// A parsed event line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceLine {
+    /// 1-based line number in the input.
+    pub line: u64,
+    /// The `[NNN]` CPU column, when the line has one; in the engine's own trace (no columns),
+    /// the CPU of the last `# on CPU N` line, if any.
+    pub cpu: Option<u32>,
+    /// The timestamp column (`1234.567890:`) in nanoseconds, when the line has one.
+    pub ts_ns: Option<u64>,
+    /// The task column (`comm-pid`) of an `mm_page_alloc` line, when the line has one (kept
+    /// for that event only: it is who allocated the page).
+    pub task: Option<String>,
+    pub event: TraceEvent,
+    /// An `mm_page_free_batched` line came between the previous event line and this one:
+    /// the `mm_page_free` lines before it were a folio batch (`free_unref_folios` traces
+    /// every page's free, then commits each with `mm_page_free_batched`), not a contiguous
+    /// range's run.
+    pub after_batched: bool,
+    /// The pid of the task of the last of those `mm_page_free_batched` lines, when it has one.
+    pub batched_by: Option<u32>,
+    /// From the irq-info flags column (`d..1.`), when the line has one: irqs on, no hard or
+    /// soft irq, preempt depth 0, i.e. a context that may sleep.
+    pub preemptible: Option<bool>,
+    /// From the same column: the line ran in hard or soft irq context (an interrupt of the
+    /// task the line names).
+    pub in_irq: Option<bool>,
+    /// The pid of the task column (`comm-pid`), when the line has one.
+    pub pid: Option<u32>,
+}
+
+/// A line the importer rejects, or a read error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceParseError {
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based column of the offending field, where there is one.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for TraceParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.column {
+            Some(c) => write!(f, "line {}, column {}: {}", self.line, c, self.message),
+            None => write!(f, "line {}: {}", self.line, self.message),
+        }
+    }
+}
+
+impl std::error::Error for TraceParseError {}
+
+/// The events the importer understands, by tracepoint name.
+const EVENTS: &[&str] = &[
+    "mm_page_alloc",
+    "mm_page_free",
+    "mm_page_free_batched",
+    "mm_page_alloc_zone_locked",
+    "mm_page_pcpu_drain",
+    "mm_page_alloc_extfrag",
+];
+
+/// Streams [`TraceLine`]s out of a `BufRead`, one line at a time.
+pub struct TraceReader<R> {
+    input: R,
+    buf: String,
+    line: u64,
+    /// Lines skipped: comments, blanks, other events, headers, `mm_page_free_batched`.
+    pub skipped: u64,
+    /// Progress: bytes consumed so far.
+    pub bytes: u64,
+    /// The CPU of the engine trace's last `# on CPU N` line: the CPU of the lines without a
+    /// `[cpu]` column that follow.
+    hint_cpu: Option<u32>,
+    /// An `mm_page_free_batched` line was skipped since the last event line, and its task.
+    batched: bool,
+    batched_by: Option<u32>,
+}
+
+impl<R: BufRead> TraceReader<R> {
+    pub fn new(input: R) -> Self {
+        TraceReader {
+            input,
+            buf: String::new(),
+            line: 0,
+            skipped: 0,
+            bytes: 0,
+            hint_cpu: None,
+            batched: false,
+            batched_by: None,
+        }
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> u64 {
+        self.line
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<R> {
+    type Item = Result<TraceLine, TraceParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            self.buf.clear();
+            match self.input.read_line(&mut self.buf) {
+                Ok(0) => return None,
+                Ok(n) => self.bytes += n as u64,
+                Err(e) => {
+                    return Some(Err(TraceParseError {
+                        line: self.line + 1,
+                        column: None,
+                        message: format!("read error: {e}"),
+                    }))
+                }
+            }
+            self.line += 1;
+            if let Some(c) = cpu_hint(&self.buf) {
+                self.hint_cpu = Some(c);
+                self.skipped += 1;
+                continue;
+            }
+            match parse_line(self.line, &self.buf) {
+                Ok(Some(mut l)) => {
+                    if l.cpu.is_none() {
+                        l.cpu = self.hint_cpu;
+                    }
+                    l.after_batched = std::mem::take(&mut self.batched);
+                    l.batched_by = self.batched_by.take();
+                    return Some(Ok(l));
+                }
+                Ok(None) => {
+                    self.skipped += 1;
+                    if self.buf.contains("mm_page_free_batched:") {
+                        self.batched = true;
+                        self.batched_by = task_pid(&self.buf);
+                    }
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+/// Parses one line: `Ok(None)` for a line that is not a §9 event (comment, blank, other event).
+pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TraceParseError> {
+    let line = raw.trim_end_matches(['\n', '\r']);
+    let trimmed = line.trim_start();
+    if let Some(c) = trimmed.strip_prefix('#') {
+        return Ok(engine_hint(c.trim_start()).map(|event| TraceLine {
+            line: line_no,
+            cpu: None,
+            ts_ns: None,
+            task: None,
+            event,
+            after_batched: false,
+            preemptible: None,
+            in_irq: None,
+            pid: None,
+            batched_by: None,
+        }));
+    }
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    let Some((name, fields_at, prefix)) = find_event(line) else {
+        return Ok(None);
+    };
+    if name == "mm_page_free_batched" {
+        return Ok(None);
+    }
+    let cpu = cpu_column(prefix);
+    let f = Fields::new(line_no, line, fields_at);
+    let event = match name {
+        "mm_page_alloc" => {
+            let pfn = f.hex("pfn")?;
+            let page = f.raw("page").map(|(_, v)| v);
+            // A failed allocation prints a NULL page and pfn 0; pfn 0 with a real page is a
+            // real allocation of pfn 0.
+            let failed = pfn == 0 && page.is_some_and(|p| p.bytes().all(|b| b == b'0'));
+            TraceEvent::Alloc {
+                pfn: if failed { None } else { Some(pfn) },
+                order: f.order("order")?,
+                mt: f.mt("migratetype")?,
+                gfp: f.gfp("gfp_flags")?,
+            }
+        }
+        "mm_page_free" => TraceEvent::Free {
+            pfn: f.hex("pfn")?,
+            order: f.free_order("order")?,
+        },
+        "mm_page_alloc_zone_locked" => TraceEvent::ZoneLocked {
+            pfn: f.hex("pfn")?,
+            order: f.order("order")?,
+            mt: f.mt("migratetype")?,
+            percpu_refill: f.flag("percpu_refill")?,
+        },
+        "mm_page_pcpu_drain" => TraceEvent::PcpuDrain {
+            pfn: f.hex("pfn")?,
+            order: f.order("order")?,
+            mt: f.mt("migratetype")?,
+        },
+        "mm_page_alloc_extfrag" => TraceEvent::Extfrag {
+            pfn: f.hex("pfn")?,
+            alloc_order: f.order("alloc_order")?,
+            fallback_order: f.order("fallback_order")?,
+            alloc_mt: f.mt("alloc_migratetype")?,
+            fallback_mt: f.mt("fallback_migratetype")?,
+            change_ownership: f.flag("change_ownership")?,
+        },
+        _ => unreachable!("find_event returns only names of EVENTS"),
+    };
+    let task = match event {
+        TraceEvent::Alloc { .. } => task_column(prefix),
+        _ => None,
+    };
+    Ok(Some(TraceLine {
+        line: line_no,
+        cpu,
+        ts_ns: timestamp(prefix),
+        task,
+        event,
+        after_batched: false,
+        batched_by: None,
+        preemptible: preemptible(prefix),
+        in_irq: irq_flags(prefix).map(|f| f[2] != b'.'),
+        pid: task_pid(prefix),
+    }))
+}
+
+/// The task column of ftrace's prefix (`            bash-1234    [001] …`, trace-cmd's
+/// `bash-1234 [001] …`): what stands before the `[cpu]` column, without the `(tgid)` column the
+/// `record-tgid` option adds. `None` for the engine's own trace (no columns).
+fn task_column(prefix: &str) -> Option<String> {
+    let (before, _) = prefix.split_once('[')?;
+    let mut t = before.trim();
+    if let Some(i) = t.rfind('(') {
+        if t.ends_with(')') {
+            t = t[..i].trim_end();
+        }
+    }
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// The engine trace's `# on CPU N` line (printed where the CPU of the events changes, on a
+/// zone of several CPUs): its CPU.
+fn cpu_hint(raw: &str) -> Option<u32> {
+    raw.trim()
+        .strip_prefix("# on CPU ")
+        .and_then(|n| n.parse().ok())
+}
+
+/// The timestamp column of ftrace's prefix (`… [001] d..1.  1234.567890: `), in nanoseconds:
+/// the last token before the event name, seconds with up to 9 decimals.
+fn timestamp(prefix: &str) -> Option<u64> {
+    let tok = prefix.trim_end().strip_suffix(':')?.rsplit(' ').next()?;
+    let (s, frac) = tok.split_once('.')?;
+    if s.is_empty() || frac.is_empty() || frac.len() > 9 {
+        return None;
+    }
+    if !s.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let ns = frac.parse::<u64>().ok()? * 10u64.pow(9 - frac.len() as u32);
+    s.parse::<u64>()
+        .ok()?
+        .checked_mul(1_000_000_000)?
+        .checked_add(ns)
+}
+
+/// The two `#` lines of buddyscope's own trace that stand for kernel steps no tracepoint
+/// shows (a kernel's trace has neither, and every other comment is skipped).
+fn engine_hint(c: &str) -> Option<TraceEvent> {
+    let hex = |s: &str| u64::from_str_radix(s.strip_prefix("0x")?, 16).ok();
+    if let Some(rest) = c.strip_prefix("free_prepared_contig_range: chunk pfn ") {
+        let (pfn, order) = rest.split_once(" order ")?;
+        let order: u8 = order.trim().parse().ok()?;
+        (order <= MAX_PAGE_ORDER).then_some(TraceEvent::Chunk {
+            pfn: hex(pfn)?,
+            order,
+        })
+    } else if let Some(rest) = c.strip_prefix("alloc_contig_range: ") {
+        let (nr, rest) = rest.split_once(" pages from pfn ")?;
+        let pfn = rest.strip_suffix(" are allocated")?;
+        Some(TraceEvent::ContigAlloc {
+            pfn: hex(pfn)?,
+            nr: nr.parse().ok()?,
+        })
+    } else if let Some(rest) = c
+        .strip_prefix("set_migratetype_isolate: pageblock ")
+        .filter(|r| r.ends_with("→ Isolate"))
+    {
+        let pfn = rest.split_once("(pfn ")?.1.split_once(')')?.0;
+        Some(TraceEvent::Isolate { pfn: hex(pfn)? })
+    } else if let Some(rest) = c
+        .strip_prefix("unset_migratetype_isolate: pageblock ")
+        .filter(|r| r.contains("changes type Isolate →"))
+    {
+        let pfn = rest.split_once("(pfn ")?.1.split_once(')')?.0;
+        Some(TraceEvent::Unisolate { pfn: hex(pfn)? })
+    } else {
+        None
+    }
+}
+
+/// Finds `": <event>: "` (or `"<event>: "` at the start): the event name, the byte offset of
+/// its fields, and the columns before it.
+fn find_event(line: &str) -> Option<(&'static str, usize, &str)> {
+    let try_at = |start: usize| -> Option<(&'static str, usize)> {
+        let rest = &line[start..];
+        let colon = rest.find(':')?;
+        let name = &rest[..colon];
+        let ev = EVENTS.iter().find(|&&e| e == name)?;
+        let after = &rest[colon + 1..];
+        if !(after.is_empty() || after.starts_with(' ')) {
+            return None;
+        }
+        Some((ev, start + colon + 1))
+    };
+    if let Some((ev, at)) = try_at(0) {
+        return Some((ev, at, ""));
+    }
+    let mut from = 0;
+    while let Some(i) = line[from..].find(": ") {
+        let start = from + i + 2;
+        if let Some((ev, at)) = try_at(start) {
+            return Some((ev, at, &line[..start]));
+        }
+        from = start;
+    }
+    None
+}
+
+/// The `[NNN]` column of the prefix (the first bracketed all-digit token).
+fn cpu_column(prefix: &str) -> Option<u32> {
+    let mut rest = prefix;
+    while let Some(i) = rest.find('[') {
+        let tail = &rest[i + 1..];
+        let Some(j) = tail.find(']') else { break };
+        let inner = &tail[..j];
+        if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_digit()) {
+            return inner.parse().ok();
+        }
+        rest = &tail[j + 1..];
+    }
+    None
+}
+
+/// The irq-info flags column after `[cpu]` (`irqs-off`, `need-resched`, `hardirq/softirq`,
+/// `preempt-depth`, then optionally `migrate-disable`): `Some(true)` for irqs on, no irq context
+/// and preempt depth 0.
+fn preemptible(prefix: &str) -> Option<bool> {
+    let flags = irq_flags(prefix)?;
+    Some(flags[0] == b'.' && flags[2] == b'.' && flags[3] == b'.')
+}
+
+/// The irq-info flags token after `[cpu]`, when the line has one.
+fn irq_flags(prefix: &str) -> Option<&[u8]> {
+    let after = &prefix[prefix.find("] ")? + 2..];
+    let flags = after.split_whitespace().next()?.as_bytes();
+    // Without irq-info the token is the timestamp (`12.5:`).
+    if !(4..=5).contains(&flags.len()) || flags.contains(&b':') {
+        return None;
+    }
+    Some(flags)
+}
+
+/// The pid of the task column (`bash-1234` → 1234).
+fn task_pid(prefix: &str) -> Option<u32> {
+    let (before, _) = prefix.split_once('[')?;
+    let t = before.trim();
+    let t = match t.rfind('(') {
+        Some(i) if t.ends_with(')') => t[..i].trim_end(),
+        _ => t,
+    };
+    t.rsplit_once('-')?.1.parse().ok()
+}
+
+/// The `key=value` fields of one event line.
+struct Fields<'a> {
+    line_no: u64,
+    line: &'a str,
+    /// `(byte offset of the key, key, value)`.
+    kv: Vec<(usize, &'a str, &'a str)>,
+    end: usize,
+}
+
+impl<'a> Fields<'a> {
+    fn new(line_no: u64, line: &'a str, at: usize) -> Fields<'a> {
+        let mut kv = Vec::with_capacity(9);
+        let mut off = at;
+        for tok in line[at..].split(' ') {
+            if let Some(eq) = tok.find('=') {
+                kv.push((off, &tok[..eq], &tok[eq + 1..]));
+            }
+            off += tok.len() + 1;
+        }
+        Fields {
+            line_no,
+            line,
+            kv,
+            end: line.len(),
+        }
+    }
+
+    fn err(&self, at: usize, message: String) -> TraceParseError {
+        TraceParseError {
+            line: self.line_no,
+            column: Some(self.line[..at.min(self.end)].chars().count() + 1),
+            message,
+        }
+    }
+
+    fn raw(&self, key: &str) -> Option<(usize, &'a str)> {
+        self.kv
+            .iter()
+            .find(|(_, k, _)| *k == key)
+            .map(|&(o, _, v)| (o, v))
+    }
+
+    fn get(&self, key: &str) -> Result<(usize, &'a str), TraceParseError> {
+        self.raw(key)
+            .ok_or_else(|| self.err(self.end, format!("missing field `{key}=`")))
+    }
+
+    fn hex(&self, key: &str) -> Result<u64, TraceParseError> {
+        let (o, v) = self.get(key)?;
+        let digits = v
+            .strip_prefix("0x")
+            .or_else(|| v.strip_prefix("0X"))
+            .unwrap_or(v);
+        u64::from_str_radix(digits, 16)
+            .map_err(|_| self.err(o, format!("`{key}={v}`: expected a hex number")))
+    }
+
+    fn int(&self, key: &str) -> Result<(usize, i64), TraceParseError> {
+        let (o, v) = self.get(key)?;
+        v.parse::<i64>()
+            .map(|n| (o, n))
+            .map_err(|_| self.err(o, format!("`{key}={v}`: expected an integer")))
+    }
+
+    fn order(&self, key: &str) -> Result<u8, TraceParseError> {
+        let (o, n) = self.int(key)?;
+        if !(0..=MAX_PAGE_ORDER as i64).contains(&n) {
+            return Err(self.err(
+                o,
+                format!("`{key}={n}`: an order must be 0..={MAX_PAGE_ORDER}"),
+            ));
+        }
+        Ok(n as u8)
+    }
+
+    /// `mm_page_free`'s order: a buddy order, or a gigantic folio's. `free_frozen_pages(folio,
+    /// folio_order(folio))` of a 1 GiB hugetlb folio reaches `__free_pages_ok` →
+    /// `__free_pages_prepare`, which traces the folio's own order (v7.2.13 mm/page_alloc.c:1578);
+    /// on x86_64 the only gigantic hstate is PUD_ORDER (`hugepagesz=1G`), so that is the one
+    /// order above MAX_PAGE_ORDER a free may have.
+    fn free_order(&self, key: &str) -> Result<u8, TraceParseError> {
+        let (o, n) = self.int(key)?;
+        if n == i64::from(GIGANTIC_ORDER) {
+            return Ok(GIGANTIC_ORDER);
+        }
+        if !(0..=MAX_PAGE_ORDER as i64).contains(&n) {
+            return Err(self.err(
+                o,
+                format!(
+                    "`{key}={n}`: an order must be 0..={MAX_PAGE_ORDER}, or {GIGANTIC_ORDER} for \
+                     a freed 1 GiB folio"
+                ),
+            ));
+        }
+        Ok(n as u8)
+    }
+
+    fn mt(&self, key: &str) -> Result<u8, TraceParseError> {
+        let (o, n) = self.int(key)?;
+        if !(0..=5).contains(&n) {
+            return Err(self.err(
+                o,
+                format!("`{key}={n}`: a migratetype must be 0..=5 (§9 numbering)"),
+            ));
+        }
+        Ok(n as u8)
+    }
+
+    fn flag(&self, key: &str) -> Result<bool, TraceParseError> {
+        let (o, n) = self.int(key)?;
+        match n {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(self.err(o, format!("`{key}={n}`: expected 0 or 1"))),
+        }
+    }
+
+    /// `show_gfp_flags()` output back to bits, by name (composites differ by version, §9).
+    fn gfp(&self, key: &str) -> Result<u32, TraceParseError> {
+        let (o, v) = self.get(key)?;
+        if v == "none" {
+            return Ok(0);
+        }
+        let mut bits = 0u32;
+        for name in v.split('|') {
+            if let Some(&(mask, _)) = gfp::NAMES.iter().find(|(_, n)| *n == name) {
+                bits |= mask;
+            } else if let Some(h) = name.strip_prefix("0x") {
+                bits |= u32::from_str_radix(h, 16)
+                    .map_err(|_| self.err(o, format!("`{key}`: `{name}` is not a hex leftover")))?;
+            } else if name.starts_with("__GFP_") {
+                // A config-dependent bit the model does not know (e.g. `__GFP_KASAN`): it
+                // never changes a freelist outcome.
+                continue;
+            } else {
+                return Err(self.err(o, format!("`{key}`: unknown gfp flag `{name}`")));
+            }
+        }
+        Ok(bits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ftrace_and_engine_lines() {
+        let l = "  kworker/0:1-42    [003] d..2.  1234.567890: mm_page_alloc: page=ffffea0004000000 pfn=0x100000 order=2 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_ZERO";
+        let t = parse_line(7, l).unwrap().unwrap();
+        assert_eq!(t.cpu, Some(3));
+        assert_eq!(t.ts_ns, Some(1_234_567_890_000));
+        assert_eq!(t.task.as_deref(), Some("kworker/0:1-42"));
+        assert_eq!(
+            t.event,
+            TraceEvent::Alloc {
+                pfn: Some(0x100000),
+                order: 2,
+                mt: 1,
+                gfp: gfp::GFP_HIGHUSER_MOVABLE | gfp::__GFP_ZERO
+            }
+        );
+        // trace-cmd report, with a tgid column.
+        let l = "bash-1234  (   1234) [001] .... 55.000001: mm_page_free: page=(____ptrval____) pfn=0x2a order=0";
+        let t = parse_line(1, l).unwrap().unwrap();
+        assert_eq!(t.cpu, Some(1));
+        assert_eq!(
+            t.event,
+            TraceEvent::Free {
+                pfn: 0x2a,
+                order: 0
+            }
+        );
+        // The task of an allocation, without the tgid column; other events keep none.
+        assert_eq!(t.task, None);
+        let l = "bash-1234  (   1234) [001] .... 55.000001: mm_page_alloc: page=ffffea0000000000 pfn=0x0 order=0 migratetype=1 gfp_flags=GFP_USER";
+        let t = parse_line(1, l).unwrap().unwrap();
+        assert_eq!(t.task.as_deref(), Some("bash-1234"));
+        // The engine's own lines have no columns.
+        let l = "mm_page_pcpu_drain: page=ffffea0000000000 pfn=0x0 order=9 migratetype=0\n";
+        let t = parse_line(1, l).unwrap().unwrap();
+        assert_eq!(t.cpu, None);
+        assert_eq!(
+            t.event,
+            TraceEvent::PcpuDrain {
+                pfn: 0,
+                order: 9,
+                mt: 0
+            }
+        );
+        let l = "mm_page_alloc: page=0000000000000000 pfn=0x0 order=10 migratetype=0 gfp_flags=GFP_KERNEL";
+        assert_eq!(parse_line(1, l).unwrap().unwrap().task, None);
+        match parse_line(1, l).unwrap().unwrap().event {
+            TraceEvent::Alloc { pfn, .. } => assert_eq!(pfn, None),
+            e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn skips_what_is_not_a_kmem_event() {
+        for l in [
+            "# tracer: nop",
+            "",
+            "cpus=2",
+            "  <idle>-0     [000] d.h.  1.0: kmalloc: call_site=foo ptr=0x1 bytes_req=8",
+            "x-1 [000] .... 1.0: mm_page_free_batched: page=0 pfn=0x1 order=0",
+            "x-1 [000] .... 1.0: sched_switch: prev_comm=mm_page_alloc: x",
+            "# alloc_contig_range: order-10 block at pfn 0x2000 leaves the Movable list",
+        ] {
+            assert_eq!(parse_line(1, l).unwrap(), None, "{l}");
+        }
+    }
+
+    #[test]
+    fn engine_hints() {
+        let t = parse_line(1, "# free_prepared_contig_range: chunk pfn 0x80 order 5").unwrap();
+        assert_eq!(
+            t.unwrap().event,
+            TraceEvent::Chunk {
+                pfn: 0x80,
+                order: 5
+            }
+        );
+        let t = parse_line(
+            1,
+            "# alloc_contig_range: 57344 pages from pfn 0x2000 are allocated",
+        );
+        assert_eq!(
+            t.unwrap().unwrap().event,
+            TraceEvent::ContigAlloc {
+                pfn: 0x2000,
+                nr: 57344
+            }
+        );
+        let t = parse_line(
+            1,
+            "# set_migratetype_isolate: pageblock 1 (pfn 0x200) changes type Movable → Isolate",
+        );
+        assert_eq!(
+            t.unwrap().unwrap().event,
+            TraceEvent::Isolate { pfn: 0x200 }
+        );
+        let t = parse_line(
+            1,
+            "# unset_migratetype_isolate: pageblock 1 (pfn 0x200) changes type Isolate → Movable",
+        );
+        assert_eq!(
+            t.unwrap().unwrap().event,
+            TraceEvent::Unisolate { pfn: 0x200 }
+        );
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let e = parse_line(12, "mm_page_free: page=0 pfn=0xzz order=0").unwrap_err();
+        assert_eq!(e.line, 12);
+        assert_eq!(e.column, Some(22));
+        assert!(
+            e.to_string().starts_with("line 12, column 22: `pfn=0xzz`"),
+            "{e}"
+        );
+        let e = parse_line(3, "mm_page_free: page=0 pfn=0x1").unwrap_err();
+        assert_eq!(e.to_string(), "line 3, column 29: missing field `order=`");
+        let e = parse_line(4, "mm_page_free: pfn=0x1 order=11").unwrap_err();
+        assert!(e.message.contains("0..=10"), "{e}");
+        // A freed 1 GiB folio carries its own order; other events never do.
+        let t = parse_line(4, "mm_page_free: pfn=0x140000 order=18").unwrap();
+        assert_eq!(
+            t.unwrap().event,
+            TraceEvent::Free {
+                pfn: 0x140000,
+                order: 18
+            }
+        );
+        for l in [
+            "mm_page_free: pfn=0x1 order=19",
+            "mm_page_pcpu_drain: pfn=0x0 order=18 migratetype=0",
+            "mm_page_alloc: page=1 pfn=0x0 order=18 migratetype=0 gfp_flags=GFP_KERNEL",
+        ] {
+            assert!(parse_line(4, l).is_err(), "{l}");
+        }
+        let e = parse_line(
+            5,
+            "mm_page_alloc: pfn=0x1 order=0 migratetype=0 gfp_flags=GFP_BOGUS",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("GFP_BOGUS"), "{e}");
+        let e = parse_line(
+            6,
+            "mm_page_alloc_zone_locked: pfn=0x1 order=0 migratetype=7 percpu_refill=1",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("migratetype"), "{e}");
+    }
+
+    #[test]
+    fn reader_streams_and_counts() {
+        let text = "# c\nmm_page_free: page=0 pfn=0x1 order=0\nnoise\nmm_page_free: page=0 pfn=0x2 order=1\n";
+        let mut r = TraceReader::new(text.as_bytes());
+        let v: Vec<_> = r.by_ref().map(|x| x.unwrap().line).collect();
+        assert_eq!(v, vec![2, 4]);
+        assert_eq!(r.skipped, 2);
+        assert_eq!(r.lines(), 4);
+    }
+}

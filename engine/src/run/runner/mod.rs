@@ -1,0 +1,1034 @@
+//! Running a scenario: names and scopes, the semantics of each op as the scenario contract pins
+//! them, per-operation cost figures, and checkpoints for the timeline. A run is the pipeline's
+//! last stage, [`execute`]; the ops' own semantics are in `ops.rs`.
+
+mod ops;
+
+use crate::mm::gfp::*;
+use crate::mm::Engine;
+use crate::mm::EventLog;
+use crate::mm::Step;
+use crate::mm::Trace;
+use crate::mm::VmArea;
+use crate::mm::*;
+pub use crate::run::outcome::Outcome;
+use crate::run::setup::{self, Start};
+use crate::scenario::{DrainTarget, Op, Scenario, ScenarioError, Scopes, ValidScenario};
+use serde::{Deserialize, Serialize};
+
+/// Who holds a page: one record per allocation (owner ids index `Run::owners`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerInfo {
+    /// Index into `Run::op_defs` of the op that allocated it.
+    pub def: u32,
+    /// Allocation migratetype as requested.
+    pub mt: MigrateType,
+    /// 1-based sequence within a workload op (0 otherwise).
+    pub seq: u32,
+}
+
+/// One op as written in the scenario (repeat bodies appear once).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpDef {
+    /// JSON path, e.g. `ops[2].ops[0]`.
+    pub path: String,
+    /// The `"op"` tag.
+    pub op: String,
+    /// The name it binds (`as`).
+    pub name: Option<String>,
+    /// The op's `note`.
+    pub note: Option<String>,
+    /// Short human summary, e.g. `alloc order 9 movable as thp`.
+    pub summary: String,
+}
+
+/// One executed operation (a repeat body runs once per iteration; a workload once per step).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpRecord {
+    /// Index into [`Run::op_defs`].
+    pub def: u32,
+    /// Iteration indices of the enclosing repeats, outermost first.
+    pub iteration: Vec<u32>,
+    /// Events `[start, end)` of this op.
+    pub start: u32,
+    /// One past its last event.
+    pub end: u32,
+    /// Cost counters of this op alone.
+    pub cost: Stats,
+    /// Distinct pageblocks holding the pages this op obtained (alloc, vmalloc).
+    pub pageblocks_touched: u32,
+    /// What the op did (failure, pfn obtained, refused ...); `Display` prints it in words.
+    pub outcome: Outcome,
+    /// `nr_free[order]` after the op: enough for the free-pages and fragmentation-index charts
+    /// over time (both indices depend only on these counts).
+    pub nr_free_after: [u64; NR_PAGE_ORDERS],
+    /// On a node of several zones, each zone's `nr_free` after the op, in pfn order (the app's
+    /// charts follow the zone tab); empty on a node of one zone (`nr_free_after` is its).
+    #[serde(default)]
+    pub nr_free_after_zones: Vec<[u64; NR_PAGE_ORDERS]>,
+    /// Pages handled per zone / pcp lock hold during this op ([`crate::mm::locks`]).
+    #[serde(default)]
+    pub lock_holds: crate::mm::LockHolds,
+}
+
+/// A finished run: everything the CLI prints and the timeline steps through.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The scenario run.
+    pub scenario: Scenario,
+    /// State before the first op (after `init`).
+    pub initial: Zone,
+    /// The recorded events.
+    pub log: EventLog,
+    /// One record per executed op (thinned in a counters-only run).
+    pub ops: Vec<OpRecord>,
+    /// The ops as written, one per op of the document.
+    pub op_defs: Vec<OpDef>,
+    /// Who holds pages, by owner id.
+    pub owners: Vec<OwnerInfo>,
+    /// The zone (and node) after the last op.
+    pub final_zone: Zone,
+    /// `(event index, state before that event)`, ascending; index 0 is `initial`.
+    pub checkpoints: Vec<(u32, Zone)>,
+    /// Named allocations still visible at the top level, with their state.
+    pub names: Vec<(String, String)>,
+    /// Pages handled per zone / pcp lock hold over all the ops ([`crate::mm::locks`]).
+    pub lock_holds: crate::mm::LockHolds,
+    /// Op records a counters-only run did not keep ([`execute_counters_only`] keeps the first
+    /// and the last [`COUNTERS_ONLY_KEPT_OPS`]); 0 for every other run. The executed ops are
+    /// `ops.len() + ops_omitted`.
+    pub ops_omitted: u64,
+}
+
+impl Run {
+    /// The migratetype an owner allocated with: a run's allocation, or a filler owner of the
+    /// `/proc` import (its pageblock's type); `None` for `NO_OWNER` and a pcp head's CPU.
+    pub fn owner_mt(&self, owner: u32) -> Option<MigrateType> {
+        self.owners
+            .get(owner as usize)
+            .map(|i| i.mt)
+            .or_else(|| crate::mm::filler_owner_mt(owner))
+    }
+
+    /// Words for an owner id: the allocating op's summary (which names its `as`) and sequence number, or
+    /// what a `/proc` import filler stands for.
+    pub fn owner_label(&self, owner: u32) -> String {
+        if let Some(mt) = crate::mm::filler_owner_mt(owner) {
+            return format!(
+                "imported from /proc ({} pageblock filler)",
+                mt.kernel_name()
+            );
+        }
+        match self.owners.get(owner as usize) {
+            Some(o) => {
+                let def = &self.op_defs[o.def as usize];
+                let mut s = def.summary.clone();
+                if o.seq > 0 {
+                    s.push_str(&format!(" #{}", o.seq));
+                }
+                s
+            }
+            None => format!("owner {owner}"),
+        }
+    }
+
+    /// The memory the run holds, in bytes, from the capacities of its vectors (what is
+    /// allocated, not only what is used): the event trace and its messages, the op records,
+    /// op definitions and owners, the checkpoints and the initial and final zones. The
+    /// scenario text and the `names` summary are left out (small, fixed by the document).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let events = self.log.events.heap_bytes();
+        let messages = self.log.messages.capacity() * size_of::<String>()
+            + self
+                .log
+                .messages
+                .iter()
+                .map(String::capacity)
+                .sum::<usize>();
+        let ops = self.ops.capacity() * size_of::<OpRecord>()
+            + self
+                .ops
+                .iter()
+                .map(|o| {
+                    o.iteration.capacity() * 4
+                        + o.nr_free_after_zones.capacity() * 8 * crate::mm::NR_PAGE_ORDERS
+                        + outcome_heap(&o.outcome)
+                })
+                .sum::<usize>();
+        let defs = self.op_defs.capacity() * size_of::<OpDef>()
+            + self
+                .op_defs
+                .iter()
+                .map(|d| {
+                    d.path.capacity()
+                        + d.op.capacity()
+                        + d.summary.capacity()
+                        + d.name.as_ref().map_or(0, String::capacity)
+                        + d.note.as_ref().map_or(0, String::capacity)
+                })
+                .sum::<usize>();
+        let owners = self.owners.capacity() * size_of::<OwnerInfo>();
+        let zone = size_of::<Zone>();
+        let checkpoints = self.checkpoints.capacity() * size_of::<(u32, Zone)>()
+            + self
+                .checkpoints
+                .iter()
+                .map(|(_, z)| z.heap_bytes())
+                .sum::<usize>();
+        let zones = 2 * zone + self.initial.heap_bytes() + self.final_zone.heap_bytes();
+        events + messages + ops + defs + owners + checkpoints + zones
+    }
+
+    /// Bytes of the event trace alone (events and messages), the part
+    /// [`Limits::max_events`](crate::run::limits::Limits::max_events) bounds.
+    pub fn trace_bytes(&self) -> usize {
+        self.log.events.heap_bytes()
+            + self.log.messages.capacity() * std::mem::size_of::<String>()
+            + self
+                .log
+                .messages
+                .iter()
+                .map(String::capacity)
+                .sum::<usize>()
+    }
+}
+
+fn outcome_heap(o: &Outcome) -> usize {
+    match o {
+        Outcome::Vmalloc { large, .. } => large.capacity() * 2,
+        Outcome::Skipped(t) => t.capacity(),
+        _ => 0,
+    }
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Record the event trace (the CLI's `trace` format and the UI need it).
+    pub record: bool,
+    /// Memory the checkpoints may use, in bytes (0: no checkpoints but the initial state).
+    pub checkpoint_budget: usize,
+    /// Stop after this many executed ops (op records): the state a stepper shows after that
+    /// many "operation forward" steps. `None`: run everything.
+    pub max_ops: Option<usize>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            record: true,
+            checkpoint_budget: 256 << 20,
+            max_ops: None,
+        }
+    }
+}
+
+/// A named allocation at run time.
+#[derive(Clone, Debug)]
+enum Handle {
+    Alloc {
+        pfn: ZonePfn,
+        order: u8,
+        split: bool,
+        owner: u32,
+        cpu: usize,
+    },
+    Contig {
+        pfn: ZonePfn,
+        nr: u32,
+        owner: u32,
+    },
+    Vmalloc {
+        area: VmArea,
+        owner: u32,
+        freed: bool,
+    },
+    /// The allocation failed (`NULL`).
+    Failed,
+}
+
+/// Bytes a zone clone costs (per-page arrays dominate: 16 bytes a page).
+fn zone_bytes(z: &Zone) -> usize {
+    // A node of several zones copies every zone.
+    z.zones()
+        .map(|z| z.pages() as usize * 16 + z.pageblock.len() + 4096)
+        .sum()
+}
+
+/// The timeline's rewind ring, filled while a run (or a trace replay) records: a zone copy
+/// every `interval` events; over the memory budget it drops every other one and doubles the
+/// interval, so it thins out instead of forgetting the past (the timeline replays forwards
+/// from the nearest copy, never from the start).
+pub(crate) struct Checkpoints {
+    list: Vec<(u32, Zone)>,
+    interval: usize,
+    max: usize,
+    last: usize,
+}
+
+impl Checkpoints {
+    /// The ring with `initial` at event 0, sized for `budget` bytes.
+    ///
+    /// The first interval grows with the zone: a copy costs one clone of every page's state, so
+    /// one every `pages / 16` events adds at most 16 page copies per event, where a fixed 2048
+    /// made a 1 GiB zone (262,144 pages) copy 128 pages per event — three quarters of the
+    /// default scenario's run time, before the app's first paint. A jump then replays at most
+    /// `pages / 16` events from its checkpoint (16,384 at 1 GiB: about a millisecond).
+    pub(crate) fn new(initial: &Zone, budget: usize) -> Checkpoints {
+        Checkpoints {
+            list: vec![(0, initial.clone())],
+            interval: (initial.pages() as usize / 16).max(2048),
+            max: (budget / zone_bytes(initial)).max(1),
+            last: 0,
+        }
+    }
+
+    /// Keeps `zone` as the state before event `n` if `interval` events have passed.
+    pub(crate) fn maybe_take(&mut self, n: usize, zone: &Zone) {
+        if n - self.last < self.interval {
+            return;
+        }
+        if self.max <= 1 {
+            // A copy over the budget (a 64 GiB node against the default 256 MiB): the ring
+            // keeps the initial state only, so taking and thinning a copy would change nothing
+            // but cost a clone of the whole node.
+            return;
+        }
+        self.list.push((n as u32, zone.clone()));
+        self.last = n;
+        if self.list.len() > self.max {
+            let mut i = 0;
+            self.list.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.interval *= 2;
+        }
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<(u32, Zone)> {
+        self.list
+    }
+}
+
+/// The checkpoints and the final zone of a recorded run, rebuilt from its start state, events
+/// and op records exactly as [`execute`] took them (after an op, once `interval` events have
+/// passed, thinned over `budget`). For a run computed elsewhere: the app's run worker sends the
+/// events and records, not the zone copies (megabytes each), and the page replays them once.
+pub fn rebuild_checkpoints(
+    initial: &Zone,
+    events: &Trace,
+    ops: &[OpRecord],
+    budget: usize,
+) -> (Vec<(u32, Zone)>, Zone) {
+    let mut r = CheckpointRebuild::new(initial, budget);
+    r.step(events, ops, usize::MAX);
+    r.finish(events)
+}
+
+/// [`rebuild_checkpoints`] a few ops at a time, so that a page can rebuild a long run between
+/// frames: [`CheckpointRebuild::step`] until it returns true, then
+/// [`CheckpointRebuild::finish`]. The same events, ops and budget give the same checkpoints.
+pub struct CheckpointRebuild {
+    ring: Checkpoints,
+    zone: Zone,
+    /// Events applied so far.
+    applied: usize,
+    /// Op records done so far.
+    ops_done: usize,
+}
+
+impl CheckpointRebuild {
+    /// A rebuild from `initial`, keeping checkpoints within `budget` bytes.
+    pub fn new(initial: &Zone, budget: usize) -> CheckpointRebuild {
+        CheckpointRebuild {
+            ring: Checkpoints::new(initial, budget),
+            zone: initial.clone(),
+            applied: 0,
+            ops_done: 0,
+        }
+    }
+
+    /// Applies the events of up to `max_ops` more ops, taking checkpoints after them as the
+    /// run did; true when every op is done.
+    pub fn step(&mut self, events: &Trace, ops: &[OpRecord], max_ops: usize) -> bool {
+        let last = ops.len().min(self.ops_done.saturating_add(max_ops));
+        for op in &ops[self.ops_done..last] {
+            let end = (op.end as usize).min(events.len());
+            for ev in events.range(self.applied.min(end)..end) {
+                self.zone.apply(ev);
+            }
+            self.applied = self.applied.max(end);
+            self.ring.maybe_take(self.applied, &self.zone);
+        }
+        self.ops_done = last;
+        last == ops.len()
+    }
+
+    /// Op records done so far.
+    pub fn ops_done(&self) -> usize {
+        self.ops_done
+    }
+
+    /// The checkpoints and the final zone (the events after the last op applied too).
+    pub fn finish(mut self, events: &Trace) -> (Vec<(u32, Zone)>, Zone) {
+        for ev in events.range(self.applied.min(events.len())..events.len()) {
+            self.zone.apply(ev);
+        }
+        (self.ring.into_vec(), self.zone)
+    }
+}
+
+/// Op records a counters-only run keeps at each end: enough for `--format summary`, which
+/// prints every op of a run of at most 60 and the first and last 20 of a longer one.
+pub const COUNTERS_ONLY_KEPT_OPS: usize = 30;
+
+/// The progress callback is called after every this many executed ops.
+pub const PROGRESS_EVERY: u64 = 1024;
+
+/// The progress callback of [`execute_with_progress`]: `(ops done, ops in the whole run)`;
+/// `ControlFlow::Break` cancels the run.
+pub type Progress<'p> = &'p mut dyn FnMut(u64, u64) -> std::ops::ControlFlow<()>;
+
+/// Parses, validates and runs a scenario.
+pub fn run_text(text: &str, opts: &RunOptions) -> Result<Run, ScenarioError> {
+    run_valid(crate::scenario::parse_valid(text)?, opts)
+}
+
+/// Validates and runs a scenario built in code: nothing runs unless it is valid and `init` is
+/// usable.
+pub fn run(s: &Scenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
+    run_valid(ValidScenario::new(s.clone())?, opts)
+}
+
+/// Runs a validated scenario: [`setup::build`], then [`execute`].
+pub fn run_valid(s: ValidScenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
+    Ok(execute(setup::build(s)?, opts))
+}
+
+/// The third stage of a run: the ops on the start zone.
+pub fn execute(start: Start, opts: &RunOptions) -> Run {
+    execute_bounded(start, opts, None, None).expect("an unbounded run always finishes")
+}
+
+/// [`execute`], bounded and cancellable: the scenario's [`crate::run::limits::estimate`] is
+/// checked against `limits` first (nothing runs over them); a recording run stops with an
+/// error once its trace passes `limits.max_events`; `progress(done, total)` is called every
+/// [`PROGRESS_EVERY`] ops (`total` is the estimate, or `opts.max_ops` if smaller) and cancels
+/// the run with an error ([`crate::run::limits::is_cancelled`]) when it returns `Break`.
+pub fn execute_with_progress(
+    start: Start,
+    opts: &RunOptions,
+    limits: &crate::run::limits::Limits,
+    progress: Progress<'_>,
+) -> Result<Run, ScenarioError> {
+    let cost = crate::run::limits::estimate(&start.scenario);
+    crate::run::limits::check_limits(&cost, limits)?;
+    let bound = Bound {
+        limits: *limits,
+        total: cost
+            .ops_u64()
+            .min(opts.max_ops.map_or(u64::MAX, |m| m as u64)),
+        progress,
+    };
+    execute_bounded(start, opts, Some(bound), None)
+}
+
+/// A counters-only run (`buddyscope run --no-trace`, the app's "counters only"): no event
+/// trace and no checkpoints, and only the first and last [`COUNTERS_ONLY_KEPT_OPS`] op records
+/// (the others are counted in [`Run::ops_omitted`]), so memory does not grow with the run. The
+/// end state, the totals and `--format summary` are those of a recorded run. `opts.record`
+/// and `opts.checkpoint_budget` are ignored; otherwise as [`execute_with_progress`].
+pub fn execute_counters_only(
+    start: Start,
+    opts: &RunOptions,
+    limits: &crate::run::limits::Limits,
+    progress: Progress<'_>,
+) -> Result<Run, ScenarioError> {
+    let cost = crate::run::limits::estimate(&start.scenario);
+    crate::run::limits::check_limits(&cost, limits)?;
+    let opts = RunOptions {
+        record: false,
+        checkpoint_budget: 0,
+        max_ops: opts.max_ops,
+    };
+    let bound = Bound {
+        limits: *limits,
+        total: cost
+            .ops_u64()
+            .min(opts.max_ops.map_or(u64::MAX, |m| m as u64)),
+        progress,
+    };
+    execute_bounded(start, &opts, Some(bound), Some(COUNTERS_ONLY_KEPT_OPS))
+}
+
+/// The limits and progress callback of a bounded run.
+struct Bound<'p> {
+    limits: crate::run::limits::Limits,
+    total: u64,
+    progress: Progress<'p>,
+}
+
+/// The op records of a counters-only run: the first `keep`, then a ring of the last `keep`.
+struct Thinned {
+    keep: usize,
+    tail: std::collections::VecDeque<OpRecord>,
+    omitted: u64,
+}
+
+fn execute_bounded(
+    start: Start,
+    opts: &RunOptions,
+    bound: Option<Bound<'_>>,
+    thin: Option<usize>,
+) -> Result<Run, ScenarioError> {
+    let Start {
+        scenario,
+        mut engine,
+    } = start;
+    let s: &Scenario = &scenario;
+    engine.recording = opts.record;
+    // Holds of boot and init are not the scenario's.
+    engine.holds = Default::default();
+    engine.op_holds = Default::default();
+    let initial = engine.zone.clone();
+    let mut r = Runner {
+        s,
+        engine,
+        ops: Vec::new(),
+        op_defs: Vec::new(),
+        owners: Vec::new(),
+        handles: Vec::new(),
+        handle_zones: Vec::new(),
+        scopes: Scopes::new(),
+        iteration: Vec::new(),
+        checkpoints: Checkpoints::new(&initial, opts.checkpoint_budget),
+        record: opts.record,
+        max_ops: opts.max_ops.unwrap_or(usize::MAX),
+        ops_done: 0,
+        bound,
+        thin: thin.map(|keep| Thinned {
+            keep,
+            tail: std::collections::VecDeque::with_capacity(keep),
+            omitted: 0,
+        }),
+        stop: None,
+        extra_refs: std::collections::BTreeMap::new(),
+        moved: Default::default(),
+        origin: Default::default(),
+        cma: s
+            .node_zones()
+            .iter()
+            .find_map(|z| z.cma_pageblocks)
+            .map(|a| crate::mm::CmaArea::new(a.start_pfn, a.nr_pages)),
+    };
+    r.define_ops(&s.ops, "ops");
+    let mut next_def = 0u32;
+    r.run_ops(&s.ops, &mut next_def);
+    if let Some(e) = r.stop.take() {
+        return Err(e);
+    }
+    let names = r
+        .scopes
+        .visible()
+        .into_iter()
+        .map(|(n, &h)| (n.to_string(), r.describe(h)))
+        .collect();
+    let final_zone = r.engine.zone.clone();
+    let Runner {
+        engine,
+        mut ops,
+        op_defs,
+        owners,
+        checkpoints,
+        thin,
+        ..
+    } = r;
+    let lock_holds = engine.run_holds();
+    let mut ops_omitted = 0;
+    if let Some(t) = thin {
+        ops.extend(t.tail);
+        ops_omitted = t.omitted;
+    }
+    Ok(Run {
+        scenario: scenario.into_scenario(),
+        initial,
+        log: engine.log,
+        ops,
+        op_defs,
+        owners,
+        final_zone,
+        checkpoints: checkpoints.into_vec(),
+        names,
+        lock_holds,
+        ops_omitted,
+    })
+}
+
+struct Runner<'a, 'p> {
+    s: &'a Scenario,
+    engine: Engine,
+    ops: Vec<OpRecord>,
+    op_defs: Vec<OpDef>,
+    owners: Vec<OwnerInfo>,
+    handles: Vec<Handle>,
+    /// The node index of the zone each handle's pages are in (`page_zone`), by handle.
+    handle_zones: Vec<u8>,
+    scopes: Scopes<usize>,
+    iteration: Vec<u32>,
+    checkpoints: Checkpoints,
+    record: bool,
+    max_ops: usize,
+    /// Executed ops so far (op records made, kept or not).
+    ops_done: usize,
+    bound: Option<Bound<'p>>,
+    thin: Option<Thinned>,
+    /// Why a bounded run stopped early (cancelled, event cap).
+    stop: Option<ScenarioError>,
+    /// References `get_page` ops took and `put_page` ops have not dropped yet, per page: what
+    /// a `put_page` may drop (never the owner's own reference). Keyed by absolute pfn (a node
+    /// of several zones).
+    extra_refs: std::collections::BTreeMap<Pfn, u32>,
+    /// Pages `alloc_contig_range` migrated: `(owner, pfn it was allocated at)` → `(zone, pfn)`
+    /// now, so a later `free`/`split` of the allocation acts on the page where it lives now
+    /// (on a node of several zones, maybe in another zone: its allocation's zone is the
+    /// handle's, `handle_zones`).
+    moved: std::collections::HashMap<(u32, ZonePfn), (u8, ZonePfn)>,
+    /// The reverse of `moved`: `(owner, zone now, pfn now)` → `(zone, pfn)` it was allocated
+    /// at.
+    origin: std::collections::HashMap<(u32, u8, ZonePfn), (u8, ZonePfn)>,
+    /// The CMA area `cma_alloc` and `cma_release` work on (`zone.cma_pageblocks`).
+    cma: Option<crate::mm::CmaArea>,
+}
+
+fn mt_gfp(mt: MigrateType) -> u32 {
+    match mt {
+        MigrateType::Movable => GFP_HIGHUSER_MOVABLE,
+        MigrateType::Reclaimable => GFP_KERNEL | __GFP_RECLAIMABLE,
+        _ => GFP_KERNEL,
+    }
+}
+
+/// The gfp of an `alloc` op (scenario-format.md, "request" table).
+pub fn alloc_gfp(mt: MigrateType, highatomic: bool) -> u32 {
+    if highatomic {
+        GFP_ATOMIC
+            | match mt {
+                MigrateType::Movable => __GFP_MOVABLE,
+                MigrateType::Reclaimable => __GFP_RECLAIMABLE,
+                _ => 0,
+            }
+    } else {
+        mt_gfp(mt)
+    }
+}
+
+impl Runner<'_, '_> {
+    /// Flattens the op tree into `op_defs` (pre-order, the order `run_ops` walks it).
+    fn define_ops(&mut self, ops: &[Op], path: &str) {
+        for (i, op) in ops.iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            self.op_defs.push(OpDef {
+                path: p.clone(),
+                op: op.op_name().to_string(),
+                name: op.binding().map(|(n, _)| n.to_string()),
+                note: op.note().map(str::to_string),
+                summary: summarize(op),
+            });
+            if let Op::Repeat { ops, .. } = op {
+                self.define_ops(ops, &format!("{p}.ops"));
+            }
+        }
+    }
+
+    fn new_owner(&mut self, def: u32, mt: MigrateType, seq: u32) -> u32 {
+        self.owners.push(OwnerInfo { def, mt, seq });
+        (self.owners.len() - 1) as u32
+    }
+
+    fn describe(&self, h: usize) -> String {
+        let zone = self.engine.zone.zone_at(self.handle_zones[h] as usize);
+        match &self.handles[h] {
+            Handle::Alloc {
+                pfn,
+                order,
+                split,
+                owner,
+                ..
+            } => {
+                let (z, p) = self.page(self.handle_zones[h] as usize, *owner, *pfn);
+                format!(
+                    "order-{order} block at pfn {:#x}{}",
+                    self.engine.zone.zone_at(z).abs_pfn(p),
+                    if *split { " (split)" } else { "" }
+                )
+            }
+            Handle::Contig { pfn, nr, .. } => {
+                format!("{nr} pages at pfn {:#x}", zone.abs_pfn(*pfn))
+            }
+            Handle::Vmalloc { area, freed, .. } => format!(
+                "vmalloc area of {} pages{}",
+                area.pages.len(),
+                if *freed { " (freed)" } else { "" }
+            ),
+            Handle::Failed => "failed allocation".into(),
+        }
+    }
+
+    fn run_ops(&mut self, ops: &[Op], next_def: &mut u32) {
+        for op in ops {
+            if self.ops_done >= self.max_ops {
+                return;
+            }
+            let def = *next_def;
+            *next_def += 1;
+            match op {
+                Op::Repeat {
+                    times, ops: body, ..
+                } => {
+                    let body_start = *next_def;
+                    let mut body_end = body_start;
+                    for it in 0..*times {
+                        if self.ops_done >= self.max_ops {
+                            break;
+                        }
+                        let mut d = body_start;
+                        self.iteration.push(it as u32);
+                        self.scopes.push();
+                        self.run_ops(body, &mut d);
+                        self.scopes.pop();
+                        self.iteration.pop();
+                        body_end = d;
+                    }
+                    if *times == 0 {
+                        body_end = body_start + count_defs(body);
+                    }
+                    *next_def = body_end;
+                }
+                Op::Workload { .. } => self.run_workload(op, def),
+                _ => self.run_leaf(op, def),
+            }
+        }
+    }
+
+    fn begin(&mut self, def: u32) -> (u32, Stats) {
+        if let Some(n) = self.op_defs[def as usize].note.clone() {
+            self.engine.message(Step::OpNote, MsgLevel::Note, n);
+        }
+        // Holds between ops are the run's, not this op's.
+        self.engine.take_op_holds();
+        (self.engine.log.events.len() as u32, self.engine.zone.stats)
+    }
+
+    fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: Outcome) {
+        // A node of several zones: every op ends back in the home zone, so the state between
+        // ops does not depend on where the last op worked.
+        let home = self.engine.home_zone();
+        self.engine.select_zone(Step::OpNote, home);
+        let cost = self.engine.zone.stats.diff(&start.1);
+        let rec = OpRecord {
+            def,
+            iteration: self.iteration.clone(),
+            start: start.0,
+            end: self.engine.log.events.len() as u32,
+            cost,
+            pageblocks_touched: touched,
+            outcome,
+            nr_free_after: self.engine.zone.nr_free,
+            nr_free_after_zones: if self.engine.zone.nr_zones() > 1 {
+                self.engine.zone.zones().map(|z| *z.nr_free()).collect()
+            } else {
+                Vec::new()
+            },
+            lock_holds: self.engine.take_op_holds(),
+        };
+        match &mut self.thin {
+            Some(t) if self.ops.len() >= t.keep => {
+                if t.tail.len() == t.keep {
+                    t.tail.pop_front();
+                    t.omitted += 1;
+                }
+                t.tail.push_back(rec);
+            }
+            _ => self.ops.push(rec),
+        }
+        self.ops_done += 1;
+        self.maybe_checkpoint();
+        if self.bound.is_some() {
+            self.check_bound();
+        }
+    }
+
+    /// The event cap of a recording run and the progress callback; stops the run (every op
+    /// loop checks `max_ops`) with the reason in `stop`.
+    fn check_bound(&mut self) {
+        let Some(b) = &mut self.bound else { return };
+        let done = self.ops_done as u64;
+        let events = self.engine.log.events.len();
+        if self.record && events as u64 > b.limits.max_events {
+            self.stop = Some(crate::run::limits::event_cap_error(events, done, &b.limits));
+        } else if done.is_multiple_of(PROGRESS_EVERY) && (b.progress)(done, b.total).is_break() {
+            self.stop = Some(crate::run::limits::cancelled_error(done, b.total));
+        }
+        if self.stop.is_some() {
+            self.max_ops = 0;
+        }
+    }
+
+    fn maybe_checkpoint(&mut self) {
+        if self.record {
+            self.checkpoints
+                .maybe_take(self.engine.log.events.len(), &self.engine.zone);
+        }
+    }
+
+    fn warn(&mut self, text: String) -> Outcome {
+        self.engine
+            .message(Step::OpWarning, MsgLevel::Warning, text.clone());
+        Outcome::Skipped(text)
+    }
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes.lookup(name).copied()
+    }
+
+    fn bind(&mut self, op: &Op, h: Handle) -> usize {
+        self.handles.push(h);
+        self.handle_zones
+            .push(self.engine.zone.active_index() as u8);
+        let idx = self.handles.len() - 1;
+        if let Some((name, _)) = op.binding() {
+            // Validation guarantees a name is bound once per scope.
+            let _ = self.scopes.bind(name, idx);
+        }
+        idx
+    }
+
+    /// `page_zone()` of a handle's pages: work in the zone that holds them.
+    fn enter_zone_of(&mut self, h: usize) {
+        let z = self.handle_zones[h] as usize;
+        self.engine.select_zone(Step::PageZone, z);
+    }
+
+    /// Where page `p` of `owner`'s allocation (made in zone `hz` of the node) lives now, as
+    /// `(zone, index in it)`: it moves when migrated, maybe to another zone.
+    fn page(&self, hz: usize, owner: u32, p: ZonePfn) -> (usize, ZonePfn) {
+        self.moved
+            .get(&(owner, p))
+            .map_or((hz, p), |&(z, q)| (z as usize, q))
+    }
+
+    /// [`Runner::page`] if the page there is still page `p` of the allocation: a page the
+    /// owner freed may be where another of its pages migrated to since (then it is the other
+    /// one's, and `None`).
+    fn owned_page(&self, hz: usize, owner: u32, p: ZonePfn) -> Option<(usize, ZonePfn)> {
+        let at = self.page(hz, owner, p);
+        if self.origin.is_empty() {
+            // Nothing migrated: every page is where it was allocated (the common, fast case).
+            return Some(at);
+        }
+        let whose = self
+            .origin
+            .get(&(owner, at.0 as u8, at.1))
+            .map_or((hz as u8, at.1), |&o| o);
+        (whose == (hz as u8, p)).then_some(at)
+    }
+
+    /// [`Runner::page`], and work in the zone that holds the page now (`page_zone`).
+    fn enter_page(&mut self, hz: usize, owner: u32, p: ZonePfn) -> ZonePfn {
+        let (z, q) = self.page(hz, owner, p);
+        self.engine.select_zone(Step::PageZone, z);
+        q
+    }
+
+    /// `__free_pages(page, 0)` of each page, each in its own zone.
+    fn free_each(&mut self, pages: &[(usize, ZonePfn)], cpu: usize) {
+        for &(z, p) in pages {
+            self.engine.select_zone(Step::PageZone, z);
+            self.engine.free_pages(p, 0, cpu);
+        }
+    }
+
+    /// Records a migration: every page of the block follows its owner.
+    fn follow(&mut self, m: &crate::mm::Migration) {
+        for i in 0..1u32 << m.order {
+            let (from, to) = (m.from + i, m.to + i);
+            // A page not moved before is where it was allocated, in the range's zone.
+            let (hz, orig) = self
+                .origin
+                .remove(&(m.owner, m.from_zone, from))
+                .unwrap_or((m.from_zone, from));
+            if (hz, orig) == (m.to_zone, to) {
+                self.moved.remove(&(m.owner, orig));
+            } else {
+                self.moved.insert((m.owner, orig), (m.to_zone, to));
+                self.origin.insert((m.owner, m.to_zone, to), (hz, orig));
+            }
+        }
+    }
+
+    /// Pages of `[pfn, pfn+n)` (as allocated in zone `hz`; where they live now, as `(zone,
+    /// index)`) that `owner` still holds.
+    fn held(&self, hz: usize, pfn: ZonePfn, n: u32, owner: u32) -> Vec<(usize, ZonePfn)> {
+        (pfn..pfn + n)
+            .filter_map(|p| self.owned_page(hz, owner, p))
+            .filter(|&(zi, p)| {
+                let z = self.engine.zone.zone_at(zi);
+                z.kind[p as usize] == PageKind::Other
+                    && z.owner[p as usize] == owner
+                    && z.refcount[p as usize] >= 1
+            })
+            .collect()
+    }
+
+    /// The part of a vmalloc area still held by `owner` (array order kept).
+    fn held_area(&self, area: &VmArea, owner: u32) -> VmArea {
+        let node = &self.engine.zone;
+        let keep = |i: usize| {
+            // Each page in its own zone (a node of several zones).
+            let (z, p) = (node.zone_at(area.zone_of(i)), area.pages[i] as usize);
+            z.kind[p] == PageKind::Other && z.owner[p] == owner && z.refcount[p] == 1
+        };
+        let kept: Vec<usize> = (0..area.pages.len()).filter(|&i| keep(i)).collect();
+        VmArea {
+            pages: kept.iter().map(|&i| area.pages[i]).collect(),
+            zones: if area.zones.is_empty() {
+                Vec::new()
+            } else {
+                kept.iter().map(|&i| area.zones[i]).collect()
+            },
+            array: area
+                .array
+                .as_ref()
+                .map(|a| Box::new(self.held_area(a, owner))),
+            attempts: Vec::new(),
+        }
+    }
+
+    fn begin_quiet(&mut self) -> (u32, Stats) {
+        (self.engine.log.events.len() as u32, self.engine.zone.stats)
+    }
+}
+
+fn count_defs(ops: &[Op]) -> u32 {
+    ops.iter()
+        .map(|o| match o {
+            Op::Repeat { ops, .. } => 1 + count_defs(ops),
+            _ => 1,
+        })
+        .sum()
+}
+
+/// Distinct pageblocks of pages given as `(zone index in the node, index in the zone)`.
+fn pageblocks_of_zoned(pages: impl Iterator<Item = (usize, ZonePfn)>) -> u32 {
+    let mut v: Vec<(usize, u32)> = pages.map(|(z, p)| (z, p >> PAGEBLOCK_ORDER)).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len() as u32
+}
+
+fn pageblocks_of(pages: impl Iterator<Item = ZonePfn>) -> u32 {
+    let mut v: Vec<u32> = pages.map(|p| p >> PAGEBLOCK_ORDER).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len() as u32
+}
+
+/// A one-line summary of an op as written.
+pub fn summarize(op: &Op) -> String {
+    let name = |n: &Option<String>| n.as_ref().map(|n| format!(" as {n}")).unwrap_or_default();
+    match op {
+        Op::Alloc {
+            order,
+            mt,
+            highatomic,
+            as_name,
+            ..
+        } => format!(
+            "alloc order {order} {}{}{}",
+            mt.slug(),
+            if *highatomic { " (GFP_ATOMIC)" } else { "" },
+            name(as_name)
+        ),
+        Op::Free { ref_name, page, .. } => match page {
+            Some(p) => format!("free {ref_name} page {p}"),
+            None => format!("free {ref_name}"),
+        },
+        Op::Split { ref_name, .. } => format!("split_page {ref_name}"),
+        Op::AllocContigRange {
+            pfn,
+            nr_pages,
+            as_name,
+            ..
+        } => {
+            format!("alloc_contig_range {pfn:#x} +{nr_pages}{}", name(as_name))
+        }
+        Op::FreeContigRange {
+            ref_name,
+            pfn,
+            nr_pages,
+            method,
+            frozen,
+            ..
+        } => {
+            let what = match ref_name {
+                Some(r) => r.clone(),
+                None => format!("{:#x} +{}", pfn.unwrap_or(0), nr_pages.unwrap_or(0)),
+            };
+            let m = match method {
+                Some(FreeMethod::PerPage) => " (per page)",
+                Some(FreeMethod::Chunked) => " (chunked)",
+                None => "",
+            };
+            format!(
+                "{}free_contig_range {what}{m}",
+                if *frozen { "__frozen " } else { "" }
+            )
+        }
+        Op::Vmalloc {
+            pages,
+            strategy,
+            as_name,
+            ..
+        } => format!(
+            "vmalloc {} KB{}{}",
+            pages * 4,
+            match strategy {
+                Some(VmallocStrategy::Bulk) => " (bulk)",
+                Some(VmallocStrategy::LargeOrder) => " (large order)",
+                None => "",
+            },
+            name(as_name)
+        ),
+        Op::Vfree { ref_name, .. } => format!("vfree {ref_name}"),
+        Op::Drain { cpu, .. } => match cpu {
+            DrainTarget::Cpu(c) => format!("drain cpu {c}"),
+            DrainTarget::All => "drain all".into(),
+        },
+        Op::CompactMemory { .. } => "compact_memory".into(),
+        Op::Compact { order, zone, .. } => match zone {
+            Some(z) => format!("compact order {order} zone {z}"),
+            None => format!("compact order {order}"),
+        },
+        Op::Tick { cpu, .. } => match cpu {
+            DrainTarget::Cpu(c) => format!("tick cpu {c}"),
+            DrainTarget::All => "tick".into(),
+        },
+        Op::Repeat { times, .. } => format!("repeat ×{times}"),
+        Op::Workload { steps, seed, .. } => format!("workload {steps} steps (seed {seed})"),
+        Op::GetPage { ref_name, page, .. } => format!("get_page {ref_name} page {page}"),
+        Op::PutPage { ref_name, page, .. } => format!("put_page {ref_name} page {page}"),
+        Op::CmaAlloc {
+            nr_pages,
+            align,
+            as_name,
+            ..
+        } => format!(
+            "cma_alloc {nr_pages} pages{}{}",
+            align.map(|a| format!(" align {a}")).unwrap_or_default(),
+            name(as_name)
+        ),
+        Op::CmaRelease { ref_name, .. } => format!("cma_release {ref_name}"),
+    }
+}

@@ -1,0 +1,227 @@
+//! Stepping through a run: the zone state at any event index.
+//!
+//! Compute, then render by index: a [`Run`] holds the whole event trace; a [`Timeline`] keeps
+//! one zone at a cursor and moves it. Short moves apply or undo events one by one (every
+//! mutation is invertible, so one step back costs one event); long jumps restore the nearest
+//! checkpoint at or before the target and replay forwards — never from the start.
+
+use crate::mm::KernelFn;
+use crate::mm::Zone;
+use crate::mm::{Annotation, Event};
+use crate::run::runner::{OpRecord, Run};
+
+/// Beyond this many events a jump goes through a checkpoint instead of stepping.
+const STEP_LIMIT: u32 = 4096;
+
+/// Restoring a checkpoint copies the whole zone (16 bytes per page); replaying an event costs
+/// about what copying this many bytes does (tens of nanoseconds either way, natively and in
+/// wasm). A jump restores a checkpoint only when the copy and the replay from it cost less than
+/// walking there from the cursor: at 16 GiB (a 64 MiB copy, worth 262,144 events) a jump
+/// anywhere in a 100,000-event run walks, where it copied 64 MiB and replayed from the start
+/// (BENCHMARKS.md "Frames"); at 1 GiB (16,384 events' worth) far jumps still restore.
+const COPY_BYTES_PER_EVENT: u64 = 256;
+
+/// A cursor over a run.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    /// The run.
+    pub run: Run,
+    zone: Zone,
+    /// Number of events applied: the zone is the state *after* events `[0, pos)`.
+    pos: u32,
+    /// Indices of the events a user steps through (see [`Event::is_visible`]).
+    visible: Vec<u32>,
+    /// A node of several zones: the zone [`Timeline::zone`] shows (the app's zone tabs);
+    /// `None` shows the zone being worked on.
+    view_zone: Option<usize>,
+}
+
+impl Timeline {
+    /// A cursor at the start of `run`.
+    pub fn new(run: Run) -> Timeline {
+        let visible = run
+            .log
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.is_visible())
+            .map(|(i, _)| i as u32)
+            .collect();
+        Timeline {
+            zone: run.initial.clone(),
+            pos: 0,
+            visible,
+            view_zone: None,
+            run,
+        }
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> u32 {
+        self.run.log.events.len() as u32
+    }
+
+    /// No events.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Events applied so far.
+    pub fn pos(&self) -> u32 {
+        self.pos
+    }
+
+    /// The zone after the first `pos()` events: the one picked with
+    /// [`Timeline::set_view_zone`] in a node of several zones, else the zone being worked on
+    /// (which holds the node: [`Zone::zones`]).
+    pub fn zone(&self) -> &Zone {
+        match self.view_zone {
+            Some(i) if i < self.zone.nr_zones() => self.zone.zone_at(i),
+            _ => &self.zone,
+        }
+    }
+
+    /// The whole state after the first `pos()` events (every zone of the node).
+    pub fn node(&self) -> &Zone {
+        &self.zone
+    }
+
+    /// Which zone of the node [`Timeline::zone`] shows (`None`: the zone being worked on).
+    pub fn set_view_zone(&mut self, zone: Option<usize>) {
+        self.view_zone = zone;
+    }
+
+    /// The zone picked with [`Timeline::set_view_zone`].
+    pub fn view_zone(&self) -> Option<usize> {
+        self.view_zone
+    }
+
+    /// Visible event indices, ascending (the stops of "step one event").
+    pub fn visible(&self) -> &[u32] {
+        &self.visible
+    }
+
+    /// The last applied event (the one being shown), if any.
+    pub fn current(&self) -> Option<&Event> {
+        self.pos
+            .checked_sub(1)
+            .map(|i| &self.run.log.events[i as usize])
+    }
+
+    /// Moves the cursor so that exactly `target` events are applied.
+    pub fn seek(&mut self, target: u32) {
+        let target = target.min(self.len());
+        let cp = self
+            .run
+            .checkpoints
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= target)
+            .map(|(at, _)| *at)
+            .unwrap_or(0);
+        let direct = target.abs_diff(self.pos);
+        let copy = u64::from(self.zone.pages()) * 16 / COPY_BYTES_PER_EVENT;
+        let via_checkpoint = u64::from(target - cp) + copy;
+        if direct > STEP_LIMIT && via_checkpoint < u64::from(direct) {
+            let (at, z) = self
+                .run
+                .checkpoints
+                .iter()
+                .rev()
+                .find(|(at, _)| *at <= target)
+                .expect("checkpoint 0 exists");
+            self.zone = z.clone();
+            self.pos = *at;
+        }
+        while self.pos < target {
+            self.zone.apply(&self.run.log.events[self.pos as usize]);
+            self.pos += 1;
+        }
+        while self.pos > target {
+            self.pos -= 1;
+            self.zone.unapply(&self.run.log.events[self.pos as usize]);
+        }
+    }
+
+    /// Steps to just after the next visible event.
+    pub fn step_forward(&mut self) {
+        let i = self.visible.partition_point(|&v| v < self.pos);
+        let t = self.visible.get(i).map(|&v| v + 1).unwrap_or(self.len());
+        self.seek(t);
+    }
+
+    /// Steps back to just after the previous visible event (or the start).
+    pub fn step_back(&mut self) {
+        let i = self.visible.partition_point(|&v| v + 1 < self.pos);
+        let t = if i == 0 { 0 } else { self.visible[i - 1] + 1 };
+        self.seek(t);
+    }
+
+    /// The op containing the last applied event, or the op about to start.
+    pub fn op_index(&self) -> Option<usize> {
+        let ops = &self.run.ops;
+        if ops.is_empty() {
+            return None;
+        }
+        let i = ops.partition_point(|o| o.end < self.pos.max(1));
+        Some(i.min(ops.len() - 1))
+    }
+
+    /// To the end of the current op, or of the next one if already at an op end.
+    pub fn op_forward(&mut self) {
+        let ops = &self.run.ops;
+        let i = ops.partition_point(|o| o.end <= self.pos);
+        let t = ops.get(i).map(|o| o.end).unwrap_or(self.len());
+        self.seek(t);
+    }
+
+    /// To the end of the previous op (the state before the current one), or the start.
+    pub fn op_back(&mut self) {
+        let ops = &self.run.ops;
+        let i = ops.partition_point(|o| o.end < self.pos);
+        let t = if i == 0 { 0 } else { ops[i - 1].end };
+        self.seek(t);
+    }
+
+    /// Number of ops completed at the cursor (whose last event is before it): the state
+    /// "after that many ops", which per-op views (charts) show.
+    pub fn ops_done(&self) -> usize {
+        let pos = self.pos();
+        self.run.ops.partition_point(|o| o.end <= pos)
+    }
+
+    /// The op record at an index.
+    pub fn op(&self, i: usize) -> &OpRecord {
+        &self.run.ops[i]
+    }
+
+    /// The kernel call chain at the cursor: functions entered and not yet left, outermost
+    /// first (scanned from the start of the current op).
+    pub fn call_chain(&self) -> Vec<KernelFn> {
+        let start = self
+            .op_index()
+            .map(|i| self.run.ops[i].start)
+            .unwrap_or(0)
+            .min(self.pos);
+        let mut stack = Vec::new();
+        for e in self.run.log.events.range(start as usize..self.pos as usize) {
+            match e.kind().annotation() {
+                Some(Annotation::Enter { func }) => stack.push(func),
+                Some(Annotation::Exit { .. }) => {
+                    stack.pop();
+                }
+                _ => {}
+            }
+        }
+        if let Some(e) = self.current() {
+            let f = match e.kind().annotation() {
+                Some(Annotation::Enter { func } | Annotation::Exit { func }) => func,
+                _ => e.step.func(),
+            };
+            if stack.last() != Some(&f) {
+                stack.push(f);
+            }
+        }
+        stack
+    }
+}
