@@ -17,7 +17,18 @@ use buddyscope::compare::ComparePair;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::presenter::PresenterState;
+/// Presenter and tour state as plain data (for share links and embedding).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PresenterState {
+    /// The presenter layout is on.
+    pub presenter: bool,
+    /// The tour is active at this stop (0-based index into the scenario's `tour`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tour_stop: Option<u32>,
+    /// The map follows the action outside presenter mode too (it always does inside).
+    pub follow: bool,
+}
 
 /// The link format this build writes (and the newest it reads).
 pub const LINK_VERSION: u32 = 1;

@@ -3,6 +3,7 @@
 //!
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
 
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod builtin;
 pub mod cma;

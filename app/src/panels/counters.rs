@@ -7,7 +7,7 @@ use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
-use crate::state::AppState;
+use crate::shell::View;
 
 /// One counter on screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -138,8 +138,8 @@ struct CounterValues {
 
 #[component]
 pub fn CountersPanel() -> impl IntoView {
-    let state = AppState::viewed();
-    let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let view = View::here();
+    let model = Memo::new(move |_| view.with(|s| view_model(&s.timeline)).unwrap_or_default());
     // The rows themselves (names, labels, help) are the same at every position: they are built
     // once per run, and each row's value and mark are their own reactive leaves, so a move
     // writes only the numbers (and marks) that changed, never the rows' other attributes.
@@ -165,8 +165,7 @@ pub fn CountersPanel() -> impl IntoView {
         })
     });
     let dist = Memo::new(move |_| {
-        state
-            .with(|s| hold_distribution(&s.timeline))
+        view.with(|s| hold_distribution(&s.timeline))
             .unwrap_or_default()
     });
 
@@ -212,7 +211,7 @@ pub fn CountersPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
     use buddyscope::stats::Stats;
 
     #[test]

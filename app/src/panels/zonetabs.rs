@@ -2,11 +2,11 @@
 //! map, the free-list, pcp and counter panels show the picked zone ([`Timeline::set_view_zone`]);
 //! before a pick they show the zone the engine is working in. Nothing shows for one zone.
 
-use buddyscope::events::{EventKind, Mutation};
 use buddyscope::timeline::Timeline;
 use leptos::prelude::*;
 
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::View;
 
 /// One tab.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,33 +40,10 @@ pub fn view_model(t: &Timeline) -> Vec<ZoneTab> {
         .collect()
 }
 
-/// The zone the current op last changed (a node of several zones; `None` for one zone). After
-/// an op the engine switches back to the first zone of the zonelist (`ZoneSwitch`, the
-/// bookkeeping of `get_page_from_freelist`'s walk), so "the zone being worked on" at an op end
-/// is the zonelist's first zone even when the op's block came from another: a tour stop shows
-/// this zone instead, the one its caption talks about.
-pub fn worked_zone(t: &Timeline) -> Option<usize> {
-    let node = t.node();
-    if node.nr_zones() < 2 {
-        return None;
-    }
-    let mut cur = node.active_index();
-    let start = t.op_index().map(|i| t.op(i).start).unwrap_or(0);
-    for i in (start..t.pos()).rev() {
-        match t.run.log.events.get(i as usize).map(|e| e.kind()) {
-            Some(EventKind::Mutation(Mutation::ZoneSwitch { from, .. })) => cur = from as usize,
-            Some(EventKind::Mutation(Mutation::Account { .. } | Mutation::Counter { .. })) => {}
-            Some(EventKind::Mutation(_)) => return Some(cur),
-            _ => {}
-        }
-    }
-    Some(cur)
-}
-
 #[component]
 pub fn ZoneTabs() -> impl IntoView {
-    let state = AppState::viewed();
-    let tabs = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let view = View::here();
+    let tabs = Memo::new(move |_| view.with(|s| view_model(&s.timeline)).unwrap_or_default());
     view! {
         <Show when=move || !tabs.get().is_empty()>
             <div class="zone-tabs" role="group" aria-label="Zone shown" data-testid="zone-tabs">
@@ -89,7 +66,7 @@ pub fn ZoneTabs() -> impl IntoView {
                                     aria-pressed=if tab.shown { "true" } else { "false" }
                                     title=title
                                     data-testid=format!("zone-tab-{}", tab.name)
-                                    on:click=move |_| state.update(|t| t.set_view_zone(Some(i)))
+                                    on:click=move |_| view.dispatch(Command::ShowZone { slot: view.slot, zone: i })
                                 >
                                     {tab.name.clone()}
                                 </button>
@@ -105,6 +82,7 @@ pub fn ZoneTabs() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::tour::worked_zone;
     use buddyscope::runner::{run_text, RunOptions};
 
     #[test]

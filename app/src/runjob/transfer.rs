@@ -71,8 +71,11 @@ pub fn encode_run(run: &Run) -> Vec<u8> {
     out
 }
 
-/// Milliseconds the page spent on each step of [`RunDecoder`] (docs/app.md, "Long runs and limits").
+/// Milliseconds the page spent on each step of [`RunDecoder`] (docs/app.md, "Long runs and
+/// limits"): the slicing reads the clock anyway; the figures are shown only by a build with the
+/// `bench` feature (BENCHMARKS.md, "Worker hand-over").
 #[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(not(feature = "bench"), allow(dead_code))]
 pub struct DecodeTimes {
     /// postcard → the event log and records, all slices together.
     pub decode: f64,
@@ -304,7 +307,7 @@ pub fn decode_run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::run_options;
+    use crate::model::session::run_options;
     use buddyscope::runner::run_valid;
     use buddyscope::scenario::parse_valid;
     use buddyscope::timeline::Timeline;
