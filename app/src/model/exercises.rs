@@ -54,6 +54,9 @@ pub struct Exercises {
     pub banner: Option<String>,
     /// The reveal that is playing: from, to.
     reveal: Option<(u32, u32)>,
+    /// What the address asks for after the set it opens (`?tour=`, `?present`): applied once
+    /// the set is open.
+    pub(super) then: Option<super::route::Route>,
 }
 
 /// What the views show of exercise mode (one value: a change re-renders the exercise panel,
@@ -132,13 +135,15 @@ impl Exercises {
 }
 
 /// What the exercise panel, the map and the free-list table ask of exercise mode.
-#[derive(Clone, Debug, PartialEq)]
 pub enum ExerciseCommand {
-    /// A set's text from a file (or a fetched URL): parsed, checked, resolved, opened.
+    /// A set's text from a file: parsed, checked and resolved by the shell
+    /// ([`Effect::OpenSet`]), then opened ([`ExerciseCommand::Opened`]).
     OpenText {
         text: String,
         source: String,
     },
+    /// A set parsed, checked and resolved (every exercise's scenario run once), or why not.
+    Opened(Result<Box<OpenSet>, ScenarioError>),
     /// A shipped set by id.
     OpenBuiltin(String),
     /// A set at a URL: fetched ([`Effect::FetchSet`]), then opened.
@@ -171,6 +176,7 @@ pub enum ExerciseCommand {
 pub(super) fn update(m: &mut Model, c: ExerciseCommand, fx: &mut Vec<Effect>) {
     match c {
         ExerciseCommand::OpenText { text, source } => open_text(m, &text, &source, fx),
+        ExerciseCommand::Opened(result) => opened(m, result, fx),
         ExerciseCommand::OpenBuiltin(id) => {
             open_builtin(m, &id, fx);
         }
@@ -271,32 +277,44 @@ fn open_url(m: &mut Model, url: &str, fx: &mut Vec<Effect>) {
     fx.push(Effect::FetchSet(url.to_string()));
 }
 
-/// Parses, resolves and opens a set at its first unanswered question (its saved progress
-/// applies); on failure the error names the field and whatever was open stays.
+/// Opens a set's text: the shell parses, checks and resolves it ([`Effect::OpenSet`]; every
+/// exercise's scenario runs once, in its own wasm module) and hands it back as
+/// [`ExerciseCommand::Opened`].
 pub(super) fn open_text(m: &mut Model, text: &str, source: &str, fx: &mut Vec<Effect>) {
     m.exercises.loading = None;
-    let opened = match OpenSet::open(text, source) {
-        Ok(o) => o,
-        Err(e) => {
-            m.exercises.error = Some(e);
-            return;
+    fx.push(Effect::OpenSet {
+        text: text.to_string(),
+        source: source.to_string(),
+    });
+}
+
+/// A set parsed and resolved: it opens at its first unanswered question (its saved progress
+/// applies); on failure the error names the field and whatever was open stays. Then what the
+/// address asked for after the set (`?tour=`, `?present`) applies.
+fn opened(m: &mut Model, result: Result<Box<OpenSet>, ScenarioError>, fx: &mut Vec<Effect>) {
+    match result {
+        Err(e) => m.exercises.error = Some(e),
+        Ok(opened) => {
+            m.exercises.error = None;
+            m.exercises.note = None;
+            stop_reveal(m, fx);
+            // Exercises run in the single view.
+            if m.comparing() {
+                super::set_compare(m, None);
+            }
+            let saved = m.saved.progress(&opened.set.id);
+            let p = opened.progress(saved);
+            let at = next_unanswered(&p, p.current);
+            m.exercises.set = Some(*opened);
+            m.exercises.progress = Some(p);
+            m.exercises.rev += 1;
+            go(m, at, fx);
+            fx.push(Effect::Focus(Focus::ExercisePanel));
         }
-    };
-    m.exercises.error = None;
-    m.exercises.note = None;
-    stop_reveal(m, fx);
-    // Exercises run in the single view.
-    if m.comparing() {
-        super::set_compare(m, None);
     }
-    let saved = m.saved.progress(&opened.set.id);
-    let p = opened.progress(saved);
-    let at = next_unanswered(&p, p.current);
-    m.exercises.set = Some(opened);
-    m.exercises.progress = Some(p);
-    m.exercises.rev += 1;
-    go(m, at, fx);
-    fx.push(Effect::Focus(Focus::ExercisePanel));
+    if let Some(then) = m.exercises.then.take() {
+        super::route::open_presenter(m, &then, fx);
+    }
 }
 
 /// Puts question `i`'s exercise scenario on screen unless it is there already (the user may

@@ -315,6 +315,9 @@ pub enum Effect {
     },
     /// Fetch an exercise set; the reply comes back as [`ExerciseCommand::Fetched`].
     FetchSet(String),
+    /// Parse, check and resolve an exercise set's text (every exercise's scenario runs once);
+    /// the set comes back as [`ExerciseCommand::Opened`].
+    OpenSet { text: String, source: String },
     /// Play an exercise's reveal over `ms` milliseconds ([`ExerciseCommand::RevealFrame`]), or
     /// at once under reduced motion ([`ExerciseCommand::FinishReveal`]).
     Reveal { ms: f64 },

@@ -3,6 +3,7 @@
 //! compare sides, a caption that never outlives its stop, `?exercises=` with a typo, …).
 
 use buddyscope::exercises::{Answer, Expected};
+use buddyscope::scenario::ScenarioError;
 use buddyscope::types::MigrateType;
 
 use super::exercises::{ExerciseCommand, Phase};
@@ -12,10 +13,26 @@ use super::*;
 use crate::saved::{Entry, Listed, Saved, LAST_KEY};
 use crate::share::SharePayload;
 
+/// Applies `cmd` and performs the effects the shell answers at once in a test: an exercise
+/// set is opened (the shell resolves it in its own wasm module); the other effects are returned.
+fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
+    let mut rest = Vec::new();
+    for e in update(m, cmd) {
+        match e {
+            Effect::OpenSet { text, source } => {
+                let set = crate::exercise::OpenSet::open(&text, &source).map(Box::new);
+                rest.extend(run(m, Command::Exercise(ExerciseCommand::Opened(set))));
+            }
+            e => rest.push(e),
+        }
+    }
+    rest
+}
+
 /// A fresh model with the default scenario's run in.
 fn model() -> Model {
     let mut m = Model::new();
-    update(&mut m, Command::FinishFirstRun);
+    run(&mut m, Command::FinishFirstRun);
     m
 }
 
@@ -26,7 +43,7 @@ fn builtin(id: &str) -> &'static str {
 /// A model showing built-in `id`.
 fn showing(id: &str) -> Model {
     let mut m = model();
-    update(&mut m, Command::LoadBuiltin(id.to_string()));
+    run(&mut m, Command::LoadBuiltin(id.to_string()));
     assert_eq!(m.scenario_id, id);
     m
 }
@@ -47,14 +64,14 @@ fn perform(m: &mut Model, fx: Vec<Effect>) -> Vec<Effect> {
     for e in fx {
         match e {
             Effect::StartWorker { job, text, valid } => {
-                let run =
+                let r =
                     session::run_bounded(*valid, &mut |_, _| std::ops::ControlFlow::Continue(()))
                         .expect("the worker's run");
-                let more = update(
+                let more = run(
                     m,
                     Command::WorkerDone {
                         job,
-                        session: Box::new(Session::from_run(&text, run)),
+                        session: Box::new(Session::from_run(&text, r)),
                         handover: Handover {
                             bytes: 1000,
                             tasks: 5,
@@ -87,32 +104,32 @@ fn the_model_starts_with_the_default_zone_and_its_run_pending() {
     let first = m.main().id;
     // A plain address with nothing saved opens nothing: the run stays pending (the first paint
     // pays only for the zone).
-    update(&mut m, Command::Open(Box::default()));
+    run(&mut m, Command::Open(Box::default()));
     assert!(!m.first_run_done);
-    update(&mut m, Command::FinishFirstRun);
+    run(&mut m, Command::FinishFirstRun);
     assert!(m.first_run_done);
     assert!(!m.main().timeline.is_empty());
     assert_ne!(m.main().id, first, "the run is another run than the zone's");
     let id = m.main().id;
-    update(&mut m, Command::FinishFirstRun);
+    run(&mut m, Command::FinishFirstRun);
     assert_eq!(m.main().id, id, "once only");
 }
 
 #[test]
 fn a_key_or_a_scrubber_click_before_the_run_is_in_acts_on_the_run() {
     let mut m = Model::new();
-    update(&mut m, Command::OpForward);
+    run(&mut m, Command::OpForward);
     assert!(m.first_run_done);
     assert!(pos(&m) > 0);
     assert_eq!(m.main().timeline.ops_done(), 1);
 
     let mut m = Model::new();
-    update(&mut m, Command::SeekFraction(0.5));
+    run(&mut m, Command::SeekFraction(0.5));
     let len = m.main().timeline.len();
     assert!(len > 0);
     assert_eq!(pos(&m), (f64::from(len) * 0.5).round() as u32);
     // Outside the track: clamped.
-    update(&mut m, Command::SeekFraction(7.0));
+    run(&mut m, Command::SeekFraction(7.0));
     assert_eq!(pos(&m), len);
 }
 
@@ -122,8 +139,8 @@ fn a_load_replaces_the_run_and_a_bad_text_keeps_it() {
     m.playing = true;
     m.selected_page = Some(3);
     let before = m.main().id;
-    update(&mut m, Command::OpForward);
-    let fx = update(
+    run(&mut m, Command::OpForward);
+    let fx = run(
         &mut m,
         Command::Load {
             text: builtin("fallback-claim").to_string(),
@@ -139,7 +156,7 @@ fn a_load_replaces_the_run_and_a_bad_text_keeps_it() {
     assert_eq!(m.editor_text, builtin("fallback-claim"));
 
     let id = m.main().id;
-    update(
+    run(
         &mut m,
         Command::Load {
             text: "{\"version\": 1, \"ops\": [{\"op\": \"alloc\", \"order\": 11}]}".to_string(),
@@ -155,9 +172,9 @@ fn a_load_replaces_the_run_and_a_bad_text_keeps_it() {
     assert_eq!(m.scenario_id, "fallback-claim");
 
     // An unknown built-in changes nothing; a known one clears the error.
-    update(&mut m, Command::LoadBuiltin("no-such-scenario".to_string()));
+    run(&mut m, Command::LoadBuiltin("no-such-scenario".to_string()));
     assert_eq!(m.main().id, id);
-    update(&mut m, Command::LoadBuiltin("fallback-steal".to_string()));
+    run(&mut m, Command::LoadBuiltin("fallback-steal".to_string()));
     assert_eq!(m.error, None);
     assert_eq!(m.scenario_id, "fallback-steal");
     assert_eq!(
@@ -170,7 +187,7 @@ fn a_load_replaces_the_run_and_a_bad_text_keeps_it() {
 fn editing_changes_only_the_editor() {
     let mut m = model();
     let id = m.main().id;
-    update(&mut m, Command::Edit("{ half".to_string()));
+    run(&mut m, Command::Edit("{ half".to_string()));
     assert_eq!(m.editor_text, "{ half");
     assert_eq!(m.main().id, id);
     assert_eq!(m.error, None);
@@ -180,7 +197,7 @@ fn editing_changes_only_the_editor() {
 fn a_quintillion_ops_are_refused_and_the_previous_run_stays() {
     let mut m = model();
     let id = m.main().id;
-    let fx = update(
+    let fx = run(
         &mut m,
         Command::Load {
             text: session::tests_support::nested(1_000_000, 3),
@@ -194,7 +211,7 @@ fn a_quintillion_ops_are_refused_and_the_previous_run_stays() {
         RunStatus::Refused(msg) => assert!(msg.contains("2000000000000000000 operations")),
         s => panic!("{s:?}"),
     }
-    update(&mut m, Command::DismissStatus);
+    run(&mut m, Command::DismissStatus);
     assert_eq!(m.run_status, RunStatus::Idle);
 }
 
@@ -202,7 +219,7 @@ fn a_quintillion_ops_are_refused_and_the_previous_run_stays() {
 fn a_long_run_goes_to_the_worker_and_replaces_the_run_when_it_is_read() {
     let mut m = model();
     let id = m.main().id;
-    let fx = update(
+    let fx = run(
         &mut m,
         Command::Load {
             text: long_text(),
@@ -217,7 +234,7 @@ fn a_long_run_goes_to_the_worker_and_replaces_the_run_when_it_is_read() {
     assert!(
         matches!(&m.run_status, RunStatus::Running { total: 200_000, done: 0, name } if name == "nested")
     );
-    update(
+    run(
         &mut m,
         Command::WorkerProgress {
             job,
@@ -227,7 +244,7 @@ fn a_long_run_goes_to_the_worker_and_replaces_the_run_when_it_is_read() {
     );
     assert!(matches!(m.run_status, RunStatus::Running { done: 5, .. }));
     // A late message of another job is ignored.
-    update(
+    run(
         &mut m,
         Command::WorkerProgress {
             job: JobId(job.0 + 7),
@@ -236,11 +253,11 @@ fn a_long_run_goes_to_the_worker_and_replaces_the_run_when_it_is_read() {
         },
     );
     assert!(matches!(m.run_status, RunStatus::Running { done: 5, .. }));
-    update(&mut m, Command::WorkerReceiving { job, bytes: 4096 });
+    run(&mut m, Command::WorkerReceiving { job, bytes: 4096 });
     assert!(
         matches!(&m.run_status, RunStatus::Receiving { bytes: 4096, name, .. } if name == "nested")
     );
-    update(
+    run(
         &mut m,
         Command::ReceiveProgress {
             job,
@@ -261,15 +278,15 @@ fn a_long_run_goes_to_the_worker_and_replaces_the_run_when_it_is_read() {
         id,
         "the current run stays until the new one is read"
     );
-    let run = session::run_bounded(parse_valid(&text).unwrap(), &mut |_, _| {
+    let r = session::run_bounded(parse_valid(&text).unwrap(), &mut |_, _| {
         std::ops::ControlFlow::Continue(())
     })
     .unwrap();
-    update(
+    run(
         &mut m,
         Command::WorkerDone {
             job,
-            session: Box::new(Session::from_run(&text, run)),
+            session: Box::new(Session::from_run(&text, r)),
             handover: Handover {
                 bytes: 4096,
                 tasks: 3,
@@ -294,7 +311,7 @@ fn a_long_run_goes_to_the_worker_and_replaces_the_run_when_it_is_read() {
 fn cancel_and_failure_keep_the_previous_run_and_answer_who_waits() {
     let mut m = model();
     let id = m.main().id;
-    update(
+    run(
         &mut m,
         Command::Load {
             text: long_text(),
@@ -302,8 +319,8 @@ fn cancel_and_failure_keep_the_previous_run_and_answer_who_waits() {
         },
     );
     // Waiting for the run: answered when it will not come.
-    assert!(update(&mut m, Command::WhenLoaded(7)).is_empty());
-    let fx = update(&mut m, Command::Cancel);
+    assert!(run(&mut m, Command::WhenLoaded(7)).is_empty());
+    let fx = run(&mut m, Command::Cancel);
     assert!(matches!(fx[0], Effect::CancelWorker));
     assert!(
         matches!(&fx[1], Effect::Loaded { token: 7, result: Err(e) } if e.contains("cancelled"))
@@ -311,7 +328,7 @@ fn cancel_and_failure_keep_the_previous_run_and_answer_who_waits() {
     assert_eq!(m.run_status, RunStatus::Idle);
     assert_eq!(m.main().id, id);
 
-    let fx = update(
+    let fx = run(
         &mut m,
         Command::Load {
             text: long_text(),
@@ -321,8 +338,8 @@ fn cancel_and_failure_keep_the_previous_run_and_answer_who_waits() {
     let Effect::StartWorker { job, .. } = fx[0] else {
         panic!()
     };
-    update(&mut m, Command::WhenLoaded(8));
-    let fx = update(
+    run(&mut m, Command::WhenLoaded(8));
+    let fx = run(
         &mut m,
         Command::WorkerFailed {
             job,
@@ -333,7 +350,7 @@ fn cancel_and_failure_keep_the_previous_run_and_answer_who_waits() {
     assert!(matches!(&m.run_status, RunStatus::Failed(e) if e.contains("boom")));
     assert_eq!(m.main().id, id);
     // Not pending: answered at once.
-    let fx = update(&mut m, Command::WhenLoaded(9));
+    let fx = run(&mut m, Command::WhenLoaded(9));
     assert!(matches!(
         fx[..],
         [Effect::Loaded {
@@ -361,7 +378,7 @@ fn link(text: &str, id: &str, pos: u32) -> SharePayload {
 
 fn open_link(m: &mut Model, p: &SharePayload) -> Vec<Effect> {
     let hash = format!("#s={}", crate::share::encode(p));
-    update(m, Command::Open(Box::new(Route::parse("", &hash))))
+    run(m, Command::Open(Box::new(Route::parse("", &hash))))
 }
 
 #[test]
@@ -393,10 +410,10 @@ fn a_share_link_reproduces_its_frame() {
 fn a_share_link_made_in_compare_mode_reproduces_both_sides() {
     let mut m = showing("fallback-steal");
     let pair = m.default_pair();
-    update(&mut m, Command::SetCompare(Some(pair)));
-    update(&mut m, Command::OpForward);
-    update(&mut m, Command::StepForward);
-    update(&mut m, Command::TourGo(1));
+    run(&mut m, Command::SetCompare(Some(pair)));
+    run(&mut m, Command::OpForward);
+    run(&mut m, Command::StepForward);
+    run(&mut m, Command::TourGo(1));
     let (a, b) = side_pos(&m);
     let p = m.share_payload(true, false);
     assert_eq!(p.mode, crate::share::ShareMode::Compare);
@@ -413,7 +430,7 @@ fn a_share_link_made_in_compare_mode_reproduces_both_sides() {
 #[test]
 fn a_damaged_link_says_so_and_shows_the_default_scenario() {
     let mut m = Model::new();
-    let fx = update(
+    let fx = run(
         &mut m,
         Command::Open(Box::new(Route::parse("?tour=2", "#s=1.AAAA"))),
     );
@@ -464,7 +481,7 @@ fn a_share_link_of_a_worker_run_restores_its_position_once_the_run_is_done() {
 #[test]
 fn the_address_opens_a_scenario_in_compare_mode_or_says_why_not() {
     let mut m = Model::new();
-    update(
+    run(
         &mut m,
         Command::Open(Box::new(Route::parse(
             "?scenario=cma-frozen-range&compare=1",
@@ -477,7 +494,7 @@ fn the_address_opens_a_scenario_in_compare_mode_or_says_why_not() {
     assert_ne!(m.pair().unwrap().a.id, m.pair().unwrap().b.id);
 
     let mut m = Model::new();
-    update(
+    run(
         &mut m,
         Command::Open(Box::new(Route::parse("?compare=v7.1,v7.2", ""))),
     );
@@ -486,7 +503,7 @@ fn the_address_opens_a_scenario_in_compare_mode_or_says_why_not() {
     assert_eq!(pair.b.kernel.map(|k| k.as_str()), Some("v7.2"));
 
     let mut m = Model::new();
-    update(
+    run(
         &mut m,
         Command::Open(Box::new(Route::parse("?compare=v9.9,x", ""))),
     );
@@ -497,7 +514,7 @@ fn the_address_opens_a_scenario_in_compare_mode_or_says_why_not() {
 #[test]
 fn tour_99_says_which_stops_there_are_and_starts_at_stop_1() {
     let mut m = Model::new();
-    let fx = update(
+    let fx = run(
         &mut m,
         Command::Open(Box::new(Route::parse(
             "?scenario=fallback-steal&tour=99",
@@ -520,7 +537,7 @@ fn tour_99_says_which_stops_there_are_and_starts_at_stop_1() {
         .is_some_and(|t| t.contains("no stop 99") && t.contains(&format!("{n} stops"))));
     // ?tour=2: that stop; ?present: the tour from its first stop.
     let mut m = Model::new();
-    update(
+    run(
         &mut m,
         Command::Open(Box::new(Route::parse(
             "?scenario=fallback-steal&tour=2",
@@ -530,7 +547,7 @@ fn tour_99_says_which_stops_there_are_and_starts_at_stop_1() {
     assert_eq!(m.tour_stop, Some(1));
     assert_eq!(pos(&m), tour::positions(&m)[1]);
     let mut m = Model::new();
-    let fx = update(
+    let fx = run(
         &mut m,
         Command::Open(Box::new(Route::parse(
             "?scenario=fallback-steal&present",
@@ -544,7 +561,7 @@ fn tour_99_says_which_stops_there_are_and_starts_at_stop_1() {
 #[test]
 fn a_typo_in_exercises_says_did_you_mean() {
     let mut m = Model::new();
-    let fx = update(
+    let fx = run(
         &mut m,
         Command::Open(Box::new(Route::parse("?exercises=split-and-merg", ""))),
     );
@@ -557,11 +574,11 @@ fn a_typo_in_exercises_says_did_you_mean() {
     );
     assert!(m.exercises.error.is_some());
     assert!(m.exercises.set.is_none());
-    update(&mut m, Command::Exercise(ExerciseCommand::DismissBanner));
+    run(&mut m, Command::Exercise(ExerciseCommand::DismissBanner));
     assert_eq!(m.exercises.banner, None);
     // An address is fetched.
     let mut m = Model::new();
-    let fx = update(
+    let fx = run(
         &mut m,
         Command::Open(Box::new(Route::parse("?exercises=sets%2Fmine.json", ""))),
     );
@@ -570,7 +587,7 @@ fn a_typo_in_exercises_says_did_you_mean() {
         m.exercises.loading.as_deref(),
         Some("Fetching sets/mine.json\u{2026}")
     );
-    update(
+    run(
         &mut m,
         Command::Exercise(ExerciseCommand::Fetched {
             url: "sets/mine.json".to_string(),
@@ -583,6 +600,54 @@ fn a_typo_in_exercises_says_did_you_mean() {
         .error
         .as_ref()
         .is_some_and(|e| e.message.contains("HTTP 404")));
+}
+
+#[test]
+fn the_presenter_part_of_the_address_applies_after_the_set_it_opens() {
+    let mut m = Model::new();
+    let fx = update(
+        &mut m,
+        Command::Open(Box::new(Route::parse(
+            "?exercises=split-and-merge&present",
+            "",
+        ))),
+    );
+    // The set is resolved by the shell first: nothing of the presenter yet.
+    assert!(matches!(&fx[..], [Effect::OpenSet { source, .. }] if source == "split-and-merge"));
+    let Effect::OpenSet { text, source } = &fx[0] else {
+        unreachable!()
+    };
+    let set = crate::exercise::OpenSet::open(text, source).map(Box::new);
+    let fx = run(&mut m, Command::Exercise(ExerciseCommand::Opened(set)));
+    assert!(m.exercises.set.is_some());
+    let question_text = m.main().text.clone();
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::Presenter { on: true, .. })));
+    assert_eq!(
+        m.main().text,
+        question_text,
+        "presenter mode on the question's scenario"
+    );
+    // A set that does not open still lets the rest of the address apply.
+    let mut m = Model::new();
+    update(
+        &mut m,
+        Command::Open(Box::new(Route::parse(
+            "?exercises=split-and-merge&tour=1",
+            "",
+        ))),
+    );
+    let fx = run(
+        &mut m,
+        Command::Exercise(ExerciseCommand::Opened(Err(ScenarioError::new(
+            "", "no", "",
+        )))),
+    );
+    assert!(m.exercises.error.is_some());
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::Presenter { on: true, .. })));
 }
 
 /// The answer key's answer to the current question, as commands.
@@ -600,14 +665,14 @@ fn answer_right(m: &mut Model) {
             mt: *mt,
         },
     };
-    update(m, cmd);
+    run(m, cmd);
 }
 
 #[test]
 fn an_exercise_is_asked_answered_judged_and_revealed() {
     let mut m = Model::new();
     m.saved.enabled = true;
-    let fx = update(
+    let fx = run(
         &mut m,
         Command::Open(Box::new(Route::parse("?exercises=split-and-merge", ""))),
     );
@@ -627,12 +692,12 @@ fn an_exercise_is_asked_answered_judged_and_revealed() {
     assert!(m.exercises.asking().is_some());
 
     // No answer yet: a note says what to do.
-    update(&mut m, Command::Exercise(ExerciseCommand::Submit));
+    run(&mut m, Command::Exercise(ExerciseCommand::Submit));
     assert!(m.exercises.note.is_some());
     assert_eq!(m.exercises.phase, Phase::Asking);
 
     answer_right(&mut m);
-    let fx = update(&mut m, Command::Exercise(ExerciseCommand::Submit));
+    let fx = run(&mut m, Command::Exercise(ExerciseCommand::Submit));
     assert_eq!(m.exercises.note, None);
     let answered = m.exercises.progress.as_ref().unwrap().answers[0].clone();
     assert!(answered.is_some_and(|a| a.correct));
@@ -644,32 +709,32 @@ fn an_exercise_is_asked_answered_judged_and_revealed() {
         assert!(fx
             .iter()
             .any(|e| matches!(e, Effect::Reveal { ms } if *ms > 0.0)));
-        update(&mut m, Command::Exercise(ExerciseCommand::RevealFrame(0.5)));
+        run(&mut m, Command::Exercise(ExerciseCommand::RevealFrame(0.5)));
         // Visible steps, as playback takes them.
         assert!(pos(&m) > asked_at);
         assert_eq!(m.exercises.phase, Phase::Revealing);
-        let fx = update(&mut m, Command::Exercise(ExerciseCommand::RevealFrame(1.0)));
+        let fx = run(&mut m, Command::Exercise(ExerciseCommand::RevealFrame(1.0)));
         assert!(fx.iter().any(|e| matches!(e, Effect::StopReveal)));
         assert!(fx.iter().any(|e| matches!(e, Effect::Focus(Focus::Result))));
     }
     assert_eq!(m.exercises.phase, Phase::Revealed);
     assert_eq!(pos(&m), reveal_to);
     // A later frame of a finished reveal does nothing.
-    update(&mut m, Command::Exercise(ExerciseCommand::RevealFrame(1.0)));
+    run(&mut m, Command::Exercise(ExerciseCommand::RevealFrame(1.0)));
     assert_eq!(pos(&m), reveal_to);
 
     // The next question, by its button: the focus moves to it.
-    let fx = update(&mut m, Command::Exercise(ExerciseCommand::GoFocus(1)));
+    let fx = run(&mut m, Command::Exercise(ExerciseCommand::GoFocus(1)));
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::Focus(Focus::Question))));
     assert_eq!(m.exercises.current(), Some(1));
     // Back to the answered one: at its reveal.
-    update(&mut m, Command::Exercise(ExerciseCommand::GoFocus(0)));
+    run(&mut m, Command::Exercise(ExerciseCommand::GoFocus(0)));
     assert_eq!(m.exercises.phase, Phase::Revealed);
     assert_eq!(pos(&m), reveal_to);
 
-    update(&mut m, Command::Exercise(ExerciseCommand::Close));
+    run(&mut m, Command::Exercise(ExerciseCommand::Close));
     assert!(m.exercises.set.is_none());
     assert!(m.exercises.progress.is_none());
 }
@@ -677,7 +742,7 @@ fn an_exercise_is_asked_answered_judged_and_revealed() {
 #[test]
 fn the_skip_button_ends_a_reveal_at_its_end() {
     let mut m = Model::new();
-    update(
+    run(
         &mut m,
         Command::Exercise(ExerciseCommand::OpenBuiltin("split-and-merge".into())),
     );
@@ -689,11 +754,11 @@ fn the_skip_button_ends_a_reveal_at_its_end() {
             q.reveal_to > q.asked_at
         })
         .expect("a question with a step to play");
-    update(&mut m, Command::Exercise(ExerciseCommand::GoFocus(i)));
+    run(&mut m, Command::Exercise(ExerciseCommand::GoFocus(i)));
     answer_right(&mut m);
-    update(&mut m, Command::Exercise(ExerciseCommand::Submit));
+    run(&mut m, Command::Exercise(ExerciseCommand::Submit));
     assert_eq!(m.exercises.phase, Phase::Revealing);
-    let fx = update(&mut m, Command::Exercise(ExerciseCommand::FinishReveal));
+    let fx = run(&mut m, Command::Exercise(ExerciseCommand::FinishReveal));
     assert!(fx.iter().any(|e| matches!(e, Effect::StopReveal)));
     assert_eq!(m.exercises.phase, Phase::Revealed);
     let (_, q) = m.exercises.set.as_ref().unwrap().question(i).unwrap();
@@ -703,7 +768,7 @@ fn the_skip_button_ends_a_reveal_at_its_end() {
 #[test]
 fn clicks_answer_exercise_questions_and_otherwise_pick_a_page() {
     let mut m = showing("fallback-claim");
-    update(
+    run(
         &mut m,
         Command::ClickPage {
             slot: Slot::Main,
@@ -711,10 +776,10 @@ fn clicks_answer_exercise_questions_and_otherwise_pick_a_page() {
         },
     );
     assert_eq!(m.selected_page, Some(17));
-    update(&mut m, Command::SelectPage(None));
+    run(&mut m, Command::SelectPage(None));
     assert_eq!(m.selected_page, None);
     // A list click outside exercise mode does nothing.
-    update(
+    run(
         &mut m,
         Command::ClickList {
             order: 3,
@@ -724,7 +789,7 @@ fn clicks_answer_exercise_questions_and_otherwise_pick_a_page() {
     assert_eq!(m.exercises.pending, None);
 
     // split-and-merge asks a list, then a page.
-    update(
+    run(
         &mut m,
         Command::Exercise(ExerciseCommand::OpenBuiltin("split-and-merge".into())),
     );
@@ -732,7 +797,7 @@ fn clicks_answer_exercise_questions_and_otherwise_pick_a_page() {
         m.exercises.asking(),
         Some(buddyscope::exercises::AnswerKind::List)
     );
-    update(
+    run(
         &mut m,
         Command::ClickList {
             order: 10,
@@ -746,13 +811,13 @@ fn clicks_answer_exercise_questions_and_otherwise_pick_a_page() {
             mt: MigrateType::Movable
         })
     );
-    update(&mut m, Command::Exercise(ExerciseCommand::GoFocus(1)));
+    run(&mut m, Command::Exercise(ExerciseCommand::GoFocus(1)));
     assert_eq!(
         m.exercises.asking(),
         Some(buddyscope::exercises::AnswerKind::Page)
     );
     let start = m.main().timeline.zone().abs_pfn(0);
-    update(
+    run(
         &mut m,
         Command::ClickPage {
             slot: Slot::Main,
@@ -766,7 +831,7 @@ fn clicks_answer_exercise_questions_and_otherwise_pick_a_page() {
         "the click answered, it picked no page"
     );
     // Typing a pfn replaces the click.
-    update(
+    run(
         &mut m,
         Command::Exercise(ExerciseCommand::Pfn("0x10".into())),
     );
@@ -778,7 +843,7 @@ fn clicks_answer_exercise_questions_and_otherwise_pick_a_page() {
 fn a_set_from_a_file_opens_and_a_broken_one_keeps_the_open_set() {
     let mut m = Model::new();
     let text = buddyscope::exercises::builtin_sets()[0].json;
-    update(
+    run(
         &mut m,
         Command::Exercise(ExerciseCommand::Fetched {
             url: "https://h/set.json".into(),
@@ -791,7 +856,7 @@ fn a_set_from_a_file_opens_and_a_broken_one_keeps_the_open_set() {
         .set
         .as_ref()
         .is_some_and(|s| s.source == "https://h/set.json"));
-    update(
+    run(
         &mut m,
         Command::Exercise(ExerciseCommand::OpenText {
             text: "{\"id\": 1}".into(),
@@ -803,8 +868,8 @@ fn a_set_from_a_file_opens_and_a_broken_one_keeps_the_open_set() {
     // Opening a set leaves compare mode (exercises run in the single view).
     let mut m = showing("fallback-steal");
     let pair = m.default_pair();
-    update(&mut m, Command::SetCompare(Some(pair)));
-    update(
+    run(&mut m, Command::SetCompare(Some(pair)));
+    run(
         &mut m,
         Command::Exercise(ExerciseCommand::OpenText {
             text: text.to_string(),
@@ -813,7 +878,7 @@ fn a_set_from_a_file_opens_and_a_broken_one_keeps_the_open_set() {
     );
     assert!(!m.comparing());
     assert!(m.exercises.set.is_some());
-    update(
+    run(
         &mut m,
         Command::Exercise(ExerciseCommand::Number("12".into())),
     );
@@ -834,57 +899,57 @@ fn stepping_stops_playback_and_playback_stops_at_the_end() {
         Command::Seek(5),
     ] {
         m.playing = true;
-        update(&mut m, cmd);
+        run(&mut m, cmd);
         assert!(!m.playing);
     }
     assert_eq!(pos(&m), 5);
-    update(&mut m, Command::JumpEnd);
+    run(&mut m, Command::JumpEnd);
     assert_eq!(pos(&m), len);
     // Play from the end starts over.
-    update(&mut m, Command::Play);
+    run(&mut m, Command::Play);
     assert!(m.playing);
     assert_eq!(pos(&m), 0);
-    update(&mut m, Command::Advance(3));
+    run(&mut m, Command::Advance(3));
     assert!(m.playing);
     assert!(pos(&m) > 0);
-    update(&mut m, Command::TogglePlay);
+    run(&mut m, Command::TogglePlay);
     assert!(!m.playing);
-    update(&mut m, Command::TogglePlay);
+    run(&mut m, Command::TogglePlay);
     assert!(m.playing);
-    update(&mut m, Command::Advance(u32::MAX));
+    run(&mut m, Command::Advance(u32::MAX));
     assert_eq!(pos(&m), len);
     assert!(!m.playing, "playback stops at the end");
-    update(&mut m, Command::Play);
-    update(&mut m, Command::Pause);
+    run(&mut m, Command::Play);
+    run(&mut m, Command::Pause);
     assert!(!m.playing);
 }
 
 #[test]
 fn compare_mode_turns_on_and_off_at_the_same_op_and_steps_both_sides() {
     let mut m = showing("cma-frozen-range");
-    update(&mut m, Command::OpForward);
-    update(&mut m, Command::OpForward);
+    run(&mut m, Command::OpForward);
+    run(&mut m, Command::OpForward);
     let base = m.main().id;
     let pair = m.default_pair();
-    update(&mut m, Command::SetCompare(Some(pair)));
+    run(&mut m, Command::SetCompare(Some(pair)));
     let p = m.pair().unwrap();
     assert_eq!((p.a.timeline.ops_done(), p.b.timeline.ops_done()), (2, 2));
     assert_eq!(m.main().id, base, "the single run stays under the pair");
     // Steps move both sides by the lockstep rule.
     let (a0, b0) = side_pos(&m);
-    update(&mut m, Command::StepForward);
+    run(&mut m, Command::StepForward);
     let (a1, b1) = side_pos(&m);
     assert!(a1 > a0 || b1 > b0);
-    update(&mut m, Command::OpForward);
+    run(&mut m, Command::OpForward);
     let p = m.pair().unwrap();
     assert_eq!((p.a.timeline.ops_done(), p.b.timeline.ops_done()), (3, 3));
     // Playback moves both sides too.
-    update(&mut m, Command::Play);
-    update(&mut m, Command::Advance(2));
+    run(&mut m, Command::Play);
+    run(&mut m, Command::Advance(2));
     assert_ne!(side_pos(&m), (p_a_end(&m), 0));
     // A seek moves the single run under the pair, not the sides.
     let sides = side_pos(&m);
-    update(&mut m, Command::Seek(1));
+    run(&mut m, Command::Seek(1));
     assert_eq!(side_pos(&m), sides);
     assert_eq!(pos(&m), 1);
     // Off: the single view at the op both sides had finished.
@@ -892,7 +957,7 @@ fn compare_mode_turns_on_and_off_at_the_same_op_and_steps_both_sides() {
         let p = m.pair().unwrap();
         p.a.timeline.ops_done().min(p.b.timeline.ops_done())
     };
-    update(&mut m, Command::SetCompare(None));
+    run(&mut m, Command::SetCompare(None));
     assert!(!m.comparing());
     assert_eq!(m.main().id, base);
     assert_eq!(m.main().timeline.ops_done(), k);
@@ -908,10 +973,10 @@ fn p_a_end(m: &Model) -> u32 {
 fn a_side_changes_its_kernel_at_the_same_op_and_a_new_scenario_keeps_compare_mode() {
     let mut m = showing("fallback-steal");
     let pair = m.default_pair();
-    update(&mut m, Command::SetCompare(Some(pair)));
-    update(&mut m, Command::OpForward);
-    update(&mut m, Command::OpForward);
-    update(
+    run(&mut m, Command::SetCompare(Some(pair)));
+    run(&mut m, Command::OpForward);
+    run(&mut m, Command::OpForward);
+    run(
         &mut m,
         Command::ChangeSide {
             side: Side::B,
@@ -922,7 +987,7 @@ fn a_side_changes_its_kernel_at_the_same_op_and_a_new_scenario_keeps_compare_mod
     assert_eq!(p.config.b.kernel, Some(Kernel::V7_1));
     assert!(p.config.b.label.starts_with("v7.1"), "{}", p.config.b.label);
     assert_eq!((p.a.timeline.ops_done(), p.b.timeline.ops_done()), (2, 2));
-    update(
+    run(
         &mut m,
         Command::ChangeSide {
             side: Side::A,
@@ -931,7 +996,7 @@ fn a_side_changes_its_kernel_at_the_same_op_and_a_new_scenario_keeps_compare_mod
     );
     assert_eq!(m.pair().unwrap().config.a.rmqueue_mode_memory, Some(false));
     // Another scenario: compare mode stays, with that scenario's own pair, at its start.
-    update(&mut m, Command::LoadBuiltin("cma-frozen-range".into()));
+    run(&mut m, Command::LoadBuiltin("cma-frozen-range".into()));
     assert_eq!(m.compare(), Some(&m.default_pair()));
     assert_eq!(side_pos(&m), (0, 0));
 }
@@ -940,10 +1005,10 @@ fn a_side_changes_its_kernel_at_the_same_op_and_a_new_scenario_keeps_compare_mod
 fn a_tour_stop_moves_both_compare_sides_and_its_caption_never_outlives_it() {
     let mut m = showing("fallback-steal");
     let pair = m.default_pair();
-    update(&mut m, Command::SetCompare(Some(pair)));
+    run(&mut m, Command::SetCompare(Some(pair)));
     let stops = m.main().scenario.tour.clone();
     for (i, stop) in stops.iter().enumerate() {
-        update(&mut m, Command::TourGo(i));
+        run(&mut m, Command::TourGo(i));
         let p = m.pair().unwrap();
         let (k, e) = (stop.op as usize, stop.event.unwrap_or(0));
         assert!(lockstep::at_stop(&p.a.timeline, &p.b.timeline, k, e));
@@ -954,23 +1019,23 @@ fn a_tour_stop_moves_both_compare_sides_and_its_caption_never_outlives_it() {
         assert_eq!(tour::here(&m), Some(i));
     }
     // Moved off: the caption goes, the stop stays active; PageUp goes back to it.
-    update(&mut m, Command::StepBack);
+    run(&mut m, Command::StepBack);
     assert_eq!(tour::here(&m), None);
     assert_eq!(m.tour_stop, Some(stops.len() - 1));
-    update(&mut m, Command::TourPrev);
+    run(&mut m, Command::TourPrev);
     assert_eq!(tour::here(&m), Some(stops.len() - 1));
-    update(&mut m, Command::TourPrev);
+    run(&mut m, Command::TourPrev);
     assert_eq!(m.tour_stop, Some(stops.len() - 2));
     // Next stays at the last stop.
     for _ in 0..stops.len() + 2 {
-        update(&mut m, Command::TourNext);
+        run(&mut m, Command::TourNext);
     }
     assert_eq!(m.tour_stop, Some(stops.len() - 1));
     // Compare mode off at a stop: the stop stays on screen in the single view.
-    update(&mut m, Command::SetCompare(None));
+    run(&mut m, Command::SetCompare(None));
     assert_eq!(tour::here(&m), Some(stops.len() - 1));
     assert_eq!(pos(&m), tour::positions(&m)[stops.len() - 1]);
-    update(&mut m, Command::TourEnd);
+    run(&mut m, Command::TourEnd);
     assert_eq!(m.tour_stop, None);
     assert_eq!(tour::here(&m), None);
 }
@@ -978,28 +1043,28 @@ fn a_tour_stop_moves_both_compare_sides_and_its_caption_never_outlives_it() {
 #[test]
 fn presenter_mode_starts_and_ends_the_tour() {
     let mut m = showing("fallback-steal");
-    update(&mut m, Command::Present(true));
+    run(&mut m, Command::Present(true));
     assert_eq!(m.tour_stop, Some(0));
-    update(&mut m, Command::TourNext);
+    run(&mut m, Command::TourNext);
     // Already touring: presenter on again keeps the stop.
-    update(&mut m, Command::Present(true));
+    run(&mut m, Command::Present(true));
     assert_eq!(m.tour_stop, Some(1));
     m.tour_notice = Some("x".into());
-    update(&mut m, Command::Present(false));
+    run(&mut m, Command::Present(false));
     assert_eq!(m.tour_stop, None);
     assert_eq!(m.tour_notice, None);
     // No tour: nothing starts.
     let mut m = showing("fallback-claim");
     m.main_mut().scenario.tour.clear();
     let no_tour = m.main().timeline.run.scenario.tour.is_empty();
-    update(&mut m, Command::Present(true));
+    run(&mut m, Command::Present(true));
     assert_eq!(m.tour_stop.is_none(), no_tour);
 }
 
 #[test]
 fn a_zone_tab_shows_a_zone_in_its_own_slot() {
     let mut m = showing("dma32-machine");
-    update(
+    run(
         &mut m,
         Command::ShowZone {
             slot: Slot::Main,
@@ -1008,8 +1073,8 @@ fn a_zone_tab_shows_a_zone_in_its_own_slot() {
     );
     assert_eq!(m.main().timeline.view_zone(), Some(0));
     let pair = m.default_pair();
-    update(&mut m, Command::SetCompare(Some(pair)));
-    update(
+    run(&mut m, Command::SetCompare(Some(pair)));
+    run(
         &mut m,
         Command::ShowZone {
             slot: Slot::Side(Side::A),
@@ -1020,9 +1085,9 @@ fn a_zone_tab_shows_a_zone_in_its_own_slot() {
     assert_eq!(p.a.timeline.view_zone(), Some(1));
     assert_eq!(p.b.timeline.view_zone(), None);
     // A side outside compare mode is no slot.
-    update(&mut m, Command::SetCompare(None));
+    run(&mut m, Command::SetCompare(None));
     assert!(m.session(Slot::Side(Side::A)).is_none());
-    update(
+    run(
         &mut m,
         Command::ShowZone {
             slot: Slot::Side(Side::A),
@@ -1034,17 +1099,17 @@ fn a_zone_tab_shows_a_zone_in_its_own_slot() {
 #[test]
 fn a_replayed_trace_replaces_the_run_and_a_bad_one_names_the_line() {
     let mut m = model();
-    update(&mut m, Command::TraceStart(TraceStart::Boot));
+    run(&mut m, Command::TraceStart(TraceStart::Boot));
     assert_eq!(m.trace_start, TraceStart::Boot);
-    update(&mut m, Command::TraceStatus(Some("Replaying t.txt".into())));
+    run(&mut m, Command::TraceStatus(Some("Replaying t.txt".into())));
     assert_eq!(m.trace_status.as_deref(), Some("Replaying t.txt"));
-    update(&mut m, Command::TraceStatus(None));
+    run(&mut m, Command::TraceStatus(None));
     let trace = "           <...>-1     [000] .....     1.000000: mm_page_alloc: page=0x1 pfn=0x1000 order=0 migratetype=1 gfp_flags=GFP_KERNEL\n";
     let s = Session::load_trace(&buddyscope::scenario::Scenario::default(), trace, "t.txt");
     match s {
         Ok(s) => {
             let id = m.main().id;
-            update(&mut m, Command::Replay(Ok(Box::new(s))));
+            run(&mut m, Command::Replay(Ok(Box::new(s))));
             assert_ne!(m.main().id, id);
             assert_eq!(m.scenario_id, "custom");
             assert!(m.main().replay.is_some());
@@ -1053,10 +1118,10 @@ fn a_replayed_trace_replaces_the_run_and_a_bad_one_names_the_line() {
         Err(e) => panic!("{e}"),
     }
     let id = m.main().id;
-    update(&mut m, Command::Replay(Err("t.txt: line 3: what".into())));
+    run(&mut m, Command::Replay(Err("t.txt: line 3: what".into())));
     assert_eq!(m.main().id, id);
     assert_eq!(m.trace_error.as_deref(), Some("t.txt: line 3: what"));
-    update(&mut m, Command::TraceStatus(Some("Reading".into())));
+    run(&mut m, Command::TraceStatus(Some("Reading".into())));
     assert_eq!(m.trace_error, None);
 }
 
@@ -1064,7 +1129,7 @@ fn a_replayed_trace_replaces_the_run_and_a_bad_one_names_the_line() {
 fn a_proc_import_that_does_not_load_leaves_the_editor_alone() {
     let mut m = model();
     let editor = m.editor_text.clone();
-    update(
+    run(
         &mut m,
         Command::Import {
             text: "{\"version\": 1, \"zone\": {\"pages\": 3}}".into(),
@@ -1073,7 +1138,7 @@ fn a_proc_import_that_does_not_load_leaves_the_editor_alone() {
     assert!(m.import_error.is_some());
     assert_eq!(m.editor_text, editor);
     assert_eq!(m.error, None);
-    update(
+    run(
         &mut m,
         Command::Import {
             text: builtin("fallback-claim").into(),
@@ -1093,8 +1158,8 @@ fn listed(key: &str, entry: Entry) -> Listed {
 #[test]
 fn saved_work_lists_saves_opens_and_deletes() {
     let mut m = showing("fallback-claim");
-    update(&mut m, Command::Seek(9));
-    let fx = update(
+    run(&mut m, Command::Seek(9));
+    let fx = run(
         &mut m,
         Command::Saved(SavedCommand::SaveScenario {
             name: "  ".into(),
@@ -1127,7 +1192,7 @@ fn saved_work_lists_saves_opens_and_deletes() {
             exercises: None,
         },
     );
-    update(
+    run(
         &mut m,
         Command::Saved(SavedCommand::Listing {
             entries: vec![listed(key, entry.clone()), listed(LAST_KEY, last)],
@@ -1140,21 +1205,21 @@ fn saved_work_lists_saves_opens_and_deletes() {
     assert!(m.saved.last.is_some());
     assert_eq!(m.saved.errors, ["damaged"]);
     assert_eq!(m.saved.status, *status);
-    update(&mut m, Command::Saved(SavedCommand::DismissErrors));
+    run(&mut m, Command::Saved(SavedCommand::DismissErrors));
     assert!(m.saved.errors.is_empty());
-    update(
+    run(
         &mut m,
         Command::Saved(SavedCommand::Refused { name: "big".into() }),
     );
     assert!(m.saved.errors[0].contains("Could not save \u{201c}big\u{201d}"));
 
     // Opened: at its position.
-    update(&mut m, Command::LoadBuiltin("fallback-steal".into()));
-    update(&mut m, Command::Saved(SavedCommand::Open(key.clone())));
+    run(&mut m, Command::LoadBuiltin("fallback-steal".into()));
+    run(&mut m, Command::Saved(SavedCommand::Open(key.clone())));
     assert_eq!(m.scenario_id, "fallback-claim");
     assert_eq!(pos(&m), 9);
     assert!(m.saved.status.starts_with("Opened"));
-    let fx = update(&mut m, Command::Saved(SavedCommand::Delete(key.clone())));
+    let fx = run(&mut m, Command::Saved(SavedCommand::Delete(key.clone())));
     assert!(matches!(&fx[..], [Effect::Store {
         write: StoreWrite::Remove { key: k },
         status: Some(s),
@@ -1201,7 +1266,7 @@ fn a_plain_address_reopens_the_last_position_and_the_open_set() {
         ),
     ];
     let mut m = Model::new();
-    update(
+    run(
         &mut m,
         Command::Saved(SavedCommand::Listing {
             entries: entries.clone(),
@@ -1209,7 +1274,7 @@ fn a_plain_address_reopens_the_last_position_and_the_open_set() {
             status: None,
         }),
     );
-    update(&mut m, Command::Open(Box::default()));
+    run(&mut m, Command::Open(Box::default()));
     assert_eq!(m.scenario_id, "fallback-steal");
     assert_eq!(pos(&m), 30);
     assert!(m.exercises.set.is_none());
@@ -1220,7 +1285,7 @@ fn a_plain_address_reopens_the_last_position_and_the_open_set() {
         *exercises = Some(crate::saved::progress_key(set.id));
     }
     let mut m = Model::new();
-    update(
+    run(
         &mut m,
         Command::Saved(SavedCommand::Listing {
             entries: entries.clone(),
@@ -1228,7 +1293,7 @@ fn a_plain_address_reopens_the_last_position_and_the_open_set() {
             status: None,
         }),
     );
-    update(&mut m, Command::Open(Box::default()));
+    run(&mut m, Command::Open(Box::default()));
     assert!(m.exercises.set.is_some());
     assert_eq!(m.exercises.current(), Some(1));
     assert!(m.last_entry().is_some_and(|e| matches!(
@@ -1242,7 +1307,7 @@ fn a_plain_address_reopens_the_last_position_and_the_open_set() {
     // An address that asks for something does not reopen it; an embedded view neither
     // opens exercises nor a tour.
     let mut m = Model::new();
-    update(
+    run(
         &mut m,
         Command::Saved(SavedCommand::Listing {
             entries,
@@ -1250,7 +1315,7 @@ fn a_plain_address_reopens_the_last_position_and_the_open_set() {
             status: None,
         }),
     );
-    update(
+    run(
         &mut m,
         Command::Open(Box::new(Route::parse(
             "?embed=1&exercises=split-and-merge&tour=2",

@@ -22,6 +22,22 @@ fn page_base() -> String {
     )
 }
 
+/// The link to what is on screen now: a split point, so the link's encoder (deflate, base64)
+/// is fetched with the first click of Share, not in the first download.
+#[leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split)]
+fn make_link(shell: Shell) -> String {
+    // The link is of the run, not the first frame's zone.
+    shell.dispatch(Command::FinishFirstRun);
+    let prefs = shell.prefs;
+    let p = shell.read(|m| {
+        m.share_payload(
+            prefs.presenter.get_untracked(),
+            prefs.follow.get_untracked(),
+        )
+    });
+    share::link(&page_base(), &p)
+}
+
 /// Copies `text` to the clipboard when the browser allows it (best effort: the link is also
 /// shown selected in the field).
 fn copy_to_clipboard(text: &str) {
@@ -64,23 +80,16 @@ pub fn ShareLink() -> impl IntoView {
         url.set(None);
     });
     let make = move |_| {
-        // The link is of the run, not the first frame's zone.
-        shell.dispatch(Command::FinishFirstRun);
-        let prefs = shell.prefs;
-        let p = shell.read(|m| {
-            m.share_payload(
-                prefs.presenter.get_untracked(),
-                prefs.follow.get_untracked(),
-            )
-        });
-        let link = share::link(&page_base(), &p);
-        copy_to_clipboard(&link);
-        url.set(Some(link));
-        request_animation_frame(move || {
-            if let Some(el) = input.get_untracked() {
-                el.select();
-            }
-        });
+        leptos::task::spawn_local(async move {
+            let link = make_link(shell).await;
+            copy_to_clipboard(&link);
+            url.set(Some(link));
+            request_animation_frame(move || {
+                if let Some(el) = input.get_untracked() {
+                    el.select();
+                }
+            });
+        })
     };
     view! {
         <div class="share">

@@ -25,14 +25,14 @@ use crate::shell::Shell;
 // --- the worker side -----------------------------------------------------------------------
 
 /// The worker's entry (called by `www/run-worker.js`): runs `text`, calling `progress(done,
-/// total)` as it goes (the script throttles the messages), and returns `{bytes}`: the run
-/// encoded for the page ([`transfer`]); a build with the `bench` feature adds `run_ms` and
-/// `encode_ms`, what running and encoding took. A panic posts `{type: "error", message}` before
-/// the instance traps.
+/// total)` as it goes (the script throttles the messages), and resolves to `{bytes}`: the run
+/// encoded for the page ([`transfer`], in its own wasm module: only a worker fetches it); a
+/// build with the `bench` feature adds `run_ms` and `encode_ms`, what running and encoding
+/// took. A panic posts `{type: "error", message}` before the instance traps.
 #[wasm_bindgen]
-pub fn buddyscope_worker_run(
-    text: &str,
-    progress: &js_sys::Function,
+pub async fn buddyscope_worker_run(
+    text: String,
+    progress: js_sys::Function,
     debug_panic: bool,
 ) -> Result<js_sys::Object, JsError> {
     std::panic::set_hook(Box::new(|info| {
@@ -51,7 +51,7 @@ pub fn buddyscope_worker_run(
         panic!("debug panic requested by ?{DEBUG_WORKER_PANIC}");
     }
     let valid =
-        buddyscope::scenario::parse_valid(text).map_err(|e| JsError::new(&e.to_string()))?;
+        buddyscope::scenario::parse_valid(&text).map_err(|e| JsError::new(&e.to_string()))?;
     #[cfg(feature = "bench")]
     let t0 = js_sys::Date::now();
     let run = run_bounded(valid, &mut |done, total| {
@@ -65,7 +65,7 @@ pub fn buddyscope_worker_run(
     .map_err(|e| JsError::new(&e.to_string()))?;
     #[cfg(feature = "bench")]
     let t1 = js_sys::Date::now();
-    let bytes = js_sys::Uint8Array::from(&transfer::encode_run(&run)[..]);
+    let bytes = js_sys::Uint8Array::from(&encode(run).await[..]);
     let out = js_sys::Object::new();
     let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&out, &k.into(), v).map(|_| ());
     let done = set("bytes", &bytes);
@@ -75,6 +75,12 @@ pub fn buddyscope_worker_run(
         .and_then(|_| set("encode_ms", &(js_sys::Date::now() - t1).into()));
     done.map_err(|_| JsError::new("could not build the result"))?;
     Ok(out)
+}
+
+/// The run's bytes for the page: a split point, so the encoder is fetched by the worker only.
+#[leptos::wasm_split::wasm_split(encode, wasm_split_path = ::leptos::wasm_split)]
+fn encode(run: Run) -> Vec<u8> {
+    transfer::encode_run(&run)
 }
 
 /// Query flag that makes the next worker run panic (the e2e test of the error path).
@@ -222,6 +228,13 @@ impl Receive {
             total: self.records + ops,
         });
     }
+}
+
+/// Starts reading a finished run ([`receive`]): a split point, so the decoder is not in the
+/// first download.
+#[leptos::wasm_split::wasm_split(receive, wasm_split_path = ::leptos::wasm_split)]
+fn read_result(r: Box<Receive>) {
+    receive(r)
 }
 
 /// One slice of reading a finished run, then the next in a new task; the last slice installs
@@ -376,8 +389,13 @@ fn spawn(shell: Shell, job: JobId, text: String, valid: ValidScenario) -> Result
                         #[cfg(feature = "bench")]
                         times: bench_times::Times::new(&data),
                     });
-                    // Say so before the page starts reading: let the message paint first.
-                    set_timeout(move || receive(r), std::time::Duration::from_millis(40));
+                    // Say so before the page starts reading: let the message paint first. The
+                    // reading's code (the decoder, the checkpoint rebuild) is its own wasm
+                    // module, fetched with the first long run.
+                    set_timeout(
+                        move || leptos::task::spawn_local(read_result(r)),
+                        std::time::Duration::from_millis(40),
+                    );
                 }
                 _ => {
                     retire(job);

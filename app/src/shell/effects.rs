@@ -46,10 +46,24 @@ pub(super) fn perform(shell: Shell, e: Effect) {
         Effect::Presenter { on, follow } => shell.prefs.set_presenter(on, follow),
         Effect::Store { write, status } => super::storage::write(shell, write, status),
         Effect::FetchSet(url) => fetch_set(shell, url),
+        Effect::OpenSet { text, source } => leptos::task::spawn_local(async move {
+            let set = open_set(text, source).await;
+            shell.dispatch(Command::Exercise(ExerciseCommand::Opened(set)));
+        }),
         Effect::Reveal { ms } => reveal(shell, ms),
         Effect::StopReveal => stop_reveal(),
         Effect::Focus(f) => focus(f),
     }
+}
+
+/// Parses, checks and resolves an exercise set: a split point, so the engine's exercise reader
+/// and resolver are fetched with the first set opened, not in the first download.
+#[leptos::wasm_split::wasm_split(exercises, wasm_split_path = ::leptos::wasm_split)]
+fn open_set(
+    text: String,
+    source: String,
+) -> Result<Box<crate::exercise::OpenSet>, buddyscope::exercises::ScenarioError> {
+    crate::exercise::OpenSet::open(&text, &source).map(Box::new)
 }
 
 fn reduced_motion() -> bool {
