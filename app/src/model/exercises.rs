@@ -56,7 +56,7 @@ pub struct Exercises {
     reveal: Option<(u32, u32)>,
     /// What the address asks for after the set it opens (`?tour=`, `?present`): applied once
     /// the set is open.
-    pub(super) then: Option<super::route::Route>,
+    pub(super) then: Option<super::tour::Ask>,
 }
 
 /// What the views show of exercise mode (one value: a change re-renders the exercise panel,
@@ -313,7 +313,7 @@ fn opened(m: &mut Model, result: Result<Box<OpenSet>, ScenarioError>, fx: &mut V
         }
     }
     if let Some(then) = m.exercises.then.take() {
-        super::route::open_presenter(m, &then, fx);
+        super::tour::open_ask(m, &then, fx);
     }
 }
 

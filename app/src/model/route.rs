@@ -137,27 +137,16 @@ pub fn open(m: &mut Model, route: Route, fx: &mut Vec<Effect>) {
     if let Some(v) = &route.exercises {
         exercises::open_param(m, v, fx);
     }
+    let ask = tour::Ask {
+        tour: route.tour,
+        present: route.present,
+    };
     // A set being opened (it is resolved in its own wasm module) comes first: the presenter
     // part of the address applies to its question, once it is on screen.
     if fx.iter().any(|e| matches!(e, Effect::OpenSet { .. })) {
-        m.exercises.then = Some(route);
+        m.exercises.then = Some(ask);
     } else {
-        open_presenter(m, &route, fx);
-    }
-}
-
-/// `?tour=`/`?present`: presenter mode, at that stop of the tour or with the tour started.
-pub(super) fn open_presenter(m: &mut Model, route: &Route, fx: &mut Vec<Effect>) {
-    if let Some(v) = &route.tour {
-        super::finish_first_run(m);
-        tour::open_query(m, v, fx);
-    } else if route.present {
-        super::finish_first_run(m);
-        fx.push(Effect::Presenter {
-            on: true,
-            follow: None,
-        });
-        tour::present(m, true);
+        tour::open_ask(m, &ask, fx);
     }
 }
 

@@ -168,6 +168,28 @@ pub fn restore_presenter(m: &mut Model, p: &PresenterState, fx: &mut Vec<Effect>
     m.tour_stop = p.tour_stop.map(|i| i as usize).filter(|&i| i < n);
 }
 
+/// What the address asks of presenter mode: `?tour=<v>` or `?present`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ask {
+    pub tour: Option<String>,
+    pub present: bool,
+}
+
+/// `?tour=`/`?present`: presenter mode, at that stop of the tour or with the tour started.
+pub fn open_ask(m: &mut Model, ask: &Ask, fx: &mut Vec<Effect>) {
+    if let Some(v) = &ask.tour {
+        super::finish_first_run(m);
+        open_query(m, v, fx);
+    } else if ask.present {
+        super::finish_first_run(m);
+        fx.push(Effect::Presenter {
+            on: true,
+            follow: None,
+        });
+        present(m, true);
+    }
+}
+
 /// `?tour=<v>`: presenter mode at that stop; a stop that is not there says so in the tour bar
 /// and the tour starts at stop 1.
 pub fn open_query(m: &mut Model, v: &str, fx: &mut Vec<Effect>) {
