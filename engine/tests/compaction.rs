@@ -463,3 +463,80 @@ fn compact_for_order9_stops_at_the_first_free_order9_block() {
     assert!(end.ends_with("status=success"), "{end}");
     assert!(r.final_zone.nr_free()[9..].iter().sum::<u64>() >= 1);
 }
+
+/// A 4096-page v7.2 zone: a, b, c (order-10 movable) split and every other page freed, d and e
+/// (order-9 unmovable) hold the last order-10 block; after the drain 1536 order-0 pages are
+/// free and no block above order 0. A movable order-9 request fails the fast path; the slow
+/// path's `compact_first` (v7.2.13 mm/page_alloc.c:4833, costly order) runs
+/// `__alloc_pages_direct_compact` at `COMPACT_PRIO_ASYNC` (2) before any reclaim:
+/// `compaction_deferred` lets it run (`compact_order_failed` 0, :141-160),
+/// `compaction_suitable` says continue (1536 free ≥ min + `compact_gap` 1024 + low − min;
+/// fragmentation index ≈ 998 > 500), `compact_zone` in `MIGRATE_ASYNC` from the zone's ends.
+/// The sources of pageblock 0 are freed and merge, and the order-9 block at 0 is captured
+/// (`compaction_capture`, :733) as it forms: one `compact_stall` and one `compact_success`
+/// (:4218-4236), the allocation gets pfn 0 without a second `get_page_from_freelist`.
+#[test]
+fn a_thp_is_rescued_by_direct_compaction_and_captured() {
+    let mut ops = Vec::new();
+    for n in ["a", "b", "c"] {
+        ops.push(format!(
+            r#"{{"op": "alloc", "order": 10, "mt": "movable", "as": "{n}"}}"#
+        ));
+    }
+    ops.push(r#"{"op": "alloc", "order": 9, "mt": "unmovable", "as": "d"}"#.into());
+    let frees = |ops: &mut Vec<String>, n: &str| {
+        ops.push(format!(r#"{{"op": "split", "ref": "{n}"}}"#));
+        for k in (0..1024).step_by(2) {
+            ops.push(format!(r#"{{"op": "free", "ref": "{n}", "page": {k}}}"#));
+        }
+    };
+    frees(&mut ops, "a");
+    ops.push(r#"{"op": "alloc", "order": 9, "mt": "unmovable", "as": "e"}"#.into());
+    frees(&mut ops, "b");
+    frees(&mut ops, "c");
+    ops.push(r#"{"op": "drain", "cpu": "all"}"#.into());
+    let before = ops.len();
+    ops.push(r#"{"op": "alloc", "order": 9, "mt": "movable", "as": "thp"}"#.into());
+    let text = format!(
+        r#"{{"version": 1, "name": "thp", "kernel": "v7.2", "zone": {{"pages": 4096, "cpus": 1}}, "ops": [{}]}}"#,
+        ops.join(",\n")
+    );
+    let r = run(&text);
+    let trace = trace_text(&r);
+    let lines: Vec<&str> = trace.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| l.starts_with("mm_compaction_try_to_compact_pages"))
+        .expect("direct compaction ran");
+    assert_eq!(
+        lines[first],
+        "mm_compaction_try_to_compact_pages: order=9 gfp_mask=GFP_HIGHUSER_MOVABLE priority=2"
+    );
+    assert!(lines[first..].contains(
+        &"mm_compaction_begin: zone_start=0x0 migrate_pfn=0x0 free_pfn=0xe00 zone_end=0x1000, mode=async"
+    ));
+    assert!(lines[first..]
+        .iter()
+        .any(|l| l.starts_with("# info: compaction_capture: the order-9 block at 0x0")));
+    // One try only: the capture made it a success, no second try, no reclaim.
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("mm_compaction_try_to_compact_pages"))
+            .count(),
+        1
+    );
+    assert_eq!(
+        *lines.last().unwrap(),
+        "mm_page_alloc: page=ffffea0000000000 pfn=0x0 order=9 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE"
+    );
+    let z = &r.final_zone;
+    assert_eq!(z.page_kind(0), PageKind::Other);
+    assert_eq!(z.page_owner(0), owner_of(&r, "thp"));
+    let vm = buddyscope::scenario::procfs::vmstat_compaction(z);
+    assert!(
+        vm.contains("compact_stall 1\ncompact_fail 0\ncompact_success 1\n"),
+        "{vm}"
+    );
+    assert_eq!(r.op_defs.len(), before + 1);
+}

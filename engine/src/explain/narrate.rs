@@ -124,6 +124,11 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
         Tracepoint::MmCompactionMigratepages { nr_migrated, nr_failed } => format!(
             "mm_compaction_migratepages: nr_migrated={nr_migrated} nr_failed={nr_failed}"
         ),
+        // "order=%d gfp_mask=%s priority=%d".
+        Tracepoint::MmCompactionTryToCompactPages { order, gfp: g, prio } => format!(
+            "mm_compaction_try_to_compact_pages: order={order} gfp_mask={} priority={prio}",
+            gfp::format(g)
+        ),
         // mm_compaction_suitable_template: "node=%d zone=%-8s order=%d ret=%s".
         Tracepoint::MmCompactionSuitable { zone_type, order, ret } => format!(
             "mm_compaction_suitable: node=0 zone={:<8} order={order} ret={}",

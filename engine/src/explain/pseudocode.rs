@@ -37,6 +37,18 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "    page = get_page_from_freelist(order, flags); if page: return page",
             "if can_direct_reclaim (not a NORETRY give-up): page = __alloc_pages_direct_reclaim(); if page: return page",
             "fail: the kernel would retry reclaim / compaction, then OOM (not modelled)",
+            "__alloc_pages_direct_compact(prio): 7.x compact_first (costly, or order > 0 not movable; ASYNC) before reclaim, then SYNC_LIGHT after it; 6.x the same ASYNC one after the first attempt, then after reclaim (costly NORETRY: SKIPPED/DEFERRED or THISNODE give up, ASYNC again)",
+        ],
+        __alloc_pages_direct_compact => &[
+            "capc = {order, migratetype}; current->capture_control = &capc; result = try_to_compact_pages(prio, &capc)",
+            "result SKIPPED (7.2+: or DEFERRED): return NULL; count_vm_event(COMPACTSTALL)",
+            "page = capc.page (a block captured as it was freed) ?: get_page_from_freelist(order, alloc_flags)",
+            "page: compact_blockskip_flush = false; compaction_defer_reset(zone, order, true); count_vm_event(COMPACTSUCCESS); return page",
+            "count_vm_event(COMPACTFAIL); return NULL",
+        ],
+        try_to_compact_pages => &[
+            "trace mm_compaction_try_to_compact_pages(order, gfp, prio)",
+            "for each zone of the zonelist: prio > SYNC_FULL and compaction_deferred: rc = max(rc, DEFERRED), next; capc->zone = zone; status = compact_zone_order(zone, order, prio: ASYNC → MIGRATE_ASYNC, else SYNC_LIGHT; SYNC_FULL: whole zone, skip hints and block suitability ignored); captured: SUCCESS; rc = max(rc, status); SUCCESS: compaction_defer_reset(zone, order, false), stop; not ASYNC and COMPLETE/PARTIAL_SKIPPED: defer_compaction",
         ],
         __alloc_pages_direct_reclaim => &[
             "progress = __perform_reclaim()    // not modelled: no page reclaimed, assumed progress",
@@ -218,6 +230,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "set_buddy_order(pfn, order)",
             "if FPI_TO_TAIL or buddy_merge_likely(): add_to_free_list(TAIL)",
             "else add_to_free_list(HEAD)",
+            "// first in each turn of the loop: compaction_capture(capc, page, order, mt): a direct compaction of this zone asking this order (not CMA/isolated; a MOVABLE block below order 9 only for a movable request) takes the block: account_freepages(-2^order), return",
         ],
         split_page => &["every tail page gets refcount 1: now 2^order separate pages"],
         decay_pcp_high => &[
@@ -317,6 +330,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "// order >= 0: compaction_suit_allocation_order: order meets the min watermark → SUCCESS; compaction_suitable: min + compact_gap (2 << order, + low - min above order 3) fails → SKIPPED; order > 3 and 0 <= fragmentation_index <= extfrag_threshold (500) → NOT_SUITABLE_ZONE; trace mm_compaction_suitable",
             "// COMPACT_SUCCESS: compaction_defer_reset(zone, order, false): compact_order_failed = order + 1; trace mm_compaction_defer_reset",
             "// COMPACT_COMPLETE / PARTIAL_SKIPPED: defer_compaction: compact_considered = 0, compact_defer_shift++ (max 6), compact_order_failed = min(it, order); trace mm_compaction_defer_compaction",
+            "compaction_restarting (deferred 64 times at order >= order_failed) and compact_blockskip_flush (a direct compaction's scanners met): __reset_isolation_suitable clears the skip bits of blocks with an LRU page (from the start) or a free page (from the end)",
         ],
         isolate_migratepages => &[
             "for each pageblock from migrate_pfn while block_end <= free_pfn:",

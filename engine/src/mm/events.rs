@@ -44,6 +44,14 @@ coded_enum! {
         pcp_free_count,
         /// `PCPF_PREV_FREE_HIGH_ORDER` as 0/1.
         pcp_prev_free_high_order,
+        /// The `COMPACTSTALL` event count (/proc/vmstat `compact_stall`).
+        compact_stall,
+        /// The `COMPACTFAIL` event count (/proc/vmstat `compact_fail`).
+        compact_fail,
+        /// The `COMPACTSUCCESS` event count (/proc/vmstat `compact_success`).
+        compact_success,
+        /// `zone->compact_blockskip_flush` as 0/1.
+        compact_blockskip_flush,
     }
 }
 
@@ -616,6 +624,15 @@ event_kinds! {
             /// The zone's deferral state after the change.
             state: CompactDefer,
         },
+        /// `mm_compaction_try_to_compact_pages`: a direct compaction starts.
+        MmCompactionTryToCompactPages {
+            /// The order.
+            order: u8,
+            /// `gfp_mask`.
+            gfp: u32,
+            /// `enum compact_priority` (0 `SYNC_FULL`, 1 `SYNC_LIGHT`, 2 `ASYNC`).
+            prio: u8,
+        },
     }
 }
 
@@ -727,6 +744,7 @@ impl EventKind {
                     | Tracepoint::MmCompactionEnd { .. }
                     | Tracepoint::MmCompactionMigratepages { .. }
                     | Tracepoint::MmCompactionSuitable { .. }
+                    | Tracepoint::MmCompactionTryToCompactPages { .. }
                     | Tracepoint::MmCompactionFinished { .. }
                     | Tracepoint::MmCompactionDefer { .. } => None,
                 },
@@ -825,6 +843,7 @@ impl Event {
                         | Tracepoint::MmCompactionIsolateFreepages { .. }
                         | Tracepoint::MmCompactionMigratepages { .. }
                         | Tracepoint::MmCompactionSuitable { .. }
+                        | Tracepoint::MmCompactionTryToCompactPages { .. }
                         | Tracepoint::MmCompactionFinished { .. }
                         | Tracepoint::MmCompactionDefer { .. }
                 ),
@@ -1000,6 +1019,12 @@ mod tests {
                 zone_type: 1,
                 order: 10,
                 ret: CompactResult::NotSuitableZone,
+            })
+            .into(),
+            Annotation::Trace(Tracepoint::MmCompactionTryToCompactPages {
+                order: 9,
+                gfp: 0x1c2_4cca,
+                prio: 2,
             })
             .into(),
             Annotation::Trace(Tracepoint::MmCompactionDefer {

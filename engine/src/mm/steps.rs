@@ -91,6 +91,8 @@ kernel_fns! {
     isolate_migratepages => "mm/compaction.c",
     isolate_freepages => "mm/compaction.c",
     release_free_list => "mm/compaction.c",
+    __alloc_pages_direct_compact => "mm/page_alloc.c",
+    try_to_compact_pages => "mm/compaction.c",
 }
 
 impl KernelFn {
@@ -319,4 +321,13 @@ steps! {
     CompactSuitable => compact_zone: 8,
     CompactDeferReset => compact_zone: 9,
     DeferCompaction => compact_zone: 10,
+    ResetIsolationSuitable => compact_zone: 11,
+    // Direct compaction in the slow path (page_alloc/compaction.rs, alloc.rs).
+    TryToCompactPages => try_to_compact_pages: 0,
+    TryToCompactZone => try_to_compact_pages: 1,
+    DirectCompactStall => __alloc_pages_direct_compact: 1,
+    DirectCompactCaptured => __alloc_pages_direct_compact: 2,
+    DirectCompactSuccess => __alloc_pages_direct_compact: 3,
+    DirectCompactFail => __alloc_pages_direct_compact: 4,
+    FreeOneCapture => __free_one_page: 11,
 }

@@ -303,6 +303,20 @@ impl Kernel {
     pub fn cma_frozen(self) -> bool {
         self.is_7x()
     }
+    /// 7.2+: `__alloc_pages_direct_compact` gives up without a stall for `COMPACT_DEFERRED`
+    /// as for `COMPACT_SKIPPED` (v7.2.13 mm/page_alloc.c:4215-4217); 6.12 … 7.1 count a stall
+    /// and try the free lists after a deferred compaction (v7.1.5 mm/page_alloc.c:4159).
+    pub fn direct_compact_deferred_is_skipped(self) -> bool {
+        matches!(self, Kernel::V7_2 | Kernel::V7_3)
+    }
+    /// 7.2+ `suitable_migration_source`: a direct compaction never empties a CMA pageblock
+    /// for a request without `ALLOC_CMA`, and an `ASYNC` one for a pageblock-order request or a
+    /// movable one takes MOVABLE and CMA blocks; 6.12 … 7.1: only `ASYNC` direct compaction
+    /// is restricted, to the request's type (movable: MOVABLE and CMA) (v7.2.13
+    /// mm/compaction.c `suitable_migration_source` :1376, v6.12.117 :1376).
+    pub fn compaction_source_cma_rule(self) -> bool {
+        matches!(self, Kernel::V7_2 | Kernel::V7_3)
+    }
     /// The 7.x profiles (v7.1, v7.2, v7.3).
     fn is_7x(self) -> bool {
         matches!(self, Kernel::V7_1 | Kernel::V7_2 | Kernel::V7_3)

@@ -192,6 +192,19 @@ pub struct Zone {
     /// compaction deferral (mm/compaction.c `defer_compaction`).
     #[serde(default, skip_serializing_if = "is_default_defer")]
     pub(crate) compact_defer: CompactDefer,
+    /// The vm events `__alloc_pages_direct_compact` counted for allocations that compacted
+    /// in this zone's slot of the node: `COMPACTSTALL`, `COMPACTFAIL`, `COMPACTSUCCESS`
+    /// (/proc/vmstat sums them over the node).
+    #[serde(default, skip_serializing_if = "is_zero_events")]
+    pub(crate) compact_events: [i64; 3],
+    /// `zone->compact_blockskip_flush`: a direct compaction's scanners met, so the next
+    /// `__reset_isolation_suitable` clears the skip bits.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) compact_blockskip_flush: bool,
+}
+
+fn is_zero_events(e: &[i64; 3]) -> bool {
+    e.iter().all(|&x| x == 0)
 }
 
 fn is_default_defer(d: &CompactDefer) -> bool {
@@ -324,6 +337,8 @@ impl Zone {
             active: 0,
             cma_pages: 0,
             compact_defer: CompactDefer::default(),
+            compact_events: [0; 3],
+            compact_blockskip_flush: false,
             cfg,
         }
     }
@@ -731,6 +746,10 @@ impl Zone {
             CounterId::pcp_prev_free_high_order => {
                 flag(&mut self.pcp[cpu as usize].prev_free_high_order, delta)
             }
+            CounterId::compact_stall => self.compact_events[0] += delta,
+            CounterId::compact_fail => self.compact_events[1] += delta,
+            CounterId::compact_success => self.compact_events[2] += delta,
+            CounterId::compact_blockskip_flush => flag(&mut self.compact_blockskip_flush, delta),
         }
     }
 

@@ -263,7 +263,7 @@ impl Harness {
     }
 
     pub fn apply(&mut self, op: &Op) -> Result<(), String> {
-        self.step(op);
+        self.step_and_follow(op);
         self.tally.ops += 1;
         if self.engine.recording {
             self.engine.log.events.clear();
@@ -274,7 +274,17 @@ impl Harness {
     }
 
     pub fn apply_nocheck(&mut self, op: &Op) {
+        self.step_and_follow(op);
+    }
+
+    /// The op, then the folios direct compaction moved in an allocation's slow path follow.
+    fn step_and_follow(&mut self, op: &Op) {
         self.step(op);
+        let moved = self.engine.take_direct_migrations();
+        if !moved.is_empty() {
+            self.tally.compact_migrations += moved.len() as u64;
+            self.follow(&moved);
+        }
     }
 
     fn step(&mut self, op: &Op) {

@@ -4,6 +4,7 @@
 
 use super::{pcp_allowed_order, Engine, Fallback, RmqueueMode};
 use crate::mm::events::*;
+use crate::mm::page_alloc::compaction::CompactPriority;
 use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::types::alloc_flags::*;
@@ -96,7 +97,7 @@ impl Engine {
 
     /// `get_page_from_freelist` (§2.2): each zone of the zonelist in turn (one in a node of one
     /// zone), then the `ALLOC_NOFRAGMENT` retry over the whole zonelist.
-    fn get_page_from_freelist(
+    pub(super) fn get_page_from_freelist(
         &mut self,
         _gfp: u32,
         order: u8,
@@ -188,28 +189,101 @@ impl Engine {
         if self.zone.cfg.cma && mt == MigrateType::Movable {
             flags |= ALLOC_CMA;
         }
-        let attempts = if self.zone.cfg.kernel.slowpath_7x() {
-            let cpuset_dropped = flags & ALLOC_CPUSET == 0;
-            let compact_first = gfp & __GFP_DIRECT_RECLAIM != 0
-                && gfp & __GFP_IO != 0
-                && (order > PAGE_ALLOC_COSTLY_ORDER || (order > 0 && mt != MigrateType::Movable))
-                && !(gfp & __GFP_NORETRY != 0 && gfp & __GFP_THISNODE != 0);
-            1 + cpuset_dropped as u32 + compact_first as u32
-        } else if order > PAGE_ALLOC_COSTLY_ORDER && gfp & __GFP_NORETRY != 0 {
-            1
-        } else {
-            2
-        };
-        let mut page = None;
-        for _ in 0..attempts {
-            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
-            if page.is_some() {
-                break;
+        let costly = order > PAGE_ALLOC_COSTLY_ORDER;
+        let can_direct_reclaim = gfp & __GFP_DIRECT_RECLAIM != 0;
+        // gfp_compaction_allowed: CONFIG_COMPACTION and __GFP_IO.
+        let compaction_allowed = gfp & __GFP_IO != 0;
+        let noretry = gfp & __GFP_NORETRY != 0;
+        let thisnode = gfp & __GFP_THISNODE != 0;
+        let mut attempts = 0u32;
+        let mut reclaims = false;
+        let mut page: Option<ZonePfn>;
+        if self.zone.cfg.kernel.slowpath_7x() {
+            // v7.3.4 mm/page_alloc.c:4836-4840, :4903-4993.
+            let can_compact = can_direct_reclaim && compaction_allowed;
+            let mut compact_first =
+                can_compact && (costly || (order > 0 && mt != MigrateType::Movable));
+            let mut prio = if compact_first {
+                CompactPriority::Async
+            } else {
+                CompactPriority::SyncLight
+            };
+            // The first adjustment of ALLOC_CPUSET retries at once (can_retry_reserves).
+            let mut can_retry_reserves = flags & ALLOC_CPUSET == 0;
+            loop {
+                attempts += 1;
+                page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+                if page.is_some() {
+                    break;
+                }
+                if can_retry_reserves {
+                    can_retry_reserves = false;
+                    continue;
+                }
+                if !can_direct_reclaim {
+                    break;
+                }
+                if !compact_first {
+                    reclaims = true;
+                    page = self.__alloc_pages_direct_reclaim(gfp, order, flags, mt, cpu);
+                    if page.is_some() {
+                        break;
+                    }
+                }
+                page = self
+                    .__alloc_pages_direct_compact(gfp, order, flags, mt, cpu, prio)
+                    .0;
+                if page.is_some() || !compact_first {
+                    break;
+                }
+                // THP faults that may only compact on this node give up here.
+                if noretry && thisnode {
+                    break;
+                }
+                if !noretry {
+                    prio = CompactPriority::SyncLight;
+                }
+                compact_first = false;
             }
-        }
-        let reclaims = page.is_none() && self.reaches_direct_reclaim(gfp, order, mt);
-        if reclaims {
-            page = self.__alloc_pages_direct_reclaim(gfp, order, flags, mt, cpu);
+        } else {
+            // v6.12.117 mm/page_alloc.c:4373-4493.
+            attempts += 1;
+            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+            let mut prio = CompactPriority::SyncLight;
+            let mut nopage = false;
+            if page.is_none()
+                && can_direct_reclaim
+                && compaction_allowed
+                && (costly || (order > 0 && mt != MigrateType::Movable))
+            {
+                let (p, result) = self.__alloc_pages_direct_compact(
+                    gfp,
+                    order,
+                    flags,
+                    mt,
+                    cpu,
+                    CompactPriority::Async,
+                );
+                page = p;
+                if page.is_none() && costly && noretry {
+                    nopage = matches!(result, CompactResult::Skipped | CompactResult::Deferred)
+                        || thisnode;
+                    prio = CompactPriority::Async;
+                }
+            }
+            if page.is_none() && !nopage {
+                attempts += 1;
+                page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+                if page.is_none() && can_direct_reclaim {
+                    reclaims = true;
+                    page = self.__alloc_pages_direct_reclaim(gfp, order, flags, mt, cpu);
+                    if page.is_none() {
+                        page = self
+                            .__alloc_pages_direct_compact(gfp, order, flags, mt, cpu, prio)
+                            .0;
+                    }
+                }
+            }
         }
         if page.is_none() {
             let then = if reclaims {
@@ -228,24 +302,6 @@ impl Engine {
         }
         self.exit(KernelFn::__alloc_pages_slowpath);
         page
-    }
-
-    /// Whether `__alloc_pages_slowpath` gets as far as `__alloc_pages_direct_reclaim` once its
-    /// `get_page_from_freelist` attempts (§7.2) failed: only with `__GFP_DIRECT_RECLAIM`, and
-    /// not for the requests that give up after their skipped direct compaction (6.18: costly
-    /// `__GFP_NORETRY`; 7.x: `compact_first` with `__GFP_NORETRY | __GFP_THISNODE`).
-    fn reaches_direct_reclaim(&self, gfp: u32, order: u8, mt: MigrateType) -> bool {
-        if gfp & __GFP_DIRECT_RECLAIM == 0 {
-            return false;
-        }
-        let costly = order > PAGE_ALLOC_COSTLY_ORDER;
-        if self.zone.cfg.kernel.slowpath_7x() {
-            let compact_first =
-                gfp & __GFP_IO != 0 && (costly || (order > 0 && mt != MigrateType::Movable));
-            !(compact_first && gfp & __GFP_NORETRY != 0 && gfp & __GFP_THISNODE != 0)
-        } else {
-            !(costly && gfp & __GFP_NORETRY != 0)
-        }
     }
 
     /// `__alloc_pages_direct_reclaim`: page reclaim itself is not modelled (no page is reclaimed;

@@ -26,7 +26,7 @@ use super::Engine;
 use crate::mm::events::*;
 use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
-use crate::mm::types::alloc_flags::ALLOC_CMA;
+use crate::mm::types::alloc_flags::*;
 use crate::mm::types::*;
 use crate::mm::zone::*;
 
@@ -53,7 +53,59 @@ struct CompactControl {
     ignore_block_suitable: bool,
     /// `zone_idx` of the zone, for the tracepoints that name it.
     zone_type: u8,
+    /// `cc->mode`.
+    mode: MigrateMode,
+    /// `cc->direct_compaction`: run for an allocation (`compact_zone_order`).
+    direct: bool,
+    /// `cc->migratetype`: `gfp_migratetype` of the request (MOVABLE for `compact_memory`).
+    migratetype: MigrateType,
+    /// `cc->alloc_flags` of the request.
+    alloc_flags: u32,
 }
+
+/// `enum migrate_mode` as compaction sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum MigrateMode {
+    /// `MIGRATE_ASYNC` (`COMPACT_PRIO_ASYNC`).
+    Async,
+    /// `MIGRATE_SYNC_LIGHT` (`compact_zone_order` above `COMPACT_PRIO_ASYNC`).
+    SyncLight,
+    /// `MIGRATE_SYNC` (`compact_memory`).
+    Sync,
+}
+
+/// What a `compact_zone` is asked for: `compact_node`'s or `compact_zone_order`'s control.
+#[derive(Clone, Copy, Debug)]
+struct CompactRequest {
+    /// `cc->order` (`None`: -1).
+    order: Option<u8>,
+    prio: CompactPriority,
+    /// `cc->direct_compaction`.
+    direct: bool,
+    /// `gfp_migratetype(cc->gfp_mask)`.
+    migratetype: MigrateType,
+    /// `cc->alloc_flags`.
+    alloc_flags: u32,
+}
+
+/// `struct capture_control` (`current->capture_control` of a direct compaction): a block of
+/// `order` freed in the zone being compacted is handed to the allocation
+/// (`compaction_capture`) instead of going back to the free lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CaptureControl {
+    /// `capc->zone`: the node index of the zone `compact_zone_order` is compacting (`None`
+    /// between zones).
+    pub(crate) zone: Option<usize>,
+    /// `capc->order`.
+    pub(crate) order: u8,
+    /// `capc->migratetype`.
+    pub(crate) migratetype: MigrateType,
+    /// `capc->page`: the block captured.
+    pub(crate) page: Option<ZonePfn>,
+}
+
+/// `COMPACTION_HPAGE_ORDER`: a THP.
+const COMPACTION_HPAGE_ORDER: u8 = 9;
 
 /// `COMPACT_MAX_DEFER_SHIFT`: compaction is skipped at most 64 times in a row.
 pub const COMPACT_MAX_DEFER_SHIFT: u8 = 6;
@@ -68,8 +120,13 @@ pub enum CompactPriority {
     /// `COMPACT_PRIO_SYNC_FULL` = `MIN_COMPACT_PRIORITY`: the whole zone, skip hints and
     /// block suitability ignored, never deferred.
     SyncFull = 0,
-    /// `COMPACT_PRIO_SYNC_LIGHT`: `compaction_deferred` is asked first, skip bits honoured.
+    /// `COMPACT_PRIO_SYNC_LIGHT` = `DEF_COMPACT_PRIORITY`: `compaction_deferred` is asked
+    /// first, skip bits honoured, `MIGRATE_SYNC_LIGHT`.
     SyncLight = 1,
+    /// `COMPACT_PRIO_ASYNC` = `INIT_COMPACT_PRIORITY`: `MIGRATE_ASYNC`, a page that cannot be
+    /// taken gives up its `cc->order` block (`skip_on_failure`), only pageblocks of the
+    /// request's type are sources.
+    Async = 2,
 }
 
 /// What `compact_node` did in the zones it compacted: the folios moved (for the runner's names)
@@ -128,26 +185,41 @@ impl Engine {
         zone_idx: usize,
         migrated: &mut Vec<Migration>,
     ) -> CompactResult {
-        self.compact_zone_cc(cpu, zone_idx, None, CompactPriority::SyncFull, migrated)
+        let req = CompactRequest {
+            order: None,
+            prio: CompactPriority::SyncFull,
+            direct: false,
+            migratetype: MigrateType::Movable,
+            alloc_flags: 0,
+        };
+        self.compact_zone_cc(cpu, zone_idx, req, migrated)
     }
 
-    /// `compact_zone` with `cc->order` (`None`: -1) and the control `compact_zone_order` builds
-    /// for `prio`.
+    /// `compact_zone` with the control `compact_node` (`req.order` `None`: -1) or
+    /// `compact_zone_order` (`req.prio`) builds.
     fn compact_zone_cc(
         &mut self,
         cpu: usize,
         zone_idx: usize,
-        order: Option<u8>,
-        prio: CompactPriority,
+        req: CompactRequest,
         migrated: &mut Vec<Migration>,
     ) -> CompactResult {
+        let (order, prio) = (req.order, req.prio);
         self.enter(KernelFn::compact_zone);
         if let Some(o) = order {
             // compaction_suit_allocation_order (v7.2.13 mm/compaction.c:2523).
-            let ret = self.compaction_suit_allocation_order(o);
+            let ret = self.compaction_suit_allocation_order(
+                o,
+                req.alloc_flags,
+                prio == CompactPriority::Async,
+            );
             if ret != CompactResult::Continue {
                 self.exit(KernelFn::compact_zone);
                 return ret;
+            }
+            // compaction_restarting: deferred to the limit and about to retry.
+            if self.compaction_restarting(o) {
+                self.__reset_isolation_suitable();
             }
         }
         // __isolate_free_page checks the watermark with classzone 0: no lowmem_reserve.
@@ -171,46 +243,78 @@ impl Engine {
             ignore_skip_hint: order.is_none() || prio == CompactPriority::SyncFull,
             ignore_block_suitable: order.is_some() && prio == CompactPriority::SyncFull,
             zone_type: self.zone.zone_type() as u8,
+            mode: match (order, prio) {
+                (None, _) => MigrateMode::Sync,
+                (Some(_), CompactPriority::Async) => MigrateMode::Async,
+                (Some(_), _) => MigrateMode::SyncLight,
+            },
+            direct: req.direct,
+            migratetype: req.migratetype,
+            alloc_flags: req.alloc_flags,
         };
+        let sync = cc.mode != MigrateMode::Async;
         let rel = |p: Pfn| (p - zone_start) as ZonePfn;
         self.trace(
             Step::CompactBegin,
             Tracepoint::MmCompactionBegin {
                 migrate_pfn: rel(cc.migrate_pfn),
                 free_pfn: rel(cc.free_pfn),
-                sync: true,
+                sync,
             },
         );
         let mut last_migrated_pfn: Pfn = 0;
-        let ret = loop {
-            let r = self.compact_finished(&cc);
+        let ret = 'compact: loop {
+            let r = self.compact_finished(&mut cc);
             if r != CompactResult::Continue {
                 break r;
             }
             let iteration_start_pfn = cc.migrate_pfn;
             cc.finish_pageblock =
                 pageblock_start(last_migrated_pfn) == pageblock_start(iteration_start_pfn);
-            if !self.isolate_migratepages(&mut cc) {
-                // ISOLATE_NONE: goto check_drain.
-                self.compact_check_drain(&cc, cpu, &mut last_migrated_pfn);
-                continue;
+            // rescan:
+            loop {
+                if !self.isolate_migratepages(&mut cc) {
+                    // ISOLATE_NONE: goto check_drain.
+                    self.compact_check_drain(&cc, cpu, &mut last_migrated_pfn);
+                    continue 'compact;
+                }
+                last_migrated_pfn = cc.zone_start.max(pageblock_start(cc.migrate_pfn - 1));
+                let nr_migratepages = cc.nr_migratepages;
+                let (nr_succeeded, nomem) =
+                    self.migrate_pages_compaction(&mut cc, cpu, zone_idx, migrated);
+                self.trace(
+                    Step::CompactMigrated,
+                    Tracepoint::MmCompactionMigratepages {
+                        nr_migrated: nr_succeeded,
+                        nr_failed: nr_migratepages - nr_succeeded,
+                    },
+                );
+                // All pages were either migrated or put back (putback_movable_pages).
+                cc.migratepages.clear();
+                cc.nr_migratepages = 0;
+                if nomem {
+                    if !cc.scanners_met() {
+                        break 'compact CompactResult::Contended;
+                    }
+                    // An ASYNC or SYNC_LIGHT failure inside a pageblock: scan the rest of
+                    // it, so it is marked skip.
+                    if !pageblock_aligned(cc.migrate_pfn)
+                        && !cc.ignore_skip_hint
+                        && !cc.finish_pageblock
+                        && cc.mode < MigrateMode::Sync
+                    {
+                        cc.finish_pageblock = true;
+                        if cc.order == Some(COMPACTION_HPAGE_ORDER) {
+                            last_migrated_pfn = 0;
+                        }
+                        continue;
+                    }
+                }
+                break;
             }
-            last_migrated_pfn = cc.zone_start.max(pageblock_start(cc.migrate_pfn - 1));
-            let nr_migratepages = cc.nr_migratepages;
-            let (nr_succeeded, nomem) =
-                self.migrate_pages_compaction(&mut cc, cpu, zone_idx, migrated);
-            self.trace(
-                Step::CompactMigrated,
-                Tracepoint::MmCompactionMigratepages {
-                    nr_migrated: nr_succeeded,
-                    nr_failed: nr_migratepages - nr_succeeded,
-                },
-            );
-            // All pages were either migrated or put back (putback_movable_pages).
-            cc.migratepages.clear();
-            cc.nr_migratepages = 0;
-            if nomem && !cc.scanners_met() {
-                break CompactResult::Contended;
+            // Stop if a page has been captured.
+            if self.capture.is_some_and(|c| c.page.is_some()) {
+                break CompactResult::Success;
             }
             self.compact_check_drain(&cc, cpu, &mut last_migrated_pfn);
         };
@@ -222,7 +326,7 @@ impl Engine {
             Tracepoint::MmCompactionEnd {
                 migrate_pfn: rel(cc.migrate_pfn),
                 free_pfn: rel(cc.free_pfn),
-                sync: true,
+                sync,
                 status: ret,
             },
         );
@@ -274,7 +378,7 @@ impl Engine {
             let skipped = !cc.ignore_skip_hint
                 && (pageblock_aligned(low_pfn) || low_pfn == cc.zone_start)
                 && self.pageblock_skip(block_start);
-            if !skipped && !self.pageblock_skip_persistent(self.zone.zone_pfn(block_start)) {
+            if !skipped && self.suitable_migration_source(cc, block_start) {
                 self.isolate_migratepages_block(cc, low_pfn, block_end);
                 break;
             }
@@ -286,9 +390,43 @@ impl Engine {
         cc.nr_migratepages > 0
     }
 
-    /// `isolate_migratepages_block(cc, low_pfn, end_pfn, ISOLATE_UNEVICTABLE)` for a sync
-    /// compaction that is not direct (`skip_on_failure` false: a page that cannot be taken
-    /// does not end the block).
+    /// `suitable_migration_source` (its rules per profile: [`Kernel::compaction_source_cma_rule`]).
+    fn suitable_migration_source(&self, cc: &CompactControl, block_start: Pfn) -> bool {
+        if self.pageblock_skip_persistent(self.zone.zone_pfn(block_start)) {
+            return false;
+        }
+        if !cc.direct {
+            return true;
+        }
+        let bmt = self.zone.pageblock_mt(self.zone.zone_pfn(block_start));
+        let movable = matches!(bmt, MigrateType::Movable | MigrateType::Cma);
+        if self.zone.cfg.kernel.compaction_source_cma_rule() {
+            if bmt == MigrateType::Cma && cc.alloc_flags & ALLOC_CMA == 0 {
+                return false;
+            }
+            if cc.mode != MigrateMode::Async {
+                return true;
+            }
+            if cc.migratetype == MigrateType::Movable
+                || cc.order.is_some_and(|o| o >= PAGEBLOCK_ORDER)
+            {
+                movable
+            } else {
+                bmt == cc.migratetype
+            }
+        } else if cc.mode != MigrateMode::Async {
+            true
+        } else if cc.migratetype == MigrateType::Movable {
+            movable
+        } else {
+            bmt == cc.migratetype
+        }
+    }
+
+    /// `isolate_migratepages_block(cc, low_pfn, end_pfn, ISOLATE_UNEVICTABLE)`. For an
+    /// `ASYNC` direct compaction (`skip_on_failure`) a page that cannot be taken gives up its
+    /// `cc->order` aligned block: what was taken goes back, the scan goes on past the block;
+    /// otherwise it does not end anything.
     fn isolate_migratepages_block(
         &mut self,
         cc: &mut CompactControl,
@@ -300,7 +438,42 @@ impl Engine {
         let (mut nr_scanned, mut nr_isolated) = (0u32, 0u32);
         let mut valid_page: Option<Pfn> = None;
         let mut skip_updated = false;
+        // block_end_pfn(pfn, order): the end of the cc->order aligned block holding pfn.
+        let block_end_of = |pfn: Pfn, o: u8| (pfn + 1).next_multiple_of(1 << o);
+        let skip_order = cc.order.unwrap_or(0);
+        let skip_on_failure = cc.direct && cc.mode == MigrateMode::Async;
+        let mut next_skip_pfn = if skip_on_failure {
+            block_end_of(low_pfn, skip_order)
+        } else {
+            0
+        };
+        // isolate_fail: with skip_on_failure, what was taken goes back
+        // (putback_movable_pages) and the scan resumes at the next order-aligned block.
+        macro_rules! isolate_fail {
+            () => {{
+                if skip_on_failure {
+                    if nr_isolated > 0 {
+                        cc.migratepages.clear();
+                        cc.nr_migratepages = 0;
+                        nr_isolated = 0;
+                    }
+                    if low_pfn < next_skip_pfn {
+                        low_pfn = next_skip_pfn - 1;
+                        next_skip_pfn += 1 << skip_order;
+                    }
+                }
+                low_pfn += 1;
+                continue;
+            }};
+        }
         while low_pfn < end_pfn {
+            if skip_on_failure && low_pfn >= next_skip_pfn {
+                // All candidates of the previous order-aligned block taken: migrate them.
+                if nr_isolated > 0 {
+                    break;
+                }
+                next_skip_pfn = block_end_of(low_pfn, skip_order);
+            }
             nr_scanned += 1;
             if valid_page.is_none() && (pageblock_aligned(low_pfn) || low_pfn == cc.zone_start) {
                 if !cc.ignore_skip_hint && self.pageblock_skip(low_pfn) {
@@ -323,27 +496,23 @@ impl Engine {
             // A free page on a pcp list, a page compaction isolated itself, or a page nobody
             // owns: not on an LRU (isolate_fail, the scan goes on).
             if z.kind[p as usize] == PageKind::Pcp || z.owner[p as usize] == NO_OWNER {
-                low_pfn += 1;
-                continue;
+                isolate_fail!();
             }
             let (head, nr) = in_use_block(z, p);
             if head != p {
                 // A tail page: folio_get_nontail_page fails.
-                low_pfn += 1;
-                continue;
+                isolate_fail!();
             }
             // skip_isolation_on_order(order, cc->order): a folio at least as large as the
             // target order, or of pageblock order (the only case for -1).
             if nr >= PAGEBLOCK_NR_PAGES || cc.order.is_some_and(|o| nr >= 1 << o) {
                 low_pfn += nr as Pfn - 1;
                 nr_scanned += nr - 1;
-                low_pfn += 1;
-                continue;
+                isolate_fail!();
             }
             // !PageLRU, or a pinned anonymous folio: references beyond the mapping.
             if z.pflags[p as usize] & PF_LRU == 0 || z.refcount[p as usize] != 1 {
-                low_pfn += 1;
-                continue;
+                isolate_fail!();
             }
             let owner = z.owner[p as usize];
             // The first folio taken: test_and_set_skip, which ignore_skip_hint turns off (the
@@ -417,7 +586,11 @@ impl Engine {
         let mut block_start = pageblock_start(isolate_start_pfn);
         let mut block_end = (block_start + PAGEBLOCK_NR_PAGES as Pfn).min(cc.zone_end);
         let low_pfn = pageblock_end(cc.migrate_pfn);
-        let mut stride = 1u32; // MIGRATE_SYNC
+        let mut stride = if cc.mode == MigrateMode::Async {
+            COMPACT_CLUSTER_MAX
+        } else {
+            1
+        };
         while block_start >= low_pfn {
             if self.suitable_migration_target(cc, block_start)
                 && (cc.ignore_skip_hint || !self.pageblock_skip(block_start))
@@ -692,7 +865,7 @@ impl Engine {
 
     /// `compact_finished` → `__compact_finished` (v7.2.13 mm/compaction.c:2282), traced as
     /// `mm_compaction_finished`; `COMPACT_NO_SUITABLE_PAGE` goes on as `COMPACT_CONTINUE`.
-    fn compact_finished(&mut self, cc: &CompactControl) -> CompactResult {
+    fn compact_finished(&mut self, cc: &mut CompactControl) -> CompactResult {
         let ret = self.__compact_finished(cc);
         self.trace(
             Step::CompactFinished,
@@ -709,9 +882,20 @@ impl Engine {
         }
     }
 
-    fn __compact_finished(&mut self, cc: &CompactControl) -> CompactResult {
+    fn __compact_finished(&mut self, cc: &mut CompactControl) -> CompactResult {
         // The scanners meeting: whole_zone always here (cached positions not modelled).
         if cc.scanners_met() {
+            // A direct compaction asks for the skip bits to be cleared
+            // (compact_blockskip_flush, read by __reset_isolation_suitable).
+            if cc.direct && !self.zone.compact_blockskip_flush {
+                self.set_flag(
+                    Step::CompactFinished,
+                    CounterId::compact_blockskip_flush,
+                    0,
+                    false,
+                    true,
+                );
+            }
             return CompactResult::Complete;
         }
         // is_via_compact_memory.
@@ -723,13 +907,15 @@ impl Engine {
             return CompactResult::Continue;
         }
         // defrag_mode (v7.x, sysctl default 0) is off: the direct compactor's check.
-        // cc->migratetype is gfp_migratetype of the request: MOVABLE.
-        let mt = MigrateType::Movable;
+        let mt = cc.migratetype;
         for o in order as usize..NR_PAGE_ORDERS {
             if self.zone.free_lists[o][mt.idx()].len > 0 {
                 return CompactResult::Success;
             }
-            if self.zone.cfg.cma && self.zone.free_lists[o][MigrateType::Cma.idx()].len > 0 {
+            if mt == MigrateType::Movable
+                && self.zone.cfg.cma
+                && self.zone.free_lists[o][MigrateType::Cma.idx()].len > 0
+            {
                 return CompactResult::Success;
             }
             if let super::Fallback::Found(_) =
@@ -763,14 +949,30 @@ impl Engine {
         }
     }
 
-    /// `compaction_suit_allocation_order(zone, order, highest_zoneidx, ALLOC_WMARK_MIN |
-    /// ALLOC_CMA, async = false, kcompactd = false)`: `COMPACT_SUCCESS` when the order already
-    /// meets the min watermark, `COMPACT_SKIPPED` when `compaction_suitable` says no.
-    fn compaction_suit_allocation_order(&mut self, order: u8) -> CompactResult {
-        let watermark = self.zone.watermark[WMARK_MIN];
+    /// `compaction_suit_allocation_order(zone, order, highest_zoneidx, alloc_flags, async,
+    /// kcompactd = false)`: `COMPACT_SUCCESS` when the order already meets the request's
+    /// watermark, `COMPACT_SKIPPED` when `compaction_suitable` says no, or (6.19+; 6.18 taken as
+    /// 6.19, kernel-src has no 6.18 compaction.c) for a costly async request without
+    /// `ALLOC_CMA` when the order-0 watermark plus `compact_gap` fails without the CMA pages'
+    /// exemption (v7.2.13 mm/compaction.c:2541-2547; v6.12.117 has no such check).
+    fn compaction_suit_allocation_order(
+        &mut self,
+        order: u8,
+        alloc_flags: u32,
+        async_: bool,
+    ) -> CompactResult {
+        let watermark = self.zone.watermark[(alloc_flags & ALLOC_WMARK_MASK) as usize];
         let free = self.zone.nr_free_pages;
-        if self.zone_watermark_ok(order, watermark, ALLOC_CMA, free) {
+        if self.zone_watermark_ok(order, watermark, alloc_flags, free) {
             return CompactResult::Success;
+        }
+        if self.zone.cfg.kernel != Kernel::V6_12
+            && order > PAGE_ALLOC_COSTLY_ORDER
+            && async_
+            && alloc_flags & ALLOC_CMA == 0
+            && !self.zone_watermark_ok(0, watermark + (2u64 << order), 0, free)
+        {
+            return CompactResult::Skipped;
         }
         if !self.compaction_suitable(order, watermark) {
             return CompactResult::Skipped;
@@ -885,26 +1087,270 @@ impl Engine {
         prio: CompactPriority,
     ) -> CompactOutcome {
         let home = self.zone.active_index();
-        self.select_zone(Step::CompactNodeZone, zone_idx);
         let saved_zoneidx = self.highest_zoneidx;
+        self.select_zone(Step::CompactNodeZone, zone_idx);
         self.highest_zoneidx = self.zone.zone_type();
         let mut out = CompactOutcome::default();
-        let status = if prio != CompactPriority::SyncFull && self.compaction_deferred(order) {
-            CompactResult::Deferred
-        } else {
-            let st = self.compact_zone_cc(cpu, zone_idx, Some(order), prio, &mut out.migrated);
-            match st {
-                CompactResult::Success => self.compaction_defer_reset(order, false),
-                CompactResult::Complete | CompactResult::PartialSkipped => {
-                    self.defer_compaction(order)
-                }
-                _ => {}
-            }
-            st
+        let req = CompactRequest {
+            order: Some(order),
+            prio,
+            direct: true,
+            migratetype: MigrateType::Movable,
+            alloc_flags: ALLOC_WMARK_MIN | ALLOC_CMA,
         };
+        let status = self.try_to_compact_zone(cpu, zone_idx, req, &mut out.migrated);
         out.results.push(status);
         self.highest_zoneidx = saved_zoneidx;
         self.select_zone(Step::CompactNodeZone, home);
         out
+    }
+
+    /// The body of `try_to_compact_pages`' loop for one zone (selected): `compaction_deferred`
+    /// above `MIN_COMPACT_PRIORITY`, `compact_zone_order`, a captured page makes it
+    /// `COMPACT_SUCCESS`, then `compaction_defer_reset(zone, order, false)` on success, or
+    /// `defer_compaction` after a sync compaction that scanned the zone through.
+    fn try_to_compact_zone(
+        &mut self,
+        cpu: usize,
+        zone_idx: usize,
+        req: CompactRequest,
+        migrated: &mut Vec<Migration>,
+    ) -> CompactResult {
+        let order = req.order.expect("an allocation's order");
+        if req.prio != CompactPriority::SyncFull && self.compaction_deferred(order) {
+            return CompactResult::Deferred;
+        }
+        if let Some(c) = self.capture.as_mut() {
+            c.zone = Some(zone_idx);
+        }
+        let mut st = self.compact_zone_cc(cpu, zone_idx, req, migrated);
+        if let Some(c) = self.capture.as_mut() {
+            c.zone = None;
+            if c.page.is_some() {
+                st = CompactResult::Success;
+            }
+        }
+        match st {
+            CompactResult::Success => self.compaction_defer_reset(order, false),
+            CompactResult::Complete | CompactResult::PartialSkipped
+                if req.prio != CompactPriority::Async =>
+            {
+                self.defer_compaction(order)
+            }
+            _ => {}
+        }
+        st
+    }
+
+    /// `try_to_compact_pages(gfp, order, alloc_flags, ac, prio, capc)`: each zone of the
+    /// zonelist (`ac->highest_zoneidx` is the engine's), the results combined by `max`, the
+    /// first `COMPACT_SUCCESS` stops. Leaves the zone of a captured page selected.
+    pub(crate) fn try_to_compact_pages(
+        &mut self,
+        cpu: usize,
+        gfp: u32,
+        order: u8,
+        alloc_flags: u32,
+        mt: MigrateType,
+        prio: CompactPriority,
+    ) -> CompactResult {
+        self.enter(KernelFn::try_to_compact_pages);
+        self.trace(
+            Step::TryToCompactPages,
+            Tracepoint::MmCompactionTryToCompactPages {
+                order,
+                gfp,
+                prio: prio as u8,
+            },
+        );
+        let mut rc = CompactResult::Skipped;
+        let mut migrated = Vec::new();
+        for zone in self.zonelist() {
+            self.select_zone(Step::TryToCompactZone, zone);
+            let req = CompactRequest {
+                order: Some(order),
+                prio,
+                direct: true,
+                migratetype: mt,
+                alloc_flags,
+            };
+            let status = self.try_to_compact_zone(cpu, zone, req, &mut migrated);
+            rc = rc.max(status);
+            if status == CompactResult::Success {
+                break;
+            }
+        }
+        self.direct_migrated.extend(migrated);
+        self.exit(KernelFn::try_to_compact_pages);
+        rc
+    }
+
+    /// `compaction_restarting`: the zone was deferred to the limit and is retried now.
+    fn compaction_restarting(&self, order: u8) -> bool {
+        let d = self.zone.compact_defer;
+        order >= d.order_failed
+            && d.defer_shift == COMPACT_MAX_DEFER_SHIFT
+            && d.considered as u32 >= 1u32 << d.defer_shift
+    }
+
+    /// `__reset_isolation_suitable`: after a direct compaction's scanners met
+    /// (`compact_blockskip_flush`), both ends of the zone are walked a pageblock at a time and a
+    /// block's skip bit is cleared where a sample of its pages (every 8th) holds an LRU page
+    /// (from the start) or a free one (from the end, MOVABLE blocks only once the target
+    /// scanner's start is found). The restart points it also sets (`compact_init_*_pfn`,
+    /// `compact_cached_*_pfn`) are not modelled (the scanners start at the zone's ends).
+    fn __reset_isolation_suitable(&mut self) {
+        if !self.zone.compact_blockskip_flush {
+            return;
+        }
+        self.set_flag(
+            Step::ResetIsolationSuitable,
+            CounterId::compact_blockskip_flush,
+            0,
+            true,
+            false,
+        );
+        let pages = self.zone.pages();
+        if pages == 0 {
+            return;
+        }
+        let mut migrate_pfn: ZonePfn = 0;
+        let mut free_pfn: ZonePfn = pages - 1;
+        let (mut source_set, mut free_set) = (false, false);
+        while migrate_pfn < free_pfn {
+            if self.__reset_isolation_pfn(migrate_pfn, true, source_set) {
+                source_set = true;
+            }
+            if self.__reset_isolation_pfn(free_pfn, free_set, true) {
+                free_set = true;
+            }
+            migrate_pfn += PAGEBLOCK_NR_PAGES;
+            free_pfn = match free_pfn.checked_sub(PAGEBLOCK_NR_PAGES) {
+                Some(f) => f,
+                None => break,
+            };
+        }
+    }
+
+    /// `__reset_isolation_pfn(zone, pfn, check_source, check_target)` (zone-relative pfns).
+    fn __reset_isolation_pfn(
+        &mut self,
+        p: ZonePfn,
+        check_source: bool,
+        check_target: bool,
+    ) -> bool {
+        if self.pageblock_skip_persistent(p) {
+            return false;
+        }
+        let start = p & !(PAGEBLOCK_NR_PAGES - 1);
+        let pb = start >> PAGEBLOCK_ORDER;
+        let skip = self.zone.pageblock[pb as usize] & PB_SKIP != 0;
+        if check_source && check_target && !skip {
+            return true;
+        }
+        if !check_source && check_target && self.zone.pageblock_mt(p) != MigrateType::Movable {
+            return false;
+        }
+        let end = (start + PAGEBLOCK_NR_PAGES - 1).min(self.zone.pages() - 1);
+        let mut q = start;
+        while q <= end {
+            let z = &self.zone;
+            let lru = z.kind[q as usize] == PageKind::Other
+                && z.owner[q as usize] != NO_OWNER
+                && z.pflags[q as usize] & PF_LRU != 0;
+            let buddy = z.kind[q as usize] == PageKind::Buddy;
+            if (check_source && lru) || (check_target && buddy) {
+                let old = z.pageblock[pb as usize];
+                if old & PB_SKIP != 0 {
+                    self.emit(
+                        Step::ResetIsolationSuitable,
+                        Mutation::SetPageblock {
+                            pb,
+                            old,
+                            new: old & !PB_SKIP,
+                        },
+                    );
+                }
+                return true;
+            }
+            q += 1 << PAGE_ALLOC_COSTLY_ORDER;
+        }
+        false
+    }
+
+    /// `__alloc_pages_direct_compact` (v7.3.4 mm/page_alloc.c:4155; v6.12.117 :3750): with the
+    /// capture control set, `try_to_compact_pages`; nothing is counted if every zone was skipped
+    /// (7.2+: or deferred); else `COMPACTSTALL`, then the captured block (prepared by the
+    /// caller's `prep_new_page`) or `get_page_from_freelist`, and `COMPACTSUCCESS` with
+    /// `compaction_defer_reset(zone, order, true)`, or `COMPACTFAIL`. Returns the page and the
+    /// result.
+    pub(crate) fn __alloc_pages_direct_compact(
+        &mut self,
+        gfp: u32,
+        order: u8,
+        flags: u32,
+        mt: MigrateType,
+        cpu: usize,
+        prio: CompactPriority,
+    ) -> (Option<ZonePfn>, CompactResult) {
+        if order == 0 {
+            return (None, CompactResult::Skipped);
+        }
+        self.enter(KernelFn::__alloc_pages_direct_compact);
+        self.capture = Some(CaptureControl {
+            zone: None,
+            order,
+            migratetype: mt,
+            page: None,
+        });
+        let mut result = self.try_to_compact_pages(cpu, gfp, order, flags, mt, prio);
+        let captured = self.capture.take().and_then(|c| c.page);
+        if captured.is_some() {
+            result = CompactResult::Success;
+        }
+        let gives_up = result == CompactResult::Skipped
+            || (result == CompactResult::Deferred
+                && self.zone.cfg.kernel.direct_compact_deferred_is_skipped());
+        if gives_up {
+            self.exit(KernelFn::__alloc_pages_direct_compact);
+            return (None, result);
+        }
+        self.counter(Step::DirectCompactStall, CounterId::compact_stall, 0, 1);
+        let page = match captured {
+            Some(p) => {
+                self.message(
+                    Step::DirectCompactCaptured,
+                    MsgLevel::Info,
+                    format!(
+                        "compaction_capture: the order-{order} block at {:#x} freed during compaction is the allocation's",
+                        self.zone.abs_pfn(p)
+                    ),
+                );
+                Some(p)
+            }
+            None => self.get_page_from_freelist(gfp, order, flags, mt, cpu),
+        };
+        if page.is_some() {
+            if self.zone.compact_blockskip_flush {
+                self.set_flag(
+                    Step::DirectCompactSuccess,
+                    CounterId::compact_blockskip_flush,
+                    0,
+                    true,
+                    false,
+                );
+            }
+            self.compaction_defer_reset(order, true);
+            self.counter(Step::DirectCompactSuccess, CounterId::compact_success, 0, 1);
+        } else {
+            self.counter(Step::DirectCompactFail, CounterId::compact_fail, 0, 1);
+        }
+        self.exit(KernelFn::__alloc_pages_direct_compact);
+        (page, result)
+    }
+
+    /// The folios direct compaction moved since the last call, for the runner's names.
+    pub fn take_direct_migrations(&mut self) -> Vec<Migration> {
+        std::mem::take(&mut self.direct_migrated)
     }
 }

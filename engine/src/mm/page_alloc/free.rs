@@ -151,6 +151,11 @@ impl Engine {
         self.account_freepages(Step::FreeOneAccount, 1i64 << order, mt);
         let mut buddy_pfn = 0u32;
         while order < MAX_PAGE_ORDER {
+            if self.compaction_capture(pfn, order, mt) {
+                self.account_freepages(Step::FreeOneCapture, -(1i64 << order), mt);
+                self.exit(KernelFn::__free_one_page);
+                return;
+            }
             buddy_pfn = pfn ^ (1 << order);
             if !self.zone.is_buddy(buddy_pfn, order) {
                 break;
@@ -190,6 +195,43 @@ impl Engine {
         };
         self.add_to_free_list(step, pfn, order, mt, to_tail);
         self.exit(KernelFn::__free_one_page);
+    }
+
+    /// `task_capc(zone)` + `compaction_capture` (v7.3.4 mm/page_alloc.c:722-761): during a
+    /// direct compaction of this zone, a block reaching the order asked for is the
+    /// allocation's, unless it is CMA or isolated, or a MOVABLE block below pageblock order
+    /// and the request is not movable (`mm_page_alloc_extfrag` when the types differ).
+    fn compaction_capture(&mut self, pfn: ZonePfn, order: u8, mt: MigrateType) -> bool {
+        let Some(capc) = self.capture else {
+            return false;
+        };
+        if capc.page.is_some()
+            || capc.zone != Some(self.zone.active_index())
+            || order != capc.order
+            || matches!(mt, MigrateType::Cma | MigrateType::Isolate)
+            || (order < PAGEBLOCK_ORDER
+                && mt == MigrateType::Movable
+                && capc.migratetype != MigrateType::Movable)
+        {
+            return false;
+        }
+        if mt != capc.migratetype {
+            self.trace(
+                Step::FreeOneCapture,
+                Tracepoint::MmPageAllocExtfrag {
+                    pfn,
+                    alloc_order: capc.order,
+                    fallback_order: order,
+                    alloc_mt: capc.migratetype,
+                    fallback_mt: mt,
+                    change_ownership: self.zone.pageblock_mt(pfn) == capc.migratetype,
+                },
+            );
+        }
+        if let Some(c) = self.capture.as_mut() {
+            c.page = Some(pfn);
+        }
+        true
     }
 
     /// `buddy_merge_likely`: is the order+1 buddy of the combined block free?

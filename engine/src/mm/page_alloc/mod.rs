@@ -64,6 +64,12 @@ pub struct Engine {
     /// `PB_migrate_isolate` (6.16+); 6.12's `unset_migratetype_isolate(page, migratetype)`
     /// sets the caller's (`Some`, for the `alloc_contig_range` in progress).
     pub(crate) unisolate_mt: Option<MigrateType>,
+    /// `current->capture_control` during a direct compaction (`__alloc_pages_direct_compact`):
+    /// `__free_one_page` in its zone hands a block of its order to it.
+    pub(crate) capture: Option<compaction::CaptureControl>,
+    /// The folios direct compaction moved since the runner last took them
+    /// ([`Engine::take_direct_migrations`]), so their names follow them.
+    pub(crate) direct_migrated: Vec<isolation::Migration>,
 }
 
 /// Result of `find_suitable_fallback`.
@@ -91,6 +97,8 @@ impl Engine {
             open_holds: Default::default(),
             highest_zoneidx: ZONE_NORMAL,
             unisolate_mt: None,
+            capture: None,
+            direct_migrated: Vec::new(),
         }
     }
 

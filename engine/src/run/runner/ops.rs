@@ -73,6 +73,10 @@ impl Runner<'_, '_> {
             Op::CmaRelease { ref_name, .. } => (self.op_cma_release(ref_name, cpu), 0),
             Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_ops"),
         };
+        // Direct compaction in an allocation's slow path moved these folios: names follow.
+        for m in self.engine.take_direct_migrations() {
+            self.follow(&m);
+        }
         self.end(def, start, touched, outcome);
     }
 
