@@ -19,44 +19,162 @@ fn round_trip_every_builtin() {
     for b in builtin::ALL {
         let s = scenario::parse(b.json).unwrap();
         let r = run(&s, &RunOptions::default()).unwrap();
+        round_trip(b.id, &s, &r, &mut failed);
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+/// The replay of `r`'s own trace (`s`'s start state): the same tracepoint lines (the
+/// `mm_compaction_*` lines included: the replay reads and reprints them), the same free
+/// lists of every zone, the same pagetypeinfo, zero divergences; what differs goes to
+/// `failed`.
+fn round_trip(
+    id: &str,
+    s: &scenario::Scenario,
+    r: &buddyscope::run::Run,
+    failed: &mut Vec<String>,
+) {
+    let trace = explain::trace_text(r);
+    let rep = replay_text(s, &trace, &ReplayOptions::default()).unwrap();
+    let want = procfs::pagetypeinfo(&r.final_zone);
+    let got = procfs::pagetypeinfo(&rep.run.final_zone);
+    let tracepoints = |t: &str| {
+        t.lines()
+            .filter(|l| l.starts_with("mm_"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (
+        tracepoints(&trace),
+        tracepoints(&explain::trace_text(&rep.run)),
+    );
+    if a != b {
+        let at = a
+            .iter()
+            .zip(&b)
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len()));
+        failed.push(format!(
+            "{id}: the replay's tracepoint lines differ from line {at}: {:?} vs {:?}",
+            a.get(at),
+            b.get(at)
+        ));
+    }
+    // Free lists are exact too, order included (every zone of a node).
+    let lists = |node: &buddyscope::mm::Zone| {
+        node.zones()
+            .flat_map(|z| {
+                (0..NR_PAGE_ORDERS as u8)
+                    .flat_map(|o| MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt)))
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    if lists(&r.final_zone) != lists(&rep.run.final_zone) {
+        failed.push(format!("{id}: the free lists differ"));
+    }
+    if rep.divergence_count != 0 || want != got {
+        failed.push(format!(
+            "{id}: {} divergences (first: {:?}), pagetypeinfo {}",
+            rep.divergence_count,
+            rep.divergences.first().map(|d| d.to_string()),
+            if want == got { "same" } else { "differs" }
+        ));
+    }
+}
+
+/// The engine's own `--format trace` of compaction (`compact_memory` moving pages into
+/// isolated free blocks and releasing the rest, the `compact` op deferred and retried, a THP
+/// rescued by direct compaction with its block captured) replays back exactly: the
+/// `mm_compaction_isolate_freepages` lines take the free blocks off the buddy, the sources'
+/// and the unused blocks' `mm_page_free` lines give pages back.
+#[test]
+fn compaction_traces_replay_back_with_zero_divergences() {
+    let mut scenarios = Vec::new();
+    // compact_memory: two pages move into the top pageblock, one isolated page goes back.
+    scenarios.push((
+        "compact_memory",
+        r#"{"version": 1, "kernel": "v7.2", "zone": {"pages": 4096, "cpus": 1}, "ops": [
+          {"op": "alloc", "order": 0, "mt": "movable", "as": "a"},
+          {"op": "alloc", "order": 0, "mt": "movable", "as": "b"},
+          {"op": "alloc", "order": 0, "mt": "movable", "as": "c"},
+          {"op": "free", "ref": "b"},
+          {"op": "alloc_contig_range", "pfn": 3584, "nr_pages": 1, "as": "top"},
+          {"op": "drain", "cpu": "all"},
+          {"op": "compact_memory"},
+          {"op": "free", "ref": "a"},
+          {"op": "free", "ref": "c"},
+          {"op": "drain", "cpu": "all"}]}"#
+            .to_string(),
+    ));
+    // A fragmented zone compacted whole, then the compact op at a priority that defers.
+    let pins: String = (1..8)
+        .map(|k| {
+            format!(
+                r#", {{"op": "alloc_contig_range", "pfn": {}, "nr_pages": 1, "as": "pin{k}"}}"#,
+                1024 * k + 5
+            )
+        })
+        .collect();
+    scenarios.push((
+        "fragmented",
+        format!(
+            r#"{{"version": 1, "kernel": "v7.2", "zone": {{"pages": 8192, "cpus": 1}}, "ops": [
+          {{"op": "repeat", "times": 8, "ops": [{{"op": "alloc", "order": 0, "mt": "unmovable"}}]}},
+          {{"op": "repeat", "times": 3000, "ops": [
+             {{"op": "alloc", "order": 1, "mt": "movable", "as": "pair"}},
+             {{"op": "split", "ref": "pair"}},
+             {{"op": "free", "ref": "pair", "page": 1}}]}},
+          {{"op": "drain", "cpu": "all"}}{pins},
+          {{"op": "compact", "order": 10, "priority": 1}},
+          {{"op": "compact", "order": 10, "priority": 1}},
+          {{"op": "compact", "order": 10, "priority": 1}},
+          {{"op": "compact_memory"}},
+          {{"op": "compact", "order": 3, "priority": 1}}]}}"#
+        ),
+    ));
+    // Direct compaction in the slow path of a THP, the block captured.
+    let mut ops = Vec::new();
+    for n in ["a", "b", "c"] {
+        ops.push(format!(
+            r#"{{"op": "alloc", "order": 10, "mt": "movable", "as": "{n}"}}"#
+        ));
+    }
+    ops.push(r#"{"op": "alloc", "order": 9, "mt": "unmovable", "as": "d"}"#.into());
+    let frees = |ops: &mut Vec<String>, n: &str| {
+        ops.push(format!(r#"{{"op": "split", "ref": "{n}"}}"#));
+        for k in (0..1024).step_by(2) {
+            ops.push(format!(r#"{{"op": "free", "ref": "{n}", "page": {k}}}"#));
+        }
+    };
+    frees(&mut ops, "a");
+    ops.push(r#"{"op": "alloc", "order": 9, "mt": "unmovable", "as": "e"}"#.into());
+    frees(&mut ops, "b");
+    frees(&mut ops, "c");
+    ops.push(r#"{"op": "drain", "cpu": "all"}"#.into());
+    ops.push(r#"{"op": "alloc", "order": 9, "mt": "movable", "as": "thp"}"#.into());
+    ops.push(r#"{"op": "free", "ref": "thp"}"#.into());
+    scenarios.push((
+        "direct compaction",
+        format!(
+            r#"{{"version": 1, "kernel": "v7.2", "zone": {{"pages": 4096, "cpus": 1}}, "ops": [{}]}}"#,
+            ops.join(",\n")
+        ),
+    ));
+    let mut failed = Vec::new();
+    for (id, text) in &scenarios {
+        let s = scenario::parse(text).unwrap();
+        let r = run(&s, &RunOptions::default()).unwrap();
         let trace = explain::trace_text(&r);
-        let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
-        let want = procfs::pagetypeinfo(&r.final_zone);
-        let got = procfs::pagetypeinfo(&rep.run.final_zone);
-        // The replay's own trace prints the same tracepoint lines, but for direct
-        // compaction's: a replayed allocation is forced from its mm_page_alloc line and does
-        // not run its slow path again (the replay does not read mm_compaction_* lines yet).
-        let tracepoints = |t: &str| {
-            t.lines()
-                .filter(|l| l.starts_with("mm_") && !l.starts_with("mm_compaction_"))
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        };
-        if tracepoints(&trace) != tracepoints(&explain::trace_text(&rep.run)) {
-            failed.push(format!("{}: the replay's tracepoint lines differ", b.id));
+        for tp in [
+            "mm_compaction_begin",
+            "mm_compaction_isolate_freepages",
+            "mm_compaction_migratepages",
+            "mm_compaction_end",
+        ] {
+            assert!(trace.contains(tp), "{id}: the trace has {tp}");
         }
-        // Free lists are exact too, order included (every zone of a node).
-        let lists = |node: &buddyscope::mm::Zone| {
-            node.zones()
-                .flat_map(|z| {
-                    (0..NR_PAGE_ORDERS as u8)
-                        .flat_map(|o| MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt)))
-                        .collect::<Vec<_>>()
-                })
-                .collect::<Vec<_>>()
-        };
-        if lists(&r.final_zone) != lists(&rep.run.final_zone) {
-            failed.push(format!("{}: the free lists differ", b.id));
-        }
-        if rep.divergence_count != 0 || want != got {
-            failed.push(format!(
-                "{}: {} divergences (first: {:?}), pagetypeinfo {}",
-                b.id,
-                rep.divergence_count,
-                rep.divergences.first().map(|d| d.to_string()),
-                if want == got { "same" } else { "differs" }
-            ));
-        }
+        round_trip(id, &s, &r, &mut failed);
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }

@@ -713,6 +713,13 @@ impl Engine {
                 return 0;
             }
         }
+        self.isolate_free_block(p, order, mt);
+        1u32 << order
+    }
+
+    /// The part of `__isolate_free_page` past its watermark check: the block leaves its free
+    /// list, uncounted, and a block of at least half a pageblock makes its pageblocks MOVABLE.
+    fn isolate_free_block(&mut self, p: ZonePfn, order: u8, mt: MigrateType) {
         self.del_from_free_list(Step::IsolateFreeTake, p, order, mt);
         self.account_freepages(Step::IsolateFreeTake, -(1i64 << order), mt);
         self.handled(1 << order);
@@ -741,7 +748,76 @@ impl Engine {
                 q += PAGEBLOCK_NR_PAGES;
             }
         }
-        1u32 << order
+    }
+
+    /// For the trace replay of an `mm_compaction_isolate_freepages` line (`range=(start ~
+    /// end)`, `nr_scanned`, `nr_taken`; zone pfns): the free blocks `isolate_freepages_block`
+    /// took. The line does not print the scan's stride (1 for a sync compaction, from
+    /// `COMPACT_CLUSTER_MAX` down for `MIGRATE_ASYNC`, v7.3.4 mm/compaction.c:1756), so the walk
+    /// of the C (a free block head is taken whole, a compound folio that ends in the range is
+    /// stepped over, :620-690) is tried with each stride until one scans and takes what the
+    /// line says; else stride 1 up to `nr_taken` pages. Each block taken leaves the buddy as
+    /// `__isolate_free_page` takes it (no watermark check: the kernel did take it) and is
+    /// allocated to `owner` until compaction uses it or `release_free_list` frees it. Returns
+    /// the blocks and the pages taken.
+    pub fn replay_isolate_freepages_block(
+        &mut self,
+        start: ZonePfn,
+        end: ZonePfn,
+        nr_scanned: u64,
+        nr_taken: u64,
+        owner: u32,
+    ) -> (Vec<(ZonePfn, u8)>, u64) {
+        let walk = |z: &Zone, stride: u32, limit: u64| {
+            let (mut scanned, mut taken) = (0u64, 0u64);
+            let mut blocks = Vec::new();
+            let mut blockpfn = start;
+            while blockpfn < end.min(z.pages()) && taken < limit {
+                scanned += 1;
+                let p = blockpfn as usize;
+                if z.kind[p] != PageKind::Buddy {
+                    if z.kind[p] == PageKind::Other && z.owner[p] != NO_OWNER {
+                        let (head, nr) = in_use_block(z, blockpfn);
+                        if head == blockpfn && nr > 1 && blockpfn + nr <= end {
+                            blockpfn += nr - 1;
+                            scanned += u64::from(nr) - 1;
+                        }
+                    }
+                    blockpfn += stride;
+                    continue;
+                }
+                let order = z.order[p];
+                let n = 1u32 << order;
+                blocks.push((blockpfn, order));
+                scanned += u64::from(n) - 1;
+                taken += u64::from(n);
+                blockpfn += n - 1 + stride;
+            }
+            (blocks, scanned, taken)
+        };
+        let strides = [1, 32, 16, 8, 4, 2];
+        let blocks = strides
+            .iter()
+            .map(|&stride| walk(&self.zone, stride, u64::MAX))
+            .find(|(_, scanned, taken)| *scanned == nr_scanned && *taken == nr_taken)
+            .map(|(b, ..)| b)
+            .unwrap_or_else(|| walk(&self.zone, 1, nr_taken).0);
+        let mut taken = 0;
+        for &(p, order) in &blocks {
+            let mt = self.zone.pageblock_mt(p);
+            self.isolate_free_block(p, order, mt);
+            self.emit(
+                Step::IsolateFreeTake,
+                Mutation::PrepNewPage {
+                    pfn: p,
+                    order,
+                    owner,
+                    lru: false,
+                },
+            );
+            taken += 1u64 << order;
+        }
+        (blocks, taken)
     }
 
     /// `compaction_alloc`: the first isolated free block of the folio's order or more (the
@@ -1012,6 +1088,11 @@ impl Engine {
             },
         );
         suitable
+    }
+
+    /// For the trace replay: the zone's deferral state an `mm_compaction_*defer*` line prints.
+    pub fn replay_set_compact_defer(&mut self, step: Step, new: CompactDefer) {
+        self.set_compact_defer(step, new);
     }
 
     fn set_compact_defer(&mut self, step: Step, new: CompactDefer) {

@@ -28,7 +28,7 @@
 //! Lines without a `[cpu]` column (the engine's own trace) replay on CPU 0.
 
 use super::order::{Window, REORDER_WINDOW};
-use super::parse::{TraceEvent, TraceLine, TraceParseError, TraceReader};
+use super::parse::{CompactionLine, TraceEvent, TraceLine, TraceParseError, TraceReader};
 use super::predict::{PredictReport, Predictor, Request};
 use super::tally::Tally;
 use crate::mm::Step;
@@ -368,6 +368,7 @@ pub fn replay<R: BufRead>(
         chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
         free_runs: HashMap::new(),
         pcp_holder: Vec::new(),
+        compacting: HashSet::new(),
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -418,7 +419,7 @@ pub fn replay<R: BufRead>(
 
 /// The op definitions of a replay: one per event type (`OpRecord::def` indexes them), and
 /// the untraced `alloc_pages_bulk` the replay infers (an owner's `def`, never an op's).
-const EVENT_NAMES: [&str; 10] = [
+const EVENT_NAMES: [&str; 11] = [
     "mm_page_alloc",
     "mm_page_free",
     "mm_page_alloc_zone_locked",
@@ -429,10 +430,16 @@ const EVENT_NAMES: [&str; 10] = [
     "set_migratetype_isolate",
     "unset_migratetype_isolate",
     "alloc_pages_bulk",
+    "mm_compaction",
 ];
 
 /// The owner `def` of pages an untraced `alloc_pages_bulk` handed out.
 const DEF_ALLOC_PAGES_BULK: u32 = 9;
+
+/// The `def` of an `mm_compaction_*` line, and the owner `def` of the free blocks an
+/// `mm_compaction_isolate_freepages` line took (compaction's migration targets, or blocks
+/// `release_free_list` frees later).
+const DEF_COMPACTION: u32 = 10;
 
 fn op_defs() -> Vec<OpDef> {
     EVENT_NAMES
@@ -458,6 +465,7 @@ fn def_of(e: &TraceEvent) -> u32 {
         TraceEvent::ContigAlloc { .. } => 6,
         TraceEvent::Isolate { .. } => 7,
         TraceEvent::Unisolate { .. } => 8,
+        TraceEvent::Compaction(_) => DEF_COMPACTION,
     }
 }
 
@@ -508,6 +516,10 @@ struct Replayer {
     /// Per CPU: the task (pid) the trace shows holding that CPU's pcp lock
     /// ([`Replayer::pcp_held_by_interrupted_task`]).
     pcp_holder: Vec<Option<u32>>,
+    /// The tasks (pid; `None` in the engine's own trace) between an `mm_compaction_begin` and
+    /// its `mm_compaction_end`: their `mm_compaction_isolate_freepages` lines are the free
+    /// scanner's.
+    compacting: HashSet<Option<u32>>,
 }
 
 /// How far past a run of frees the replay looks for a folio batch's `mm_page_free_batched`
@@ -780,6 +792,7 @@ impl Replayer {
             TraceEvent::ContigAlloc { pfn, nr } => self.contig_alloc(pfn, nr),
             TraceEvent::Isolate { pfn } => self.isolate(pfn, true),
             TraceEvent::Unisolate { pfn } => self.isolate(pfn, false),
+            TraceEvent::Compaction(c) => self.compaction(c, tl.pid),
         }
     }
 
@@ -1900,6 +1913,249 @@ impl Replayer {
         } else {
             self.e.replay_unisolate_pageblock(pb);
             format!("pageblock at pfn {pfn:#x} no longer isolated")
+        }
+    }
+
+    /// An `mm_compaction_*` line, in the zone it names (by pfn, or by name): the tracepoint
+    /// again, and for `mm_compaction_isolate_freepages` the free blocks taken off the buddy
+    /// (`__isolate_free_page` traces no `mm_page_alloc`). What compaction does with them shows
+    /// in the lines that follow: the migrated sources' `mm_page_free`, the unused blocks'
+    /// `mm_page_free` from `release_free_list`, a captured block's `mm_page_alloc`.
+    fn compaction(&mut self, c: CompactionLine, pid: Option<u32>) -> String {
+        // A line of a zone the node does not have, or a pfn outside its zone: a divergence,
+        // the line is not applied.
+        let outside = |r: &mut Replayer, what: String| {
+            r.diverge(DivergenceKind::PfnOutsideZone, what);
+            "skipped".to_string()
+        };
+        let by_name = |r: &mut Replayer, zone: u8| -> bool {
+            let i = (0..r.e.zone.nr_zones())
+                .find(|&i| r.e.zone.zone_at(i).zone_type() == zone as usize);
+            if let Some(i) = i {
+                r.enter_zone(i);
+            }
+            i.is_some()
+        };
+        // Zone pfns of absolute ones in the zone of the first (entered).
+        let rel = |r: &mut Replayer, pfns: &[u64]| -> Option<Vec<ZonePfn>> {
+            r.enter_zone_of(pfns[0]);
+            let z = &r.e.zone;
+            let (start, end) = (z.cfg.start_pfn, z.cfg.start_pfn + z.pages() as u64);
+            pfns.iter()
+                .map(|&p| (start..=end).contains(&p).then(|| (p - start) as ZonePfn))
+                .collect()
+        };
+        match c {
+            CompactionLine::Begin {
+                zone_start,
+                migrate_pfn,
+                free_pfn,
+                zone_end,
+                sync,
+            } => {
+                let Some(v) = rel(self, &[zone_start, migrate_pfn, free_pfn, zone_end]) else {
+                    return outside(self, format!("mm_compaction_begin of zone {zone_start:#x} ~ {zone_end:#x} is not a zone of the node"));
+                };
+                self.compacting.insert(pid);
+                self.trace(
+                    Step::CompactBegin,
+                    Tracepoint::MmCompactionBegin {
+                        migrate_pfn: v[1],
+                        free_pfn: v[2],
+                        sync,
+                    },
+                );
+                format!("compact_zone begins: migrate scanner at {migrate_pfn:#x}, free scanner at {free_pfn:#x}")
+            }
+            CompactionLine::End {
+                zone_start,
+                migrate_pfn,
+                free_pfn,
+                zone_end,
+                sync,
+                status,
+            } => {
+                let Some(v) = rel(self, &[zone_start, migrate_pfn, free_pfn, zone_end]) else {
+                    return outside(self, format!("mm_compaction_end of zone {zone_start:#x} ~ {zone_end:#x} is not a zone of the node"));
+                };
+                self.compacting.remove(&pid);
+                self.trace(
+                    Step::CompactEnd,
+                    Tracepoint::MmCompactionEnd {
+                        migrate_pfn: v[1],
+                        free_pfn: v[2],
+                        sync,
+                        status,
+                    },
+                );
+                format!("compact_zone ends: {}", status.as_str())
+            }
+            CompactionLine::IsolateMigratepages {
+                start,
+                end,
+                nr_scanned,
+                nr_taken,
+            } => {
+                let Some(v) = rel(self, &[start, end]) else {
+                    return outside(self, format!("mm_compaction_isolate_migratepages range {start:#x} ~ {end:#x} is outside the zone"));
+                };
+                self.trace(
+                    Step::IsolateMigrateBlock,
+                    Tracepoint::MmCompactionIsolateMigratepages {
+                        start: v[0],
+                        end: v[1],
+                        nr_scanned: nr_scanned as u16,
+                        nr_taken: nr_taken as u16,
+                    },
+                );
+                format!("{nr_taken} pages isolated for migration in {start:#x} ~ {end:#x}")
+            }
+            CompactionLine::IsolateFreepages {
+                start,
+                end,
+                nr_scanned,
+                nr_taken,
+            } => {
+                let Some(v) = rel(self, &[start, end]) else {
+                    return outside(self, format!("mm_compaction_isolate_freepages range {start:#x} ~ {end:#x} is outside the zone"));
+                };
+                // alloc_contig_range's isolate_freepages_range traces the same line for the
+                // range it takes (replayed from its own lines); only compact_zone's free
+                // scanner takes targets here.
+                if !self.compacting.contains(&pid) {
+                    self.trace(
+                        Step::IsolateFreeTrace,
+                        Tracepoint::MmCompactionIsolateFreepages {
+                            start: v[0],
+                            end: v[1],
+                            nr_scanned: nr_scanned as u16,
+                            nr_taken: nr_taken as u16,
+                        },
+                    );
+                    return format!(
+                        "isolate_freepages_range: {nr_taken} pages in {start:#x} ~ {end:#x}"
+                    );
+                }
+                let owner = self.owners.len() as u32;
+                self.owners.push(OwnerInfo {
+                    def: DEF_COMPACTION,
+                    mt: MigrateType::Movable,
+                    seq: 0,
+                });
+                let (_, taken) = self
+                    .e
+                    .replay_isolate_freepages_block(v[0], v[1], nr_scanned, nr_taken, owner);
+                self.trace(
+                    Step::IsolateFreeTrace,
+                    Tracepoint::MmCompactionIsolateFreepages {
+                        start: v[0],
+                        end: v[1],
+                        nr_scanned: nr_scanned as u16,
+                        nr_taken: nr_taken as u16,
+                    },
+                );
+                if taken != nr_taken {
+                    self.diverge(
+                        DivergenceKind::NotFreeInBuddy,
+                        format!("isolate_freepages_block took {nr_taken} free pages in {start:#x} ~ {end:#x}, the model's walk of the range took {taken}"),
+                    );
+                }
+                format!("{taken} free pages in {start:#x} ~ {end:#x} isolated as migration targets")
+            }
+            CompactionLine::Migratepages {
+                nr_migrated,
+                nr_failed,
+            } => {
+                self.trace(
+                    Step::CompactMigrated,
+                    Tracepoint::MmCompactionMigratepages {
+                        nr_migrated: nr_migrated as u32,
+                        nr_failed: nr_failed as u32,
+                    },
+                );
+                format!("{nr_migrated} pages migrated, {nr_failed} failed")
+            }
+            CompactionLine::TryToCompactPages { order, gfp, prio } => {
+                self.trace(
+                    Step::TryToCompactPages,
+                    Tracepoint::MmCompactionTryToCompactPages { order, gfp, prio },
+                );
+                format!("direct compaction for order {order} at priority {prio}")
+            }
+            CompactionLine::Suitable { zone, order, ret } => {
+                if !by_name(self, zone) {
+                    return outside(
+                        self,
+                        format!(
+                            "mm_compaction_suitable names zone {}, which the node does not have",
+                            ZONE_NAMES[zone as usize]
+                        ),
+                    );
+                }
+                self.trace(
+                    Step::CompactSuitable,
+                    Tracepoint::MmCompactionSuitable {
+                        zone_type: zone,
+                        order,
+                        ret,
+                    },
+                );
+                format!("compaction_suitable for order {order}: {}", ret.as_str())
+            }
+            CompactionLine::Finished { zone, order, ret } => {
+                if !by_name(self, zone) {
+                    return outside(
+                        self,
+                        format!(
+                            "mm_compaction_finished names zone {}, which the node does not have",
+                            ZONE_NAMES[zone as usize]
+                        ),
+                    );
+                }
+                self.trace(
+                    Step::CompactFinished,
+                    Tracepoint::MmCompactionFinished {
+                        zone_type: zone,
+                        order,
+                        ret,
+                    },
+                );
+                format!("compact_finished: {}", ret.as_str())
+            }
+            CompactionLine::Defer {
+                point,
+                zone,
+                order,
+                state,
+            } => {
+                if !by_name(self, zone) {
+                    return outside(
+                        self,
+                        format!(
+                            "{} names zone {}, which the node does not have",
+                            point.tracepoint(),
+                            ZONE_NAMES[zone as usize]
+                        ),
+                    );
+                }
+                let step = match point {
+                    DeferPoint::Deferred => Step::CompactionDeferred,
+                    DeferPoint::DeferCompaction => Step::DeferCompaction,
+                    DeferPoint::DeferReset => Step::CompactDeferReset,
+                };
+                // The zone's deferral state is what the line prints.
+                self.e.replay_set_compact_defer(step, state);
+                self.trace(
+                    step,
+                    Tracepoint::MmCompactionDefer {
+                        point,
+                        zone_type: zone,
+                        order,
+                        state,
+                    },
+                );
+                format!("{}: order {order}", point.tracepoint())
+            }
         }
     }
 

@@ -20,7 +20,7 @@ pub use forced::{
     TracedAlloc, TracedAllocs,
 };
 pub use model_choice::{reissue, Comparison, Difference};
-pub use parse::{TraceEvent, TraceParseError};
+pub use parse::{CompactionLine, TraceEvent, TraceParseError};
 pub use predict::{Cause, CauseCount, Miss, PredictReport};
 pub use summary::{
     summary, text as summary_text, AllocCount, FallbackCount, FragPoint, ModelDifference,

@@ -15,7 +15,7 @@
 //! (`pfn=` not hex, an order above `MAX_PAGE_ORDER`, a migratetype outside 0..=5, an unknown
 //! `gfp_flags` name, a `0`/`1` flag that is something else).
 
-use crate::mm::{gfp, MAX_PAGE_ORDER};
+use crate::mm::{gfp, CompactDefer, CompactResult, DeferPoint, MAX_PAGE_ORDER, ZONE_NAMES};
 
 /// The order of x86_64's gigantic hugetlb folio (PUD_ORDER: 1 GiB of 4 KiB pages), the only
 /// order above MAX_PAGE_ORDER an `mm_page_free` line can carry there.
@@ -109,6 +109,111 @@ pub enum TraceEvent {
         /// A page of the pageblock.
         pfn: u64,
     },
+    /// An `mm_compaction_*` line (include/trace/events/compaction.h).
+    Compaction(CompactionLine),
+}
+
+/// The `mm_compaction_*` events the replay reads, with their fields as traced (absolute pfns;
+/// `zone` is the `zone_idx` the zone name stands for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompactionLine {
+    /// `mm_compaction_begin`.
+    Begin {
+        /// `zone_start`.
+        zone_start: u64,
+        /// `migrate_pfn`.
+        migrate_pfn: u64,
+        /// `free_pfn`.
+        free_pfn: u64,
+        /// `zone_end`.
+        zone_end: u64,
+        /// `mode=sync`.
+        sync: bool,
+    },
+    /// `mm_compaction_end`.
+    End {
+        /// `zone_start`.
+        zone_start: u64,
+        /// `migrate_pfn`.
+        migrate_pfn: u64,
+        /// `free_pfn`.
+        free_pfn: u64,
+        /// `zone_end`.
+        zone_end: u64,
+        /// `mode=sync`.
+        sync: bool,
+        /// `status`.
+        status: CompactResult,
+    },
+    /// `mm_compaction_isolate_migratepages`: `range=(start ~ end)`.
+    IsolateMigratepages {
+        /// First pfn scanned.
+        start: u64,
+        /// Where the scan stopped.
+        end: u64,
+        /// `nr_scanned`.
+        nr_scanned: u64,
+        /// `nr_taken`.
+        nr_taken: u64,
+    },
+    /// `mm_compaction_isolate_freepages`: the free blocks `isolate_freepages_block` took off
+    /// the buddy in `range=(start ~ end)` (no `mm_page_alloc` line shows them).
+    IsolateFreepages {
+        /// First pfn scanned.
+        start: u64,
+        /// Where the scan stopped.
+        end: u64,
+        /// `nr_scanned`.
+        nr_scanned: u64,
+        /// `nr_taken`: pages isolated.
+        nr_taken: u64,
+    },
+    /// `mm_compaction_migratepages`.
+    Migratepages {
+        /// `nr_migrated`.
+        nr_migrated: u64,
+        /// `nr_failed`.
+        nr_failed: u64,
+    },
+    /// `mm_compaction_try_to_compact_pages`.
+    TryToCompactPages {
+        /// `order`.
+        order: u8,
+        /// `gfp_mask`.
+        gfp: u32,
+        /// `priority`.
+        prio: u8,
+    },
+    /// `mm_compaction_suitable`.
+    Suitable {
+        /// `zone_idx` of `zone=`.
+        zone: u8,
+        /// `order`.
+        order: u8,
+        /// `ret`.
+        ret: CompactResult,
+    },
+    /// `mm_compaction_finished`.
+    Finished {
+        /// `zone_idx` of `zone=`.
+        zone: u8,
+        /// `order` (-1 for `compact_memory` and proactive compaction).
+        order: i8,
+        /// `ret`.
+        ret: CompactResult,
+    },
+    /// `mm_compaction_deferred`, `_defer_compaction`, `_defer_reset`.
+    Defer {
+        /// Which of the three.
+        point: DeferPoint,
+        /// `zone_idx` of `zone=`.
+        zone: u8,
+        /// `order`.
+        order: u8,
+        /// The zone's deferral state the line prints (`order_failed`, `consider`,
+        /// `limit` = `1 << compact_defer_shift`).
+        state: CompactDefer,
+    },
 }
 
 /// A parsed event line.
@@ -172,6 +277,17 @@ const EVENTS: &[&str] = &[
     "mm_page_alloc_zone_locked",
     "mm_page_pcpu_drain",
     "mm_page_alloc_extfrag",
+    "mm_compaction_begin",
+    "mm_compaction_end",
+    "mm_compaction_isolate_migratepages",
+    "mm_compaction_isolate_freepages",
+    "mm_compaction_migratepages",
+    "mm_compaction_try_to_compact_pages",
+    "mm_compaction_suitable",
+    "mm_compaction_finished",
+    "mm_compaction_deferred",
+    "mm_compaction_defer_compaction",
+    "mm_compaction_defer_reset",
 ];
 
 /// Streams [`TraceLine`]s out of a `BufRead`, one line at a time.
@@ -322,7 +438,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
             fallback_mt: f.mt("fallback_migratetype")?,
             change_ownership: f.flag("change_ownership")?,
         },
-        _ => unreachable!("find_event returns only names of EVENTS"),
+        _ => TraceEvent::Compaction(compaction_line(name, &f)?),
     };
     let task = match event {
         TraceEvent::Alloc { .. } => task_column(prefix),
@@ -340,6 +456,127 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         in_irq: irq_flags(prefix).map(|f| f[2] != b'.'),
         pid: task_pid(prefix),
     }))
+}
+
+/// The fields of an `mm_compaction_*` line, in include/trace/events/compaction.h's formats.
+fn compaction_line(name: &str, f: &Fields<'_>) -> Result<CompactionLine, TraceParseError> {
+    let mode = |f: &Fields<'_>| -> Result<bool, TraceParseError> {
+        let (o, v) = f.get("mode")?;
+        match v {
+            "sync" => Ok(true),
+            "async" => Ok(false),
+            _ => Err(f.err(o, format!("`mode={v}`: expected sync or async"))),
+        }
+    };
+    Ok(match name {
+        "mm_compaction_begin" => CompactionLine::Begin {
+            zone_start: f.hex("zone_start")?,
+            migrate_pfn: f.hex("migrate_pfn")?,
+            free_pfn: f.hex("free_pfn")?,
+            zone_end: f.hex("zone_end")?,
+            sync: mode(f)?,
+        },
+        "mm_compaction_end" => CompactionLine::End {
+            zone_start: f.hex("zone_start")?,
+            migrate_pfn: f.hex("migrate_pfn")?,
+            free_pfn: f.hex("free_pfn")?,
+            zone_end: f.hex("zone_end")?,
+            sync: mode(f)?,
+            status: f.compact_result("status")?,
+        },
+        "mm_compaction_isolate_migratepages" | "mm_compaction_isolate_freepages" => {
+            let (start, end) = f.range()?;
+            let nr_scanned = f.count("nr_scanned")?;
+            let nr_taken = f.count("nr_taken")?;
+            if name == "mm_compaction_isolate_freepages" {
+                CompactionLine::IsolateFreepages {
+                    start,
+                    end,
+                    nr_scanned,
+                    nr_taken,
+                }
+            } else {
+                CompactionLine::IsolateMigratepages {
+                    start,
+                    end,
+                    nr_scanned,
+                    nr_taken,
+                }
+            }
+        }
+        "mm_compaction_migratepages" => CompactionLine::Migratepages {
+            nr_migrated: f.count("nr_migrated")?,
+            nr_failed: f.count("nr_failed")?,
+        },
+        "mm_compaction_try_to_compact_pages" => {
+            let (o, prio) = f.int("priority")?;
+            if !(0..=2).contains(&prio) {
+                return Err(f.err(o, format!("`priority={prio}`: expected 0..=2")));
+            }
+            CompactionLine::TryToCompactPages {
+                order: f.order("order")?,
+                gfp: f.gfp("gfp_mask")?,
+                prio: prio as u8,
+            }
+        }
+        "mm_compaction_suitable" => CompactionLine::Suitable {
+            zone: f.zone()?,
+            order: f.order("order")?,
+            ret: f.compact_result("ret")?,
+        },
+        "mm_compaction_finished" => {
+            let (o, order) = f.int("order")?;
+            if !(-1..=MAX_PAGE_ORDER as i64).contains(&order) {
+                return Err(f.err(
+                    o,
+                    format!("`order={order}`: expected -1..={MAX_PAGE_ORDER}"),
+                ));
+            }
+            CompactionLine::Finished {
+                zone: f.zone()?,
+                order: order as i8,
+                ret: f.compact_result("ret")?,
+            }
+        }
+        _ => {
+            let point = match name {
+                "mm_compaction_deferred" => DeferPoint::Deferred,
+                "mm_compaction_defer_compaction" => DeferPoint::DeferCompaction,
+                _ => DeferPoint::DeferReset,
+            };
+            let (o, order_failed) = f.int("order_failed")?;
+            if !(0..=MAX_PAGE_ORDER as i64 + 1).contains(&order_failed) {
+                return Err(f.err(
+                    o,
+                    format!(
+                        "`order_failed={order_failed}`: expected 0..={}",
+                        MAX_PAGE_ORDER + 1
+                    ),
+                ));
+            }
+            let (o, considered) = f.int("consider")?;
+            if !(0..=64).contains(&considered) {
+                return Err(f.err(o, format!("`consider={considered}`: expected 0..=64")));
+            }
+            let (o, limit) = f.int("limit")?;
+            if !(1..=64).contains(&limit) || (limit as u64).count_ones() != 1 {
+                return Err(f.err(
+                    o,
+                    format!("`limit={limit}`: expected a power of two up to 64"),
+                ));
+            }
+            CompactionLine::Defer {
+                point,
+                zone: f.zone()?,
+                order: f.order("order")?,
+                state: CompactDefer {
+                    considered: considered as u8,
+                    defer_shift: limit.trailing_zeros() as u8,
+                    order_failed: order_failed as u8,
+                },
+            }
+        }
+    })
 }
 
 /// The task column of ftrace's prefix (`            bash-1234    [001] …`, trace-cmd's
@@ -539,6 +776,8 @@ impl<'a> Fields<'a> {
 
     fn hex(&self, key: &str) -> Result<u64, TraceParseError> {
         let (o, v) = self.get(key)?;
+        // `zone_end=0x1000,` in mm_compaction_begin/end.
+        let v = v.strip_suffix(',').unwrap_or(v);
         let digits = v
             .strip_prefix("0x")
             .or_else(|| v.strip_prefix("0X"))
@@ -552,6 +791,48 @@ impl<'a> Fields<'a> {
         v.parse::<i64>()
             .map(|n| (o, n))
             .map_err(|_| self.err(o, format!("`{key}={v}`: expected an integer")))
+    }
+
+    /// A non-negative count (`%lu`).
+    fn count(&self, key: &str) -> Result<u64, TraceParseError> {
+        let (o, v) = self.get(key)?;
+        v.parse::<u64>()
+            .map_err(|_| self.err(o, format!("`{key}={v}`: expected a count")))
+    }
+
+    /// `range=(0x%lx ~ 0x%lx)`.
+    fn range(&self) -> Result<(u64, u64), TraceParseError> {
+        let (o, _) = self.get("range")?;
+        let text = &self.line[o..];
+        let bad = || self.err(o, "`range=`: expected `(0xSTART ~ 0xEND)`".to_string());
+        let inner = text
+            .strip_prefix("range=(")
+            .and_then(|t| t.split_once(')'))
+            .ok_or_else(bad)?
+            .0;
+        let (a, b) = inner.split_once(" ~ ").ok_or_else(bad)?;
+        let hex =
+            |v: &str| u64::from_str_radix(v.trim().trim_start_matches("0x"), 16).map_err(|_| bad());
+        Ok((hex(a)?, hex(b)?))
+    }
+
+    /// `zone=%-8s`: the zone's `zone_idx`.
+    fn zone(&self) -> Result<u8, TraceParseError> {
+        let (o, v) = self.get("zone")?;
+        ZONE_NAMES
+            .iter()
+            .position(|&n| n == v)
+            .map(|i| i as u8)
+            .ok_or_else(|| self.err(o, format!("`zone={v}`: not a zone name")))
+    }
+
+    /// A `COMPACTION_STATUS` string.
+    fn compact_result(&self, key: &str) -> Result<CompactResult, TraceParseError> {
+        let (o, v) = self.get(key)?;
+        CompactResult::ALL
+            .into_iter()
+            .find(|r| r.as_str() == v)
+            .ok_or_else(|| self.err(o, format!("`{key}={v}`: not a compaction result")))
     }
 
     fn order(&self, key: &str) -> Result<u8, TraceParseError> {
@@ -685,6 +966,59 @@ mod tests {
         match parse_line(1, l).unwrap().unwrap().event {
             TraceEvent::Alloc { pfn, .. } => assert_eq!(pfn, None),
             e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn compaction_lines_as_the_kernel_prints_them() {
+        let ev = |l: &str| match parse_line(1, l).unwrap().unwrap().event {
+            TraceEvent::Compaction(c) => c,
+            e => panic!("{e:?}"),
+        };
+        assert_eq!(
+            ev("kcompactd0-40 [001] ..... 64.878241: mm_compaction_begin: zone_start=0x1 migrate_pfn=0x1 free_pfn=0xe00 zone_end=0x1000, mode=sync"),
+            CompactionLine::Begin { zone_start: 1, migrate_pfn: 1, free_pfn: 0xe00, zone_end: 0x1000, sync: true }
+        );
+        assert_eq!(
+            ev("mm_compaction_end: zone_start=0x1000 migrate_pfn=0x18400 free_pfn=0x3fe00 zone_end=0x3ffdd, mode=async status=success"),
+            CompactionLine::End { zone_start: 0x1000, migrate_pfn: 0x18400, free_pfn: 0x3fe00, zone_end: 0x3ffdd, sync: false, status: CompactResult::Success }
+        );
+        assert_eq!(
+            ev("kcompactd0-40 [001] ..... 64.883889: mm_compaction_isolate_freepages: range=(0xe00 ~ 0xe40) nr_scanned=64 nr_taken=64"),
+            CompactionLine::IsolateFreepages { start: 0xe00, end: 0xe40, nr_scanned: 64, nr_taken: 64 }
+        );
+        assert_eq!(
+            ev("mm_compaction_finished: node=0 zone=DMA      order=-1 ret=continue"),
+            CompactionLine::Finished {
+                zone: 0,
+                order: -1,
+                ret: CompactResult::Continue
+            }
+        );
+        assert_eq!(
+            ev("mm_compaction_defer_reset: node=0 zone=DMA32    order=9 order_failed=10 consider=1 limit=1"),
+            CompactionLine::Defer {
+                point: DeferPoint::DeferReset,
+                zone: 1,
+                order: 9,
+                state: CompactDefer { considered: 1, defer_shift: 0, order_failed: 10 }
+            }
+        );
+        assert_eq!(
+            ev("mm_compaction_try_to_compact_pages: order=9 gfp_mask=GFP_TRANSHUGE|__GFP_NORETRY|__GFP_THISNODE priority=2"),
+            CompactionLine::TryToCompactPages {
+                order: 9,
+                gfp: gfp::GFP_TRANSHUGE | gfp::__GFP_NORETRY | gfp::__GFP_THISNODE,
+                prio: 2
+            }
+        );
+        for bad in [
+            "mm_compaction_isolate_freepages: range=(0xe00 - 0xe40) nr_scanned=64 nr_taken=64",
+            "mm_compaction_finished: node=0 zone=Highmem order=-1 ret=continue",
+            "mm_compaction_end: zone_start=0x1 migrate_pfn=0x1 free_pfn=0x1 zone_end=0x2, mode=sync status=done",
+            "mm_compaction_deferred: node=0 zone=DMA order=9 order_failed=10 consider=1 limit=3",
+        ] {
+            assert!(parse_line(1, bad).is_err(), "{bad}");
         }
     }
 
