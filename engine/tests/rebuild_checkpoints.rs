@@ -1,7 +1,7 @@
 //! `runner::rebuild_checkpoints` gives back exactly the checkpoints and final zone the run
 //! itself kept (the app's run worker relies on it: it sends events, not zone copies).
 
-use buddyscope::run::{rebuild_checkpoints, run_text, RunOptions};
+use buddyscope::run::{rebuild_checkpoints, RunOptions};
 
 #[test]
 fn rebuilt_checkpoints_equal_the_runs_own() {
@@ -13,7 +13,9 @@ fn rebuilt_checkpoints_equal_the_runs_own() {
                 checkpoint_budget: budget,
                 ..RunOptions::default()
             };
-            let run = run_text(b.json, &opts).unwrap();
+            let run = buddyscope::parse_valid(b.json)
+                .and_then(|s| buddyscope::Runner::new(s).options(&opts).run())
+                .unwrap();
             let (checkpoints, final_zone) =
                 rebuild_checkpoints(&run.initial, &run.log.events, &run.ops, budget);
             let at: Vec<u32> = checkpoints.iter().map(|c| c.0).collect();
@@ -41,7 +43,9 @@ fn a_rebuild_in_slices_equals_the_runs_own() {
             checkpoint_budget: budget,
             ..RunOptions::default()
         };
-        let run = run_text(b.json, &opts).unwrap();
+        let run = buddyscope::parse_valid(b.json)
+            .and_then(|s| buddyscope::Runner::new(s).options(&opts).run())
+            .unwrap();
         for n in [1, 3, 64] {
             let mut r = CheckpointRebuild::new(&run.initial, budget);
             let mut slices = 0;

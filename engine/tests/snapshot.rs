@@ -3,8 +3,8 @@
 
 use buddyscope::{
     mm::MigrateType,
-    run::{run, RunOptions},
-    scenario::{self, procfs},
+    run::Runner,
+    scenario::{self, procfs, ValidScenario},
 };
 
 /// A 2048-page zone at pfn 0x100000 on 2 CPUs: pageblock 1 Unmovable; free blocks placed at
@@ -28,7 +28,9 @@ fn doc(snapshot_patch: &str) -> String {
 #[test]
 fn a_snapshot_places_every_block_exactly() {
     let s = scenario::parse(&doc("")).unwrap();
-    let r = run(&s, &RunOptions::default()).unwrap();
+    let r = Runner::new(ValidScenario::new(s.clone()).unwrap())
+        .run()
+        .unwrap();
     let z = &r.final_zone;
     assert_eq!((z.cfg().start_pfn, z.pages()), (0x100000, 2048));
     assert_eq!(z.free_list_pfns(0, MigrateType::Movable), vec![3, 1]);
@@ -90,9 +92,7 @@ fn snapshot_errors_name_the_json_path() {
         ),
     ];
     for (text, path, msg) in cases {
-        let e = scenario::parse_valid(&text)
-            .and_then(|s| buddyscope::run::build(s).map(|_| ()))
-            .unwrap_err();
+        let e = scenario::parse_valid(&text).unwrap_err();
         assert_eq!(e.path, path, "{e}");
         assert!(e.message.contains(msg), "{e}");
     }

@@ -2,7 +2,9 @@
 
 use super::bounds::{MAX_CAPTION_CHARS, MAX_TOUR_STOPS};
 use super::format::FREEABLE;
+use super::layout::validate_with_zone_pages;
 use super::read::{quoted_choices, suggest};
+use super::scopes::Scopes;
 use super::*;
 use crate::mm::{FreeMethod, Kernel, MigrateType, VmallocStrategy, NR_PAGE_ORDERS};
 
@@ -766,10 +768,11 @@ fn proc_init_defers_pfn_checks() {
                        "ops": [{"op": "alloc_contig_range", "pfn": 300000, "nr_pages": 1}]}"#;
     let s = parse(text).unwrap();
     assert_eq!(s.static_zone_pages(), None);
-    let e = validate_with_zone_pages(&s, 262_144).unwrap_err();
+    let p = Program::compile(&s.ops);
+    let e = validate_with_zone_pages(&s, &p, 262_144).unwrap_err();
     assert_eq!(e.path, "ops[0].pfn");
-    validate_with_zone_pages(&s, 524_288).unwrap();
-    let e = validate_with_zone_pages(&s, 512).unwrap_err();
+    validate_with_zone_pages(&s, &p, 524_288).unwrap();
+    let e = validate_with_zone_pages(&s, &p, 512).unwrap_err();
     assert_eq!(e.path, "init.pagetypeinfo");
 
     // With zone.pages, the size is known (any other final size is an error).
@@ -780,6 +783,7 @@ fn proc_init_defers_pfn_checks() {
     let e = validate_with_zone_pages(
         &parse(r#"{"version": 1, "init": {"pagetypeinfo": "t"}, "zone": {"pages": 4096}}"#)
             .unwrap(),
+        &Program::default(),
         8192,
     )
     .unwrap_err();
@@ -907,7 +911,7 @@ fn scopes_helper() {
     assert_eq!(sc.lookup("a"), Some(&3));
     assert_eq!(sc.lookup_here("a"), Some(&3));
     *sc.lookup_mut("a").unwrap() += 10;
-    assert_eq!(sc.visible(), vec![("a", &13), ("b", &4)]);
+    assert_eq!(sc.lookup("a"), Some(&13));
     let frame = sc.pop().unwrap();
     assert_eq!(frame.len(), 2);
     assert_eq!(sc.lookup("a"), Some(&1));
@@ -1115,4 +1119,73 @@ fn tour_static_rules_order_and_captions() {
         .collect();
     let e = static_err(&format!("[{}]", many.join(",")));
     assert_eq!(e.path, format!("tour[{MAX_TOUR_STOPS}]"));
+}
+
+// The program: ops numbered once, walked without recursion.
+
+fn program(ops: &str) -> Program {
+    parse_valid(&format!(r#"{{"version": 1, "ops": {ops}}}"#))
+        .unwrap()
+        .program()
+        .clone()
+}
+
+#[test]
+fn ops_are_numbered_in_definition_order_with_their_paths() {
+    let p = program(
+        r#"[{"op": "alloc", "order": 0, "as": "a"},
+            {"op": "repeat", "times": 3, "ops": [
+                {"op": "alloc", "order": 1, "as": "b"},
+                {"op": "repeat", "times": 0, "ops": [{"op": "free", "ref": "b"}]},
+                {"op": "free", "ref": "a"}]},
+            {"op": "free", "ref": "a"}]"#,
+    );
+    let paths: Vec<&str> = p.defs().iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "ops[0]",
+            "ops[1]",
+            "ops[1].ops[0]",
+            "ops[1].ops[1]",
+            "ops[1].ops[1].ops[0]",
+            "ops[1].ops[2]",
+            "ops[2]"
+        ]
+    );
+    assert_eq!(p.body(1), 2..6);
+    assert_eq!(p.body(3), 4..5);
+    assert_eq!(p.body(0), 1..1);
+    assert_eq!(p.parent(4), Some(3));
+    assert_eq!(p.depth(4), 2);
+    assert_eq!(p.position(4), [1, 1, 0]);
+    assert_eq!((p.runs(2), p.runs(4), p.runs(6)), (3, 0, 1));
+    // Names bound to the op that defines them, in the scope the ref sees.
+    assert_eq!(p.target(4), Some(2));
+    assert_eq!(p.target(5), Some(0));
+    assert_eq!(p.target(6), Some(0));
+    assert!(matches!(p.op(1), Op::Repeat { ops, .. } if ops.is_empty()));
+    // alloc, 3 × (alloc, free), free.
+    assert_eq!(p.executed_ops(), 1 + 3 * 2 + 1);
+}
+
+#[test]
+fn a_walk_visits_each_body_once_and_a_run_once_per_iteration() {
+    let p = program(
+        r#"[{"op": "repeat", "times": 2, "ops": [
+                {"op": "drain"},
+                {"op": "repeat", "times": 0, "ops": [{"op": "tick"}]}]},
+            {"op": "drain"}]"#,
+    );
+    let show = |w: Walk<'_>| {
+        w.map(|v| match v {
+            Visit::Op(id, _) => format!("{id}"),
+            Visit::Enter { repeat, iteration } => format!("<{repeat}.{iteration}"),
+            Visit::Leave { repeat } => format!("{repeat}>"),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+    };
+    assert_eq!(show(p.walk()), "0 <0.0 1 2 <2.0 3 2> 0> 4");
+    assert_eq!(show(p.run_order()), "0 <0.0 1 2 0> <0.1 1 2 0> 4");
 }
