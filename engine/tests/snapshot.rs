@@ -126,3 +126,37 @@ fn a_trace_replays_on_a_snapshot() {
     // merged with the free order-9 Movable buddy at 1024 (both types mergeable).
     assert_eq!(z.free_list_pfns(10, MigrateType::Reclaimable), vec![1024]);
 }
+
+/// What `Scenario::to_json_pretty` writes, the one reader reads back to the same scenario (and
+/// validates the same way): every built-in, a zone snapshot, a node snapshot (whose `zone` the
+/// reader fills from the snapshot), a `/proc` import of one zone and of every zone.
+#[test]
+fn every_kind_of_scenario_reads_back_from_its_json() {
+    let node = std::fs::read_to_string("tests/fixtures/node-v2/before.json").unwrap();
+    let pti = include_str!("fixtures/machine-6.18-pagetypeinfo.txt");
+    let zi = include_str!("fixtures/machine-6.18-zoneinfo.txt");
+    let mut docs: Vec<String> = scenario::builtin::ALL
+        .iter()
+        .map(|b| b.json.to_string())
+        .collect();
+    docs.push(doc(""));
+    docs.push(format!(
+        r#"{{"version": 1, "kernel": "v6.18", "init": {{"snapshot": {node}}}}}"#
+    ));
+    for zone in ["Normal", "all"] {
+        docs.push(
+            serde_json::json!({
+                "version": 1,
+                "init": {"pagetypeinfo": pti, "zoneinfo": zi, "zone": zone},
+                "ops": [{"op": "drain"}]
+            })
+            .to_string(),
+        );
+    }
+    for text in docs {
+        let s = scenario::parse_valid(&text).unwrap();
+        let json = s.to_json_pretty();
+        let back = scenario::parse_valid(&json).unwrap_or_else(|e| panic!("{e}\n{json}"));
+        assert_eq!(back, s, "{json}");
+    }
+}

@@ -11,10 +11,11 @@
 //! (the default) drops those so that its kernel profile decides, as the real kernel does —
 //! otherwise `v7.1` and `v7.2` would run identical code.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::format::{CompareSide, Op, Scenario, ScenarioCompare};
 use super::program::{OpId, Program};
+use super::read::pair_sides_from_value;
 use crate::mm::Kernel;
 
 impl CompareSide {
@@ -100,7 +101,7 @@ impl CompareSide {
 }
 
 /// Which side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     /// Before.
@@ -120,14 +121,25 @@ impl Side {
 }
 
 /// The compare configuration in effect: side A (before) and side B (after). The app's
-/// `AppState::compare` signal holds `Option<ComparePair>` (`None`: single view).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `AppState::compare` signal holds `Option<ComparePair>` (`None`: single view), and a share
+/// link carries it: written as `{"a": SIDE, "b": SIDE}` (the sides as a scenario's `compare`
+/// writes them), read back by the scenario reader.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ComparePair {
     /// Side A (before).
     pub a: CompareSide,
     /// Side B (after).
     pub b: CompareSide,
+}
+
+/// Through the scenario reader (JSON only): the errors of a damaged pair name the field
+/// (`b.kernel: unknown kernel "v9"`), as a scenario's do.
+impl<'de> Deserialize<'de> for ComparePair {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        let (a, b) = pair_sides_from_value(&v, "").map_err(serde::de::Error::custom)?;
+        Ok(ComparePair { a, b })
+    }
 }
 
 impl ComparePair {

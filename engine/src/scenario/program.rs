@@ -5,7 +5,7 @@
 //! the cost of a run, the runner, a compare side, the exercises, the op records) reads this list
 //! or walks it with [`Walk`].
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::format::{DrainTarget, Op};
 use crate::mm::{FreeMethod, VmallocStrategy};
@@ -14,8 +14,9 @@ use crate::mm::{FreeMethod, VmallocStrategy};
 /// [`OpDef`] (a run's `OpRecord::def` and `OwnerInfo::def`).
 pub type OpId = u32;
 
-/// One op as written in the scenario (a `repeat`'s body appears once).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One op as written in the scenario (a `repeat`'s body appears once). Derived from the
+/// scenario, never read back: whoever has the scenario has its program's defs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OpDef {
     /// JSON path, e.g. `ops[2].ops[0]`.
     pub path: String,

@@ -98,9 +98,6 @@ fn contract_example_parses() {
         }
     );
     assert_eq!(s.ops[2].reference(), Some(("thp", FREEABLE)));
-    // The derived Deserialize reads the same document to the same value.
-    let derived: Scenario = serde_json::from_str(EXAMPLE).unwrap();
-    assert_eq!(derived, s);
 }
 
 #[test]
@@ -175,9 +172,6 @@ fn round_trip() {
         let s = parse(text).unwrap();
         let json = s.to_json_pretty();
         assert_eq!(parse(&json).unwrap(), s, "{json}");
-        let derived: Scenario = serde_json::from_str(&json).unwrap();
-        assert_eq!(derived, s);
-        assert_eq!(serde_json::from_str::<Scenario>(text).unwrap(), s);
     }
     let proc = r#"{"version": 1, "init": {"pagetypeinfo": "x", "zoneinfo": "y"}}"#;
     let s = parse(proc).unwrap();
@@ -857,17 +851,46 @@ fn proc_zone_size_rule() {
 }
 
 #[test]
-fn derived_deserialize_also_denies_unknown_fields() {
-    assert!(serde_json::from_str::<Scenario>(
-        r#"{"version": 1, "ops": [{"op": "alloc", "order": 1, "ordr": 2}]}"#
-    )
-    .is_err());
-    assert!(serde_json::from_str::<Scenario>(r#"{"version": 1, "x": 1}"#).is_err());
-    assert!(serde_json::from_str::<Scenario>(r#"{"version": 1, "init": "bot"}"#).is_err());
-    assert!(serde_json::from_str::<Scenario>(
-        r#"{"version": 1, "init": {"pagetypeinfo": "t", "y": 1}}"#
-    )
-    .is_err());
+fn a_compare_pair_kept_as_json_reads_back_through_the_reader() {
+    // As a share link of this format has always written it: the sides as the scenario's
+    // `compare` writes them, `kernel` absent for "the scenario's", `profile_methods` only when
+    // false.
+    let old = r#"{"a":{"label":"v7.1","kernel":"v7.1"},
+                  "b":{"label":"v7.2, rmqueue_mode memory off","kernel":"v7.2",
+                       "rmqueue_mode_memory":false,"profile_methods":false}}"#;
+    let pair: ComparePair = serde_json::from_str(old).unwrap();
+    assert_eq!(pair.a, CompareSide::kernel(Kernel::V7_1));
+    assert_eq!(
+        (pair.b.rmqueue_mode_memory, pair.b.profile_methods),
+        (Some(false), false)
+    );
+    let keep = r#"{"a":{"label":"same kernel","rmqueue_mode_memory":null},"b":{"label":"b"}}"#;
+    let pair: ComparePair = serde_json::from_str(keep).unwrap();
+    assert_eq!((pair.a.kernel, pair.a.rmqueue_mode_memory), (None, None));
+    for pair in [
+        ComparePair::default_for(&Scenario::default()),
+        pair,
+        serde_json::from_str(old).unwrap(),
+    ] {
+        let json = serde_json::to_string(&pair).unwrap();
+        assert_eq!(serde_json::from_str::<ComparePair>(&json).unwrap(), pair);
+    }
+    // A damaged pair is refused, the error naming the field as a scenario's errors do.
+    for (bad, path) in [
+        (
+            r#"{"a":{"label":"x"},"b":{"label":"y","kernel":"v9"}}"#,
+            "b.kernel",
+        ),
+        (r#"{"a":{"label":"x"},"b":{"label":"y"},"c":1}"#, "c"),
+        (r#"{"a":{"label":"x"}}"#, "b"),
+        (r#"{"a":{"kernel":"v7.1"},"b":{"label":"y"}}"#, "a.label"),
+    ] {
+        let e = serde_json::from_str::<ComparePair>(bad).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!("{path}: ")),
+            "{bad}: {e}"
+        );
+    }
 }
 
 #[test]
@@ -1005,10 +1028,9 @@ fn cma_alloc_and_cma_release_are_validated() {
         }
     );
     assert_eq!(ok.ops[1].reference().map(|r| r.0), Some("c"));
-    // Round trip: the printed document and serde's derived reading give the same ops.
+    // Round trip: the printed document reads back to the same ops.
     let json = ok.to_json_pretty();
     assert_eq!(parse(&json).unwrap(), ok, "{json}");
-    assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), ok);
     for (zone, ops, path) in [
         ("{}", r#"[{"op":"cma_alloc","nr_pages":1}]"#, "ops[0]"),
         (
