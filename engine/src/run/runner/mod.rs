@@ -469,10 +469,41 @@ impl CheckpointRebuild {
 
     /// The checkpoints and the final zone (the events after the last op applied too).
     pub fn finish(mut self, events: &Trace) -> (Vec<(u32, Zone)>, Zone) {
+        self.apply_rest(events);
+        (self.ring.into_vec(), self.zone)
+    }
+
+    fn apply_rest(&mut self, events: &Trace) {
         for ev in events.range(self.applied.min(events.len())..events.len()) {
             self.zone.apply(ev);
         }
-        (self.ring.into_vec(), self.zone)
+    }
+
+    /// The recorded run of `scenario` computed elsewhere, once [`CheckpointRebuild::step`]
+    /// has returned true: its start state, events, op records (every one kept), owners and
+    /// names, with the checkpoints and final state rebuilt here; assembled by the [`Recorder`]
+    /// as a run made here is.
+    pub fn into_run(
+        mut self,
+        scenario: ValidScenario,
+        initial: Zone,
+        log: EventLog,
+        ops: Vec<OpRecord>,
+        owners: Vec<OwnerInfo>,
+        names: Vec<(String, String)>,
+    ) -> Run {
+        self.apply_rest(&log.events);
+        // Every op kept: the run's lock holds are the sum of its ops'.
+        let lock_holds = ops.iter().map(|o| o.lock_holds).sum();
+        let rec = Recorder {
+            initial,
+            op_defs: scenario.program().defs().to_vec(),
+            ops,
+            thin: None,
+            owners,
+            checkpoints: self.ring,
+        };
+        rec.finish(scenario, log, self.zone, names, lock_holds)
     }
 }
 
