@@ -330,3 +330,72 @@ fn every_builtin_runs_and_replays_on_every_profile() {
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+/// `compact-memory-fragmented`: every other page free, so before `compact_memory` no free
+/// block of order 9 or more; after it (and the drain of the migrated pages' sources) several,
+/// the same on both sides of the compare pair.
+#[test]
+fn compact_memory_rebuilds_order9_blocks_in_the_fragmented_builtin() {
+    let b = builtin::get("compact-memory-fragmented").unwrap();
+    let s = buddyscope::scenario::parse(b.json).unwrap();
+    let cmp = s.compare.clone().unwrap();
+    for side in [&cmp.a, &cmp.b] {
+        let r = ValidScenario::new(side.apply(&s))
+            .and_then(|v| Runner::new(v).run())
+            .unwrap();
+        let n = r.ops.len();
+        let compact = n - 2;
+        assert_eq!(r.op_defs[r.ops[compact].def as usize].op, "compact_memory");
+        let big = |k: usize| r.ops[k].nr_free_after[9..].iter().sum::<u64>();
+        assert_eq!(big(compact - 1), 0, "{}: before compact_memory", side.label);
+        assert_eq!(r.ops[compact - 1].nr_free_after[0], 2000, "{}", side.label);
+        assert_eq!(
+            big(compact),
+            1,
+            "{}: compact_memory frees pfn 0..0x200",
+            side.label
+        );
+        assert!(
+            big(n - 1) >= 2,
+            "{}: {:?}",
+            side.label,
+            r.ops[n - 1].nr_free_after
+        );
+    }
+}
+
+/// `thp-direct-compaction`: the THP is the block compaction frees and captures at pfn 0;
+/// `compaction-unmovable-request`: 6.12's ASYNC pass moves nothing for an unmovable request
+/// (only Unmovable pageblocks are sources), its SYNC_LIGHT retry succeeds; 7.3's ASYNC pass
+/// succeeds at once.
+#[test]
+fn direct_compaction_builtins_capture_their_block() {
+    use buddyscope::run::Outcome;
+    let stall = |r: &Run| {
+        let vm = buddyscope::scenario::procfs::vmstat_compaction(&r.final_zone);
+        ["compact_stall", "compact_fail", "compact_success"].map(|k| {
+            vm.lines()
+                .find_map(|l| l.strip_prefix(k)?.strip_prefix(' ')?.parse::<u64>().ok())
+                .unwrap()
+        })
+    };
+    for (id, a, b) in [
+        ("thp-direct-compaction", [1, 0, 1], [1, 0, 1]),
+        ("compaction-unmovable-request", [2, 1, 1], [1, 0, 1]),
+    ] {
+        let s = buddyscope::scenario::parse(builtin::get(id).unwrap().json).unwrap();
+        let cmp = s.compare.clone().unwrap();
+        for (side, want) in [(&cmp.a, a), (&cmp.b, b)] {
+            let r = ValidScenario::new(side.apply(&s))
+                .and_then(|v| Runner::new(v).run())
+                .unwrap();
+            assert_eq!(
+                r.ops.last().unwrap().outcome,
+                Outcome::Allocated { order: 9, pfn: 0 },
+                "{id} {}",
+                side.label
+            );
+            assert_eq!(stall(&r), want, "{id} {}", side.label);
+        }
+    }
+}

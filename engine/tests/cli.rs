@@ -183,7 +183,7 @@ fn check_exercises_prints_the_answer_key_of_every_shipped_set() {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
-    assert_eq!(files.len(), 6);
+    assert_eq!(files.len(), 7);
     let mut total = 0;
     for f in &files {
         let (code, out, err) = cli(&["check-exercises", f.to_str().unwrap()], "");
@@ -197,7 +197,7 @@ fn check_exercises_prints_the_answer_key_of_every_shipped_set() {
         assert_eq!(out.matches("\n     answer: ").count(), n, "{}", f.display());
         total += n;
     }
-    assert_eq!(total, 51);
+    assert_eq!(total, 66);
     let split = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/exercises/split-and-merge.json"

@@ -222,11 +222,24 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
             if prev == NIL { "head" } else { "tail" },
             pcp_list_name(pindex as usize)
         ),
-        Mutation::SetPageblock { pb, old, new } if old ^ new == crate::mm::PB_SKIP => format!(
-            "{f}: pageblock {pb} (pfn {}) {} its skip bit (PB_migrate_skip: nothing for compaction to isolate there)",
-            x(pb << PAGEBLOCK_ORDER),
-            if new & crate::mm::PB_SKIP != 0 { "gets" } else { "loses" }
-        ),
+        // Who sets PB_migrate_skip says why (mm/compaction.c): the free scanner after scanning a
+        // pageblock whole (isolate_freepages: update_pageblock_skip), the migration scanner when
+        // it finished one without isolating or while finishing it (isolate_migratepages_block),
+        // __reset_isolation_suitable when compaction restarts.
+        Mutation::SetPageblock { pb, old, new } if old ^ new == crate::mm::PB_SKIP => {
+            let why = if new & crate::mm::PB_SKIP == 0 {
+                "compaction will scan it again"
+            } else if f == "isolate_freepages" {
+                "the free scanner scanned it whole; later compactions pass it by"
+            } else {
+                "the migration scanner is done with it; later compactions pass it by"
+            };
+            format!(
+                "{f}: pageblock {pb} (pfn {}) {} its skip bit (PB_migrate_skip: {why})",
+                x(pb << PAGEBLOCK_ORDER),
+                if new & crate::mm::PB_SKIP != 0 { "gets" } else { "loses" }
+            )
+        }
         Mutation::SetPageblock { pb, old, new } => format!(
             "{f}: pageblock {pb} (pfn {}) changes type {} → {}",
             x(pb << PAGEBLOCK_ORDER),

@@ -77,6 +77,18 @@ pub const ALL: &[Builtin] = &[
         "lts-vs-newest-vmalloc",
         "vmalloc and vfree: the 6.12 LTS against 7.3"
     ),
+    builtin!(
+        "compact-memory-fragmented",
+        "compact_memory on a fragmented zone"
+    ),
+    builtin!(
+        "thp-direct-compaction",
+        "A THP rescued by direct compaction"
+    ),
+    builtin!(
+        "compaction-unmovable-request",
+        "Order-9 unmovable request: ASYNC compaction's source blocks, 6.12 vs 7.3"
+    ),
 ];
 
 /// The built-in scenario with this id.

@@ -231,7 +231,7 @@ fn question_from_value(v: &Value, path: &str) -> Res<Question> {
                 format!("{} has no outcomes to label", ask.name()),
                 match ask {
                     Ask::VmallocOrders => "vmalloc_orders generates its choices: remove labels",
-                    _ => "labels are for the choice asks fallback and watermark_ok",
+                    _ => "labels are for the choice asks fallback, watermark_ok and compact_result",
                 },
             ));
         }

@@ -12,7 +12,9 @@ use crate::explain::narrate::{narrate, Ctx};
 use crate::explain::pseudocode::{self, Step};
 use crate::mm::KernelFn;
 use crate::mm::{to_abs_pfn, NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES};
-use crate::mm::{Annotation, Event, EventKind, Mutation, Tracepoint};
+use crate::mm::{
+    Annotation, CompactResult, CounterId, DeferPoint, Event, EventKind, Mutation, Tracepoint,
+};
 use crate::run::{Run, RunOptions, Runner};
 use crate::scenario::{self, Op, Scenario, ScenarioError, ValidScenario};
 
@@ -645,6 +647,154 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
                 answer_text: key.into(),
                 summary: strip_fn(&say(i)).to_string(),
                 events: vec![i],
+            })
+        }
+        // mm/compaction.c compact_finished: the scanners meet when the free scanner's
+        // pageblock is at or below the migration scanner's (`free_pfn >> pageblock_order <=
+        // migrate_pfn >> pageblock_order`); compact_zone then ends COMPACT_COMPLETE
+        // (mm_compaction_end shows both positions).
+        Ask::ScannersMet => {
+            let (i, m, f) = events(run, w).find_map(|(i, ev)| match ev.kind() {
+                EventKind::Annotation(Annotation::Trace(Tracepoint::MmCompactionEnd {
+                    migrate_pfn,
+                    free_pfn,
+                    status: CompactResult::Complete | CompactResult::PartialSkipped,
+                    ..
+                })) => Some((i, migrate_pfn, free_pfn)),
+                _ => None,
+            })?;
+            let pages = run.initial.pages();
+            let lo = m.min(f) & !(PAGEBLOCK_NR_PAGES - 1);
+            let hi = (m.max(f) & !(PAGEBLOCK_NR_PAGES - 1)) + PAGEBLOCK_NR_PAGES;
+            let (first, count) = (abs(lo), u64::from(hi.min(pages).max(lo + 1) - lo));
+            Some(Found {
+                expected: Expected::Page { first, count },
+                answer_text: format!(
+                    "pageblock {} (any of pfns {first:#x}–{:#x})",
+                    lo / PAGEBLOCK_NR_PAGES,
+                    first + count - 1
+                ),
+                summary: format!(
+                    "the migration scanner stopped at {:#x}, the free scanner at {:#x}: {}",
+                    abs(m),
+                    abs(f),
+                    strip_fn(&say(i))
+                ),
+                events: vec![i],
+            })
+        }
+        // mm/compaction.c isolate_migratepages_block / isolate_freepages: a pageblock with
+        // nothing to isolate gets PB_migrate_skip (set_pageblock_skip), which later
+        // compactions honour unless they ignore the skip hints.
+        Ask::SkippedPageblock => {
+            let (i, pb) = events(run, w).find_map(|(i, ev)| match ev.kind() {
+                EventKind::Mutation(Mutation::SetPageblock { pb, old, new })
+                    if old ^ new == crate::mm::PB_SKIP && new & crate::mm::PB_SKIP != 0 =>
+                {
+                    Some((i, pb))
+                }
+                _ => None,
+            })?;
+            let first = abs(pb * PAGEBLOCK_NR_PAGES);
+            let count = u64::from(PAGEBLOCK_NR_PAGES.min(run.initial.pages()));
+            Some(Found {
+                expected: Expected::Page { first, count },
+                answer_text: format!(
+                    "pageblock {pb} (any of pfns {first:#x}–{:#x})",
+                    first + count - 1
+                ),
+                summary: strip_fn(&say(i)).to_string(),
+                events: vec![i],
+            })
+        }
+        // mm/compaction.c: try_to_compact_pages / compact_zone_order's result, the first one
+        // the window decides: compaction_deferred (mm_compaction_deferred), compaction_suitable
+        // refusing (mm_compaction_suitable), or compact_zone's end status.
+        Ask::CompactResult => {
+            let (i, r) = events(run, w).find_map(|(i, ev)| match ev.kind() {
+                EventKind::Annotation(Annotation::Trace(tp)) => match tp {
+                    Tracepoint::MmCompactionEnd { status, .. } => Some((i, status)),
+                    Tracepoint::MmCompactionSuitable { ret, .. }
+                        if ret != CompactResult::Continue =>
+                    {
+                        Some((i, ret))
+                    }
+                    Tracepoint::MmCompactionDefer {
+                        point: DeferPoint::Deferred,
+                        ..
+                    } => Some((i, CompactResult::Deferred)),
+                    _ => None,
+                },
+                _ => None,
+            })?;
+            let key = match r {
+                CompactResult::Success => "success",
+                CompactResult::Complete => "complete",
+                CompactResult::PartialSkipped => "partial_skipped",
+                CompactResult::Skipped => "skipped",
+                CompactResult::NotSuitableZone => "not_suitable_zone",
+                CompactResult::Deferred => "deferred",
+                _ => return None,
+            };
+            Some(Found {
+                expected: choice(ask, key),
+                answer_text: key.into(),
+                summary: strip_fn(&say(i)).to_string(),
+                events: vec![i],
+            })
+        }
+        // mm/page_alloc.c __alloc_pages_direct_compact counts COMPACTSTALL, then COMPACTSUCCESS
+        // or COMPACTFAIL; /proc/vmstat sums the vm events.
+        Ask::CompactStallAfter | Ask::CompactSuccessAfter => {
+            let (id, k) = if ask == Ask::CompactStallAfter {
+                (CounterId::compact_stall, 0)
+            } else {
+                (CounterId::compact_success, 2)
+            };
+            let stalls: Vec<u32> = events(run, w)
+                .filter(|(_, ev)| {
+                    matches!(
+                        ev.kind(),
+                        EventKind::Mutation(Mutation::Counter {
+                            id: CounterId::compact_stall,
+                            ..
+                        })
+                    )
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if stalls.is_empty() {
+                return None;
+            }
+            let start: i64 = run.initial.zones().map(|z| z.compact_events[k]).sum();
+            let mut counted = Vec::new();
+            let mut n = start;
+            for i in 0..w.reveal_to {
+                if let EventKind::Mutation(Mutation::Counter { id: c, delta, .. }) =
+                    run.log.events[i as usize].kind()
+                {
+                    if c == id {
+                        n += i64::from(delta);
+                        if i >= w.asked_at {
+                            counted.push(i);
+                        }
+                    }
+                }
+            }
+            let name = if id == CounterId::compact_stall {
+                "compact_stall"
+            } else {
+                "compact_success"
+            };
+            let n = n.max(0) as u64;
+            Some(Found {
+                expected: Expected::Number(n),
+                answer_text: format!("{name} {n}"),
+                summary: format!(
+                    "{} direct compaction(s) in the op; {name} reads {n} after it",
+                    stalls.len()
+                ),
+                events: if counted.is_empty() { stalls } else { counted },
             })
         }
         Ask::FreePagesAfter => {

@@ -174,6 +174,21 @@ asks! {
     FreePagesAfter = "free_pages_after", Number,
         "How many pages are on the buddy free lists after the next op (Σ nr_free[order] × 2^order)?",
         "";
+    ScannersMet = "scanners_met", Page,
+        "compact_zone runs its migration scanner up from the zone start and its free scanner down from the end. In which pageblock do they meet? Click a page of it on the map.",
+        "runs no compact_zone whose scanners meet (COMPACT_COMPLETE)";
+    SkippedPageblock = "skipped_pageblock", Page,
+        "Which pageblock does compaction mark to be skipped next time (PB_migrate_skip)? Click a page of it on the map.",
+        "sets no pageblock's skip bit (PB_migrate_skip)";
+    CompactResult = "compact_result", Choice,
+        "How does the next compaction end: does it make a free block of the order, or why not?",
+        "runs no compaction (compact_zone, compaction_suitable or compaction_deferred)";
+    CompactStallAfter = "compact_stall_after", Number,
+        "What does /proc/vmstat's compact_stall read after the next op?",
+        "runs no direct compaction (__alloc_pages_direct_compact)";
+    CompactSuccessAfter = "compact_success_after", Number,
+        "What does /proc/vmstat's compact_success read after the next op?",
+        "runs no direct compaction (__alloc_pages_direct_compact)";
 }
 
 impl Ask {
@@ -193,6 +208,32 @@ impl Ask {
                 (
                     "none",
                     "Neither: a free list of the request's own migratetype has a block",
+                ),
+            ],
+            Ask::CompactResult => &[
+                (
+                    "success",
+                    "Success: a free block of the order forms (COMPACT_SUCCESS)",
+                ),
+                (
+                    "complete",
+                    "Complete: the scanners meet without one (COMPACT_COMPLETE)",
+                ),
+                (
+                    "partial_skipped",
+                    "Partial: the scanners meet in a zone scanned only in part (COMPACT_PARTIAL_SKIPPED)",
+                ),
+                (
+                    "skipped",
+                    "Skipped: too few free pages to compact (compaction_suitable: COMPACT_SKIPPED)",
+                ),
+                (
+                    "not_suitable_zone",
+                    "Not suitable: the zone lacks memory rather than contiguity (fragmentation_index, COMPACT_NOT_SUITABLE_ZONE)",
+                ),
+                (
+                    "deferred",
+                    "Deferred: compaction failed here recently (compaction_deferred: COMPACT_DEFERRED)",
                 ),
             ],
             Ask::WatermarkOk => &[
@@ -382,6 +423,7 @@ pub fn builtin_sets() -> &'static [BuiltinSet] {
         builtin_set!("vmalloc-orders"),
         builtin_set!("claim-or-steal"),
         builtin_set!("watermarks"),
+        builtin_set!("compaction"),
     ];
     SETS
 }

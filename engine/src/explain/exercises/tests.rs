@@ -49,6 +49,7 @@ fn every_shipped_set_resolves_with_its_question_count() {
         ("vmalloc-orders", 6, 6),
         ("claim-or-steal", 4, 10),
         ("watermarks", 4, 9),
+        ("compaction", 4, 15),
     ];
     assert_eq!(builtin_sets().len(), want.len());
     let (mut exercises, mut questions) = (0, 0);
@@ -91,7 +92,7 @@ fn every_shipped_set_resolves_with_its_question_count() {
         exercises += set.exercises.len();
         questions += set.question_count();
     }
-    assert_eq!((exercises, questions), (27, 51));
+    assert_eq!((exercises, questions), (31, 66));
 }
 
 /// §3.4: freeing a, its buddy b (pfn 16) is allocated: no merge, order 4. Freeing b, the
@@ -541,4 +542,84 @@ fn a_long_explanation_keeps_the_last_event() {
         "{}",
         last.narration
     );
+}
+
+/// The compaction asks on engine/tests/compaction.rs's worked example (a, b, c at pfns 0-2, b
+/// freed, pfn 0xe00 taken by alloc_contig_range, compact_memory): the migration scanner takes a
+/// and c from pageblock 0 and marks pageblocks 1..=6 skipped as it passes them (the first is
+/// pageblock 1; the free scanner stops inside pageblock 7, so 7 gets no bit); the scanners meet
+/// with migrate_pfn 0xe00, free_pfn 0xe04: pageblock 7, COMPACT_COMPLETE. No direct compaction
+/// runs, so the counter asks do not apply.
+#[test]
+fn compaction_asks_on_the_worked_example() {
+    let ops = r#"[{"op": "alloc", "order": 0, "mt": "movable", "as": "a"},
+        {"op": "alloc", "order": 0, "mt": "movable", "as": "b"},
+        {"op": "alloc", "order": 0, "mt": "movable", "as": "c"},
+        {"op": "free", "ref": "b"},
+        {"op": "alloc_contig_range", "pfn": 3584, "nr_pages": 1, "as": "top"},
+        {"op": "drain", "cpu": "all"},
+        {"op": "compact_memory"}]"#;
+    let zone = r#"{"pages": 4096, "cpus": 1}"#;
+    let q = answers(
+        zone,
+        ops,
+        r#"[{"op": 6, "ask": "scanners_met"}, {"op": 6, "ask": "skipped_pageblock"},
+            {"op": 6, "ask": "compact_result"}]"#,
+    );
+    assert_eq!(
+        q[0].expected,
+        Expected::Page {
+            first: 0xe00,
+            count: 512
+        }
+    );
+    assert_eq!(
+        q[1].expected,
+        Expected::Page {
+            first: 0x200,
+            count: 512
+        }
+    );
+    let key = |e: &Expected| match e {
+        Expected::Choice { correct, .. } => Ask::CompactResult.outcomes()[*correct].0,
+        _ => panic!("not a choice"),
+    };
+    assert_eq!(key(&q[2].expected), "complete");
+    let e = error_of(zone, ops, r#"[{"op": 6, "ask": "compact_stall_after"}]"#);
+    assert_eq!(e.path, "exercises[0].questions[0].ask");
+    assert!(e.message.contains("runs no direct compaction"), "{e}");
+}
+
+/// The shipped compaction set's direct compaction answers: a THP's ASYNC compaction captures
+/// its block (compact_stall 1, compact_success 1); on 6.12 an unmovable order-9 request's
+/// ASYNC pass may empty no Movable pageblock (v6.12.117 mm/compaction.c:1408-1411: COMPACT_COMPLETE),
+/// the SYNC_LIGHT one after reclaim succeeds (compact_stall 2, compact_success 1).
+#[test]
+fn compaction_set_counts_stalls_and_successes() {
+    let b = builtin_sets()
+        .iter()
+        .find(|b| b.id == "compaction")
+        .unwrap();
+    let r = resolve(&parse_exercise_set(b.json).unwrap()).unwrap();
+    let n = |e: usize, q: usize| r[e].questions[q].expected.clone();
+    assert_eq!(
+        (n(1, 2), n(1, 3)),
+        (
+            Expected::Number(1),
+            Expected::Choice {
+                labels: vec!["0".into(), "1".into(), "2".into()],
+                correct: 1
+            }
+        )
+    );
+    assert_eq!(
+        (n(2, 1), n(2, 2)),
+        (Expected::Number(2), Expected::Number(1))
+    );
+    match n(2, 0) {
+        Expected::Choice { labels, correct } => {
+            assert!(labels[correct].starts_with("Complete"), "{labels:?}")
+        }
+        e => panic!("{e:?}"),
+    }
 }

@@ -769,6 +769,36 @@ impl Replayer {
                 alloc_mt,
                 fallback_mt,
                 change_ownership,
+            } if self.compacting.contains(&tl.pid)
+                && tl.in_irq != Some(true)
+                && alloc_order == fallback_order =>
+            {
+                // compaction_capture (mm/page_alloc.c) traces the extfrag of the block it
+                // captures inside __free_one_page, before the free's own line: the block is
+                // not free yet in the replay, and the allocation's mm_page_alloc takes it.
+                let Some(p) = self.block(pfn, alloc_order) else {
+                    return "skipped".into();
+                };
+                self.trace(
+                    Step::TraceExtfrag,
+                    Tracepoint::MmPageAllocExtfrag {
+                        pfn: p,
+                        alloc_order,
+                        fallback_order,
+                        alloc_mt: self.mt(alloc_mt),
+                        fallback_mt: self.mt(fallback_mt),
+                        change_ownership,
+                    },
+                );
+                format!("compaction_capture: the order-{alloc_order} block at pfn {pfn:#x} is captured for the allocation")
+            }
+            TraceEvent::Extfrag {
+                pfn,
+                alloc_order,
+                fallback_order,
+                alloc_mt,
+                fallback_mt,
+                change_ownership,
             } => self.extfrag(
                 pfn,
                 alloc_order,
