@@ -542,3 +542,128 @@ fn a_thp_is_rescued_by_direct_compaction_and_captured() {
     );
     assert_eq!(r.op_defs.len(), before + 1);
 }
+
+/// The zone of `compact-memory-fragmented` before its `compact_memory` (every other page of a
+/// 4096-page zone free: 2000 order-0 pages and an order-5 and an order-6 block, 2096 free, none
+/// of order 9), then `extra` ops; `zone` adds zone fields.
+fn fragmented(zone: &str, extra: &str) -> Run {
+    run(&format!(
+        r#"{{"version": 1, "name": "kcompactd", "kernel": "v7.3",
+ "zone": {{"pages": 4096, "cpus": 1{zone}}},
+ "ops": [
+  {{"op": "repeat", "times": 2000, "ops": [
+     {{"op": "alloc", "order": 1, "mt": "movable", "as": "pair"}},
+     {{"op": "split", "ref": "pair"}},
+     {{"op": "free", "ref": "pair", "page": 1}}]}},
+  {{"op": "drain", "cpu": "all"}}{extra}
+ ]}}"#
+    ))
+}
+
+fn vmstat(r: &Run) -> String {
+    buddyscope::scenario::procfs::vmstat_compaction(&r.final_zone)
+}
+
+/// `fragmentation_score_wmark` (v7.3.4 mm/compaction.c:2260): low = 100 − proactiveness,
+/// high = low + min(10, low / 2), capped at 100; `fragmentation_score_zone` =
+/// `extfrag_for_order(zone, 9)` (mm/vmstat.c:1142): the fragmented zone's 2096 free pages are
+/// all below order 9: 100; weighted by 4096 / (4096 + 1) for the node: 99.
+#[test]
+fn fragmentation_score_and_its_watermarks() {
+    use buddyscope::mm::{
+        fragmentation_score_node, fragmentation_score_wmark, fragmentation_score_zone,
+    };
+    assert_eq!(
+        [0, 20, 90, 100].map(|p| (
+            fragmentation_score_wmark(p, true),
+            fragmentation_score_wmark(p, false)
+        )),
+        [(100, 100), (80, 90), (10, 15), (0, 0)]
+    );
+    let r = fragmented("", "");
+    assert_eq!(r.final_zone.nr_free()[..7], [2000, 0, 0, 0, 0, 1, 1]);
+    assert_eq!(fragmentation_score_zone(&r.final_zone), 100);
+    assert_eq!(fragmentation_score_node(&r.final_zone), 99);
+}
+
+/// `{"op": "kcompactd", "order": 9}`: `kcompactd_do_work` counts `KCOMPACTD_WAKE`; the zone
+/// is not deferred (`compact_order_failed` 0, the first consideration reaches the limit 1),
+/// `compaction_suit_allocation_order` says continue (no order-9 block at the min watermark;
+/// 2096 free ≥ min + `compact_gap(9)` + low − min; fragmentation index 998 > 500);
+/// `compact_zone` in `MIGRATE_SYNC_LIGHT` (`mode=sync`), not direct, so every pageblock is a
+/// source and the request's type (`GFP_KERNEL`: unmovable) finishes on a claimable Movable
+/// block of order 9 or more (`find_suitable_fallback`): `COMPACT_SUCCESS`,
+/// `compaction_defer_reset`. Every page compaction scanned was kcompactd's, so
+/// `compact_daemon_*_scanned` equal `compact_*_scanned`; no direct compaction: no stall.
+#[test]
+fn kcompactd_do_work_compacts_for_the_order_asked() {
+    let r = fragmented("", r#", {"op": "kcompactd", "order": 9}"#);
+    let trace = trace_text(&r);
+    let ends: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.starts_with("mm_compaction_begin") || l.starts_with("mm_compaction_end"))
+        .collect();
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    assert!(ends[0].ends_with("migrate_pfn=0x0 free_pfn=0xe00 zone_end=0x1000, mode=sync"));
+    assert!(ends[1].ends_with("status=success"), "{}", ends[1]);
+    assert!(trace.contains("mm_compaction_defer_reset: node=0 zone=Normal   order=9"));
+    let vm = vmstat(&r);
+    let get = |k: &str| -> u64 {
+        vm.lines()
+            .find_map(|l| l.strip_prefix(k)?.strip_prefix(' ')?.parse().ok())
+            .unwrap()
+    };
+    assert_eq!(get("compact_daemon_wake"), 1);
+    assert_eq!(get("compact_stall"), 0);
+    assert!(get("compact_migrate_scanned") > 0);
+    assert_eq!(
+        get("compact_daemon_migrate_scanned"),
+        get("compact_migrate_scanned")
+    );
+    assert_eq!(
+        get("compact_daemon_free_scanned"),
+        get("compact_free_scanned")
+    );
+    assert!(r.final_zone.nr_free()[9..].iter().sum::<u64>() >= 1);
+}
+
+/// The timeout wakeup (`{"op": "kcompactd"}`): with the default proactiveness 20 the node's
+/// score 99 is above the high watermark 90, so `compact_node(pgdat, true)` compacts until the
+/// zone's score is at most 80 (`__compact_finished`'s proactive check: `COMPACT_SUCCESS`); no
+/// `KCOMPACTD_WAKE` (only `kcompactd_do_work` counts it), the scans counted as the daemon's.
+/// With `compaction_proactiveness` 0 nothing runs.
+#[test]
+fn kcompactd_timeout_runs_proactive_compaction_above_the_high_watermark() {
+    use buddyscope::mm::fragmentation_score_zone;
+    use buddyscope::run::Outcome;
+    let r = fragmented("", r#", {"op": "kcompactd"}"#);
+    let Outcome::Kcompactd {
+        do_work,
+        proactive,
+        score_before,
+        score_after,
+        migrated,
+        ..
+    } = r.ops.last().unwrap().outcome.clone()
+    else {
+        panic!("{:?}", r.ops.last().unwrap().outcome)
+    };
+    assert_eq!((do_work, proactive, score_before), (false, true, 99));
+    assert!(migrated > 0);
+    assert!(
+        fragmentation_score_zone(&r.final_zone) <= 80,
+        "{score_after}"
+    );
+    let trace = trace_text(&r);
+    assert!(trace.contains("mm_compaction_finished: node=0 zone=Normal   order=-1 ret=success"));
+    let vm = vmstat(&r);
+    assert!(vm.contains("compact_daemon_wake 0\n"), "{vm}");
+    assert!(!vm.contains("compact_daemon_migrate_scanned 0\n"), "{vm}");
+    let off = fragmented(
+        r#", "compaction_proactiveness": 0"#,
+        r#", {"op": "kcompactd"}"#,
+    );
+    assert!(!trace_text(&off).contains("mm_compaction_begin"));
+    assert!(vmstat(&off).contains("compact_daemon_migrate_scanned 0\n"));
+    assert_eq!(off.final_zone.nr_free()[..7], [2000, 0, 0, 0, 0, 1, 1]);
+}

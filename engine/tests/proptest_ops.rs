@@ -111,7 +111,7 @@ fn order_strategy() -> impl Strategy<Value = u8> {
 }
 
 /// Relative weights of the op kinds: `[alloc, free, split, free_contig, alloc_contig, vmalloc,
-/// vfree, drain, tick, get_page, put_page, compact_memory]` (a compaction walks the whole zone:
+/// vfree, drain, tick, get_page, put_page, compaction (compact_memory, compact, kcompactd)]` (a compaction walks the whole zone:
 /// about one op in 300).
 type Mix = [u32; 12];
 /// Allocation and freeing roughly balanced.
@@ -183,6 +183,17 @@ fn op_strategy(mix: Mix) -> BoxedStrategy<Op> {
             priority,
             cpu
         }),
+        // kcompactd: an order kswapd asked for, or the timeout's proactive compaction.
+        (
+            prop::option::of(1u8..=10),
+            prop_oneof![Just(20u32), 0u32..=100],
+            cpu()
+        )
+            .prop_map(|(order, proactiveness, cpu)| Op::Kcompactd {
+                order,
+                proactiveness,
+                cpu
+            }),
     ]
     .boxed();
     let kinds = [
@@ -550,6 +561,10 @@ enum Gen {
         priority: u8,
         cpu: u32,
     },
+    Kcompactd {
+        order: Option<u8>,
+        cpu: u32,
+    },
 }
 
 fn gen_strategy() -> impl Strategy<Value = Gen> {
@@ -576,6 +591,7 @@ fn gen_strategy() -> impl Strategy<Value = Gen> {
         2 => any::<usize>().prop_map(|pick| Gen::CmaRelease { pick }),
         1 => (0u32..4).prop_map(|cpu| Gen::CompactMemory { cpu }),
         1 => (0u8..=10, 0u8..=1, 0u32..4).prop_map(|(order, priority, cpu)| Gen::Compact { order, priority, cpu }),
+        1 => (prop::option::of(1u8..=10), 0u32..4).prop_map(|(order, cpu)| Gen::Kcompactd { order, cpu }),
     ]
 }
 
@@ -761,6 +777,11 @@ fn build_scenario(cfg: &Cfg, gens: &[Gen]) -> Scenario {
                 order,
                 zone: None,
                 priority: Some(priority),
+                cpu: Some(cpu % cpus),
+                note: None,
+            },
+            Gen::Kcompactd { order, cpu } => SOp::Kcompactd {
+                order,
                 cpu: Some(cpu % cpus),
                 note: None,
             },

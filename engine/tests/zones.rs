@@ -154,6 +154,14 @@ fn zones_are_checked_with_json_paths() {
     );
     let cpus = r#"{"name": "Normal", "start_pfn": 1048576, "pages": 4096, "cpus": 2}"#;
     assert_eq!(err(&z(&format!("[{dma32}, {cpus}]"))).0, "zones[1].cpus");
+    // vm.compaction_proactiveness is one sysctl: the zones agree or give it once.
+    let p40 =
+        r#"{"name": "DMA32", "start_pfn": 4096, "pages": 4096, "compaction_proactiveness": 40}"#;
+    let p20 = r#"{"name": "Normal", "start_pfn": 1048576, "pages": 4096, "compaction_proactiveness": 20}"#;
+    assert_eq!(
+        err(&z(&format!("[{p40}, {p20}]"))).0,
+        "zones[1].compaction_proactiveness"
+    );
     let both = format!(r#"{{"version": 1, "zone": {{"pages": 4096}}, "zones": [{dma32}]}}"#);
     assert_eq!(err(&both).0, "zone");
     let bad_alloc = format!(

@@ -46,6 +46,21 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "page: compact_blockskip_flush = false; compaction_defer_reset(zone, order, true); count_vm_event(COMPACTSUCCESS); return page",
             "count_vm_event(COMPACTFAIL); return NULL",
         ],
+        kcompactd => &[
+            "trace mm_compaction_kcompactd_sleep; wait for wakeup_kcompactd (kswapd: an order) or the HPAGE_FRAG_CHECK_INTERVAL_MSEC (500 ms) timeout",
+            "woken for an order: kcompactd_do_work(pgdat)",
+            "timed out: should_proactive_compact_node: proactiveness > 0 and fragmentation_score_node (each zone's extfrag_for_order(zone, 9) × present_pages / (node_present_pages + 1)) > fragmentation_score_wmark(high) = wmark_low + min(10, wmark_low / 2), wmark_low = 100 - proactiveness",
+            "    compact_node(pgdat, proactive): compact_zone(order -1, MIGRATE_SYNC_LIGHT, whole zone) of every zone, COMPACT_SUCCESS once fragmentation_score_zone <= wmark_low; count KCOMPACTD_MIGRATE_SCANNED, KCOMPACTD_FREE_SCANNED",
+            "    the score did not go down: the next timeout is 64 times longer (<< COMPACT_MAX_DEFER_SHIFT)",
+        ],
+        kcompactd_do_work => &[
+            "trace mm_compaction_kcompactd_wake(nid, order, highest_zoneidx); count_compact_event(KCOMPACTD_WAKE)",
+            "for each populated zone up to highest_zoneidx: compaction_deferred(zone, order) → next; compaction_suit_allocation_order(zone, order, ALLOC_WMARK_MIN) != COMPACT_CONTINUE → next",
+            "    status = compact_zone(order, MIGRATE_SYNC_LIGHT, GFP_KERNEL, skip hints honoured, not direct: every pageblock type is a source)",
+            "    SUCCESS: compaction_defer_reset(zone, order, false); COMPLETE or PARTIAL_SKIPPED: drain_all_pages(zone), defer_compaction(zone, order)",
+            "    count_compact_events(KCOMPACTD_MIGRATE_SCANNED, total_migrate_scanned), (KCOMPACTD_FREE_SCANNED, total_free_scanned)",
+            "kcompactd_max_order = 0; kcompactd_highest_zoneidx = nr_zones - 1   // done until woken again",
+        ],
         try_to_compact_pages => &[
             "trace mm_compaction_try_to_compact_pages(order, gfp, prio)",
             "for each zone of the zonelist: prio > SYNC_FULL and compaction_deferred: rc = max(rc, DEFERRED), next; capc->zone = zone; status = compact_zone_order(zone, order, prio: ASYNC → MIGRATE_ASYNC, else SYNC_LIGHT; SYNC_FULL: whole zone, skip hints and block suitability ignored); captured: SUCCESS; rc = max(rc, status); SUCCESS: compaction_defer_reset(zone, order, false), stop; not ASYNC and COMPLETE/PARTIAL_SKIPPED: defer_compaction",

@@ -52,6 +52,12 @@ coded_enum! {
         compact_success,
         /// `zone->compact_blockskip_flush` as 0/1.
         compact_blockskip_flush,
+        /// The `KCOMPACTD_WAKE` event count (/proc/vmstat `compact_daemon_wake`).
+        compact_daemon_wake,
+        /// The `KCOMPACTD_MIGRATE_SCANNED` event count (`compact_daemon_migrate_scanned`).
+        compact_daemon_migrate_scanned,
+        /// The `KCOMPACTD_FREE_SCANNED` event count (`compact_daemon_free_scanned`).
+        compact_daemon_free_scanned,
     }
 }
 

@@ -36,7 +36,10 @@ pub use metrics::{
     check_invariants, fragmentation_index, fragmentation_index_of, metrics, mixed_pageblocks,
     unusable_free_index_of, Metrics,
 };
-pub use page_alloc::compaction::{CompactOutcome, CompactPriority};
+pub use page_alloc::compaction::{
+    fragmentation_score_node, fragmentation_score_wmark, fragmentation_score_zone, CompactOutcome,
+    CompactPriority, KcompactdOutcome, COMPACTION_PROACTIVENESS,
+};
 pub use page_alloc::isolation::{ContigError, ContigOutcome, IsolateMode, Migration};
 pub use page_alloc::zones::gfp_zone;
 pub use page_alloc::Engine;

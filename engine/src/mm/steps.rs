@@ -93,6 +93,8 @@ kernel_fns! {
     release_free_list => "mm/compaction.c",
     __alloc_pages_direct_compact => "mm/page_alloc.c",
     try_to_compact_pages => "mm/compaction.c",
+    kcompactd => "mm/compaction.c",
+    kcompactd_do_work => "mm/compaction.c",
 }
 
 impl KernelFn {
@@ -330,4 +332,10 @@ steps! {
     DirectCompactSuccess => __alloc_pages_direct_compact: 3,
     DirectCompactFail => __alloc_pages_direct_compact: 4,
     FreeOneCapture => __free_one_page: 11,
+    // kcompactd (page_alloc/compaction.rs).
+    KcompactdSleep => kcompactd: 0,
+    KcompactdProactive => kcompactd: 2,
+    KcompactdWake => kcompactd_do_work: 0,
+    KcompactdZone => kcompactd_do_work: 1,
+    KcompactdScanned => kcompactd_do_work: 4,
 }

@@ -197,6 +197,10 @@ pub struct Zone {
     /// (/proc/vmstat sums them over the node).
     #[serde(default, skip_serializing_if = "is_zero_events")]
     pub(crate) compact_events: [i64; 3],
+    /// The vm events kcompactd counted while compacting this zone: `KCOMPACTD_WAKE`,
+    /// `KCOMPACTD_MIGRATE_SCANNED`, `KCOMPACTD_FREE_SCANNED`.
+    #[serde(default, skip_serializing_if = "is_zero_events")]
+    pub(crate) daemon_events: [i64; 3],
     /// `zone->compact_blockskip_flush`: a direct compaction's scanners met, so the next
     /// `__reset_isolation_suitable` clears the skip bits.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -338,6 +342,7 @@ impl Zone {
             cma_pages: 0,
             compact_defer: CompactDefer::default(),
             compact_events: [0; 3],
+            daemon_events: [0; 3],
             compact_blockskip_flush: false,
             cfg,
         }
@@ -750,6 +755,9 @@ impl Zone {
             CounterId::compact_fail => self.compact_events[1] += delta,
             CounterId::compact_success => self.compact_events[2] += delta,
             CounterId::compact_blockskip_flush => flag(&mut self.compact_blockskip_flush, delta),
+            CounterId::compact_daemon_wake => self.daemon_events[0] += delta,
+            CounterId::compact_daemon_migrate_scanned => self.daemon_events[1] += delta,
+            CounterId::compact_daemon_free_scanned => self.daemon_events[2] += delta,
         }
     }
 

@@ -239,9 +239,11 @@ pub fn estimate(s: &ValidScenario) -> Cost {
             },
             Op::Vmalloc { pages, .. } => u128::from(*pages),
             // compact_memory scans every page of every zone and may move each one.
-            Op::Drain { .. } | Op::Tick { .. } | Op::CompactMemory { .. } | Op::Compact { .. } => {
-                zone
-            }
+            Op::Drain { .. }
+            | Op::Tick { .. }
+            | Op::CompactMemory { .. }
+            | Op::Compact { .. }
+            | Op::Kcompactd { .. } => zone,
             Op::GetPage { .. } | Op::PutPage { .. } => 1,
             Op::CmaAlloc { nr_pages, .. } => u128::from(*nr_pages),
             Op::CmaRelease { .. } => named(&pages),

@@ -64,6 +64,21 @@ pub enum Outcome {
         /// Zones compacted.
         zones: u32,
     },
+    /// `kcompactd`: one wakeup.
+    Kcompactd {
+        /// `kcompactd_do_work` for an order ran (else the timeout's proactive check).
+        do_work: bool,
+        /// Proactive compaction ran.
+        proactive: bool,
+        /// `fragmentation_score_node` before and after.
+        score_before: u64,
+        /// After.
+        score_after: u64,
+        /// Folios moved.
+        migrated: u32,
+        /// Their pages.
+        pages: u64,
+    },
     /// `free` of one page of a split or contiguous allocation.
     PageFreed {
         /// The page's index in the allocation.
@@ -224,6 +239,25 @@ impl fmt::Display for Outcome {
                 f,
                 "compacted {zones} zone{}: {migrated} folio{} ({pages} pages) migrated",
                 if *zones == 1 { "" } else { "s" },
+                if *migrated == 1 { "" } else { "s" }
+            ),
+            Outcome::Kcompactd {
+                do_work,
+                proactive,
+                score_before,
+                score_after,
+                migrated,
+                pages,
+            } => write!(
+                f,
+                "kcompactd {}: {migrated} folio{} ({pages} pages) migrated; fragmentation score {score_before} → {score_after}",
+                if *do_work {
+                    "kcompactd_do_work"
+                } else if *proactive {
+                    "proactive compaction"
+                } else {
+                    "woke, nothing to do"
+                },
                 if *migrated == 1 { "" } else { "s" }
             ),
             Outcome::PageFreed { index } => write!(f, "page {index} freed"),

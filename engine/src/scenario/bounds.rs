@@ -90,6 +90,18 @@ pub(super) fn check_min_free_kbytes(path: &str, v: u64) -> Res<()> {
     Ok(())
 }
 
+/// `vm.compaction_proactiveness`: `proc_dointvec_minmax` with 0..=100 (mm/compaction.c).
+pub(super) fn check_compaction_proactiveness(path: &str, v: u64) -> Res<u32> {
+    if v > 100 {
+        return Err(ScenarioError::new(
+            path,
+            format!("compaction_proactiveness {v} is above 100"),
+            "use 0..=100 (0 turns proactive compaction off; default 20)",
+        ));
+    }
+    Ok(v as u32)
+}
+
 pub(super) fn check_zone_pages(path: &str, pages: u64) -> Res<()> {
     check_zone_pages_up_to(path, pages, MAX_ZONE_PAGES)
 }

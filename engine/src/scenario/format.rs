@@ -106,6 +106,9 @@ pub struct ZoneSpec {
     pub min_free_kbytes: Option<u64>,
     /// `rmqueue_mode` remembers the fallback mode across a refill (7.1+).
     pub rmqueue_mode_memory: bool,
+    /// `vm.compaction_proactiveness` (0..=100, default 20): kcompactd's proactive compaction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compaction_proactiveness: Option<u32>,
     /// `MIGRATE_CMA` pageblocks reserved at boot (`cma_declare_contiguous` then
     /// `init_cma_reserved_pageblock`); needs `cma`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -132,6 +135,7 @@ impl Default for ZoneSpec {
             pcp: PcpOverride::default(),
             min_free_kbytes: None,
             rmqueue_mode_memory: true,
+            compaction_proactiveness: None,
             cma_pageblocks: None,
         }
     }
@@ -442,6 +446,19 @@ pub enum Op {
         #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// One wakeup of kcompactd: for `order` (`wakeup_kcompactd` from kswapd: `kcompactd_do_work`),
+    /// or without one (the timeout: proactive compaction against the fragmentation score).
+    Kcompactd {
+        /// The order `wakeup_kcompactd` asked for (1..=10); absent: the timeout wakeup.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        order: Option<u8>,
+        /// The CPU it runs on (default 0).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cpu: Option<u32>,
+        /// Words shown with the op (narration, summary).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
     /// Each iteration runs `ops` in a new name scope. `cpu` is accepted but not inherited.
     Repeat {
         /// Iterations.
@@ -570,6 +587,7 @@ impl Op {
             Op::CmaRelease { .. } => "cma_release",
             Op::CompactMemory { .. } => "compact_memory",
             Op::Compact { .. } => "compact",
+            Op::Kcompactd { .. } => "kcompactd",
         }
     }
 
@@ -590,7 +608,8 @@ impl Op {
             | Op::CmaAlloc { cpu, .. }
             | Op::CmaRelease { cpu, .. }
             | Op::CompactMemory { cpu, .. }
-            | Op::Compact { cpu, .. } => *cpu,
+            | Op::Compact { cpu, .. }
+            | Op::Kcompactd { cpu, .. } => *cpu,
             Op::Drain { .. } | Op::Tick { .. } => None,
         }
     }
@@ -619,7 +638,8 @@ impl Op {
             | Op::CmaAlloc { note, .. }
             | Op::CmaRelease { note, .. }
             | Op::CompactMemory { note, .. }
-            | Op::Compact { note, .. } => note.as_deref(),
+            | Op::Compact { note, .. }
+            | Op::Kcompactd { note, .. } => note.as_deref(),
         }
     }
 

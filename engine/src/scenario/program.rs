@@ -415,6 +415,10 @@ pub fn summarize(op: &Op) -> String {
             Some(z) => format!("compact order {order} zone {z}"),
             None => format!("compact order {order}"),
         },
+        Op::Kcompactd { order, .. } => match order {
+            Some(o) => format!("kcompactd order {o}"),
+            None => "kcompactd (timeout: proactive)".into(),
+        },
         Op::Tick { cpu, .. } => match cpu {
             DrainTarget::Cpu(c) => format!("tick cpu {c}"),
             DrainTarget::All => "tick".into(),

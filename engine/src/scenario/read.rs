@@ -4,7 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::bounds::{
-    check_alloc_mt, check_cpus, check_min_free_kbytes, check_order, check_pcp, check_version,
+    check_alloc_mt, check_compaction_proactiveness, check_cpus, check_min_free_kbytes, check_order,
+    check_pcp, check_version,
 };
 use super::error::{join, Res, ScenarioError};
 use super::format::{
@@ -31,6 +32,7 @@ const OP_NAMES: &[&str] = &[
     "cma_release",
     "compact_memory",
     "compact",
+    "kcompactd",
 ];
 
 const CPU_DOC: &str = "the CPU the op runs on, 0..=zone.cpus-1 (default 0)";
@@ -45,7 +47,7 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("document", "name", "a title"),
     ("document", "description", "a text shown in the UI (markdown allowed)"),
     ("document", "kernel", "\"v6.12\", \"v6.18\", \"v6.19\", \"v7.1\", \"v7.2\" or \"v7.3\" (default \"v7.2\")"),
-    ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory, cma_pageblocks"),
+    ("document", "zone", "an object with any of name, pages, start_pfn, cpus, cma, pcp, min_free_kbytes, rmqueue_mode_memory, compaction_proactiveness, cma_pageblocks"),
     ("document", "zones", "instead of zone, a node of several zones in pfn order: an array of zone objects named \"DMA\", \"DMA32\", \"Normal\""),
     ("document", "init", "\"boot\", or an object {\"pagetypeinfo\": TEXT, \"zoneinfo\": TEXT, \"zone\": NAME}"),
     ("document", "ops", "an array of ops"),
@@ -76,6 +78,7 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("zone", "cma", "true or false: CONFIG_CMA (default false)"),
     ("zone", "pcp", "an object with any of batch, high_min, high_max"),
     ("zone", "min_free_kbytes", "the final min_free_kbytes, 0..=2147483647 (default: computed)"),
+    ("zone", "compaction_proactiveness", "vm.compaction_proactiveness, 0..=100 (default 20): kcompactd's proactive compaction"),
     ("zone", "rmqueue_mode_memory", "true or false (default true)"),
     ("zone", "cma_pageblocks", "the CMA area {\"start_pfn\": P, \"nr_pages\": N}, whole pageblocks of the zone (needs cma: true)"),
     ("zone.cma_pageblocks", "start_pfn", "the first pfn, a multiple of 512 inside the zone"),
@@ -132,6 +135,9 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("compact", "priority", "0 (COMPACT_PRIO_SYNC_FULL, default) or 1 (COMPACT_PRIO_SYNC_LIGHT: deferral and skip bits honoured)"),
     ("compact", "cpu", CPU_DOC),
     ("compact", "note", NOTE_DOC),
+    ("kcompactd", "order", "the order kswapd's wakeup_kcompactd asked for, 1..=10 (absent: the timeout wakeup, proactive compaction)"),
+    ("kcompactd", "cpu", CPU_DOC),
+    ("kcompactd", "note", NOTE_DOC),
     ("repeat", "times", "an integer ≥ 0"),
     ("repeat", "ops", "an array of ops, run once per iteration in a new name scope"),
     ("repeat", "cpu", "a CPU 0..=zone.cpus-1; not inherited by the repeated ops"),
@@ -567,6 +573,10 @@ fn pcp_from_value(v: &Value, path: &str) -> Res<PcpOverride> {
     })
 }
 
+fn read_proactiveness(v: &Value, path: &str) -> Res<u32> {
+    check_compaction_proactiveness(path, read_u64(v, path)?)
+}
+
 fn zone_from_value(v: &Value, path: &str) -> Res<ZoneSpec> {
     let f = Fields::new(v, path, "zone", "zone")?;
     f.deny_unknown()?;
@@ -580,6 +590,7 @@ fn zone_from_value(v: &Value, path: &str) -> Res<ZoneSpec> {
         pcp: f.or("pcp", d.pcp, pcp_from_value)?,
         min_free_kbytes: f.opt("min_free_kbytes", read_min_free_kbytes)?,
         rmqueue_mode_memory: f.or("rmqueue_mode_memory", d.rmqueue_mode_memory, read_bool)?,
+        compaction_proactiveness: f.opt("compaction_proactiveness", read_proactiveness)?,
         cma_pageblocks: f.opt("cma_pageblocks", cma_pageblocks_from_value)?,
     })
 }
@@ -759,6 +770,11 @@ fn op_from_value(v: &Value, path: &str) -> Res<Op> {
             order: f.req("order", read_order)?,
             zone: f.opt("zone", read_string)?,
             priority: f.opt("priority", read_compact_priority)?,
+            cpu: cpu()?,
+            note: note()?,
+        },
+        "kcompactd" => Op::Kcompactd {
+            order: f.opt("order", read_order)?,
             cpu: cpu()?,
             note: note()?,
         },

@@ -381,6 +381,14 @@ fn zone_errors() {
         (r#"{"pcp": {"high_min": -1}}"#, "zone.pcp.high_min"),
         (r#"{"pcp": {"high_max": 99999999999}}"#, "zone.pcp.high_max"),
         (r#"{"min_free_kbytes": 3000000000}"#, "zone.min_free_kbytes"),
+        (
+            r#"{"compaction_proactiveness": 101}"#,
+            "zone.compaction_proactiveness",
+        ),
+        (
+            r#"{"compaction_proactiveness": -1}"#,
+            "zone.compaction_proactiveness",
+        ),
         (r#"{"name": "High Mem"}"#, "zone.name"),
         (r#"{"name": ""}"#, "zone.name"),
     ] {
@@ -486,6 +494,14 @@ fn op_value_errors() {
             "ops[0].zone",
         ),
         (r#"[{"op": "compact", "order": 9, "cpu": 1}]"#, "ops[0].cpu"),
+        (r#"[{"op": "kcompactd", "order": 0}]"#, "ops[0].order"),
+        (r#"[{"op": "kcompactd", "order": 11}]"#, "ops[0].order"),
+        (r#"[{"op": "kcompactd", "order": "9"}]"#, "ops[0].order"),
+        (r#"[{"op": "kcompactd", "cpu": 1}]"#, "ops[0].cpu"),
+        (
+            r#"[{"op": "kcompactd", "proactiveness": 20}]"#,
+            "ops[0].proactiveness",
+        ),
         (
             r#"[{"op": "compact", "order": 9, "mt": "movable"}]"#,
             "ops[0].mt",

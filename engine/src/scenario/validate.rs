@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::bounds::{
-    check_alloc_mt, check_cpus, check_min_free_kbytes, check_order, check_pcp, check_version,
-    check_zone_pages, MAX_CAPTION_CHARS, MAX_PFN, MAX_REPEAT_DEPTH, MAX_TOUR_STOPS,
-    ZONE_START_ALIGN,
+    check_alloc_mt, check_compaction_proactiveness, check_cpus, check_min_free_kbytes, check_order,
+    check_pcp, check_version, check_zone_pages, MAX_CAPTION_CHARS, MAX_PFN, MAX_REPEAT_DEPTH,
+    MAX_TOUR_STOPS, ZONE_START_ALIGN,
 };
 use super::error::{join, Res, ScenarioError};
 use super::format::{
@@ -240,6 +240,9 @@ pub(super) fn check_scenario_in(
     if let Some(k) = z.min_free_kbytes {
         check_min_free_kbytes("zone.min_free_kbytes", k)?;
     }
+    if let Some(v) = z.compaction_proactiveness {
+        check_compaction_proactiveness("zone.compaction_proactiveness", u64::from(v))?;
+    }
     if let Init::Proc {
         pagetypeinfo,
         zoneinfo,
@@ -434,6 +437,18 @@ impl Checker {
             }
             // Its cpu is checked with every op's.
             Op::CompactMemory { .. } => {}
+            // wakeup_kcompactd returns at once for order 0 (mm/compaction.c:3166).
+            Op::Kcompactd { order: Some(o), .. } => {
+                check_order(&join(path, "order"), u64::from(*o))?;
+                if *o == 0 {
+                    return Err(ScenarioError::new(
+                        join(path, "order"),
+                        "wakeup_kcompactd ignores order 0: kcompactd is never woken for it",
+                        "use an order 1..=10, or leave order out for the timeout wakeup (proactive compaction)",
+                    ));
+                }
+            }
+            Op::Kcompactd { order: None, .. } => {}
             Op::Compact { order, zone, .. } => {
                 check_order(&join(path, "order"), u64::from(*order))?;
                 if let Some(name) = zone {

@@ -2,7 +2,7 @@
 //! order, not overlapping, `DMA32` below 4 GiB), the `alloc.zone` names, and op pfn ranges that
 //! must lie inside one zone.
 
-use super::bounds::{check_cpus, check_min_free_kbytes, check_pcp};
+use super::bounds::{check_compaction_proactiveness, check_cpus, check_min_free_kbytes, check_pcp};
 use super::bounds::{DEFAULT_ZONE_PAGES, IMPORT_ALL_ZONES, MAX_PFN, ZONE_START_ALIGN};
 use super::error::{join, Res, ScenarioError};
 use super::format::{Scenario, ZoneSpec};
@@ -40,6 +40,7 @@ pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
     let mut last_type: Option<usize> = None;
     let first = &s.zones[0];
     let mut min_free: Option<(u64, String)> = None;
+    let mut proactiveness: Option<(u32, String)> = None;
     let mut total = 0u64;
     for (i, z) in s.zones.iter().enumerate() {
         let p = |k: &str| join(&format!("zones[{i}]"), k);
@@ -145,6 +146,19 @@ pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
                     ))
                 }
                 _ => min_free = Some((k, p("min_free_kbytes"))),
+            }
+        }
+        if let Some(v) = z.compaction_proactiveness {
+            check_compaction_proactiveness(&p("compaction_proactiveness"), u64::from(v))?;
+            match &proactiveness {
+                Some((w, at)) if *w != v => {
+                    return Err(ScenarioError::new(
+                        p("compaction_proactiveness"),
+                        format!("compaction_proactiveness {v} differs from {w} at {at}"),
+                        "compaction_proactiveness is one sysctl for the machine: give the same value, or give it once",
+                    ))
+                }
+                _ => proactiveness = Some((v, p("compaction_proactiveness"))),
             }
         }
         check_cma_pageblocks(&format!("zones[{i}]"), z, Some(end), true)?;

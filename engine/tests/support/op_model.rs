@@ -91,6 +91,13 @@ pub enum Op {
     CompactMemory { cpu: u8 },
     /// `compact`: one zone of `try_to_compact_pages` at `order`, `priority` 0 or 1.
     Compact { order: u8, priority: bool, cpu: u8 },
+    /// `kcompactd`: one wakeup for `order` (`kcompactd_do_work`), or the timeout's proactive
+    /// compaction with `proactiveness`.
+    Kcompactd {
+        order: Option<u8>,
+        proactiveness: u32,
+        cpu: u8,
+    },
 }
 
 /// A live allocation as the test sees it.
@@ -524,6 +531,19 @@ impl Harness {
                 self.tally.compactions += 1;
                 self.tally.compact_migrations += out.migrated.len() as u64;
                 self.follow(&out.migrated);
+            }
+            Op::Kcompactd {
+                order,
+                proactiveness,
+                cpu,
+            } => {
+                let cpu = self.cpu(cpu);
+                let out = self
+                    .engine
+                    .kcompactd(order.map(|o| o % 11), proactiveness % 101, cpu);
+                self.tally.compactions += 1;
+                self.tally.compact_migrations += out.compacted.migrated.len() as u64;
+                self.follow(&out.compacted.migrated);
             }
             Op::Tick { cpu, all } => {
                 let cpus = if all {

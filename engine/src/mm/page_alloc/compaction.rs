@@ -61,6 +61,9 @@ struct CompactControl {
     migratetype: MigrateType,
     /// `cc->alloc_flags` of the request.
     alloc_flags: u32,
+    /// `cc->proactive_compaction`: `fragmentation_score_wmark(true)`, the zone's score at or
+    /// below which `__compact_finished` says `COMPACT_SUCCESS`.
+    proactive_wmark_low: Option<u64>,
 }
 
 /// `enum migrate_mode` as compaction sets it.
@@ -86,6 +89,8 @@ struct CompactRequest {
     migratetype: MigrateType,
     /// `cc->alloc_flags`.
     alloc_flags: u32,
+    /// `compact_node(pgdat, true)`'s `proactive_compaction`: the low score watermark.
+    proactive_wmark_low: Option<u64>,
 }
 
 /// `struct capture_control` (`current->capture_control` of a direct compaction): a block of
@@ -106,6 +111,55 @@ pub(crate) struct CaptureControl {
 
 /// `COMPACTION_HPAGE_ORDER`: a THP.
 const COMPACTION_HPAGE_ORDER: u8 = 9;
+
+/// `sysctl_compaction_proactiveness` default (mm/compaction.c).
+pub const COMPACTION_PROACTIVENESS: u32 = 20;
+
+/// `fragmentation_score_zone`: `extfrag_for_order(zone, COMPACTION_HPAGE_ORDER)` (mm/vmstat.c
+/// :1142): the percentage of free pages not in blocks of order 9 or more; 0 with none free.
+pub fn fragmentation_score_zone(z: &Zone) -> u64 {
+    let info = crate::mm::metrics::contig_page_info_of(z.nr_free(), COMPACTION_HPAGE_ORDER);
+    if info.free_pages == 0 {
+        return 0;
+    }
+    (info.free_pages - (info.free_blocks_suitable << COMPACTION_HPAGE_ORDER)) * 100
+        / info.free_pages
+}
+
+/// `fragmentation_score_node`: each populated zone's score weighted by its share of the node
+/// (`zone->present_pages * score / (node_present_pages + 1)`, v7.3.4 mm/compaction.c:2228-2257).
+pub fn fragmentation_score_node(node: &Zone) -> u64 {
+    let present: u64 = node.zones().map(|z| u64::from(z.pages())).sum();
+    node.zones()
+        .filter(|z| z.pages() > 0)
+        .map(|z| u64::from(z.pages()) * fragmentation_score_zone(z) / (present + 1))
+        .sum()
+}
+
+/// `fragmentation_score_wmark(low)` for `proactiveness` (mm/compaction.c:2260): low is
+/// `100 - proactiveness`, high adds `min(10, low / 2)`, at most 100.
+pub fn fragmentation_score_wmark(proactiveness: u32, low: bool) -> u64 {
+    let wmark_low = 100 - u64::from(proactiveness.min(100));
+    let leeway = 10.min(wmark_low / 2);
+    if low {
+        wmark_low
+    } else {
+        (wmark_low + leeway).min(100)
+    }
+}
+
+/// What one kcompactd wakeup did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KcompactdOutcome {
+    /// `kcompactd_do_work` ran (a wakeup for an order) rather than the timeout's proactive check.
+    pub do_work: bool,
+    /// Proactive compaction ran (`should_proactive_compact_node`).
+    pub proactive: bool,
+    /// `fragmentation_score_node` before and after.
+    pub score: (u64, u64),
+    /// The folios moved and each compacted zone's result.
+    pub compacted: CompactOutcome,
+}
 
 /// `COMPACT_MAX_DEFER_SHIFT`: compaction is skipped at most 64 times in a row.
 pub const COMPACT_MAX_DEFER_SHIFT: u8 = 6;
@@ -178,6 +232,167 @@ impl Engine {
         out
     }
 
+    /// One wakeup of the node's kcompactd thread (v7.3.4 mm/compaction.c `kcompactd` :3194):
+    /// woken by `wakeup_kcompactd` for `order` (`Some`), `kcompactd_do_work`; woken by its
+    /// `HPAGE_FRAG_CHECK_INTERVAL_MSEC` timeout (`None`), the proactive check
+    /// `should_proactive_compact_node` and `compact_node(pgdat, true)`. `proactiveness` is
+    /// `sysctl_compaction_proactiveness`. The trace's `mm_compaction_kcompactd_wake` and
+    /// `_sleep` lines are not written (a note says where they would be).
+    pub fn kcompactd(
+        &mut self,
+        order: Option<u8>,
+        proactiveness: u32,
+        cpu: usize,
+    ) -> KcompactdOutcome {
+        self.enter(KernelFn::kcompactd);
+        let home = self.zone.active_index();
+        let mut out = KcompactdOutcome {
+            score: (fragmentation_score_node(&self.zone), 0),
+            ..Default::default()
+        };
+        match order {
+            Some(o) if o > 0 => {
+                out.do_work = true;
+                self.kcompactd_do_work(o, cpu, &mut out.compacted);
+            }
+            _ => {
+                let high = fragmentation_score_wmark(proactiveness, false);
+                let go = proactiveness > 0 && out.score.0 > high;
+                self.message(
+                    Step::KcompactdProactive,
+                    MsgLevel::Info,
+                    format!(
+                        "should_proactive_compact_node: proactiveness {proactiveness}, fragmentation_score_node {} {} fragmentation_score_wmark(high) {high}: {}",
+                        out.score.0,
+                        if out.score.0 > high { ">" } else { "<=" },
+                        if go {
+                            "compact_node(pgdat, proactive)"
+                        } else if proactiveness == 0 {
+                            "proactive compaction is off (compaction_proactiveness 0)"
+                        } else {
+                            "back to sleep"
+                        }
+                    ),
+                );
+                if go {
+                    out.proactive = true;
+                    let low = fragmentation_score_wmark(proactiveness, true);
+                    self.proactive_compact_node(low, cpu, &mut out.compacted);
+                }
+            }
+        }
+        self.select_zone(Step::KcompactdSleep, home);
+        out.score.1 = fragmentation_score_node(&self.zone);
+        self.message(
+            Step::KcompactdSleep,
+            MsgLevel::Info,
+            format!(
+                "kcompactd: back to sleep (mm_compaction_kcompactd_sleep); fragmentation_score_node {} → {}",
+                out.score.0, out.score.1
+            ),
+        );
+        self.exit(KernelFn::kcompactd);
+        out
+    }
+
+    /// `kcompactd_do_work` for `order` (`kcompactd_max_order`), every populated zone up to the
+    /// node's highest (`kcompactd_highest_zoneidx` as `kcompactd` resets it).
+    fn kcompactd_do_work(&mut self, order: u8, cpu: usize, out: &mut CompactOutcome) {
+        self.enter(KernelFn::kcompactd_do_work);
+        self.counter(Step::KcompactdWake, CounterId::compact_daemon_wake, 0, 1);
+        let saved_zoneidx = self.highest_zoneidx;
+        let highest = self.zone.zone_at(self.zone.nr_zones() - 1).zone_type();
+        for z in 0..self.zone.nr_zones() {
+            self.select_zone(Step::KcompactdZone, z);
+            if self.zone.pages() == 0 {
+                continue;
+            }
+            self.highest_zoneidx = highest;
+            if self.compaction_deferred(order) {
+                continue;
+            }
+            if self.compaction_suit_allocation_order(order, ALLOC_WMARK_MIN, false)
+                != CompactResult::Continue
+            {
+                continue;
+            }
+            let before = *self.zone.stats();
+            let req = CompactRequest {
+                order: Some(order),
+                prio: CompactPriority::SyncLight,
+                direct: false,
+                // gfp_migratetype(GFP_KERNEL).
+                migratetype: MigrateType::Unmovable,
+                alloc_flags: ALLOC_WMARK_MIN,
+                proactive_wmark_low: None,
+            };
+            let status = self.compact_zone_cc(cpu, z, req, &mut out.migrated);
+            out.results.push(status);
+            match status {
+                CompactResult::Success => self.compaction_defer_reset(order, false),
+                CompactResult::PartialSkipped | CompactResult::Complete => {
+                    // Pages stranded on pcp lists could coalesce: drain_all_pages(zone).
+                    for c in 0..self.zone.pcp.len() {
+                        if self.zone.pcp[c].count != 0 {
+                            self.drain_pages_zone(c);
+                        }
+                    }
+                    self.defer_compaction(order);
+                }
+                _ => {}
+            }
+            self.count_daemon_scanned(&before);
+        }
+        self.highest_zoneidx = saved_zoneidx;
+        self.exit(KernelFn::kcompactd_do_work);
+    }
+
+    /// `compact_node(pgdat, true)`: `compact_zone(order -1, MIGRATE_SYNC_LIGHT,
+    /// ignore_skip_hint, whole_zone, proactive_compaction)` of every populated zone, each until
+    /// its score is at most `wmark_low`; the daemon's scan counters.
+    fn proactive_compact_node(&mut self, wmark_low: u64, cpu: usize, out: &mut CompactOutcome) {
+        self.enter(KernelFn::compact_node);
+        for z in 0..self.zone.nr_zones() {
+            self.select_zone(Step::CompactNodeZone, z);
+            if self.zone.pages() == 0 {
+                continue;
+            }
+            let before = *self.zone.stats();
+            let req = CompactRequest {
+                order: None,
+                prio: CompactPriority::SyncLight,
+                direct: false,
+                migratetype: MigrateType::Unmovable,
+                alloc_flags: 0,
+                proactive_wmark_low: Some(wmark_low),
+            };
+            let r = self.compact_zone_cc(cpu, z, req, &mut out.migrated);
+            out.results.push(r);
+            self.count_daemon_scanned(&before);
+        }
+        self.exit(KernelFn::compact_node);
+    }
+
+    /// `count_compact_events(KCOMPACTD_MIGRATE_SCANNED / _FREE_SCANNED)` of the zone's
+    /// compaction since `before` (`cc.total_migrate_scanned`, `cc.total_free_scanned`).
+    fn count_daemon_scanned(&mut self, before: &crate::mm::stats::Stats) {
+        let s = *self.zone.stats();
+        let m = s.compact_migrate_scanned - before.compact_migrate_scanned;
+        let f = s.compact_free_scanned - before.compact_free_scanned;
+        self.counter(
+            Step::KcompactdScanned,
+            CounterId::compact_daemon_migrate_scanned,
+            0,
+            m as i64,
+        );
+        self.counter(
+            Step::KcompactdScanned,
+            CounterId::compact_daemon_free_scanned,
+            0,
+            f as i64,
+        );
+    }
+
     /// `compact_zone` for `compact_node`'s control: the whole zone, `order = -1`.
     fn compact_zone(
         &mut self,
@@ -191,6 +406,7 @@ impl Engine {
             direct: false,
             migratetype: MigrateType::Movable,
             alloc_flags: 0,
+            proactive_wmark_low: None,
         };
         self.compact_zone_cc(cpu, zone_idx, req, migrated)
     }
@@ -244,6 +460,8 @@ impl Engine {
             ignore_block_suitable: order.is_some() && prio == CompactPriority::SyncFull,
             zone_type: self.zone.zone_type() as u8,
             mode: match (order, prio) {
+                // compact_node: MIGRATE_SYNC_LIGHT when proactive (kcompactd), else SYNC.
+                (None, _) if req.proactive_wmark_low.is_some() => MigrateMode::SyncLight,
                 (None, _) => MigrateMode::Sync,
                 (Some(_), CompactPriority::Async) => MigrateMode::Async,
                 (Some(_), _) => MigrateMode::SyncLight,
@@ -251,6 +469,7 @@ impl Engine {
             direct: req.direct,
             migratetype: req.migratetype,
             alloc_flags: req.alloc_flags,
+            proactive_wmark_low: req.proactive_wmark_low,
         };
         let sync = cc.mode != MigrateMode::Async;
         let rel = |p: Pfn| (p - zone_start) as ZonePfn;
@@ -974,6 +1193,16 @@ impl Engine {
             }
             return CompactResult::Complete;
         }
+        // Proactive compaction (v7.3.4 mm/compaction.c:2305-2323, `goto out`): the zone's
+        // fragmentation score at or below the low watermark is a success (kswapd is not
+        // modelled, so never running).
+        if let Some(wmark_low) = cc.proactive_wmark_low {
+            return if fragmentation_score_zone(&self.zone) > wmark_low {
+                CompactResult::Continue
+            } else {
+                CompactResult::Success
+            };
+        }
         // is_via_compact_memory.
         let Some(order) = cc.order else {
             return CompactResult::Continue;
@@ -1178,6 +1407,7 @@ impl Engine {
             direct: true,
             migratetype: MigrateType::Movable,
             alloc_flags: ALLOC_WMARK_MIN | ALLOC_CMA,
+            proactive_wmark_low: None,
         };
         let status = self.try_to_compact_zone(cpu, zone_idx, req, &mut out.migrated);
         out.results.push(status);
@@ -1254,6 +1484,7 @@ impl Engine {
                 direct: true,
                 migratetype: mt,
                 alloc_flags,
+                proactive_wmark_low: None,
             };
             let status = self.try_to_compact_zone(cpu, zone, req, &mut migrated);
             rc = rc.max(status);

@@ -59,6 +59,7 @@ impl Exec<'_, '_> {
             Op::Drain { cpu: target, .. } => (self.op_drain(target), 0),
             Op::Tick { cpu: target, .. } => (self.op_tick(target), 0),
             Op::CompactMemory { .. } => self.op_compact_memory(cpu),
+            Op::Kcompactd { order, .. } => self.op_kcompactd(cpu, *order),
             Op::Compact {
                 order,
                 zone,
@@ -464,6 +465,38 @@ impl Exec<'_, '_> {
     }
 
     /// The outcome of a compaction: each moved folio's name follows it.
+    /// `kcompactd`: one wakeup, with the scenario's `vm.compaction_proactiveness`; the names
+    /// of moved pages follow them.
+    fn op_kcompactd(&mut self, cpu: usize, order: Option<u8>) -> (Outcome, u32) {
+        let proactiveness = self
+            .s
+            .zone
+            .compaction_proactiveness
+            .or_else(|| self.s.zones.iter().find_map(|z| z.compaction_proactiveness))
+            .unwrap_or(crate::mm::COMPACTION_PROACTIVENESS);
+        let k = self.engine.kcompactd(order, proactiveness, cpu);
+        let (score_before, score_after) = k.score;
+        let (do_work, proactive) = (k.do_work, k.proactive);
+        let (c, blocks) = self.compacted(k.compacted);
+        let Outcome::Compacted {
+            migrated, pages, ..
+        } = c
+        else {
+            unreachable!("compacted returns Outcome::Compacted")
+        };
+        (
+            Outcome::Kcompactd {
+                do_work,
+                proactive,
+                score_before,
+                score_after,
+                migrated,
+                pages,
+            },
+            blocks,
+        )
+    }
+
     fn compacted(&mut self, out: crate::mm::CompactOutcome) -> (Outcome, u32) {
         let mut blocks: Vec<(u8, u32)> = Vec::new();
         for m in &out.migrated {

@@ -36,8 +36,8 @@ pub fn buddyinfo(node: &Zone) -> String {
 /// The compaction lines of `/proc/vmstat` (`vmstat_show`: `"%s %lu\n"`, in `vmstat_text` order,
 /// mm/vmstat.c v7.2.13 :1372-1380, the same names in v6.12.117): the event counters are the
 /// node's (every zone's compaction adds to them). Direct compaction's `compact_stall`,
-/// `_fail` and `_success` are counted by `__alloc_pages_direct_compact`, summed over the zones;
-/// kcompactd is not modelled, so its counters (`compact_daemon_*`) are 0.
+/// `_fail` and `_success` are counted by `__alloc_pages_direct_compact`, kcompactd's
+/// `compact_daemon_*` by `kcompactd_do_work` and `compact_node(pgdat, true)`, summed over the zones.
 pub fn vmstat_compaction(node: &Zone) -> String {
     let s = node.stats();
     let ev = |i: usize| {
@@ -45,6 +45,7 @@ pub fn vmstat_compaction(node: &Zone) -> String {
             .map(|z| z.compact_events[i] as u64)
             .sum::<u64>()
     };
+    let daemon = |i: usize| node.zones().map(|z| z.daemon_events[i] as u64).sum::<u64>();
     [
         ("compact_migrate_scanned", s.compact_migrate_scanned),
         ("compact_free_scanned", s.compact_free_scanned),
@@ -52,9 +53,9 @@ pub fn vmstat_compaction(node: &Zone) -> String {
         ("compact_stall", ev(0)),
         ("compact_fail", ev(1)),
         ("compact_success", ev(2)),
-        ("compact_daemon_wake", 0),
-        ("compact_daemon_migrate_scanned", 0),
-        ("compact_daemon_free_scanned", 0),
+        ("compact_daemon_wake", daemon(0)),
+        ("compact_daemon_migrate_scanned", daemon(1)),
+        ("compact_daemon_free_scanned", daemon(2)),
     ]
     .iter()
     .map(|(name, v)| format!("{name} {v}\n"))
