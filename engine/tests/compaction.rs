@@ -667,3 +667,37 @@ fn kcompactd_timeout_runs_proactive_compaction_above_the_high_watermark() {
     assert!(vmstat(&off).contains("compact_daemon_migrate_scanned 0\n"));
     assert_eq!(off.final_zone.nr_free()[..7], [2000, 0, 0, 0, 0, 1, 1]);
 }
+
+/// `explain::compaction_scanners` on the worked example of
+/// `compact_memory_moves_two_pages_into_the_top_pageblock`: before `mm_compaction_begin` and
+/// after `mm_compaction_end` no scanner; after the begin line the zone's ends (0x0, 0xe00); the
+/// migration scanner at the end of each `isolate_migratepages` range (0x200 after pageblock 0),
+/// the free scanner where its scan of pageblock 7 stopped (0xe04); just before the end line both
+/// where `mm_compaction_end` puts them (0xe00, 0xe04).
+#[test]
+fn the_scanners_follow_the_compaction_lines() {
+    use buddyscope::explain::compaction_scanners;
+    use buddyscope::mm::{Annotation, EventKind, Tracepoint};
+    let r = run(&three_pages(
+        r#",
+  {"op": "alloc_contig_range", "pfn": 3584, "nr_pages": 1, "as": "top"}"#,
+    ));
+    let first = |f: &dyn Fn(&Tracepoint) -> bool| -> u32 {
+        (0..r.log.events.len())
+            .find(|&i| matches!(r.log.events[i].kind(), EventKind::Annotation(Annotation::Trace(tp)) if f(&tp)))
+            .unwrap() as u32
+    };
+    let begin = first(&|t| matches!(t, Tracepoint::MmCompactionBegin { .. }));
+    let mig = first(&|t| matches!(t, Tracepoint::MmCompactionIsolateMigratepages { .. }));
+    let free = first(&|t| matches!(t, Tracepoint::MmCompactionIsolateFreepages { .. }));
+    let end = first(&|t| matches!(t, Tracepoint::MmCompactionEnd { .. }));
+    let at = |i: u32| compaction_scanners(&r, i).map(|s| (s.migrate_pfn, s.free_pfn));
+    assert_eq!(at(begin), None);
+    assert_eq!(at(begin + 1), Some((0, 0xe00)));
+    assert_eq!(compaction_scanners(&r, begin + 1).unwrap().begin, begin);
+    assert_eq!(at(mig + 1), Some((0x200, 0xe00)));
+    assert_eq!(at(free + 1), Some((0x200, 0xe04)));
+    assert_eq!(at(end), Some((0xe00, 0xe04)));
+    assert_eq!(at(end + 1), None);
+    assert_eq!(at(r.log.events.len() as u32), None);
+}

@@ -12,9 +12,11 @@ pub mod pollution;
 mod pseudocode;
 pub mod replay_report;
 pub mod report;
+mod scanners;
 mod tour;
 pub mod whereis;
 
 pub use narrate::{narrate, trace_text, trace_text_upto, Ctx};
 pub use pseudocode::lines;
+pub use scanners::{compaction_scanners, Scanners};
 pub use tour::tour_positions;

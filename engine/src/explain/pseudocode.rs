@@ -346,6 +346,9 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "// COMPACT_SUCCESS: compaction_defer_reset(zone, order, false): compact_order_failed = order + 1; trace mm_compaction_defer_reset",
             "// COMPACT_COMPLETE / PARTIAL_SKIPPED: defer_compaction: compact_considered = 0, compact_defer_shift++ (max 6), compact_order_failed = min(it, order); trace mm_compaction_defer_compaction",
             "compaction_restarting (deferred 64 times at order >= order_failed) and compact_blockskip_flush (a direct compaction's scanners met): __reset_isolation_suitable clears the skip bits of blocks with an LRU page (from the start) or a free page (from the end)",
+            "// a direct compaction (capture_control): a block of cc->order freed in this zone goes to the allocation (compaction_capture in __free_one_page): stop, COMPACT_SUCCESS",
+            "// MIGRATE_ASYNC / SYNC_LIGHT: -ENOMEM inside a pageblock → rescan the rest of it (finish_pageblock) so it gets its skip bit",
+            "// kcompactd's proactive compact_node (order -1, MIGRATE_SYNC_LIGHT): after the scanners-met check, COMPACT_SUCCESS once fragmentation_score_zone <= fragmentation_score_wmark(low), else CONTINUE",
         ],
         isolate_migratepages => &[
             "for each pageblock from migrate_pfn while block_end <= free_pfn:",
@@ -353,6 +356,8 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "    isolate_migratepages_block: free buddy: skip it; not LRU, pinned or order >= 9: fail, go on; else take the folio",
             "    whole block scanned, nothing taken: set_pageblock_skip",
             "    32 pages (COMPACT_CLUSTER_MAX) taken and not finishing the block: stop; trace mm_compaction_isolate_migratepages",
+            "// a direct compaction at MIGRATE_ASYNC takes only suitable_migration_source blocks: 7.2+ MOVABLE/CMA for a movable or pageblock-order request, else the request's own type; 6.12-7.1 the request's type (MOVABLE and CMA for a movable one); compact_memory and kcompactd take every type",
+            "// MIGRATE_ASYNC (skip_on_failure): a page that cannot be taken gives up its cc->order-aligned block: what was taken there goes back, the scan goes on at the next block",
         ],
         isolate_freepages => &[
             "for each pageblock from free_pfn down while block_start >= pageblock_end(migrate_pfn):",
