@@ -103,7 +103,7 @@ fn compact_memory_finds_no_target_beside_whole_free_order10_blocks() {
             "mm_compaction_end: zone_start=0x0 migrate_pfn=0x200 free_pfn=0x200 zone_end=0x1000, mode=sync status=complete",
         ]
     );
-    let s = r.final_zone.stats();
+    let s = r.stats;
     // count_compact_events (:2792-2793, :693-703, :1325-1327): 512; 512 + 256 + 128; 2 + 0.
     assert_eq!(
         (
@@ -116,12 +116,12 @@ fn compact_memory_finds_no_target_beside_whole_free_order10_blocks() {
     // Pageblocks 7, 5 and 3 got their skip bits (the free scanner scanned them whole); the
     // migration scanner took pages in pageblock 0 (`skip_updated`, :1171-1177): no bit there.
     let skipped: Vec<u32> = (0..8)
-        .filter(|&pb| r.final_zone.pageblock_skip(pb))
+        .filter(|&pb| r.final_node.active().pageblock_skip(pb))
         .collect();
     assert_eq!(skipped, [3, 5, 7]);
     // Nothing moved: a and c are where they were.
-    assert_ne!(r.final_zone.page_owner(0), NO_OWNER);
-    assert_ne!(r.final_zone.page_owner(2), NO_OWNER);
+    assert_ne!(r.final_node.active().page_owner(0), NO_OWNER);
+    assert_ne!(r.final_node.active().page_owner(2), NO_OWNER);
 }
 
 /// An `alloc_contig_range` of pfn 0xe00 splits the top order-10 block: 0xc00/o9 and, above
@@ -166,8 +166,8 @@ fn compact_memory_moves_two_pages_into_the_top_pageblock() {
             "mm_compaction_end: zone_start=0x0 migrate_pfn=0xe00 free_pfn=0xe04 zone_end=0x1000, mode=sync status=complete",
         ]
     );
-    let z = &r.final_zone;
-    let s = z.stats();
+    let z = r.final_node.active();
+    let s = r.stats;
     assert_eq!(
         (
             s.compact_migrate_scanned,
@@ -210,7 +210,7 @@ fn a_pinned_page_stays_and_the_scan_goes_on() {
             "mm_page_free: pfn=0x0 order=0",
         ]
     );
-    let z = &r.final_zone;
+    let z = r.final_node.active();
     assert_eq!(z.page_owner(2), owner_of(&r, "c"), "the pinned page stays");
     assert_eq!(z.page_owner(0xe01), owner_of(&r, "a"));
     assert_eq!(z.page_refcount(2), 2);
@@ -246,15 +246,15 @@ fn compact_memory_rebuilds_order9_blocks_and_leaves_unmovable_pages_alone() {
     };
     let before = run(&text(false));
     let after = run(&text(true));
-    let big = |r: &Run| r.final_zone.nr_free()[9..].iter().sum::<u64>();
+    let big = |r: &Run| r.final_node.active().nr_free()[9..].iter().sum::<u64>();
     assert_eq!(big(&before), 0, "fragmented: no free order-9 block");
     assert!(
         big(&after) >= 2,
         "compaction rebuilt free order-9+ blocks: {:?}",
-        after.final_zone.nr_free()
+        after.final_node.active().nr_free()
     );
-    let zb = &before.final_zone;
-    let za = &after.final_zone;
+    let zb = before.final_node.active();
+    let za = after.final_node.active();
     let unmovable: Vec<u32> = (0..zb.pages())
         .filter(|&p| {
             zb.page_owner(p) != NO_OWNER
@@ -269,7 +269,7 @@ fn compact_memory_rebuilds_order9_blocks_and_leaves_unmovable_pages_alone() {
             "unmovable page {p:#x} moved"
         );
     }
-    assert!(za.stats().compact_isolated > 0);
+    assert!(after.stats.compact_isolated > 0);
 }
 
 /// The `mm_compaction_*` lines of a run's trace, without the scanners' own
@@ -330,7 +330,7 @@ fn a_lack_of_memory_is_not_suitable_for_compaction() {
         ops.join(",\n")
     );
     let r = run(&text);
-    assert_eq!(r.final_zone.nr_free()[9], 7);
+    assert_eq!(r.final_node.active().nr_free()[9], 7);
     assert_eq!(
         compact_decisions(&r),
         [
@@ -400,7 +400,7 @@ fn a_failed_compaction_is_deferred_then_retried() {
         .iter()
         .filter(|l| l.starts_with("mm_compaction_end"))
         .all(|l| l.ends_with("status=complete")));
-    assert_eq!(r.final_zone.nr_free()[10], 0);
+    assert_eq!(r.final_node.active().nr_free()[10], 0);
 }
 
 /// `compact_zone`'s loop asks `compact_finished` before every turn and traces each answer
@@ -461,5 +461,5 @@ fn compact_for_order9_stops_at_the_first_free_order9_block() {
         .find(|l| l.starts_with("mm_compaction_end"))
         .unwrap();
     assert!(end.ends_with("status=success"), "{end}");
-    assert!(r.final_zone.nr_free()[9..].iter().sum::<u64>() >= 1);
+    assert!(r.final_node.active().nr_free()[9..].iter().sum::<u64>() >= 1);
 }

@@ -14,13 +14,17 @@ fn rebuilt_checkpoints_equal_the_runs_own() {
                 ..RunOptions::default()
             };
             let run = run_text(b.json, &opts).unwrap();
-            let (checkpoints, final_zone) =
-                rebuild_checkpoints(&run.initial, &run.log.events, &run.ops, budget);
-            let at: Vec<u32> = checkpoints.iter().map(|c| c.0).collect();
-            let want: Vec<u32> = run.checkpoints.iter().map(|c| c.0).collect();
+            let got = rebuild_checkpoints(&run.initial, &run.log.events, &run.ops, budget);
+            let at: Vec<u32> = got.checkpoints.iter().map(|c| c.at).collect();
+            let want: Vec<u32> = run.checkpoints.iter().map(|c| c.at).collect();
             assert_eq!(at, want, "{} (budget {budget})", b.id);
-            assert!(checkpoints == run.checkpoints, "{}: zones differ", b.id);
-            assert!(final_zone == run.final_zone, "{}: final zone differs", b.id);
+            assert!(got.checkpoints == run.checkpoints, "{}: nodes differ", b.id);
+            assert!(
+                got.final_node == run.final_node,
+                "{}: final node differs",
+                b.id
+            );
+            assert_eq!(got.stats, run.stats, "{}: counters differ", b.id);
         }
     }
 }
@@ -50,14 +54,14 @@ fn a_rebuild_in_slices_equals_the_runs_own() {
                 assert_eq!(r.ops_done(), slices * n, "{id}");
             }
             assert_eq!(r.ops_done(), run.ops.len(), "{id}");
-            let (checkpoints, final_zone) = r.finish(&run.log.events);
+            let got = r.finish(&run.log.events);
             assert!(
-                checkpoints == run.checkpoints,
-                "{id}: zones differ (slices of {n})"
+                got.checkpoints == run.checkpoints,
+                "{id}: nodes differ (slices of {n})"
             );
             assert!(
-                final_zone == run.final_zone,
-                "{id}: final zone differs (slices of {n})"
+                got.final_node == run.final_node,
+                "{id}: final node differs (slices of {n})"
             );
         }
     }

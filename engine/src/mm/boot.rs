@@ -3,6 +3,7 @@
 //! the boot-time freeing of `memblock_free_all` (kernel-model.md §3.7, §4.2, §7.1).
 
 use super::events::Annotation;
+use super::node::Node;
 use super::page_alloc::{Engine, FPI_NONE, FPI_TO_TAIL};
 use super::steps::Step;
 use super::types::*;
@@ -158,6 +159,8 @@ pub fn mobility_disabled(pages: u64, cma: bool) -> bool {
 pub fn new_zone(p: &ZoneParams) -> Zone {
     let cfg = ZoneConfig {
         name: p.name.clone(),
+        // The scenario, `/proc` or the snapshot names the zone; its type is fixed here.
+        zone_type: ZoneType::for_zone_named(&p.name),
         kernel: p.kernel,
         start_pfn: p.start_pfn,
         pages: p.pages,
@@ -209,9 +212,8 @@ pub fn boot_node(zones: &[ZoneParams]) -> Engine {
     if zones.len() == 1 {
         return boot_engine(&zones[0]);
     }
-    let built = node_zones(zones);
-    let home = built.len() - 1;
-    let mut e = Engine::new(Zone::into_node(built, home));
+    let mut e = Engine::new(Node::new(node_zones(zones)));
+    let home = e.node.home_index();
     let rec = e.recording;
     e.recording = false;
     for (i, p) in zones.iter().enumerate() {
@@ -220,7 +222,7 @@ pub fn boot_node(zones: &[ZoneParams]) -> Engine {
     }
     e.select_zone(Step::BootChunk, home);
     e.recording = rec;
-    e.zone.reset_stats();
+    e.reset_stats();
     e
 }
 
@@ -237,7 +239,7 @@ pub(crate) fn node_zones(zones: &[ZoneParams]) -> Vec<Zone> {
     let reserves = crate::mm::page_alloc::zones::lowmem_reserves(
         &zones
             .iter()
-            .map(|p| (zone_type_of(&p.name), p.pages as u64))
+            .map(|p| (ZoneType::for_zone_named(&p.name), p.pages as u64))
             .collect::<Vec<_>>(),
     );
     let built: Vec<Zone> = zones
@@ -269,19 +271,19 @@ pub(crate) fn node_zones(zones: &[ZoneParams]) -> Vec<Zone> {
 pub fn boot_free_with_cma(engine: &mut Engine, cma: Option<(Pfn, u64)>) {
     let rec = engine.recording;
     engine.recording = false;
-    let start = engine.zone.cfg.start_pfn;
-    let end = start + engine.zone.pages() as u64;
+    let start = engine.zone().cfg.start_pfn;
+    let end = start + engine.zone().pages() as u64;
     let (cma_start, cma_end) = cma.map_or((end, end), |(s, n)| (s, s + n));
     for (lo, hi) in [(start, cma_start), (cma_end, end)] {
         for (pfn, o) in contig_chunks(lo, hi.saturating_sub(lo)) {
-            let idx = engine.zone.zone_pfn(pfn);
+            let idx = engine.zone().zone_pfn(pfn);
             engine.emit(Step::BootChunk, Annotation::Chunk { pfn: idx, order: o });
             engine.free_one_page(idx, o, FPI_TO_TAIL);
         }
     }
     let mut pfn = cma_start;
     while pfn < cma_end {
-        let idx = engine.zone.zone_pfn(pfn);
+        let idx = engine.zone().zone_pfn(pfn);
         engine.set_pageblock_migratetype(Step::BootChunk, idx >> PAGEBLOCK_ORDER, MigrateType::Cma);
         engine.emit(
             Step::BootChunk,
@@ -291,7 +293,7 @@ pub fn boot_free_with_cma(engine: &mut Engine, cma: Option<(Pfn, u64)>) {
             },
         );
         engine.free_one_page(idx, PAGEBLOCK_ORDER, FPI_NONE);
-        engine.zone.cma_pages += PAGEBLOCK_NR_PAGES as u64;
+        engine.node.active_mut().cma_pages += PAGEBLOCK_NR_PAGES as u64;
         pfn += PAGEBLOCK_NR_PAGES as u64;
     }
     engine.recording = rec;
@@ -301,7 +303,7 @@ pub fn boot_free_with_cma(engine: &mut Engine, cma: Option<(Pfn, u64)>) {
 pub fn boot_engine(p: &ZoneParams) -> Engine {
     let mut e = Engine::new(new_zone(p));
     boot_free_with_cma(&mut e, p.cma_area);
-    e.zone.reset_stats();
+    e.reset_stats();
     e
 }
 
@@ -351,7 +353,7 @@ mod tests {
     fn boot_of_3000_pages_example_3_7() {
         let e = boot_engine(&ZoneParams::new(3000));
         assert_eq!(
-            e.zone.free_list_pfns(10, MigrateType::Movable),
+            e.zone().free_list_pfns(10, MigrateType::Movable),
             vec![0, 1024]
         );
         let expect = [
@@ -364,11 +366,11 @@ mod tests {
         ];
         for (pfn, o) in expect {
             assert_eq!(
-                e.zone.free_list_pfns(o, MigrateType::Movable),
+                e.zone().free_list_pfns(o, MigrateType::Movable),
                 vec![pfn],
                 "order {o}"
             );
         }
-        assert_eq!(e.zone.nr_free_pages, 3000);
+        assert_eq!(e.zone().nr_free_pages, 3000);
     }
 }

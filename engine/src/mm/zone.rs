@@ -1,14 +1,13 @@
 //! One memory zone: per-page state, pageblock bits, `free_area[]`, per-CPU pagesets, counters
 //! and watermarks (kernel-model.md §1.3–§1.5, §4.1).
 //!
-//! A `Zone` is plain state. It changes only through [`Zone::apply`] of an [`Event`] whose kind
-//! is a [`Mutation`] (the private `mutate` matches mutations only; annotations move just the
-//! cost counters), and every mutation can be undone with [`Zone::unapply`]: the timeline steps
-//! backwards exactly and replays from checkpoints through the code the live run used. Pages are
-//! indexed by [`ZonePfn`]; [`Zone::abs_pfn`] and [`Zone::zone_pfn`] convert at the edges.
+//! A `Zone` is one zone of a [`Node`](crate::mm::node::Node) and plain state. It changes only
+//! through the node's `apply` of a [`Mutation`] event (`mutate`), and every mutation can be undone
+//! (`unmutate`): the timeline steps backwards exactly and replays from checkpoints through the
+//! code the live run used. Pages are indexed by [`ZonePfn`]; [`Zone::abs_pfn`] and
+//! [`Zone::zone_pfn`] convert at the edges.
 
-use crate::mm::events::{CompactDefer, CounterId, End, Event, EventKind, Mutation, NIL};
-use crate::mm::steps::Step;
+use crate::mm::events::{CompactDefer, CounterId, End, Mutation, NIL};
 use crate::mm::types::*;
 use serde::{Deserialize, Serialize};
 
@@ -105,13 +104,13 @@ pub struct PerCpuPages {
     pub lists: [List; NR_PCP_LISTS],
 }
 
-pub use crate::mm::stats::Stats;
-
 /// Static configuration of a zone (from the scenario's `kernel` and `zone`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ZoneConfig {
     /// The zone's name.
     pub name: String,
+    /// Its type (`zone_idx`).
+    pub zone_type: ZoneType,
     /// The kernel profile.
     pub kernel: Kernel,
     /// Its first pfn.
@@ -170,20 +169,10 @@ pub struct Zone {
     pub(crate) watermark: [u64; 4],
     pub(crate) min_free_kbytes: u64,
     pub(crate) pcp: Vec<PerCpuPages>,
-    pub(crate) stats: Stats,
     /// `lowmem_reserve[highest_zoneidx]` (`setup_per_zone_lowmem_reserve`), indexed by zone type
     /// ([`ZONE_DMA`] …); all 0 in a node of one zone.
     #[serde(default, skip_serializing_if = "is_zero_reserve")]
     pub(crate) lowmem_reserve: [u64; MAX_NR_ZONES],
-    /// A node of several zones (`pgdat->node_zones`): the zones in pfn order, slot `active`
-    /// holding an empty placeholder while that zone is `self` (the zone being worked on; the
-    /// allocation and free code operate on it). Empty in a node of one zone. A switch is the
-    /// invertible [`Mutation::ZoneSwitch`], so timelines and checkpoints stay exact.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) node: Vec<Zone>,
-    /// The index in `node` of the zone `self` currently is.
-    #[serde(default, skip_serializing_if = "is_zero_u8")]
-    pub(crate) active: u8,
     /// `zone->cma_pages`: the pages of the zone's CMA area (`init_cma_reserved_pageblock` adds
     /// `pageblock_nr_pages` per pageblock); fixed after boot; zoneinfo's `cma` line.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
@@ -206,10 +195,6 @@ fn is_zero_reserve(r: &[u64; MAX_NR_ZONES]) -> bool {
     r.iter().all(|&x| x == 0)
 }
 
-fn is_zero_u8(x: &u8) -> bool {
-    *x == 0
-}
-
 /// Owner id of the pages `init` from `/proc` leaves allocated in a pageblock of type `mt`
 /// ("owned by its pageblock's type"): `NO_OWNER − 1 − mt`, i.e. `u32::MAX − 1 − mt`, far
 /// above any id a run hands out. See [`filler_owner_mt`] for the reverse.
@@ -224,25 +209,61 @@ pub fn filler_owner_mt(owner: u32) -> Option<MigrateType> {
         .find(|&mt| filler_owner(mt) == owner)
 }
 
-/// Zone types (`enum zone_type` on x86_64): the index of `lowmem_reserve[]` and of
-/// `sysctl_lowmem_reserve_ratio[]`.
-pub const ZONE_DMA: usize = 0;
-/// `ZONE_DMA32`.
-pub const ZONE_DMA32: usize = 1;
-/// `ZONE_NORMAL`.
-pub const ZONE_NORMAL: usize = 2;
-pub const ZONE_MOVABLE: usize = 3;
+/// `MAX_NR_ZONES`: the zone types (`ZoneType::ALL`), the length of `lowmem_reserve[]`.
 pub const MAX_NR_ZONES: usize = 4;
-/// `zone_names[]`.
-pub const ZONE_NAMES: [&str; MAX_NR_ZONES] = ["DMA", "DMA32", "Normal", "Movable"];
 
-/// The zone type a zone name stands for; a name the kernel does not use counts as `Normal`
-/// (a one-zone scenario may name its zone anything: it only prints).
-pub fn zone_type_of(name: &str) -> usize {
-    ZONE_NAMES
-        .iter()
-        .position(|n| *n == name)
-        .unwrap_or(ZONE_NORMAL)
+/// `enum zone_type` on x86_64 (no `CONFIG_HIGHMEM`, no `ZONE_DEVICE`): a zone's `zone_idx`, the
+/// index of `lowmem_reserve[]` and of `sysctl_lowmem_reserve_ratio[]`. Set when the zone is
+/// made; a node's zones ascend by it. Serialized as the kernel's `zone_names[]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum ZoneType {
+    /// `ZONE_DMA`: the first 16 MiB.
+    #[serde(rename = "DMA")]
+    Dma,
+    /// `ZONE_DMA32`: up to 4 GiB.
+    #[serde(rename = "DMA32")]
+    Dma32,
+    /// `ZONE_NORMAL`.
+    Normal,
+    /// `ZONE_MOVABLE`.
+    Movable,
+}
+
+impl ZoneType {
+    /// Every zone type, by `zone_idx`.
+    pub const ALL: [ZoneType; MAX_NR_ZONES] = [
+        ZoneType::Dma,
+        ZoneType::Dma32,
+        ZoneType::Normal,
+        ZoneType::Movable,
+    ];
+
+    /// `zone_idx`: the index of `lowmem_reserve[]`.
+    pub const fn idx(self) -> usize {
+        self as usize
+    }
+
+    /// `zone_names[zone_idx]`, as `/proc` prints it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ZoneType::Dma => "DMA",
+            ZoneType::Dma32 => "DMA32",
+            ZoneType::Normal => "Normal",
+            ZoneType::Movable => "Movable",
+        }
+    }
+
+    /// The type the kernel names `name` (`/proc`, a scenario's zone), if any.
+    pub fn from_name(name: &str) -> Option<ZoneType> {
+        ZoneType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The type a zone named `name` is made with: a name the kernel does not use counts as
+    /// `Normal` (a one-zone scenario may name its zone anything: it only prints).
+    pub fn for_zone_named(name: &str) -> ZoneType {
+        ZoneType::from_name(name).unwrap_or(ZoneType::Normal)
+    }
 }
 
 pub const WMARK_MIN: usize = 0;
@@ -255,10 +276,8 @@ impl Zone {
     pub fn heap_bytes(&self) -> usize {
         let z = self;
         let cap = |n: usize, one: usize| n * one;
-        cap(
-            z.kind.capacity(),
-            std::mem::size_of::<PageKind>(),
-        ) + z.order.capacity()
+        cap(z.kind.capacity(), std::mem::size_of::<PageKind>())
+            + z.order.capacity()
             + cap(z.next.capacity(), 4)
             + cap(z.prev.capacity(), 4)
             + z.refcount.capacity()
@@ -266,14 +285,8 @@ impl Zone {
             + cap(z.owner.capacity(), 4)
             + z.list_mt.capacity()
             + z.pageblock.capacity()
-            + cap(
-                z.pcp.capacity(),
-                std::mem::size_of::<PerCpuPages>(),
-            )
+            + cap(z.pcp.capacity(), std::mem::size_of::<PerCpuPages>())
             + z.cfg.name.capacity()
-            // A node of several zones: the zones beside the one being worked on.
-            + z.node.iter().map(Zone::heap_bytes).sum::<usize>()
-            + z.node.capacity() * std::mem::size_of::<Zone>()
     }
 
     /// An empty zone: every page allocated (refcount 0, no owner), every pageblock MOVABLE
@@ -318,109 +331,21 @@ impl Zone {
                     lists: [List::default(); NR_PCP_LISTS],
                 })
                 .collect(),
-            stats: Stats::default(),
             lowmem_reserve: [0; MAX_NR_ZONES],
-            node: Vec::new(),
-            active: 0,
             cma_pages: 0,
             compact_defer: CompactDefer::default(),
             cfg,
         }
     }
 
-    // ------------------------------------------------------------------ several zones
-
-    /// Makes a node of `zones` (pfn order); `self` becomes zone `home` of it. The zones'
-    /// `lowmem_reserve` must be set already.
-    pub(crate) fn into_node(zones: Vec<Zone>, home: usize) -> Zone {
-        let n = zones.len();
-        if n == 1 {
-            return zones.into_iter().next().expect("one zone");
-        }
-        let mut node: Vec<Zone> = zones;
-        // Each zone knows its index, as a `ZoneSwitch` leaves it (boot selects every zone; an
-        // import of all zones does not), so a switch and its undo give equal nodes.
-        for (i, z) in node.iter_mut().enumerate() {
-            z.active = i as u8;
-        }
-        let mut z = std::mem::replace(&mut node[home], Zone::placeholder());
-        z.node = node;
-        z.active = home as u8;
-        debug_assert_eq!(z.node.len(), n);
-        z
-    }
-
-    /// An empty zone of no pages: the slot of the active zone in `node`.
-    fn placeholder() -> Zone {
-        Zone::new_empty(ZoneConfig {
-            name: String::new(),
-            kernel: Kernel::default(),
-            start_pfn: 0,
-            pages: 0,
-            cpus: 0,
-            cma: false,
-            rmqueue_mode_memory: false,
-            mobility_disabled: false,
-            thp: false,
-            nofragment_first_pass: false,
-        })
-    }
-
-    /// Zones in the node (1 for a one-zone scenario).
-    pub fn nr_zones(&self) -> usize {
-        self.node.len().max(1)
-    }
-
-    /// The index in the node of the zone being worked on.
-    pub fn active_index(&self) -> usize {
-        self.active as usize
-    }
-
-    /// Zone `i` of the node, in pfn order (`self` for the active one).
-    pub fn zone_at(&self, i: usize) -> &Zone {
-        if self.node.is_empty() || i == self.active as usize {
-            self
-        } else {
-            &self.node[i]
-        }
-    }
-
-    /// Every zone of the node in pfn order (the kernel's order in `/proc`).
-    pub fn zones(&self) -> impl Iterator<Item = &Zone> + '_ {
-        (0..self.nr_zones()).map(move |i| self.zone_at(i))
-    }
-
-    /// The node index of the zone holding absolute pfn `pfn` (`page_zone`), if any.
-    pub fn zone_index_of(&self, pfn: Pfn) -> Option<usize> {
-        self.zones()
-            .position(|z| pfn >= z.cfg.start_pfn && pfn < z.cfg.start_pfn + z.cfg.pages as Pfn)
-    }
-
     /// `zone_idx(zone)`: the zone's type.
-    pub fn zone_type(&self) -> usize {
-        zone_type_of(&self.cfg.name)
+    pub fn zone_type(&self) -> ZoneType {
+        self.cfg.zone_type
     }
 
     /// `zone->lowmem_reserve[]`, by zone type.
     pub fn lowmem_reserve(&self) -> &[u64; MAX_NR_ZONES] {
         &self.lowmem_reserve
-    }
-
-    /// Makes zone `to` of the node the one `self` is. The cost counters stay with `self`:
-    /// they are the run's, not a zone's.
-    fn switch_zone(&mut self, to: usize) {
-        let from = self.active as usize;
-        if from == to || self.node.is_empty() {
-            return;
-        }
-        let mut node = std::mem::take(&mut self.node);
-        let stats = std::mem::take(&mut self.stats);
-        std::mem::swap(self, &mut node[to]);
-        // node[to] is the zone that was active, node[from] the placeholder: swap them.
-        node.swap(from, to);
-        self.node = node;
-        self.stats = stats;
-        self.active = to as u8;
     }
 
     /// Pages in the zone.
@@ -435,11 +360,6 @@ impl Zone {
     /// The zone's configuration.
     pub fn cfg(&self) -> &ZoneConfig {
         &self.cfg
-    }
-
-    /// The cumulative cost counters.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
     }
 
     /// `free_area[order].nr_free`: free blocks of each order (all migratetypes).
@@ -485,7 +405,7 @@ impl Zone {
     /// The name of the first field in which `self` and `other` differ (`None` if equal): a
     /// diagnostic for tests comparing two ways to the same state.
     pub fn first_difference(&self, other: &Zone) -> Option<&'static str> {
-        let checks: [(&'static str, bool); 12] = [
+        let checks: [(&'static str, bool); 11] = [
             ("cfg", self.cfg != other.cfg),
             (
                 "kind/order",
@@ -505,7 +425,6 @@ impl Zone {
             ("free_lists", self.free_lists != other.free_lists),
             ("nr_free", self.nr_free != other.nr_free),
             ("pcp", self.pcp != other.pcp),
-            ("stats", self.stats != other.stats),
             ("vmstat counters and watermarks", self != other),
         ];
         checks.into_iter().find(|c| c.1).map(|c| c.0)
@@ -613,13 +532,6 @@ impl Zone {
     /// Free pages cached on all pcp lists.
     pub fn pcp_pages(&self) -> i64 {
         self.pcp.iter().map(|p| p.count as i64).sum()
-    }
-
-    /// Zeroes the cost counters. Setup (boot freeing, the `/proc` import) calls it once the
-    /// zone is built, so a run's counters count only its ops. Not an event: it happens before
-    /// the recorded trace starts, so no timeline ever steps across it.
-    pub(crate) fn reset_stats(&mut self) {
-        self.stats = Stats::default();
     }
 
     // ------------------------------------------------------------------ list primitives
@@ -755,37 +667,15 @@ impl Zone {
         }
     }
 
-    /// Applies an event forwards: a mutation changes the zone (`mutate`); every event
-    /// moves the cost counters it counts towards ([`Stats::count`]).
+    /// Performs a mutation: the zone's one way to change after setup. [`Node::apply`] calls it
+    /// with every mutation but `ZoneSwitch`, which changes the node, not a zone.
     ///
-    /// Always inlined: every `Engine::emit` site builds one known variant, so the matches fold
+    /// Always inlined: every `Engine::emit` site builds one known variant, so the match folds
     /// to that arm (a third fewer instructions on the alloc/free fast path, no larger code).
+    ///
+    /// [`Node::apply`]: crate::mm::node::Node::apply
     #[inline(always)]
-    pub fn apply(&mut self, ev: &Event) {
-        self.apply_kind(ev.step, ev.kind());
-    }
-
-    /// `apply` of an event not yet stored (the engine's `emit`: no decoding).
-    #[inline(always)]
-    pub fn apply_kind(&mut self, step: Step, kind: EventKind) {
-        if let EventKind::Mutation(m) = kind {
-            self.mutate(m);
-        }
-        self.stats.count(step, kind, false);
-    }
-
-    /// Undoes `apply(ev)`; must be called in reverse event order.
-    pub fn unapply(&mut self, ev: &Event) {
-        let kind = ev.kind();
-        self.stats.count(ev.step, kind, true);
-        if let EventKind::Mutation(m) = kind {
-            self.unmutate(m);
-        }
-    }
-
-    /// Performs a mutation: the zone's one way to change after setup.
-    #[inline(always)]
-    fn mutate(&mut self, m: Mutation) {
+    pub(crate) fn mutate(&mut self, m: Mutation) {
         match m {
             Mutation::FreeListAdd {
                 pfn,
@@ -884,13 +774,14 @@ impl Zone {
                     self.set_owner_range(pfn, 1, NO_OWNER, false);
                 }
             }
-            Mutation::ZoneSwitch { to, .. } => self.switch_zone(to as usize),
+            // The node's: `Node::apply` never passes it here.
+            Mutation::ZoneSwitch { .. } => {}
             Mutation::CompactDefer { new, .. } => self.compact_defer = new,
         }
     }
 
     /// Undoes `mutate(m)`.
-    fn unmutate(&mut self, m: Mutation) {
+    pub(crate) fn unmutate(&mut self, m: Mutation) {
         match m {
             Mutation::FreeListAdd { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
@@ -986,7 +877,7 @@ impl Zone {
                     self.set_owner_range(pfn, 1, owner, lru);
                 }
             }
-            Mutation::ZoneSwitch { from, .. } => self.switch_zone(from as usize),
+            Mutation::ZoneSwitch { .. } => {}
             Mutation::CompactDefer { old, .. } => self.compact_defer = old,
         }
     }

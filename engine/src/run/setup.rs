@@ -52,9 +52,8 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
     let mut params: Vec<ZoneParams> = Vec::new();
     let mut imps = Vec::new();
     for name in scan.zone_names() {
-        let ty = ZONE_NAMES[..=ZONE_NORMAL]
-            .iter()
-            .position(|n| *n == name)
+        let ty = ZoneType::from_name(name)
+            .filter(|t| *t <= ZoneType::Normal)
             .ok_or_else(|| {
                 ScenarioError::new(
                     "init.zone",
@@ -80,7 +79,7 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
         let mut p = zone_params(s.kernel, &s.zone, imp.pages);
         p.name = name.to_string();
         // zoneinfo's start_pfn (aligned as the model needs), else x86_64's zone boundary.
-        p.start_pfn = imp.model_start_pfn().unwrap_or(STARTS[ty]);
+        p.start_pfn = imp.model_start_pfn().unwrap_or(STARTS[ty.idx()]);
         if let Some(prev) = params.last() {
             let prev_end = prev.start_pfn + prev.pages as u64;
             if p.start_pfn < prev_end {
@@ -100,7 +99,7 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
         p.initial_high = imp.initial_high.clone();
         let end = p.start_pfn + imp.pages;
         let limit = STARTS
-            .get(ty + 1)
+            .get(ty.idx() + 1)
             .copied()
             .unwrap_or(crate::scenario::MAX_PFN);
         if end > limit {
@@ -137,7 +136,7 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
         e.recording = false;
         procfs::apply_import(&mut e, &imp)?;
         e.recording = true;
-        e.zone.reset_stats();
+        e.reset_stats();
         return Ok(e);
     }
     let mut zones = Vec::new();
@@ -145,12 +144,9 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, Scen
         let mut e = Engine::new(z);
         e.recording = false;
         procfs::apply_import(&mut e, imp)?;
-        zones.push(e.zone);
+        zones.extend(e.node.into_zones());
     }
-    let home = zones.len() - 1;
-    let mut e = Engine::new(Zone::into_node(zones, home));
-    e.zone.reset_stats();
-    Ok(e)
+    Ok(Engine::new(Node::new(zones)))
 }
 
 /// The node of a version-2 snapshot: its zones (at their starts rounded down to 1024, to their
@@ -176,17 +172,9 @@ fn snapshot_node_engine(s: &Scenario, snap: &crate::scenario::NodeSnapshot) -> E
     for (zone, z) in node_zones(&params).into_iter().zip(&snap.zones) {
         let mut e = Engine::new(zone);
         crate::scenario::apply_node_snapshot_zone(&mut e, z);
-        zones.push(e.zone);
+        zones.extend(e.node.into_zones());
     }
-    let mut e = if zones.len() == 1 {
-        Engine::new(zones.pop().expect("one zone"))
-    } else {
-        let home = zones.len() - 1;
-        Engine::new(Zone::into_node(zones, home))
-    };
-    e.recording = true;
-    e.zone.reset_stats();
-    e
+    Engine::new(Node::new(zones))
 }
 
 /// A validated scenario and the zone its `init` builds: what [`crate::run::runner::execute`] runs
@@ -228,8 +216,9 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
             let e = import_node(&scenario, pagetypeinfo, zoneinfo.as_deref())?;
             // The zones' pfns are known now: the ops' pfn ranges are checked against them.
             let zones = e
-                .zone
+                .node()
                 .zones()
+                .iter()
                 .map(|z| {
                     let start = z.cfg().start_pfn;
                     (start, start + u64::from(z.pages()), z.cfg().name.clone())
@@ -271,14 +260,15 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
             e.recording = false;
             procfs::apply_import(&mut e, &imp)?;
             e.recording = true;
-            e.zone.reset_stats();
+            e.reset_stats();
             e
         }
         Init::NodeSnapshot(snap) => {
             let e = snapshot_node_engine(&scenario, snap);
             let zones = e
-                .zone
+                .node()
                 .zones()
+                .iter()
                 .map(|z| {
                     let start = z.cfg().start_pfn;
                     (start, start + u64::from(z.pages()), z.cfg().name.clone())

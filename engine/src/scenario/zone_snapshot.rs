@@ -314,7 +314,7 @@ pub fn apply(engine: &mut Engine, snap: &Snapshot) {
     engine.recording = false;
     let start = snap.start_pfn;
     for (pb, &mt) in snap.pageblocks.iter().enumerate() {
-        let old = engine.zone.pageblock[pb];
+        let old = engine.zone().pageblock[pb];
         let new = if mt == MigrateType::Isolate {
             old | crate::mm::PB_ISOLATE
         } else {
@@ -351,7 +351,7 @@ pub fn apply(engine: &mut Engine, snap: &Snapshot) {
             );
         }
     }
-    let z = &mut engine.zone;
+    let z = engine.zone_mut();
     let mut p = 0usize;
     while p < z.kind.len() {
         if z.kind[p] != crate::mm::PageKind::Other {
@@ -366,6 +366,6 @@ pub fn apply(engine: &mut Engine, snap: &Snapshot) {
         }
         p += 1;
     }
-    z.reset_stats();
+    engine.reset_stats();
     engine.recording = recording;
 }

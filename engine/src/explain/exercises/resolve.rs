@@ -282,7 +282,7 @@ fn present(q: &Question, path: &str, e: Expected, answer: &str) -> Res<Expected>
 /// The explanation lines: the first revealing events and always the last (the block put on the
 /// list after many merges, the last chunk), at most [`MAX_EXPLAIN_LINES`].
 fn explain(run: &Run, events: &[u32]) -> (Vec<ExplainLine>, usize) {
-    let ctx = Ctx::of(&run.initial);
+    let ctx = Ctx::of(run.initial.active());
     let shown: Vec<u32> = if events.len() > MAX_EXPLAIN_LINES {
         let mut v = events[..MAX_EXPLAIN_LINES - 1].to_vec();
         v.extend(events.last());
@@ -329,7 +329,7 @@ fn choice(ask: Ask, key: &str) -> Expected {
 }
 
 fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
-    let ctx = Ctx::of(&run.initial);
+    let ctx = Ctx::of(run.initial.active());
     let abs = |p| to_abs_pfn(ctx.start_pfn, p);
     let say = |i: u32| narrate(&ctx, &run.log, &run.log.events[i as usize]);
     match ask {

@@ -106,11 +106,11 @@ impl Engine {
     /// `cpu` is the CPU of the writer (the migration sources are freed to its pcp).
     pub fn compact_node(&mut self, cpu: usize) -> CompactOutcome {
         self.enter(KernelFn::compact_node);
-        let home = self.zone.active_index();
+        let home = self.node.active_index();
         let mut out = CompactOutcome::default();
-        for z in 0..self.zone.nr_zones() {
+        for z in 0..self.node.nr_zones() {
             self.select_zone(Step::CompactNodeZone, z);
-            if self.zone.pages() == 0 {
+            if self.zone().pages() == 0 {
                 continue;
             }
             let r = self.compact_zone(cpu, z, &mut out.migrated);
@@ -152,9 +152,9 @@ impl Engine {
         }
         // __isolate_free_page checks the watermark with classzone 0: no lowmem_reserve.
         let saved_zoneidx = self.highest_zoneidx;
-        self.highest_zoneidx = ZONE_DMA;
-        let zone_start = self.zone.cfg.start_pfn;
-        let zone_end = zone_start + self.zone.pages() as Pfn;
+        self.highest_zoneidx = ZoneType::Dma;
+        let zone_start = self.zone().cfg.start_pfn;
+        let zone_end = zone_start + self.zone().pages() as Pfn;
         let mut cc = CompactControl {
             zone_start,
             zone_end,
@@ -170,7 +170,7 @@ impl Engine {
             // at MIN_COMPACT_PRIORITY; compact_node sets ignore_skip_hint only.
             ignore_skip_hint: order.is_none() || prio == CompactPriority::SyncFull,
             ignore_block_suitable: order.is_some() && prio == CompactPriority::SyncFull,
-            zone_type: self.zone.zone_type() as u8,
+            zone_type: self.zone().zone_type().idx() as u8,
         };
         let rel = |p: Pfn| (p - zone_start) as ZonePfn;
         self.trace(
@@ -233,8 +233,8 @@ impl Engine {
 
     /// `set_pageblock_skip`.
     fn set_pageblock_skip(&mut self, step: Step, pfn: Pfn) {
-        let pb = self.zone.zone_pfn(pfn) >> PAGEBLOCK_ORDER;
-        let old = self.zone.pageblock[pb as usize];
+        let pb = self.zone().zone_pfn(pfn) >> PAGEBLOCK_ORDER;
+        let old = self.zone().pageblock[pb as usize];
         if old & PB_SKIP == 0 {
             self.emit(
                 step,
@@ -250,7 +250,7 @@ impl Engine {
     /// `pageblock_skip_persistent`: the first page is part of an in-use compound page of
     /// order ≥ pageblock_order (a THP): the block cannot be a migration source.
     fn pageblock_skip_persistent(&self, p: ZonePfn) -> bool {
-        let z = &self.zone;
+        let z = self.zone();
         if z.block_containing(p).is_some() || z.owner[p as usize] == NO_OWNER {
             return false;
         }
@@ -274,7 +274,7 @@ impl Engine {
             let skipped = !cc.ignore_skip_hint
                 && (pageblock_aligned(low_pfn) || low_pfn == cc.zone_start)
                 && self.pageblock_skip(block_start);
-            if !skipped && !self.pageblock_skip_persistent(self.zone.zone_pfn(block_start)) {
+            if !skipped && !self.pageblock_skip_persistent(self.zone().zone_pfn(block_start)) {
                 self.isolate_migratepages_block(cc, low_pfn, block_end);
                 break;
             }
@@ -309,8 +309,8 @@ impl Engine {
                 }
                 valid_page = Some(low_pfn);
             }
-            let p = self.zone.zone_pfn(low_pfn);
-            let z = &self.zone;
+            let p = self.zone().zone_pfn(low_pfn);
+            let z = self.zone();
             if z.kind[p as usize] == PageKind::Buddy {
                 let o = z.order[p as usize] as Pfn;
                 if o > 0 {
@@ -390,8 +390,8 @@ impl Engine {
     /// `suitable_migration_target` without `ignore_block_suitable`: a MOVABLE or CMA
     /// pageblock whose first page is not a free block of pageblock order or more.
     fn suitable_migration_target(&self, cc: &CompactControl, pfn: Pfn) -> bool {
-        let p = self.zone.zone_pfn(pfn);
-        let z = &self.zone;
+        let p = self.zone().zone_pfn(pfn);
+        let z = self.zone();
         let order = cc.order.filter(|&o| o > 0).unwrap_or(PAGEBLOCK_ORDER);
         if z.kind[p as usize] == PageKind::Buddy && z.order[p as usize] >= order {
             return false;
@@ -404,8 +404,8 @@ impl Engine {
 
     /// `get_pageblock_skip`.
     fn pageblock_skip(&self, pfn: Pfn) -> bool {
-        let pb = self.zone.zone_pfn(pfn) >> PAGEBLOCK_ORDER;
-        self.zone.pageblock[pb as usize] & PB_SKIP != 0
+        let pb = self.zone().zone_pfn(pfn) >> PAGEBLOCK_ORDER;
+        self.zone().pageblock[pb as usize] & PB_SKIP != 0
     }
 
     /// `isolate_freepages`: pageblocks from `cc.free_pfn` down to the one after the
@@ -468,8 +468,8 @@ impl Engine {
                 locked = false;
             }
             nr_scanned += 1;
-            let p = self.zone.zone_pfn(blockpfn);
-            let z = &self.zone;
+            let p = self.zone().zone_pfn(blockpfn);
+            let z = self.zone();
             if z.kind[p as usize] != PageKind::Buddy {
                 // PageCompound: a compound head skips its folio when it ends in the block.
                 if z.kind[p as usize] == PageKind::Other && z.owner[p as usize] != NO_OWNER {
@@ -486,7 +486,7 @@ impl Engine {
                 self.lock_zone(Step::IsolateFreeLock);
                 locked = true;
             }
-            let order = self.zone.order[p as usize];
+            let order = self.zone().order[p as usize];
             let isolated = self.__isolate_free_page(p, order);
             if isolated == 0 {
                 break;
@@ -525,16 +525,16 @@ impl Engine {
     /// uncounted; a block of at least half a pageblock makes its pageblocks MOVABLE
     /// (`move_freepages_block` for each mergeable one).
     fn __isolate_free_page(&mut self, p: ZonePfn, order: u8) -> u32 {
-        let mt = self.zone.pageblock_mt(p);
+        let mt = self.zone().pageblock_mt(p);
         if mt != MigrateType::Isolate {
-            let mark = self.zone.watermark[WMARK_MIN] + (1u64 << order);
-            if !self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone.nr_free_pages) {
+            let mark = self.zone().watermark[WMARK_MIN] + (1u64 << order);
+            if !self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone().nr_free_pages) {
                 self.message(
                     Step::IsolateFreeTake,
                     MsgLevel::Note,
                     format!(
                         "__isolate_free_page: the order-{order} block at {:#x} would take the zone below its min watermark; the free scanner stops",
-                        self.zone.abs_pfn(p)
+                        self.zone().abs_pfn(p)
                     ),
                 );
                 return 0;
@@ -547,10 +547,10 @@ impl Engine {
             let end = p + (1u32 << order) - 1;
             let mut q = p;
             while q < end {
-                let bmt = self.zone.pageblock_mt(q);
+                let bmt = self.zone().pageblock_mt(q);
                 let start = q & !(PAGEBLOCK_NR_PAGES - 1);
                 // prep_move_freepages_block: a pageblock past the zone's end is left alone.
-                if bmt.is_mergeable() && start + PAGEBLOCK_NR_PAGES <= self.zone.pages() {
+                if bmt.is_mergeable() && start + PAGEBLOCK_NR_PAGES <= self.zone().pages() {
                     let moved = self.__move_freepages_block(
                         Step::IsolateFreeMoveBlock,
                         start,
@@ -599,7 +599,7 @@ impl Engine {
             self.emit(
                 Step::CompactionAllocTarget,
                 Mutation::PrepNewPage {
-                    pfn: self.zone.zone_pfn(freepage),
+                    pfn: self.zone().zone_pfn(freepage),
                     order,
                     owner,
                     lru: true,
@@ -651,12 +651,12 @@ impl Engine {
                     "migrate: the order-{order} movable folio at {from:#x} now lives at {to:#x}"
                 ),
             );
-            let f = self.zone.zone_pfn(from);
+            let f = self.zone().zone_pfn(from);
             self.free_pages(f, order, cpu);
             migrated.push(Migration {
                 owner,
                 from: f,
-                to: self.zone.zone_pfn(to),
+                to: self.zone().zone_pfn(to),
                 order,
                 from_zone: zone_idx as u8,
                 to_zone: zone_idx as u8,
@@ -673,7 +673,7 @@ impl Engine {
         self.enter(KernelFn::release_free_list);
         for order in 0..NR_PAGE_ORDERS {
             while let Some(pfn) = cc.freepages[order].pop_front() {
-                let p = self.zone.zone_pfn(pfn);
+                let p = self.zone().zone_pfn(pfn);
                 self.emit(
                     Step::ReleaseFreeList,
                     Mutation::PrepNewPage {
@@ -726,10 +726,10 @@ impl Engine {
         // cc->migratetype is gfp_migratetype of the request: MOVABLE.
         let mt = MigrateType::Movable;
         for o in order as usize..NR_PAGE_ORDERS {
-            if self.zone.free_lists[o][mt.idx()].len > 0 {
+            if self.zone().free_lists[o][mt.idx()].len > 0 {
                 return CompactResult::Success;
             }
-            if self.zone.cfg.cma && self.zone.free_lists[o][MigrateType::Cma.idx()].len > 0 {
+            if self.zone().cfg.cma && self.zone().free_lists[o][MigrateType::Cma.idx()].len > 0 {
                 return CompactResult::Success;
             }
             if let super::Fallback::Found(_) =
@@ -767,8 +767,8 @@ impl Engine {
     /// ALLOC_CMA, async = false, kcompactd = false)`: `COMPACT_SUCCESS` when the order already
     /// meets the min watermark, `COMPACT_SKIPPED` when `compaction_suitable` says no.
     fn compaction_suit_allocation_order(&mut self, order: u8) -> CompactResult {
-        let watermark = self.zone.watermark[WMARK_MIN];
-        let free = self.zone.nr_free_pages;
+        let watermark = self.zone().watermark[WMARK_MIN];
+        let free = self.zone().nr_free_pages;
         if self.zone_watermark_ok(order, watermark, ALLOC_CMA, free) {
             return CompactResult::Success;
         }
@@ -785,13 +785,13 @@ impl Engine {
     pub(crate) fn compaction_suitable(&mut self, order: u8, watermark: u64) -> bool {
         let mut mark = watermark + (2u64 << order); // compact_gap
         if order > PAGE_ALLOC_COSTLY_ORDER {
-            mark += self.zone.watermark[WMARK_LOW] - self.zone.watermark[WMARK_MIN];
+            mark += self.zone().watermark[WMARK_LOW] - self.zone().watermark[WMARK_MIN];
         }
-        let mut suitable = self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone.nr_free_pages);
+        let mut suitable = self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone().nr_free_pages);
         let ret = if suitable {
             let mut r = CompactResult::Continue;
             if order > PAGE_ALLOC_COSTLY_ORDER {
-                let fragindex = crate::mm::metrics::fragmentation_index(&self.zone, order);
+                let fragindex = crate::mm::metrics::fragmentation_index(self.zone(), order);
                 if (0..=EXTFRAG_THRESHOLD).contains(&fragindex) {
                     suitable = false;
                     r = CompactResult::NotSuitableZone;
@@ -804,7 +804,7 @@ impl Engine {
         self.trace(
             Step::CompactSuitable,
             Tracepoint::MmCompactionSuitable {
-                zone_type: self.zone.zone_type() as u8,
+                zone_type: self.zone().zone_type().idx() as u8,
                 order,
                 ret,
             },
@@ -813,7 +813,7 @@ impl Engine {
     }
 
     fn set_compact_defer(&mut self, step: Step, new: CompactDefer) {
-        let old = self.zone.compact_defer;
+        let old = self.zone().compact_defer;
         if old != new {
             self.emit(step, Mutation::CompactDefer { old, new });
         }
@@ -824,16 +824,16 @@ impl Engine {
             step,
             Tracepoint::MmCompactionDefer {
                 point,
-                zone_type: self.zone.zone_type() as u8,
+                zone_type: self.zone().zone_type().idx() as u8,
                 order,
-                state: self.zone.compact_defer,
+                state: self.zone().compact_defer,
             },
         );
     }
 
     /// `defer_compaction` (v7.2.13 mm/compaction.c:126).
     fn defer_compaction(&mut self, order: u8) {
-        let mut d = self.zone.compact_defer;
+        let mut d = self.zone().compact_defer;
         d.considered = 0;
         d.defer_shift = (d.defer_shift + 1).min(COMPACT_MAX_DEFER_SHIFT);
         d.order_failed = d.order_failed.min(order);
@@ -843,7 +843,7 @@ impl Engine {
 
     /// `compaction_deferred` (v7.2.13 mm/compaction.c:141): true to skip the zone this time.
     fn compaction_deferred(&mut self, order: u8) -> bool {
-        let mut d = self.zone.compact_defer;
+        let mut d = self.zone().compact_defer;
         if order < d.order_failed {
             return false;
         }
@@ -861,7 +861,7 @@ impl Engine {
 
     /// `compaction_defer_reset(zone, order, alloc_success)` (v7.2.13 mm/compaction.c:164).
     fn compaction_defer_reset(&mut self, order: u8, alloc_success: bool) {
-        let mut d = self.zone.compact_defer;
+        let mut d = self.zone().compact_defer;
         if alloc_success {
             d.considered = 0;
             d.defer_shift = 0;
@@ -884,10 +884,10 @@ impl Engine {
         order: u8,
         prio: CompactPriority,
     ) -> CompactOutcome {
-        let home = self.zone.active_index();
+        let home = self.node.active_index();
         self.select_zone(Step::CompactNodeZone, zone_idx);
         let saved_zoneidx = self.highest_zoneidx;
-        self.highest_zoneidx = self.zone.zone_type();
+        self.highest_zoneidx = self.zone().zone_type();
         let mut out = CompactOutcome::default();
         let status = if prio != CompactPriority::SyncFull && self.compaction_deferred(order) {
             CompactResult::Deferred

@@ -9,12 +9,13 @@ use crate::mm::*;
 use crate::scenario::{DrainTarget, Op};
 use crate::scenario::{Workload, WorkloadStep};
 
-/// The gfp zone modifier that makes `name` the highest zone of a request.
+/// The gfp zone modifier that makes the zone type an op names (`"zone": "DMA32"`) the highest
+/// zone of a request.
 fn zone_gfp(name: &str) -> u32 {
     use crate::mm::gfp::*;
-    match crate::mm::zone_type_of(name) {
-        crate::mm::ZONE_DMA => __GFP_DMA,
-        crate::mm::ZONE_DMA32 => __GFP_DMA32,
+    match ZoneType::from_name(name) {
+        Some(ZoneType::Dma) => __GFP_DMA,
+        Some(ZoneType::Dma32) => __GFP_DMA32,
         _ => 0,
     }
 }
@@ -106,7 +107,7 @@ impl Runner<'_, '_> {
                 );
                 let outcome = Outcome::Allocated {
                     order,
-                    pfn: self.engine.zone.abs_pfn(pfn),
+                    pfn: self.engine.zone().abs_pfn(pfn),
                 };
                 (outcome, 1)
             }
@@ -175,7 +176,7 @@ impl Runner<'_, '_> {
         let rel = self
             .engine
             .select_zone_of(Step::PageZone, pfn)
-            .unwrap_or_else(|| self.engine.zone.zone_pfn(pfn));
+            .unwrap_or_else(|| self.engine.zone().zone_pfn(pfn));
         let n = nr_pages as u32;
         let cpu = op.cpu() as usize;
         let out = self.engine.alloc_contig_frozen_range(
@@ -255,7 +256,7 @@ impl Runner<'_, '_> {
                 );
                 let outcome = Outcome::CmaAllocated {
                     nr: n,
-                    pfn: self.engine.zone.abs_pfn(rel),
+                    pfn: self.engine.zone().abs_pfn(rel),
                     migrated,
                     retries,
                 };
@@ -300,7 +301,7 @@ impl Runner<'_, '_> {
                 };
                 self.engine.cma_release(&mut area, pfn, nr, cpu);
                 self.cma = Some(area);
-                let k = self.engine.zone.cfg.kernel;
+                let k = self.engine.zone().cfg.kernel;
                 Outcome::ContigFreed {
                     nr,
                     chunked: k.cma_frozen() && k.default_free_method() == FreeMethod::Chunked,
@@ -416,12 +417,12 @@ impl Runner<'_, '_> {
     fn op_tick(&mut self, target: &DrainTarget) -> Outcome {
         let cpus = match target {
             DrainTarget::Cpu(c) => *c as usize..*c as usize + 1,
-            DrainTarget::All => 0..self.engine.zone.pcp.len(),
+            DrainTarget::All => 0..self.engine.zone().pcp.len(),
         };
         let mut drained = 0;
         for c in cpus {
             // refresh_cpu_vm_stats: every populated zone, in order.
-            for z in 0..self.engine.zone.nr_zones() {
+            for z in 0..self.engine.node().nr_zones() {
                 self.engine.select_zone(Step::PageZone, z);
                 drained += self.engine.decay_pcp_high(c);
             }
@@ -446,10 +447,10 @@ impl Runner<'_, '_> {
         priority: Option<u8>,
     ) -> (Outcome, u32) {
         use crate::mm::CompactPriority;
-        let n = self.engine.zone.nr_zones();
+        let node = self.engine.node();
         let idx = zone
-            .and_then(|name| (0..n).find(|&i| self.engine.zone.zone_at(i).cfg.name == name))
-            .unwrap_or(n - 1);
+            .and_then(|name| node.zone_named(name))
+            .unwrap_or(node.home_index());
         let prio = if priority == Some(1) {
             CompactPriority::SyncLight
         } else {
@@ -483,7 +484,7 @@ impl Runner<'_, '_> {
         match target {
             // drain_pages(cpu): every zone of the node, in order.
             DrainTarget::Cpu(c) => {
-                for z in 0..self.engine.zone.nr_zones() {
+                for z in 0..self.engine.node().nr_zones() {
                     self.engine.select_zone(Step::DrainEveryZone, z);
                     self.engine.drain_pages_zone(*c as usize);
                 }
@@ -639,11 +640,11 @@ impl Runner<'_, '_> {
                 let p = self
                     .engine
                     .select_zone_of(Step::PageZone, abs)
-                    .unwrap_or_else(|| self.engine.zone.zone_pfn(abs));
+                    .unwrap_or_else(|| self.engine.zone().zone_pfn(abs));
                 (p, nr.unwrap_or(0) as u32)
             }
         };
-        let z = &self.engine.zone;
+        let z = self.engine.zone();
         // The contract's refusal rule is the refcount: the head of an unsplit block has
         // refcount 1, so freeing it alone by pfn goes ahead (its tails stay allocated, as the
         // kernel's `__free_page` of such a head would leave them). A page with extra
@@ -688,7 +689,7 @@ impl Runner<'_, '_> {
     /// One page of an allocation freed by its owner (`__free_pages(page, 0)`): freed, or,
     /// when a `get_page` reference still holds it, only the owner's reference dropped.
     fn free_one_page_of(&mut self, p: ZonePfn, index: u64, cpu: usize) -> Outcome {
-        let held = self.engine.zone.refcount[p as usize] > 1;
+        let held = self.engine.zone().refcount[p as usize] > 1;
         self.engine.free_pages(p, 0, cpu);
         if held {
             Outcome::StillReferenced { index }
@@ -756,18 +757,18 @@ impl Runner<'_, '_> {
         }
         // Where the page lives now, if alloc_contig_range migrated it.
         let p = self.enter_page(hz, owner, p);
-        if self.engine.zone.refcount[p as usize] == u8::MAX {
+        if self.engine.zone().refcount[p as usize] == u8::MAX {
             return self.warn(format!(
                 "get_page {name} page {page}: the model counts at most {} references; refused",
                 u8::MAX
             ));
         }
         self.engine.get_page(p);
-        let abs = self.engine.zone.abs_pfn(p);
+        let abs = self.engine.zone().abs_pfn(p);
         *self.extra_refs.entry(abs).or_insert(0) += 1;
         Outcome::PageRefTaken {
             index: page,
-            refcount: self.engine.zone.refcount[p as usize],
+            refcount: self.engine.zone().refcount[p as usize],
         }
     }
 
@@ -784,7 +785,7 @@ impl Runner<'_, '_> {
             ));
         }
         let p = self.enter_page(hz, owner, p);
-        let abs = self.engine.zone.abs_pfn(p);
+        let abs = self.engine.zone().abs_pfn(p);
         let Some(refs) = self.extra_refs.get_mut(&abs).filter(|r| **r > 0) else {
             return self.warn(format!(
                 "put_page {name} page {page}: no get_page reference is held on it; refused"
@@ -794,7 +795,7 @@ impl Runner<'_, '_> {
         if *refs == 0 {
             self.extra_refs.remove(&abs);
         }
-        let freed = self.engine.zone.refcount[p as usize] == 1;
+        let freed = self.engine.zone().refcount[p as usize] == 1;
         self.engine.put_page_and_free(p, cpu);
         Outcome::PageRefDropped { index: page, freed }
     }
@@ -835,7 +836,7 @@ impl Runner<'_, '_> {
                     outcome = Outcome::WorkloadFree {
                         step: i + 1,
                         order,
-                        pfn: self.engine.zone.abs_pfn(pfn),
+                        pfn: self.engine.zone().abs_pfn(pfn),
                     };
                 }
                 WorkloadStep::Alloc { order, mt } => {
@@ -848,14 +849,14 @@ impl Runner<'_, '_> {
                         mt == MigrateType::Movable,
                     );
                     if let Some(p) = got {
-                        live.push((p, order, self.engine.zone.active_index()));
+                        live.push((p, order, self.engine.node().active_index()));
                         touched = 1;
                     }
                     outcome = Outcome::WorkloadAlloc {
                         step: i + 1,
                         order,
                         mt,
-                        pfn: got.map(|p| self.engine.zone.abs_pfn(p)),
+                        pfn: got.map(|p| self.engine.zone().abs_pfn(p)),
                     };
                 }
             }
