@@ -310,6 +310,8 @@ pub fn boot_engine(p: &ZoneParams) -> Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mm::events::Event;
+    use crate::mm::types::gfp::GFP_KERNEL;
 
     #[test]
     fn one_gib_zone_matches_spec_7_1() {
@@ -372,5 +374,119 @@ mod tests {
             );
         }
         assert_eq!(e.zone().nr_free_pages, 3000);
+    }
+
+    /// DMA32 (4096 pages at 1 GiB) under Normal (4096 pages at 4 GiB).
+    fn two_zones() -> Vec<ZoneParams> {
+        let mut dma32 = ZoneParams::new(4096);
+        dma32.name = "DMA32".into();
+        dma32.start_pfn = 0x4_0000;
+        let mut normal = ZoneParams::new(4096);
+        normal.start_pfn = 0x10_0000;
+        vec![dma32, normal]
+    }
+
+    #[test]
+    fn a_node_works_on_its_highest_zone_and_knows_each_zones_type() {
+        let e = boot_node(&two_zones());
+        let node = e.node();
+        assert_eq!(node.nr_zones(), 2);
+        assert!(node.several_zones());
+        assert_eq!((node.active_index(), node.home_index()), (1, 1));
+        let types: Vec<ZoneType> = node.zones().iter().map(Zone::zone_type).collect();
+        assert_eq!(types, [ZoneType::Dma32, ZoneType::Normal]);
+        assert_eq!(node.zone_index_of(0x4_0000 + 4095), Some(0));
+        assert_eq!(node.zone_index_of(0x10_0000), Some(1));
+        assert_eq!(node.zone_index_of(0x4_0000 + 4096), None);
+        assert_eq!(node.zone_named("DMA32"), Some(0));
+        let one = Node::from(node.zone(1).clone());
+        assert!(!one.several_zones());
+        assert_eq!((one.active_index(), one.home_index()), (0, 0));
+    }
+
+    /// A switch changes which zone is worked on and nothing else; an allocation the zonelist
+    /// takes to DMA32 changes that zone only; undoing every event gives the node back, and
+    /// applying them again the engine's node. (`assert!`, not `assert_eq!`: a zone's Debug text
+    /// is long.)
+    #[test]
+    fn a_switch_moves_the_work_and_every_event_undoes() {
+        use crate::mm::types::gfp::__GFP_DMA32;
+        let mut e = boot_node(&two_zones());
+        let start = e.node().clone();
+        e.select_zone(Step::PageZone, 0);
+        assert_eq!(e.node().active_index(), 0);
+        assert!(e.node().zones() == start.zones());
+        e.select_zone(Step::PageZone, 1);
+        let p = e
+            .alloc_pages(GFP_KERNEL | __GFP_DMA32, 0, 0, 7, false)
+            .expect("a page");
+        assert_eq!(e.node().active_index(), 0, "the page is DMA32's");
+        assert_eq!(e.zone().page_owner(p), 7);
+        assert!(e.node().zone(1) == start.zone(1), "Normal is untouched");
+        assert!(e.node().zone(0) != start.zone(0));
+        let events: Vec<Event> = e.log.events.iter().copied().collect();
+        let mut back = e.node().clone();
+        for ev in events.iter().rev() {
+            back.unapply(ev);
+        }
+        assert_eq!(back.first_difference(&start), None);
+        let mut again = start.clone();
+        for ev in &events {
+            again.apply(ev);
+        }
+        assert!(&again == e.node());
+    }
+
+    /// A zone serializes its pages as one array per field (`kind`, `order`, `next`, `prev`,
+    /// `refcount`, `pflags`, `owner`, `list_mt`), whatever `struct Page` looks like, and reads
+    /// back to the same zone.
+    #[test]
+    fn a_zone_serializes_one_array_per_page_field() {
+        use crate::mm::types::gfp::GFP_HIGHUSER_MOVABLE;
+        let mut e = boot_engine(&ZoneParams::new(4096));
+        for id in 1..=40 {
+            let gfp = if id % 3 == 0 {
+                GFP_KERNEL
+            } else {
+                GFP_HIGHUSER_MOVABLE
+            };
+            let p = e
+                .alloc_pages(gfp, (id % 4) as u8, 0, id, gfp == GFP_HIGHUSER_MOVABLE)
+                .expect("a block");
+            if id % 5 == 0 {
+                e.free_pages(p, (id % 4) as u8, 0);
+            }
+        }
+        let z = e.zone();
+        let v = serde_json::to_value(z).unwrap();
+        let column = |f: &str| -> Vec<serde_json::Value> {
+            v[f].as_array()
+                .unwrap_or_else(|| panic!("{f} is an array"))
+                .clone()
+        };
+        let n = z.mem_map.len();
+        type Field = fn(&Page) -> serde_json::Value;
+        let per_page: [(&str, Field); 8] = [
+            ("kind", |p| serde_json::to_value(p.kind).unwrap()),
+            ("order", |p| p.order.into()),
+            ("next", |p| p.next.into()),
+            ("prev", |p| p.prev.into()),
+            ("refcount", |p| p.refcount.into()),
+            ("pflags", |p| u8::from(p.lru()).into()),
+            ("owner", |p| p.owner.into()),
+            ("list_mt", |p| p.list_mt().into()),
+        ];
+        for (f, of) in per_page {
+            let col = column(f);
+            assert_eq!(col.len(), n, "{f}");
+            assert!(col.iter().zip(&z.mem_map).all(|(x, p)| *x == of(p)), "{f}");
+        }
+        assert!(
+            z.mem_map.iter().any(|p| p.list_mt() != 0),
+            "some block on a list other than UNMOVABLE's"
+        );
+        assert!(z.mem_map.iter().any(|p| p.lru()), "some movable page");
+        let back: Zone = serde_json::from_value(v).unwrap();
+        assert_eq!(back.first_difference(z), None);
     }
 }

@@ -232,8 +232,8 @@ impl Engine {
         if self.zone().cfg.kernel.cma_frozen() {
             for p in pfn..pfn + count {
                 // put_page_testzero: refcount 1 → 0, the owner lets go (frozen now).
-                let owner = self.zone().owner[p as usize];
-                let lru = self.zone().pflags[p as usize] & crate::mm::zone::PF_LRU != 0;
+                let owner = self.zone().mem_map[p as usize].owner;
+                let lru = self.zone().mem_map[p as usize].lru();
                 self.emit(
                     Step::CmaReleasePut,
                     Mutation::PutPage {

@@ -35,9 +35,9 @@ impl Engine {
         for p in pfn..pfn + n {
             // put_page_testzero: a page someone else still references loses the owner's
             // reference only; it ends the run, and its last put_page frees it on its own.
-            let refs = self.zone().refcount[p as usize];
-            if refs != 1 || self.zone().kind[p as usize] != PageKind::Other {
-                let held = refs > 1 && self.zone().kind[p as usize] == PageKind::Other;
+            let refs = self.zone().mem_map[p as usize].refcount;
+            if refs != 1 || self.zone().mem_map[p as usize].kind != PageKind::Other {
+                let held = refs > 1 && self.zone().mem_map[p as usize].kind == PageKind::Other;
                 if held {
                     self.drop_ref(Step::ContigPutRef, p, true);
                 }
@@ -116,13 +116,21 @@ mod tests {
             })
             .collect();
         assert_eq!(chunks, vec![(3, 0), (4, 2), (8, 0), (10, 1), (12, 2)]);
-        assert_eq!(e.zone().refcount[9], 1, "page 9 is not freed by this call");
         assert_eq!(
-            e.zone().owner[9],
+            e.zone().mem_map[9].refcount,
+            1,
+            "page 9 is not freed by this call"
+        );
+        assert_eq!(
+            e.zone().mem_map[9].owner,
             crate::mm::zone::NO_OWNER,
             "nor is it the range's any more"
         );
         e.put_page_and_free(9, 0);
-        assert_eq!(e.zone().refcount[9], 0, "the last put_page frees it");
+        assert_eq!(
+            e.zone().mem_map[9].refcount,
+            0,
+            "the last put_page frees it"
+        );
     }
 }

@@ -886,13 +886,13 @@ impl Engine {
         let (mut free, mut movable) = (0, 0);
         let mut p = start;
         while p < end {
-            if z.kind[p as usize] == PageKind::Buddy {
-                let nr = 1 << z.order[p as usize];
+            if z.mem_map[p as usize].kind == PageKind::Buddy {
+                let nr = 1 << z.mem_map[p as usize].order;
                 free += nr;
                 p += nr;
                 continue;
             }
-            if z.kind[p as usize] == PageKind::Other && z.pflags[p as usize] & PF_LRU != 0 {
+            if z.mem_map[p as usize].kind == PageKind::Other && z.mem_map[p as usize].lru() {
                 movable += 1;
             }
             p += 1;
@@ -913,11 +913,11 @@ impl Engine {
         let mut p = start;
         let mut moved = 0;
         while p < end {
-            if self.zone().kind[p as usize] != PageKind::Buddy {
+            if self.zone().mem_map[p as usize].kind != PageKind::Buddy {
                 p += 1;
                 continue;
             }
-            let o = self.zone().order[p as usize];
+            let o = self.zone().mem_map[p as usize].order;
             self.move_to_free_list(step, p, o, old, new);
             moved += 1 << o;
             p += 1 << o;

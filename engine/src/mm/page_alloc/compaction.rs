@@ -251,7 +251,7 @@ impl Engine {
     /// order ≥ pageblock_order (a THP): the block cannot be a migration source.
     fn pageblock_skip_persistent(&self, p: ZonePfn) -> bool {
         let z = self.zone();
-        if z.block_containing(p).is_some() || z.owner[p as usize] == NO_OWNER {
+        if z.block_containing(p).is_some() || z.mem_map[p as usize].owner == NO_OWNER {
             return false;
         }
         let (_, nr) = in_use_block(z, p);
@@ -311,8 +311,8 @@ impl Engine {
             }
             let p = self.zone().zone_pfn(low_pfn);
             let z = self.zone();
-            if z.kind[p as usize] == PageKind::Buddy {
-                let o = z.order[p as usize] as Pfn;
+            if z.mem_map[p as usize].kind == PageKind::Buddy {
+                let o = z.mem_map[p as usize].order as Pfn;
                 if o > 0 {
                     low_pfn += (1 << o) - 1;
                     nr_scanned += (1 << o) - 1;
@@ -322,7 +322,9 @@ impl Engine {
             }
             // A free page on a pcp list, a page compaction isolated itself, or a page nobody
             // owns: not on an LRU (isolate_fail, the scan goes on).
-            if z.kind[p as usize] == PageKind::Pcp || z.owner[p as usize] == NO_OWNER {
+            if z.mem_map[p as usize].kind == PageKind::Pcp
+                || z.mem_map[p as usize].owner == NO_OWNER
+            {
                 low_pfn += 1;
                 continue;
             }
@@ -341,11 +343,11 @@ impl Engine {
                 continue;
             }
             // !PageLRU, or a pinned anonymous folio: references beyond the mapping.
-            if z.pflags[p as usize] & PF_LRU == 0 || z.refcount[p as usize] != 1 {
+            if !z.mem_map[p as usize].lru() || z.mem_map[p as usize].refcount != 1 {
                 low_pfn += 1;
                 continue;
             }
-            let owner = z.owner[p as usize];
+            let owner = z.mem_map[p as usize].owner;
             // The first folio taken: test_and_set_skip, which ignore_skip_hint turns off (the
             // block's skip bit was clear when valid_page was taken).
             if !skip_updated {
@@ -393,7 +395,7 @@ impl Engine {
         let p = self.zone().zone_pfn(pfn);
         let z = self.zone();
         let order = cc.order.filter(|&o| o > 0).unwrap_or(PAGEBLOCK_ORDER);
-        if z.kind[p as usize] == PageKind::Buddy && z.order[p as usize] >= order {
+        if z.mem_map[p as usize].kind == PageKind::Buddy && z.mem_map[p as usize].order >= order {
             return false;
         }
         if cc.ignore_block_suitable {
@@ -470,9 +472,11 @@ impl Engine {
             nr_scanned += 1;
             let p = self.zone().zone_pfn(blockpfn);
             let z = self.zone();
-            if z.kind[p as usize] != PageKind::Buddy {
+            if z.mem_map[p as usize].kind != PageKind::Buddy {
                 // PageCompound: a compound head skips its folio when it ends in the block.
-                if z.kind[p as usize] == PageKind::Other && z.owner[p as usize] != NO_OWNER {
+                if z.mem_map[p as usize].kind == PageKind::Other
+                    && z.mem_map[p as usize].owner != NO_OWNER
+                {
                     let (head, nr) = in_use_block(z, p);
                     if head == p && nr > 1 && blockpfn + nr as Pfn <= end_pfn {
                         blockpfn += nr as Pfn - 1;
@@ -486,7 +490,7 @@ impl Engine {
                 self.lock_zone(Step::IsolateFreeLock);
                 locked = true;
             }
-            let order = self.zone().order[p as usize];
+            let order = self.zone().mem_map[p as usize].order;
             let isolated = self.__isolate_free_page(p, order);
             if isolated == 0 {
                 break;

@@ -18,7 +18,7 @@ impl Engine {
     /// third party's last [`Engine::put_page_and_free`] frees it.
     pub fn free_pages(&mut self, pfn: ZonePfn, order: u8, cpu: usize) {
         self.enter(KernelFn::__free_pages);
-        if self.zone().refcount[pfn as usize] > 1 {
+        if self.zone().mem_map[pfn as usize].refcount > 1 {
             self.drop_ref(Step::FreePagesStillHeld, pfn, true);
         } else {
             self.put_page(pfn, order);
@@ -39,7 +39,7 @@ impl Engine {
     /// frees the page (`folio_put` → `__folio_put` → `free_frozen_pages(page, 0)`, mm/swap.c).
     pub fn put_page_and_free(&mut self, pfn: ZonePfn, cpu: usize) {
         self.enter(KernelFn::put_page);
-        if self.zone().refcount[pfn as usize] > 1 {
+        if self.zone().mem_map[pfn as usize].refcount > 1 {
             self.drop_ref(Step::PutPageDrop, pfn, false);
         } else {
             self.put_page_at(Step::PutPageLast, pfn, 0);
@@ -50,8 +50,8 @@ impl Engine {
 
     /// `put_page_testzero` that does not reach zero; `release`: it was the owner's reference.
     pub(crate) fn drop_ref(&mut self, step: Step, pfn: ZonePfn, release: bool) {
-        let owner = self.zone().owner[pfn as usize];
-        let lru = self.zone().pflags[pfn as usize] & PF_LRU != 0;
+        let owner = self.zone().mem_map[pfn as usize].owner;
+        let lru = self.zone().mem_map[pfn as usize].lru();
         self.emit(
             step,
             Mutation::PutPageRef {
@@ -71,8 +71,8 @@ impl Engine {
     /// [`Engine::put_page`] at a given pseudocode line (the owner's free, or a third party's
     /// last `put_page`).
     fn put_page_at(&mut self, step: Step, pfn: ZonePfn, order: u8) {
-        let owner = self.zone().owner[pfn as usize];
-        let lru = self.zone().pflags[pfn as usize] & PF_LRU != 0;
+        let owner = self.zone().mem_map[pfn as usize].owner;
+        let lru = self.zone().mem_map[pfn as usize].lru();
         self.emit(
             step,
             Mutation::PutPage {
@@ -372,7 +372,7 @@ impl Engine {
                 let list = self.zone().pcp[cpu].lists[i];
                 let p = list.tail;
                 let mt = self.zone().pageblock_mt(p);
-                let prev = self.zone().prev[p as usize];
+                let prev = self.zone().mem_map[p as usize].prev;
                 self.emit(
                     Step::BulkFreeTakeTail,
                     Mutation::PcpDel {

@@ -68,20 +68,20 @@ pub struct ContigOutcome {
 /// allocation of order > 0 is one compound block (head refcount 1, tails 0, one owner);
 /// every other in-use page is a block of its own.
 pub(super) fn in_use_block(z: &Zone, p: ZonePfn) -> (ZonePfn, u32) {
-    let owner = z.owner[p as usize];
+    let owner = z.mem_map[p as usize].owner;
     let mut head = p;
     while owner != NO_OWNER
-        && z.refcount[head as usize] == 0
+        && z.mem_map[head as usize].refcount == 0
         && head > 0
-        && z.owner[head as usize - 1] == owner
+        && z.mem_map[head as usize - 1].owner == owner
     {
         head -= 1;
     }
     let mut end = head + 1;
-    while (end as usize) < z.refcount.len()
-        && z.refcount[end as usize] == 0
-        && z.owner[end as usize] == owner
-        && z.kind[end as usize] == PageKind::Other
+    while (end as usize) < z.mem_map.len()
+        && z.mem_map[end as usize].refcount == 0
+        && z.mem_map[end as usize].owner == owner
+        && z.mem_map[end as usize].kind == PageKind::Other
         && owner != NO_OWNER
     {
         end += 1;
@@ -125,14 +125,14 @@ impl Engine {
             MAX_PAGE_ORDER as u32
         };
         let mut pfn = start;
-        while z.kind[pfn as usize] != PageKind::Buddy {
+        while z.mem_map[pfn as usize].kind != PageKind::Buddy {
             order += 1;
             if order > MAX_PAGE_ORDER as u32 {
                 return start;
             }
             pfn &= !0u32 << order;
         }
-        if pfn + (1u32 << z.order[pfn as usize]) > start {
+        if pfn + (1u32 << z.mem_map[pfn as usize].order) > start {
             pfn
         } else {
             start
@@ -162,10 +162,10 @@ impl Engine {
     fn move_freepages_block_isolate(&mut self, pb: u32, isolate: bool) {
         let start = pb * PAGEBLOCK_NR_PAGES;
         let buddy = self.find_large_buddy(start);
-        if self.zone().kind[buddy as usize] == PageKind::Buddy
-            && self.zone().order[buddy as usize] > PAGEBLOCK_ORDER
+        if self.zone().mem_map[buddy as usize].kind == PageKind::Buddy
+            && self.zone().mem_map[buddy as usize].order > PAGEBLOCK_ORDER
         {
-            let o = self.zone().order[buddy as usize];
+            let o = self.zone().mem_map[buddy as usize].order;
             let mt = self.zone().pageblock_mt(buddy);
             self.del_from_free_list(Step::IsolateSplitLarge, buddy, o, mt);
             self.account_freepages(Step::IsolateSplitLarge, -(1i64 << o), mt);
@@ -200,7 +200,7 @@ impl Engine {
                 continue;
             }
             let (head, nr) = in_use_block(z, p);
-            if z.pflags[head as usize] & PF_LRU == 0 {
+            if !z.mem_map[head as usize].lru() {
                 return Some(p);
             }
             p = head + nr;
@@ -266,8 +266,8 @@ impl Engine {
         if self.pb_isolated(pb) {
             let start = pb * PAGEBLOCK_NR_PAGES;
             let mut isolated_page = None;
-            if self.zone().kind[start as usize] == PageKind::Buddy {
-                let o = self.zone().order[start as usize];
+            if self.zone().mem_map[start as usize].kind == PageKind::Buddy {
+                let o = self.zone().mem_map[start as usize].order;
                 if (PAGEBLOCK_ORDER..MAX_PAGE_ORDER).contains(&o) {
                     let buddy = start ^ (1u32 << o);
                     if self.zone().is_buddy(buddy, o) && !self.pb_isolated(buddy >> PAGEBLOCK_ORDER)
@@ -456,14 +456,14 @@ impl Engine {
                 let (head, nr) = in_use_block(self.zone(), pfn);
                 // isolate_migratepages_block skips a folio with references beyond its
                 // owner's (a pinned page: migration would fail), so the range stays busy.
-                if self.zone().pflags[head as usize] & PF_LRU != 0
+                if self.zone().mem_map[head as usize].lru()
                     && nr.is_power_of_two()
-                    && self.zone().refcount[head as usize] == 1
+                    && self.zone().mem_map[head as usize].refcount == 1
                 {
                     batch.push((
                         head,
                         nr.trailing_zeros() as u8,
-                        self.zone().owner[head as usize],
+                        self.zone().mem_map[head as usize].owner,
                     ));
                     pages += nr;
                 }
@@ -632,7 +632,7 @@ impl Engine {
         self.lock_zone(Step::AllocContigTake);
         let mut p = outer_start;
         while p < e {
-            let o = self.zone().order[p as usize];
+            let o = self.zone().mem_map[p as usize].order;
             self.del_from_free_list(Step::AllocContigTake, p, o, MigrateType::Isolate);
             self.handled(1 << o);
             p += 1u32 << o;

@@ -358,7 +358,7 @@ impl Engine {
         order: u8,
         _mt: MigrateType,
     ) {
-        let prev = self.zone().prev[pfn as usize];
+        let prev = self.zone().mem_map[pfn as usize].prev;
         let mt = self.zone().list_mt_of(pfn);
         self.emit(
             step,
@@ -393,7 +393,7 @@ impl Engine {
         from: MigrateType,
         to: MigrateType,
     ) {
-        let prev = self.zone().prev[pfn as usize];
+        let prev = self.zone().mem_map[pfn as usize].prev;
         let actual = self.zone().list_mt_of(pfn);
         self.emit(
             step,

@@ -853,8 +853,8 @@ impl Replayer {
     }
 
     fn pcp_del(&mut self, step: Step, p: u32) {
-        let cpu = self.e.zone().owner[p as usize] as u8;
-        let prev = self.e.zone().prev[p as usize];
+        let cpu = self.e.zone().mem_map[p as usize].owner as u8;
+        let prev = self.e.zone().mem_map[p as usize].prev;
         self.e.emit(
             step,
             Mutation::PcpDel {
@@ -870,7 +870,7 @@ impl Replayer {
     /// Is `(p, order)` the head of a pcp block of that order?
     fn on_pcp(&self, p: u32, order: u8) -> bool {
         let z = self.e.zone();
-        z.kind[p as usize] == PageKind::Pcp && z.order[p as usize] == order
+        z.mem_map[p as usize].kind == PageKind::Pcp && z.mem_map[p as usize].order == order
     }
 
     /// The pcp pieces, all put there by `mm_page_free`, that exactly tile `(p, order)`.
@@ -883,8 +883,8 @@ impl Replayer {
         let mut v = Vec::new();
         let mut q = p;
         while q < end {
-            let o = z.order[q as usize];
-            if z.kind[q as usize] != PageKind::Pcp
+            let o = z.mem_map[q as usize].order;
+            if z.mem_map[q as usize].kind != PageKind::Pcp
                 || self.zs_ref().origin[q as usize] != ORIGIN_FREED
                 || q + (1 << o) > end
             {
@@ -923,7 +923,7 @@ impl Replayer {
     fn untraced_bulk_take_above(&mut self, p: u32) {
         let z = self.e.zone();
         let (cpu, pi) = (
-            z.owner[p as usize] as usize,
+            z.mem_map[p as usize].owner as usize,
             self.zs_ref().pindex[p as usize] as usize,
         );
         let above: Vec<u32> = z
@@ -970,7 +970,7 @@ impl Replayer {
             return false;
         }
         let (cpu, pi) = (
-            z.owner[p as usize] as usize,
+            z.mem_map[p as usize].owner as usize,
             self.zs_ref().pindex[p as usize] as usize,
         );
         if z.pcp[cpu].lists[pi].len < 2 {
@@ -1034,11 +1034,11 @@ impl Replayer {
     /// Is the order-0 page `p` held by an untraced `alloc_pages_bulk` the replay inferred?
     fn held_by_inferred_bulk(&self, p: u32) -> bool {
         let z = self.e.zone();
-        z.kind[p as usize] == PageKind::Other
-            && z.refcount[p as usize] == 1
+        z.mem_map[p as usize].kind == PageKind::Other
+            && z.mem_map[p as usize].refcount == 1
             && self
                 .owners
-                .get(z.owner[p as usize] as usize)
+                .get(z.mem_map[p as usize].owner as usize)
                 .is_some_and(|o| o.def == DEF_ALLOC_PAGES_BULK)
     }
 
@@ -1047,7 +1047,7 @@ impl Replayer {
     /// nobody holds in the model was handed out untraced (the bulk loop): `prep_new_page`.
     fn ensure_held(&mut self, p: u32, order: u8) {
         let z = self.e.zone();
-        let owner = z.owner[p as usize];
+        let owner = z.mem_map[p as usize].owner;
         if owner != NO_OWNER {
             // The allocation holding p: the largest aligned block with a held head, unsplit
             // tails, all of this owner.
@@ -1056,15 +1056,15 @@ impl Replayer {
                 // Owning the whole block is monotone in the order: stop at the first miss.
                 .take_while(|&(h, o)| {
                     h + (1 << o) <= z.pages()
-                        && z.owner[h as usize..(h + (1 << o)) as usize]
+                        && z.mem_map[h as usize..(h + (1 << o)) as usize]
                             .iter()
-                            .all(|&w| w == owner)
+                            .all(|q| q.owner == owner)
                 })
                 .filter(|&(h, o)| {
-                    z.refcount[h as usize] == 1
-                        && z.refcount[h as usize + 1..(h + (1 << o)) as usize]
+                    z.mem_map[h as usize].refcount == 1
+                        && z.mem_map[h as usize + 1..(h + (1 << o)) as usize]
                             .iter()
-                            .all(|&c| c == 0)
+                            .all(|q| q.refcount == 0)
                 })
                 .last();
             if let Some((h, o)) = alloc {
@@ -1072,7 +1072,7 @@ impl Replayer {
                     self.e.split_page(h, o);
                 }
             }
-            if self.e.zone().refcount[p as usize] == 1 {
+            if self.e.zone().mem_map[p as usize].refcount == 1 {
                 return;
             }
         }
@@ -1094,7 +1094,7 @@ impl Replayer {
     fn any_free(&self, p: u32, order: u8) -> bool {
         let z = self.e.zone();
         self.e.free_block_containing(p).is_some()
-            || (p + 1..p + (1 << order)).any(|q| z.kind[q as usize] != PageKind::Other)
+            || (p + 1..p + (1 << order)).any(|q| z.mem_map[q as usize].kind != PageKind::Other)
     }
 
     /// Removes `(p, order)` from the buddy block that contains it, splitting that block the way
@@ -1230,7 +1230,7 @@ impl Replayer {
             self.zs().in_flight.remove(&p);
             "from the buddy"
         } else if self.on_pcp(p, order) || self.freed_pieces(p, order).is_some() {
-            let owner_cpu = self.e.zone().owner[p as usize] as usize;
+            let owner_cpu = self.e.zone().mem_map[p as usize].owner as usize;
             if cpu_known && owner_cpu != cpu {
                 self.diverge(
                     DivergenceKind::PcpOtherCpu,
@@ -1537,10 +1537,10 @@ impl Replayer {
             return NO_OWNER;
         }
         let q = (pfn - start) as usize;
-        if z.kind[q] == PageKind::Pcp {
+        if z.mem_map[q].kind == PageKind::Pcp {
             return NO_OWNER; // a pcp page's owner field is its CPU
         }
-        z.owner[q]
+        z.mem_map[q].owner
     }
 
     fn traced_single_page(&mut self, pfn: u64) -> bool {
@@ -1585,7 +1585,7 @@ impl Replayer {
         // The folio is the caller's: each page given back by its own put (the undo restores
         // every page's owner and count).
         for q in first..end {
-            if self.e.zone().refcount[q as usize] != 0 {
+            if self.e.zone().mem_map[q as usize].refcount != 0 {
                 self.e.put_page(q, 0);
             }
         }

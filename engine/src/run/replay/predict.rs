@@ -578,7 +578,7 @@ pub fn locate(e: &Engine, pfn: u64, order: u8) -> Where {
             if h != p || o != order {
                 return Where::PartlyFree;
             }
-            let cpu = z.owner[p as usize] as usize;
+            let cpu = z.mem_map[p as usize].owner as usize;
             (0..NR_PCP_LISTS)
                 .find_map(|pi| {
                     z.pcp_list_pfns(cpu, pi)

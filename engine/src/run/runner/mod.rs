@@ -935,9 +935,9 @@ impl Runner<'_, '_> {
             .filter_map(|p| self.owned_page(hz, owner, p))
             .filter(|&(zi, p)| {
                 let z = self.engine.node().zone(zi);
-                z.kind[p as usize] == PageKind::Other
-                    && z.owner[p as usize] == owner
-                    && z.refcount[p as usize] >= 1
+                z.mem_map[p as usize].kind == PageKind::Other
+                    && z.mem_map[p as usize].owner == owner
+                    && z.mem_map[p as usize].refcount >= 1
             })
             .collect()
     }
@@ -948,7 +948,9 @@ impl Runner<'_, '_> {
         let keep = |i: usize| {
             // Each page in its own zone (a node of several zones).
             let (z, p) = (node.zone(area.zone_of(i)), area.pages[i] as usize);
-            z.kind[p] == PageKind::Other && z.owner[p] == owner && z.refcount[p] == 1
+            z.mem_map[p].kind == PageKind::Other
+                && z.mem_map[p].owner == owner
+                && z.mem_map[p].refcount == 1
         };
         let kept: Vec<usize> = (0..area.pages.len()).filter(|&i| keep(i)).collect();
         VmArea {

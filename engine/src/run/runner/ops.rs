@@ -653,11 +653,11 @@ impl Runner<'_, '_> {
         // allocation freed it) is not the caller's to free: `put_page` frees it.
         let extra = |p: ZonePfn| self.extra_refs.get(&z.abs_pfn(p)).copied().unwrap_or(0);
         if let Some(bad) = (start..start + n).find(|&p| {
-            let refs = u32::from(z.refcount[p as usize]);
-            refs == 0 || refs <= extra(p) || z.kind[p as usize] != PageKind::Other
+            let refs = u32::from(z.mem_map[p as usize].refcount);
+            refs == 0 || refs <= extra(p) || z.mem_map[p as usize].kind != PageKind::Other
         }) {
-            let refs = z.refcount[bad as usize];
-            let why = if refs > 0 && z.kind[bad as usize] == PageKind::Other {
+            let refs = z.mem_map[bad as usize].refcount;
+            let why = if refs > 0 && z.mem_map[bad as usize].kind == PageKind::Other {
                 "is held only by get_page references (its allocation freed it; put_page frees it)"
             } else {
                 "does not have refcount 1 (freed, never allocated, or part of an unsplit block)"
@@ -668,7 +668,7 @@ impl Runner<'_, '_> {
             ));
         }
         let held = (start..start + n)
-            .filter(|&p| z.refcount[p as usize] > 1)
+            .filter(|&p| z.mem_map[p as usize].refcount > 1)
             .count() as u32;
         match method {
             FreeMethod::PerPage => self.engine.free_contig_range_per_page(start, n, cpu),
@@ -689,7 +689,7 @@ impl Runner<'_, '_> {
     /// One page of an allocation freed by its owner (`__free_pages(page, 0)`): freed, or,
     /// when a `get_page` reference still holds it, only the owner's reference dropped.
     fn free_one_page_of(&mut self, p: ZonePfn, index: u64, cpu: usize) -> Outcome {
-        let held = self.engine.zone().refcount[p as usize] > 1;
+        let held = self.engine.zone().mem_map[p as usize].refcount > 1;
         self.engine.free_pages(p, 0, cpu);
         if held {
             Outcome::StillReferenced { index }
@@ -757,7 +757,7 @@ impl Runner<'_, '_> {
         }
         // Where the page lives now, if alloc_contig_range migrated it.
         let p = self.enter_page(hz, owner, p);
-        if self.engine.zone().refcount[p as usize] == u8::MAX {
+        if self.engine.zone().mem_map[p as usize].refcount == u8::MAX {
             return self.warn(format!(
                 "get_page {name} page {page}: the model counts at most {} references; refused",
                 u8::MAX
@@ -768,7 +768,7 @@ impl Runner<'_, '_> {
         *self.extra_refs.entry(abs).or_insert(0) += 1;
         Outcome::PageRefTaken {
             index: page,
-            refcount: self.engine.zone().refcount[p as usize],
+            refcount: self.engine.zone().mem_map[p as usize].refcount,
         }
     }
 
@@ -795,7 +795,7 @@ impl Runner<'_, '_> {
         if *refs == 0 {
             self.extra_refs.remove(&abs);
         }
-        let freed = self.engine.zone().refcount[p as usize] == 1;
+        let freed = self.engine.zone().mem_map[p as usize].refcount == 1;
         self.engine.put_page_and_free(p, cpu);
         Outcome::PageRefDropped { index: page, freed }
     }

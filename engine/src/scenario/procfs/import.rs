@@ -405,7 +405,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
     let empty = z.nr_free.iter().all(|&n| n == 0)
         && z.nr_free_pages == 0
         && z.pcp_pages() == 0
-        && z.refcount.iter().all(|&r| r == 0);
+        && z.mem_map.iter().all(|p| p.refcount == 0);
     if u64::from(z.cfg.pages) != imp.pages || !empty {
         return Err(ScenarioError::new(
             "init",
@@ -476,13 +476,13 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
             continue;
         }
         let t = plan.pb_types[p >> PAGEBLOCK_ORDER];
-        z.refcount[p] = 1;
-        z.owner[p] = filler_owner(t);
+        z.mem_map[p].refcount = 1;
+        z.mem_map[p].owner = filler_owner(t);
         // A CMA pageblock holds movable allocations only (`gfp_migratetype` → `ALLOC_CMA`).
         if matches!(t, MigrateType::Movable | MigrateType::Cma) {
-            z.pflags[p] |= PF_LRU;
+            z.mem_map[p].flags |= PF_LRU;
         } else {
-            z.pflags[p] &= !PF_LRU;
+            z.mem_map[p].flags &= !PF_LRU;
         }
     }
     // `zone->cma_pages`: the CMA pageblocks are the zone's CMA area.

@@ -279,13 +279,13 @@ fn check_consistent(z: &Zone, imp: &ProcImport) {
     for (p, free) in covered.into_iter().enumerate() {
         let t = z.pageblock_mt(p as u32);
         if free {
-            assert_eq!(z.refcount[p], 0);
-            assert_eq!(z.owner[p], NO_OWNER);
+            assert_eq!(z.mem_map[p].refcount, 0);
+            assert_eq!(z.mem_map[p].owner, NO_OWNER);
         } else {
-            assert_eq!(z.refcount[p], 1);
-            assert_eq!(z.owner[p], filler_owner(t));
-            assert_eq!(z.pflags[p] & PF_LRU != 0, t == MigrateType::Movable);
-            assert_eq!(z.kind[p], PageKind::Other);
+            assert_eq!(z.mem_map[p].refcount, 1);
+            assert_eq!(z.mem_map[p].owner, filler_owner(t));
+            assert_eq!(z.mem_map[p].lru(), t == MigrateType::Movable);
+            assert_eq!(z.mem_map[p].kind, PageKind::Other);
         }
     }
 }
