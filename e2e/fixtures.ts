@@ -51,6 +51,28 @@ export const test = base.extend<Fixtures>({
   ],
 });
 
+/** Why a test that measures speed is skipped: the timings it reads exist only in the bench build. */
+export const NEEDS_BENCH_BUILD =
+  'measures speed: the timing hooks exist only in the bench build (trunk build --release --features bench): ' +
+  'BUDDYSCOPE_BENCH_BUILD=1 bash scripts/e2e.sh, or scripts/bench-frames.sh';
+
+/** True when the page is the bench build (the app's `bench` feature: `window.__buddyscopeBench`
+ * and the map's and the worker hand-over's timings on `window`). */
+export async function isBenchBuild(page: Page): Promise<boolean> {
+  return page.evaluate(() => typeof (window as any).__buddyscopeBench === 'function');
+}
+
+/** The memory map's last render: `"tiles"` (only the tiles that changed) or `"full"`, read once
+ * the frame has been rendered. */
+export async function mapPaint(page: Page): Promise<string | null> {
+  return page.evaluate(
+    () =>
+      new Promise<string | null>((r) =>
+        requestAnimationFrame(() => r(document.querySelector('[data-testid=memory-map]')!.getAttribute('data-paint'))),
+      ),
+  );
+}
+
 /** Loads the app and waits until it has mounted (the header is rendered by the wasm app) and
  * the panels below the fold, which mount a frame after the first paint, are there too. */
 export async function openApp(page: Page, query = ''): Promise<void> {

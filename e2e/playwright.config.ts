@@ -2,8 +2,9 @@ import { defineConfig, devices } from '@playwright/test';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-// The release build that `trunk build --release` writes (scripts/e2e.sh runs it first).
-const DIST = path.resolve(__dirname, '..', 'dist');
+// The release build that `trunk build --release` writes (scripts/e2e.sh runs it first); E2E_DIST
+// names another (the bench build, `dist-bench`: BUDDYSCOPE_BENCH_BUILD=1 bash scripts/e2e.sh).
+const DIST = path.resolve(__dirname, '..', process.env.E2E_DIST ?? 'dist');
 // Not trunk serve's 8080, so the dev server and the suite can run side by side.
 const PORT = Number(process.env.E2E_PORT ?? 4180);
 // The same dist/ served only under a sub-path, as `trunk build --public-url /some/sub/path/`

@@ -2,6 +2,9 @@
 # Release build + Playwright e2e suite against dist/ (served statically by Playwright's webServer).
 # Arguments go to `playwright test`, e.g. `bash scripts/e2e.sh tests/smoke.spec.ts`.
 # Runs scripts/setup.sh first unless BUDDYSCOPE_SETUP_DONE=1 (scripts/test.sh sets it).
+# BUDDYSCOPE_BENCH_BUILD=1: against the bench build instead (the app's `bench` feature, in
+# dist-bench/): the specs that measure speed read its timing hooks, e.g.
+# `BUDDYSCOPE_BENCH_BUILD=1 bash scripts/e2e.sh tests/engine-bench.spec.ts tests/bench.spec.ts`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$BUDDYSCOPE_ROOT"
@@ -32,7 +35,13 @@ fi
 
 # scripts/test.sh sets BUDDYSCOPE_DIST_BUILT=1 when its wasm-build step (run while the host tests
 # built and ran) has just written dist/.
-if [ "${BUDDYSCOPE_DIST_BUILT:-}" = 1 ] && [ -f dist/index.html ]; then
+if [ "${BUDDYSCOPE_BENCH_BUILD:-}" = 1 ]; then
+    step "e2e: trunk build --release --features bench (dist-bench/)"
+    t=$SECONDS
+    trunk build --release --features bench --dist dist-bench
+    info "built in $((SECONDS - t)) s"
+    export E2E_DIST=dist-bench
+elif [ "${BUDDYSCOPE_DIST_BUILT:-}" = 1 ] && [ -f dist/index.html ]; then
     step "e2e: release build"
     info "built by the wasm-build step: dist/"
 else

@@ -63,7 +63,7 @@ wasm-bindgen --target web --no-typescript --keep-lld-exports \
 
 # 3. wasm-opt -Oz in release, as trunk ran it (the features rustc enabled are read from each
 # module's target_features section). BUDDYSCOPE_WASM_NAMES=1 keeps the function names (-g) so a
-# browser profile of the release build names its wasm functions (e2e/bench/loadprofile.bench.ts).
+# browser profile of the release build names its wasm functions.
 optimize() {
     if [ "${TRUNK_PROFILE:-debug}" = release ]; then
         wasm-opt -Oz ${BUDDYSCOPE_WASM_NAMES:+-g} "$1" -o "$2"

@@ -4,7 +4,8 @@
 // page posts the URL of its wasm-bindgen glue (found in the page, so `--public-url` sub-paths
 // work) and its compiled WebAssembly.Module (nothing is fetched or compiled twice); the glue's
 // init runs the app's `main`, which mounts nothing here (no window), then the exported
-// `buddyscope_worker_run` runs the scenario. Messages back: {type: "progress", done, total},
+// `buddyscope_worker_run` runs the scenario (and fetches the encoder's own wasm module, a split
+// point, the first time). Messages back: {type: "progress", done, total},
 // then {type: "done", bytes, encode_ms, run_ms} (the ArrayBuffer is transferred, not copied) or
 // {type: "error", message}. The page cancels by terminating the worker.
 self.onmessage = async (event) => {
@@ -20,7 +21,7 @@ self.onmessage = async (event) => {
         self.postMessage({ type: "progress", done, total });
       }
     };
-    const { bytes, run_ms, encode_ms } = bindings.buddyscope_worker_run(text, progress, !!debug_panic);
+    const { bytes, run_ms, encode_ms } = await bindings.buddyscope_worker_run(text, progress, !!debug_panic);
     self.postMessage({ type: "done", bytes, run_ms, encode_ms }, [bytes.buffer]);
   } catch (e) {
     self.postMessage({ type: "error", message: String((e && e.message) || e) });

@@ -32,8 +32,9 @@ use buddyscope::{
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::model::{tour, Command, Slot};
 use crate::panels::{narration, op_label};
-use crate::state::AppState;
+use crate::shell::Shell;
 
 /// One `free_area[order].free_list[mt]` length.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -122,7 +123,7 @@ pub fn embed_state(t: &Timeline, scenario_id: &str, playing: bool) -> EmbedState
 /// A message from the host.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
-pub enum Command {
+pub enum HostMessage {
     Step {
         #[serde(default)]
         n: Option<i32>,
@@ -156,86 +157,103 @@ pub enum Command {
     Get,
 }
 
-/// Carries out a command. `Err` is the message of the `{type:"error"}` reply.
-pub fn run_command(state: &AppState, cmd: Command) -> Result<(), String> {
-    let stop = || state.playing.set(false);
-    match cmd {
-        // Through AppState's stepping, so compare mode (if a share link turned it on) moves
-        // both sides as the controls do.
-        Command::Step { n } => {
-            stop();
+/// Carries out a host's message as the model's commands. `Err` is the message of the
+/// `{type:"error"}` reply.
+pub fn run_message(shell: Shell, msg: HostMessage) -> Result<(), String> {
+    match msg {
+        // The controls' commands, so compare mode (if a share link turned it on) moves both
+        // sides as the controls do.
+        HostMessage::Step { n } => {
+            shell.dispatch(Command::Pause);
             let n = n.unwrap_or(1);
             for _ in 0..n.unsigned_abs() {
-                if n < 0 {
-                    state.step_back()
+                shell.dispatch(if n < 0 {
+                    Command::StepBack
                 } else {
-                    state.step_forward()
-                }
+                    Command::StepForward
+                });
             }
         }
-        Command::Op { n } => {
-            stop();
+        HostMessage::Op { n } => {
+            shell.dispatch(Command::Pause);
             let n = n.unwrap_or(1);
             for _ in 0..n.unsigned_abs() {
-                if n < 0 {
-                    state.op_back()
+                shell.dispatch(if n < 0 {
+                    Command::OpBack
                 } else {
-                    state.op_forward()
-                }
+                    Command::OpForward
+                });
             }
         }
-        Command::Seek { pos } => {
-            stop();
-            if state.comparing() {
+        HostMessage::Seek { pos } => {
+            shell.dispatch(Command::Pause);
+            if shell.read(|m| m.comparing()) {
                 return Err("seek: in compare mode the two sides have different event counts; use op or tour".to_string());
             }
-            state.seek(pos);
+            shell.dispatch(Command::Seek(pos));
         }
-        Command::Tour { stop: n } => {
-            stop();
-            let stops = state.tour_positions().len();
-            let i = crate::presenter::tour_query(&n.to_string(), stops)?;
-            state.tour_go(i);
+        HostMessage::Tour { stop: n } => {
+            shell.dispatch(Command::Pause);
+            let stops = shell.read(|m| tour::positions(m).len());
+            let i = tour::tour_query(&n.to_string(), stops)?;
+            shell.dispatch(Command::TourGo(i));
         }
-        Command::Play { playing, speed } => {
+        HostMessage::Play { playing, speed } => {
             if let Some(s) = speed.filter(|s| s.is_finite() && *s > 0.0) {
-                state.speed.set(s.min(4096.0));
+                shell.prefs.speed.set(s.min(4096.0));
             }
-            match playing {
-                Some(p) => state.playing.set(p),
-                None => state.playing.update(|p| *p = !*p),
-            }
+            shell.dispatch(match playing {
+                Some(true) => Command::Play,
+                Some(false) => Command::Pause,
+                None => Command::TogglePlay,
+            });
         }
-        Command::Load {
+        HostMessage::Load {
             id,
             text,
             share,
             pos,
         } => {
-            stop();
+            shell.dispatch(Command::Pause);
             match (id, text, share) {
-                (Some(id), None, None) => state.load_builtin(&id).map_err(|e| e.to_string())?,
-                (None, Some(text), None) => state
-                    .load_text(&text, "custom")
-                    .map_err(|e| e.to_string())?,
+                (Some(id), None, None) => {
+                    if buddyscope::scenario::builtin::get(&id).is_none() {
+                        return Err(crate::model::no_builtin(&id).to_string());
+                    }
+                    shell.dispatch(Command::LoadBuiltin(id));
+                }
+                (None, Some(text), None) => {
+                    shell.dispatch(Command::Load {
+                        text,
+                        id: "custom".to_string(),
+                    });
+                }
                 (None, None, Some(share)) => {
                     let v = crate::share::fragment_value(&share).unwrap_or(&share);
                     let p = crate::share::decode(v).map_err(|e| e.to_string())?;
-                    crate::panels::sharelink::apply(state, &p)?;
+                    shell.dispatch(Command::Share(Box::new(p)));
+                    if let Some(e) = shell.read(|m| m.share_error.clone()) {
+                        return Err(e);
+                    }
                 }
                 _ => return Err("load needs exactly one of id, text or share".to_string()),
             }
+            if let Some(e) = shell.read(|m| m.error.clone()) {
+                return Err(e.to_string());
+            }
+            if let crate::model::RunStatus::Refused(why) = shell.read(|m| m.run_status.clone()) {
+                return Err(why);
+            }
             // A long run is in the worker: `pos` is the new run's, so it waits for it.
             if let Some(pos) = pos {
-                let st = *state;
-                crate::runjob::when_loaded(state, move |loaded| {
+                shell.when_loaded(move |loaded| {
                     if loaded.is_ok() {
-                        st.seek(pos)
+                        shell.dispatch(Command::Seek(pos))
                     }
                 });
             }
         }
-        Command::Get => {}
+        HostMessage::Get => {}
     }
     Ok(())
 }
@@ -268,7 +286,7 @@ mod wire {
     }
 
     /// Listens for host commands (only when framed) and reports state changes to the host.
-    pub fn install(state: AppState, allowed_origin: Option<String>) {
+    pub fn install(shell: Shell, allowed_origin: Option<String>) {
         let Some(w) = web_sys::window() else { return };
         let framed = w
             .parent()
@@ -299,15 +317,15 @@ mod wire {
                 origin
             };
             target.set_value(Some(reply_to.clone()));
-            let cmd: Result<Command, _> = serde_wasm_bindgen::from_value(ev.data());
-            let result = cmd
+            let msg: Result<HostMessage, _> = serde_wasm_bindgen::from_value(ev.data());
+            let result = msg
                 .map_err(|e| format!("unknown message: {e}"))
-                .and_then(|c| run_command(&state, c));
+                .and_then(|c| run_message(shell, c));
             match result {
                 // A load that went to the run worker is answered when its run is on screen
                 // (or with the reason it will not be), not with the run it replaces.
-                Ok(()) => crate::runjob::when_loaded(&state, move |loaded| match loaded {
-                    Ok(()) => post_state(&state, &reply_to),
+                Ok(()) => shell.when_loaded(move |loaded| match loaded {
+                    Ok(()) => post_state(shell, &reply_to),
                     Err(e) => post(&message("error", Some(&e)), &reply_to),
                 }),
                 Err(e) => post(&message("error", Some(&e)), &reply_to),
@@ -316,39 +334,44 @@ mod wire {
         on_cleanup(move || handle.remove());
         // Every change of run or position (playback too) is reported once the host has spoken.
         Effect::new(move |_| {
-            state.version.track();
-            state.playing.track();
+            for s in Slot::ALL {
+                shell.cursor(s);
+            }
+            shell.ui.playing.track();
             // Not while a loaded run is in the worker: the host hears that run when it is on
             // screen (the load's reply), not the one it replaces.
-            if crate::runjob::pending(&state) {
+            if shell.read(|m| m.pending()) {
                 return;
             }
             if let Some(t) = target.get_value() {
-                post_state(&state, &t);
+                post_state(shell, &t);
             }
         });
         // Tell the host the app is up (no data: the origin of the host is not known yet), once
         // the run it was opened with is on screen: a share link of a long run runs in the
         // worker first, and a host that drives the frame on `ready` must drive that run.
-        crate::runjob::when_loaded(&state, move |_| {
+        shell.when_loaded(move |_| {
             let ready_target = target.get_value().unwrap_or_else(|| "*".to_string());
             post(&message("ready", None), &ready_target);
         });
     }
 
-    fn post_state(state: &AppState, target: &str) {
-        let id = state.scenario_id.get_untracked();
-        let playing = state.playing.get_untracked();
-        if let Some(mut s) = state.with_untracked(|s| embed_state(&s.timeline, &id, playing)) {
-            s.tour_stop = untrack(|| state.tour_here()).map(|i| i + 1);
-            s.sides = state.with_pair_untracked(|a, b| {
+    fn post_state(shell: Shell, target: &str) {
+        // The state of the run, not the first frame's zone.
+        shell.dispatch(Command::FinishFirstRun);
+        let s = shell.read(|m| {
+            let id = &m.scenario_id;
+            let mut s = embed_state(&m.main().timeline, id, m.playing);
+            s.tour_stop = tour::here(m).map(|i| i + 1);
+            s.sides = m.pair().map(|p| {
                 Box::new([
-                    embed_state(&a.timeline, &id, playing),
-                    embed_state(&b.timeline, &id, playing),
+                    embed_state(&p.a.timeline, id, m.playing),
+                    embed_state(&p.b.timeline, id, m.playing),
                 ])
             });
-            post(&to_js(&s), target);
-        }
+            s
+        });
+        post(&to_js(&s), target);
     }
 }
 
@@ -358,8 +381,8 @@ pub use wire::install;
 /// into the wasm module `embed` (scripts/wasm-split.sh): a page that is not embedded never
 /// downloads it. The host hears `ready` once it is installed.
 #[leptos::wasm_split::wasm_split(embed, wasm_split_path = ::leptos::wasm_split)]
-pub fn embed_app(state: AppState, allowed_origin: Option<String>, panel: String) -> AnyView {
-    install(state, allowed_origin);
+pub fn embed_app(shell: Shell, allowed_origin: Option<String>, panel: String) -> AnyView {
+    install(shell, allowed_origin);
     view! { <EmbedView panel=panel/> }.into_any()
 }
 
@@ -373,9 +396,9 @@ pub fn EmbedView(panel: String) -> impl IntoView {
     use crate::panels::narration::NarrationBar;
     use crate::panels::pcp::PcpPanel;
     use crate::panels::pseudocode::PseudocodePanel;
-    let state = AppState::get();
-    crate::panels::controls::install_player(state);
-    crate::panels::controls::install_keys(state);
+    let shell = Shell::get();
+    crate::shell::player::install(shell);
+    crate::shell::keys::install_stepping(shell);
     let side = match panel.as_str() {
         "pcp" => view! { <PcpPanel/> }.into_any(),
         "counters" => view! { <CountersPanel/> }.into_any(),
@@ -390,7 +413,7 @@ pub fn EmbedView(panel: String) -> impl IntoView {
             class="embed"
             data-testid="embed-view"
             data-panel=panel.clone()
-            data-run=move || crate::panels::deferred::run_marker(state.first_run_done.get())
+            data-run=move || crate::panels::deferred::run_marker(shell.ui.first_run_done.get())
         >
             <MemoryMapPanel/>
             <div class="embed-panel">{side}</div>
@@ -401,7 +424,7 @@ pub fn EmbedView(panel: String) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
 
     #[test]
     fn state_reports_the_frame_the_panels_show() {
@@ -423,16 +446,16 @@ mod tests {
 
     #[test]
     fn commands_parse_from_host_messages() {
-        let c: Command = serde_json::from_str(r#"{"type":"step","n":-2}"#).unwrap();
-        assert_eq!(c, Command::Step { n: Some(-2) });
-        let c: Command = serde_json::from_str(r#"{"type":"op"}"#).unwrap();
-        assert_eq!(c, Command::Op { n: None });
-        let c: Command =
+        let c: HostMessage = serde_json::from_str(r#"{"type":"step","n":-2}"#).unwrap();
+        assert_eq!(c, HostMessage::Step { n: Some(-2) });
+        let c: HostMessage = serde_json::from_str(r#"{"type":"op"}"#).unwrap();
+        assert_eq!(c, HostMessage::Op { n: None });
+        let c: HostMessage =
             serde_json::from_str(r#"{"type":"load","id":"fallback-steal","pos":5}"#).unwrap();
-        assert!(matches!(c, Command::Load { pos: Some(5), .. }));
-        assert!(serde_json::from_str::<Command>(r#"{"type":"format-disk"}"#).is_err());
-        assert!(serde_json::from_str::<Command>(r#"{"type":"seek"}"#).is_err());
-        let c: Command = serde_json::from_str(r#"{"type":"tour","stop":3}"#).unwrap();
-        assert_eq!(c, Command::Tour { stop: 3 });
+        assert!(matches!(c, HostMessage::Load { pos: Some(5), .. }));
+        assert!(serde_json::from_str::<HostMessage>(r#"{"type":"format-disk"}"#).is_err());
+        assert!(serde_json::from_str::<HostMessage>(r#"{"type":"seek"}"#).is_err());
+        let c: HostMessage = serde_json::from_str(r#"{"type":"tour","stop":3}"#).unwrap();
+        assert_eq!(c, HostMessage::Tour { stop: 3 });
     }
 }

@@ -25,6 +25,9 @@ pub struct OpenSet {
     pub exercises: Vec<ResolvedExercise>,
     /// `(exercise, question)` for every question, in order: question `i` of the set.
     pub order: Vec<(usize, usize)>,
+    /// The scenario text and id the app runs for each exercise ([`OpenSet::scenario_text`]),
+    /// made when the set is opened.
+    texts: Vec<(String, String)>,
 }
 
 impl OpenSet {
@@ -37,12 +40,14 @@ impl OpenSet {
             .enumerate()
             .flat_map(|(e, ex)| (0..ex.questions.len()).map(move |q| (e, q)))
             .collect();
+        let texts = resolved.iter().map(exercise_text).collect();
         Ok(OpenSet {
             set,
             text: text.to_string(),
             source: source.to_string(),
             exercises: resolved,
             order,
+            texts,
         })
     }
 
@@ -62,14 +67,10 @@ impl OpenSet {
         self.order.get(i).map(|&(e, _)| e)
     }
 
-    /// The scenario text the app runs for exercise `e`: the built-in's own text when the
-    /// exercise names one (the picker then shows it), else the scenario as JSON.
+    /// The scenario text the app runs for exercise `e`, and its id: the built-in's own text
+    /// when the exercise names one (the picker then shows it), else the scenario as JSON.
     pub fn scenario_text(&self, e: usize) -> (String, String) {
-        let ex = &self.exercises[e];
-        if let Some(b) = ex.builtin.as_deref().and_then(buddyscope::builtin::get) {
-            return (b.json.to_string(), b.id.to_string());
-        }
-        (ex.scenario.to_json_pretty(), "custom".to_string())
+        self.texts[e].clone()
     }
 
     /// Fresh progress (nothing answered), or `saved` when it belongs to this very set text
@@ -88,6 +89,18 @@ impl OpenSet {
             },
         }
     }
+}
+
+/// What [`OpenSet::scenario_text`] says for one exercise.
+fn exercise_text(ex: &ResolvedExercise) -> (String, String) {
+    if let Some(b) = ex
+        .builtin
+        .as_deref()
+        .and_then(buddyscope::scenario::builtin::get)
+    {
+        return (b.json.to_string(), b.id.to_string());
+    }
+    (ex.scenario.to_json_pretty(), "custom".to_string())
 }
 
 /// Judges `answer` to question `q` with the engine and words it for the saved progress.

@@ -1,18 +1,26 @@
 //! buddyscope web UI: a Leptos client-side-rendered app compiled to WebAssembly by trunk.
+//!
+//! `model` is the app as data, commands and one update (no Leptos, tested natively); `shell`
+//! holds it in Leptos, performs its effects and tells the views what changed; `panels` are the
+//! views. `runjob` is the run worker, `embed` the embedded view's message API.
 
 mod app;
+#[cfg(feature = "bench")]
 mod bench;
 mod browser;
-mod compare;
 mod embed;
 mod exercise;
+mod model;
 mod panels;
 mod panic_banner;
+mod prefs;
 mod presenter;
 mod runjob;
 mod saved;
 mod share;
-mod state;
+mod shell;
+#[cfg(test)]
+mod testutil;
 mod theme;
 
 fn main() {
@@ -22,6 +30,7 @@ fn main() {
     }
     // First thing: a panic anywhere below shows a visible banner, never a blank page.
     panic_banner::install();
+    #[cfg(feature = "bench")]
     bench::install();
     leptos::mount::mount_to_body(app::App);
     panic_banner::maybe_debug_panic();

@@ -17,7 +17,18 @@ use buddyscope::ComparePair;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::presenter::PresenterState;
+/// Presenter and tour state as plain data (for share links and embedding).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PresenterState {
+    /// The presenter layout is on.
+    pub presenter: bool,
+    /// The tour is active at this stop (0-based index into the scenario's `tour`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tour_stop: Option<u32>,
+    /// The map follows the action outside presenter mode too (it always does inside).
+    pub follow: bool,
+}
 
 /// The link format this build writes (and the newest it reads).
 pub const LINK_VERSION: u32 = 1;
@@ -175,7 +186,7 @@ mod tests {
     use super::*;
 
     fn payload(id: &str) -> SharePayload {
-        let b = buddyscope::builtin::get(id).expect("built-in");
+        let b = buddyscope::scenario::builtin::get(id).expect("built-in");
         SharePayload {
             text: b.json.to_string(),
             id: b.id.to_string(),
@@ -188,7 +199,7 @@ mod tests {
 
     #[test]
     fn round_trips_every_builtin() {
-        for b in buddyscope::builtin::ALL {
+        for b in buddyscope::scenario::builtin::ALL {
             let p = payload(b.id);
             let v = encode(&p);
             assert!(v.starts_with("1."));
@@ -206,7 +217,7 @@ mod tests {
 
     #[test]
     fn largest_builtin_link_is_short() {
-        let (longest, id) = buddyscope::builtin::ALL
+        let (longest, id) = buddyscope::scenario::builtin::ALL
             .iter()
             .map(|b| (encode(&payload(b.id)).len(), b.id))
             .max()

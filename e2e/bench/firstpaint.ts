@@ -39,8 +39,6 @@ export function hookCanvas(): void {
     __bsFirstMapDraw?: number;
     __bsFirstMapShown?: number;
     __bsMounted?: number;
-    /** Called when the map is on screen (bench/loadprofile.bench.ts ends its profile there). */
-    __bsOnMapShown?: () => void;
   };
   for (const name of ['instantiate', 'instantiateStreaming'] as const) {
     const orig = WebAssembly[name] as (...a: unknown[]) => Promise<unknown>;
@@ -69,7 +67,6 @@ export function hookCanvas(): void {
         requestAnimationFrame(() =>
           setTimeout(() => {
             w.__bsFirstMapShown = performance.now();
-            w.__bsOnMapShown?.();
             done();
           }),
         );
@@ -81,7 +78,7 @@ export function hookCanvas(): void {
 
 /** Resolves once `hookCanvas` has seen the map on screen and the app started (call it before
  * navigating). */
-export function firstPaintDone(page: Page): Promise<unknown> {
+function firstPaintDone(page: Page): Promise<unknown> {
   return page.waitForEvent('console', { predicate: (m) => m.text() === 'bs-first-paint-done', timeout: 30_000 });
 }
 

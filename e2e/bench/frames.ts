@@ -15,7 +15,6 @@
 // The frame time includes waiting for the next vsync (up to 16.7 ms at 60 Hz), so "work" is the
 // budget figure and "frame" the user's.
 import type { Browser, Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -98,38 +97,6 @@ export function scenarioText(pages: number, name: string, steps: number): string
   json.ops[1].steps = Math.round(steps * 0.7);
   delete json.tour;
   return JSON.stringify(json, null, 2);
-}
-
-/** Serves a release `dist/` directory (`dir`, relative to the repository) on `port` with the
- *  suite's static server, for the harnesses that compare builds (BENCH_AB); kill `server` after. */
-export async function serveDist(dir: string, port: number): Promise<{ url: string; server: ChildProcess }> {
-  const server = spawn('python3', [path.join(__dirname, '..', 'static_server.py'), String(port), path.resolve(__dirname, '..', '..', dir)], {
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url + '/')).ok) return { url, server };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${dir}: the static server did not start on ${port}`);
-}
-
-/** A fresh 1366 × 900 page (or `viewport`) of the app at `url` with the sandbox workload loaded
- *  at `pages` pages, a little into the run, nothing focused, scrolled to the top: where every
- *  harness that samples one zone starts. The caller closes `page.context()`. */
-export async function openZone(browser: Browser, url: string, pages: number, viewport = { width: 1366, height: 900 }): Promise<Page> {
-  const ctx = await browser.newContext({ viewport });
-  const page = await ctx.newPage();
-  await page.goto(url + '/');
-  await page.getByRole('heading', { level: 1, name: 'buddyscope' }).waitFor();
-  await loadZone(page, pages, `${pages} pages`, 3000);
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  await page.evaluate(() => window.scrollTo(0, 0));
-  return page;
 }
 
 export async function loadZone(page: Page, pages: number, name: string, steps: number): Promise<number> {

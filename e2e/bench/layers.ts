@@ -1,5 +1,5 @@
-// The page's compositor layers (CDP LayerTree), named by their DOM node: bench/layers.bench.ts prints
-// them, bench/rastertrace.bench.ts names the layer ids of its raster tasks with them.
+// The page's compositor layers (CDP LayerTree), named by their DOM node: bench/rastertrace.bench.ts
+// prints them and names the layer ids of its raster tasks with them.
 import type { Page } from '@playwright/test';
 
 /** The page's layers after one more step: id, size, whether it draws, its node, the reasons. */

@@ -1,6 +1,6 @@
 // Core views: memory map, free lists, pcp lists, stepping, scrubber, narration, layout.
 // Numbers are checked against the native CLI (the engine is the source of truth).
-import { test, expect, openApp, saveScreenshot, runCli, type Page, mapGeometry, hoverMapPage } from '../fixtures';
+import { test, expect, openApp, saveScreenshot, runCli, type Page, mapGeometry, hoverMapPage, isBenchBuild, mapPaint, NEEDS_BENCH_BUILD } from '../fixtures';
 import * as path from 'node:path';
 
 const SCENARIOS = runCli(['builtin'])
@@ -320,9 +320,11 @@ test('speed: exponential steps from 1 to 512 events/s', async ({ page }) => {
   expect(p.event).toBeGreaterThan(100);
 });
 
-test('performance: one step on the 1 GiB default zone renders quickly (measured)', async ({ page }) => {
+test('performance: one step on the 1 GiB default zone repaints only the tiles it changed (measured in the bench build)', async ({ page }) => {
   await openApp(page);
-  const first = await page.evaluate(() => (window as any).__buddyscope_first_map_paint_ms as number);
+  // The timings are the bench build's; what a step repaints is every build's (`data-paint`).
+  const bench = await isBenchBuild(page);
+  const first = bench ? await page.evaluate(() => (window as any).__buddyscope_first_map_paint_ms as number) : NaN;
   const nav = await page.evaluate(() => {
     const p = performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint');
     return p ? p.startTime : -1;
@@ -331,12 +333,16 @@ test('performance: one step on the 1 GiB default zone renders quickly (measured)
   const times: number[] = [];
   for (let i = 0; i < 30; i++) {
     await page.keyboard.press('ArrowRight');
-    times.push(await page.evaluate(() => (window as any).__buddyscope_last_render_ms as number));
-    expect(await page.evaluate(() => (window as any).__buddyscope_last_render_full)).toBe(0);
+    expect(await mapPaint(page)).toBe('tiles');
+    if (bench) times.push(await page.evaluate(() => (window as any).__buddyscope_last_render_ms as number));
+  }
+  await page.keyboard.press('End');
+  if (!bench) {
+    test.info().annotations.push({ type: 'perf', description: `step render times not measured: ${NEEDS_BENCH_BUILD}` });
+    return;
   }
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
-  await page.keyboard.press('End');
   const full = await page.evaluate(() => (window as any).__buddyscope_last_render_ms as number);
   const msg = `1 GiB zone (262144 pages): step render median ${median.toFixed(2)} ms, max ${times[times.length - 1].toFixed(2)} ms; full repaint ${full.toFixed(1)} ms; first map paint at ${first.toFixed(0)} ms, first contentful paint ${nav.toFixed(0)} ms`;
   console.log(msg);
@@ -344,11 +350,12 @@ test('performance: one step on the 1 GiB default zone renders quickly (measured)
   expect(median).toBeLessThan(50);
 });
 
-test('a 4M-page zone (16 GiB) loads and steps without hanging the page (measured)', async ({ page }) => {
+test('a 4M-page zone (16 GiB) loads and steps without hanging the page (measured in the bench build)', async ({ page }) => {
   test.setTimeout(120_000);
   await openApp(page);
   const editor = page.getByTestId('scenario-editor');
   test.skip((await editor.count()) === 0, 'needs the scenario editor');
+  const bench = await isBenchBuild(page);
   const json = JSON.parse(runCli(['builtin', 'fragmented-sandbox']));
   json.zone.pages = 4194304;
   json.name = 'sandbox, 16 GiB zone';
@@ -359,18 +366,25 @@ test('a 4M-page zone (16 GiB) loads and steps without hanging the page (measured
   await expect(page.getByTestId('scenario-name')).toHaveText('sandbox, 16 GiB zone', { timeout: 60_000 });
   await expect(page.getByTestId('memory-map')).toHaveAttribute('data-per-row', /\d+/);
   const load = Date.now() - t0;
-  const fullMs = await page.evaluate(() => (window as any).__buddyscope_last_render_ms as number);
+  const fullMs = bench ? await page.evaluate(() => (window as any).__buddyscope_last_render_ms as number) : NaN;
   await page.locator('body').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('Shift+ArrowRight');
+  const before = await position(page);
   const steps: number[] = [];
   for (let i = 0; i < 10; i++) {
     await page.keyboard.press('ArrowRight');
-    steps.push(await page.evaluate(() => (window as any).__buddyscope_last_render_ms as number));
+    if (bench) steps.push(await page.evaluate(() => (window as any).__buddyscope_last_render_ms as number));
   }
-  steps.sort((a, b) => a - b);
-  const msg = `4M-page zone: run+load ${load} ms, full map repaint ${fullMs.toFixed(1)} ms, step render median ${steps[5].toFixed(2)} ms`;
-  console.log(msg);
-  test.info().annotations.push({ type: 'perf', description: msg });
-  expect(steps[5]).toBeLessThan(100);
+  // Ten steps later the page answers and the cursor has moved.
+  await expect.poll(async () => (await position(page)).event).toBeGreaterThan(before.event);
+  if (bench) {
+    steps.sort((a, b) => a - b);
+    const msg = `4M-page zone: run+load ${load} ms, full map repaint ${fullMs.toFixed(1)} ms, step render median ${steps[5].toFixed(2)} ms`;
+    console.log(msg);
+    test.info().annotations.push({ type: 'perf', description: msg });
+    expect(steps[5]).toBeLessThan(100);
+  } else {
+    test.info().annotations.push({ type: 'perf', description: `4M-page zone: run+load ${load} ms; render times: ${NEEDS_BENCH_BUILD}` });
+  }
   await saveScreenshot(page, 'core-4m-zone');
 });

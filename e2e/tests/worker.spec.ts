@@ -3,7 +3,7 @@
 // long legal run goes to the run worker (the page's own wasm in a module worker) with a
 // progress bar and Cancel while the page keeps handling input; Cancel keeps the previous run;
 // a finished run is the CLI's run; it works under the sub-path deployment too.
-import { test, expect, openApp, saveScreenshot, runCli, SUBPATH, subpathOrigin, type Page } from '../fixtures';
+import { test, expect, openApp, saveScreenshot, runCli, SUBPATH, subpathOrigin, NEEDS_BENCH_BUILD, type Page } from '../fixtures';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -148,28 +148,32 @@ test('a long run that finishes shows the new run at position 0, equal to the CLI
   await expect(page.getByTestId('run-error')).toHaveCount(0);
   await expect(positionText(page)).toContainText('event 0 /');
   await expect(positionText(page)).toContainText(`/ ${LONG_OPS}`);
-  const transfer = await page.evaluate(() => {
+  // What came back and in how many tasks: the memory line carries it (every build); the timings
+  // are the bench build's (BENCHMARKS.md "Worker hand-over").
+  const memory = page.getByTestId('run-memory');
+  const bytes = Number(await memory.getAttribute('data-transfer-bytes'));
+  const tasks = Number(await memory.getAttribute('data-transfer-tasks'));
+  const timings = await page.evaluate(() => {
     const w = window as any;
+    if (w.__buddyscope_transfer_page_ms === undefined) return null;
     const ms = (k: string) => Number(w[`__buddyscope_${k}`]).toFixed(0);
     return {
-      bytes: w.__buddyscope_transfer_bytes as number,
-      text: `worker run ${ms('worker_run_ms')} ms, encode ${ms('transfer_encode_ms')} ms, ` +
-        `${(w.__buddyscope_transfer_bytes / 1e6).toFixed(1)} MB transferred; on the page ` +
+      text: `worker run ${ms('worker_run_ms')} ms, encode ${ms('transfer_encode_ms')} ms; on the page ` +
         `${ms('transfer_page_ms')} ms: copy ${ms('transfer_copy_ms')}, decode ${ms('transfer_decode_ms')}, ` +
         `build ${ms('transfer_build_ms')}, rebuild checkpoints ${ms('transfer_rebuild_ms')}, ` +
-        `timeline ${ms('transfer_timeline_ms')}; ${w.__buddyscope_transfer_tasks} tasks over ` +
-        `${ms('transfer_wall_ms')} ms, the longest ${ms('transfer_longest_task_ms')} ms`,
+        `timeline ${ms('transfer_timeline_ms')}; over ${ms('transfer_wall_ms')} ms, the longest task ` +
+        `${ms('transfer_longest_task_ms')} ms`,
       longest: Number(w.__buddyscope_transfer_longest_task_ms),
-      tasks: Number(w.__buddyscope_transfer_tasks),
     };
   });
-  const msg = `long run (${LONG_OPS} ops): ${transfer.text}`;
+  const msg = `long run (${LONG_OPS} ops): ${(bytes / 1e6).toFixed(1)} MB transferred, read in ${tasks} tasks; ` +
+    (timings ? timings.text : `timings: ${NEEDS_BENCH_BUILD}`);
   console.log(msg);
   test.info().annotations.push({ type: 'perf', description: msg });
-  expect(transfer.bytes).toBeGreaterThan(0);
-  // The page read the run in slices (a benchmark figure, not a timed assertion).
-  expect(transfer.tasks).toBeGreaterThan(2);
-  expect(transfer.longest).toBeGreaterThan(0);
+  expect(bytes).toBeGreaterThan(0);
+  // The page read the run in slices (a behaviour, not a timed assertion).
+  expect(tasks).toBeGreaterThan(2);
+  if (timings) expect(timings.longest).toBeGreaterThan(0);
   await expect(page.getByTestId('run-memory')).toContainText(/trace \d+(\.\d)? MiB/);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'buddyscope-worker-'));

@@ -6,13 +6,11 @@
 //! changes — never once per event. What they show is [`view_model`]; the drawing code only
 //! scales it to pixels.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
-
-use buddyscope::{
-    mm::{fragmentation_index_of, unusable_free_index_of, NR_PAGE_ORDERS},
-    Run, Stats, Timeline,
-};
+use buddyscope::mm::Stats;
+use buddyscope::mm::NR_PAGE_ORDERS;
+use buddyscope::mm::{fragmentation_index_of, unusable_free_index_of};
+use buddyscope::run::Run;
+use buddyscope::run::Timeline;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::element::DashedPathElement;
@@ -22,7 +20,8 @@ use plotters_canvas::CanvasBackend;
 
 use super::frame::PanelFrame;
 use super::onscreen;
-use crate::state::AppState;
+use crate::model::RunId;
+use crate::shell::View;
 use crate::theme::{self, ThemeState};
 
 const ORDERS: usize = NR_PAGE_ORDERS;
@@ -451,7 +450,7 @@ fn draw_free_cursor(
 /// The free-pages chart's offscreen layer and what it was drawn for.
 struct FreeLayer {
     /// Run identity, zone shown, theme, device-pixel size.
-    key: (u64, usize, Option<usize>, bool, u32, u32),
+    key: (RunId, Option<usize>, bool, u32, u32),
     canvas: web_sys::HtmlCanvasElement,
     axes: FreeAxes,
 }
@@ -463,7 +462,7 @@ fn draw_free_pages(
     canvas: &web_sys::HtmlCanvasElement,
     size: (u32, u32),
     run: &Run,
-    run_key: (u64, usize),
+    run_key: RunId,
     zone: Option<usize>,
     done: usize,
     p: &Palette,
@@ -472,7 +471,7 @@ fn draw_free_pages(
     let Some((pw, ph, k)) = fit_to(canvas, size) else {
         return Ok(());
     };
-    let key = (run_key.0, run_key.1, zone, p.dark, pw, ph);
+    let key = (run_key, zone, p.dark, pw, ph);
     if cache.as_ref().is_none_or(|c| c.key != key) {
         let layer = match cache.take() {
             Some(c) => c.canvas,
@@ -646,15 +645,9 @@ fn compact(v: u64) -> String {
     }
 }
 
-fn text_hash(s: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
-}
-
 #[component]
 pub fn ChartsPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     let free_ref = NodeRef::<Canvas>::new();
     let frag_ref = NodeRef::<Canvas>::new();
     let cost_ref = NodeRef::<Canvas>::new();
@@ -662,21 +655,16 @@ pub fn ChartsPanel() -> impl IntoView {
     let frag_seen = onscreen::observe(frag_ref);
     let cost_seen = onscreen::observe(cost_ref);
     // The run's identity: the lines and the cost groups change only with it.
-    let run_key = Memo::new(move |_| {
-        state
-            .with(|s| (text_hash(&s.text), s.timeline.run.ops.len()))
-            .unwrap_or_default()
-    });
+    let run_key = Memo::new(move |_| view.shell.run_id(view.slot).unwrap_or_default());
     // Changes once per op, not per event.
-    let done = Memo::new(move |_| state.with(|s| s.timeline.ops_done()).unwrap_or_default());
+    let done = Memo::new(move |_| view.with(|s| s.timeline.ops_done()).unwrap_or_default());
     // A node of several zones: the zone tab picked (the charts follow it, as the map does).
-    let zone = Memo::new(move |_| state.with(|s| s.timeline.view_zone()).flatten());
-    let zone_name = Memo::new(move |_| state.with(|s| chart_zone_name(&s.timeline)).flatten());
+    let zone = Memo::new(move |_| view.with(|s| s.timeline.view_zone()).flatten());
+    let zone_name = Memo::new(move |_| view.with(|s| chart_zone_name(&s.timeline)).flatten());
     let groups = Memo::new(move |_| {
         // Read, not just track: a memo only subscribes to its own sources once it has run.
         run_key.get();
-        state
-            .with_untracked(|s| cost_groups(&s.timeline.run))
+        view.untracked(|s| cost_groups(&s.timeline.run))
             .unwrap_or_default()
     });
     // The cost chart changes with the op only where the running group changes.
@@ -699,7 +687,7 @@ pub fn ChartsPanel() -> impl IntoView {
         free_seen.schedule(move || {
             let p = palette(d);
             let rk = run_key.get_untracked();
-            state.with_untracked(|s| {
+            view.untracked(|s| {
                 free_layer.update_value(|cache| {
                     let _ = draw_free_pages(
                         &c,
@@ -722,7 +710,7 @@ pub fn ChartsPanel() -> impl IntoView {
         zone.track();
         let Some(c) = frag_ref.get() else { return };
         frag_seen.schedule(move || {
-            if let Some(m) = state.with_untracked(|s| view_model(&s.timeline)) {
+            if let Some(m) = view.untracked(|s| view_model(&s.timeline)) {
                 let _ = draw_fragmentation(c, size, &m.fragmentation, &palette(d));
             }
         });
@@ -855,11 +843,11 @@ pub fn ChartsPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::Session;
+    use crate::model::Session;
 
     #[test]
     fn cost_groups_split_the_seed_into_per_page_drain_and_chunked() {
-        let s = Session::load(buddyscope::builtin::default().json).unwrap();
+        let s = Session::load(buddyscope::scenario::builtin::default().json).unwrap();
         let (groups, total) = cost_groups(&s.timeline.run);
         assert_eq!(total, 3);
         let paths: Vec<&str> = groups.iter().map(|g| g.path.as_str()).collect();
@@ -893,7 +881,7 @@ mod tests {
 
     #[test]
     fn the_model_is_the_state_after_the_ops_done() {
-        let mut t = crate::panels::testutil::timeline("fallback-steal");
+        let mut t = crate::testutil::timeline("fallback-steal");
         assert_eq!(&view_model(&t).nr_free, t.zone().nr_free());
         while t.pos() < t.len() {
             t.step_forward();
@@ -918,7 +906,7 @@ mod tests {
     /// lists; without a pick they show the highest zone (where the engine is between ops).
     #[test]
     fn the_charts_follow_the_zone_tab() {
-        let mut t = crate::panels::testutil::timeline("dma32-machine");
+        let mut t = crate::testutil::timeline("dma32-machine");
         assert_eq!(chart_zone_name(&t).as_deref(), Some("Normal"));
         let ends: Vec<u32> = t.run.ops.iter().map(|o| o.end).collect();
         let mut differ = false;
@@ -941,7 +929,7 @@ mod tests {
         assert!(differ, "DMA32's counts are not Normal's");
         t.set_view_zone(Some(0));
         assert_eq!(chart_zone_name(&t).as_deref(), Some("DMA32"));
-        let one = crate::panels::testutil::timeline("fallback-claim");
+        let one = crate::testutil::timeline("fallback-claim");
         assert_eq!(chart_zone_name(&one), None);
         assert_eq!(
             nr_free_after_in(&one.run, 1, Some(0)),

@@ -2,14 +2,12 @@
 //! engine's table, `Stats::DEFS`), plus the current op's `pageblocks_touched` and two zone
 //! fields, and the current op's worst zone / pcp lock holds (`buddyscope::mm`).
 
-use buddyscope::{
-    mm::{HoldHistogram, LockHolds},
-    Timeline,
-};
+use buddyscope::mm::{HoldHistogram, LockHolds};
+use buddyscope::run::Timeline;
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
-use crate::state::AppState;
+use crate::shell::View;
 
 /// One counter on screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,8 +138,8 @@ struct CounterValues {
 
 #[component]
 pub fn CountersPanel() -> impl IntoView {
-    let state = AppState::viewed();
-    let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let view = View::here();
+    let model = Memo::new(move |_| view.with(|s| view_model(&s.timeline)).unwrap_or_default());
     // The rows themselves (names, labels, help) are the same at every position: they are built
     // once per run, and each row's value and mark are their own reactive leaves, so a move
     // writes only the numbers (and marks) that changed, never the rows' other attributes.
@@ -167,8 +165,7 @@ pub fn CountersPanel() -> impl IntoView {
         })
     });
     let dist = Memo::new(move |_| {
-        state
-            .with(|s| hold_distribution(&s.timeline))
+        view.with(|s| hold_distribution(&s.timeline))
             .unwrap_or_default()
     });
 
@@ -214,8 +211,8 @@ pub fn CountersPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
-    use buddyscope::Stats;
+    use crate::testutil::timeline;
+    use buddyscope::mm::Stats;
 
     #[test]
     fn values_are_the_engine_stats_and_every_row_explains_itself() {

@@ -3,8 +3,8 @@
 //!
 //! The first frame shows the default scenario's zone after `init` (event 0 of its run): the
 //! run itself (`Session::run`, the largest piece of the start) follows in the task after the
-//! frame that shows the map ([`AppState::finish_first_run`]; anything that reads or moves the
-//! run before then runs it first). The root carries `data-run="initial"` until the run is in
+//! frame that shows the map ([`crate::model::Command::FinishFirstRun`]; anything that reads or
+//! moves the run before then runs it first). The root carries `data-run="initial"` until the run is in
 //! (or another run replaced it) and `"done"` after.
 //!
 //! Why: building every panel's DOM before the first frame was a third of the work between
@@ -26,10 +26,10 @@ use std::time::Duration;
 use leptos::prelude::*;
 use leptos::wasm_split::wasm_split;
 
+use crate::model::Command;
 use crate::panels::charts::ChartsPanel;
-use crate::panels::compare::CompareView;
 use crate::panels::counters::CountersPanel;
-use crate::panels::exercises::{ExerciseCtl, ExercisePanel};
+use crate::panels::exercises::ExercisePanel;
 use crate::panels::export::ExportPanel;
 use crate::panels::fallback::FallbackMatrixPanel;
 use crate::panels::history::PageHistoryPanel;
@@ -39,8 +39,9 @@ use crate::panels::procimport::ProcImportPanel;
 use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
 use crate::panels::saved::SavedPanel;
 use crate::panels::scenario::ScenarioPanel;
+use crate::panels::sidebyside::CompareView;
 use crate::panels::whereis::WhereIsPanel;
-use crate::state::AppState;
+use crate::shell::Shell;
 
 /// The panels below the fold: when they may mount, and how many split-off views are still on
 /// their way (a view counts from the moment it is asked for until the task after it mounted).
@@ -59,14 +60,14 @@ impl Deferred {
     /// frame lets whatever the first painted frame queued (input, the first-paint probe of
     /// `e2e/bench/firstpaint.ts`) run first; the panels' own task lets the frame with the run
     /// paint before they are built.
-    pub fn after_first_paint(state: AppState) -> Self {
+    pub fn after_first_paint(shell: Shell) -> Self {
         let (ready, set_ready) = signal(false);
         let (settled, set_settled) = signal(false);
         request_animation_frame(move || {
             request_animation_frame(move || {
                 set_timeout(
                     move || {
-                        state.finish_first_run();
+                        shell.dispatch(Command::FinishFirstRun);
                         set_timeout(
                             move || {
                                 set_ready.try_set(true);
@@ -126,7 +127,8 @@ impl Drop for Pending {
 /// The panels at the bottom of the grid: counters, charts, the fallback matrix, mixed pageblocks, /proc import, trace replay, export,
 /// the exercise picker and saved work.
 #[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
-pub fn bottom_panels(exercises: ExerciseCtl) -> AnyView {
+pub fn bottom_panels(shell: Shell) -> AnyView {
+    let open = Memo::new(move |_| shell.ui.exercise.with(|x| x.open));
     view! {
         <CountersPanel/>
         <ChartsPanel/>
@@ -139,7 +141,7 @@ pub fn bottom_panels(exercises: ExerciseCtl) -> AnyView {
             <ReplaySummaryPanel/>
         </div>
         <ExportPanel/>
-        <Show when=move || !exercises.is_open()>
+        <Show when=move || !open.get()>
             <ExercisePanel/>
         </Show>
         <SavedPanel/>

@@ -1,556 +1,76 @@
-//! The exercise panel: predict, then reveal. A set opens from the shipped sets, a file or a URL
-//! (`?exercises=<set id>` or `?exercises=<url>`); the run is put at each question's position
-//! (the engine's `asked_at`), the student answers (a choice, a number, a page clicked on the
-//! map, a free list clicked in the free-list table), the engine judges it
-//! ([`crate::exercise::judge`]), the step plays to `reveal_to` (animated, or at once under
-//! `prefers-reduced-motion: reduce`), and the result shows with the engine's explanation.
-//! Progress is saved per set ([`SavedStore::put_progress`]).
+//! The exercise panel: the set picker (shipped sets, a file, a URL), the current question with
+//! its answer area, the verdict while the step plays, and the result with the engine's
+//! explanation. Exercise mode itself is the model's ([`crate::model::exercises`]).
 
-use buddyscope::{
-    explain::exercises::{builtin_sets, Answer, AnswerKind, Expected, ScenarioError},
-    MigrateType,
-};
-use leptos::leptos_dom::helpers::IntervalHandle;
+use buddyscope::explain::exercises::{builtin_sets, Answer, AnswerKind, Expected};
 use leptos::prelude::*;
-use std::rc::Rc;
-use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::frame::PanelFrame;
-use crate::browser::now_ms;
-use crate::exercise::{self, judge, list_words, next_unanswered, parse_number, OpenSet};
-use crate::panels::saved::SavedStore;
-use crate::saved::{self, Progress};
-use crate::state::AppState;
+use crate::exercise::{self, list_words};
+use crate::model::exercises::{ExerciseCommand, Phase};
+use crate::model::Command;
+use crate::saved::Progress;
+use crate::shell::Shell;
 
-/// Where the current question is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Waiting for the answer, the run at `asked_at`.
-    Asking,
-    /// The answer is in; the step is playing towards `reveal_to`.
-    Revealing,
-    /// The run is at `reveal_to`; the result shows.
-    Revealed,
-}
-
-/// The reveal plays at this pace (ms per event), at most [`REVEAL_MAX_MS`] in all.
-const REVEAL_MS_PER_EVENT: f64 = 120.0;
-const REVEAL_MAX_MS: f64 = 1200.0;
-
-/// The exercise mode's state, shared through context (the map and the free-list table answer
-/// click questions through it).
+/// What the panel reads of exercise mode, and sends to it.
 #[derive(Clone, Copy)]
-pub struct ExerciseCtl {
-    state: AppState,
-    store: Option<SavedStore>,
-    set: StoredValue<Option<Rc<OpenSet>>, LocalStorage>,
-    /// Bumped when a set opens or closes.
-    pub rev: RwSignal<u64>,
-    /// Answers and the current question; `None` without an open set.
-    pub progress: RwSignal<Option<Progress>>,
-    pub phase: RwSignal<Phase>,
-    /// The answer picked (choice, click) but not submitted yet.
-    pub pending: RwSignal<Option<Answer>>,
-    /// The number field's text.
-    pub number: RwSignal<String>,
-    /// The pfn field's text (the keyboard's way to answer a page question).
-    pub pfn: RwSignal<String>,
-    /// Why the last set did not open (or why an answer is missing); the current set stays.
-    pub error: RwSignal<Option<ScenarioError>>,
-    pub note: RwSignal<Option<String>>,
-    /// "Fetching …" while a URL loads.
-    pub loading: RwSignal<Option<String>>,
-    /// Why `?exercises=` opened nothing, shown at the top of the page.
-    pub banner: RwSignal<Option<String>>,
-    anim: StoredValue<Option<IntervalHandle>, LocalStorage>,
-    /// Where the reveal that is playing ends.
-    reveal_to: StoredValue<Option<u32>, LocalStorage>,
+struct Ex {
+    shell: Shell,
+    progress: Memo<Option<Progress>>,
+    phase: Memo<Phase>,
+    pending: Memo<Option<Answer>>,
+    number: Memo<String>,
+    pfn: Memo<String>,
+    error: Memo<Option<buddyscope::explain::exercises::ScenarioError>>,
+    note: Memo<Option<String>>,
+    loading: Memo<Option<String>>,
 }
 
-fn reduced_motion() -> bool {
-    web_sys::window()
-        .and_then(|w| {
-            w.match_media("(prefers-reduced-motion: reduce)")
-                .ok()
-                .flatten()
-        })
-        .is_some_and(|m| m.matches())
-}
-
-/// `?exercises=<v>` that is neither a built-in set nor an address (no `/`, `:` or `.`): a
-/// mistyped id. The error names the closest set ("did you mean") and lists them all.
-pub fn unknown_set_id(v: &str) -> Option<ScenarioError> {
-    let v = v.trim();
-    if v.is_empty() || v.contains(['/', ':', '.']) {
-        return None;
-    }
-    let ids: Vec<&str> = builtin_sets().iter().map(|b| b.id).collect();
-    if ids.contains(&v) {
-        return None;
-    }
-    let all = ids.join(", ");
-    let hint = match buddyscope::scenario::suggest(v, ids.iter().copied()) {
-        Some(s) => format!("Did you mean \u{201c}{s}\u{201d} (?exercises={s})? The sets: {all}."),
-        None => format!("The sets: {all}; or give the address of a set file."),
-    };
-    Some(ScenarioError::new(
-        "",
-        format!("?exercises={v}: there is no exercise set \u{201c}{v}\u{201d}."),
-        hint,
-    ))
-}
-
-impl ExerciseCtl {
-    pub fn provide(state: AppState, store: Option<SavedStore>) -> ExerciseCtl {
-        let ctl = ExerciseCtl {
-            state,
-            store,
-            set: StoredValue::new_local(None),
-            rev: RwSignal::new(0),
-            progress: RwSignal::new(None),
-            phase: RwSignal::new(Phase::Asking),
-            pending: RwSignal::new(None),
-            number: RwSignal::new(String::new()),
-            pfn: RwSignal::new(String::new()),
-            error: RwSignal::new(None),
-            note: RwSignal::new(None),
-            loading: RwSignal::new(None),
-            banner: RwSignal::new(None),
-            anim: StoredValue::new_local(None),
-            reveal_to: StoredValue::new_local(None),
-        };
-        provide_context(ctl);
-        ctl
+impl Ex {
+    fn get() -> Ex {
+        let shell = Shell::get();
+        let x = shell.ui.exercise;
+        Ex {
+            shell,
+            progress: Memo::new(move |_| x.with(|x| x.progress.clone())),
+            phase: Memo::new(move |_| x.with(|x| x.phase)),
+            pending: Memo::new(move |_| x.with(|x| x.pending)),
+            number: Memo::new(move |_| x.with(|x| x.number.clone())),
+            pfn: Memo::new(move |_| x.with(|x| x.pfn.clone())),
+            error: Memo::new(move |_| x.with(|x| x.error.clone())),
+            note: Memo::new(move |_| x.with(|x| x.note.clone())),
+            loading: Memo::new(move |_| x.with(|x| x.loading.clone())),
+        }
     }
 
-    pub fn get() -> Option<ExerciseCtl> {
-        use_context::<ExerciseCtl>()
+    fn send(self, c: ExerciseCommand) {
+        self.shell.dispatch(Command::Exercise(c));
     }
 
-    /// Reads the open set (tracking `rev`).
-    pub fn with_set<R>(&self, f: impl FnOnce(&OpenSet) -> R) -> Option<R> {
-        self.rev.track();
-        self.set.with_value(|s| s.as_deref().map(f))
+    /// Reads the open set (tracking which set is open).
+    fn with_set<R>(self, f: impl FnOnce(&exercise::OpenSet) -> R) -> Option<R> {
+        self.shell.ui.exercise.with(|x| x.rev);
+        self.with_set_untracked(f)
     }
 
-    fn with_set_untracked<R>(&self, f: impl FnOnce(&OpenSet) -> R) -> Option<R> {
-        self.set.with_value(|s| s.as_deref().map(f))
+    fn with_set_untracked<R>(self, f: impl FnOnce(&exercise::OpenSet) -> R) -> Option<R> {
+        self.shell.read(|m| m.exercises.set.as_ref().map(f))
     }
 
-    pub fn is_open(&self) -> bool {
-        self.rev.track();
-        self.set.with_value(Option::is_some)
+    fn is_open(self) -> bool {
+        self.with_set(|_| ()).is_some()
     }
 
     /// The current question's index.
-    pub fn current(&self) -> Option<usize> {
+    fn current(self) -> Option<usize> {
         self.progress.with(|p| p.as_ref().map(|p| p.current))
-    }
-
-    /// The progress key of the open set (the last position remembers it).
-    pub fn progress_key(&self) -> Option<String> {
-        self.progress
-            .with_untracked(|p| p.as_ref().map(|p| saved::progress_key(&p.set_id)))
-    }
-
-    /// Parses, resolves and opens a set; on failure the error names the field and whatever
-    /// was open stays.
-    pub fn open_text(&self, text: &str, source: &str) {
-        self.loading.set(None);
-        let opened = match OpenSet::open(text, source) {
-            Ok(o) => o,
-            Err(e) => {
-                self.error.set(Some(e));
-                return;
-            }
-        };
-        self.error.set(None);
-        self.note.set(None);
-        self.stop_anim();
-        // Exercises run in the single view.
-        if self.state.compare.get_untracked().is_some() {
-            self.state.set_compare(None);
-        }
-        let saved = self.store.and_then(|s| s.progress(&opened.set.id));
-        let p = opened.progress(saved);
-        let at = next_unanswered(&p, p.current);
-        self.set.set_value(Some(Rc::new(opened)));
-        self.progress.set(Some(p));
-        self.rev.update(|r| *r += 1);
-        self.go(at);
-        // The panel has moved beside the map (opened from the picker at the bottom): bring it
-        // into view if it is out of sight.
-        request_animation_frame(|| {
-            let Some(w) = web_sys::window() else { return };
-            let h = w
-                .inner_height()
-                .ok()
-                .and_then(|v| v.as_f64())
-                .unwrap_or(0.0);
-            let panel = w
-                .document()
-                .and_then(|d| d.get_element_by_id("exercises-panel"));
-            if let Some(el) = panel {
-                let top = el.get_bounding_client_rect().top();
-                if top < 0.0 || top > h {
-                    el.scroll_into_view_with_bool(true);
-                }
-            }
-        });
-    }
-
-    /// Opens a shipped set by id.
-    pub fn open_builtin(&self, id: &str) -> bool {
-        match builtin_sets().iter().find(|b| b.id == id) {
-            Some(b) => {
-                self.open_text(b.json, b.id);
-                true
-            }
-            None => false,
-        }
-    }
-
-    pub fn close(&self) {
-        self.stop_anim();
-        self.set.set_value(None);
-        self.progress.set(None);
-        self.pending.set(None);
-        self.phase.set(Phase::Asking);
-        self.note.set(None);
-        self.rev.update(|r| *r += 1);
-    }
-
-    fn save(&self) {
-        let (Some(store), Some(p)) = (self.store, self.progress.get_untracked()) else {
-            return;
-        };
-        let title = self
-            .with_set_untracked(|s| s.set.title.clone())
-            .unwrap_or_default();
-        store.put_progress(&title, p);
-    }
-
-    /// Puts question `i`'s exercise scenario on screen unless it is there already (the user
-    /// may have opened another scenario meanwhile); returns the question's `(asked_at,
-    /// reveal_to)`.
-    fn load_question(&self, i: usize) -> Option<(u32, u32)> {
-        let (text, id, asked_at, reveal_to) = self
-            .with_set_untracked(|s| {
-                let e = s.exercise_of(i)?;
-                let (_, q) = s.question(i)?;
-                let (text, id) = s.scenario_text(e);
-                Some((text, id, q.asked_at, q.reveal_to))
-            })
-            .flatten()?;
-        let st = self.state;
-        st.playing.set(false);
-        if st.with_untracked(|s| s.text != text).unwrap_or(true)
-            && st.load_text(&text, &id).is_err()
-        {
-            return None;
-        }
-        Some((asked_at, reveal_to))
-    }
-
-    /// Shows question `i`: its exercise's scenario loaded (if another one is on screen), the
-    /// run at the question (or, if it was answered, at its reveal).
-    pub fn go(&self, i: usize) {
-        self.stop_anim();
-        let Some((asked_at, reveal_to)) = self.load_question(i) else {
-            return;
-        };
-        let st = self.state;
-        let answered = self
-            .progress
-            .with_untracked(|p| p.as_ref().and_then(|p| p.answers.get(i).cloned()).flatten());
-        self.pending.set(None);
-        self.number.set(String::new());
-        self.pfn.set(String::new());
-        self.note.set(None);
-        if answered.is_some() {
-            st.seek(reveal_to);
-            self.phase.set(Phase::Revealed);
-        } else {
-            st.seek(asked_at);
-            self.phase.set(Phase::Asking);
-        }
-        self.progress.update(|p| {
-            if let Some(p) = p {
-                p.current = i;
-            }
-        });
-        self.save();
-    }
-
-    /// [`go`](Self::go) from the Previous/Next buttons: the keyboard focus (whose button was
-    /// just re-rendered) moves to the new question's text, so it is read out and Tab reaches
-    /// the answer next.
-    pub fn go_focus(&self, i: usize) {
-        self.go(i);
-        request_animation_frame(|| {
-            let target = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id("exercise-q"))
-                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
-            if let Some(el) = target {
-                let _ = el.focus();
-            }
-        });
-    }
-
-    /// The kind of answer the current question wants, while it is being asked.
-    pub fn asking(&self) -> Option<AnswerKind> {
-        if self.phase.get() != Phase::Asking {
-            return None;
-        }
-        let i = self.current()?;
-        self.with_set(|s| s.question(i).map(|(_, q)| exercise::kind(q)))
-            .flatten()
-    }
-
-    /// A click on the map: the answer to a page question (absolute pfn). False when no page
-    /// question is being asked (the click then does what it always does).
-    pub fn take_page(&self, pfn: u64) -> bool {
-        if self.asking_untracked() != Some(AnswerKind::Page) {
-            return false;
-        }
-        self.pending.set(Some(Answer::Page(pfn)));
-        self.pfn.set(format!("{pfn:#x}"));
-        self.note.set(None);
-        true
-    }
-
-    /// A click on a free-list cell: the answer to a list question.
-    pub fn take_list(&self, order: u8, mt: MigrateType) -> bool {
-        if self.asking_untracked() != Some(AnswerKind::List) {
-            return false;
-        }
-        self.pending.set(Some(Answer::List { order, mt }));
-        self.note.set(None);
-        true
-    }
-
-    fn asking_untracked(&self) -> Option<AnswerKind> {
-        untrack(|| self.asking())
-    }
-
-    /// The answer as given so far (a typed number or pfn is read here).
-    fn answer(&self) -> Option<Answer> {
-        match self.asking_untracked()? {
-            AnswerKind::Number => parse_number(&self.number.get_untracked()).map(Answer::Number),
-            AnswerKind::Page => self
-                .pending
-                .get_untracked()
-                .or_else(|| parse_number(&self.pfn.get_untracked()).map(Answer::Page)),
-            AnswerKind::Choice | AnswerKind::List => self.pending.get_untracked(),
-        }
-    }
-
-    /// Judges the answer with the engine, saves it and plays the step to the reveal.
-    pub fn submit(&self) {
-        let Some(i) = untrack(|| self.current()) else {
-            return;
-        };
-        let Some(kind) = self.asking_untracked() else {
-            return;
-        };
-        let Some(answer) = self.answer() else {
-            self.note.set(Some(
-                match kind {
-                    AnswerKind::Choice => "Pick one of the answers first.",
-                    AnswerKind::Number => "Type a number first (decimal, or hex with 0x).",
-                    AnswerKind::Page => "Click a page on the memory map first (or type its pfn).",
-                    AnswerKind::List => "Click a free list in the free-list table first.",
-                }
-                .to_string(),
-            ));
-            return;
-        };
-        let Some(judged) = self
-            .with_set_untracked(|s| s.question(i).map(|(_, q)| judge(q, &answer)))
-            .flatten()
-        else {
-            return;
-        };
-        let Some((asked_at, reveal_to)) = self.load_question(i) else {
-            return;
-        };
-        self.note.set(None);
-        self.progress.update(|p| {
-            if let Some(a) = p.as_mut().and_then(|p| p.answers.get_mut(i)) {
-                *a = Some(judged);
-            }
-        });
-        self.save();
-        self.reveal(asked_at, reveal_to);
-    }
-
-    /// The reveal is over: the result shows, and the keyboard focus (left on the disabled
-    /// Submit button or answer field) moves to "Next question", or to the result on the last.
-    fn revealed(&self) {
-        self.phase.set(Phase::Revealed);
-        let ctl = *self;
-        // After the result has rendered.
-        request_animation_frame(move || {
-            if ctl.phase.get_untracked() != Phase::Revealed {
-                return;
-            }
-            let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-                return;
-            };
-            let target = doc
-                .query_selector("[data-testid=exercise-next]:not([disabled])")
-                .ok()
-                .flatten()
-                .or_else(|| {
-                    doc.query_selector("[data-testid=exercise-result]")
-                        .ok()
-                        .flatten()
-                });
-            if let Some(el) = target.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
-                let _ = el.focus();
-            }
-        });
-    }
-
-    /// Ends a reveal that is playing: the run at its end, the result shown.
-    pub fn finish_reveal(&self) {
-        if self.phase.get_untracked() != Phase::Revealing {
-            return;
-        }
-        self.stop_anim();
-        if let Some(to) = self.reveal_to.get_value() {
-            self.state.seek(to);
-        }
-        self.revealed();
-    }
-
-    fn stop_anim(&self) {
-        if let Some(h) = self.anim.get_value() {
-            h.clear();
-            self.anim.set_value(None);
-        }
-    }
-
-    /// Plays `from` → `to` over a short time (at once under reduced motion), then shows the
-    /// result.
-    fn reveal(&self, from: u32, to: u32) {
-        let st = self.state;
-        st.playing.set(false);
-        st.seek(from);
-        let n = to.saturating_sub(from);
-        if n == 0 || reduced_motion() {
-            st.seek(to);
-            self.revealed();
-            return;
-        }
-        self.phase.set(Phase::Revealing);
-        self.reveal_to.set_value(Some(to));
-        let total = (f64::from(n) * REVEAL_MS_PER_EVENT).min(REVEAL_MAX_MS);
-        let t0 = now_ms();
-        let ctl = *self;
-        let h = set_interval_with_handle(
-            move || {
-                let f = ((now_ms() - t0) / total).clamp(0.0, 1.0);
-                let pos = from + (f64::from(n) * f).floor() as u32;
-                let cur = st.with_untracked(|s| s.timeline.pos()).unwrap_or(pos);
-                if pos > cur {
-                    st.advance(pos - cur);
-                }
-                if f >= 1.0 {
-                    ctl.stop_anim();
-                    st.seek(to);
-                    ctl.revealed();
-                }
-            },
-            Duration::from_millis(16),
-        )
-        .ok();
-        self.anim.set_value(h);
-    }
-
-    /// Opens `?exercises=<set id>` or `?exercises=<url>`.
-    pub fn open_param(&self, value: &str) {
-        let value = js_sys::decode_uri_component(value)
-            .ok()
-            .and_then(|v| v.as_string())
-            .unwrap_or_else(|| value.to_string());
-        if self.open_builtin(&value) {
-            return;
-        }
-        match unknown_set_id(&value) {
-            // Not an address: a mistyped set id, said at the top of the page (where the user
-            // looks), not as a failed fetch at the bottom.
-            Some(e) => {
-                self.banner.set(Some(format!("{} {}", e.message, e.hint)));
-                self.error.set(Some(e));
-            }
-            None => self.open_url(&value),
-        }
-    }
-
-    /// Fetches a set from a URL and opens it.
-    pub fn open_url(&self, url: &str) {
-        let url = url.trim().to_string();
-        if url.is_empty() {
-            return;
-        }
-        let Some(w) = web_sys::window() else { return };
-        self.loading.set(Some(format!("Fetching {url}\u{2026}")));
-        let ctl = *self;
-        let fail = move |url: String, why: String| {
-            ctl.loading.set(None);
-            ctl.error.set(Some(ScenarioError::new(
-                "",
-                format!("could not fetch the exercise set {url}: {why}"),
-                "check the address; the server must allow this page to read it (CORS)",
-            )));
-        };
-        let u1 = url.clone();
-        let u1_fetch = url.clone();
-        let on_text =
-            Closure::<dyn FnMut(JsValue)>::new(move |text: JsValue| match text.as_string() {
-                Some(t) => ctl.open_text(&t, &u1),
-                None => fail(u1.clone(), "the reply is not text".to_string()),
-            });
-        let u3 = url.clone();
-        let on_error = Rc::new(Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
-            let why = e
-                .as_string()
-                .or_else(|| {
-                    e.dyn_ref::<js_sys::Error>()
-                        .map(|e| String::from(e.message()))
-                })
-                .unwrap_or_else(|| "network error".to_string());
-            fail(u3.clone(), why);
-        }));
-        let on_error2 = on_error.clone();
-        let on_response = Closure::<dyn FnMut(JsValue)>::new(move |r: JsValue| {
-            let Ok(resp) = r.dyn_into::<web_sys::Response>() else {
-                fail(url.clone(), "not a response".to_string());
-                return;
-            };
-            if !resp.ok() {
-                fail(url.clone(), format!("HTTP {}", resp.status()));
-                return;
-            }
-            match resp.text() {
-                Ok(p) => {
-                    let _ = p.then2(&on_text, &on_error2);
-                }
-                Err(_) => fail(url.clone(), "the reply cannot be read".to_string()),
-            }
-        });
-        let _ = w.fetch_with_str(&u1_fetch).then2(&on_response, &on_error);
-        // One fetch per click or page load: the closures live as long as the page.
-        on_response.forget();
     }
 }
 
 /// Reads a picked file and opens it as a set.
-fn open_file(ctl: ExerciseCtl, input: web_sys::HtmlInputElement) {
+fn open_file(ctl: Ex, input: web_sys::HtmlInputElement) {
     let Some(file) = input.files().and_then(|f| f.get(0)) else {
         return;
     };
@@ -561,7 +81,7 @@ fn open_file(ctl: ExerciseCtl, input: web_sys::HtmlInputElement) {
     let name = file.name();
     let onload = Closure::once(move |_: web_sys::Event| {
         if let Some(text) = r.result().ok().and_then(|v| v.as_string()) {
-            ctl.open_text(&text, &name);
+            ctl.send(ExerciseCommand::OpenText { text, source: name });
         }
         // Picking the same file again fires `change` again.
         input.set_value("");
@@ -586,9 +106,7 @@ fn shipped() -> Vec<(&'static str, String)> {
 
 #[component]
 fn SetPicker() -> impl IntoView {
-    let Some(ctl) = ExerciseCtl::get() else {
-        return ().into_any();
-    };
+    let ctl = Ex::get();
     let url = RwSignal::new(String::new());
     let sets = shipped();
     view! {
@@ -603,7 +121,7 @@ fn SetPicker() -> impl IntoView {
                     on:change=move |ev| {
                         let id = event_target_value(&ev);
                         if !id.is_empty() {
-                            ctl.open_builtin(&id);
+                            ctl.send(ExerciseCommand::OpenBuiltin(id));
                         }
                     }
                 >
@@ -632,7 +150,7 @@ fn SetPicker() -> impl IntoView {
                 class="ex-url"
                 on:submit=move |ev| {
                     ev.prevent_default();
-                    ctl.open_url(&url.get_untracked());
+                    ctl.send(ExerciseCommand::OpenUrl(url.get_untracked()));
                 }
             >
                 <input
@@ -654,9 +172,7 @@ fn SetPicker() -> impl IntoView {
 
 #[component]
 fn SetError() -> impl IntoView {
-    let Some(ctl) = ExerciseCtl::get() else {
-        return ().into_any();
-    };
+    let ctl = Ex::get();
     view! {
         <Show when=move || ctl.error.with(Option::is_some)>
             <div class="editor-error" data-testid="exercise-error" role="alert">
@@ -682,9 +198,7 @@ fn SetError() -> impl IntoView {
 /// The answer area of the current question.
 #[component]
 fn AnswerArea(i: usize) -> impl IntoView {
-    let Some(ctl) = ExerciseCtl::get() else {
-        return ().into_any();
-    };
+    let ctl = Ex::get();
     let Some((kind, labels)) = ctl
         .with_set_untracked(|s| {
             s.question(i).map(|(_, q)| {
@@ -723,7 +237,7 @@ fn AnswerArea(i: usize) -> impl IntoView {
                                     data-testid=format!("exercise-choice-{n}")
                                     prop:checked=move || ctl.pending.get() == Some(Answer::Choice(n))
                                     disabled=move || !asking()
-                                    on:change=move |_| ctl.pending.set(Some(Answer::Choice(n)))
+                                    on:change=move |_| ctl.send(ExerciseCommand::Choose(n))
                                 />
                                 <span>{label}</span>
                             </label>
@@ -744,11 +258,11 @@ fn AnswerArea(i: usize) -> impl IntoView {
                     aria-describedby="exercise-q"
                     disabled=move || !asking()
                     prop:value=move || ctl.number.get()
-                    on:input=move |ev| ctl.number.set(event_target_value(&ev))
+                    on:input=move |ev| ctl.send(ExerciseCommand::Number(event_target_value(&ev)))
                     on:keydown=move |ev: web_sys::KeyboardEvent| {
                         if ev.key() == "Enter" {
                             ev.prevent_default();
-                            ctl.submit();
+                            ctl.send(ExerciseCommand::Submit);
                         }
                     }
                 />
@@ -767,13 +281,12 @@ fn AnswerArea(i: usize) -> impl IntoView {
                     disabled=move || !asking()
                     prop:value=move || ctl.pfn.get()
                     on:input=move |ev| {
-                        ctl.pending.set(None);
-                        ctl.pfn.set(event_target_value(&ev));
+                        ctl.send(ExerciseCommand::Pfn(event_target_value(&ev)));
                     }
                     on:keydown=move |ev: web_sys::KeyboardEvent| {
                         if ev.key() == "Enter" {
                             ev.prevent_default();
-                            ctl.submit();
+                            ctl.send(ExerciseCommand::Submit);
                         }
                     }
                 />
@@ -800,9 +313,7 @@ fn AnswerArea(i: usize) -> impl IntoView {
 /// answer and explanation.
 #[component]
 fn ResultView(i: usize) -> impl IntoView {
-    let Some(ctl) = ExerciseCtl::get() else {
-        return ().into_any();
-    };
+    let ctl = Ex::get();
     let given = ctl
         .progress
         .with_untracked(|p| p.as_ref().and_then(|p| p.answers.get(i).cloned()).flatten());
@@ -858,9 +369,7 @@ fn ResultView(i: usize) -> impl IntoView {
 
 #[component]
 fn QuestionCard() -> impl IntoView {
-    let Some(ctl) = ExerciseCtl::get() else {
-        return ().into_any();
-    };
+    let ctl = Ex::get();
     // Keyed by the question: the card (and its live region) is rebuilt only when it changes.
     let cur = Memo::new(move |_| ctl.current());
     let head = Memo::new(move |_| {
@@ -896,7 +405,7 @@ fn QuestionCard() -> impl IntoView {
                     <span class="ex-score-box">
                         "Score: "<span data-testid="exercise-score">{score}</span>
                     </span>
-                    <button type="button" class="icon-btn" data-testid="exercise-close" on:click=move |_| ctl.close()>
+                    <button type="button" class="icon-btn" data-testid="exercise-close" on:click=move |_| ctl.send(ExerciseCommand::Close)>
                         "Close set"
                     </button>
                 </div>
@@ -914,7 +423,7 @@ fn QuestionCard() -> impl IntoView {
                         class="primary"
                         data-testid="exercise-submit"
                         disabled=move || ctl.phase.get() != Phase::Asking
-                        on:click=move |_| ctl.submit()
+                        on:click=move |_| ctl.send(ExerciseCommand::Submit)
                     >
                         "Submit"
                     </button>
@@ -922,7 +431,7 @@ fn QuestionCard() -> impl IntoView {
                         type="button"
                         data-testid="exercise-prev"
                         disabled=move || i == 0
-                        on:click=move |_| ctl.go_focus(i.saturating_sub(1))
+                        on:click=move |_| ctl.send(ExerciseCommand::GoFocus(i.saturating_sub(1)))
                     >
                         "Previous question"
                     </button>
@@ -930,7 +439,7 @@ fn QuestionCard() -> impl IntoView {
                         type="button"
                         data-testid="exercise-next"
                         disabled=move || { i + 1 >= n || ctl.phase.get() == Phase::Revealing }
-                        on:click=move |_| ctl.go_focus(i + 1)
+                        on:click=move |_| ctl.send(ExerciseCommand::GoFocus(i + 1))
                     >
                         "Next question"
                     </button>
@@ -954,7 +463,7 @@ fn QuestionCard() -> impl IntoView {
                                 <p class="ex-verdict-early" data-testid="exercise-verdict-early" data-correct=correct.map(|c| c.to_string())>
                                     {verdict}
                                     " "
-                                    <button type="button" data-testid="exercise-skip-reveal" on:click=move |_| ctl.finish_reveal()>"Skip"</button>
+                                    <button type="button" data-testid="exercise-skip-reveal" on:click=move |_| ctl.send(ExerciseCommand::FinishReveal)>"Skip"</button>
                                 </p>
                             }.into_any())
                         }
@@ -969,9 +478,7 @@ fn QuestionCard() -> impl IntoView {
 
 #[component]
 pub fn ExercisePanel() -> impl IntoView {
-    let Some(ctl) = ExerciseCtl::get() else {
-        return ().into_any();
-    };
+    let ctl = Ex::get();
     let sub = Signal::derive(move || {
         ctl.progress
             .with(|p| p.as_ref().map(|p| format!("score {}", p.score_text())))
@@ -994,30 +501,4 @@ pub fn ExercisePanel() -> impl IntoView {
         </PanelFrame>
     }
     .into_any()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_mistyped_set_id_says_did_you_mean() {
-        let e = unknown_set_id("split-and-merg").expect("an error");
-        assert!(
-            e.message
-                .contains("no exercise set \u{201c}split-and-merg\u{201d}"),
-            "{e}"
-        );
-        assert!(
-            e.hint
-                .starts_with("Did you mean \u{201c}split-and-merge\u{201d}"),
-            "{e}"
-        );
-        assert!(unknown_set_id("split-and-merge").is_none());
-        // Addresses are fetched, not taken for ids.
-        assert!(unknown_set_id("sets/mine.json").is_none());
-        assert!(unknown_set_id("https://example.org/x").is_none());
-        let e = unknown_set_id("zzzzzzzz").expect("an error");
-        assert!(e.hint.starts_with("The sets: "), "{e}");
-    }
 }

@@ -11,7 +11,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use buddyscope::{scenario::procfs, trace_text_upto, Timeline};
+use buddyscope::explain::trace_text_upto;
+use buddyscope::run::Timeline;
+use buddyscope::scenario::procfs;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -19,10 +21,11 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::controls::SPEEDS;
 use super::frame::PanelFrame;
-use super::snapshot::{self, Draw, Heading, Snapshot};
+use super::slide::{self, Draw, Heading, Slide};
 use super::{counters, freelists, narration, pcp};
 use crate::browser::now_ms;
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::View;
 use crate::theme::{self, ThemeState};
 
 /// The recording's frame rate (frames per second asked of `captureStream`).
@@ -200,7 +203,7 @@ fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 }
 
 /// Replays a display list on `canvas` (resized to it), the map drawn from `map`.
-fn paint(canvas: &HtmlCanvasElement, s: &Snapshot, map: &HtmlCanvasElement) {
+fn paint(canvas: &HtmlCanvasElement, s: &Slide, map: &HtmlCanvasElement) {
     if canvas.width() != s.w {
         canvas.set_width(s.w);
     }
@@ -335,10 +338,10 @@ fn supported_webm() -> &'static str {
 
 /// Draws the recording frame of the cursor (the map canvas shows the cursor: its effect ran
 /// after the last seek, one animation frame ago).
-fn draw_recording_frame(state: AppState, rec: &Recording, dark: bool) {
-    let snap = state.with_untracked(|s| {
+fn draw_recording_frame(view: View, rec: &Recording, dark: bool) {
+    let snap = view.untracked(|s| {
         let t = &s.timeline;
-        snapshot::recording_frame(
+        slide::recording_frame(
             &heading(t),
             &narration::view_model(t),
             (rec.map.width(), rec.map.height()),
@@ -347,7 +350,7 @@ fn draw_recording_frame(state: AppState, rec: &Recording, dark: bool) {
     });
     if let Some(snap) = snap {
         // The canvas keeps the size it had when the stream started.
-        let fixed = Snapshot {
+        let fixed = Slide {
             w: rec.canvas.width(),
             h: rec.canvas.height(),
             draws: snap.draws,
@@ -356,13 +359,13 @@ fn draw_recording_frame(state: AppState, rec: &Recording, dark: bool) {
     }
 }
 
-fn tick(state: AppState, rec: Rc<RefCell<Recording>>, dark: bool) {
+fn tick(view: View, rec: Rc<RefCell<Recording>>, dark: bool) {
     {
         let r = rec.borrow();
         if r.stopped {
             return;
         }
-        draw_recording_frame(state, &r, dark);
+        draw_recording_frame(view, &r, dark);
     }
     let now = now_ms();
     let mut r = rec.borrow_mut();
@@ -384,10 +387,10 @@ fn tick(state: AppState, rec: Rc<RefCell<Recording>>, dark: bool) {
         r.shown = last;
         drop(r);
         if seek {
-            state.seek(p);
+            view.dispatch(Command::Seek(p));
         }
         set_timeout(
-            move || finish(state, rec, dark),
+            move || finish(view, rec, dark),
             std::time::Duration::from_millis(remaining_ms.max(0.0) as u64),
         );
         return;
@@ -396,19 +399,19 @@ fn tick(state: AppState, rec: Rc<RefCell<Recording>>, dark: bool) {
         r.shown = k;
         let p = r.plan.stops[k];
         drop(r);
-        state.seek(p);
+        view.dispatch(Command::Seek(p));
     } else {
         drop(r);
     }
-    request_animation_frame(move || tick(state, rec, dark));
+    request_animation_frame(move || tick(view, rec, dark));
 }
 
 /// At the end time: draws the final frame and pauses the recorder half a frame later, so the
 /// last frame captured (the canvas is captured at up to [`RECORDING_FPS`] even when unchanged)
 /// is within one frame of the end; stops it a little later (a pause is queued behind the frames
 /// already handed to the encoder, so none of them is lost).
-fn finish(state: AppState, rec: Rc<RefCell<Recording>>, dark: bool) {
-    draw_recording_frame(state, &rec.borrow(), dark);
+fn finish(view: View, rec: Rc<RefCell<Recording>>, dark: bool) {
+    draw_recording_frame(view, &rec.borrow(), dark);
     set_timeout(
         move || {
             let _ = rec.borrow().recorder.pause();
@@ -425,7 +428,7 @@ fn finish(state: AppState, rec: Rc<RefCell<Recording>>, dark: bool) {
 
 /// Plays `plan` into a WebM on `canvas` and downloads it as `name`; `status` reports.
 fn record(
-    state: AppState,
+    view: View,
     plan: RecordingPlan,
     canvas: HtmlCanvasElement,
     name: String,
@@ -434,12 +437,11 @@ fn record(
     busy: RwSignal<bool>,
 ) -> Result<(), String> {
     let map = map_canvas().ok_or("no memory map")?;
-    state.playing.set(false);
-    state.seek(plan.stops[0]);
+    view.dispatch(Command::Seek(plan.stops[0]));
     // Size the frame canvas before the stream starts; it keeps that size.
-    let first = state
-        .with_untracked(|s| {
-            snapshot::recording_frame(
+    let first = view
+        .untracked(|s| {
+            slide::recording_frame(
                 &heading(&s.timeline),
                 &narration::view_model(&s.timeline),
                 (map.width(), map.height()),
@@ -509,7 +511,7 @@ fn record(
     let on_start = Closure::once_into_js(move |_: JsValue| {
         request_animation_frame(move || {
             r2.borrow_mut().t0 = now_ms();
-            tick(state, r2, dark);
+            tick(view, r2, dark);
         });
     });
     rec.borrow()
@@ -517,7 +519,7 @@ fn record(
         .set_onstart(Some(on_start.unchecked_ref()));
     request_animation_frame(move || {
         let r = rec.borrow();
-        draw_recording_frame(state, &r, dark);
+        draw_recording_frame(view, &r, dark);
         if let Err(e) = r.recorder.start() {
             status.set(format!("MediaRecorder.start failed: {e:?}"));
             busy.set(false);
@@ -528,7 +530,7 @@ fn record(
 
 #[component]
 pub fn ExportPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     let dark = ThemeState::dark();
     let status = RwSignal::new(String::new());
     let busy = RwSignal::new(false);
@@ -537,45 +539,39 @@ pub fn ExportPanel() -> impl IntoView {
     let to = RwSignal::new(0u32);
     let speed = RwSignal::new(16u32);
     let rec_ref = NodeRef::<leptos::html::Canvas>::new();
-    let len = Memo::new(move |_| state.with(|s| s.timeline.len()).unwrap_or(0));
+    let len = Memo::new(move |_| view.with_run(|s| s.timeline.len()).unwrap_or(0));
     // A new run: record its first op by default.
-    let run_key = Memo::new(move |_| {
-        state
-            .with(|s| (s.text.as_ptr() as usize, s.text.len(), s.timeline.len()))
-            .unwrap_or_default()
-    });
+    let run_key = Memo::new(move |_| view.shell.run_id(view.slot));
     Effect::new(move |_| {
         let _ = run_key.get();
         from.set(0);
         to.set(
-            state
-                .with_untracked(|s| {
-                    s.timeline
-                        .run
-                        .ops
-                        .first()
-                        .map(|o| o.end)
-                        .unwrap_or(s.timeline.len())
-                })
-                .unwrap_or(0),
+            view.untracked(|s| {
+                s.timeline
+                    .run
+                    .ops
+                    .first()
+                    .map(|o| o.end)
+                    .unwrap_or(s.timeline.len())
+            })
+            .unwrap_or(0),
         );
     });
-    let id = move || state.scenario_id.get_untracked();
+    let id = move || view.shell.ui.scenario_id.get_untracked();
 
     let text = move |what: TextExport| {
-        if let Some(Some(why)) = state.with_untracked(|s| empty_export(&s.timeline, what)) {
+        if let Some(Some(why)) = view.untracked(|s| empty_export(&s.timeline, what)) {
             status.set(why);
             return;
         }
-        if let Some(f) = state.with_untracked(|s| text_export(&s.timeline, &id(), what)) {
+        if let Some(f) = view.untracked(|s| text_export(&s.timeline, &id(), what)) {
             download_text(&f);
             status.set(format!("Saved {} ({} bytes).", f.name, f.text.len()));
         }
     };
     // The images' and the recording's names start as the texts' do (`file_stem`).
     let stem = move || {
-        state
-            .with_untracked(|s| file_stem(&s.timeline, &id()))
+        view.untracked(|s| file_stem(&s.timeline, &id()))
             .unwrap_or_default()
     };
     let png_map = move |_| {
@@ -588,9 +584,9 @@ pub fn ExportPanel() -> impl IntoView {
     };
     let png_all = move |_| {
         let Some(map) = map_canvas() else { return };
-        let snap = state.with_untracked(|s| {
+        let snap = view.untracked(|s| {
             let t = &s.timeline;
-            snapshot::panel_set(
+            slide::panel_set(
                 &heading(t),
                 &narration::view_model(t),
                 &freelists::view_model(t),
@@ -616,7 +612,7 @@ pub fn ExportPanel() -> impl IntoView {
     };
     let plan = Memo::new(move |_| {
         let (f, t, sp) = (from.get(), to.get(), speed.get());
-        state.with(|s| RecordingPlan::new(&s.timeline, f, t, sp as f64))
+        view.with_run(|s| RecordingPlan::new(&s.timeline, f, t, sp as f64))
     });
     let plan_text = move || {
         plan.with(|p| match p {
@@ -645,15 +641,14 @@ pub fn ExportPanel() -> impl IntoView {
         }
         let name = format!(
             "{}-ev{}-{}-{}eps.webm",
-            state
-                .with_untracked(|s| file_base(&s.timeline, &id()))
+            view.untracked(|s| file_base(&s.timeline, &id()))
                 .unwrap_or_default(),
             p.stops[0],
             p.stops[p.stops.len() - 1],
             p.speed
         );
         let canvas: HtmlCanvasElement = canvas.clone();
-        if let Err(e) = record(state, p, canvas, name, dark.get_untracked(), status, busy) {
+        if let Err(e) = record(view, p, canvas, name, dark.get_untracked(), status, busy) {
             status.set(format!("Recording failed: {e}"));
             busy.set(false);
         }
@@ -665,7 +660,7 @@ pub fn ExportPanel() -> impl IntoView {
             }
         }
     };
-    let here = move || state.with_untracked(|s| s.timeline.pos()).unwrap_or(0);
+    let here = move || view.untracked(|s| s.timeline.pos()).unwrap_or(0);
 
     view! {
         <PanelFrame
@@ -741,8 +736,8 @@ pub fn ExportPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
-    use buddyscope::{run_text, RunOptions};
+    use crate::testutil::timeline;
+    use buddyscope::run::{run_text, RunOptions};
 
     /// At the end of op K the exports are what the CLI prints with `--ops K` (the CLI runs
     /// K ops and formats its final zone with the same functions).
@@ -772,7 +767,7 @@ mod tests {
     #[test]
     fn text_exports_equal_the_cli_at_op_boundaries() {
         for id in ["pcp-overflow-2cpu", "fallback-claim"] {
-            let b = buddyscope::builtin::get(id).unwrap();
+            let b = buddyscope::scenario::builtin::get(id).unwrap();
             let mut t = timeline(id);
             let n = t.run.ops.len();
             for k in [1, 3, n] {
@@ -796,12 +791,12 @@ mod tests {
                 );
                 assert_eq!(
                     text_export(&t, id, TextExport::Trace { whole: false }).text,
-                    buddyscope::trace_text(&cli)
+                    buddyscope::explain::trace_text(&cli)
                 );
             }
             assert_eq!(
                 text_export(&t, id, TextExport::Trace { whole: true }).text,
-                buddyscope::trace_text(&t.run)
+                buddyscope::explain::trace_text(&t.run)
             );
             t.seek(t.op(0).end + 1);
             assert!(position_tag(&t).starts_with("ev"));

@@ -7,14 +7,13 @@
 //!
 //! [`fallback_matrix`]: buddyscope::explain::fallback::fallback_matrix
 
-use buddyscope::{
-    explain::fallback::{fallback_matrix, FallbackMatrix, MatrixFilter},
-    Timeline,
-};
+use buddyscope::explain::fallback::{fallback_matrix, FallbackMatrix, MatrixFilter};
+use buddyscope::run::Timeline;
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::View;
 
 /// One cell on screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -119,13 +118,9 @@ pub fn view_model(t: &Timeline, orders: &str, events: &str) -> Result<FallbackMo
 
 #[component]
 pub fn FallbackMatrixPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     // The matrix depends on the run and the filters, not the cursor.
-    let run_key = Memo::new(move |_| {
-        state
-            .with(|s| (s.text.as_ptr() as usize, s.text.len(), s.timeline.len()))
-            .unwrap_or_default()
-    });
+    let run_key = Memo::new(move |_| view.shell.run_id(view.slot));
     let orders = RwSignal::new(String::new());
     let events = RwSignal::new(String::new());
     // The filters in force (set on Apply) and the typed ones.
@@ -138,14 +133,14 @@ pub fn FallbackMatrixPanel() -> impl IntoView {
     let model = Memo::new(move |_| {
         let _ = run_key.get();
         let (o, e) = applied.get();
-        state.with_untracked(|s| view_model(&s.timeline, &o, &e))
+        view.untracked(|s| view_model(&s.timeline, &o, &e))
     });
     let apply = move || {
         applied.set((orders.get_untracked(), events.get_untracked()));
         picked.set(None);
     };
     let to_cursor = move |_| {
-        let pos = state.with_untracked(|s| s.timeline.pos()).unwrap_or(0);
+        let pos = view.untracked(|s| s.timeline.pos()).unwrap_or(0);
         let text = if pos == 0 {
             "0-0".to_string()
         } else {
@@ -250,8 +245,7 @@ pub fn FallbackMatrixPanel() -> impl IntoView {
                             data-pos=pos.to_string()
                             title=format!("Go to event {pos}")
                             on:click=move |_| {
-                                state.playing.set(false);
-                                state.seek(pos);
+                                view.dispatch(Command::Seek(pos));
                             }
                         >
                             {format!("{} \u{b7} {kind} \u{b7} {} \u{b7} {}", e.at, e.order, e.pfn)}
@@ -319,8 +313,8 @@ pub fn FallbackMatrixPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
-    use buddyscope::MigrateType;
+    use crate::testutil::timeline;
+    use buddyscope::mm::MigrateType;
 
     /// fallback-steal: the cells are the engine's (the CLI's) counts, the Movable → Unmovable
     /// cell lists its 30 steals with their ops and pages, each seeking to the event; a filter

@@ -5,22 +5,11 @@
 //! HiDPI screens and projectors at any `devicePixelRatio`; the canvas shows the window of it
 //! around the focus.
 
-use super::mapdraw::{Geom, ViewRect};
+use super::mapdraw::{Geom, Tiles, ViewRect};
 
 /// The largest zoom in CSS pixels per cell side: beyond it a pageblock is bigger than the
 /// viewport.
 pub const MAX_PX_PER_PAGE: f64 = 16.0;
-
-/// The map's tile layout (the memory map's `Geom`, the parts needed here).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tiles {
-    pub tile_w: u32,
-    pub tile_h: u32,
-    pub per_row: u32,
-    /// The whole map.
-    pub w: u32,
-    pub h: u32,
-}
 
 /// A rectangle in the map's pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]

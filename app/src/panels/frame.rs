@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::state::SideRun;
+use crate::shell::SideSlot;
 
 /// `key` names the panel: the section gets the classes `panel {key}-panel`, the id
 /// `{key}-panel` and the heading id `{key}-heading` (the section is labelled by it). Inside a
@@ -28,14 +28,14 @@ pub fn PanelFrame(
     children: Children,
 ) -> impl IntoView {
     let open = RwSignal::new(true);
-    let side_run = use_context::<SideRun>();
+    let side_run = use_context::<SideSlot>();
     let side = side_run
-        .map(|SideRun(s)| format!("{}-", s.as_str()))
+        .map(|SideSlot(s)| format!("{}-", s.as_str()))
         .unwrap_or_default();
     // A compare side's panel is named with its side ("Memory map, side A"): landmarks of the
     // same name would be indistinguishable.
     let side_label =
-        side_run.map(|SideRun(s)| format!("{title}, side {}", s.as_str().to_uppercase()));
+        side_run.map(|SideSlot(s)| format!("{title}, side {}", s.as_str().to_uppercase()));
     let heading = format!("{side}{key}-heading");
     let labelledby = heading.clone();
     let body = format!("{side}{key}-body");

@@ -2,12 +2,15 @@
 //! `free_area[order].free_list[mt]` and its first blocks (absolute pfn), plus `nr_free` per
 //! order exactly as /proc/buddyinfo prints it. Lists the current event touched are highlighted.
 
-use buddyscope::{mm::NR_PAGE_ORDERS, MigrateType, Mutation, Timeline};
+use buddyscope::mm::Mutation;
+use buddyscope::mm::{MigrateType, NR_PAGE_ORDERS};
+use buddyscope::run::Timeline;
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
 use super::mt_short;
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::View;
 
 /// Chips shown per list.
 const CHIPS: usize = 3;
@@ -93,14 +96,13 @@ fn size_label(order: usize) -> String {
 
 #[component]
 pub fn FreeListsPanel() -> impl IntoView {
-    let state = AppState::viewed();
-    let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let view = View::here();
+    let model = Memo::new(move |_| view.with(|s| view_model(&s.timeline)).unwrap_or_default());
     // In exercise mode a click on a list (or Enter on a focused cell) answers a "which free
     // list" question.
-    let exercises = crate::panels::exercises::ExerciseCtl::get();
+    let ui = view.shell.ui;
     let answering = Memo::new(move |_| {
-        exercises
-            .is_some_and(|x| x.asking() == Some(buddyscope::explain::exercises::AnswerKind::List))
+        ui.exercise.with(|x| x.asking) == Some(buddyscope::explain::exercises::AnswerKind::List)
     });
     let types = Memo::new(move |_| model.with(|m| m.types.clone()));
     let nr_free = Memo::new(move |_| model.with(|m| m.nr_free));
@@ -130,17 +132,11 @@ pub fn FreeListsPanel() -> impl IntoView {
                         let count = move || cell.with(|c| c.count);
                         let chips = move || cell.with(|c| c.chips.clone());
                         let mark = move || marked.get();
-                        let pick = move || {
-                            if let Some(x) = exercises {
-                                x.take_list(o as u8, mt);
-                            }
-                        };
+                        let pick = move || view.dispatch(Command::ClickList { order: o as u8, mt });
                         let picked = move || {
-                            exercises.is_some_and(|x| {
-                                answering.get()
-                                    && x.pending.get()
-                                        == Some(buddyscope::explain::exercises::Answer::List { order: o as u8, mt })
-                            })
+                            answering.get()
+                                && ui.exercise.with(|x| x.pending)
+                                    == Some(buddyscope::explain::exercises::Answer::List { order: o as u8, mt })
                         };
                         view! {
                             <td
@@ -216,7 +212,7 @@ pub fn FreeListsPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
 
     #[test]
     fn cells_are_the_engine_lists_and_the_current_event_is_marked() {

@@ -19,7 +19,8 @@ use leptos::prelude::*;
 use super::frame::PanelFrame;
 use super::pfnpicker::PfnPicker;
 use super::{op_label, pfn_hex};
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::View;
 
 /// Events listed at most (a page inside a huge contiguous range can be named many times).
 pub const MAX_ROWS: usize = 400;
@@ -137,19 +138,15 @@ pub fn parse_pfn(text: &str, z: &Zone) -> Result<u32, String> {
 
 #[component]
 pub fn PageHistoryPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     // The history depends on the run and the page, not the cursor: recompute only then.
-    let run_key = Memo::new(move |_| {
-        state
-            .with(|s| (s.text.as_ptr() as usize, s.text.len(), s.timeline.len()))
-            .unwrap_or_default()
-    });
+    let run_key = Memo::new(move |_| view.shell.run_id(view.slot));
     let model = Memo::new(move |_| {
         let _ = run_key.get();
-        let idx = state.selected_page.get()?;
-        state.with_untracked(|s| view_model(&s.timeline, idx))
+        let idx = view.shell.ui.selected_page.get()?;
+        view.untracked(|s| view_model(&s.timeline, idx))
     });
-    let pos = Memo::new(move |_| state.with(|s| s.timeline.pos()).unwrap_or(0));
+    let pos = Memo::new(move |_| view.with(|s| s.timeline.pos()).unwrap_or(0));
     let sub = Signal::derive(move || {
         model.with(|m| match m {
             Some(m) => format!("{}: {} event(s)", m.pfn, m.total),
@@ -189,8 +186,7 @@ pub fn PageHistoryPanel() -> impl IntoView {
                                         title="Go to the end of this operation"
                                         on:click=move |_| {
                                             if let Some(e) = end {
-                                                state.playing.set(false);
-                                                state.seek(e);
+                                                view.dispatch(Command::Seek(e));
                                             }
                                         }
                                     >
@@ -214,8 +210,7 @@ pub fn PageHistoryPanel() -> impl IntoView {
                                                             data-pos=p.to_string()
                                                             title=format!("Go to event {p}")
                                                             on:click=move |_| {
-                                                                state.playing.set(false);
-                                                                state.seek(p);
+                                                                view.dispatch(Command::Seek(p));
                                                             }
                                                         >
                                                             <span class="history-pos">{format!("@{p}")}</span>
@@ -246,14 +241,14 @@ pub fn PageHistoryPanel() -> impl IntoView {
     // A typed pfn's error is about that text: another page picked (a map click, an exercise's
     // answer) or another run clears it.
     Effect::new(move |_| {
-        state.selected_page.track();
+        view.shell.ui.selected_page.track();
         run_key.track();
         pick_error.set(None);
     });
     let pick = Callback::new(move |text: String| {
-        match state.with_untracked(|s| parse_pfn(&text, s.timeline.zone())) {
+        match view.untracked(|s| parse_pfn(&text, s.timeline.zone())) {
             Some(Ok(idx)) => {
-                state.selected_page.set(Some(idx));
+                view.dispatch(Command::SelectPage(Some(idx)));
                 Ok(())
             }
             Some(Err(e)) => Err(e),
@@ -278,7 +273,7 @@ pub fn PageHistoryPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
 
     /// The groups are the engine's entries, in order, split at op changes; the rows' positions
     /// seek to the events; the current row follows the cursor.

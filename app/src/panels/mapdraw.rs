@@ -10,13 +10,12 @@
 //!   ([`MapCache::agg`], kept in step the same way): the level that fits big zones on screen;
 //! - only the visible part of the map is painted ([`paint_view`]), at the canvas's device size.
 
-use buddyscope::{
-    mm::{PageKind, PAGEBLOCK_NR_PAGES},
-    MigrateType, Run, Timeline, Zone,
-};
+use buddyscope::mm::filler_owner_mt;
+use buddyscope::mm::{MigrateType, PAGEBLOCK_NR_PAGES};
+use buddyscope::mm::{PageKind, Zone};
+use buddyscope::run::Run;
+use buddyscope::run::Timeline;
 
-use super::follow::Tiles;
-use super::memmap::{cell_kinds, CellKind};
 use crate::theme::{frame_width, Palette, Rgba};
 
 /// Tile columns × rows of cells (one pageblock).
@@ -240,8 +239,68 @@ impl Geom {
     }
 }
 
-/// A run's identity: a new session allocates a new text.
-pub type RunKey = (usize, usize, u32);
+/// The map's tile layout (the memory map's `Geom`, the parts needed here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tiles {
+    pub tile_w: u32,
+    pub tile_h: u32,
+    pub per_row: u32,
+    /// The whole map.
+    pub w: u32,
+    pub h: u32,
+}
+
+/// What a cell of the map shows: the engine's state of one page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellKind {
+    /// In a free buddy block of `order` starting at `head`.
+    Free { order: u8, head: u32 },
+    /// In a block on a pcp list.
+    Pcp { order: u8, head: u32 },
+    /// Held by an allocation of op definition `def`; `foreign` if the allocation's type
+    /// differs from its pageblock's (isolated pageblocks excepted).
+    Allocated { def: u32, foreign: bool },
+    /// Left allocated by the `/proc` import (owned by a pageblock type).
+    Filler { foreign: bool },
+    /// Neither free nor held by a recorded allocation.
+    Reserved,
+}
+
+/// The cells of pages `[start, end)`.
+pub fn cell_kinds(z: &Zone, run: &Run, start: u32, end: u32) -> Vec<CellKind> {
+    blocks_in(z, start, end)
+        .into_iter()
+        .zip(start..end)
+        .map(|(b, idx)| match b.kind {
+            PageKind::Buddy => CellKind::Free {
+                order: b.order,
+                head: b.head,
+            },
+            PageKind::Pcp => CellKind::Pcp {
+                order: b.order,
+                head: b.head,
+            },
+            _ => {
+                let owner = z.page_owner(idx);
+                let pbmt = z.pb_mt(idx / PAGEBLOCK_NR_PAGES);
+                let foreign = |omt: MigrateType| omt != pbmt && pbmt != MigrateType::Isolate;
+                match run.owner_mt(owner) {
+                    Some(omt) if filler_owner_mt(owner).is_some() => CellKind::Filler {
+                        foreign: foreign(omt),
+                    },
+                    Some(omt) => CellKind::Allocated {
+                        def: run.owners[owner as usize].def,
+                        foreign: foreign(omt),
+                    },
+                    None => CellKind::Reserved,
+                }
+            }
+        })
+        .collect()
+}
+
+/// A run's identity: the model numbers every run it installs.
+pub type RunKey = crate::model::RunId;
 
 /// Beyond this many events between two cursor positions, recompute every code.
 const SYNC_EVENT_LIMIT: u32 = 1 << 20;
@@ -678,11 +737,11 @@ pub fn paint_overview(buf: &mut Vec<u8>, g: &Geom, w: u32, h: u32, sc: &Scene) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
     use crate::theme::LIGHT;
 
-    fn key(t: &Timeline) -> RunKey {
-        (0, 0, t.len())
+    fn key(_: &Timeline) -> RunKey {
+        crate::model::RunId(1)
     }
 
     /// Stepping the cache forward and back, and jumping, gives the codes a fresh cache

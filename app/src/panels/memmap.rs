@@ -15,12 +15,11 @@
 //! of the pageblocks the events between the old and the new cursor touched (events carry pfn
 //! and order); a new run, a zoom, a scroll or a theme change repaints the window.
 
-use buddyscope::{
-    mm::filler_owner_mt,
-    mm::{PageKind, PAGEBLOCK_NR_PAGES},
-    run::op_touched_pageblocks,
-    MigrateType, Run, Timeline, Zone,
-};
+use buddyscope::mm::filler_owner_mt;
+use buddyscope::mm::Zone;
+use buddyscope::mm::{MigrateType, PAGEBLOCK_NR_PAGES};
+use buddyscope::run::op_touched_pageblocks;
+use buddyscope::run::Timeline;
 use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -28,12 +27,12 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use super::follow::{follow_frame, tiles_rect, FollowFrame};
 use super::frame::PanelFrame;
 use super::mapdraw::{
-    blocks_in, mark_pages, paint_overview, paint_view, tile_visible, Geom, MapCache, RunKey, Scene,
-    ViewRect, FIT_HEIGHT, PB_LEVEL, ZOOMS,
+    mark_pages, paint_overview, paint_view, tile_visible, Geom, MapCache, RunKey, Scene, ViewRect,
+    FIT_HEIGHT, PB_LEVEL, ZOOMS,
 };
 use super::{pfn_hex, tracked_width};
-use crate::browser::{expose, now_ms};
-use crate::state::{AppState, Session};
+use crate::model::{Command, Session};
+use crate::shell::View;
 use crate::theme::{self as palette, frame_width, ThemeState};
 
 /// What the renderer last drew.
@@ -55,6 +54,10 @@ struct Renderer {
     buf: Vec<u8>,
     /// One tile's pixels.
     scratch: Vec<u8>,
+    /// What the last render painted (`data-paint`): the whole window or only the tiles that
+    /// changed.
+    painted: Option<bool>,
+    #[cfg(feature = "bench")]
     first_paint_done: bool,
     /// (following, presenting) at the last render: the boxes are measured again on a change.
     mode: Option<(bool, bool)>,
@@ -79,55 +82,6 @@ struct Frame {
 struct FollowAsk {
     span: Option<(u32, u32)>,
     viewport: (u32, u32),
-}
-
-/// What a cell of the map shows: the engine's state of one page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CellKind {
-    /// In a free buddy block of `order` starting at `head`.
-    Free { order: u8, head: u32 },
-    /// In a block on a pcp list.
-    Pcp { order: u8, head: u32 },
-    /// Held by an allocation of op definition `def`; `foreign` if the allocation's type
-    /// differs from its pageblock's (isolated pageblocks excepted).
-    Allocated { def: u32, foreign: bool },
-    /// Left allocated by the `/proc` import (owned by a pageblock type).
-    Filler { foreign: bool },
-    /// Neither free nor held by a recorded allocation.
-    Reserved,
-}
-
-/// The cells of pages `[start, end)`.
-pub fn cell_kinds(z: &Zone, run: &Run, start: u32, end: u32) -> Vec<CellKind> {
-    blocks_in(z, start, end)
-        .into_iter()
-        .zip(start..end)
-        .map(|(b, idx)| match b.kind {
-            PageKind::Buddy => CellKind::Free {
-                order: b.order,
-                head: b.head,
-            },
-            PageKind::Pcp => CellKind::Pcp {
-                order: b.order,
-                head: b.head,
-            },
-            _ => {
-                let owner = z.page_owner(idx);
-                let pbmt = z.pb_mt(idx / PAGEBLOCK_NR_PAGES);
-                let foreign = |omt: MigrateType| omt != pbmt && pbmt != MigrateType::Isolate;
-                match run.owner_mt(owner) {
-                    Some(omt) if filler_owner_mt(owner).is_some() => CellKind::Filler {
-                        foreign: foreign(omt),
-                    },
-                    Some(omt) => CellKind::Allocated {
-                        def: run.owners[owner as usize].def,
-                        foreign: foreign(omt),
-                    },
-                    None => CellKind::Reserved,
-                }
-            }
-        })
-        .collect()
 }
 
 fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
@@ -191,7 +145,7 @@ impl Renderer {
         let tl = &s.timeline;
         let z = tl.zone();
         let base = Geom::new(z.pages(), f.zoom, f.dpr, f.avail_css);
-        let key = (s.text.as_ptr() as usize, s.text.len(), tl.len());
+        let key = s.id;
         let Some(ctx) = context(canvas) else {
             return (false, false);
         };
@@ -407,9 +361,8 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
 
 #[component]
 pub fn MemoryMapPanel() -> impl IntoView {
-    let state = AppState::viewed();
-    // In exercise mode a click on a page answers a "click the page" question.
-    let exercises = crate::panels::exercises::ExerciseCtl::get();
+    let view = View::here();
+    let shell = view.shell;
     let dark = ThemeState::dark();
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
     let spacer_ref = NodeRef::<leptos::html::Div>::new();
@@ -422,26 +375,23 @@ pub fn MemoryMapPanel() -> impl IntoView {
     let dpr = device_pixel_ratio();
     let tip_at = RwSignal::new((0i32, 0i32));
     // Follow the action: always in presenter mode, on request (the Follow button) elsewhere.
-    let following = Memo::new(move |_| state.presenter.get() || state.follow.get());
+    let following = Memo::new(move |_| shell.prefs.presenter.get() || shell.prefs.follow.get());
     // The current op (none before the first event: the whole zone), keyed by the run, so the
     // span below is computed once per op, not on every step inside it.
     let op_key = Memo::new(move |_| {
-        state
-            .with(|s| {
-                let t = &s.timeline;
-                let op = if t.pos() == 0 { None } else { t.op_index() };
-                (s.text.as_ptr() as usize, s.text.len(), t.len(), op)
-            })
-            .unwrap_or_default()
+        view.with(|s| {
+            let t = &s.timeline;
+            let op = if t.pos() == 0 { None } else { t.op_index() };
+            (s.id, op)
+        })
     });
     // The pageblocks the current op touches.
     let span = Memo::new(move |_| {
         if !following.get() {
             return None;
         }
-        let op = op_key.get().3?;
-        state
-            .with_untracked(|s| op_touched_pageblocks(&s.timeline.run, op))
+        let op = op_key.get()?.1?;
+        view.untracked(|s| op_touched_pageblocks(&s.timeline.run, op))
             .flatten()
     });
     let drawn = RwSignal::new(None::<Geom>);
@@ -483,7 +433,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
 
     let cell = Memo::new(move |_| {
         let w = avail.get().max(40);
-        let pages = state.with(|s| s.timeline.zone().pages()).unwrap_or(1024);
+        let pages = view.with(|s| s.timeline.zone().pages()).unwrap_or(1024);
         match zoom.get() {
             Some(PB_LEVEL) => PB_LEVEL,
             Some(c) => c.min(Geom::max_zoom(w)),
@@ -498,7 +448,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
         let ratio = dpr.get();
         let (sl, st, cw, ch) = scroll_box.get();
         let follow = following.get();
-        let presenting = state.presenter.get();
+        let presenting = shell.prefs.presenter.get();
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
@@ -520,12 +470,14 @@ pub fn MemoryMapPanel() -> impl IntoView {
         let spacer = spacer_ref
             .get_untracked()
             .map(|e| web_sys::HtmlElement::clone(&e));
-        let t0 = now_ms();
-        let (full, resized) = state
+        #[cfg(feature = "bench")]
+        let t0 = crate::browser::now_ms();
+        let (full, resized) = view
             .with(|s| renderer.try_update_value(|r| r.render(&canvas, spacer, s, frame)))
             .flatten()
             .unwrap_or((false, false));
-        let t1 = now_ms();
+        #[cfg(feature = "bench")]
+        let t1 = crate::browser::now_ms();
         let g = renderer.with_value(|r| r.base);
         let o = renderer.with_value(|r| r.origin_css());
         if origin.get_untracked() != o {
@@ -564,30 +516,40 @@ pub fn MemoryMapPanel() -> impl IntoView {
                 let box_h = scroll_ref
                     .get_untracked()
                     .map(|e| e.client_height().max(0) as u32);
-                state.with_untracked(|s| {
+                view.untracked(|s| {
                     renderer.with_value(|r| draw_overview(&ov, &g, box_h, s, &r.cache, d))
                 });
             }
         }
-        expose("__buddyscope_last_render_ms", t1 - t0);
-        expose(
-            "__buddyscope_last_render_full",
-            if full { 1.0 } else { 0.0 },
-        );
-        renderer.update_value(|r| {
-            if !r.first_paint_done {
-                r.first_paint_done = true;
-                expose("__buddyscope_first_map_paint_ms", t1);
-            }
-        });
+        // What the render painted, for tools and tests (a step paints only the tiles it
+        // changed): an attribute write only when it changes.
+        if renderer.with_value(|r| r.painted != Some(full)) {
+            renderer.update_value(|r| r.painted = Some(full));
+            let _ = canvas.set_attribute("data-paint", if full { "full" } else { "tiles" });
+        }
+        #[cfg(feature = "bench")]
+        {
+            use crate::browser::expose;
+            expose("__buddyscope_last_render_ms", t1 - t0);
+            expose(
+                "__buddyscope_last_render_full",
+                if full { 1.0 } else { 0.0 },
+            );
+            renderer.update_value(|r| {
+                if !r.first_paint_done {
+                    r.first_paint_done = true;
+                    expose("__buddyscope_first_map_paint_ms", t1);
+                }
+            });
+        }
     });
 
     let on_move = move |ev: web_sys::MouseEvent| {
         let (x, y) = (ev.offset_x(), ev.offset_y());
         let page = renderer.with_value(|r| r.page_at(x, y));
         tip_at.set((x, y));
-        if state.hover.get_untracked() != page {
-            state.hover.set(page);
+        if shell.hover.get_untracked() != page {
+            shell.hover.set(page);
         }
     };
 
@@ -604,8 +566,8 @@ pub fn MemoryMapPanel() -> impl IntoView {
     };
 
     let tip = move || {
-        let idx = state.hover.get()?;
-        let lines = state.with(|s| tooltip(&s.timeline, idx))?;
+        let idx = shell.hover.get()?;
+        let lines = view.with(|s| tooltip(&s.timeline, idx))?;
         if lines.is_empty() {
             return None;
         }
@@ -640,18 +602,17 @@ pub fn MemoryMapPanel() -> impl IntoView {
     };
 
     let summary = move || {
-        state
-            .with(|s| {
-                let z = s.timeline.zone();
-                format!(
-                    "{} pages ({} pageblocks), pfn {:#x}\u{2013}{:#x}",
-                    z.pages(),
-                    z.nr_pageblocks(),
-                    z.cfg().start_pfn,
-                    z.cfg().start_pfn + z.pages() as u64 - 1
-                )
-            })
-            .unwrap_or_default()
+        view.with(|s| {
+            let z = s.timeline.zone();
+            format!(
+                "{} pages ({} pageblocks), pfn {:#x}\u{2013}{:#x}",
+                z.pages(),
+                z.nr_pageblocks(),
+                z.cfg().start_pfn,
+                z.cfg().start_pfn + z.pages() as u64 - 1
+            )
+        })
+        .unwrap_or_default()
     };
 
     let tools = move || {
@@ -661,9 +622,9 @@ pub fn MemoryMapPanel() -> impl IntoView {
                 class="icon-btn follow-toggle"
                 data-testid="map-follow"
                 aria-pressed=move || following.get().to_string()
-                disabled=move || state.presenter.get()
+                disabled=move || shell.prefs.presenter.get()
                 title="Follow the action: zoom to the pageblocks the current operation touches"
-                on:click=move |_| state.follow.update(|f| *f = !*f)
+                on:click=move |_| shell.prefs.follow.update(|f| *f = !*f)
             >
                 "Follow"
             </button>
@@ -735,20 +696,18 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         node_ref=canvas_ref
                         style:transform=transform
                         role="img"
-                        aria-label=move || state.with(|s| map_summary(s.timeline.zone())).unwrap_or_default()
+                        aria-label=move || view.with(|s| map_summary(s.timeline.zone())).unwrap_or_default()
+                        // In exercise mode a click on a page answers a "click the page" question.
                         class:answering=move || {
-                            exercises.is_some_and(|x| x.asking() == Some(buddyscope::explain::exercises::AnswerKind::Page))
+                            shell.ui.exercise.with(|x| x.asking) == Some(buddyscope::explain::exercises::AnswerKind::Page)
                         }
                         on:mousemove=on_move
-                        on:mouseleave=move |_| state.hover.set(None)
+                        on:mouseleave=move |_| shell.hover.set(None)
                         on:click=move |ev: web_sys::MouseEvent| {
                             let page = renderer.with_value(|r| r.page_at(ev.offset_x(), ev.offset_y()));
-                            let Some(idx) = page else { return };
-                            let pfn = state.with_untracked(|s| s.timeline.zone().abs_pfn(idx));
-                            if exercises.zip(pfn).is_some_and(|(x, pfn)| x.take_page(pfn)) {
-                                return;
+                            if let Some(page) = page {
+                                view.dispatch(Command::ClickPage { slot: view.slot, page });
                             }
-                            state.selected_page.set(page);
                         }
                     ></canvas>
                     <div class="map-spacer" node_ref=spacer_ref aria-hidden="true"></div>
@@ -987,7 +946,8 @@ fn Legend() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::panels::mapdraw::{cell_kinds, CellKind};
+    use crate::testutil::timeline;
 
     /// The overview is a quarter of the map's width at most and, in a short map box (compare
     /// mode's sides in presenter mode), a third of the box's height, with the zone's aspect.

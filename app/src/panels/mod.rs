@@ -7,7 +7,6 @@
 //! descriptions, notes) is rendered as text nodes or drawn on a canvas, never as HTML.
 
 pub mod charts;
-pub mod compare;
 pub mod controls;
 pub mod counters;
 pub mod deferred;
@@ -33,12 +32,15 @@ pub mod saved;
 pub mod scenario;
 pub mod scrubber;
 pub mod sharelink;
+pub mod sidebyside;
 pub mod skip;
-pub mod snapshot;
+pub mod slide;
 pub mod whereis;
 pub mod zonetabs;
 
-use buddyscope::{MigrateType, Run, Zone};
+use buddyscope::mm::MigrateType;
+use buddyscope::mm::Zone;
+use buddyscope::run::Run;
 use leptos::html::Div;
 use leptos::prelude::*;
 
@@ -87,17 +89,5 @@ pub fn op_label(run: &Run, i: usize) -> String {
     match &def.name {
         Some(n) => format!("{} \u{201c}{n}\u{201d}", def.summary),
         None => def.summary.clone(),
-    }
-}
-
-/// Test fixtures: runs of the built-in scenarios.
-#[cfg(test)]
-pub mod testutil {
-    use buddyscope::Timeline;
-
-    /// The timeline of a built-in scenario, cursor at the start.
-    pub fn timeline(id: &str) -> Timeline {
-        let b = buddyscope::builtin::get(id).expect("a built-in");
-        crate::state::Session::load(b.json).expect("runs").timeline
     }
 }

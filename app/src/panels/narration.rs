@@ -6,7 +6,7 @@ use buddyscope::{narrate, Annotation, Ctx, Event, EventKind, Mutation, Timeline}
 use leptos::prelude::*;
 
 use super::op_label;
-use crate::state::AppState;
+use crate::shell::View;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NarrationModel {
@@ -72,7 +72,7 @@ fn event_words(t: &Timeline, ev: &Event) -> String {
 /// change it made, in words; a tour stop and a reveal land here.
 fn op_done_words(t: &Timeline, i: usize) -> String {
     let rec = t.op(i);
-    let zone = super::zonetabs::worked_zone(t)
+    let zone = crate::model::tour::worked_zone(t)
         .map(|z| format!(" in {}", zone_name(t, z)))
         .unwrap_or_default();
     let mut s = format!("{}: done{zone}: {}.", op_label(&t.run, i), rec.outcome);
@@ -149,14 +149,12 @@ pub fn view_model(t: &Timeline) -> NarrationModel {
 
 #[component]
 pub fn NarrationBar() -> impl IntoView {
-    let state = AppState::viewed();
-    let now = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let view = View::here();
+    let now = Memo::new(move |_| view.with(|s| view_model(&s.timeline)).unwrap_or_default());
     let note = Memo::new(move |_| now.with(|n| n.note.clone()));
     // Each compare side has its own bar: name them apart.
-    let label = match use_context::<crate::state::SideRun>() {
-        Some(crate::state::SideRun(s)) => {
-            format!("What changed, side {}", s.as_str().to_uppercase())
-        }
+    let label = match view.side() {
+        Some(s) => format!("What changed, side {}", s.as_str().to_uppercase()),
         None => "What changed".to_string(),
     };
     view! {
@@ -168,7 +166,7 @@ pub fn NarrationBar() -> impl IntoView {
                 <p
                     class="narration"
                     data-testid="narration"
-                    aria-live=move || if state.playing.get() { "off" } else { "polite" }
+                    aria-live=move || if view.shell.ui.playing.get() { "off" } else { "polite" }
                     aria-atomic="true"
                 >
                     {move || now.with(|n| n.line.clone())}
@@ -189,7 +187,7 @@ pub fn NarrationBar() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
 
     #[test]
     fn start_hint_progress_and_the_engine_outcome() {
@@ -221,7 +219,7 @@ mod tests {
     /// return ("← alloc_pages") or a zone number.
     #[test]
     fn an_op_end_says_what_the_op_did_in_words() {
-        for b in buddyscope::builtin::ALL {
+        for b in buddyscope::scenario::builtin::ALL {
             let mut t = timeline(b.id);
             for i in 0..t.run.ops.len().min(80) {
                 t.seek(t.op(i).end);

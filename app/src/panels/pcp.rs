@@ -9,7 +9,7 @@ use buddyscope::{
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
-use crate::state::AppState;
+use crate::shell::View;
 
 /// One CPU's `per_cpu_pages`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -111,8 +111,8 @@ const TYPES: [MigrateType; 3] = [
 
 #[component]
 pub fn PcpPanel() -> impl IntoView {
-    let state = AppState::viewed();
-    let snap = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let view = View::here();
+    let snap = Memo::new(move |_| view.with(|s| view_model(&s.timeline)).unwrap_or_default());
     let ncpu = Memo::new(move |_| snap.with(|s| s.cpus.len()));
 
     let card = move |cpu: usize| {
@@ -237,7 +237,7 @@ pub fn PcpPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
 
     /// `count` is the pages on the lists: Σ blocks × 2^order, for every CPU at every step.
     #[test]

@@ -15,7 +15,7 @@ use buddyscope::{
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
-use crate::state::AppState;
+use crate::shell::View;
 
 /// One mixed pageblock on screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,9 +64,9 @@ pub fn view_model(t: &Timeline, traced: Option<&TracedAllocs>) -> PollutionModel
 
 #[component]
 pub fn PollutionPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     let model = Memo::new(move |_| {
-        state.with(|s| view_model(&s.timeline, s.replay.as_ref().map(|r| &r.allocs)))
+        view.with(|s| view_model(&s.timeline, s.replay.as_ref().map(|r| &r.allocs)))
     });
     let sub = Signal::derive(move || {
         model
@@ -166,7 +166,7 @@ pub fn PollutionPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
 
     /// fallback-steal: none before the first op, at the end one Movable block holding the 30
     /// stolen Unmovable pages, and the holders the engine names.

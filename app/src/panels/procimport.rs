@@ -22,7 +22,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::frame::PanelFrame;
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::View;
 
 /// Which pasted text an error is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,7 +275,7 @@ fn ProcText(
 /// The import form and, after an import, its summary.
 #[component]
 pub fn ProcImportPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     let open = RwSignal::new(false);
     let pti = RwSignal::new(String::new());
     let zi = RwSignal::new(String::new());
@@ -308,7 +309,7 @@ pub fn ProcImportPanel() -> impl IntoView {
 
     // The summary describes the imported run: it goes when another scenario is loaded.
     Effect::new(move |_| {
-        if state.scenario_id.get() != "custom" {
+        if view.shell.ui.scenario_id.get() != "custom" {
             done.set(None);
         }
     });
@@ -330,9 +331,7 @@ pub fn ProcImportPanel() -> impl IntoView {
         }
     };
     let import = move |_| {
-        let kernel = state
-            .with_untracked(|s| s.scenario.kernel)
-            .unwrap_or_default();
+        let kernel = view.untracked(|s| s.scenario.kernel).unwrap_or_default();
         let built = build_import(
             &pti.get_untracked(),
             &zi.get_untracked(),
@@ -349,17 +348,16 @@ pub fn ProcImportPanel() -> impl IntoView {
             }
         };
         // Through the scenario pipeline, like the editor's Run; on failure the editor and its
-        // error go back to what they were (the paste, not the editor, was wrong).
-        let editor = state.editor_text.get_untracked();
-        let editor_error = state.error.get_untracked();
-        match state.load_text(&imp.scenario.to_json_pretty(), "custom") {
-            Ok(()) => {
+        // error stay what they were (the paste, not the editor, was wrong).
+        view.dispatch(Command::Import {
+            text: imp.scenario.to_json_pretty(),
+        });
+        match view.shell.read(|m| m.import_error.clone()) {
+            None => {
                 error.set(None);
                 done.set(Some((imp.summary, imp.buddyinfo)));
             }
-            Err(e) => {
-                state.editor_text.set(editor);
-                state.error.set(editor_error);
+            Some(e) => {
                 let e = ImportError::from_scenario(&e);
                 select_error(&e);
                 error.set(Some(e));
@@ -528,7 +526,7 @@ mod tests {
         assert_eq!(imp.scenario.zone.cpus, 2);
         assert!(imp.buddyinfo.is_none());
         let text = imp.scenario.to_json_pretty();
-        let s = crate::state::Session::load(&text).unwrap();
+        let s = crate::model::Session::load(&text).unwrap();
         assert_eq!(s.timeline.pos(), 0);
         assert_eq!(s.timeline.zone().pages(), 1867776);
         // DMA32: managed ≠ present, the fallback says so.

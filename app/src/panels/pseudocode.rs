@@ -4,7 +4,7 @@ use buddyscope::{explain::lines, Annotation, Event, KernelFn, Step, Timeline};
 use leptos::prelude::*;
 
 use super::frame::PanelFrame;
-use crate::state::AppState;
+use crate::shell::View;
 
 /// What the pane shows for one cursor position (`None` before the first step).
 #[derive(Clone, Debug, PartialEq)]
@@ -66,8 +66,8 @@ pub fn view_model(t: &Timeline) -> Option<PseudocodeModel> {
 
 #[component]
 pub fn PseudocodePanel() -> impl IntoView {
-    let state = AppState::get();
-    let view_data = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).flatten());
+    let view = View::here();
+    let view_data = Memo::new(move |_| view.with(|s| view_model(&s.timeline)).flatten());
     // Split so that a move rebuilds only what changed: the listing and its link when the
     // function changes, a chain entry when the chain does, and otherwise only the two
     // highlighted lines' marks (each line's mark is its own reactive leaf).
@@ -178,11 +178,11 @@ pub fn PseudocodePanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::Session;
+    use crate::model::Session;
 
     #[test]
     fn every_visible_stop_of_the_seed_has_a_function_and_a_current_line() {
-        let mut s = Session::load(buddyscope::builtin::default().json).unwrap();
+        let mut s = Session::load(buddyscope::scenario::builtin::default().json).unwrap();
         let t = &mut s.timeline;
         assert_eq!(view_model(t), None);
         let mut seen_prev = false;

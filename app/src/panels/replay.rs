@@ -4,26 +4,24 @@
 //! allocations per order and migratetype, fallbacks, re-typed pageblocks, the fragmentation
 //! index over time for the trace and for the model choosing its own pages.
 //!
-//! Every number is the engine's (`buddyscope::replay::summary`); this module only renders. The
+//! Every number is the engine's (`buddyscope::run::replay::summary`); this module only renders. The
 //! trace is replayed in one go on the main thread, after a "Replaying …" message has been
 //! painted (a worker is out of scope): a 40 000-line trace takes a fraction of a second.
 
-use std::time::Duration;
-
-use buddyscope::{
-    mm::NR_PAGE_ORDERS,
-    replay::{Divergence, FragPoint, ReplaySummary},
-};
+use buddyscope::mm::NR_PAGE_ORDERS;
+use buddyscope::run::replay::FragPoint;
+use buddyscope::run::replay::{Divergence, ReplaySummary};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::charts::{fit, font, palette, DrawResult, Palette};
 use super::frame::PanelFrame;
-use crate::state::{AppState, TraceStart};
+use crate::model::{Command, TraceStart};
+use crate::shell::replay::read_trace;
+use crate::shell::View;
 use crate::theme::ThemeState;
 
 /// The scrubber position of a divergence: just after its `# warning` event.
@@ -39,47 +37,11 @@ pub fn divergence_markers(divergences: &[Divergence]) -> Vec<(u32, String)> {
         .collect()
 }
 
-/// Reads `file` as text, shows "Replaying …" for a frame, then replays it.
-fn read_trace(state: AppState, file: web_sys::File) {
-    let Ok(reader) = web_sys::FileReader::new() else {
-        return;
-    };
-    let name = file.name();
-    state.trace_error.set(None);
-    state.trace_status.set(Some(format!("Reading {name}…")));
-    let r = reader.clone();
-    let onload = Closure::once(move |_: web_sys::Event| {
-        let Some(text) = r.result().ok().and_then(|v| v.as_string()) else {
-            state.trace_status.set(None);
-            state
-                .trace_error
-                .set(Some(format!("{name}: not a text file")));
-            return;
-        };
-        let lines = text.lines().count();
-        state
-            .trace_status
-            .set(Some(format!("Replaying {name}: {lines} lines…")));
-        // Let the message paint before the replay blocks the main thread.
-        request_animation_frame(move || {
-            set_timeout(
-                move || {
-                    let _ = state.load_trace(&text, &name);
-                    state.trace_status.set(None);
-                },
-                Duration::ZERO,
-            );
-        });
-    });
-    reader.set_onload(Some(onload.as_ref().unchecked_ref()));
-    onload.forget();
-    let _ = reader.read_as_text(&file);
-}
-
 /// Open a trace: the file input, the drop zone and the start-state choice.
 #[component]
 pub fn TraceOpenPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
+    let shell = view.shell;
     let over = RwSignal::new(false);
     view! {
         <PanelFrame
@@ -99,7 +61,7 @@ pub fn TraceOpenPanel() -> impl IntoView {
                     ev.prevent_default();
                     over.set(false);
                     if let Some(f) = ev.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
-                        read_trace(state, f);
+                        read_trace(shell, f);
                     }
                 }
             >
@@ -108,11 +70,11 @@ pub fn TraceOpenPanel() -> impl IntoView {
                     <select
                         data-testid="trace-start"
                         on:change=move |ev| {
-                            state.trace_start.set(if event_target_value(&ev) == "boot" {
+                            shell.dispatch(Command::TraceStart(if event_target_value(&ev) == "boot" {
                                 TraceStart::Boot
                             } else {
                                 TraceStart::Scenario
-                            });
+                            }));
                         }
                     >
                         <option value="scenario" selected=true>"the current scenario's zone"</option>
@@ -128,7 +90,7 @@ pub fn TraceOpenPanel() -> impl IntoView {
                         on:change=move |ev| {
                             if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
                                 if let Some(f) = input.files().and_then(|f| f.get(0)) {
-                                    read_trace(state, f);
+                                    read_trace(shell, f);
                                 }
                                 // Picking the same file again fires `change` again.
                                 input.set_value("");
@@ -138,14 +100,14 @@ pub fn TraceOpenPanel() -> impl IntoView {
                 </label>
                 <span class="muted small">"or drop a trace file here"</span>
             </div>
-            <Show when=move || state.trace_status.with(|s| s.is_some())>
+            <Show when=move || view.shell.ui.trace_status.with(|s| s.is_some())>
                 <p class="trace-status" data-testid="trace-status" role="status">
-                    {move || state.trace_status.get().unwrap_or_default()}
+                    {move || view.shell.ui.trace_status.get().unwrap_or_default()}
                 </p>
             </Show>
-            <Show when=move || state.trace_error.with(|s| s.is_some())>
+            <Show when=move || view.shell.ui.trace_error.with(|s| s.is_some())>
                 <div class="editor-error" data-testid="trace-error" role="alert">
-                    <p><strong>"Not replayed: "</strong>{move || state.trace_error.get().unwrap_or_default()}</p>
+                    <p><strong>"Not replayed: "</strong>{move || view.shell.ui.trace_error.get().unwrap_or_default()}</p>
                     <p class="muted small">"The last good run stays on screen."</p>
                 </div>
             </Show>
@@ -156,15 +118,14 @@ pub fn TraceOpenPanel() -> impl IntoView {
 /// The divergences of the replayed trace, each a button that seeks to it.
 #[component]
 pub fn DivergencesPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     let list = Memo::new(move |_| {
-        state
-            .with(|s| {
-                s.replay
-                    .as_ref()
-                    .map(|r| (r.summary.divergence_count, r.divergences.clone()))
-            })
-            .flatten()
+        view.with_run(|s| {
+            s.replay
+                .as_ref()
+                .map(|r| (r.summary.divergence_count, r.divergences.clone()))
+        })
+        .flatten()
     });
     let sub = Signal::derive(move || {
         list.with(|l| l.as_ref().map(|(n, _)| format!("{n}")).unwrap_or_default())
@@ -192,8 +153,7 @@ pub fn DivergencesPanel() -> impl IntoView {
                                                 data-testid="replay-divergence"
                                                 title=format!("Go to event {pos}")
                                                 on:click=move |_| {
-                                                    state.playing.set(false);
-                                                    state.seek(pos);
+                                                    view.dispatch(Command::Seek(pos));
                                                 }
                                             >
                                                 <span class="divergence-line">{format!("line {}", d.line)}</span>
@@ -302,15 +262,14 @@ fn draw_frag(
 /// The engine's summary of the replayed trace.
 #[component]
 pub fn ReplaySummaryPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     let summary = Memo::new(move |_| {
-        state
-            .with(|s| {
-                s.replay
-                    .as_ref()
-                    .map(|r| (r.file.clone(), r.summary.clone()))
-            })
-            .flatten()
+        view.with_run(|s| {
+            s.replay
+                .as_ref()
+                .map(|r| (r.file.clone(), r.summary.clone()))
+        })
+        .flatten()
     });
     let order = RwSignal::new(NR_PAGE_ORDERS - 2);
     let canvas = NodeRef::<Canvas>::new();
@@ -425,16 +384,19 @@ pub fn ReplaySummaryPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use buddyscope::replay::{replay_text, ReplayOptions};
-    use buddyscope::run::run;
-    use buddyscope::RunOptions;
+    use buddyscope::run::replay::{replay_text, ReplayOptions};
+    use buddyscope::run::{run, RunOptions};
 
     #[test]
     fn markers_sit_after_each_divergence_event_and_rows_group_by_type() {
-        let s =
-            buddyscope::parse(buddyscope::builtin::get("fallback-claim").unwrap().json).unwrap();
+        let s = buddyscope::scenario::parse(
+            buddyscope::scenario::builtin::get("fallback-claim")
+                .unwrap()
+                .json,
+        )
+        .unwrap();
         let r = run(&s, &RunOptions::default()).unwrap();
-        let mut trace = buddyscope::trace_text(&r);
+        let mut trace = buddyscope::explain::trace_text(&r);
         // A second allocation of the first traced block: one divergence.
         let first = trace
             .lines()
@@ -447,11 +409,11 @@ mod tests {
         assert_eq!(rep.divergence_count, 1);
         let m = divergence_markers(&rep.divergences);
         assert_eq!(m.len(), 1);
-        let t = crate::state::Session::load_trace(&s, &trace, "t")
+        let t = crate::model::Session::load_trace(&s, &trace, "t")
             .unwrap()
             .timeline;
         assert!(m[0].0 <= t.len() && m[0].1.contains("alloc_of_allocated"));
-        let sum = buddyscope::replay::summary(&rep, None);
+        let sum = buddyscope::run::replay::summary(&rep, None);
         let rows = alloc_rows(&sum);
         let total: u64 = rows.iter().flat_map(|r| r.1).sum();
         assert_eq!(total, sum.allocations.iter().map(|a| a.count).sum::<u64>());

@@ -4,23 +4,27 @@
 //! An invalid edit never replaces the last good run: [`AppState::load_text`] keeps the session
 //! and only sets `error`.
 
-use buddyscope::builtin;
+use buddyscope::scenario::builtin;
 use leptos::html::Textarea;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::frame::PanelFrame;
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::{Shell, View};
 
 /// Runs the editor's text; keeps the built-in id when the text is a built-in unchanged.
-fn run_text(state: AppState, text: &str) {
+fn run_text(shell: Shell, text: &str) {
     let id = builtin::ALL
         .iter()
         .find(|b| b.json == text)
         .map(|b| b.id)
         .unwrap_or("custom");
-    let _ = state.load_text(text, id);
+    shell.dispatch(Command::Load {
+        text: text.to_string(),
+        id: id.to_string(),
+    });
 }
 
 // --- locating a JSON path in the text -------------------------------------------------------
@@ -189,7 +193,7 @@ fn utf16_index(text: &str, at: usize) -> u32 {
 
 // --- file open / download ---------------------------------------------------------------------
 
-fn open_file(state: AppState, input: web_sys::HtmlInputElement) {
+fn open_file(shell: Shell, input: web_sys::HtmlInputElement) {
     let Some(file) = input.files().and_then(|f| f.get(0)) else {
         return;
     };
@@ -199,7 +203,10 @@ fn open_file(state: AppState, input: web_sys::HtmlInputElement) {
     let r = reader.clone();
     let onload = Closure::once(move |_: web_sys::Event| {
         if let Some(text) = r.result().ok().and_then(|v| v.as_string()) {
-            let _ = state.load_text(&text, "custom");
+            shell.dispatch(Command::Load {
+                text,
+                id: "custom".to_string(),
+            });
         }
         // Picking the same file again fires `change` again.
         input.set_value("");
@@ -229,32 +236,32 @@ pub(crate) fn set_download_href(anchor: &web_sys::HtmlAnchorElement, text: &str)
 
 #[component]
 pub fn ScenarioPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
+    let shell = view.shell;
     let editor = NodeRef::<Textarea>::new();
 
     let info = Memo::new(move |_| {
-        state
-            .with(|s| {
-                (
-                    s.scenario.name.clone(),
-                    s.scenario.description.clone().unwrap_or_default(),
-                    s.scenario.kernel.as_str(),
-                    s.scenario.ops.len(),
-                )
-            })
-            .unwrap_or_default()
+        view.with_run(|s| {
+            (
+                s.scenario.name.clone(),
+                s.scenario.description.clone().unwrap_or_default(),
+                s.scenario.kernel.as_str(),
+                s.scenario.ops.len(),
+            )
+        })
+        .unwrap_or_default()
     });
     let run = move || {
         let text = editor
             .get_untracked()
             .map(|t| t.value())
-            .unwrap_or_else(|| state.editor_text.get_untracked());
-        run_text(state, &text);
+            .unwrap_or_else(|| view.shell.ui.editor_text.get_untracked());
+        run_text(shell, &text);
     };
     // Where the error is in the text: (line, utf16 start, utf16 end).
     let error_at = Memo::new(move |_| {
-        let err = state.error.get()?;
-        state.editor_text.with(|text| {
+        let err = view.shell.ui.error.get()?;
+        view.shell.ui.editor_text.with(|text| {
             let (s, e) = locate(text, &err.path)?;
             Some((line_of(text, s), utf16_index(text, s), utf16_index(text, e)))
         })
@@ -276,11 +283,11 @@ pub fn ScenarioPanel() -> impl IntoView {
                 <span>"Built-in scenarios"</span>
                 <select
                     data-testid="scenario-select"
-                    prop:value=move || state.scenario_id.get()
+                    prop:value=move || view.shell.ui.scenario_id.get()
                     on:change=move |ev| {
                         let id = event_target_value(&ev);
                         if id != "custom" {
-                            let _ = state.load_builtin(&id);
+                            shell.dispatch(Command::LoadBuiltin(id));
                         }
                     }
                 >
@@ -288,7 +295,7 @@ pub fn ScenarioPanel() -> impl IntoView {
                         .iter()
                         .map(|b| view! { <option value=b.id>{b.title}</option> })
                         .collect_view()}
-                    <option value="custom" disabled=true hidden=move || state.scenario_id.get() != "custom">
+                    <option value="custom" disabled=true hidden=move || view.shell.ui.scenario_id.get() != "custom">
                         "Custom (edited or opened)"
                     </option>
                 </select>
@@ -316,8 +323,8 @@ pub fn ScenarioPanel() -> impl IntoView {
                     autocapitalize="off"
                     wrap="off"
                     rows="16"
-                    prop:value=move || state.editor_text.get()
-                    on:input=move |ev| state.editor_text.set(event_target_value(&ev))
+                    prop:value=move || view.shell.ui.editor_text.get()
+                    on:input=move |ev| shell.dispatch(Command::Edit(event_target_value(&ev)))
                     on:keydown=move |ev: web_sys::KeyboardEvent| {
                         if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
                             ev.prevent_default();
@@ -325,10 +332,11 @@ pub fn ScenarioPanel() -> impl IntoView {
                         }
                     }
                 ></textarea>
-                <Show when=move || state.error.with(|e| e.is_some())>
+                <Show when=move || view.shell.ui.error.with(|e| e.is_some())>
                     <div class="editor-error" data-testid="scenario-error" role="alert">
                         {move || {
-                            state
+                            shell
+                                .ui
                                 .error
                                 .get()
                                 .map(|e| {
@@ -360,7 +368,7 @@ pub fn ScenarioPanel() -> impl IntoView {
                             data-testid="scenario-file"
                             on:change=move |ev| {
                                 if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
-                                    open_file(state, input);
+                                    open_file(shell, input);
                                 }
                             }
                         />
@@ -376,7 +384,7 @@ pub fn ScenarioPanel() -> impl IntoView {
                                 let text = editor
                                     .get_untracked()
                                     .map(|t| t.value())
-                                    .unwrap_or_else(|| state.editor_text.get_untracked());
+                                    .unwrap_or_else(|| view.shell.ui.editor_text.get_untracked());
                                 set_download_href(&a, &text);
                             }
                         }

@@ -10,7 +10,8 @@ use web_sys::CanvasRenderingContext2d;
 use buddyscope::Timeline;
 
 use super::{op_label, tracked_width};
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::View;
 use crate::theme::{self, ThemeState};
 
 /// The slider's state at the cursor (the tick marks are [`markers`], per run).
@@ -67,29 +68,28 @@ pub fn tick_columns(ends: &[u32], len: u32, width: u32) -> Vec<u32> {
 
 #[component]
 pub fn Scrubber() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     let dark = ThemeState::dark();
     let track_ref = NodeRef::<leptos::html::Div>::new();
     let ticks_ref = NodeRef::<leptos::html::Canvas>::new();
     let dragging = RwSignal::new(false);
     let width = tracked_width(track_ref, |w| w.max(0) as u32);
 
-    let model = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let model = Memo::new(move |_| view.with(|s| view_model(&s.timeline)).unwrap_or_default());
     let len = Memo::new(move |_| model.with(|m| m.len));
     let pos = Memo::new(move |_| model.with(|m| m.pos));
     // A replayed trace's divergences: (position, tooltip).
     let divergences = Memo::new(move |_| {
-        state
-            .with(|s| {
-                s.replay
-                    .as_ref()
-                    .map(|r| super::replay::divergence_markers(&r.divergences))
-            })
-            .flatten()
-            .unwrap_or_default()
+        view.with_run(|s| {
+            s.replay
+                .as_ref()
+                .map(|r| super::replay::divergence_markers(&r.divergences))
+        })
+        .flatten()
+        .unwrap_or_default()
     });
     // Op end positions: redraw the ticks only when the run or the width changes.
-    let op_ends = Memo::new(move |_| state.with(|s| markers(&s.timeline)).unwrap_or_default());
+    let op_ends = Memo::new(move |_| view.with_run(|s| markers(&s.timeline)).unwrap_or_default());
 
     Effect::new(move |_| {
         let w = width.get();
@@ -116,9 +116,9 @@ pub fn Scrubber() -> impl IntoView {
         }
     });
 
+    // A click before the first run is in (panels::deferred) seeks in the run, not the zone: the
+    // model finishes it first.
     let seek_to_client_x = move |client_x: i32| {
-        // A click before the first run is in (panels::deferred) seeks in the run, not the zone.
-        state.finish_first_run();
         let Some(el) = track_ref.get_untracked() else {
             return;
         };
@@ -127,11 +127,7 @@ pub fn Scrubber() -> impl IntoView {
             return;
         }
         let f = ((client_x as f64 - r.left()) / r.width()).clamp(0.0, 1.0);
-        let target = (f * len.get_untracked() as f64).round() as u32;
-        state.playing.set(false);
-        if target != pos.get_untracked() {
-            state.seek(target);
-        }
+        view.dispatch(Command::SeekFraction(f));
     };
 
     let pct = move || {
@@ -191,13 +187,11 @@ pub fn Scrubber() -> impl IntoView {
                 // Up/Down act like Right/Left on a slider (the global shortcuts do the rest).
                 match ev.key().as_str() {
                     "ArrowUp" => {
-                        state.playing.set(false);
-                        state.step_forward();
+                        view.dispatch(Command::StepForward);
                         ev.prevent_default();
                     }
                     "ArrowDown" => {
-                        state.playing.set(false);
-                        state.step_back();
+                        view.dispatch(Command::StepBack);
                         ev.prevent_default();
                     }
                     _ => {}
@@ -234,7 +228,7 @@ pub fn Scrubber() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
 
     #[test]
     fn the_shaded_span_is_the_current_op_and_ticks_are_op_ends() {

@@ -15,7 +15,8 @@ use leptos::prelude::*;
 
 use super::frame::PanelFrame;
 use super::pfnpicker::PfnPicker;
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::View;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct WhereModel {
@@ -52,19 +53,19 @@ pub fn view_model(
 
 #[component]
 pub fn WhereIsPanel() -> impl IntoView {
-    let state = AppState::get();
+    let view = View::here();
     // The pfn asked about: typed, or the page clicked on the map (a page of the viewed zone).
     let query = RwSignal::new(None::<Pfn>);
     Effect::new(move |_| {
-        if let Some(idx) = state.selected_page.get() {
-            if let Some(p) = state.with_untracked(|s| s.timeline.zone().abs_pfn(idx)) {
+        if let Some(idx) = view.shell.ui.selected_page.get() {
+            if let Some(p) = view.untracked(|s| s.timeline.zone().abs_pfn(idx)) {
                 query.set(Some(p));
             }
         }
     });
     let model = Memo::new(move |_| {
         let pfn = query.get()?;
-        state.with(|s| view_model(&s.timeline, s.replay.as_ref().map(|r| &r.allocs), pfn))
+        view.with(|s| view_model(&s.timeline, s.replay.as_ref().map(|r| &r.allocs), pfn))
     });
     let typed_error = RwSignal::new(None::<String>);
     let pick = Callback::new(move |text: String| {
@@ -95,8 +96,7 @@ pub fn WhereIsPanel() -> impl IntoView {
                         data-pos=pos.to_string()
                         title=format!("Go to event {pos}")
                         on:click=move |_| {
-                            state.playing.set(false);
-                            state.seek(pos);
+                            view.dispatch(Command::Seek(pos));
                         }
                     >
                         {line}
@@ -130,7 +130,7 @@ pub fn WhereIsPanel() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
+    use crate::testutil::timeline;
 
     /// At op 3 of fallback-claim: a page op 1 allocated (its event one click away), a free page
     /// there since boot, and a pfn outside the zone; the words are the engine's (the CLI's).

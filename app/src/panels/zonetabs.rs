@@ -2,10 +2,11 @@
 //! map, the free-list, pcp and counter panels show the picked zone ([`Timeline::set_view_zone`]);
 //! before a pick they show the zone the engine is working in. Nothing shows for one zone.
 
-use buddyscope::{EventKind, Mutation, Timeline};
+use buddyscope::run::Timeline;
 use leptos::prelude::*;
 
-use crate::state::AppState;
+use crate::model::Command;
+use crate::shell::View;
 
 /// One tab.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,33 +40,10 @@ pub fn view_model(t: &Timeline) -> Vec<ZoneTab> {
         .collect()
 }
 
-/// The zone the current op last changed (a node of several zones; `None` for one zone). After
-/// an op the engine switches back to the first zone of the zonelist (`ZoneSwitch`, the
-/// bookkeeping of `get_page_from_freelist`'s walk), so "the zone being worked on" at an op end
-/// is the zonelist's first zone even when the op's block came from another: a tour stop shows
-/// this zone instead, the one its caption talks about.
-pub fn worked_zone(t: &Timeline) -> Option<usize> {
-    let node = t.node();
-    if node.nr_zones() < 2 {
-        return None;
-    }
-    let mut cur = node.active_index();
-    let start = t.op_index().map(|i| t.op(i).start).unwrap_or(0);
-    for i in (start..t.pos()).rev() {
-        match t.run.log.events.get(i as usize).map(|e| e.kind()) {
-            Some(EventKind::Mutation(Mutation::ZoneSwitch { from, .. })) => cur = from as usize,
-            Some(EventKind::Mutation(Mutation::Account { .. } | Mutation::Counter { .. })) => {}
-            Some(EventKind::Mutation(_)) => return Some(cur),
-            _ => {}
-        }
-    }
-    Some(cur)
-}
-
 #[component]
 pub fn ZoneTabs() -> impl IntoView {
-    let state = AppState::viewed();
-    let tabs = Memo::new(move |_| state.with(|s| view_model(&s.timeline)).unwrap_or_default());
+    let view = View::here();
+    let tabs = Memo::new(move |_| view.with(|s| view_model(&s.timeline)).unwrap_or_default());
     view! {
         <Show when=move || !tabs.get().is_empty()>
             <div class="zone-tabs" role="group" aria-label="Zone shown" data-testid="zone-tabs">
@@ -88,7 +66,7 @@ pub fn ZoneTabs() -> impl IntoView {
                                     aria-pressed=if tab.shown { "true" } else { "false" }
                                     title=title
                                     data-testid=format!("zone-tab-{}", tab.name)
-                                    on:click=move |_| state.update(|t| t.set_view_zone(Some(i)))
+                                    on:click=move |_| view.dispatch(Command::ShowZone { slot: view.slot, zone: i })
                                 >
                                     {tab.name.clone()}
                                 </button>
@@ -104,11 +82,12 @@ pub fn ZoneTabs() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use buddyscope::{run_text, RunOptions};
+    use crate::model::tour::worked_zone;
+    use buddyscope::run::{run_text, RunOptions};
 
     #[test]
     fn two_zones_have_two_tabs_and_a_pick_shows_that_zone() {
-        let text = buddyscope::builtin::get("dma32-machine")
+        let text = buddyscope::scenario::builtin::get("dma32-machine")
             .expect("built-in")
             .json;
         let mut t = Timeline::new(run_text(text, &RunOptions::default()).expect("runs"));
@@ -122,7 +101,7 @@ mod tests {
         assert!(view_model(&t)[0].shown);
         assert_eq!(t.zone().cfg().name, "DMA32");
         assert_eq!(t.zone().cfg().start_pfn, 4096);
-        let one = buddyscope::builtin::get("fallback-claim")
+        let one = buddyscope::scenario::builtin::get("fallback-claim")
             .expect("built-in")
             .json;
         let t = Timeline::new(run_text(one, &RunOptions::default()).expect("runs"));
@@ -134,7 +113,7 @@ mod tests {
     /// the engine switched back to Normal; the stop shows DMA32.
     #[test]
     fn the_zone_an_op_worked_in_survives_the_switch_back() {
-        let text = buddyscope::builtin::get("dma32-machine")
+        let text = buddyscope::scenario::builtin::get("dma32-machine")
             .expect("built-in")
             .json;
         let mut t = Timeline::new(run_text(text, &RunOptions::default()).expect("runs"));

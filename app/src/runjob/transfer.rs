@@ -19,11 +19,10 @@
 //!
 //! Measured (release wasm, headless Chromium, 2 cores): see docs/app.md, "Long runs and limits".
 
-use buddyscope::{
-    mm::{EventLog, Trace},
-    run::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo},
-    Event, Run, Scenario, ValidScenario, Zone,
-};
+use buddyscope::mm::Zone;
+use buddyscope::mm::{Event, EventLog, Trace};
+use buddyscope::run::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Run};
+use buddyscope::scenario::{Scenario, ValidScenario};
 use serde::{Deserialize, Serialize};
 
 /// The wire form's head, borrowed for encoding: what is not one record a piece, and how many
@@ -72,8 +71,11 @@ pub fn encode_run(run: &Run) -> Vec<u8> {
     out
 }
 
-/// Milliseconds the page spent on each step of [`RunDecoder`] (docs/app.md, "Long runs and limits").
+/// Milliseconds the page spent on each step of [`RunDecoder`] (docs/app.md, "Long runs and
+/// limits"): the slicing reads the clock anyway; the figures are shown only by a build with the
+/// `bench` feature (BENCHMARKS.md, "Worker hand-over").
 #[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(not(feature = "bench"), allow(dead_code))]
 pub struct DecodeTimes {
     /// postcard → the event log and records, all slices together.
     pub decode: f64,
@@ -202,7 +204,7 @@ impl RunDecoder {
             return Err(unreadable(postcard::Error::DeserializeBadEncoding));
         }
         let t1 = clock();
-        let start = buddyscope::build(valid).map_err(|e| e.to_string())?;
+        let start = buddyscope::run::build(valid).map_err(|e| e.to_string())?;
         let initial = start.engine.zone;
         let times = DecodeTimes {
             decode: self.decode_ms,
@@ -305,17 +307,17 @@ pub fn decode_run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::run_options;
-    use buddyscope::parse_valid;
-    use buddyscope::run_valid;
-    use buddyscope::Timeline;
+    use crate::model::session::run_options;
+    use buddyscope::run::run_valid;
+    use buddyscope::run::Timeline;
+    use buddyscope::scenario::parse_valid;
 
     /// The decoded run is the run: same records, same zone states (checkpoints, final zone,
     /// and a timeline seeking through it).
     #[test]
     fn a_run_round_trips() {
         for id in ["fallback-claim", "vmalloc-large-order"] {
-            let json = buddyscope::builtin::get(id).unwrap().json;
+            let json = buddyscope::scenario::builtin::get(id).unwrap().json;
             let run = run_valid(parse_valid(json).unwrap(), &run_options()).unwrap();
             let bytes = encode_run(&run);
             let (back, _) = decode_run(
@@ -348,9 +350,9 @@ mod tests {
     /// The wire form is compact: well under the in-memory size of the events alone.
     #[test]
     fn the_encoding_is_compact() {
-        let b = buddyscope::builtin::get("fallback-claim").unwrap();
+        let b = buddyscope::scenario::builtin::get("fallback-claim").unwrap();
         let run = run_valid(parse_valid(b.json).unwrap(), &run_options()).unwrap();
-        let events = run.log.events.len() * std::mem::size_of::<buddyscope::Event>();
+        let events = run.log.events.len() * std::mem::size_of::<buddyscope::mm::Event>();
         let bytes = encode_run(&run).len();
         println!(
             "{}: {} events ({events} bytes in memory), {} ops; encoded {bytes} bytes",
@@ -364,7 +366,9 @@ mod tests {
     /// Read in slices of any size, the run is the one read in one piece.
     #[test]
     fn slices_decode_the_same_run() {
-        let json = buddyscope::builtin::get("fallback-claim").unwrap().json;
+        let json = buddyscope::scenario::builtin::get("fallback-claim")
+            .unwrap()
+            .json;
         let run = run_valid(parse_valid(json).unwrap(), &run_options()).unwrap();
         let bytes = encode_run(&run);
         for n in [1, 7, 1000] {
@@ -390,7 +394,9 @@ mod tests {
     /// A cut-off or over-long buffer is an error, at whichever record it shows.
     #[test]
     fn a_truncated_or_padded_buffer_is_an_error() {
-        let json = buddyscope::builtin::get("fallback-claim").unwrap().json;
+        let json = buddyscope::scenario::builtin::get("fallback-claim")
+            .unwrap()
+            .json;
         let run = run_valid(parse_valid(json).unwrap(), &run_options()).unwrap();
         let bytes = encode_run(&run);
         let budget = run_options().checkpoint_budget;
@@ -409,7 +415,7 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error_not_a_panic() {
-        let valid = parse_valid(buddyscope::builtin::default().json).unwrap();
+        let valid = parse_valid(buddyscope::scenario::builtin::default().json).unwrap();
         let err = decode_run(valid, &[1, 2, 3], 1 << 20, || 0.0).unwrap_err();
         assert!(err.contains("could not be read"), "{err}");
     }

@@ -1,25 +1,73 @@
-//! Compare mode's views: the toggle, the two sides (the single view's panels, each reading its
-//! side's run through [`SideRun`] context), the shared position, and the counter table with
-//! B/A beside the kernel's measurement from the seed thread. The logic is in [`crate::compare`].
+//! Compare mode's views: the toggle, the two sides side by side (the single view's panels,
+//! each reading its side's run through [`SideSlot`] context), the shared position, and the
+//! counter table with B/A beside the kernel's measurement from the seed thread. The stepping
+//! rule is the model's ([`crate::model::lockstep`]).
 
-use buddyscope::{scenario::ratio, ComparePair, Kernel, Side};
+use buddyscope::mm::Kernel;
+use buddyscope::run::Timeline;
+use buddyscope::scenario::{ratio, ComparePair, Side};
 use leptos::context::Provider;
 use leptos::prelude::*;
 
-use super::counters::CountersPanel;
+use super::counters::{self, CountersPanel};
 use super::freelists::FreeListsPanel;
 use super::memmap::MemoryMapPanel;
 use super::narration::NarrationBar;
 use super::pcp::PcpPanel;
 use super::zonetabs::ZoneTabs;
-use crate::compare::{position_text, progress, ratio_text, rows};
-use crate::state::{AppState, SideRun};
+use crate::model::lockstep::{position_text, progress};
+use crate::model::{Command, SideChange, Slot};
+use crate::shell::{Shell, SideSlot, View};
+
+/// One counter with both sides' values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareRow {
+    pub name: &'static str,
+    pub label: &'static str,
+    pub help: &'static str,
+    pub a: i64,
+    pub b: i64,
+    pub ratio: Option<f64>,
+}
+
+/// The counter table: the single view's counters of both sides, and B/A.
+pub fn rows(a: &Timeline, b: &Timeline) -> Vec<CompareRow> {
+    let (ma, mb) = (counters::view_model(a), counters::view_model(b));
+    ma.rows
+        .iter()
+        .zip(mb.rows.iter())
+        .map(|(x, y)| CompareRow {
+            name: x.name,
+            label: x.label,
+            help: x.help,
+            a: x.value,
+            b: y.value,
+            ratio: ratio(x.value as f64, y.value as f64),
+        })
+        .collect()
+}
+
+/// B/A as printed: three significant digits, `—` without a ratio.
+pub fn ratio_text(r: Option<f64>) -> String {
+    match r {
+        None => "\u{2014}".to_string(),
+        Some(0.0) => "0".to_string(),
+        Some(r) if r >= 100.0 => format!("{r:.0}"),
+        Some(r) if r >= 10.0 => format!("{r:.1}"),
+        Some(r) if r >= 1.0 => format!("{r:.2}"),
+        // Below 1 the digits start after the zeros: 0.250, 0.0312, 0.000495 (9 / 18174).
+        Some(r) => {
+            let decimals = (2.0 - r.log10().floor()).clamp(3.0, 12.0) as usize;
+            format!("{r:.decimals$}")
+        }
+    }
+}
 
 /// `compare-toggle`: compare mode on (the scenario's own pair) and off.
 #[component]
 pub fn CompareToggle() -> impl IntoView {
-    let state = AppState::get();
-    let on = Memo::new(move |_| state.compare.with(Option::is_some));
+    let shell = Shell::get();
+    let on = Memo::new(move |_| shell.ui.compare.with(Option::is_some));
     view! {
         <button
             type="button"
@@ -28,17 +76,15 @@ pub fn CompareToggle() -> impl IntoView {
             aria-pressed=move || on.get().to_string()
             title="Run the scenario under two configurations side by side (before / after)"
             on:click=move |_| {
-                if on.get_untracked() {
-                    state.switch_compare(None);
-                } else {
-                    state.switch_compare(state.default_pair());
-                }
+                let pair = (!on.get_untracked()).then(|| shell.read(|m| m.default_pair()));
+                shell.dispatch(Command::SetCompare(pair));
             }
         >
             {move || if on.get() { "Compare: on" } else { "Compare: off" }}
         </button>
         {move || {
-            state
+            shell
+                .ui
                 .compare_error
                 .get()
                 .map(|e| view! { <span class="compare-error" role="alert" data-testid="compare-error">{e}</span> })
@@ -46,32 +92,23 @@ pub fn CompareToggle() -> impl IntoView {
     }
 }
 
-/// Changes one side of the pair in effect and re-runs both, keeping the op position.
-fn change_side(state: AppState, side: Side, f: impl FnOnce(&mut buddyscope::CompareSide)) {
-    let Some(mut pair) = state.compare.get_untracked() else {
-        return;
-    };
-    let Some(base) = state.with_untracked(|s| s.scenario.clone()) else {
-        return;
-    };
-    let ops = state.with_pair(|a, _| a.timeline.ops_done()).unwrap_or(0);
-    let s = pair.side_mut(side);
-    f(s);
-    s.label = s.auto_label(&base);
-    state.set_compare(Some(pair));
-    for _ in 0..ops {
-        state.op_forward();
-    }
-}
-
 /// The head of one side: its label, its kernel and knob, how far it is into the op.
 #[component]
 fn SideHead(side: Side) -> impl IntoView {
-    let state = AppState::get();
-    let viewed = AppState::viewed();
+    let shell = Shell::get();
+    let main = View {
+        shell,
+        slot: Slot::Main,
+    };
+    let viewed = View {
+        shell,
+        slot: Slot::Side(side),
+    };
     let key = side.as_str();
-    let pair = move || state.compare.get();
-    let base = move || state.with(|s| (s.scenario.kernel, s.scenario.zone.rmqueue_mode_memory));
+    let pair = move || shell.ui.compare.get();
+    let base = Memo::new(move |_| {
+        main.with_run(|s| (s.scenario.kernel, s.scenario.zone.rmqueue_mode_memory))
+    });
     let label = move || {
         pair()
             .map(|p| p.side(side).label.clone())
@@ -79,14 +116,14 @@ fn SideHead(side: Side) -> impl IntoView {
     };
     let kernel = move || {
         let k = pair().and_then(|p| p.side(side).kernel);
-        k.or_else(|| base().map(|b| b.0))
+        k.or_else(|| base.get().map(|b| b.0))
             .map(Kernel::as_str)
             .unwrap_or_default()
     };
     let mm = move || {
         pair()
             .and_then(|p| p.side(side).rmqueue_mode_memory)
-            .or_else(|| base().map(|b| b.1))
+            .or_else(|| base.get().map(|b| b.1))
             .unwrap_or(true)
     };
     let prog = move || {
@@ -94,6 +131,7 @@ fn SideHead(side: Side) -> impl IntoView {
             .with(|s| progress(&s.timeline).text())
             .unwrap_or_default()
     };
+    let change = move |change| shell.dispatch(Command::ChangeSide { side, change });
     view! {
         <div class="side-head">
             <span class="side-letter">{key.to_uppercase()}</span>
@@ -106,7 +144,7 @@ fn SideHead(side: Side) -> impl IntoView {
                     prop:value=kernel
                     on:change=move |ev| {
                         if let Some(k) = Kernel::parse(&event_target_value(&ev)) {
-                            change_side(state, side, |s| s.kernel = Some(k));
+                            change(SideChange::Kernel(k));
                         }
                     }
                 >
@@ -123,7 +161,7 @@ fn SideHead(side: Side) -> impl IntoView {
                     prop:checked=mm
                     on:change=move |ev| {
                         let on = event_target_checked(&ev);
-                        change_side(state, side, |s| s.rmqueue_mode_memory = Some(on));
+                        change(SideChange::ModeMemory(on));
                     }
                 />
                 " rmqueue_mode memory"
@@ -137,7 +175,7 @@ fn SideHead(side: Side) -> impl IntoView {
 #[component]
 fn SideView(side: Side) -> impl IntoView {
     view! {
-        <Provider value=SideRun(side)>
+        <Provider value=SideSlot(side)>
             <section
                 class="compare-side"
                 data-testid=format!("side-{}", side.as_str())
@@ -158,22 +196,28 @@ fn SideView(side: Side) -> impl IntoView {
 /// The counters of both sides with B/A, and the kernel's measurement from the thread.
 #[component]
 fn CompareTable() -> impl IntoView {
-    let state = AppState::get();
+    let shell = Shell::get();
     let model = Memo::new(move |_| {
-        state
-            .with_pair(|a, b| rows(&a.timeline, &b.timeline))
+        shell.cursor(Slot::Side(Side::A));
+        shell.cursor(Slot::Side(Side::B));
+        shell
+            .read(|m| m.pair().map(|p| rows(&p.a.timeline, &p.b.timeline)))
             .unwrap_or_default()
     });
+    let main = View {
+        shell,
+        slot: Slot::Main,
+    };
     let labels = move || {
-        state
+        shell
+            .ui
             .compare
             .get()
             .map(|p: ComparePair| (p.a.label, p.b.label))
             .unwrap_or_default()
     };
     let measured = move || {
-        state
-            .with(|s| s.scenario.compare.as_ref().and_then(|c| c.measured.clone()))
+        main.with_run(|s| s.scenario.compare.as_ref().and_then(|c| c.measured.clone()))
             .flatten()
     };
     view! {
@@ -266,10 +310,15 @@ fn CompareTable() -> impl IntoView {
 /// Compare mode's body: the shared position, the two sides, the table.
 #[component]
 pub fn CompareView() -> impl IntoView {
-    let state = AppState::get();
+    let shell = Shell::get();
     let pos = move || {
-        state
-            .with_pair(|a, b| position_text(&a.timeline, &b.timeline))
+        shell.cursor(Slot::Side(Side::A));
+        shell.cursor(Slot::Side(Side::B));
+        shell
+            .read(|m| {
+                m.pair()
+                    .map(|p| position_text(&p.a.timeline, &p.b.timeline))
+            })
             .unwrap_or_default()
     };
     view! {
@@ -288,5 +337,32 @@ pub fn CompareView() -> impl IntoView {
                 <CompareTable/>
             </div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::lockstep::op_forward;
+    use crate::testutil::compare_sides as sides;
+
+    #[test]
+    fn the_table_has_both_values_and_b_over_a() {
+        let (mut a, mut b) = sides("free-contig-range-thp");
+        op_forward(&mut a, &mut b);
+        op_forward(&mut a, &mut b);
+        op_forward(&mut a, &mut b);
+        let rows = rows(&a, &b);
+        let pcp = rows.iter().find(|r| r.name == "pcp_ops").expect("pcp_ops");
+        assert!(pcp.a >= 512, "{pcp:?}");
+        assert_eq!(pcp.ratio, Some(pcp.b as f64 / pcp.a as f64));
+        assert!(pcp.ratio.unwrap() < 0.1);
+        assert_eq!(ratio_text(Some(0.25)), "0.250");
+        assert_eq!(ratio_text(Some(12.34)), "12.3");
+        assert_eq!(ratio_text(None), "\u{2014}");
+        assert_eq!(ratio_text(Some(1.0)), "1.00");
+        assert_eq!(ratio_text(Some(9.0 / 18174.0)), "0.000495");
+        assert_eq!(ratio_text(Some(0.03125)), "0.0312");
+        assert_eq!(ratio_text(Some(0.999)), "0.999");
     }
 }

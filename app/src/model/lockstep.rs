@@ -1,5 +1,5 @@
-//! Compare mode's pure half: how the two sides step together, how far each is into the op, and
-//! the counter table with B/A. Tested natively; `panels::compare` only renders it.
+//! Compare mode's stepping rule: how the two sides step together and how far each is into the
+//! op. Pure, tested natively; the model moves the pair with it and the compare view shows it.
 //!
 //! Both sides run the same ops, so op `k` means the same request on both sides; only their
 //! event counts differ (a chunked free is a few events where a per-page free is hundreds).
@@ -13,9 +13,7 @@
 //! So the side with more events leads and the other waits at the op end; the two sides are
 //! never in different ops.
 
-use buddyscope::{scenario::ratio, Timeline};
-
-use crate::panels::counters;
+use buddyscope::run::Timeline;
 
 /// Position of a timeline after `k` ops (0: the start).
 fn after_ops(t: &Timeline, k: usize) -> u32 {
@@ -221,75 +219,12 @@ pub fn position_text(a: &Timeline, b: &Timeline) -> String {
     }
 }
 
-/// One counter with both sides' values.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CompareRow {
-    pub name: &'static str,
-    pub label: &'static str,
-    pub help: &'static str,
-    pub a: i64,
-    pub b: i64,
-    pub ratio: Option<f64>,
-}
-
-/// The counter table: the single view's counters of both sides, and B/A.
-pub fn rows(a: &Timeline, b: &Timeline) -> Vec<CompareRow> {
-    let (ma, mb) = (counters::view_model(a), counters::view_model(b));
-    ma.rows
-        .iter()
-        .zip(mb.rows.iter())
-        .map(|(x, y)| CompareRow {
-            name: x.name,
-            label: x.label,
-            help: x.help,
-            a: x.value,
-            b: y.value,
-            ratio: ratio(x.value as f64, y.value as f64),
-        })
-        .collect()
-}
-
-/// B/A as printed: three significant digits, `—` without a ratio.
-pub fn ratio_text(r: Option<f64>) -> String {
-    match r {
-        None => "\u{2014}".to_string(),
-        Some(0.0) => "0".to_string(),
-        Some(r) if r >= 100.0 => format!("{r:.0}"),
-        Some(r) if r >= 10.0 => format!("{r:.1}"),
-        Some(r) if r >= 1.0 => format!("{r:.2}"),
-        // Below 1 the digits start after the zeros: 0.250, 0.0312, 0.000495 (9 / 18174).
-        Some(r) => {
-            let decimals = (2.0 - r.log10().floor()).clamp(3.0, 12.0) as usize;
-            format!("{r:.decimals$}")
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use buddyscope::{parse, ValidScenario};
-    use buddyscope::{ComparePair, Side};
-
-    fn sides(id: &str) -> (Timeline, Timeline) {
-        let b = buddyscope::builtin::get(id).unwrap();
-        let s = parse(b.json).unwrap();
-        let pair = ComparePair::default_for(&s);
-        let run = |side: Side| {
-            let v = ValidScenario::new(pair.side(side).apply(&s)).unwrap();
-            let r = buddyscope::run_valid(
-                v,
-                &buddyscope::RunOptions {
-                    record: true,
-                    checkpoint_budget: 16 << 20,
-                    max_ops: None,
-                },
-            )
-            .unwrap();
-            Timeline::new(r)
-        };
-        (run(Side::A), run(Side::B))
-    }
+    use crate::testutil::compare_sides as sides;
+    use buddyscope::scenario::{parse, ValidScenario};
+    use buddyscope::scenario::{ComparePair, Side};
 
     /// Every stop of every built-in compare pair: both sides at the stop's op equal that side's
     /// own run cut after that many ops (`buddyscope run --side a|b --ops K`), free lists and
@@ -297,7 +232,7 @@ mod tests {
     #[test]
     fn every_tour_stop_of_every_pair_puts_both_sides_at_the_stops_op() {
         let mut stops = 0;
-        for b in buddyscope::builtin::ALL {
+        for b in buddyscope::scenario::builtin::ALL {
             let s = parse(b.json).unwrap();
             if s.compare.is_none() || s.tour.is_empty() {
                 continue;
@@ -310,9 +245,9 @@ mod tests {
                 assert!(at_stop(&a, &bt, k, stop.event.unwrap_or(0)));
                 for (side, t) in [(Side::A, &a), (Side::B, &bt)] {
                     let v = ValidScenario::new(pair.side(side).apply(&s)).unwrap();
-                    let cut = buddyscope::run_valid(
+                    let cut = buddyscope::run::run_valid(
                         v,
-                        &buddyscope::RunOptions {
+                        &buddyscope::run::RunOptions {
                             record: false,
                             checkpoint_budget: 0,
                             max_ops: Some(k),
@@ -322,7 +257,7 @@ mod tests {
                     let (z, want) = (t.zone(), &cut.final_zone);
                     assert_eq!(z.nr_free(), want.nr_free(), "{} {side:?} op {k}", b.id);
                     for o in 0..buddyscope::mm::NR_PAGE_ORDERS as u8 {
-                        for mt in buddyscope::MigrateType::ALL {
+                        for mt in buddyscope::mm::MigrateType::ALL {
                             assert_eq!(
                                 z.free_list(o, mt).len,
                                 want.free_list(o, mt).len,
@@ -432,25 +367,5 @@ mod tests {
             position_text(&a, &b),
             format!("compare \u{b7} op 2 / {}", p.ops)
         );
-    }
-
-    #[test]
-    fn the_table_has_both_values_and_b_over_a() {
-        let (mut a, mut b) = sides("free-contig-range-thp");
-        op_forward(&mut a, &mut b);
-        op_forward(&mut a, &mut b);
-        op_forward(&mut a, &mut b);
-        let rows = rows(&a, &b);
-        let pcp = rows.iter().find(|r| r.name == "pcp_ops").expect("pcp_ops");
-        assert!(pcp.a >= 512, "{pcp:?}");
-        assert_eq!(pcp.ratio, Some(pcp.b as f64 / pcp.a as f64));
-        assert!(pcp.ratio.unwrap() < 0.1);
-        assert_eq!(ratio_text(Some(0.25)), "0.250");
-        assert_eq!(ratio_text(Some(12.34)), "12.3");
-        assert_eq!(ratio_text(None), "\u{2014}");
-        assert_eq!(ratio_text(Some(1.0)), "1.00");
-        assert_eq!(ratio_text(Some(9.0 / 18174.0)), "0.000495");
-        assert_eq!(ratio_text(Some(0.03125)), "0.0312");
-        assert_eq!(ratio_text(Some(0.999)), "0.999");
     }
 }

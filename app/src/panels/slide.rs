@@ -43,14 +43,14 @@ pub enum Draw {
 
 /// A canvas size and what to draw on it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Snapshot {
+pub struct Slide {
     pub w: u32,
     pub h: u32,
     pub draws: Vec<Draw>,
 }
 
 #[cfg(test)]
-impl Snapshot {
+impl Slide {
     /// The texts, in drawing order.
     pub fn texts(&self) -> Vec<&str> {
         self.draws
@@ -151,7 +151,7 @@ pub fn panel_set(
     counters: &CountersModel,
     map: (u32, u32),
     pal: &Palette,
-) -> Snapshot {
+) -> Slide {
     let (mw, mh) = map_box(map, MAP_MAX_W, MAP_MAX_H);
     let w = (MARGIN * 2.0 + mw + 24.0 + SIDE_W).ceil();
     let mut top = Col {
@@ -279,7 +279,7 @@ pub fn panel_set(
         color: pal.bg,
     }];
     all.extend(draws);
-    Snapshot {
+    Slide {
         w: w as u32,
         h: h.ceil() as u32,
         draws: all,
@@ -299,7 +299,7 @@ pub fn recording_frame(
     narr: &NarrationModel,
     map: (u32, u32),
     pal: &Palette,
-) -> Snapshot {
+) -> Slide {
     let max_w = RECORDING_MAX_W.min(map.0.max(320) as f64);
     let (mw, mh) = map_box(map, max_w, 720.0 - CAPTION_H);
     let w = ((mw.max(320.0) as u32) + 1) & !1;
@@ -331,17 +331,17 @@ pub fn recording_frame(
         w: mw,
         h: mh,
     });
-    Snapshot { w, h, draws }
+    Slide { w, h, draws }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panels::testutil::timeline;
     use crate::panels::{counters, freelists, narration, pcp};
+    use crate::testutil::timeline;
     use crate::theme::palette;
 
-    fn inside(s: &Snapshot) {
+    fn inside(s: &Slide) {
         for d in &s.draws {
             let (x, y, w, h) = match d {
                 Draw::Rect { x, y, w, h, .. } | Draw::Map { x, y, w, h } => (*x, *y, *w, *h),

@@ -1,0 +1,322 @@
+//! A run and its cursor ([`Session`]), and what the app asks of the engine to make one: the run
+//! options, the limits, where a scenario runs ([`plan`]) and the bounded run itself. Pure: the
+//! engine's calls only, tested natively.
+
+use buddyscope::run::replay::{self, Divergence, ReplayError, ReplayOptions, ReplaySummary};
+use buddyscope::run::Timeline;
+use buddyscope::run::{self, Cost, Limits};
+use buddyscope::run::{Run, RunOptions};
+use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
+
+/// Checkpoints for long scrubber jumps; keep the browser's memory modest.
+pub const CHECKPOINT_BUDGET: usize = 96 << 20;
+
+/// How the app runs a scenario, on the page or in the run worker (the same options in both).
+pub fn run_options() -> RunOptions {
+    RunOptions {
+        record: true,
+        checkpoint_budget: CHECKPOINT_BUDGET,
+        max_ops: None,
+    }
+}
+
+/// Which run a session is: a new number for every run the model installs, so views tell runs
+/// apart (a run replaced by an identical one is still another run: its cursor starts over).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RunId(pub u64);
+
+/// One scenario run and a cursor over it.
+pub struct Session {
+    /// Set by the model when the session is installed.
+    pub id: RunId,
+    /// The scenario text that produced this run (the last good one; for a replayed trace, the
+    /// start state's scenario as JSON).
+    pub text: String,
+    pub scenario: Scenario,
+    pub timeline: Timeline,
+    /// Set when the run is a replayed trace.
+    pub replay: Option<ReplayInfo>,
+    /// What the run holds in memory (the engine's accounting, taken once).
+    pub memory: RunMemory,
+}
+
+/// What a replayed trace adds to its run: the engine's summary and divergences.
+pub struct ReplayInfo {
+    /// The trace file's name.
+    pub file: String,
+    pub summary: ReplaySummary,
+    /// The listed divergences (`summary.divergence_count` counts them all).
+    pub divergences: Vec<Divergence>,
+    /// Who made each traced allocation (comm-pid, CPU, gfp, timestamp, line).
+    pub allocs: buddyscope::run::replay::TracedAllocs,
+}
+
+/// Where a replayed trace starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TraceStart {
+    /// The current scenario's kernel, zone and init (its ops are not run).
+    #[default]
+    Scenario,
+    /// A default zone, booted.
+    Boot,
+}
+
+/// What a run holds in memory, from the engine's accounting (`Run::trace_bytes`,
+/// `Run::memory_bytes`), taken once when the run is made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunMemory {
+    /// The event trace (and its message texts).
+    pub trace: u64,
+    /// Everything the run holds: the trace, the checkpoints, the initial and final zones and
+    /// the op records.
+    pub total: u64,
+}
+
+impl RunMemory {
+    pub fn of(run: &Run) -> RunMemory {
+        RunMemory {
+            trace: run.trace_bytes() as u64,
+            total: run.memory_bytes() as u64,
+        }
+    }
+}
+
+impl Session {
+    /// Parses, validates and runs `text` (tests; the app loads through the model's commands).
+    #[cfg(test)]
+    pub fn load(text: &str) -> Result<Session, ScenarioError> {
+        Session::run(text, parse_valid(text)?)
+    }
+
+    /// `text`'s zone after `init`, its ops not run yet (nor its tour, whose stops are the ops'),
+    /// and the scenario to run: the first frame shows the zone, the run follows
+    /// ([`crate::model::Command::FinishFirstRun`]). Event 0 of the run is this zone.
+    pub fn initial(text: &str) -> Result<(Session, ValidScenario), ScenarioError> {
+        let valid = parse_valid(text)?;
+        let mut start = Scenario::clone(&valid);
+        start.ops.clear();
+        start.tour.clear();
+        let first = Session::run(text, ValidScenario::new(start)?)?;
+        Ok((first, valid))
+    }
+
+    /// One side of a compare pair: `text`'s scenario with the side's overrides.
+    pub fn load_side(
+        text: &str,
+        pair: &buddyscope::scenario::ComparePair,
+        side: buddyscope::scenario::Side,
+    ) -> Result<Session, ScenarioError> {
+        let base = parse_valid(text)?.into_scenario();
+        let valid = ValidScenario::new(pair.side(side).apply(&base))?;
+        // Compare mode runs both sides on the page: a run long enough for the worker is not
+        // compared (it would freeze the page twice over).
+        match plan(&valid) {
+            Plan::Now => Session::run(text, valid),
+            Plan::Refuse(e) => Err(e),
+            Plan::Worker { total } => Err(too_long_to_compare(total)),
+        }
+    }
+
+    /// Runs on the page, held to the app's limits like a worker run.
+    pub fn run(text: &str, valid: ValidScenario) -> Result<Session, ScenarioError> {
+        let run = run_bounded(valid, &mut |_, _| std::ops::ControlFlow::Continue(()))?;
+        Ok(Session::from_run(text, run))
+    }
+
+    /// The session of a finished run of `text` (the run worker's result).
+    pub fn from_run(text: &str, r: Run) -> Session {
+        Session {
+            id: RunId::default(),
+            text: text.to_string(),
+            scenario: r.scenario.clone(),
+            memory: RunMemory::of(&r),
+            timeline: Timeline::new(r),
+            replay: None,
+        }
+    }
+
+    /// Replays `trace` from the start state of `start` (its ops are ignored) as a recorded run,
+    /// with the engine's summary and the model's comparison.
+    pub fn load_trace(start: &Scenario, trace: &str, file: &str) -> Result<Session, ReplayError> {
+        let mut start = start.clone();
+        start.ops.clear();
+        start.name = format!("Replay of {file}");
+        start.description = Some(format!(
+            "The kmem trace {file}, replayed from this zone's start state (kernel, zone, init): \
+             the model takes the traced pages."
+        ));
+        let opts = ReplayOptions {
+            record: true,
+            checkpoint_budget: CHECKPOINT_BUDGET,
+            ..ReplayOptions::default()
+        };
+        let r = replay::replay_text(&start, trace, &opts)?;
+        let comparison = replay::reissue(&start, trace.as_bytes())?;
+        let summary = replay::summary(&r, Some(&comparison));
+        Ok(Session {
+            id: RunId::default(),
+            text: r.run.scenario.to_json_pretty(),
+            scenario: r.run.scenario.clone(),
+            replay: Some(ReplayInfo {
+                file: file.to_string(),
+                summary,
+                divergences: r.divergences,
+                allocs: r.allocs,
+            }),
+            memory: RunMemory::of(&r.run),
+            timeline: Timeline::new(r.run),
+        })
+    }
+}
+
+// --- where a scenario runs -------------------------------------------------------------------
+
+/// Where a scenario runs: every scenario the app is asked to run is first costed without
+/// running it; over the engine's limit it is refused with the count and the limit, small runs
+/// run on the page, long legal runs in the run worker (`crate::runjob`) with a progress bar and
+/// Cancel, so the page keeps responding.
+#[derive(Debug)]
+pub enum Plan {
+    /// Small: synchronously on the page.
+    Now,
+    /// Long but legal: in the worker, `total` ops.
+    Worker { total: u64 },
+    /// Over the limit: not run.
+    Refuse(ScenarioError),
+}
+
+/// Above this many executed ops a run goes to the worker. Every built-in is far below it
+/// (the largest runs a few hundred ops), so they run on the page.
+pub const WORKER_MIN_OPS: u64 = 20_000;
+
+/// Above this many pages touched ([`Cost::pages_touched`], an upper bound: a workload step
+/// counts its largest order) a run goes to the worker too: a few ops over large ranges record as
+/// many events as many small ops (a page freed page by page is about 7 events). The built-ins
+/// touch at most about 1.5 Mi pages by this bound (`fragmented-sandbox`'s workload), and run on
+/// the page.
+pub const WORKER_MIN_PAGES: u128 = 16 << 20;
+
+/// Why compare mode does not run a scenario that needs the worker (it runs both sides on the
+/// page).
+pub fn too_long_to_compare(ops: u64) -> ScenarioError {
+    ScenarioError::new(
+        "ops",
+        format!(
+            "compare mode runs both sides on the page, up to {WORKER_MIN_OPS} operations; this \
+             scenario has {ops}"
+        ),
+        "compare a shorter run (fewer repeat times or workload steps)",
+    )
+}
+
+/// The limits of the app's runs: it records the trace (the timeline needs it).
+pub fn limits() -> Limits {
+    Limits::recorded()
+}
+
+/// Costs `valid` without running it ([`limits::estimate`]) and says where it runs.
+pub fn plan(valid: &ValidScenario) -> Plan {
+    plan_cost(&run::estimate(valid), &limits())
+}
+
+/// [`plan`] for a known cost.
+pub fn plan_cost(cost: &Cost, limits: &Limits) -> Plan {
+    if let Err(e) = run::check_limits(cost, limits) {
+        return Plan::Refuse(e);
+    }
+    if cost.ops > u128::from(WORKER_MIN_OPS) || cost.pages_touched > WORKER_MIN_PAGES {
+        Plan::Worker {
+            total: cost.ops_u64(),
+        }
+    } else {
+        Plan::Now
+    }
+}
+
+/// Runs `valid` with the app's options and limits: the scenario's cost is checked first and a
+/// recording run stops at the event cap (`progress` as in
+/// [`buddyscope::run::execute_with_progress`]).
+pub fn run_bounded(
+    valid: ValidScenario,
+    progress: buddyscope::run::Progress<'_>,
+) -> Result<Run, ScenarioError> {
+    let start = buddyscope::run::build(valid)?;
+    buddyscope::run::execute_with_progress(start, &run_options(), &limits(), progress)
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    /// Nested repeats: `depth` levels of `times` around one alloc/free pair.
+    pub fn nested(times: u64, depth: usize) -> String {
+        let mut ops = r#"{"op": "alloc", "order": 0, "mt": "movable", "as": "x"}, {"op": "free", "ref": "x"}"#.to_string();
+        for _ in 0..depth {
+            ops = format!(r#"{{"op": "repeat", "times": {times}, "ops": [{ops}]}}"#);
+        }
+        format!(r#"{{"version": 1, "name": "nested", "ops": [{ops}]}}"#)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::nested;
+    use super::*;
+
+    /// Every built-in runs on the page: no worker, no refusal.
+    #[test]
+    fn every_builtin_runs_now() {
+        for b in buddyscope::scenario::builtin::ALL {
+            let plan = plan(&parse_valid(b.json).unwrap());
+            assert!(matches!(plan, Plan::Now), "{}: {plan:?}", b.id);
+        }
+    }
+
+    /// 10^18 ops are refused with the count and the limit in the message.
+    #[test]
+    fn a_quintillion_ops_are_refused_with_the_count() {
+        let text = nested(1_000_000, 3);
+        let Plan::Refuse(e) = plan(&parse_valid(&text).unwrap()) else {
+            panic!("not refused")
+        };
+        let msg = e.to_string();
+        assert!(msg.contains("2000000000000000000 operations"), "{msg}");
+        assert!(msg.contains(&limits().max_ops.to_string()), "{msg}");
+    }
+
+    /// Between the two: the worker, with the op count as the progress total.
+    #[test]
+    fn a_long_legal_run_goes_to_the_worker() {
+        let text = nested(100_000, 1);
+        match plan(&parse_valid(&text).unwrap()) {
+            Plan::Worker { total } => assert_eq!(total, 200_000),
+            p => panic!("{p:?}"),
+        }
+        let small = nested(10, 1);
+        assert!(matches!(plan(&parse_valid(&small).unwrap()), Plan::Now));
+    }
+
+    /// A few ops over a huge range go to the worker too.
+    #[test]
+    fn many_pages_go_to_the_worker() {
+        let cost = Cost {
+            ops: 3,
+            pages_touched: WORKER_MIN_PAGES + 1,
+        };
+        assert!(matches!(
+            plan_cost(&cost, &limits()),
+            Plan::Worker { total: 3 }
+        ));
+    }
+
+    /// The figures are the engine's: a run's trace is its events at 16 bytes, a call at 1 (and the
+    /// message texts), and the total holds at least the trace and two zone copies.
+    #[test]
+    fn run_memory_comes_from_the_engine() {
+        let t = crate::testutil::timeline("fallback-claim");
+        let m = RunMemory::of(&t.run);
+        assert!(m.trace >= t.run.log.events.min_bytes() as u64, "{m:?}");
+        assert!(
+            m.total >= m.trace + 2 * u64::from(t.run.initial.pages()) * 16,
+            "{m:?}"
+        );
+    }
+}
