@@ -104,6 +104,12 @@ impl Engine {
         &self.node
     }
 
+    /// The node, the engine given up: a start state kept without a copy (the app's worker
+    /// transfer rebuilds a run from its initial node).
+    pub fn into_node(self) -> Node {
+        self.node
+    }
+
     /// The zone being worked on: the one the allocation and free code operate on.
     #[inline(always)]
     pub fn zone(&self) -> &Zone {
