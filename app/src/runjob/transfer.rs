@@ -7,8 +7,8 @@
 //! form (varint integers: an event is about 8 bytes on the wire against 16 in memory, a
 //! call 1). The zone states are not: a zone copy is ~20 bytes a page on the wire (5 MB for
 //! the default 1 GiB zone, 26 of them in its run: 142 MB), while the page rebuilds them cheaply:
-//! the initial zone with `setup::build` (what a small run does anyway), the checkpoints and the
-//! final zone by applying the events once ([`CheckpointRebuild`], no allocator logic), and
+//! the initial node with `setup::build` (what a small run does anyway), the checkpoints and the
+//! final node by applying the events once ([`CheckpointRebuild`], no allocator logic), and
 //! the scenario is the text the page already parsed to cost the run.
 //!
 //! The page reads the bytes in slices ([`RunDecoder`]): a head (counts, messages, op
@@ -19,10 +19,10 @@
 //!
 //! Measured (release wasm, headless Chromium, 2 cores): see docs/app.md, "Long runs and limits".
 
-use buddyscope::mm::Zone;
 use buddyscope::mm::{Event, EventLog, Trace};
 use buddyscope::run::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Run};
 use buddyscope::scenario::{Scenario, ValidScenario};
+use buddyscope::Node;
 use serde::{Deserialize, Serialize};
 
 /// The wire form's head, borrowed for encoding: what is not one record a piece, and how many
@@ -79,7 +79,7 @@ pub fn encode_run(run: &Run) -> Vec<u8> {
 pub struct DecodeTimes {
     /// postcard → the event log and records, all slices together.
     pub decode: f64,
-    /// `setup::build` of the initial zone.
+    /// `setup::build` of the initial node.
     pub build: f64,
     /// [`CheckpointRebuild`]: every event applied once, the zone copies taken.
     pub rebuild: f64,
@@ -191,7 +191,7 @@ impl RunDecoder {
         Ok(r.finish())
     }
 
-    /// Reads what is left, builds the initial zone from `valid` and starts rebuilding the zone
+    /// Reads what is left, builds the initial node from `valid` and starts rebuilding the node
     /// states from the events ([`Rebuilding`]).
     pub fn rebuild(
         mut self,
@@ -205,7 +205,7 @@ impl RunDecoder {
         }
         let t1 = clock();
         let start = buddyscope::run::build(valid).map_err(|e| e.to_string())?;
-        let initial = start.engine.zone;
+        let initial = start.engine.into_node();
         let times = DecodeTimes {
             decode: self.decode_ms,
             build: clock() - t1,
@@ -223,12 +223,12 @@ impl RunDecoder {
     }
 }
 
-/// A decoded run whose checkpoints and final zone are being rebuilt from its events
+/// A decoded run whose checkpoints and final node are being rebuilt from its events
 /// ([`CheckpointRebuild`]), a slice at a time like the decoding.
 pub struct Rebuilding {
     rebuild: CheckpointRebuild,
     scenario: Scenario,
-    initial: Zone,
+    initial: Node,
     events: Trace,
     ops: Vec<OpRecord>,
     head: Head,
@@ -265,7 +265,7 @@ impl Rebuilding {
 
     /// The run, once [`Rebuilding::step`] has returned true, and what reading it cost.
     pub fn finish(self) -> (Run, DecodeTimes) {
-        let (checkpoints, final_zone) = self.rebuild.finish(&self.events);
+        let rebuilt = self.rebuild.finish(&self.events);
         // The worker's run is recorded (every op kept): its lock holds are the sum of the ops'.
         let lock_holds = self.ops.iter().map(|o| o.lock_holds).sum();
         let run = Run {
@@ -278,8 +278,9 @@ impl Rebuilding {
             ops: self.ops,
             op_defs: self.head.op_defs,
             owners: self.head.owners,
-            final_zone,
-            checkpoints,
+            final_node: rebuilt.final_node,
+            stats: rebuilt.stats,
+            checkpoints: rebuilt.checkpoints,
             names: self.head.names,
             lock_holds,
             ops_omitted: 0,
@@ -312,7 +313,7 @@ mod tests {
     use buddyscope::run::Timeline;
     use buddyscope::scenario::parse_valid;
 
-    /// The decoded run is the run: same records, same zone states (checkpoints, final zone,
+    /// The decoded run is the run: same records, same node states (checkpoints, final node,
     /// and a timeline seeking through it).
     #[test]
     fn a_run_round_trips() {
@@ -335,7 +336,8 @@ mod tests {
             assert_eq!(back.owners, run.owners, "{id}");
             assert_eq!(back.names, run.names, "{id}");
             assert!(back.initial == run.initial, "{id}");
-            assert!(back.final_zone == run.final_zone, "{id}");
+            assert!(back.final_node == run.final_node, "{id}");
+            assert_eq!(back.stats, run.stats, "{id}");
             assert!(back.checkpoints == run.checkpoints, "{id}");
             let (mut a, mut z) = (Timeline::new(run), Timeline::new(back));
             let n = a.len();
