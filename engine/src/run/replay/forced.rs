@@ -35,8 +35,8 @@ use crate::mm::Step;
 use crate::mm::*;
 use crate::mm::{pcp_allowed_order, Engine, FPI_NONE};
 use crate::run::outcome::Outcome;
-use crate::run::runner::{Checkpoints, OpDef, OpRecord, OwnerInfo, Run};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::run::runner::{OpRecord, OwnerInfo, Recorder, Run};
+use crate::scenario::{OpDef, Scenario, ScenarioError};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::collections::HashSet;
@@ -320,7 +320,9 @@ pub fn replay<R: BufRead>(
     opts: &ReplayOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Replay, ReplayError> {
-    let mut engine = crate::run::setup::start_engine(s).map_err(ReplayError::Scenario)?;
+    let start = crate::run::setup::start_replay(s).map_err(ReplayError::Scenario)?;
+    let scenario = start.scenario;
+    let mut engine = start.engine;
     engine.recording = opts.record;
     let initial = engine.node().clone();
     let zones = initial
@@ -328,14 +330,12 @@ pub fn replay<R: BufRead>(
         .iter()
         .map(|z| ZoneState::new(z.pages() as usize))
         .collect();
-    let checkpoints = Checkpoints::new(&initial, engine.stats(), opts.checkpoint_budget);
+    let rec = Recorder::new(initial, engine.stats(), op_defs(), opts.checkpoint_budget);
     let mut r = Replayer {
         e: engine,
         opts: opts.clone(),
         zones,
-        owners: Vec::new(),
-        ops: Vec::new(),
-        checkpoints,
+        rec,
         divergence_count: 0,
         by_kind: [0; 11],
         divergences: Vec::new(),
@@ -364,23 +364,15 @@ pub fn replay<R: BufRead>(
         (it.reordered, it.late)
     };
     progress(count);
-    let mut scenario = s.clone();
-    scenario.ops.clear();
     Ok(Replay {
-        run: Run {
+        run: r.rec.finish(
             scenario,
-            initial,
-            log: r.e.log,
-            ops: r.ops,
-            op_defs: op_defs(),
-            owners: r.owners,
-            final_node: r.e.node,
-            stats: r.e.stats,
-            checkpoints: r.checkpoints.into_vec(),
-            names: Vec::new(),
-            lock_holds: Default::default(),
-            ops_omitted: 0,
-        },
+            r.e.log,
+            r.e.node,
+            r.e.stats,
+            Vec::new(),
+            Default::default(),
+        ),
         divergence_count: r.divergence_count,
         divergences_by_kind: kind_counts(&r.by_kind),
         divergences: r.divergences,
@@ -453,9 +445,8 @@ struct Replayer {
     /// What the replay knows of each zone of the node beyond the engine's state, by node index;
     /// [`Replayer::zs`] is the zone being worked on's.
     zones: Vec<ZoneState>,
-    owners: Vec<OwnerInfo>,
-    ops: Vec<OpRecord>,
-    checkpoints: Checkpoints,
+    /// The op records (one a trace line), owners and checkpoints.
+    rec: Recorder,
     divergence_count: u64,
     /// `divergence_count` by kind ([`DivergenceKind::ALL`] order).
     by_kind: [u64; 11],
@@ -648,7 +639,7 @@ impl Replayer {
         let start = (self.e.log.events.len() as u32, *self.e.stats());
         let def = def_of(&tl.event);
         self.tally.count(&tl.event);
-        let owners_before = self.owners.len();
+        let owners_before = self.rec.owners.len();
         let outcome = self.apply(&tl, ahead);
         let cpu = tl
             .cpu
@@ -656,9 +647,9 @@ impl Replayer {
             .unwrap_or(0) as usize;
         self.note_pcp_holder(&tl, cpu);
         // The owners this line created: an applied mm_page_alloc's (def 0) is who allocated.
-        for o in owners_before..self.owners.len() {
-            if self.owners[o].def == 0 {
-                let mt = self.owners[o].mt;
+        for o in owners_before..self.rec.owners.len() {
+            if self.rec.owners[o].def == 0 {
+                let mt = self.rec.owners[o].mt;
                 self.allocs.push(o as u32, &tl, mt);
             }
         }
@@ -667,7 +658,7 @@ impl Replayer {
         self.enter_zone(home);
         self.tally.nr_free.push(tl.line, self.e.zone().nr_free());
         if self.opts.record {
-            self.ops.push(OpRecord {
+            self.rec.record(OpRecord {
                 def,
                 iteration: Vec::new(),
                 start: start.0,
@@ -691,8 +682,8 @@ impl Replayer {
     }
 
     fn maybe_checkpoint(&mut self) {
-        self.checkpoints
-            .maybe_take(self.e.log.events.len(), &self.e.node, &self.e.stats);
+        self.rec
+            .checkpoint(self.e.log.events.len(), &self.e.node, &self.e.stats);
     }
 
     fn apply<R: BufRead>(&mut self, tl: &TraceLine, ahead: &mut Lookahead<'_, R>) -> String {
@@ -935,9 +926,9 @@ impl Replayer {
         }
         self.tally.untraced_bulk_takes += 1;
         self.tally.untraced_bulk_pages += above.len() as u64;
-        let owner = self.owners.len() as u32;
+        let owner = self.rec.owners.len() as u32;
         let mt = self.e.zone().pageblock_mt(p);
-        self.owners.push(OwnerInfo {
+        self.rec.owners.push(OwnerInfo {
             def: DEF_ALLOC_PAGES_BULK,
             mt,
             seq: 0,
@@ -1037,6 +1028,7 @@ impl Replayer {
         z.mem_map[p as usize].kind == PageKind::Other
             && z.mem_map[p as usize].refcount == 1
             && self
+                .rec
                 .owners
                 .get(z.mem_map[p as usize].owner as usize)
                 .is_some_and(|o| o.def == DEF_ALLOC_PAGES_BULK)
@@ -1077,8 +1069,8 @@ impl Replayer {
             }
         }
         let mt = self.e.zone().pageblock_mt(p);
-        let owner = self.owners.len() as u32;
-        self.owners.push(OwnerInfo { def: 1, mt, seq: 0 });
+        let owner = self.rec.owners.len() as u32;
+        self.rec.owners.push(OwnerInfo { def: 1, mt, seq: 0 });
         self.e.emit(
             Step::PrepNewPage,
             Mutation::PrepNewPage {
@@ -1271,8 +1263,8 @@ impl Replayer {
             );
             return "diverged".into();
         };
-        let owner = self.owners.len() as u32;
-        self.owners.push(OwnerInfo { def: 0, mt, seq: 0 });
+        let owner = self.rec.owners.len() as u32;
+        self.rec.owners.push(OwnerInfo { def: 0, mt, seq: 0 });
         self.e.emit(
             Step::PrepNewPage,
             Mutation::PrepNewPage {
@@ -1958,8 +1950,8 @@ impl Replayer {
 
     /// The traced range now belongs to a new owner (as the CLI's `alloc_contig_range` op).
     fn own_contig_range(&mut self, pfn: ZonePfn, nr: u32) {
-        let owner = self.owners.len() as u32;
-        self.owners.push(OwnerInfo {
+        let owner = self.rec.owners.len() as u32;
+        self.rec.owners.push(OwnerInfo {
             def: 6,
             mt: MigrateType::Movable,
             seq: 0,
