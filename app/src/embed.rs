@@ -113,7 +113,7 @@ pub fn embed_state(t: &Timeline, scenario_id: &str, playing: bool) -> EmbedState
         nr_free: *z.nr_free(),
         free_lists,
         pcp: z.pcp().to_vec(),
-        counters: *z.stats(),
+        counters: *t.stats(),
         nr_free_pages: z.nr_free_pages(),
         tour_stop: None,
         sides: None,

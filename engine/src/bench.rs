@@ -77,7 +77,7 @@ pub fn run_seed(
             label: cs.label.clone(),
             kernel,
             ops: run.ops.len() as u64 + run.ops_omitted,
-            totals: run.final_zone.stats,
+            totals: run.stats,
             lock_holds: run.lock_holds,
             seconds,
         })

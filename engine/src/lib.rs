@@ -4,7 +4,7 @@
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
 //!
 //! Four layers, each importing only from the layers before it (`engine/tests/layers.rs` checks
-//! it): [`mm`] (the allocator model: zone, events, kernel paths), [`scenario`] (the input format
+//! it): [`mm`] (the allocator model: node, zone, events, kernel paths), [`scenario`] (the input format
 //! and what it names), [`run`] (a scenario's run, its cursor, trace replay) and [`explain`]
 //! (words, reports and answers about a run). The names below are the front door: what the CLI
 //! and the app use most; everything else is reached through its layer. `bench` (the benchmark
@@ -22,7 +22,8 @@ pub mod scenario;
 
 pub use explain::{narrate, trace_text, trace_text_upto, Ctx};
 pub use mm::{
-    Annotation, Event, EventKind, Kernel, KernelFn, MigrateType, Mutation, Pfn, Stats, Step, Zone,
+    Annotation, Event, EventKind, Kernel, KernelFn, MigrateType, Mutation, Node, Pfn, Stats, Step,
+    Zone,
 };
 pub use run::{build, replay, Limits, Run, RunOptions, Runner, Start, Timeline};
 pub use scenario::{

@@ -28,7 +28,7 @@ fn every_builtin_keeps_the_invariants_after_every_op() {
     for b in builtin::ALL {
         let r = run(b.id);
         assert!(!r.ops.is_empty(), "{}", b.id);
-        let fin = r.final_zone.clone();
+        let fin = r.final_node.clone();
         let ends: Vec<u32> = r.ops.iter().map(|o| o.end).collect();
         let mut tl = Timeline::new(r);
         for (i, &end) in ends.iter().enumerate() {
@@ -105,22 +105,17 @@ fn vmalloc_large_order_touches_fewer_pageblocks() {
 #[test]
 fn fallback_claim_retypes_a_pageblock_and_steal_does_not() {
     let claim = run("fallback-claim");
-    assert!(claim.final_zone.stats().pageblocks_claimed >= 1);
-    assert_eq!(claim.final_zone.stats().pages_stolen, 0);
+    assert!(claim.stats.pageblocks_claimed >= 1);
+    assert_eq!(claim.stats.pages_stolen, 0);
     let steal = run("fallback-steal");
-    assert_eq!(steal.final_zone.stats().pageblocks_claimed, 0);
-    assert!(steal.final_zone.stats().pages_stolen > 0);
+    assert_eq!(steal.stats.pageblocks_claimed, 0);
+    assert!(steal.stats.pages_stolen > 0);
     let nomem = run("fallback-steal-no-mode-memory");
     // Same pages stolen, but without the mode memory every refill page repeats the claim
     // search: more probes and more refused claims.
-    assert_eq!(
-        nomem.final_zone.stats().pages_stolen,
-        steal.final_zone.stats().pages_stolen
-    );
-    assert!(
-        nomem.final_zone.stats().fallback_probes > 3 * steal.final_zone.stats().fallback_probes
-    );
-    assert!(nomem.final_zone.stats().claims_refused > steal.final_zone.stats().claims_refused);
+    assert_eq!(nomem.stats.pages_stolen, steal.stats.pages_stolen);
+    assert!(nomem.stats.fallback_probes > 3 * steal.stats.fallback_probes);
+    assert!(nomem.stats.claims_refused > steal.stats.claims_refused);
 }
 
 #[test]
@@ -170,7 +165,7 @@ fn pcp_held_thp_is_rescued_by_the_reclaim_drain() {
             func: KernelFn::drain_all_pages
         })));
     assert_eq!(r.ops[3].nr_free_after.iter().sum::<u64>(), 0, "buddy empty");
-    assert_eq!(r.final_zone.pcp()[0].count, 0);
+    assert_eq!(r.final_node.active().pcp()[0].count, 0);
 }
 
 /// The held page in the chunked free: 7.2 splits the run at page 100 (two runs of chunks), 7.1
@@ -215,7 +210,7 @@ fn held_page_splits_the_chunked_free_and_is_freed_by_put_page() {
                 order: 0
             }))
         )));
-        assert_eq!(r.final_zone.page_refcount(100), 0);
+        assert_eq!(r.final_node.active().page_refcount(100), 0);
     }
 }
 
@@ -301,15 +296,16 @@ fn every_builtin_runs_and_replays_on_every_profile() {
                     continue;
                 }
             };
-            for z in r.final_zone.zones() {
+            for z in r.final_node.zones() {
                 if let Err(e) = check_invariants(z) {
                     failed.push(format!("{} {}: {e}", b.id, kernel.as_str()));
                 }
             }
             let trace = buddyscope::explain::trace_text(&r);
             let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
-            let lists = |node: &buddyscope::mm::Zone| {
+            let lists = |node: &buddyscope::mm::Node| {
                 node.zones()
+                    .iter()
                     .flat_map(|z| {
                         (0..NR_PAGE_ORDERS as u8)
                             .flat_map(|o| MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt)))
@@ -317,7 +313,7 @@ fn every_builtin_runs_and_replays_on_every_profile() {
                     })
                     .collect::<Vec<_>>()
             };
-            if rep.divergence_count != 0 || lists(&r.final_zone) != lists(&rep.run.final_zone) {
+            if rep.divergence_count != 0 || lists(&r.final_node) != lists(&rep.run.final_node) {
                 failed.push(format!(
                     "{} {}: {} divergences (first: {:?})",
                     b.id,
@@ -372,7 +368,7 @@ fn compact_memory_rebuilds_order9_blocks_in_the_fragmented_builtin() {
 fn direct_compaction_builtins_capture_their_block() {
     use buddyscope::run::Outcome;
     let stall = |r: &Run| {
-        let vm = buddyscope::scenario::procfs::vmstat_compaction(&r.final_zone);
+        let vm = buddyscope::scenario::procfs::vmstat_compaction(&r.final_node, &r.stats);
         ["compact_stall", "compact_fail", "compact_success"].map(|k| {
             vm.lines()
                 .find_map(|l| l.strip_prefix(k)?.strip_prefix(' ')?.parse::<u64>().ok())

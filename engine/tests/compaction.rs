@@ -105,7 +105,7 @@ fn compact_memory_finds_no_target_beside_whole_free_order10_blocks() {
             "mm_compaction_end: zone_start=0x0 migrate_pfn=0x200 free_pfn=0x200 zone_end=0x1000, mode=sync status=complete",
         ]
     );
-    let s = r.final_zone.stats();
+    let s = r.stats;
     // count_compact_events (:2792-2793, :693-703, :1325-1327): 512; 512 + 256 + 128; 2 + 0.
     assert_eq!(
         (
@@ -118,12 +118,12 @@ fn compact_memory_finds_no_target_beside_whole_free_order10_blocks() {
     // Pageblocks 7, 5 and 3 got their skip bits (the free scanner scanned them whole); the
     // migration scanner took pages in pageblock 0 (`skip_updated`, :1171-1177): no bit there.
     let skipped: Vec<u32> = (0..8)
-        .filter(|&pb| r.final_zone.pageblock_skip(pb))
+        .filter(|&pb| r.final_node.active().pageblock_skip(pb))
         .collect();
     assert_eq!(skipped, [3, 5, 7]);
     // Nothing moved: a and c are where they were.
-    assert_ne!(r.final_zone.page_owner(0), NO_OWNER);
-    assert_ne!(r.final_zone.page_owner(2), NO_OWNER);
+    assert_ne!(r.final_node.active().page_owner(0), NO_OWNER);
+    assert_ne!(r.final_node.active().page_owner(2), NO_OWNER);
 }
 
 /// An `alloc_contig_range` of pfn 0xe00 splits the top order-10 block: 0xc00/o9 and, above
@@ -168,8 +168,8 @@ fn compact_memory_moves_two_pages_into_the_top_pageblock() {
             "mm_compaction_end: zone_start=0x0 migrate_pfn=0xe00 free_pfn=0xe04 zone_end=0x1000, mode=sync status=complete",
         ]
     );
-    let z = &r.final_zone;
-    let s = z.stats();
+    let z = r.final_node.active();
+    let s = r.stats;
     assert_eq!(
         (
             s.compact_migrate_scanned,
@@ -212,7 +212,7 @@ fn a_pinned_page_stays_and_the_scan_goes_on() {
             "mm_page_free: pfn=0x0 order=0",
         ]
     );
-    let z = &r.final_zone;
+    let z = r.final_node.active();
     assert_eq!(z.page_owner(2), owner_of(&r, "c"), "the pinned page stays");
     assert_eq!(z.page_owner(0xe01), owner_of(&r, "a"));
     assert_eq!(z.page_refcount(2), 2);
@@ -248,15 +248,15 @@ fn compact_memory_rebuilds_order9_blocks_and_leaves_unmovable_pages_alone() {
     };
     let before = run(&text(false));
     let after = run(&text(true));
-    let big = |r: &Run| r.final_zone.nr_free()[9..].iter().sum::<u64>();
+    let big = |r: &Run| r.final_node.active().nr_free()[9..].iter().sum::<u64>();
     assert_eq!(big(&before), 0, "fragmented: no free order-9 block");
     assert!(
         big(&after) >= 2,
         "compaction rebuilt free order-9+ blocks: {:?}",
-        after.final_zone.nr_free()
+        after.final_node.active().nr_free()
     );
-    let zb = &before.final_zone;
-    let za = &after.final_zone;
+    let zb = before.final_node.active();
+    let za = after.final_node.active();
     let unmovable: Vec<u32> = (0..zb.pages())
         .filter(|&p| {
             zb.page_owner(p) != NO_OWNER
@@ -271,7 +271,7 @@ fn compact_memory_rebuilds_order9_blocks_and_leaves_unmovable_pages_alone() {
             "unmovable page {p:#x} moved"
         );
     }
-    assert!(za.stats().compact_isolated > 0);
+    assert!(after.stats.compact_isolated > 0);
 }
 
 /// The `mm_compaction_*` lines of a run's trace, without the scanners' own
@@ -332,7 +332,7 @@ fn a_lack_of_memory_is_not_suitable_for_compaction() {
         ops.join(",\n")
     );
     let r = run(&text);
-    assert_eq!(r.final_zone.nr_free()[9], 7);
+    assert_eq!(r.final_node.active().nr_free()[9], 7);
     assert_eq!(
         compact_decisions(&r),
         [
@@ -402,7 +402,7 @@ fn a_failed_compaction_is_deferred_then_retried() {
         .iter()
         .filter(|l| l.starts_with("mm_compaction_end"))
         .all(|l| l.ends_with("status=complete")));
-    assert_eq!(r.final_zone.nr_free()[10], 0);
+    assert_eq!(r.final_node.active().nr_free()[10], 0);
 }
 
 /// `compact_zone`'s loop asks `compact_finished` before every turn and traces each answer
@@ -463,7 +463,7 @@ fn compact_for_order9_stops_at_the_first_free_order9_block() {
         .find(|l| l.starts_with("mm_compaction_end"))
         .unwrap();
     assert!(end.ends_with("status=success"), "{end}");
-    assert!(r.final_zone.nr_free()[9..].iter().sum::<u64>() >= 1);
+    assert!(r.final_node.active().nr_free()[9..].iter().sum::<u64>() >= 1);
 }
 
 /// A 4096-page v7.2 zone: a, b, c (order-10 movable) split and every other page freed, d and e
@@ -532,10 +532,10 @@ fn a_thp_is_rescued_by_direct_compaction_and_captured() {
         *lines.last().unwrap(),
         "mm_page_alloc: page=ffffea0000000000 pfn=0x0 order=9 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE"
     );
-    let z = &r.final_zone;
+    let z = r.final_node.active();
     assert_eq!(z.page_kind(0), PageKind::Other);
     assert_eq!(z.page_owner(0), owner_of(&r, "thp"));
-    let vm = buddyscope::scenario::procfs::vmstat_compaction(z);
+    let vm = buddyscope::scenario::procfs::vmstat_compaction(&r.final_node, &r.stats);
     assert!(
         vm.contains("compact_stall 1\ncompact_fail 0\ncompact_success 1\n"),
         "{vm}"
@@ -561,7 +561,7 @@ fn fragmented(zone: &str, extra: &str) -> Run {
 }
 
 fn vmstat(r: &Run) -> String {
-    buddyscope::scenario::procfs::vmstat_compaction(&r.final_zone)
+    buddyscope::scenario::procfs::vmstat_compaction(&r.final_node, &r.stats)
 }
 
 /// `fragmentation_score_wmark` (v7.3.4 mm/compaction.c:2260): low = 100 − proactiveness,
@@ -581,9 +581,12 @@ fn fragmentation_score_and_its_watermarks() {
         [(100, 100), (80, 90), (10, 15), (0, 0)]
     );
     let r = fragmented("", "");
-    assert_eq!(r.final_zone.nr_free()[..7], [2000, 0, 0, 0, 0, 1, 1]);
-    assert_eq!(fragmentation_score_zone(&r.final_zone), 100);
-    assert_eq!(fragmentation_score_node(&r.final_zone), 99);
+    assert_eq!(
+        r.final_node.active().nr_free()[..7],
+        [2000, 0, 0, 0, 0, 1, 1]
+    );
+    assert_eq!(fragmentation_score_zone(r.final_node.active()), 100);
+    assert_eq!(fragmentation_score_node(&r.final_node), 99);
 }
 
 /// `{"op": "kcompactd", "order": 9}`: `kcompactd_do_work` counts `KCOMPACTD_WAKE`; the zone
@@ -624,7 +627,7 @@ fn kcompactd_do_work_compacts_for_the_order_asked() {
         get("compact_daemon_free_scanned"),
         get("compact_free_scanned")
     );
-    assert!(r.final_zone.nr_free()[9..].iter().sum::<u64>() >= 1);
+    assert!(r.final_node.active().nr_free()[9..].iter().sum::<u64>() >= 1);
 }
 
 /// The timeout wakeup (`{"op": "kcompactd"}`): with the default proactiveness 20 the node's
@@ -651,7 +654,7 @@ fn kcompactd_timeout_runs_proactive_compaction_above_the_high_watermark() {
     assert_eq!((do_work, proactive, score_before), (false, true, 99));
     assert!(migrated > 0);
     assert!(
-        fragmentation_score_zone(&r.final_zone) <= 80,
+        fragmentation_score_zone(r.final_node.active()) <= 80,
         "{score_after}"
     );
     let trace = trace_text(&r);
@@ -665,7 +668,10 @@ fn kcompactd_timeout_runs_proactive_compaction_above_the_high_watermark() {
     );
     assert!(!trace_text(&off).contains("mm_compaction_begin"));
     assert!(vmstat(&off).contains("compact_daemon_migrate_scanned 0\n"));
-    assert_eq!(off.final_zone.nr_free()[..7], [2000, 0, 0, 0, 0, 1, 1]);
+    assert_eq!(
+        off.final_node.active().nr_free()[..7],
+        [2000, 0, 0, 0, 0, 1, 1]
+    );
 }
 
 /// `explain::compaction_scanners` on the worked example of

@@ -19,8 +19,8 @@ fn one_free_order5_block(name: &str) -> Engine {
         let pfn = e.alloc_pages(GFP_HIGHUSER_MOVABLE, order, 0, i as u32 + 1, true);
         assert!(pfn.is_some(), "setup alloc of order {order}");
     }
-    assert_eq!(e.zone.free_list_pfns(4, M), Vec::<u32>::new());
-    assert_eq!(e.zone.free_list_pfns(5, M), vec![4064]);
+    assert_eq!(e.zone().free_list_pfns(4, M), Vec::<u32>::new());
+    assert_eq!(e.zone().free_list_pfns(5, M), vec![4064]);
     e.log.events.clear();
     e
 }
@@ -53,13 +53,13 @@ fn retries(e: &Engine) -> usize {
 fn alloc_nofragment_only_for_the_normal_zone() {
     for (name, want_retries) in [("Normal", 1), ("DMA32", 0), ("DMA", 0)] {
         let mut e = one_free_order5_block(name);
-        assert_eq!(e.zone.cfg().nofragment_first_pass, name == "Normal");
+        assert_eq!(e.zone().cfg().nofragment_first_pass, name == "Normal");
         let pfn = e.alloc_pages(GFP_KERNEL, 4, 0, 100, false);
         assert_eq!(pfn, Some(4064), "{name}");
-        assert_eq!(e.zone.free_list_pfns(4, M), vec![4080], "{name}");
-        assert_eq!(e.zone.pb_mt(7), M, "{name}: stolen, not claimed");
+        assert_eq!(e.zone().free_list_pfns(4, M), vec![4080], "{name}");
+        assert_eq!(e.zone().pb_mt(7), M, "{name}: stolen, not claimed");
         assert_eq!(retries(&e), want_retries, "{name}");
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -90,7 +90,7 @@ fn reserve_highatomic_pageblock_takes_the_zone_lock() {
                 .alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, i + 1, true)
                 .is_some());
         }
-        assert_eq!(e.zone.free_list_pfns(10, M), vec![64512]);
+        assert_eq!(e.zone().free_list_pfns(10, M), vec![64512]);
         e.log.events.clear();
         let pfn = e.alloc_pages(GFP_ATOMIC, 1, 0, 100, false);
         assert_eq!(pfn, Some(64512), "{kernel:?}");
@@ -106,9 +106,9 @@ fn reserve_highatomic_pageblock_takes_the_zone_lock() {
             })
             .count();
         assert_eq!(zone_locks, 2, "{kernel:?}");
-        assert_eq!(e.zone.pb_mt(126), MigrateType::HighAtomic, "{kernel:?}");
-        assert_eq!(e.zone.pb_mt(127), MigrateType::Unmovable, "{kernel:?}");
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        assert_eq!(e.zone().pb_mt(126), MigrateType::HighAtomic, "{kernel:?}");
+        assert_eq!(e.zone().pb_mt(127), MigrateType::Unmovable, "{kernel:?}");
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -141,31 +141,31 @@ fn reclaim_drains_the_pcp_and_rescues_a_pcp_held_thp() {
         p.high_max = Some(1024);
         let mut e = boot_engine(&p);
         let first = e.alloc_pages(GFP_HIGHUSER_MOVABLE, 9, 0, 1, true).unwrap();
-        let held = e.zone.pcp_list_pfns(0, 13);
+        let held = e.zone().pcp_list_pfns(0, 13);
         assert_eq!(held.len(), 1, "{kernel:?}");
         assert_eq!(
             held[0],
             first ^ 512,
             "{kernel:?}: the other half of the order-10 block"
         );
-        assert_eq!(e.zone.pcp()[0].count, 512);
+        assert_eq!(e.zone().pcp()[0].count, 512);
         for i in 0..3 {
             assert!(e
                 .alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 2 + i, true)
                 .is_some());
         }
-        assert_eq!(e.zone.nr_free_pages(), 0, "{kernel:?}");
+        assert_eq!(e.zone().nr_free_pages(), 0, "{kernel:?}");
         e.log.events.clear();
         let got = e.alloc_pages(GFP_HIGHUSER_MOVABLE, 9, 0, 9, true);
         assert_eq!(got, Some(held[0]), "{kernel:?}: rescued by the drain");
-        assert_eq!(e.zone.pcp()[0].count, 0, "{kernel:?}");
-        assert_eq!(e.zone.nr_free_pages(), 0, "{kernel:?}");
+        assert_eq!(e.zone().pcp()[0].count, 0, "{kernel:?}");
+        assert_eq!(e.zone().nr_free_pages(), 0, "{kernel:?}");
         assert!(e
             .log
             .events
             .iter()
             .any(|ev| ev.step == Step::DirectReclaimNotModelled));
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
 
         // GFP_NOWAIT cannot direct-reclaim: no drain, the request fails and the block stays.
         let mut e2 = boot_engine(&p);
@@ -178,12 +178,12 @@ fn reclaim_drains_the_pcp_and_rescues_a_pcp_held_thp() {
             e2.alloc_pages(GFP_NOWAIT | __GFP_MOVABLE, 9, 0, 9, true),
             None
         );
-        assert_eq!(e2.zone.pcp()[0].count, 512, "{kernel:?}");
+        assert_eq!(e2.zone().pcp()[0].count, 512, "{kernel:?}");
     }
 }
 
 fn pcp_state(e: &Engine) -> (i32, i32) {
-    let p = &e.zone.pcp()[0];
+    let p = &e.zone().pcp()[0];
     (p.count, p.high)
 }
 
@@ -249,7 +249,7 @@ fn tick_decays_pcp_high_and_drains_the_excess() {
             0,
             "{kernel:?}: at high_min nothing moves"
         );
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -357,10 +357,11 @@ fn chunked_free_with_a_held_page_splits_the_run_and_the_last_put_page_frees_it()
         );
 
         // The state between the free and the put_page: the held page alone is allocated.
-        let mut z = run.initial.clone();
+        let mut node = run.initial.clone();
         for e in run.log.events.range(0..run.ops[3].start as usize) {
-            z.apply(e);
+            node.apply(e);
         }
+        let z = node.active();
         assert_eq!(z.page_refcount(612), 1, "{kernel}");
         assert_eq!(z.page_owner(612), buddyscope::mm::NO_OWNER, "{kernel}");
         assert_eq!(z.block_containing(612), None, "{kernel}");
@@ -370,11 +371,14 @@ fn chunked_free_with_a_held_page_splits_the_run_and_the_last_put_page_frees_it()
                 "{kernel}: page {p} is free"
             );
         }
-        buddyscope::mm::check_invariants(&z).unwrap();
-        assert_eq!(run.final_zone.page_refcount(612), 0, "{kernel}");
-        assert!(run.final_zone.block_containing(612).is_some(), "{kernel}");
+        buddyscope::mm::check_invariants(z).unwrap();
+        assert_eq!(run.final_node.active().page_refcount(612), 0, "{kernel}");
+        assert!(
+            run.final_node.active().block_containing(612).is_some(),
+            "{kernel}"
+        );
 
-        let mut back = run.final_zone.clone();
+        let mut back = run.final_node.clone();
         for e in run.log.events.iter().rev() {
             back.unapply(e);
         }
@@ -461,13 +465,13 @@ fn alloc_contig_range_isolates_splits_and_gives_back_at_the_tail() {
             (3, vec![992]),
             (2, vec![1100]),
         ] {
-            assert_eq!(e.zone.free_list_pfns(o, M), want, "{kernel:?} order {o}");
+            assert_eq!(e.zone().free_list_pfns(o, M), want, "{kernel:?} order {o}");
         }
         for pb in 0..8 {
-            assert_eq!(e.zone.pb_mt(pb), M, "{kernel:?}: pageblock {pb}");
+            assert_eq!(e.zone().pb_mt(pb), M, "{kernel:?}: pageblock {pb}");
         }
-        assert!((1000..1100).all(|p| e.zone.page_refcount(p) == 1 && e.zone.page_owner(p) == 7));
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        assert!((1000..1100).all(|p| e.zone().page_refcount(p) == 1 && e.zone().page_owner(p) == 7));
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -504,13 +508,13 @@ fn v6_19_reserves_highatomic_after_a_pcp_hit() {
         p.min_free_kbytes = Some(6508);
         let mut e = boot_engine(&p);
         assert_eq!(e.alloc_pages(GFP_KERNEL, 1, 0, 1, false), Some(0));
-        assert_eq!(e.zone.pcp_list_pfns(0, 3), vec![2, 4, 6, 8, 10, 12]);
+        assert_eq!(e.zone().pcp_list_pfns(0, 3), vec![2, 4, 6, 8, 10, 12]);
         for i in 0..62 {
             assert!(e
                 .alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, i + 2, true)
                 .is_some());
         }
-        assert_eq!(e.zone.nr_free_pages(), 2034, "{kernel:?}");
+        assert_eq!(e.zone().nr_free_pages(), 2034, "{kernel:?}");
         e.log.events.clear();
         assert_eq!(
             e.alloc_pages(GFP_ATOMIC, 1, 0, 100, false),
@@ -518,12 +522,16 @@ fn v6_19_reserves_highatomic_after_a_pcp_hit() {
             "{kernel:?}"
         );
         let want = if reserves { H } else { U };
-        assert_eq!(e.zone.pb_mt(0), want, "{kernel:?}");
+        assert_eq!(e.zone().pb_mt(0), want, "{kernel:?}");
         for (order, pfn) in [(1, 14), (4, 16), (5, 32), (6, 64), (7, 128), (8, 256)] {
-            assert_eq!(e.zone.free_list_pfns(order, want), vec![pfn], "{kernel:?}");
+            assert_eq!(
+                e.zone().free_list_pfns(order, want),
+                vec![pfn],
+                "{kernel:?}"
+            );
         }
-        assert_eq!(e.zone.free_list_pfns(9, U), vec![512], "{kernel:?}");
-        assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}");
+        assert_eq!(e.zone().free_list_pfns(9, U), vec![512], "{kernel:?}");
+        assert_eq!(e.zone().pb_mt(1), U, "{kernel:?}");
         let zone_locks = e
             .log
             .events
@@ -536,7 +544,7 @@ fn v6_19_reserves_highatomic_after_a_pcp_hit() {
             })
             .count();
         assert_eq!(zone_locks, reserves as usize, "{kernel:?}");
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -583,7 +591,7 @@ fn alloc_contig_range_migrates_a_movable_page_and_the_name_follows() {
         vec![1024],
         "free big frees the page it was migrated to"
     );
-    let z = &run.final_zone;
+    let z = run.final_node.active();
     // The free: `free_one_page` → two order-9 pieces that merge back to 1024/o10, placed at
     // the head (`buddy_merge_likely` is false at MAX_PAGE_ORDER).
     assert_eq!(z.free_list_pfns(10, M), vec![1024, 2048, 3072]);
@@ -610,26 +618,26 @@ fn alloc_contig_range_busy_paths_change_nothing() {
             e.alloc_pages(gfp, 10, 0, 1, gfp & __GFP_MOVABLE != 0),
             Some(0)
         );
-        let before = e.zone.clone();
+        let before = e.zone().clone();
         assert!(!e.alloc_contig_range(range.0, range.1, 2));
         // Everything but the cost counters (the failed attempt took locks).
         for o in 0..=10u8 {
             for mt in MigrateType::ALL {
                 assert_eq!(
-                    e.zone.free_list_pfns(o, mt),
+                    e.zone().free_list_pfns(o, mt),
                     before.free_list_pfns(o, mt),
                     "{range:?}"
                 );
             }
         }
-        assert_eq!(e.zone.nr_free(), before.nr_free());
-        assert_eq!(e.zone.nr_free_pages(), before.nr_free_pages());
+        assert_eq!(e.zone().nr_free(), before.nr_free());
+        assert_eq!(e.zone().nr_free_pages(), before.nr_free_pages());
         for pb in 0..8 {
-            assert_eq!(e.zone.pb_mt(pb), before.pb_mt(pb), "{range:?}");
+            assert_eq!(e.zone().pb_mt(pb), before.pb_mt(pb), "{range:?}");
         }
         for p in 0..4096 {
-            assert_eq!(e.zone.page_owner(p), before.page_owner(p));
-            assert_eq!(e.zone.page_refcount(p), before.page_refcount(p));
+            assert_eq!(e.zone().page_owner(p), before.page_owner(p));
+            assert_eq!(e.zone().page_refcount(p), before.page_refcount(p));
         }
     }
 }
@@ -666,20 +674,20 @@ fn v6_19_refills_the_pcp_for_a_highatomic_request() {
         }
         e.log.events.clear();
         assert_eq!(e.alloc_pages(GFP_ATOMIC, 1, 0, 100, false), Some(64512));
-        let held = e.zone.pcp_list_pfns(0, 3);
+        let held = e.zone().pcp_list_pfns(0, 3);
         if refills {
             assert_eq!(held, vec![64514, 64516, 64518, 64520, 64522, 64524]);
-            assert_eq!(e.zone.free_list_pfns(1, H), vec![64526], "{kernel:?}");
+            assert_eq!(e.zone().free_list_pfns(1, H), vec![64526], "{kernel:?}");
         } else {
             assert!(held.is_empty(), "{kernel:?}");
-            assert_eq!(e.zone.free_list_pfns(1, H), vec![64514], "{kernel:?}");
+            assert_eq!(e.zone().free_list_pfns(1, H), vec![64514], "{kernel:?}");
         }
         assert_eq!(
             enters(&e, buddyscope::mm::KernelFn::rmqueue_bulk),
             refills as usize
         );
-        assert_eq!(e.zone.pb_mt(126), H, "{kernel:?}");
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        assert_eq!(e.zone().pb_mt(126), H, "{kernel:?}");
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -747,7 +755,7 @@ fn v6_19_frees_the_pcp_in_batch_chunks() {
         for pfn in 0..63 {
             e.free_pages(pfn, 0, 0);
         }
-        assert_eq!(e.zone.pcp()[0].count, 63);
+        assert_eq!(e.zone().pcp()[0].count, 63);
         e.log.events.clear();
         e.free_pages(63, 0, 0);
         // v6.12.117 free_unref_page_commit: one call, as 6.18.
@@ -762,13 +770,13 @@ fn v6_19_frees_the_pcp_in_batch_chunks() {
             "{kernel:?}"
         );
         assert_eq!(
-            e.zone.pcp_list_pfns(0, 1),
+            e.zone().pcp_list_pfns(0, 1),
             (56..64).rev().collect::<Vec<_>>()
         );
-        assert_eq!(e.zone.free_list_pfns(5, M), vec![0], "{kernel:?}");
-        assert_eq!(e.zone.free_list_pfns(4, M), vec![32], "{kernel:?}");
-        assert_eq!(e.zone.free_list_pfns(3, M), vec![48], "{kernel:?}");
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        assert_eq!(e.zone().free_list_pfns(5, M), vec![0], "{kernel:?}");
+        assert_eq!(e.zone().free_list_pfns(4, M), vec![32], "{kernel:?}");
+        assert_eq!(e.zone().free_list_pfns(3, M), vec![48], "{kernel:?}");
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -798,7 +806,7 @@ fn dma32_and_normal() -> Engine {
 
 /// The absolute pfn of a page the engine just handed out (in the zone being worked on).
 fn abs(e: &Engine, pfn: Option<u32>) -> Option<u64> {
-    pfn.map(|p| e.zone.abs_pfn(p))
+    pfn.map(|p| e.zone().abs_pfn(p))
 }
 
 /// `get_page_from_freelist`'s zonelist walk (v6.18.2 :3743, v7.1.5 :3805
@@ -821,10 +829,10 @@ fn abs(e: &Engine, pfn: Option<u32>) -> Option<u64> {
 /// 5. The same order-9 request with GFP_DMA32: reserve[DMA32] = 0, 17 > high 7: pfn 0x1600.
 #[test]
 fn zonelist_falls_back_to_dma32_only_above_its_lowmem_reserve() {
-    use buddyscope::mm::{ZONE_DMA32, ZONE_NORMAL};
+    use buddyscope::mm::ZoneType;
     let mut e = dma32_and_normal();
-    assert_eq!(e.zone.nr_zones(), 2);
-    let (d, n) = (e.zone.zone_at(0), e.zone.zone_at(1));
+    assert_eq!(e.node().nr_zones(), 2);
+    let (d, n) = (e.node().zone(0), e.node().zone(1));
     assert_eq!(
         (d.wmark_pages(0), d.wmark_pages(1), d.wmark_pages(2)),
         (3, 5, 7)
@@ -833,8 +841,8 @@ fn zonelist_falls_back_to_dma32_only_above_its_lowmem_reserve() {
         (n.wmark_pages(0), n.wmark_pages(1), n.wmark_pages(2)),
         (12, 20, 28)
     );
-    assert_eq!(d.lowmem_reserve()[ZONE_NORMAL], 32);
-    assert_eq!(d.lowmem_reserve()[ZONE_DMA32], 0);
+    assert_eq!(d.lowmem_reserve()[ZoneType::Normal.idx()], 32);
+    assert_eq!(d.lowmem_reserve()[ZoneType::Dma32.idx()], 0);
     assert_eq!(n.lowmem_reserve(), &[0, 0, 0, 0]);
 
     let mut owner = 1;
@@ -848,10 +856,10 @@ fn zonelist_falls_back_to_dma32_only_above_its_lowmem_reserve() {
         assert_eq!(alloc(&mut e, GFP_KERNEL, 10), Some(0x10_0000 + 1024 * i));
     }
     assert_eq!(alloc(&mut e, GFP_KERNEL, 9), Some(0x10_0000 + 7 * 1024));
-    assert_eq!(e.zone.zone_at(1).nr_free_pages(), 512);
+    assert_eq!(e.node().zone(1).nr_free_pages(), 512);
     // 2.
     assert_eq!(alloc(&mut e, GFP_KERNEL, 9), Some(0x1000));
-    assert_eq!(e.zone.zone_at(0).nr_free_pages(), 1536);
+    assert_eq!(e.node().zone(0).nr_free_pages(), 1536);
     // 3.
     for order in [9u8, 8, 7, 6, 5, 4] {
         let got = alloc(&mut e, GFP_KERNEL | __GFP_DMA32, order);
@@ -860,18 +868,18 @@ fn zonelist_falls_back_to_dma32_only_above_its_lowmem_reserve() {
             "GFP_DMA32 order {order}: {got:?}"
         );
     }
-    let d = e.zone.zone_at(0);
+    let d = e.node().zone(0);
     assert_eq!(d.nr_free_pages(), 528);
     assert_eq!(d.free_list_pfns(4, MigrateType::Unmovable), vec![0x5f0]);
     assert_eq!(d.free_list_pfns(9, MigrateType::Unmovable), vec![0x600]);
     // 4.
     assert_eq!(alloc(&mut e, GFP_KERNEL, 9), None);
-    assert_eq!(e.zone.zone_at(0).nr_free_pages(), 528);
+    assert_eq!(e.node().zone(0).nr_free_pages(), 528);
     // 5.
     assert_eq!(alloc(&mut e, GFP_KERNEL | __GFP_DMA32, 9), Some(0x1600));
     assert_eq!(
         buddyscope::mm::gfp_zone(GFP_KERNEL | __GFP_DMA32),
-        ZONE_DMA32
+        ZoneType::Dma32
     );
 }
 
@@ -907,24 +915,24 @@ fn cma_zone(cma: u64) -> Engine {
 #[test]
 fn cma_pageblocks_at_boot_and_rmqueue_cma_balancing() {
     let mut e = cma_zone(2560);
-    assert_eq!(e.zone.free_list_pfns(10, MigrateType::Movable), vec![0]);
+    assert_eq!(e.zone().free_list_pfns(10, MigrateType::Movable), vec![0]);
     assert_eq!(
-        e.zone.free_list_pfns(9, MigrateType::Movable),
+        e.zone().free_list_pfns(9, MigrateType::Movable),
         vec![4608 - 1024]
     );
     assert_eq!(
-        e.zone.free_list_pfns(10, MigrateType::Cma),
+        e.zone().free_list_pfns(10, MigrateType::Cma),
         vec![3072 - 1024, 2048 - 1024]
     );
     assert_eq!(
-        e.zone.free_list_pfns(9, MigrateType::Cma),
+        e.zone().free_list_pfns(9, MigrateType::Cma),
         vec![4096 - 1024]
     );
-    let cma_blocks = (0..e.zone.nr_pageblocks())
-        .filter(|&pb| e.zone.pb_mt(pb) == MigrateType::Cma)
+    let cma_blocks = (0..e.zone().nr_pageblocks())
+        .filter(|&pb| e.zone().pb_mt(pb) == MigrateType::Cma)
         .count();
     assert_eq!(cma_blocks, 5);
-    let zi = buddyscope::scenario::procfs::zoneinfo(&e.zone);
+    let zi = buddyscope::scenario::procfs::zoneinfo(e.node());
     assert!(zi.contains("        cma      2560\n"), "{zi}");
     assert!(zi.contains("      nr_free_cma  2560\n"), "{zi}");
 
@@ -955,7 +963,7 @@ fn cma_area_with_a_movable_block(kernel: Kernel) -> Engine {
     p.cma_area = Some((2048, 2048));
     let mut e = boot_engine(&p);
     assert_eq!(
-        e.zone.free_list_pfns(10, MigrateType::Cma),
+        e.zone().free_list_pfns(10, MigrateType::Cma),
         vec![3072, 2048]
     );
     assert_eq!(e.alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 1, true), Some(0));
@@ -963,7 +971,7 @@ fn cma_area_with_a_movable_block(kernel: Kernel) -> Engine {
         e.alloc_pages(GFP_HIGHUSER_MOVABLE, 5, 0, 2, true),
         Some(3072)
     );
-    assert_eq!(e.zone.free_list_pfns(9, MigrateType::Cma), vec![3584]);
+    assert_eq!(e.zone().free_list_pfns(9, MigrateType::Cma), vec![3584]);
     e.log.events.clear();
     e
 }
@@ -1027,15 +1035,15 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
         );
         assert_eq!(area.available_count, 0);
         assert!(area.bitmap.iter().all(|&b| b));
-        assert!((2048..4096).all(|p| e.zone.page_owner(p) == 3));
-        assert!((4..8).all(|pb| e.zone.pb_mt(pb) == MigrateType::Cma));
-        assert_eq!(e.zone.page_owner(1024), 2);
+        assert!((2048..4096).all(|p| e.zone().page_owner(p) == 3));
+        assert!((4..8).all(|pb| e.zone().pb_mt(pb) == MigrateType::Cma));
+        assert_eq!(e.zone().page_owner(1024), 2);
         assert!(messages(&e)[0].starts_with(
             "cma_range_alloc: bits 0..2047 of the bitmap set: alloc_contig_frozen_range(pfn 0x800, 2048 pages"
         ));
 
         e.log.events.clear();
-        let locks = e.zone.stats().zone_lock;
+        let locks = e.stats().zone_lock;
         e.cma_release(&mut area, 2048, 2048, 0);
         assert_eq!(area.available_count, 2048);
         assert!(area.bitmap.iter().all(|&b| !b));
@@ -1071,9 +1079,9 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
             );
             assert_eq!(pcp_frees, 2);
             assert_eq!(merges(&e), 2);
-            assert_eq!(e.zone.stats().zone_lock - locks, 2);
+            assert_eq!(e.stats().zone_lock - locks, 2);
             assert_eq!(
-                e.zone.free_list_pfns(10, MigrateType::Cma),
+                e.zone().free_list_pfns(10, MigrateType::Cma),
                 vec![3072, 2048]
             );
         } else {
@@ -1086,11 +1094,11 @@ fn cma_alloc_migrates_and_cma_release_per_page_vs_chunks() {
             e.drain_all_pages();
         }
         assert_eq!(
-            e.zone.free_list_pfns(10, MigrateType::Cma).len(),
+            e.zone().free_list_pfns(10, MigrateType::Cma).len(),
             2,
             "{kernel:?}"
         );
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -1133,8 +1141,8 @@ fn cma_alloc_retries_past_a_busy_range() {
         m.last().unwrap(),
         "__cma_alloc_frozen: reserved: alloc failed, req-size: 512 pages, ret: -16"
     );
-    assert_eq!(e.zone.page_owner(3072), 2, "the pinned block stays");
-    buddyscope::mm::check_invariants(&e.zone).unwrap();
+    assert_eq!(e.zone().page_owner(3072), 2, "the pinned block stays");
+    buddyscope::mm::check_invariants(e.zone()).unwrap();
 }
 
 /// vmalloc on a node of several zones: `vm_area_alloc_pages` (v7.1.5
@@ -1170,10 +1178,10 @@ fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
     for order in [10u8, 10, 10, 10, 10, 10, 10, 9, 8, 6, 5] {
         owner += 1;
         let p = e.alloc_pages(GFP_KERNEL, order, 0, owner, false);
-        assert_eq!(e.zone.active_index(), 1, "order {order} from Normal");
+        assert_eq!(e.node().active_index(), 1, "order {order} from Normal");
         assert!(p.is_some());
     }
-    let n = e.zone.zone_at(1);
+    let n = e.node().zone(1);
     assert_eq!(n.nr_free_pages(), 160);
     assert_eq!(n.free_list_pfns(5, MigrateType::Unmovable), vec![0x1f60]);
     assert_eq!(n.free_list_pfns(7, MigrateType::Unmovable), vec![0x1f80]);
@@ -1181,32 +1189,32 @@ fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
     let (area, ok) = e.vmalloc(150, VmallocStrategy::Bulk, 0, 99, VMALLOC_GFP);
     assert!(ok);
     let pages: Vec<u64> = (0..area.pages.len())
-        .map(|i| e.zone.zone_at(area.zone_of(i)).abs_pfn(area.pages[i]))
+        .map(|i| e.node().zone(area.zone_of(i)).abs_pfn(area.pages[i]))
         .collect();
     let want: Vec<u64> = (0x10_1f60..=0x10_1fc3).chain(0x1000..=0x1031).collect();
     assert_eq!(pages, want);
     assert_eq!(area.zones, [vec![1u8; 100], vec![0u8; 50]].concat());
     let free_and_pcp = |e: &Engine, z: usize| {
-        let zz = e.zone.zone_at(z);
+        let zz = e.node().zone(z);
         zz.nr_free_pages() + zz.pcp_pages()
     };
-    assert_eq!(e.zone.zone_at(1).nr_free_pages(), 33);
+    assert_eq!(e.node().zone(1).nr_free_pages(), 33);
     assert_eq!(free_and_pcp(&e, 1), 60);
     assert_eq!(free_and_pcp(&e, 0), 2048 - 50);
-    let d = e.zone.zone_at(0);
+    let d = e.node().zone(0);
     assert_eq!(d.pb_mt(0), MigrateType::Unmovable);
     assert_eq!(d.pb_mt(1), MigrateType::Unmovable);
     // 5. (on a copy)
     let mut chunked = e.clone();
     chunked.log.events.clear();
     chunked.vfree(&area, FreeMethod::Chunked, 0);
-    let mut cur = chunked.zone.active_index();
+    let mut cur = chunked.node().active_index();
     let mut chunks = Vec::new();
     for ev in &chunked.log.events {
         match ev.kind() {
             EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) => cur = to as usize,
             EventKind::Annotation(Annotation::Chunk { pfn, order }) => {
-                chunks.push((chunked.zone.zone_at(cur).abs_pfn(pfn), order))
+                chunks.push((chunked.node().zone(cur).abs_pfn(pfn), order))
             }
             _ => {}
         }
@@ -1227,13 +1235,13 @@ fn vmalloc_on_a_node_takes_each_batch_from_the_first_zone_above_low_plus_nr() {
     // 4.
     e.vfree(&area, FreeMethod::PerPage, 0);
     assert_eq!(
-        e.zone.zone_at(1).nr_free_pages(),
+        e.node().zone(1).nr_free_pages(),
         33,
         "Normal's pages went to its pcp"
     );
     assert_eq!(free_and_pcp(&e, 1), 160);
     assert_eq!(free_and_pcp(&e, 0), 2048);
-    for z in e.zone.zones() {
+    for z in e.node().zones() {
         buddyscope::mm::check_invariants(z).unwrap();
     }
 }
@@ -1265,7 +1273,7 @@ fn alloc_contig_range_migrates_a_dma32_page_up_into_normal() {
     let mut e = dma32_and_normal();
     // 1.
     let p = e.alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_DMA32, 0, 0, 2, true);
-    assert_eq!((e.zone.active_index(), abs(&e, p)), (0, Some(0x1000)));
+    assert_eq!((e.node().active_index(), abs(&e, p)), (0, Some(0x1000)));
     // 2. and 3.
     let out = e.alloc_contig_frozen_range(0, 1, 9, 0, IsolateMode::Other);
     assert_eq!(out.result, Ok(()));
@@ -1280,12 +1288,12 @@ fn alloc_contig_range_migrates_a_dma32_page_up_into_normal() {
             to_zone: 1
         }]
     );
-    let (d, n) = (e.zone.zone_at(0), e.zone.zone_at(1));
+    let (d, n) = (e.node().zone(0), e.node().zone(1));
     assert_eq!((d.page_owner(0), d.page_refcount(0)), (9, 1));
     assert_eq!((n.page_owner(0), n.page_refcount(0)), (2, 1));
     assert_eq!(d.nr_free_pages() + d.pcp_pages(), 2047);
     assert_eq!(n.nr_free_pages() + n.pcp_pages(), 8191);
-    for z in e.zone.zones() {
+    for z in e.node().zones() {
         assert_eq!(
             (0..z.nr_pageblocks())
                 .filter(|&pb| z.pb_mt(pb) == MigrateType::Isolate)
@@ -1355,7 +1363,7 @@ fn v7_2_vfree_frees_runs_through_free_pages_bulk_and_bulk_alloc_takes_them_untra
         p.high_max = Some(1000);
         let mut e = boot_engine(&p);
         assert_eq!(e.alloc_pages(GFP_KERNEL, 10, 0, 1, false), Some(0));
-        assert_eq!((e.zone.pb_mt(0), e.zone.pb_mt(1)), (U, U));
+        assert_eq!((e.zone().pb_mt(0), e.zone().pb_mt(1)), (U, U));
         e.split_page(0, 10);
         let pages: Vec<u32> = (3..24).chain(32..64).chain([70]).collect();
         let area = buddyscope::mm::VmArea {
@@ -1378,18 +1386,18 @@ fn v7_2_vfree_frees_runs_through_free_pages_bulk_and_bulk_alloc_takes_them_untra
                 chunks(&evs(&e)),
                 vec![(3, 0), (4, 2), (8, 3), (16, 3), (32, 5), (70, 0)]
             );
-            assert_eq!(e.zone.pcp_list_pfns(0, 0), vec![70, 3]);
-            assert_eq!(e.zone.pcp_list_pfns(0, 6), vec![4]);
-            assert_eq!(e.zone.pcp_list_pfns(0, 9), vec![16, 8]);
-            assert_eq!(e.zone.pcp()[0].count, 22);
-            assert_eq!(e.zone.free_list_pfns(5, U), vec![32]);
+            assert_eq!(e.zone().pcp_list_pfns(0, 0), vec![70, 3]);
+            assert_eq!(e.zone().pcp_list_pfns(0, 6), vec![4]);
+            assert_eq!(e.zone().pcp_list_pfns(0, 9), vec![16, 8]);
+            assert_eq!(e.zone().pcp()[0].count, 22);
+            assert_eq!(e.zone().free_list_pfns(5, U), vec![32]);
         } else {
             assert!(chunks(&evs(&e)).is_empty());
             let mut want = pages.clone();
             want.reverse();
-            assert_eq!(e.zone.pcp_list_pfns(0, 0), want, "{kernel:?}");
-            assert_eq!(e.zone.pcp()[0].count, 54);
-            assert!(e.zone.free_list_pfns(5, U).is_empty());
+            assert_eq!(e.zone().pcp_list_pfns(0, 0), want, "{kernel:?}");
+            assert_eq!(e.zone().pcp()[0].count, 54);
+            assert!(e.zone().free_list_pfns(5, U).is_empty());
         }
         e.log.events.clear();
         let mut out = Vec::new();
@@ -1397,7 +1405,7 @@ fn v7_2_vfree_frees_runs_through_free_pages_bulk_and_bulk_alloc_takes_them_untra
         let want = if chunked { vec![70, 3] } else { vec![70, 63] };
         assert_eq!(out, want, "{kernel:?}");
         assert_eq!(traced(&evs(&e)), (vec![], vec![]), "{kernel:?}: untraced");
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -1433,47 +1441,47 @@ fn v7_3_fast_path_atomic_takes_the_highatomic_reserve() {
         p.min_free_kbytes = Some(6508);
         let mut e = boot_engine(&p);
         assert_eq!(e.alloc_pages(GFP_KERNEL, 1, 0, 1, false), Some(0));
-        assert_eq!(e.zone.pcp_list_pfns(0, 3), vec![2, 4, 6, 8, 10, 12]);
+        assert_eq!(e.zone().pcp_list_pfns(0, 3), vec![2, 4, 6, 8, 10, 12]);
         for (i, want) in [2, 4, 6, 8, 10, 12].into_iter().enumerate() {
             assert_eq!(
                 e.alloc_pages(GFP_KERNEL, 1, 0, 2 + i as u32, false),
                 Some(want)
             );
         }
-        assert!(e.zone.pcp_list_pfns(0, 3).is_empty());
+        assert!(e.zone().pcp_list_pfns(0, 3).is_empty());
         let mut last = 0;
         for i in 0..62 {
             last = e
                 .alloc_pages(GFP_HIGHUSER_MOVABLE, 10, 0, 10 + i, true)
                 .unwrap();
         }
-        assert_eq!(e.zone.nr_free_pages(), 2034, "{kernel:?}");
+        assert_eq!(e.zone().nr_free_pages(), 2034, "{kernel:?}");
         assert_eq!(e.alloc_pages(GFP_ATOMIC, 1, 0, 100, false), Some(14));
-        assert_eq!(e.zone.pb_mt(0), H, "{kernel:?}");
-        assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}");
+        assert_eq!(e.zone().pb_mt(0), H, "{kernel:?}");
+        assert_eq!(e.zone().pb_mt(1), U, "{kernel:?}");
         for (order, pfn) in [(4, 16), (5, 32), (6, 64), (7, 128), (8, 256)] {
-            assert_eq!(e.zone.free_list_pfns(order, H), vec![pfn], "{kernel:?}");
+            assert_eq!(e.zone().free_list_pfns(order, H), vec![pfn], "{kernel:?}");
         }
         e.free_pages(last, 10, 0);
-        assert_eq!(e.zone.nr_free_pages(), 3056, "{kernel:?}");
+        assert_eq!(e.zone().nr_free_pages(), 3056, "{kernel:?}");
         e.log.events.clear();
         let got = e.alloc_pages(GFP_ATOMIC, 1, 0, 101, false);
         assert_eq!(traced(&evs(&e)).0, vec![got]);
         if kernel == Kernel::V7_3 {
             assert_eq!(got, Some(16));
-            assert!(e.zone.free_list_pfns(4, H).is_empty());
+            assert!(e.zone().free_list_pfns(4, H).is_empty());
             for (order, pfn) in [(1, 18), (2, 20), (3, 24)] {
-                assert_eq!(e.zone.free_list_pfns(order, H), vec![pfn]);
+                assert_eq!(e.zone().free_list_pfns(order, H), vec![pfn]);
             }
-            assert!(e.zone.pcp_list_pfns(0, 3).is_empty(), "no refill");
-            assert_eq!(e.zone.free_list_pfns(9, U), vec![512]);
+            assert!(e.zone().pcp_list_pfns(0, 3).is_empty(), "no refill");
+            assert_eq!(e.zone().free_list_pfns(9, U), vec![512]);
         } else {
             assert_eq!(got, Some(512));
-            assert_eq!(e.zone.free_list_pfns(4, H), vec![16]);
-            assert!(!e.zone.pcp_list_pfns(0, 3).is_empty(), "refilled");
+            assert_eq!(e.zone().free_list_pfns(4, H), vec![16]);
+            assert!(!e.zone().pcp_list_pfns(0, 3).is_empty(), "refilled");
         }
-        assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}: no second reservation");
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        assert_eq!(e.zone().pb_mt(1), U, "{kernel:?}: no second reservation");
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -1504,21 +1512,21 @@ fn v6_12_free_high_needs_only_batch() {
                     .unwrap()
             })
             .collect();
-        assert_eq!(e.zone.pcp()[0].free_count, 0);
-        let before = e.zone.pcp()[0].count;
+        assert_eq!(e.zone().pcp()[0].free_count, 0);
+        let before = e.zone().pcp()[0].count;
         for &pfn in &pfns[..4] {
             e.free_pages(pfn, 1, 0);
         }
-        assert_eq!(e.zone.pcp()[0].count, before + 8, "{kernel:?}");
-        assert_eq!(e.zone.pcp()[0].free_count, 8, "{kernel:?}");
+        assert_eq!(e.zone().pcp()[0].count, before + 8, "{kernel:?}");
+        assert_eq!(e.zone().pcp()[0].free_count, 8, "{kernel:?}");
         e.free_pages(pfns[4], 1, 0);
         let want = if kernel == Kernel::V6_12 {
             0
         } else {
             before + 10
         };
-        assert_eq!(e.zone.pcp()[0].count, want, "{kernel:?}");
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        assert_eq!(e.zone().pcp()[0].count, want, "{kernel:?}");
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }
 
@@ -1536,7 +1544,7 @@ fn v6_12_zoneinfo_format() {
     p.high_max = Some(1024);
     p.min_free_kbytes = Some(0);
     let e = boot_engine(&p);
-    let text = buddyscope::scenario::procfs::zoneinfo(&e.zone);
+    let text = buddyscope::scenario::procfs::zoneinfo(e.node());
     let lines: Vec<&str> = text.lines().collect();
     let from = lines
         .iter()
@@ -1589,12 +1597,12 @@ fn v6_12_unisolate_sets_the_callers_migratetype() {
         let mut e = boot_engine(&p);
         assert_eq!(e.alloc_pages(GFP_KERNEL, 10, 0, 1, false), Some(0));
         e.free_pages(0, 10, 0);
-        assert_eq!((e.zone.pb_mt(0), e.zone.pb_mt(1)), (U, U));
+        assert_eq!((e.zone().pb_mt(0), e.zone().pb_mt(1)), (U, U));
         assert!(e.alloc_contig_range(0, 512, 2));
         let want = if kernel == Kernel::V6_12 { M } else { U };
-        assert_eq!(e.zone.pb_mt(0), want, "{kernel:?}");
-        assert_eq!(e.zone.pb_mt(1), U, "{kernel:?}");
-        assert_eq!(e.zone.free_list_pfns(9, U), vec![512], "{kernel:?}");
-        buddyscope::mm::check_invariants(&e.zone).unwrap();
+        assert_eq!(e.zone().pb_mt(0), want, "{kernel:?}");
+        assert_eq!(e.zone().pb_mt(1), U, "{kernel:?}");
+        assert_eq!(e.zone().free_list_pfns(9, U), vec![512], "{kernel:?}");
+        buddyscope::mm::check_invariants(e.zone()).unwrap();
     }
 }

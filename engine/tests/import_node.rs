@@ -134,6 +134,7 @@ fn a_64_gib_machines_pagetypeinfo_imports_whole_and_round_trips() {
     let spans: Vec<(u64, u32, &str)> = run
         .initial
         .zones()
+        .iter()
         .map(|z| (z.cfg().start_pfn, z.pages(), z.cfg().name.as_str()))
         .collect();
     assert_eq!(
@@ -144,7 +145,12 @@ fn a_64_gib_machines_pagetypeinfo_imports_whole_and_round_trips() {
             (0x10_0000, 15_728_640, "Normal")
         ]
     );
-    let total: u64 = run.initial.zones().map(|z| u64::from(z.pages())).sum();
+    let total: u64 = run
+        .initial
+        .zones()
+        .iter()
+        .map(|z| u64::from(z.pages()))
+        .sum();
     assert_eq!(total, 16 << 20, "a node's limit, 64 GiB");
     // /proc/pagetypeinfo prints the pasted text back, row for row.
     assert_eq!(rows(&procfs::pagetypeinfo(&run.initial)), rows(&pti));
@@ -174,7 +180,7 @@ fn a_64_gib_machines_pagetypeinfo_imports_whole_and_round_trips() {
     assert!(!outcome(4).contains("failed"), "{}", outcome(4));
     assert_eq!(outcome(6), "failed: range in use");
     // The end state rewinds to the import exactly.
-    let mut z = run.final_zone.clone();
+    let mut z = run.final_node.clone();
     for ev in run.log.events.iter().rev() {
         z.unapply(ev);
     }
@@ -242,7 +248,7 @@ fn pfn_ranges_on_an_import_of_all_zones_are_checked_against_its_zones() {
         "{}",
         run.ops[0].outcome
     );
-    let mut z = run.final_zone.clone();
+    let mut z = run.final_node.clone();
     for ev in run.log.events.iter().rev() {
         z.unapply(ev);
     }

@@ -59,11 +59,11 @@ fn counters_only_ends_in_the_state_and_counters_of_a_recorded_run() {
         let fast = counters_only(s);
         assert!(fast.log.events.is_empty(), "{}", b.id);
         assert_eq!(fast.checkpoints.len(), 1, "{}", b.id);
-        assert_eq!(fast.final_zone, rec.final_zone, "{}", b.id);
-        assert_eq!(fast.final_zone.stats(), rec.final_zone.stats(), "{}", b.id);
+        assert_eq!(fast.final_node, rec.final_node, "{}", b.id);
+        assert_eq!(fast.stats, rec.stats, "{}", b.id);
         assert_eq!(
-            procfs::pagetypeinfo(&fast.final_zone),
-            procfs::pagetypeinfo(&rec.final_zone),
+            procfs::pagetypeinfo(&fast.final_node),
+            procfs::pagetypeinfo(&rec.final_node),
             "{}",
             b.id
         );

@@ -179,12 +179,12 @@ fn lines_out_of_time_order_are_sorted_and_each_cpu_keeps_its_pcp() {
     assert_eq!(pa.exact, pa.allocations);
     assert_eq!(pb, pa);
     // Both end on the run's pcp lists, CPU by CPU.
-    for z in [&a.run.final_zone, &b.run.final_zone] {
+    for z in [a.run.final_node.active(), b.run.final_node.active()] {
         for c in 0..2 {
             for pi in 0..buddyscope::mm::NR_PCP_LISTS {
                 assert_eq!(
                     z.pcp_list_pfns(c, pi).len(),
-                    r.final_zone.pcp_list_pfns(c, pi).len(),
+                    r.final_node.active().pcp_list_pfns(c, pi).len(),
                     "CPU {c} list {pi}"
                 );
             }

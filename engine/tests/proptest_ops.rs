@@ -5,9 +5,9 @@
 //!   test tracks itself == zone pages) and the state of every page the test believes it holds.
 //!   At least 1,000,000 ops per `cargo test` run (the counts are printed with `--nocapture`).
 //! * The timeline: seeking anywhere (forwards, backwards, one event at a time back from the end,
-//!   visible steps back) gives exactly the zone a replay of `Zone::apply` from `run.initial`
-//!   gives, and the end is `run.final_zone`.
-//! * Determinism: the same scenario twice gives the same event log, op records and final zone.
+//!   visible steps back) gives exactly the node and counters a replay of `Node::apply` and
+//!   `Stats::apply` from `run.initial` gives, and the end is `run.final_node` and `run.stats`.
+//! * Determinism: the same scenario twice gives the same event log, op records and final node.
 //!
 //! `BUDDYSCOPE_PROPTEST_OPS=n` sets the op target of the random-sequence tests (default
 //! 1,000,000); `PROPTEST_CASES=n` sets the case count of the timeline and determinism tests.
@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use buddyscope::{
-    mm::{Zone, *},
+    mm::*,
     run::{Run, RunOptions, Runner, Timeline},
     scenario::{
         self, DrainTarget, Init, MtWeights, Op as SOp, Scenario, ScenarioError, ValidScenario,
@@ -875,11 +875,14 @@ fn scenario_strategy(zones: Zones) -> impl Strategy<Value = Scenario> {
         .prop_map(|(cfg, gens)| build_scenario(&cfg, &gens))
 }
 
-/// The reference: `initial` with `Zone::apply` of events `[0, pos)`, kept incrementally
-/// (restarted from `initial` when asked for an earlier position).
+/// A state of a run: the node and the counters.
+type State = (Node, Stats);
+
+/// The reference: `initial` (counters at zero) with `Node::apply` and `Stats::apply` of events
+/// `[0, pos)`, kept incrementally (restarted from `initial` when asked for an earlier position).
 struct Replay<'a> {
     run: &'a buddyscope::run::Run,
-    zone: Zone,
+    state: State,
     pos: u32,
 }
 
@@ -887,30 +890,32 @@ impl<'a> Replay<'a> {
     fn new(run: &'a buddyscope::run::Run) -> Self {
         Replay {
             run,
-            zone: run.initial.clone(),
+            state: (run.initial.clone(), Stats::default()),
             pos: 0,
         }
     }
-    fn at(&mut self, pos: u32) -> &Zone {
+    fn at(&mut self, pos: u32) -> &State {
         if pos < self.pos {
-            self.zone = self.run.initial.clone();
+            self.state = (self.run.initial.clone(), Stats::default());
             self.pos = 0;
         }
         while self.pos < pos {
-            self.zone.apply(&self.run.log.events[self.pos as usize]);
+            let ev = &self.run.log.events[self.pos as usize];
+            self.state.0.apply(ev);
+            self.state.1.apply(ev);
             self.pos += 1;
         }
-        &self.zone
+        &self.state
     }
 }
 
 /// Checks one timeline position against the replay; names the first differing field.
-fn same_zone(tl: &Timeline, want: &Zone, what: &str) -> Result<(), TestCaseError> {
-    let got = tl.zone();
-    if got == want {
+fn same_zone(tl: &Timeline, want: &State, what: &str) -> Result<(), TestCaseError> {
+    let got = tl.node();
+    if got == &want.0 && tl.stats() == &want.1 {
         return Ok(());
     }
-    let field = got.first_difference(want).unwrap_or("another field");
+    let field = got.first_difference(&want.0).unwrap_or("stats");
     Err(TestCaseError::fail(format!(
         "{what}: timeline at {} differs from the replay in {field}",
         tl.pos()
@@ -940,13 +945,13 @@ fn timeline_seek_matches_replay() {
         )
         .map_err(|e| TestCaseError::fail(format!("run: {e}")))?;
         let len = r.log.events.len() as u32;
-        prop_assert!(r.checkpoints.iter().all(|(at, _)| *at <= len));
-        for (at, z) in &r.checkpoints {
+        prop_assert!(r.checkpoints.iter().all(|c| c.at <= len));
+        for c in &r.checkpoints {
             let mut rp = Replay::new(&r);
             prop_assert!(
-                rp.at(*at) == z,
+                rp.at(c.at) == &(c.node.clone(), c.stats),
                 "checkpoint at {} is not the replayed state",
-                at
+                c.at
             );
         }
         let mut tl = Timeline::new(r.clone());
@@ -962,17 +967,17 @@ fn timeline_seek_matches_replay() {
         }
         tl.seek(len);
         prop_assert!(
-            tl.zone() == &r.final_zone,
-            "the end of the timeline is not run.final_zone"
+            tl.node() == &r.final_node && tl.stats() == &r.stats,
+            "the end of the timeline is not run.final_node"
         );
         prop_assert!(
-            rp.at(len) == &r.final_zone,
-            "the replay's end is not run.final_zone"
+            rp.at(len) == &(r.final_node.clone(), r.stats),
+            "the replay's end is not run.final_node"
         );
         // One event at a time back from the end, against replayed states saved on the way.
         let back = back.min(len);
         let mut rp = Replay::new(&r);
-        let mut states: Vec<Zone> = Vec::with_capacity(back as usize + 1);
+        let mut states: Vec<State> = Vec::with_capacity(back as usize + 1);
         states.push(rp.at(len - back).clone());
         for p in len - back + 1..=len {
             states.push(rp.at(p).clone());
@@ -1044,7 +1049,7 @@ fn same_scenario_same_log() {
             prop_assert_eq!(&a.ops, &b.ops);
             prop_assert_eq!(&a.owners, &b.owners);
             prop_assert_eq!(&a.names, &b.names);
-            prop_assert!(a.final_zone == b.final_zone, "final zones differ");
+            prop_assert!(a.final_node == b.final_node, "final zones differ");
             prop_assert!(a.checkpoints == b.checkpoints, "checkpoints differ");
             // Recording changes what is stored, never what happens.
             let c = run(
@@ -1057,7 +1062,7 @@ fn same_scenario_same_log() {
             )
             .map_err(|e| TestCaseError::fail(format!("run: {e}")))?;
             prop_assert!(
-                a.final_zone == c.final_zone,
+                a.final_node == c.final_node,
                 "recording on and off end in different zones"
             );
             prop_assert_eq!(a.owners.len(), c.owners.len());

@@ -17,13 +17,17 @@ fn rebuilt_checkpoints_equal_the_runs_own() {
             let run = buddyscope::parse_valid(b.json)
                 .and_then(|s| buddyscope::Runner::new(s).options(&opts).run())
                 .unwrap();
-            let (checkpoints, final_zone) =
-                rebuild_checkpoints(&run.initial, &run.log.events, &run.ops, budget);
-            let at: Vec<u32> = checkpoints.iter().map(|c| c.0).collect();
-            let want: Vec<u32> = run.checkpoints.iter().map(|c| c.0).collect();
+            let got = rebuild_checkpoints(&run.initial, &run.log.events, &run.ops, budget);
+            let at: Vec<u32> = got.checkpoints.iter().map(|c| c.at).collect();
+            let want: Vec<u32> = run.checkpoints.iter().map(|c| c.at).collect();
             assert_eq!(at, want, "{} (budget {budget})", b.id);
-            assert!(checkpoints == run.checkpoints, "{}: zones differ", b.id);
-            assert!(final_zone == run.final_zone, "{}: final zone differs", b.id);
+            assert!(got.checkpoints == run.checkpoints, "{}: nodes differ", b.id);
+            assert!(
+                got.final_node == run.final_node,
+                "{}: final node differs",
+                b.id
+            );
+            assert_eq!(got.stats, run.stats, "{}: counters differ", b.id);
         }
     }
 }
@@ -55,14 +59,14 @@ fn a_rebuild_in_slices_equals_the_runs_own() {
                 assert_eq!(r.ops_done(), slices * n, "{id}");
             }
             assert_eq!(r.ops_done(), run.ops.len(), "{id}");
-            let (checkpoints, final_zone) = r.finish(&run.log.events);
+            let got = r.finish(&run.log.events);
             assert!(
-                checkpoints == run.checkpoints,
-                "{id}: zones differ (slices of {n})"
+                got.checkpoints == run.checkpoints,
+                "{id}: nodes differ (slices of {n})"
             );
             assert!(
-                final_zone == run.final_zone,
-                "{id}: final zone differs (slices of {n})"
+                got.final_node == run.final_node,
+                "{id}: final node differs (slices of {n})"
             );
         }
     }
@@ -70,7 +74,7 @@ fn a_rebuild_in_slices_equals_the_runs_own() {
 
 /// A run computed elsewhere (the app's worker sends its events, op records, owners and names)
 /// comes back, through `CheckpointRebuild::into_run`, as the run itself: the same op
-/// definitions (from the scenario's program), checkpoints, final zone and lock holds.
+/// definitions (from the scenario's program), checkpoints, final node, counters and lock holds.
 #[test]
 fn a_run_rebuilt_from_its_records_is_the_run() {
     use buddyscope::run::{build, CheckpointRebuild};
@@ -90,11 +94,11 @@ fn a_run_rebuilt_from_its_records_is_the_run() {
             .and_then(|s| buddyscope::Runner::new(s).options(&opts).run())
             .unwrap();
         let start = build(buddyscope::parse_valid(b.json).unwrap());
-        let mut r = CheckpointRebuild::new(&start.engine.zone, budget);
+        let mut r = CheckpointRebuild::new(start.engine.node(), budget);
         r.step(&run.log.events, &run.ops, usize::MAX);
         let back = r.into_run(
             start.scenario,
-            start.engine.zone,
+            start.engine.into_node(),
             run.log.clone(),
             run.ops.clone(),
             run.owners.clone(),
@@ -104,11 +108,12 @@ fn a_run_rebuilt_from_its_records_is_the_run() {
         assert_eq!(back.op_defs, run.op_defs, "{id}");
         assert_eq!(back.owners, run.owners, "{id}");
         assert_eq!(back.lock_holds, run.lock_holds, "{id}");
-        assert!(back.initial == run.initial, "{id}: initial zone differs");
-        assert!(back.checkpoints == run.checkpoints, "{id}: zones differ");
+        assert!(back.initial == run.initial, "{id}: initial node differs");
+        assert!(back.checkpoints == run.checkpoints, "{id}: nodes differ");
         assert!(
-            back.final_zone == run.final_zone,
-            "{id}: final zone differs"
+            back.final_node == run.final_node,
+            "{id}: final node differs"
         );
+        assert_eq!(back.stats, run.stats, "{id}: counters differ");
     }
 }

@@ -43,8 +43,8 @@ fn round_trip(
 ) {
     let trace = explain::trace_text(r);
     let rep = replay_text(s, &trace, &ReplayOptions::default()).unwrap();
-    let want = procfs::pagetypeinfo(&r.final_zone);
-    let got = procfs::pagetypeinfo(&rep.run.final_zone);
+    let want = procfs::pagetypeinfo(&r.final_node);
+    let got = procfs::pagetypeinfo(&rep.run.final_node);
     let tracepoints = |t: &str| {
         t.lines()
             .filter(|l| l.starts_with("mm_"))
@@ -68,8 +68,9 @@ fn round_trip(
         ));
     }
     // Free lists are exact too, order included (every zone of a node).
-    let lists = |node: &buddyscope::mm::Zone| {
+    let lists = |node: &buddyscope::mm::Node| {
         node.zones()
+            .iter()
             .flat_map(|z| {
                 (0..NR_PAGE_ORDERS as u8)
                     .flat_map(|o| MigrateType::ALL.map(|mt| z.free_list_pfns(o, mt)))
@@ -77,7 +78,7 @@ fn round_trip(
             })
             .collect::<Vec<_>>()
     };
-    if lists(&r.final_zone) != lists(&rep.run.final_zone) {
+    if lists(&r.final_node) != lists(&rep.run.final_node) {
         failed.push(format!("{id}: the free lists differ"));
     }
     if rep.divergence_count != 0 || want != got {
@@ -222,8 +223,8 @@ fn a_double_free_is_exactly_one_divergence() {
     ));
     // The page went back and merged: the zone is as booted.
     assert_eq!(
-        procfs::pagetypeinfo(&rep.run.final_zone),
-        procfs::pagetypeinfo(&boot.final_zone)
+        procfs::pagetypeinfo(&rep.run.final_node),
+        procfs::pagetypeinfo(&boot.final_node)
     );
     assert_eq!(rep.run.ops.len(), 5);
 }
@@ -234,7 +235,7 @@ fn the_cpu_column_picks_the_pcp() {
     let text = DOUBLE_FREE.lines().take(5).collect::<Vec<_>>().join("\n");
     let rep = replay_text(&s, &text, &ReplayOptions::default()).unwrap();
     assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
-    let z = &rep.run.final_zone;
+    let z = rep.run.final_node.active();
     assert_eq!((z.pcp()[0].count, z.pcp()[1].count), (0, 1));
 }
 
@@ -299,7 +300,10 @@ fn the_model_agrees_with_its_own_trace() {
         c.frees
     );
     assert_eq!((c.differing, c.first_difference), (0, None));
-    assert_eq!(c.model_nr_free.last(), Some(r.final_zone.nr_free()));
+    assert_eq!(
+        c.model_nr_free.last(),
+        Some(r.final_node.active().nr_free())
+    );
     // Another start state: the same requests now land elsewhere, and the first is reported.
     let mut other = s.clone();
     other.zone.pages = Some(16384);
@@ -320,7 +324,7 @@ fn a_replay_undoes_exactly() {
         let s = scenario::parse(builtin::get(id).unwrap().json).unwrap();
         let r = run(&s);
         let rep = replay_text(&s, &explain::trace_text(&r), &ReplayOptions::default()).unwrap();
-        let mut z = rep.run.final_zone.clone();
+        let mut z = rep.run.final_node.clone();
         for ev in rep.run.log.events.iter().rev() {
             z.unapply(ev);
         }
@@ -373,7 +377,7 @@ fn summary_of_fallback_claim() {
     assert!(sum.fragmentation.len() <= MAX_SAMPLES + 2 && sum.fragmentation.len() > 100);
     assert_eq!(sum.fragmentation[0].line, 0);
     assert!(sum.fragmentation.windows(2).all(|w| w[0].line < w[1].line));
-    let z = &rep.run.final_zone;
+    let z = rep.run.final_node.active();
     let want: Vec<i64> = (0..11).map(|o| fragmentation_index(z, o)).collect();
     assert_eq!(sum.fragmentation.last().unwrap().index.to_vec(), want);
     let m = sum.model.expect("a comparison was made");
@@ -430,7 +434,7 @@ fn four_page_free(flags: &str, batched: bool, split: bool) -> String {
 fn movable_pcp(s: &scenario::Scenario, trace: &str) -> Vec<(u8, Vec<u32>)> {
     let rep = replay_text(s, trace, &ReplayOptions::default()).unwrap();
     assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
-    let z = &rep.run.final_zone;
+    let z = rep.run.final_node.active();
     (0..=3u8)
         .map(|o| {
             (
@@ -535,7 +539,7 @@ fn an_allocation_below_the_head_infers_the_untraced_bulk_take_above_it() {
         (rep.tally.untraced_bulk_takes, rep.tally.untraced_bulk_pages),
         (1, 1)
     );
-    let z = &rep.run.final_zone;
+    let z = rep.run.final_node.active();
     let movable0 = order_to_pindex(MigrateType::Movable, 0);
     assert_eq!(z.pcp_list_pfns(0, movable0), vec![1]);
     // Page 1 went back where the free put it: the bulk take's page, then the free's.
@@ -554,7 +558,7 @@ fn a_traced_allocation_of_an_inferred_bulk_page_takes_it_over() {
     t += &kline("bash-1234", 0, ".....", 40, &free0(1));
     let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
     assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
-    let z = &rep.run.final_zone;
+    let z = rep.run.final_node.active();
     assert_eq!(
         z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0)),
         vec![1]
@@ -584,7 +588,7 @@ fn a_second_free_of_a_page_above_another_is_an_untraced_bulk_take() {
         (rep.tally.untraced_bulk_takes, rep.tally.untraced_bulk_pages),
         (1, 1)
     );
-    let z = &rep.run.final_zone;
+    let z = rep.run.final_node.active();
     assert_eq!(
         z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0)),
         vec![1, 0]
@@ -736,7 +740,7 @@ fn freed_pages_the_buddy_hands_out_went_straight_to_the_buddy() {
     .unwrap();
     assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
     assert_eq!(rep.tally.freed_straight_to_buddy, 4);
-    let z = &rep.run.final_zone;
+    let z = rep.run.final_node.active();
     assert!(z
         .pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0))
         .is_empty());
@@ -778,7 +782,7 @@ fn a_free_interrupting_a_refill_goes_straight_to_the_buddy() {
     let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
     assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
     assert_eq!(rep.tally.freed_straight_to_buddy, 1);
-    let z = &rep.run.final_zone;
+    let z = rep.run.final_node.active();
     assert_eq!(
         z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0)),
         vec![0x201]

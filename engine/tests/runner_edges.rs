@@ -47,7 +47,7 @@ fn vfree_after_a_partial_pfn_free_never_double_frees() {
         {"op":"vfree","ref":"n1","method":"per_page"},
         {"op":"alloc_contig_range","pfn":3824,"nr_pages":1,"as":"n8"}]}"#,
     );
-    let z = &r.final_zone;
+    let z = r.final_node.active();
     assert!(z.nr_free_pages() + z.pcp_pages() <= 4096);
 }
 
@@ -68,5 +68,5 @@ fn pfn_free_of_an_unsplit_head_frees_only_the_head() {
         "{}",
         r.ops[2].outcome
     );
-    assert_eq!(r.final_zone.nr_free_pages(), 4096 - 7);
+    assert_eq!(r.final_node.active().nr_free_pages(), 4096 - 7);
 }

@@ -31,7 +31,7 @@ fn a_snapshot_places_every_block_exactly() {
     let r = Runner::new(ValidScenario::new(s.clone()).unwrap())
         .run()
         .unwrap();
-    let z = &r.final_zone;
+    let z = r.final_node.active();
     assert_eq!((z.cfg().start_pfn, z.pages()), (0x100000, 2048));
     assert_eq!(z.free_list_pfns(0, MigrateType::Movable), vec![3, 1]);
     assert_eq!(z.free_list_pfns(3, MigrateType::Unmovable), vec![520]);
@@ -43,7 +43,7 @@ fn a_snapshot_places_every_block_exactly() {
     assert_eq!(z.pb_mt(3), MigrateType::Reclaimable);
     assert_eq!(z.nr_free_pages(), 2 + 8 + 512);
     // Every other page is allocated: /proc shows only the buddy blocks.
-    let pti = procfs::pagetypeinfo(z);
+    let pti = procfs::pagetypeinfo(&r.final_node);
     assert!(
         pti.contains("Number of blocks type     Unmovable      Movable  Reclaimable"),
         "{pti}"
@@ -119,7 +119,7 @@ fn a_trace_replays_on_a_snapshot() {
             (5, DivergenceKind::DrainMigratetype)
         ]
     );
-    let z = &rep.run.final_zone;
+    let z = rep.run.final_node.active();
     assert_eq!((z.pcp()[0].count, z.pcp()[1].count), (0, 0));
     assert_eq!(z.free_list_pfns(0, MigrateType::Movable), vec![1]);
     // The drained order-9 block went to the buddy as its pageblock's type (Reclaimable) and

@@ -16,24 +16,24 @@ const M: MigrateType = MigrateType::Movable;
 #[test]
 fn first_unmovable_allocation_claims_block_0_and_refills_63() {
     let mut e = fresh_1g();
-    assert_eq!(e.zone.free_list_pfns(10, M).len(), 256);
+    assert_eq!(e.zone().free_list_pfns(10, M).len(), 256);
     let p = e.alloc_pages(GFP_KERNEL, 0, 0, 1, false);
     assert_eq!(p, Some(0));
-    let pcp = &e.zone.pcp()[0];
+    let pcp = &e.zone().pcp()[0];
     assert_eq!(pcp.high, 7103);
     assert_eq!(pcp.alloc_factor, 1);
     assert_eq!(pcp.count, 62);
     assert_eq!(
-        e.zone.pcp_list_pfns(0, order_to_pindex(U, 0)),
+        e.zone().pcp_list_pfns(0, order_to_pindex(U, 0)),
         (1..63).collect::<Vec<_>>()
     );
-    assert_eq!(e.zone.free_list_pfns(0, U), vec![63]);
+    assert_eq!(e.zone().free_list_pfns(0, U), vec![63]);
     for (o, pfn) in [(6, 64), (7, 128), (8, 256), (9, 512)] {
-        assert_eq!(e.zone.free_list_pfns(o, U), vec![pfn], "order {o}");
+        assert_eq!(e.zone().free_list_pfns(o, U), vec![pfn], "order {o}");
     }
-    assert_eq!(e.zone.pb_mt(0), U);
-    assert_eq!(e.zone.pb_mt(1), U);
-    assert_eq!(e.zone.pb_mt(2), M);
+    assert_eq!(e.zone().pb_mt(0), U);
+    assert_eq!(e.zone().pb_mt(1), U);
+    assert_eq!(e.zone().pb_mt(2), M);
     // The extfrag trace: alloc_order 0, fallback_order 10, change_ownership 1.
     let extfrag: Vec<_> = e
         .log
@@ -55,13 +55,13 @@ fn first_unmovable_allocation_claims_block_0_and_refills_63() {
             change_ownership: true
         }]
     );
-    check_invariants(&e.zone).unwrap();
+    check_invariants(e.zone()).unwrap();
 
     // Then __free_pages(pfn 0): front of the same pcp list, count 63, no drain.
     e.free_pages(0, 0, 0);
-    assert_eq!(e.zone.pcp()[0].count, 63);
-    assert_eq!(e.zone.pcp_list_pfns(0, 0), (0..63).collect::<Vec<_>>());
-    check_invariants(&e.zone).unwrap();
+    assert_eq!(e.zone().pcp()[0].count, 63);
+    assert_eq!(e.zone().pcp_list_pfns(0, 0), (0..63).collect::<Vec<_>>());
+    check_invariants(e.zone()).unwrap();
 }
 
 /// §3.8: draining that pcp merges everything back into 0/o10 at the head of the Unmovable
@@ -73,14 +73,14 @@ fn draining_the_pcp_merges_back_to_order_10() {
     e.free_pages(0, 0, 0);
     e.log.events.clear();
     e.drain_pages_zone(0);
-    assert_eq!(e.zone.pcp()[0].count, 0);
-    assert_eq!(e.zone.free_list_pfns(10, U), vec![0]);
-    assert_eq!(e.zone.free_list_pfns(10, M).len(), 255);
-    assert_eq!(e.zone.free_list_pfns(10, M)[0], 1024);
-    assert_eq!(e.zone.pb_mt(0), U);
-    assert_eq!(e.zone.pb_mt(1), U);
+    assert_eq!(e.zone().pcp()[0].count, 0);
+    assert_eq!(e.zone().free_list_pfns(10, U), vec![0]);
+    assert_eq!(e.zone().free_list_pfns(10, M).len(), 255);
+    assert_eq!(e.zone().free_list_pfns(10, M)[0], 1024);
+    assert_eq!(e.zone().pb_mt(0), U);
+    assert_eq!(e.zone().pb_mt(1), U);
     for o in 0..10 {
-        assert!(e.zone.free_list_pfns(o, U).is_empty(), "order {o}");
+        assert!(e.zone().free_list_pfns(o, U).is_empty(), "order {o}");
     }
     // Placement of the first blocks: 62 merges with 63 → 62/o1 head; 61 → tail; …
     let adds: Vec<(u32, u8, bool)> = e
@@ -106,7 +106,7 @@ fn draining_the_pcp_merges_back_to_order_10() {
             (56, 3, false)
         ]
     );
-    check_invariants(&e.zone).unwrap();
+    check_invariants(e.zone()).unwrap();
 }
 
 /// §5.4 (new behaviour): pfn=1000, n=100 → 1000/o3 pcp, 1008/o4 buddy, 1024/o6 buddy,
@@ -117,7 +117,7 @@ fn chunked_free_of_an_unaligned_range() {
     p.kernel = Kernel::V7_2;
     let mut e = boot_engine(&p);
     assert!(e.alloc_contig_range(1000, 100, 7));
-    check_invariants(&e.zone).unwrap();
+    check_invariants(e.zone()).unwrap();
     e.log.events.clear();
     e.free_contig_range_chunked(1000, 100, 0);
     let frees: Vec<(u32, u8)> = e
@@ -145,11 +145,11 @@ fn chunked_free_of_an_unaligned_range() {
     );
     // Orders 3 and 2 sit on pcp lists of the pageblock's type (Movable).
     assert_eq!(
-        e.zone.pcp_list_pfns(0, order_to_pindex(M, 3)),
+        e.zone().pcp_list_pfns(0, order_to_pindex(M, 3)),
         vec![1088, 1000]
     );
-    assert_eq!(e.zone.pcp_list_pfns(0, order_to_pindex(M, 2)), vec![1096]);
-    check_invariants(&e.zone).unwrap();
+    assert_eq!(e.zone().pcp_list_pfns(0, order_to_pindex(M, 2)), vec![1096]);
+    check_invariants(e.zone()).unwrap();
 }
 
 /// §5.1 old behaviour: 100 order-0 frees; the pcp list front ends with 1099.
@@ -158,11 +158,11 @@ fn per_page_free_of_an_unaligned_range() {
     let mut e = fresh_1g();
     assert!(e.alloc_contig_range(1000, 100, 7));
     e.free_contig_range_per_page(1000, 100, 0);
-    let l = e.zone.pcp_list_pfns(0, order_to_pindex(M, 0));
+    let l = e.zone().pcp_list_pfns(0, order_to_pindex(M, 0));
     assert_eq!(l.len(), 100);
     assert_eq!(l[0], 1099);
     assert_eq!(l[99], 1000);
-    check_invariants(&e.zone).unwrap();
+    check_invariants(e.zone()).unwrap();
 }
 
 /// Order attempts of the page-array vmalloc and of the data pages.
@@ -181,7 +181,7 @@ fn vmalloc_orders(kernel: Kernel, pages: u32) -> Attempts {
     );
     assert!(ok);
     assert_eq!(area.pages.len() as u32, pages);
-    check_invariants(&e.zone).unwrap();
+    check_invariants(e.zone()).unwrap();
     let arr = area.array.map(|a| a.attempts).unwrap_or_default();
     (arr, area.attempts)
 }
@@ -214,7 +214,7 @@ fn vmalloc_50_on_a_fresh_zone() {
     assert!(ok);
     let b = area.pages[0];
     assert_eq!(area.pages, (b..b + 50).collect::<Vec<_>>());
-    let l = e.zone.pcp_list_pfns(0, order_to_pindex(U, 1));
+    let l = e.zone().pcp_list_pfns(0, order_to_pindex(U, 1));
     assert_eq!(l.len(), 30);
     assert_eq!(l[0], b + 50);
     assert_eq!(*l.last().unwrap(), b + 108);
@@ -235,8 +235,8 @@ fn vmalloc_steps_down_and_never_back_up() {
         e.free_contig_range_chunked(pfn, 8, 0);
     }
     e.drain_pages_zone(0);
-    assert!(e.zone.nr_free()[3] >= 64);
-    assert_eq!(e.zone.nr_free()[4..].iter().sum::<u64>(), 0);
+    assert!(e.zone().nr_free()[3] >= 64);
+    assert_eq!(e.zone().nr_free()[4..].iter().sum::<u64>(), 0);
     let (area, ok) = e.vmalloc(
         50,
         VmallocStrategy::LargeOrder,
@@ -260,5 +260,5 @@ fn vmalloc_steps_down_and_never_back_up() {
             (1, true)
         ]
     );
-    check_invariants(&e.zone).unwrap();
+    check_invariants(e.zone()).unwrap();
 }

@@ -53,16 +53,16 @@ fn a_two_zone_run_falls_back_and_rewinds_exactly() {
         .count();
     assert!(switches > 0);
     // Rewind: unapplying every event from the final state gives the initial state back.
-    let mut z = run.final_zone.clone();
+    let mut z = run.final_node.clone();
     for ev in run.log.events.iter().rev() {
         z.unapply(ev);
     }
     assert_eq!(z.first_difference(&run.initial), None);
     assert_eq!(z, run.initial);
     // Every op ends in the home (highest) zone.
-    assert_eq!(run.final_zone.active_index(), 1);
+    assert_eq!(run.final_node.active_index(), 1);
     // Everything was freed and drained: each zone is whole again.
-    let bi = procfs::buddyinfo(&run.final_zone);
+    let bi = procfs::buddyinfo(&run.final_node);
     assert_eq!(bi.lines().count(), 2, "{bi}");
     assert!(bi.starts_with("Node 0, zone    DMA32 "), "{bi}");
     assert!(bi
@@ -70,7 +70,7 @@ fn a_two_zone_run_falls_back_and_rewinds_exactly() {
         .nth(1)
         .unwrap()
         .starts_with("Node 0, zone   Normal "));
-    for z in run.final_zone.zones() {
+    for z in run.final_node.zones() {
         assert_eq!(z.nr_free_pages(), 4096);
     }
 }
@@ -87,7 +87,7 @@ fn proc_outputs_list_every_zone_in_the_kernels_order() {
                 .run()
         })
         .expect("runs");
-    let pti = procfs::pagetypeinfo(&run.final_zone);
+    let pti = procfs::pagetypeinfo(&run.final_node);
     let rows: Vec<&str> = pti
         .lines()
         .filter(|l| l.starts_with("Node    0, zone"))
@@ -101,7 +101,7 @@ fn proc_outputs_list_every_zone_in_the_kernels_order() {
         .filter(|l| l.starts_with("Node 0, zone"))
         .collect();
     assert_eq!(counts.len(), 2);
-    let zi = procfs::zoneinfo(&run.final_zone);
+    let zi = procfs::zoneinfo(&run.final_node);
     // DMA32's reserve against Normal and Movable requests: 4096 / 256 = 16.
     assert!(
         zi.contains("        protection: (0, 0, 16, 16, 16)"),
@@ -196,7 +196,7 @@ fn one_entry_in_zones_is_the_one_zone_model() {
         buddyscope::explain::trace_text(&a),
         buddyscope::explain::trace_text(&b)
     );
-    assert_eq!(a.final_zone, b.final_zone);
+    assert_eq!(a.final_node, b.final_node);
 }
 
 mod prop {
@@ -284,7 +284,7 @@ mod prop {
             });
             let run = buddyscope::parse_valid(&doc.to_string()).and_then(|s| buddyscope::Runner::new(s).run()).expect("runs");
             let initial = run.initial.clone();
-            let fin = run.final_zone.clone();
+            let fin = run.final_node.clone();
             let ends: Vec<u32> = run.ops.iter().map(|o| o.end).collect();
             let mut tl = Timeline::new(run);
             for (i, &end) in ends.iter().enumerate() {
@@ -325,9 +325,19 @@ fn a_whole_machines_pagetypeinfo_imports_as_a_node() {
                 .run()
         })
         .expect("imports");
-    let names: Vec<&str> = run.initial.zones().map(|z| z.cfg().name.as_str()).collect();
+    let names: Vec<&str> = run
+        .initial
+        .zones()
+        .iter()
+        .map(|z| z.cfg().name.as_str())
+        .collect();
     assert_eq!(names, ["DMA", "DMA32", "Normal"]);
-    let starts: Vec<u64> = run.initial.zones().map(|z| z.cfg().start_pfn).collect();
+    let starts: Vec<u64> = run
+        .initial
+        .zones()
+        .iter()
+        .map(|z| z.cfg().start_pfn)
+        .collect();
     assert_eq!(starts, [0, 0x1000, 0x10_0000]);
     let got = procfs::pagetypeinfo(&run.initial);
     let rows = |t: &str| -> Vec<String> {
@@ -478,12 +488,12 @@ fn vmalloc_spills_into_dma32_and_vfree_frees_each_page_to_its_zone() {
             })
             .count();
         assert!(switches_to_dma32 > 0, "{kernel} {strategy}");
-        let mut z = run.final_zone.clone();
+        let mut z = run.final_node.clone();
         for ev in run.log.events.iter().rev() {
             z.unapply(ev);
         }
         assert_eq!(z, run.initial, "{kernel} {strategy} {method}");
-        for (zone, pages) in run.final_zone.zones().zip([8192, 4096]) {
+        for (zone, pages) in run.final_node.zones().iter().zip([8192, 4096]) {
             assert_eq!(
                 zone.nr_free_pages(),
                 pages,
@@ -545,12 +555,12 @@ fn alloc_contig_range_in_dma32_migrates_into_normal_and_the_names_follow() {
                 rec.outcome
             );
         }
-        let mut z = run.final_zone.clone();
+        let mut z = run.final_node.clone();
         for ev in run.log.events.iter().rev() {
             z.unapply(ev);
         }
         assert_eq!(z, run.initial, "{kernel}");
-        for zone in run.final_zone.zones() {
+        for zone in run.final_node.zones() {
             assert_eq!(zone.nr_free_pages(), 4096, "{kernel}: every page back");
             buddyscope::mm::check_invariants(zone).unwrap();
         }
@@ -598,8 +608,9 @@ fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
             "{kernel}: {:?}",
             rep.divergences.first().map(|d| d.to_string())
         );
-        let lists = |node: &buddyscope::mm::Zone| {
+        let lists = |node: &buddyscope::mm::Node| {
             node.zones()
+                .iter()
                 .map(|z| {
                     (0..11u8)
                         .flat_map(|o| {
@@ -610,13 +621,13 @@ fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
                 .collect::<Vec<_>>()
         };
         assert_eq!(
-            lists(&rep.run.final_zone),
-            lists(&run.final_zone),
+            lists(&rep.run.final_node),
+            lists(&run.final_node),
             "{kernel}"
         );
         assert_eq!(
-            procfs::pagetypeinfo(&rep.run.final_zone),
-            procfs::pagetypeinfo(&run.final_zone)
+            procfs::pagetypeinfo(&rep.run.final_node),
+            procfs::pagetypeinfo(&run.final_node)
         );
         // `--compare-model` re-issues the requests to a node of the same zones: the first
         // requests (before any vmalloc, whose bulk pages have no mm_page_alloc) get the
@@ -644,6 +655,6 @@ fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
     let line = "x-1 [000] ..... 1.0: mm_page_alloc: page=0 pfn=0x1000 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n";
     let rep = replay_text(&s, line, &ReplayOptions::default()).unwrap();
     assert_eq!(rep.divergence_count, 0, "{:?}", rep.divergences);
-    assert_eq!(rep.run.final_zone.zone_at(0).nr_free_pages(), 4095);
-    assert_eq!(rep.run.final_zone.zone_at(1).nr_free_pages(), 4096);
+    assert_eq!(rep.run.final_node.zone(0).nr_free_pages(), 4095);
+    assert_eq!(rep.run.final_node.zone(1).nr_free_pages(), 4096);
 }

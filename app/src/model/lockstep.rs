@@ -253,7 +253,7 @@ mod tests {
                         })
                         .run()
                         .unwrap();
-                    let (z, want) = (t.zone(), &cut.final_zone);
+                    let (z, want) = (t.zone(), cut.final_node.active());
                     assert_eq!(z.nr_free(), want.nr_free(), "{} {side:?} op {k}", b.id);
                     for o in 0..buddyscope::mm::NR_PAGE_ORDERS as u8 {
                         for mt in buddyscope::mm::MigrateType::ALL {

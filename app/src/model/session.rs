@@ -317,7 +317,7 @@ mod tests {
         let m = RunMemory::of(&t.run);
         assert!(m.trace >= t.run.log.events.min_bytes() as u64, "{m:?}");
         assert!(
-            m.total >= m.trace + 2 * u64::from(t.run.initial.pages()) * 16,
+            m.total >= m.trace + 2 * u64::from(t.run.initial.active().pages()) * 16,
             "{m:?}"
         );
     }

@@ -111,7 +111,7 @@ pub fn here(m: &Model) -> Option<usize> {
 /// this zone instead, the one its caption talks about.
 pub fn worked_zone(t: &Timeline) -> Option<usize> {
     let node = t.node();
-    if node.nr_zones() < 2 {
+    if !node.several_zones() {
         return None;
     }
     let mut cur = node.active_index();

@@ -173,7 +173,7 @@ pub fn cost_groups(run: &Run) -> (Vec<CostGroup>, usize) {
 /// `nr_free` after `i` ops (0: the initial state).
 pub fn nr_free_after(run: &Run, i: usize) -> &[u64; ORDERS] {
     if i == 0 {
-        run.initial.nr_free()
+        run.initial.active().nr_free()
     } else {
         &run.ops[i - 1].nr_free_after
     }
@@ -186,7 +186,7 @@ pub fn nr_free_after_in(run: &Run, i: usize, zone: Option<usize>) -> &[u64; ORDE
     match zone {
         Some(z) if z < run.initial.nr_zones() => {
             if i == 0 {
-                run.initial.zone_at(z).nr_free()
+                run.initial.zone(z).nr_free()
             } else {
                 run.ops[i - 1]
                     .nr_free_after_zones
@@ -202,12 +202,12 @@ pub fn nr_free_after_in(run: &Run, i: usize, zone: Option<usize>) -> &[u64; ORDE
 /// by name; `None` on a node of one zone.
 pub fn chart_zone_name(t: &Timeline) -> Option<String> {
     let node = &t.run.initial;
-    (node.nr_zones() > 1).then(|| {
+    node.several_zones().then(|| {
         let z = t
             .view_zone()
             .filter(|&z| z < node.nr_zones())
             .unwrap_or(node.nr_zones() - 1);
-        node.zone_at(z).cfg().name.clone()
+        node.zone(z).cfg().name.clone()
     })
 }
 
@@ -856,7 +856,7 @@ mod tests {
         assert!(groups[0].cost.pcp_ops > 100 * groups[2].cost.pcp_ops);
         assert_eq!(groups[0].cost.pages_prepared, groups[2].cost.pages_prepared);
         let sum: u64 = groups.iter().map(|g| g.cost.pcp_ops).sum();
-        assert_eq!(sum, s.timeline.run.final_zone.stats().pcp_ops);
+        assert_eq!(sum, s.timeline.run.stats.pcp_ops);
         assert_eq!(groups[2].last_op, s.timeline.run.ops.len() - 1);
     }
 
@@ -899,7 +899,7 @@ mod tests {
                 assert_eq!(frag.is_none(), free_at_or_above > 0, "order {o}");
             }
         }
-        assert_eq!(&view_model(&t).nr_free, t.run.final_zone.nr_free());
+        assert_eq!(&view_model(&t).nr_free, t.run.final_node.active().nr_free());
     }
 
     /// A node of several zones: the charts follow the zone tab, like the map and the free
@@ -914,15 +914,11 @@ mod tests {
             t.set_view_zone(zone);
             t.seek(0);
             let z = zone.unwrap_or(1);
-            assert_eq!(&view_model(&t).nr_free, t.node().zone_at(z).nr_free());
+            assert_eq!(&view_model(&t).nr_free, t.node().zone(z).nr_free());
             for &end in &ends {
                 t.seek(end);
                 let m = view_model(&t);
-                assert_eq!(
-                    &m.nr_free,
-                    t.node().zone_at(z).nr_free(),
-                    "zone {z} at {end}"
-                );
+                assert_eq!(&m.nr_free, t.node().zone(z).nr_free(), "zone {z} at {end}");
                 differ |= zone == Some(0) && m.nr_free != t.run.ops[m.done - 1].nr_free_after;
             }
         }

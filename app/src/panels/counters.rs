@@ -46,7 +46,6 @@ pub fn view_model(t: &Timeline) -> CountersModel {
     let z = t.zone();
     // The cost counters are the run's (the node's), whichever zone is shown.
     let mut rows: Vec<CounterRow> = t
-        .node()
         .stats()
         .iter()
         .map(|(d, v)| CounterRow {
@@ -222,8 +221,7 @@ mod tests {
         let n = t.len();
         t.seek(n);
         let end = view_model(&t);
-        let z = &t.run.final_zone;
-        for (d, v) in z.stats().iter() {
+        for (d, v) in t.run.stats.iter() {
             let row = end.rows.iter().find(|r| r.name == d.name).unwrap();
             assert_eq!(row.value, v as i64, "{}", d.name);
             assert_eq!(row.help, d.help);
@@ -236,6 +234,7 @@ mod tests {
             &Stats::DEFS.iter().map(|d| d.name).collect::<Vec<_>>()
         );
         let get = |name: &str| end.rows.iter().find(|r| r.name == name).unwrap().value;
+        let z = t.run.final_node.active();
         assert_eq!(get("nr_free_pages"), z.nr_free_pages());
         assert_eq!(get("watermark_boost"), z.watermark_boost());
         let changed = end.changed_since(&start);

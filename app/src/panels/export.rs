@@ -118,16 +118,17 @@ pub fn empty_export(t: &Timeline, what: TextExport) -> Option<String> {
 
 /// The engine's text for an export, at the cursor.
 pub fn text_export(t: &Timeline, id: &str, what: TextExport) -> ExportFile {
-    let z = t.zone();
+    // The node, every zone of it, as the kernel's /proc files and the CLI print it.
+    let node = t.node();
     let (stem, base) = (file_stem(t, id), file_base(t, id));
     match what {
         TextExport::Buddyinfo => ExportFile {
             name: format!("{stem}-buddyinfo.txt"),
-            text: procfs::buddyinfo(z),
+            text: procfs::buddyinfo(node),
         },
         TextExport::Pagetypeinfo => ExportFile {
             name: format!("{stem}-pagetypeinfo.txt"),
-            text: procfs::pagetypeinfo(z),
+            text: procfs::pagetypeinfo(node),
         },
         TextExport::Trace { whole: true } => ExportFile {
             name: format!("{base}-trace.txt"),
@@ -783,11 +784,11 @@ mod tests {
                     .run()
                     .unwrap();
                 let bi = text_export(&t, id, TextExport::Buddyinfo);
-                assert_eq!(bi.text, procfs::buddyinfo(&cli.final_zone), "{id} K={k}");
+                assert_eq!(bi.text, procfs::buddyinfo(&cli.final_node), "{id} K={k}");
                 assert_eq!(bi.name, format!("{id}-op{k}-buddyinfo.txt"));
                 assert_eq!(
                     text_export(&t, id, TextExport::Pagetypeinfo).text,
-                    procfs::pagetypeinfo(&cli.final_zone)
+                    procfs::pagetypeinfo(&cli.final_node)
                 );
                 assert_eq!(
                     text_export(&t, id, TextExport::Trace { whole: false }).text,

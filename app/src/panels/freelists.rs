@@ -249,7 +249,8 @@ mod tests {
         let m = view_model(&t);
         let buddyinfo: u64 = t
             .run
-            .final_zone
+            .final_node
+            .active()
             .nr_free()
             .iter()
             .enumerate()

@@ -73,11 +73,11 @@ fn block_words(t: &Timeline, e: &PageHistoryEntry) -> String {
 /// The history of zone page `idx` in the run of `t`, grouped by op, marking the cursor.
 pub fn view_model(t: &Timeline, idx: u32) -> HistoryModel {
     let run = &t.run;
-    if idx >= run.initial.pages() {
+    if idx >= run.initial.active().pages() {
         return HistoryModel::default();
     }
     let entries = page_history(run, idx);
-    let ctx = Ctx::of(&run.initial);
+    let ctx = Ctx::of(run.initial.active());
     let mut groups: Vec<OpGroup> = Vec::new();
     let mut last_op = None;
     for e in entries.iter().take(MAX_ROWS) {

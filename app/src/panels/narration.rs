@@ -38,7 +38,7 @@ fn is_bookkeeping(k: EventKind) -> bool {
 
 /// The zone's name in a node of several zones (`zone 1` if it has none).
 fn zone_name(t: &Timeline, i: usize) -> String {
-    let name = &t.node().zone_at(i).cfg().name;
+    let name = &t.node().zone(i).cfg().name;
     if name.is_empty() {
         format!("zone {i}")
     } else {
@@ -64,7 +64,7 @@ fn event_words(t: &Timeline, ev: &Event) -> String {
             }
         }
         // The zone being worked on (not a zone picked with the tabs): its pfns.
-        _ => narrate(&Ctx::of(t.node()), &t.run.log, ev),
+        _ => narrate(&Ctx::of(t.node().active()), &t.run.log, ev),
     }
 }
 
@@ -82,7 +82,7 @@ fn op_done_words(t: &Timeline, i: usize) -> String {
         .find(|e| e.is_visible() && !is_bookkeeping(e.kind()));
     if let Some(e) = last {
         s.push_str(" The last change: ");
-        s.push_str(&narrate(&Ctx::of(t.node()), &t.run.log, e));
+        s.push_str(&narrate(&Ctx::of(t.node().active()), &t.run.log, e));
         s.push('.');
     }
     s

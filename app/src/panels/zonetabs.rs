@@ -24,11 +24,12 @@ pub struct ZoneTab {
 /// The tabs at the cursor; empty for a node of one zone.
 pub fn view_model(t: &Timeline) -> Vec<ZoneTab> {
     let node = t.node();
-    if node.nr_zones() < 2 {
+    if !node.several_zones() {
         return Vec::new();
     }
     let shown = t.view_zone().unwrap_or(node.active_index());
     node.zones()
+        .iter()
         .enumerate()
         .map(|(i, z)| ZoneTab {
             index: i,
@@ -130,7 +131,7 @@ mod tests {
                 .run()
                 .expect("runs"),
         );
-        let names = |t: &Timeline, i: usize| t.node().zone_at(i).cfg().name.clone();
+        let names = |t: &Timeline, i: usize| t.node().zone(i).cfg().name.clone();
         t.seek(t.op(29).end);
         assert_eq!(names(&t, worked_zone(&t).unwrap()), "Normal");
         t.seek(t.op(30).end);

@@ -7,8 +7,8 @@
 //! form (varint integers: an event is about 8 bytes on the wire against 16 in memory, a
 //! call 1). The zone states are not: a zone copy is ~20 bytes a page on the wire (5 MB for
 //! the default 1 GiB zone, 26 of them in its run: 142 MB), while the page rebuilds them cheaply:
-//! the initial zone with `setup::build` (what a small run does anyway), the checkpoints and the
-//! final zone by applying the events once ([`CheckpointRebuild`], no allocator logic); the
+//! the initial node with `setup::build` (what a small run does anyway), the checkpoints and the
+//! final node by applying the events once ([`CheckpointRebuild`], no allocator logic); the
 //! scenario is the text the page already read to cost the run, and the op definitions come
 //! from its program. [`CheckpointRebuild::into_run`] assembles the run as the runner does.
 //!
@@ -20,10 +20,10 @@
 //!
 //! Measured (release wasm, headless Chromium, 2 cores): see docs/app.md, "Long runs and limits".
 
-use buddyscope::mm::Zone;
 use buddyscope::mm::{Event, EventLog, Trace};
 use buddyscope::run::{CheckpointRebuild, OpRecord, OwnerInfo, Run};
 use buddyscope::scenario::ValidScenario;
+use buddyscope::Node;
 use serde::{Deserialize, Serialize};
 
 /// The wire form's head, borrowed for encoding: what is not one record a piece, and how many
@@ -77,7 +77,7 @@ pub fn encode_run(run: &Run) -> Vec<u8> {
 pub struct DecodeTimes {
     /// postcard → the event log and records, all slices together.
     pub decode: f64,
-    /// `setup::build` of the initial zone.
+    /// `setup::build` of the initial node.
     pub build: f64,
     /// [`CheckpointRebuild`]: every event applied once, the zone copies taken.
     pub rebuild: f64,
@@ -189,7 +189,7 @@ impl RunDecoder {
         Ok(r.finish())
     }
 
-    /// Reads what is left, builds the initial zone from `valid` and starts rebuilding the zone
+    /// Reads what is left, builds the initial node from `valid` and starts rebuilding the node
     /// states from the events ([`Rebuilding`]).
     pub fn rebuild(
         mut self,
@@ -203,7 +203,7 @@ impl RunDecoder {
         }
         let t1 = clock();
         let start = buddyscope::run::build(valid);
-        let initial = start.engine.zone;
+        let initial = start.engine.into_node();
         let times = DecodeTimes {
             decode: self.decode_ms,
             build: clock() - t1,
@@ -221,12 +221,12 @@ impl RunDecoder {
     }
 }
 
-/// A decoded run whose checkpoints and final zone are being rebuilt from its events
+/// A decoded run whose checkpoints and final node are being rebuilt from its events
 /// ([`CheckpointRebuild`]), a slice at a time like the decoding.
 pub struct Rebuilding {
     rebuild: CheckpointRebuild,
     scenario: ValidScenario,
-    initial: Zone,
+    initial: Node,
     events: Trace,
     ops: Vec<OpRecord>,
     head: Head,
@@ -302,7 +302,7 @@ mod tests {
     use buddyscope::run::{Runner, Timeline};
     use buddyscope::scenario::parse_valid;
 
-    /// The decoded run is the run: same records, same zone states (checkpoints, final zone,
+    /// The decoded run is the run: same records, same node states (checkpoints, final node,
     /// and a timeline seeking through it).
     #[test]
     fn a_run_round_trips() {
@@ -328,7 +328,8 @@ mod tests {
             assert_eq!(back.owners, run.owners, "{id}");
             assert_eq!(back.names, run.names, "{id}");
             assert!(back.initial == run.initial, "{id}");
-            assert!(back.final_zone == run.final_zone, "{id}");
+            assert!(back.final_node == run.final_node, "{id}");
+            assert_eq!(back.stats, run.stats, "{id}");
             assert!(back.checkpoints == run.checkpoints, "{id}");
             let (mut a, mut z) = (Timeline::new(run), Timeline::new(back));
             let n = a.len();

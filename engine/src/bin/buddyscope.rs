@@ -367,22 +367,22 @@ fn main() -> ExitCode {
                 Err(e) => return fail(&format!("{file}: {e}")),
             };
             let out = match format {
-                Format::Buddyinfo => procfs::buddyinfo(&r.final_zone),
-                Format::Pagetypeinfo => procfs::pagetypeinfo(&r.final_zone),
-                Format::Zoneinfo => procfs::zoneinfo(&r.final_zone),
-                Format::Vmstat => procfs::vmstat_compaction(&r.final_zone),
-                Format::UnusableIndex => procfs::unusable_index(&r.final_zone),
-                Format::ExtfragIndex => procfs::extfrag_index(&r.final_zone),
+                Format::Buddyinfo => procfs::buddyinfo(&r.final_node),
+                Format::Pagetypeinfo => procfs::pagetypeinfo(&r.final_node),
+                Format::Zoneinfo => procfs::zoneinfo(&r.final_node),
+                Format::Vmstat => procfs::vmstat_compaction(&r.final_node, &r.stats),
+                Format::UnusableIndex => procfs::unusable_index(&r.final_node),
+                Format::ExtfragIndex => procfs::extfrag_index(&r.final_node),
                 Format::FallbackMatrix => match matrix.print(&r) {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
                 },
                 Format::MixedPageblocks => buddyscope::explain::pollution::text(
-                    &r.final_zone,
-                    &buddyscope::explain::pollution::mixed_pageblocks(&r, &r.final_zone),
+                    &r.final_node,
+                    &buddyscope::explain::pollution::mixed_pageblocks(&r, &r.final_node),
                 ),
                 Format::Polluters => buddyscope::explain::pollution::polluters_text(
-                    &buddyscope::explain::pollution::polluters(&r, &r.final_zone, None),
+                    &buddyscope::explain::pollution::polluters(&r, &r.final_node, None),
                 ),
                 Format::Trace => buddyscope::trace_text(&r),
                 Format::Json => report::json(&r),
@@ -515,24 +515,24 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let out = match format {
-                Format::Buddyinfo => procfs::buddyinfo(&r.run.final_zone),
-                Format::Pagetypeinfo => procfs::pagetypeinfo(&r.run.final_zone),
-                Format::Zoneinfo => procfs::zoneinfo(&r.run.final_zone),
-                Format::Vmstat => procfs::vmstat_compaction(&r.run.final_zone),
-                Format::UnusableIndex => procfs::unusable_index(&r.run.final_zone),
-                Format::ExtfragIndex => procfs::extfrag_index(&r.run.final_zone),
+                Format::Buddyinfo => procfs::buddyinfo(&r.run.final_node),
+                Format::Pagetypeinfo => procfs::pagetypeinfo(&r.run.final_node),
+                Format::Zoneinfo => procfs::zoneinfo(&r.run.final_node),
+                Format::Vmstat => procfs::vmstat_compaction(&r.run.final_node, &r.run.stats),
+                Format::UnusableIndex => procfs::unusable_index(&r.run.final_node),
+                Format::ExtfragIndex => procfs::extfrag_index(&r.run.final_node),
                 Format::FallbackMatrix => match matrix.print(&r.run) {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
                 },
                 Format::MixedPageblocks => buddyscope::explain::pollution::text(
-                    &r.run.final_zone,
-                    &buddyscope::explain::pollution::mixed_pageblocks(&r.run, &r.run.final_zone),
+                    &r.run.final_node,
+                    &buddyscope::explain::pollution::mixed_pageblocks(&r.run, &r.run.final_node),
                 ),
                 Format::Polluters => buddyscope::explain::pollution::polluters_text(
                     &buddyscope::explain::pollution::polluters(
                         &r.run,
-                        &r.run.final_zone,
+                        &r.run.final_node,
                         Some(&r.allocs),
                     ),
                 ),
@@ -544,7 +544,7 @@ fn main() -> ExitCode {
             if let Some((file, snap)) = expect {
                 const SHOWN: usize = 50;
                 let d = buddyscope::scenario::node_snapshot_differences(
-                    &r.run.final_zone,
+                    &r.run.final_node,
                     &snap,
                     usize::MAX,
                 );

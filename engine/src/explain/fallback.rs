@@ -39,7 +39,7 @@ mod tests {
             .unwrap();
         assert_eq!((c.claims, c.steals, m.claims, m.steals), (0, 30, 0, 30));
         assert_eq!(c.events.len(), 30);
-        let z = &run.initial;
+        let z = run.initial.active();
         for e in &c.events {
             assert!(!e.claim);
             // Each names its op and a page of the zone.
@@ -173,7 +173,7 @@ impl FallbackMatrix {
 
 /// The matrix of `run`'s fallbacks that pass `filter`.
 pub fn fallback_matrix(run: &Run, filter: MatrixFilter) -> FallbackMatrix {
-    let types = MigrateType::kernel_types(run.initial.cfg().cma);
+    let types = MigrateType::kernel_types(run.initial.active().cfg().cma);
     let n = types.len();
     let mut cells = vec![vec![Cell::default(); n]; n];
     let (mut claims, mut steals) = (0, 0);
@@ -219,7 +219,7 @@ pub fn fallback_matrix(run: &Run, filter: MatrixFilter) -> FallbackMatrix {
             c.steals += 1;
             steals += 1;
         }
-        let z = run.initial.zone_at(active);
+        let z = run.initial.zone(active);
         c.events.push(FallbackEvent {
             event: i,
             op: op_of(run, i),

@@ -132,12 +132,12 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
         // mm_compaction_suitable_template: "node=%d zone=%-8s order=%d ret=%s".
         Tracepoint::MmCompactionSuitable { zone_type, order, ret } => format!(
             "mm_compaction_suitable: node=0 zone={:<8} order={order} ret={}",
-            crate::mm::ZONE_NAMES[zone_type as usize],
+            crate::mm::ZoneType::ALL[zone_type as usize].name(),
             ret.as_str()
         ),
         Tracepoint::MmCompactionFinished { zone_type, order, ret } => format!(
             "mm_compaction_finished: node=0 zone={:<8} order={order} ret={}",
-            crate::mm::ZONE_NAMES[zone_type as usize],
+            crate::mm::ZoneType::ALL[zone_type as usize].name(),
             ret.as_str()
         ),
         // mm_compaction_defer_template: "node=%d zone=%-8s order=%d order_failed=%d
@@ -145,7 +145,7 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
         Tracepoint::MmCompactionDefer { point, zone_type, order, state } => format!(
             "{}: node=0 zone={:<8} order={order} order_failed={} consider={} limit={}",
             point.tracepoint(),
-            crate::mm::ZONE_NAMES[zone_type as usize],
+            crate::mm::ZoneType::ALL[zone_type as usize].name(),
             state.order_failed,
             state.considered,
             1u64 << state.defer_shift
@@ -424,14 +424,14 @@ pub fn trace_text(run: &crate::run::Run) -> String {
 /// [`trace_text`] of the first `end` events: at an op boundary (`end` = `ops[K-1].end`) it
 /// is what `buddyscope run … --format trace --ops K` prints; the app exports it at its cursor.
 pub fn trace_text_upto(run: &crate::run::Run, end: u32) -> String {
-    let mut ctx = Ctx::of(&run.initial);
+    let mut ctx = Ctx::of(run.initial.active());
     let mut out = String::new();
     let mut next_op = 0usize;
     let end = (end as usize).min(run.log.events.len());
     // A zone of several CPUs: an op's tracepoint lines happen on the CPU whose pcp lock it
     // takes first (a free traces `mm_page_free` before it locks); `# on CPU N` says so where
     // it changes, as a kernel's `[cpu]` column would.
-    let several_cpus = run.initial.pcp.len() > 1;
+    let several_cpus = run.initial.active().pcp.len() > 1;
     let (mut op_cpu, mut printed_cpu) = (0u8, 0u8);
     for (i, ev) in run.log.events.range(0..end).enumerate() {
         while next_op < run.ops.len() && run.ops[next_op].start as usize <= i {
@@ -459,7 +459,7 @@ pub fn trace_text_upto(run: &crate::run::Run, end: u32) -> String {
         }
         if let EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) = ev.kind() {
             // A node of several zones: the pfns that follow are zone `to`'s.
-            ctx = Ctx::of(run.initial.zone_at(to as usize));
+            ctx = Ctx::of(run.initial.zone(to as usize));
         }
         match ev.kind() {
             EventKind::Annotation(Annotation::Trace(t)) => {

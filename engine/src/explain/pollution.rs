@@ -10,7 +10,7 @@
 //! mark over pages of the type they had.
 
 use crate::mm::*;
-use crate::mm::{Zone, NO_OWNER};
+use crate::mm::{Node, Zone, NO_OWNER};
 use crate::run::replay::TracedAllocs;
 use crate::run::Run;
 use serde::Serialize;
@@ -77,7 +77,7 @@ pub fn page_mt(
 }
 
 /// Every mixed pageblock of `node` (a state of `run`), zone by zone in pfn order.
-pub fn mixed_pageblocks(run: &Run, node: &Zone) -> Vec<MixedBlock> {
+pub fn mixed_pageblocks(run: &Run, node: &Node) -> Vec<MixedBlock> {
     let mut out = Vec::new();
     for z in node.zones() {
         let pcp = pcp_types(z);
@@ -122,8 +122,8 @@ pub fn mixed_pageblocks(run: &Run, node: &Zone) -> Vec<MixedBlock> {
 /// The CLI's `--format mixed_pageblocks`: laid out like `/proc/pagetypeinfo`'s "Number of
 /// blocks type" table, per zone and block type: how many blocks are mixed, then the foreign
 /// pages they hold by type, then one line per mixed block.
-pub fn text(node: &Zone, blocks: &[MixedBlock]) -> String {
-    let types = MigrateType::kernel_types(node.cfg().cma);
+pub fn text(node: &Node, blocks: &[MixedBlock]) -> String {
+    let types = MigrateType::kernel_types(node.active().cfg().cma);
     let pad = |s: &str, w: usize| format!("{s:>w$}");
     let mut s = format!("{:<31}", "Number of mixed blocks type ");
     for &mt in &types {
@@ -230,17 +230,14 @@ fn holder(run: &Run, traced: Option<&TracedAllocs>, owner: u32) -> String {
 }
 
 /// The holders of the allocated foreign pages of `node`'s mixed pageblocks, most pages first.
-pub fn polluters(run: &Run, node: &Zone, traced: Option<&TracedAllocs>) -> Vec<Polluter> {
+pub fn polluters(run: &Run, node: &Node, traced: Option<&TracedAllocs>) -> Vec<Polluter> {
     let mut rows: Vec<(Polluter, Vec<(String, u32)>)> = Vec::new();
     for b in mixed_pageblocks(run, node) {
         if b.allocated.iter().all(|&n| n == 0) {
             continue;
         }
-        let zi = node
-            .zones()
-            .position(|z| z.cfg().name == b.zone)
-            .expect("a zone of the node");
-        let z = node.zone_at(zi);
+        let zi = node.zone_named(&b.zone).expect("a zone of the node");
+        let z = node.zone(zi);
         let start = z.zone_pfn(b.start_pfn);
         let end = (start + PAGEBLOCK_NR_PAGES).min(z.pages());
         for idx in start..end {
@@ -326,7 +323,7 @@ mod tests {
         let run = crate::scenario::parse_valid(b.json)
             .and_then(|s| crate::run::Runner::new(s).run())
             .unwrap();
-        let blocks = mixed_pageblocks(&run, &run.final_zone);
+        let blocks = mixed_pageblocks(&run, &run.final_node);
         assert!(!blocks.is_empty());
         let mut unmovable = 0;
         for b in &blocks {
@@ -338,7 +335,7 @@ mod tests {
         assert_eq!(unmovable, 30);
         assert!(mixed_pageblocks(&run, &run.initial).is_empty());
         // The allocated ones are the ops' Unmovable requests, in the Movable block.
-        let p = polluters(&run, &run.final_zone, None);
+        let p = polluters(&run, &run.final_node, None);
         let allocated: u32 = blocks.iter().map(|b| b.allocated[0]).sum();
         assert_eq!(p.iter().map(|p| p.pages).sum::<u32>(), allocated);
         assert!(p.iter().all(|p| p.page_mt == MigrateType::Unmovable

@@ -106,7 +106,7 @@ fn zone_lists(z: &Zone) -> Vec<FreeListOut> {
 
 /// `--format json`: the full final state.
 pub fn json(run: &Run) -> String {
-    let z = &run.final_zone;
+    let z = run.final_node.active();
     let out = StateOut {
         name: &run.scenario.name,
         kernel: run.scenario.kernel.as_str(),
@@ -158,7 +158,7 @@ pub fn json(run: &Run) -> String {
             })
             .collect(),
         allocations: &run.names,
-        totals: z.stats,
+        totals: run.stats,
         lock_holds: run.lock_holds,
         metrics: metrics(z, |o| run.owner_mt(o)),
         ops: run
@@ -196,12 +196,14 @@ const OP_COLUMNS: [(&str, usize); 5] = [
 /// `--format summary`: totals, per-op costs (collapsed for long runs) and metrics.
 pub fn summary(run: &Run) -> String {
     use std::fmt::Write;
-    let z = &run.final_zone;
+    let z = run.final_node.active();
     let mut o = String::new();
     let _ = writeln!(o, "scenario: {}", run.scenario.name);
     // A node of several zones lists each zone, in pfn order.
-    let zones: Vec<String> = z
+    let zones: Vec<String> = run
+        .final_node
         .zones()
+        .iter()
         .map(|z| {
             format!(
                 "zone {} {} pages from pfn {:#x}",
@@ -219,7 +221,7 @@ pub fn summary(run: &Run) -> String {
         z.cfg.cpus
     );
     let _ = writeln!(o, "\ntotals:");
-    for (d, v) in z.stats.iter() {
+    for (d, v) in run.stats.iter() {
         let _ = writeln!(o, "  {:<20} {v}", d.name);
     }
     let _ = writeln!(

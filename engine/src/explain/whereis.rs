@@ -8,7 +8,7 @@ use crate::explain::narrate::{trace_line, Ctx};
 use crate::mm::pindex_to_order;
 use crate::mm::*;
 use crate::mm::{EventKind, Mutation};
-use crate::mm::{Zone, NO_OWNER};
+use crate::mm::{Node, Zone, NO_OWNER};
 use crate::run::replay::TracedAllocs;
 use crate::run::Run;
 use serde::Serialize;
@@ -199,8 +199,9 @@ pub fn parse_pfn(text: &str) -> Result<Pfn, String> {
 }
 
 /// The zones' spans, for the message about a pfn outside all of them.
-fn spans(node: &Zone) -> String {
+fn spans(node: &Node) -> String {
     node.zones()
+        .iter()
         .map(|z| {
             let s = z.cfg().start_pfn;
             format!(
@@ -218,7 +219,7 @@ fn spans(node: &Zone) -> String {
 /// (outside every zone, with the zones' spans).
 pub fn where_is(
     run: &Run,
-    node: &Zone,
+    node: &Node,
     pos: u32,
     pfn: Pfn,
     traced: Option<&TracedAllocs>,
@@ -229,7 +230,7 @@ pub fn where_is(
             spans(node)
         ));
     };
-    let z = node.zone_at(zi);
+    let z = node.zone(zi);
     let idx = z.zone_pfn(pfn);
     // What kind of event puts the page where it is now: an add to its free list, an add to a
     // pcp list, or the allocation that made its owner.

@@ -3,6 +3,7 @@
 //! the boot-time freeing of `memblock_free_all` (kernel-model.md §3.7, §4.2, §7.1).
 
 use super::events::Annotation;
+use super::node::Node;
 use super::page_alloc::{Engine, FPI_NONE, FPI_TO_TAIL};
 use super::steps::Step;
 use super::types::*;
@@ -158,6 +159,8 @@ pub fn mobility_disabled(pages: u64, cma: bool) -> bool {
 pub fn new_zone(p: &ZoneParams) -> Zone {
     let cfg = ZoneConfig {
         name: p.name.clone(),
+        // The scenario, `/proc` or the snapshot names the zone; its type is fixed here.
+        zone_type: ZoneType::for_zone_named(&p.name),
         kernel: p.kernel,
         start_pfn: p.start_pfn,
         pages: p.pages,
@@ -209,9 +212,8 @@ pub fn boot_node(zones: &[ZoneParams]) -> Engine {
     if zones.len() == 1 {
         return boot_engine(&zones[0]);
     }
-    let built = node_zones(zones);
-    let home = built.len() - 1;
-    let mut e = Engine::new(Zone::into_node(built, home));
+    let mut e = Engine::new(Node::new(node_zones(zones)));
+    let home = e.node.home_index();
     let rec = e.recording;
     e.recording = false;
     for (i, p) in zones.iter().enumerate() {
@@ -220,7 +222,7 @@ pub fn boot_node(zones: &[ZoneParams]) -> Engine {
     }
     e.select_zone(Step::BootChunk, home);
     e.recording = rec;
-    e.zone.reset_stats();
+    e.reset_stats();
     e
 }
 
@@ -237,7 +239,7 @@ pub(crate) fn node_zones(zones: &[ZoneParams]) -> Vec<Zone> {
     let reserves = crate::mm::page_alloc::zones::lowmem_reserves(
         &zones
             .iter()
-            .map(|p| (zone_type_of(&p.name), p.pages as u64))
+            .map(|p| (ZoneType::for_zone_named(&p.name), p.pages as u64))
             .collect::<Vec<_>>(),
     );
     let built: Vec<Zone> = zones
@@ -269,19 +271,19 @@ pub(crate) fn node_zones(zones: &[ZoneParams]) -> Vec<Zone> {
 pub fn boot_free_with_cma(engine: &mut Engine, cma: Option<(Pfn, u64)>) {
     let rec = engine.recording;
     engine.recording = false;
-    let start = engine.zone.cfg.start_pfn;
-    let end = start + engine.zone.pages() as u64;
+    let start = engine.zone().cfg.start_pfn;
+    let end = start + engine.zone().pages() as u64;
     let (cma_start, cma_end) = cma.map_or((end, end), |(s, n)| (s, s + n));
     for (lo, hi) in [(start, cma_start), (cma_end, end)] {
         for (pfn, o) in contig_chunks(lo, hi.saturating_sub(lo)) {
-            let idx = engine.zone.zone_pfn(pfn);
+            let idx = engine.zone().zone_pfn(pfn);
             engine.emit(Step::BootChunk, Annotation::Chunk { pfn: idx, order: o });
             engine.free_one_page(idx, o, FPI_TO_TAIL);
         }
     }
     let mut pfn = cma_start;
     while pfn < cma_end {
-        let idx = engine.zone.zone_pfn(pfn);
+        let idx = engine.zone().zone_pfn(pfn);
         engine.set_pageblock_migratetype(Step::BootChunk, idx >> PAGEBLOCK_ORDER, MigrateType::Cma);
         engine.emit(
             Step::BootChunk,
@@ -291,7 +293,7 @@ pub fn boot_free_with_cma(engine: &mut Engine, cma: Option<(Pfn, u64)>) {
             },
         );
         engine.free_one_page(idx, PAGEBLOCK_ORDER, FPI_NONE);
-        engine.zone.cma_pages += PAGEBLOCK_NR_PAGES as u64;
+        engine.node.active_mut().cma_pages += PAGEBLOCK_NR_PAGES as u64;
         pfn += PAGEBLOCK_NR_PAGES as u64;
     }
     engine.recording = rec;
@@ -301,13 +303,15 @@ pub fn boot_free_with_cma(engine: &mut Engine, cma: Option<(Pfn, u64)>) {
 pub fn boot_engine(p: &ZoneParams) -> Engine {
     let mut e = Engine::new(new_zone(p));
     boot_free_with_cma(&mut e, p.cma_area);
-    e.zone.reset_stats();
+    e.reset_stats();
     e
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mm::events::Event;
+    use crate::mm::types::gfp::GFP_KERNEL;
 
     #[test]
     fn one_gib_zone_matches_spec_7_1() {
@@ -351,7 +355,7 @@ mod tests {
     fn boot_of_3000_pages_example_3_7() {
         let e = boot_engine(&ZoneParams::new(3000));
         assert_eq!(
-            e.zone.free_list_pfns(10, MigrateType::Movable),
+            e.zone().free_list_pfns(10, MigrateType::Movable),
             vec![0, 1024]
         );
         let expect = [
@@ -364,11 +368,125 @@ mod tests {
         ];
         for (pfn, o) in expect {
             assert_eq!(
-                e.zone.free_list_pfns(o, MigrateType::Movable),
+                e.zone().free_list_pfns(o, MigrateType::Movable),
                 vec![pfn],
                 "order {o}"
             );
         }
-        assert_eq!(e.zone.nr_free_pages, 3000);
+        assert_eq!(e.zone().nr_free_pages, 3000);
+    }
+
+    /// DMA32 (4096 pages at 1 GiB) under Normal (4096 pages at 4 GiB).
+    fn two_zones() -> Vec<ZoneParams> {
+        let mut dma32 = ZoneParams::new(4096);
+        dma32.name = "DMA32".into();
+        dma32.start_pfn = 0x4_0000;
+        let mut normal = ZoneParams::new(4096);
+        normal.start_pfn = 0x10_0000;
+        vec![dma32, normal]
+    }
+
+    #[test]
+    fn a_node_works_on_its_highest_zone_and_knows_each_zones_type() {
+        let e = boot_node(&two_zones());
+        let node = e.node();
+        assert_eq!(node.nr_zones(), 2);
+        assert!(node.several_zones());
+        assert_eq!((node.active_index(), node.home_index()), (1, 1));
+        let types: Vec<ZoneType> = node.zones().iter().map(Zone::zone_type).collect();
+        assert_eq!(types, [ZoneType::Dma32, ZoneType::Normal]);
+        assert_eq!(node.zone_index_of(0x4_0000 + 4095), Some(0));
+        assert_eq!(node.zone_index_of(0x10_0000), Some(1));
+        assert_eq!(node.zone_index_of(0x4_0000 + 4096), None);
+        assert_eq!(node.zone_named("DMA32"), Some(0));
+        let one = Node::from(node.zone(1).clone());
+        assert!(!one.several_zones());
+        assert_eq!((one.active_index(), one.home_index()), (0, 0));
+    }
+
+    /// A switch changes which zone is worked on and nothing else; an allocation the zonelist
+    /// takes to DMA32 changes that zone only; undoing every event gives the node back, and
+    /// applying them again the engine's node. (`assert!`, not `assert_eq!`: a zone's Debug text
+    /// is long.)
+    #[test]
+    fn a_switch_moves_the_work_and_every_event_undoes() {
+        use crate::mm::types::gfp::__GFP_DMA32;
+        let mut e = boot_node(&two_zones());
+        let start = e.node().clone();
+        e.select_zone(Step::PageZone, 0);
+        assert_eq!(e.node().active_index(), 0);
+        assert!(e.node().zones() == start.zones());
+        e.select_zone(Step::PageZone, 1);
+        let p = e
+            .alloc_pages(GFP_KERNEL | __GFP_DMA32, 0, 0, 7, false)
+            .expect("a page");
+        assert_eq!(e.node().active_index(), 0, "the page is DMA32's");
+        assert_eq!(e.zone().page_owner(p), 7);
+        assert!(e.node().zone(1) == start.zone(1), "Normal is untouched");
+        assert!(e.node().zone(0) != start.zone(0));
+        let events: Vec<Event> = e.log.events.iter().copied().collect();
+        let mut back = e.node().clone();
+        for ev in events.iter().rev() {
+            back.unapply(ev);
+        }
+        assert_eq!(back.first_difference(&start), None);
+        let mut again = start.clone();
+        for ev in &events {
+            again.apply(ev);
+        }
+        assert!(&again == e.node());
+    }
+
+    /// A zone serializes its pages as one array per field (`kind`, `order`, `next`, `prev`,
+    /// `refcount`, `pflags`, `owner`, `list_mt`), whatever `struct Page` looks like, and reads
+    /// back to the same zone.
+    #[test]
+    fn a_zone_serializes_one_array_per_page_field() {
+        use crate::mm::types::gfp::GFP_HIGHUSER_MOVABLE;
+        let mut e = boot_engine(&ZoneParams::new(4096));
+        for id in 1..=40 {
+            let gfp = if id % 3 == 0 {
+                GFP_KERNEL
+            } else {
+                GFP_HIGHUSER_MOVABLE
+            };
+            let p = e
+                .alloc_pages(gfp, (id % 4) as u8, 0, id, gfp == GFP_HIGHUSER_MOVABLE)
+                .expect("a block");
+            if id % 5 == 0 {
+                e.free_pages(p, (id % 4) as u8, 0);
+            }
+        }
+        let z = e.zone();
+        let v = serde_json::to_value(z).unwrap();
+        let column = |f: &str| -> Vec<serde_json::Value> {
+            v[f].as_array()
+                .unwrap_or_else(|| panic!("{f} is an array"))
+                .clone()
+        };
+        let n = z.mem_map.len();
+        type Field = fn(&Page) -> serde_json::Value;
+        let per_page: [(&str, Field); 8] = [
+            ("kind", |p| serde_json::to_value(p.kind).unwrap()),
+            ("order", |p| p.order.into()),
+            ("next", |p| p.next.into()),
+            ("prev", |p| p.prev.into()),
+            ("refcount", |p| p.refcount.into()),
+            ("pflags", |p| u8::from(p.lru()).into()),
+            ("owner", |p| p.owner.into()),
+            ("list_mt", |p| p.list_mt().into()),
+        ];
+        for (f, of) in per_page {
+            let col = column(f);
+            assert_eq!(col.len(), n, "{f}");
+            assert!(col.iter().zip(&z.mem_map).all(|(x, p)| *x == of(p)), "{f}");
+        }
+        assert!(
+            z.mem_map.iter().any(|p| p.list_mt() != 0),
+            "some block on a list other than UNMOVABLE's"
+        );
+        assert!(z.mem_map.iter().any(|p| p.lru()), "some movable page");
+        let back: Zone = serde_json::from_value(v).unwrap();
+        assert_eq!(back.first_difference(z), None);
     }
 }

@@ -167,7 +167,7 @@ impl Engine {
                         bitmap_no + count64 - 1
                     ),
                 );
-                let rel = self.zone.zone_pfn(pfn);
+                let rel = self.zone().zone_pfn(pfn);
                 let r =
                     self.alloc_contig_frozen_range(rel, count, owner, cpu, IsolateMode::CmaAlloc);
                 out.migrated.extend(r.migrated);
@@ -204,7 +204,7 @@ impl Engine {
             }
         }
         if out.ret != 0 {
-            let func = if self.zone.cfg.kernel.cma_frozen() {
+            let func = if self.zone().cfg.kernel.cma_frozen() {
                 "__cma_alloc_frozen"
             } else {
                 "__cma_alloc"
@@ -229,11 +229,11 @@ impl Engine {
     /// `__free_page` page by page (the reference dropped and the page freed in turn).
     pub fn cma_release(&mut self, area: &mut CmaArea, pfn: ZonePfn, count: u32, cpu: usize) {
         self.enter(KernelFn::cma_release);
-        if self.zone.cfg.kernel.cma_frozen() {
+        if self.zone().cfg.kernel.cma_frozen() {
             for p in pfn..pfn + count {
                 // put_page_testzero: refcount 1 → 0, the owner lets go (frozen now).
-                let owner = self.zone.owner[p as usize];
-                let lru = self.zone.pflags[p as usize] & crate::mm::zone::PF_LRU != 0;
+                let owner = self.zone().mem_map[p as usize].owner;
+                let lru = self.zone().mem_map[p as usize].lru();
                 self.emit(
                     Step::CmaReleasePut,
                     Mutation::PutPage {
@@ -248,7 +248,7 @@ impl Engine {
         } else {
             self.free_contig_range_per_page(pfn, count, cpu);
         }
-        let abs = self.zone.abs_pfn(pfn);
+        let abs = self.zone().abs_pfn(pfn);
         area.clear(abs, u64::from(count));
         let bit = abs - area.base_pfn;
         self.message(

@@ -14,7 +14,7 @@ use crate::mm::zone::*;
 impl Engine {
     /// The free block (buddy or pcp) that contains `pfn`, if any: `(head, order, on_pcp)`.
     pub fn free_block_containing(&self, pfn: ZonePfn) -> Option<(ZonePfn, u8, bool)> {
-        self.zone.block_containing(pfn)
+        self.zone().block_containing(pfn)
     }
 
     /// `free_contig_range` / `__free_contig_frozen_range`, page by page (≤ 7.1, §5.1): one
@@ -35,9 +35,9 @@ impl Engine {
         for p in pfn..pfn + n {
             // put_page_testzero: a page someone else still references loses the owner's
             // reference only; it ends the run, and its last put_page frees it on its own.
-            let refs = self.zone.refcount[p as usize];
-            if refs != 1 || self.zone.kind[p as usize] != PageKind::Other {
-                let held = refs > 1 && self.zone.kind[p as usize] == PageKind::Other;
+            let refs = self.zone().mem_map[p as usize].refcount;
+            if refs != 1 || self.zone().mem_map[p as usize].kind != PageKind::Other {
+                let held = refs > 1 && self.zone().mem_map[p as usize].kind == PageKind::Other;
                 if held {
                     self.drop_ref(Step::ContigPutRef, p, true);
                 }
@@ -47,13 +47,13 @@ impl Engine {
                 let why = if held {
                     format!(
                         "page {:#x} still has {} reference(s) after put_page_testzero: not freed, the run is split; its last put_page frees it",
-                        self.zone.abs_pfn(p),
+                        self.zone().abs_pfn(p),
                         refs - 1
                     )
                 } else {
                     format!(
                         "page {:#x} is not held once: skipped, the run is split",
-                        self.zone.abs_pfn(p)
+                        self.zone().abs_pfn(p)
                     )
                 };
                 self.message(Step::ContigRunBreak, MsgLevel::Warning, why);
@@ -73,7 +73,7 @@ impl Engine {
     pub(crate) fn free_prepared_contig_range(&mut self, mut p: ZonePfn, mut n: u32, cpu: usize) {
         self.enter(KernelFn::free_prepared_contig_range);
         while n > 0 {
-            let o = contig_chunk_order(self.zone.abs_pfn(p), n as u64);
+            let o = contig_chunk_order(self.zone().abs_pfn(p), n as u64);
             self.emit(Step::ContigChunk, Annotation::Chunk { pfn: p, order: o });
             self.__free_frozen_pages(p, o, FPI_PREPARED, cpu);
             p += 1 << o;
@@ -116,13 +116,21 @@ mod tests {
             })
             .collect();
         assert_eq!(chunks, vec![(3, 0), (4, 2), (8, 0), (10, 1), (12, 2)]);
-        assert_eq!(e.zone.refcount[9], 1, "page 9 is not freed by this call");
         assert_eq!(
-            e.zone.owner[9],
+            e.zone().mem_map[9].refcount,
+            1,
+            "page 9 is not freed by this call"
+        );
+        assert_eq!(
+            e.zone().mem_map[9].owner,
             crate::mm::zone::NO_OWNER,
             "nor is it the range's any more"
         );
         e.put_page_and_free(9, 0);
-        assert_eq!(e.zone.refcount[9], 0, "the last put_page frees it");
+        assert_eq!(
+            e.zone().mem_map[9].refcount,
+            0,
+            "the last put_page frees it"
+        );
     }
 }

@@ -3,8 +3,8 @@
 //! Two kinds of events share one stream, as the two variants of [`EventKind`]:
 //! * **[`Mutation`]s** (`FreeListAdd`, `PcpDel`, `SetPageblock`, `Counter`, …) are the only way the
 //!   engine changes a [`crate::mm::zone::Zone`]. Each carries what is needed to undo it, so the
-//!   timeline can step backwards exactly ([`crate::mm::zone::Zone::unapply`]) and replay forwards
-//!   from a checkpoint ([`crate::mm::zone::Zone::apply`]) through the same code the live run used.
+//!   timeline can step backwards exactly ([`crate::mm::node::Node::unapply`]) and replay forwards
+//!   from a checkpoint ([`crate::mm::node::Node::apply`]) through the same code the live run used.
 //! * **[`Annotation`]s** (tracepoints, fallback probes, watermark checks, messages, call
 //!   enter/exit) explain what happened; they change nothing but the cost counters.
 //!
@@ -186,7 +186,8 @@ coded_enum! {
 
 event_kinds! {
     /// A change to the zone: the only way the engine alters a [`crate::mm::zone::Zone`]. Each carries
-    /// what is needed to undo it ([`crate::mm::zone::Zone::unapply`]). Pfns are [`ZonePfn`]s.
+    /// what is needed to undo it ([`crate::mm::node::Node::unapply`]). Pfns are [`ZonePfn`]s of
+    /// the zone being worked on.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
     pub enum Mutation {
         /// `__add_to_free_list` + `set_buddy_order`.
@@ -337,8 +338,8 @@ event_kinds! {
             /// The reference dropped was its allocation's own.
             release: bool,
         },
-        /// A node of several zones: the code goes on in zone `to` of the node (`from` before);
-        /// later pfns are `to`'s. The zonelist walk, `page_zone()` of a freed page, and the
+        /// A node of several zones: the code goes on in zone `to` of the node (`from` before):
+        /// the node's zone being worked on changes; later pfns are `to`'s. The zonelist walk, `page_zone()` of a freed page, and the
         /// per-zone loops (`drain_all_pages`, `/proc`) switch this way.
         ZoneSwitch {
             /// The zone's index in the node before.

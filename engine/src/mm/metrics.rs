@@ -79,12 +79,12 @@ pub fn mixed_pageblocks(z: &Zone, owner_mt: impl Fn(u32) -> Option<MigrateType>)
         let mut p = start;
         let mut is_mixed = false;
         while p < end {
-            let k = z.kind[p as usize];
+            let k = z.mem_map[p as usize].kind;
             if k != PageKind::Other {
-                p += 1 << z.order[p as usize];
+                p += 1 << z.mem_map[p as usize].order;
                 continue;
             }
-            let o = z.owner[p as usize];
+            let o = z.mem_map[p as usize].owner;
             if o != NO_OWNER {
                 if let Some(mt) = owner_mt(o) {
                     if mt != bmt {
@@ -156,7 +156,9 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
                         "block {p:#x} order {o} misaligned or outside the zone"
                     ));
                 }
-                if z.kind[p as usize] != PageKind::Buddy || z.order[p as usize] != o as u8 {
+                if z.mem_map[p as usize].kind != PageKind::Buddy
+                    || z.mem_map[p as usize].order != o as u8
+                {
                     return Err(format!(
                         "block {p:#x} on order-{o} list is not a buddy head of that order"
                     ));
@@ -241,7 +243,7 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
                 return Err(format!("cpu {cpu} pcp list {i} len mismatch"));
             }
             for p in pfns {
-                if z.kind[p as usize] != PageKind::Pcp || z.order[p as usize] != o {
+                if z.mem_map[p as usize].kind != PageKind::Pcp || z.mem_map[p as usize].order != o {
                     return Err(format!("pcp block {p:#x} not marked"));
                 }
                 for q in p..p + (1 << o) {
@@ -263,10 +265,13 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
     // Page conservation: every page is free (buddy or pcp) or not, exactly once; a free page
     // has no owner and no reference.
     for (p, &cov) in covered.iter().enumerate() {
-        if cov && z.refcount[p] != 0 {
-            return Err(format!("free page {p:#x} has refcount {}", z.refcount[p]));
+        if cov && z.mem_map[p].refcount != 0 {
+            return Err(format!(
+                "free page {p:#x} has refcount {}",
+                z.mem_map[p].refcount
+            ));
         }
-        if !cov && (z.kind[p] != PageKind::Other) {
+        if !cov && (z.mem_map[p].kind != PageKind::Other) {
             return Err(format!("page {p:#x} marked free but on no list"));
         }
     }

@@ -1,6 +1,6 @@
 //! The allocator model, the bottom layer: the kernel's vocabulary ([`MigrateType`], [`Kernel`]
-//! profiles, gfp flags), the [`Zone`] and the [`Event`]s that change and explain it, and the
-//! [`Engine`] that follows the kernel's functions (`mm/page_alloc.c`, `mm/compaction.c`,
+//! profiles, gfp flags), the [`Node`] of [`Zone`]s and the [`Event`]s that change and explain it,
+//! and the [`Engine`] that follows the kernel's functions (`mm/page_alloc.c`, `mm/compaction.c`,
 //! `mm/page_isolation.c`, `mm/vmalloc.c`, `mm/cma.c`, the boot path) event by event.
 //!
 //! It imports from no other layer.
@@ -11,6 +11,7 @@ mod contig;
 mod events;
 mod locks;
 mod metrics;
+mod node;
 mod packed;
 mod page_alloc;
 mod stats;
@@ -36,6 +37,7 @@ pub use metrics::{
     check_invariants, fragmentation_index, fragmentation_index_of, metrics, mixed_pageblocks,
     unusable_free_index_of, Metrics,
 };
+pub use node::Node;
 pub use page_alloc::compaction::{
     fragmentation_score_node, fragmentation_score_wmark, fragmentation_score_zone, CompactOutcome,
     CompactPriority, KcompactdOutcome, COMPACTION_PROACTIVENESS,
@@ -58,10 +60,9 @@ pub use types::{
 };
 pub use vmalloc::{VmArea, VMALLOC_GFP};
 pub(crate) use zone::{
-    filler_owner, zone_type_of, MAX_NR_ZONES, PB_ISOLATE, PB_SKIP, PF_LRU, WMARK_HIGH, WMARK_LOW,
-    WMARK_MIN, WMARK_PROMO, ZONE_DMA, ZONE_NAMES,
+    filler_owner, PB_ISOLATE, PB_SKIP, PF_LRU, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO,
 };
 pub use zone::{
-    filler_owner_mt, List, ListId, ListIter, PageKind, PerCpuPages, Zone, ZoneConfig, NO_OWNER,
-    ZONE_DMA32, ZONE_NORMAL,
+    filler_owner_mt, List, ListId, ListIter, PageKind, PerCpuPages, Zone, ZoneConfig, ZoneType,
+    MAX_NR_ZONES, NO_OWNER,
 };

@@ -6,7 +6,7 @@
 //! tooltips). The macro generates [`Stats`], [`Stats::DEFS`] and the field-by-field arithmetic,
 //! so a new counter is one new row here plus the event that bumps it in [`Stats::count`].
 
-use crate::mm::events::{Annotation, EventKind, Mutation, Tracepoint};
+use crate::mm::events::{Annotation, Event, EventKind, Mutation, Tracepoint};
 use crate::mm::steps::Step;
 use serde::{Deserialize, Serialize};
 
@@ -133,6 +133,18 @@ impl Stats {
 }
 
 impl Stats {
+    /// Counts a recorded event, as the run did when it happened (a timeline stepping forwards).
+    #[inline]
+    pub fn apply(&mut self, ev: &Event) {
+        self.count(ev.step, ev.kind(), false);
+    }
+
+    /// Un-counts a recorded event (a timeline stepping back).
+    #[inline]
+    pub fn unapply(&mut self, ev: &Event) {
+        self.count(ev.step, ev.kind(), true);
+    }
+
     /// Counts event `ev` (or un-counts it, stepping back: `undo`). The one place that says
     /// which event moves which counter, so live runs, replays and reverse steps agree.
     #[inline(always)]

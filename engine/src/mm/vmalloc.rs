@@ -86,7 +86,7 @@ impl Engine {
         if nr > 1 {
             let mt = self.gfp_migratetype(gfp);
             let mut flags = ALLOC_WMARK_LOW;
-            if self.zone.cfg.cma && mt == MigrateType::Movable {
+            if self.zone().cfg.cma && mt == MigrateType::Movable {
                 flags |= ALLOC_CMA;
             }
             // `for_next_zone_zonelist_nodemask` from the preferred zone: the first zone whose
@@ -99,7 +99,7 @@ impl Engine {
             for z in self.zonelist() {
                 self.select_zone(Step::BulkZonelistNext, z);
                 // 6.18/6.19 add `nr`, 7.x `nr - populated`: the same for vmalloc's empty slice.
-                let mark = self.zone.wmark_pages(crate::mm::zone::WMARK_LOW) + nr as u64;
+                let mark = self.zone().wmark_pages(crate::mm::zone::WMARK_LOW) + nr as u64;
                 if self.bulk_gate(mark, flags) {
                     zone = Some(z);
                     break;
@@ -152,8 +152,8 @@ impl Engine {
     /// On a node of several zones: the pages `area` gained since the last call came from the
     /// zone being worked on (an allocation ends in the zone it took its page from).
     fn note_zones(&self, area: &mut VmArea) {
-        if self.zone.nr_zones() > 1 {
-            let z = self.zone.active_index() as u8;
+        if self.node.several_zones() {
+            let z = self.node.active_index() as u8;
             area.zones.resize(area.pages.len(), z);
         }
     }

@@ -1,14 +1,13 @@
 //! One memory zone: per-page state, pageblock bits, `free_area[]`, per-CPU pagesets, counters
 //! and watermarks (kernel-model.md §1.3–§1.5, §4.1).
 //!
-//! A `Zone` is plain state. It changes only through [`Zone::apply`] of an [`Event`] whose kind
-//! is a [`Mutation`] (the private `mutate` matches mutations only; annotations move just the
-//! cost counters), and every mutation can be undone with [`Zone::unapply`]: the timeline steps
-//! backwards exactly and replays from checkpoints through the code the live run used. Pages are
-//! indexed by [`ZonePfn`]; [`Zone::abs_pfn`] and [`Zone::zone_pfn`] convert at the edges.
+//! A `Zone` is one zone of a [`Node`](crate::mm::node::Node) and plain state. It changes only
+//! through the node's `apply` of a [`Mutation`] event (`mutate`), and every mutation can be undone
+//! (`unmutate`): the timeline steps backwards exactly and replays from checkpoints through the
+//! code the live run used. Pages are indexed by [`ZonePfn`]; [`Zone::abs_pfn`] and
+//! [`Zone::zone_pfn`] convert at the edges.
 
-use crate::mm::events::{CompactDefer, CounterId, End, Event, EventKind, Mutation, NIL};
-use crate::mm::steps::Step;
+use crate::mm::events::{CompactDefer, CounterId, End, Mutation, NIL};
 use crate::mm::types::*;
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +27,12 @@ pub enum PageKind {
 
 /// Per-page flag bit: the approximation of `PageLRU` (§2.7.3: pages allocated as MOVABLE).
 pub const PF_LRU: u8 = 1;
+
+/// The page flags of [`Page::flags`] (bits 0–3); bits 4–6 hold the buddy head's list type.
+const PF_MASK: u8 = 0x0f;
+
+/// Where [`Page::flags`] keeps the migratetype of the free list a buddy head is on.
+const LIST_MT_SHIFT: u32 = 4;
 
 /// `owner` of a page nobody holds.
 pub const NO_OWNER: u32 = u32::MAX;
@@ -105,13 +110,13 @@ pub struct PerCpuPages {
     pub lists: [List; NR_PCP_LISTS],
 }
 
-pub use crate::mm::stats::Stats;
-
 /// Static configuration of a zone (from the scenario's `kernel` and `zone`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ZoneConfig {
     /// The zone's name.
     pub name: String,
+    /// Its type (`zone_idx`).
+    pub zone_type: ZoneType,
     /// The kernel profile.
     pub kernel: Kernel,
     /// Its first pfn.
@@ -133,25 +138,74 @@ pub struct ZoneConfig {
     pub nofragment_first_pass: bool,
 }
 
-/// One zone.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Zone {
-    pub(crate) cfg: ZoneConfig,
-    // --- per page, indexed by `ZonePfn` (pfn - start_pfn) ---
-    pub(crate) kind: Vec<PageKind>,
-    pub(crate) order: Vec<u8>,
-    pub(crate) next: Vec<ZonePfn>,
-    pub(crate) prev: Vec<ZonePfn>,
-    pub(crate) refcount: Vec<u8>,
-    pub(crate) pflags: Vec<u8>,
-    /// Allocation id for allocated pages; the CPU for a pcp head.
-    pub(crate) owner: Vec<u32>,
+/// `struct page`: what the model keeps of one page, 16 bytes. The fields a list operation
+/// touches together (the links of a block head, its kind, order and list) sit in one struct,
+/// so a free or an allocation reaches one cache line per page where eight parallel arrays
+/// reached eight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Page {
+    /// `lru.next`: the next block head on the same list (`NIL`: none).
+    pub(crate) next: ZonePfn,
+    /// `lru.prev`: the previous block head on the same list (`NIL`: none).
+    pub(crate) prev: ZonePfn,
+    /// Allocation id for an allocated page; the CPU for a pcp head.
+    pub(crate) owner: u32,
+    /// What the page heads: a buddy block, a pcp block, or neither.
+    pub(crate) kind: PageKind,
+    /// The order of the block it heads (`buddy_order`); 0 if it heads none.
+    pub(crate) order: u8,
+    /// `page_ref_count`.
+    pub(crate) refcount: u8,
+    /// Bits 0–3: page flags ([`PF_LRU`]). Bits 4–6, for a buddy head: the migratetype of the
+    /// free list it is on ([`Page::list_mt`]), 0 for every other page so that equal states
+    /// compare equal.
+    pub(crate) flags: u8,
+}
+
+impl Page {
+    /// A page of a zone just made: allocated, no owner, on no list.
+    const EMPTY: Page = Page {
+        next: NIL,
+        prev: NIL,
+        owner: NO_OWNER,
+        kind: PageKind::Other,
+        order: 0,
+        refcount: 0,
+        flags: 0,
+    };
+
+    /// `PageLRU`.
+    #[inline(always)]
+    pub(crate) fn lru(&self) -> bool {
+        self.flags & PF_LRU != 0
+    }
+
     /// For a buddy head: the migratetype of the free list it is on. Normally its pageblock's
     /// type (freelist hygiene), but with mobility grouping disabled a merge across pageblocks
     /// can leave a block on a list other than its pageblock's, exactly as in the kernel
-    /// (which warns); `list_del` then unlinks it from the list it is really on. 0 for every
-    /// page that is not a buddy head, so that equal states compare equal.
-    pub(crate) list_mt: Vec<u8>,
+    /// (which warns); `list_del` then unlinks it from the list it is really on.
+    #[inline(always)]
+    pub(crate) fn list_mt(&self) -> u8 {
+        self.flags >> LIST_MT_SHIFT
+    }
+
+    #[inline(always)]
+    fn set_list_mt(&mut self, mt: u8) {
+        self.flags = (self.flags & PF_MASK) | (mt << LIST_MT_SHIFT);
+    }
+
+    #[inline(always)]
+    fn set_lru(&mut self, lru: bool) {
+        self.flags = (self.flags & !PF_LRU) | if lru { PF_LRU } else { 0 };
+    }
+}
+
+/// One zone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Zone {
+    pub(crate) cfg: ZoneConfig,
+    /// `mem_map`: the pages, indexed by `ZonePfn` (pfn - start_pfn).
+    pub(crate) mem_map: Vec<Page>,
     // --- per pageblock ---
     pub(crate) pageblock: Vec<u8>,
     // --- free_area ---
@@ -170,61 +224,25 @@ pub struct Zone {
     pub(crate) watermark: [u64; 4],
     pub(crate) min_free_kbytes: u64,
     pub(crate) pcp: Vec<PerCpuPages>,
-    pub(crate) stats: Stats,
-    /// `lowmem_reserve[highest_zoneidx]` (`setup_per_zone_lowmem_reserve`), indexed by zone type
-    /// ([`ZONE_DMA`] …); all 0 in a node of one zone.
-    #[serde(default, skip_serializing_if = "is_zero_reserve")]
+    /// `lowmem_reserve[highest_zoneidx]` (`setup_per_zone_lowmem_reserve`), indexed by
+    /// [`ZoneType::idx`]; all 0 in a node of one zone.
     pub(crate) lowmem_reserve: [u64; MAX_NR_ZONES],
-    /// A node of several zones (`pgdat->node_zones`): the zones in pfn order, slot `active`
-    /// holding an empty placeholder while that zone is `self` (the zone being worked on; the
-    /// allocation and free code operate on it). Empty in a node of one zone. A switch is the
-    /// invertible [`Mutation::ZoneSwitch`], so timelines and checkpoints stay exact.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) node: Vec<Zone>,
-    /// The index in `node` of the zone `self` currently is.
-    #[serde(default, skip_serializing_if = "is_zero_u8")]
-    pub(crate) active: u8,
     /// `zone->cma_pages`: the pages of the zone's CMA area (`init_cma_reserved_pageblock` adds
     /// `pageblock_nr_pages` per pageblock); fixed after boot; zoneinfo's `cma` line.
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub(crate) cma_pages: u64,
     /// `compact_considered`, `compact_defer_shift`, `compact_order_failed`: the zone's
     /// compaction deferral (mm/compaction.c `defer_compaction`).
-    #[serde(default, skip_serializing_if = "is_default_defer")]
     pub(crate) compact_defer: CompactDefer,
     /// The vm events `__alloc_pages_direct_compact` counted for allocations that compacted
     /// in this zone's slot of the node: `COMPACTSTALL`, `COMPACTFAIL`, `COMPACTSUCCESS`
     /// (/proc/vmstat sums them over the node).
-    #[serde(default, skip_serializing_if = "is_zero_events")]
     pub(crate) compact_events: [i64; 3],
     /// The vm events kcompactd counted while compacting this zone: `KCOMPACTD_WAKE`,
     /// `KCOMPACTD_MIGRATE_SCANNED`, `KCOMPACTD_FREE_SCANNED`.
-    #[serde(default, skip_serializing_if = "is_zero_events")]
     pub(crate) daemon_events: [i64; 3],
     /// `zone->compact_blockskip_flush`: a direct compaction's scanners met, so the next
     /// `__reset_isolation_suitable` clears the skip bits.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) compact_blockskip_flush: bool,
-}
-
-fn is_zero_events(e: &[i64; 3]) -> bool {
-    e.iter().all(|&x| x == 0)
-}
-
-fn is_default_defer(d: &CompactDefer) -> bool {
-    *d == CompactDefer::default()
-}
-
-fn is_zero_u64(x: &u64) -> bool {
-    *x == 0
-}
-
-fn is_zero_reserve(r: &[u64; MAX_NR_ZONES]) -> bool {
-    r.iter().all(|&x| x == 0)
-}
-
-fn is_zero_u8(x: &u8) -> bool {
-    *x == 0
 }
 
 /// Owner id of the pages `init` from `/proc` leaves allocated in a pageblock of type `mt`
@@ -241,25 +259,61 @@ pub fn filler_owner_mt(owner: u32) -> Option<MigrateType> {
         .find(|&mt| filler_owner(mt) == owner)
 }
 
-/// Zone types (`enum zone_type` on x86_64): the index of `lowmem_reserve[]` and of
-/// `sysctl_lowmem_reserve_ratio[]`.
-pub const ZONE_DMA: usize = 0;
-/// `ZONE_DMA32`.
-pub const ZONE_DMA32: usize = 1;
-/// `ZONE_NORMAL`.
-pub const ZONE_NORMAL: usize = 2;
-pub const ZONE_MOVABLE: usize = 3;
+/// `MAX_NR_ZONES`: the zone types (`ZoneType::ALL`), the length of `lowmem_reserve[]`.
 pub const MAX_NR_ZONES: usize = 4;
-/// `zone_names[]`.
-pub const ZONE_NAMES: [&str; MAX_NR_ZONES] = ["DMA", "DMA32", "Normal", "Movable"];
 
-/// The zone type a zone name stands for; a name the kernel does not use counts as `Normal`
-/// (a one-zone scenario may name its zone anything: it only prints).
-pub fn zone_type_of(name: &str) -> usize {
-    ZONE_NAMES
-        .iter()
-        .position(|n| *n == name)
-        .unwrap_or(ZONE_NORMAL)
+/// `enum zone_type` on x86_64 (no `CONFIG_HIGHMEM`, no `ZONE_DEVICE`): a zone's `zone_idx`, the
+/// index of `lowmem_reserve[]` and of `sysctl_lowmem_reserve_ratio[]`. Set when the zone is
+/// made; a node's zones ascend by it. Serialized as the kernel's `zone_names[]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum ZoneType {
+    /// `ZONE_DMA`: the first 16 MiB.
+    #[serde(rename = "DMA")]
+    Dma,
+    /// `ZONE_DMA32`: up to 4 GiB.
+    #[serde(rename = "DMA32")]
+    Dma32,
+    /// `ZONE_NORMAL`.
+    Normal,
+    /// `ZONE_MOVABLE`.
+    Movable,
+}
+
+impl ZoneType {
+    /// Every zone type, by `zone_idx`.
+    pub const ALL: [ZoneType; MAX_NR_ZONES] = [
+        ZoneType::Dma,
+        ZoneType::Dma32,
+        ZoneType::Normal,
+        ZoneType::Movable,
+    ];
+
+    /// `zone_idx`: the index of `lowmem_reserve[]`.
+    pub const fn idx(self) -> usize {
+        self as usize
+    }
+
+    /// `zone_names[zone_idx]`, as `/proc` prints it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ZoneType::Dma => "DMA",
+            ZoneType::Dma32 => "DMA32",
+            ZoneType::Normal => "Normal",
+            ZoneType::Movable => "Movable",
+        }
+    }
+
+    /// The type the kernel names `name` (`/proc`, a scenario's zone), if any.
+    pub fn from_name(name: &str) -> Option<ZoneType> {
+        ZoneType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The type a zone named `name` is made with: a name the kernel does not use counts as
+    /// `Normal` (a one-zone scenario may name its zone anything: it only prints).
+    pub fn for_zone_named(name: &str) -> ZoneType {
+        ZoneType::from_name(name).unwrap_or(ZoneType::Normal)
+    }
 }
 
 pub const WMARK_MIN: usize = 0;
@@ -270,27 +324,10 @@ pub const WMARK_PROMO: usize = 3;
 impl Zone {
     /// Heap bytes of the zone: its per-page and per-pageblock arrays and pcp sets, by capacity.
     pub fn heap_bytes(&self) -> usize {
-        let z = self;
-        let cap = |n: usize, one: usize| n * one;
-        cap(
-            z.kind.capacity(),
-            std::mem::size_of::<PageKind>(),
-        ) + z.order.capacity()
-            + cap(z.next.capacity(), 4)
-            + cap(z.prev.capacity(), 4)
-            + z.refcount.capacity()
-            + z.pflags.capacity()
-            + cap(z.owner.capacity(), 4)
-            + z.list_mt.capacity()
-            + z.pageblock.capacity()
-            + cap(
-                z.pcp.capacity(),
-                std::mem::size_of::<PerCpuPages>(),
-            )
-            + z.cfg.name.capacity()
-            // A node of several zones: the zones beside the one being worked on.
-            + z.node.iter().map(Zone::heap_bytes).sum::<usize>()
-            + z.node.capacity() * std::mem::size_of::<Zone>()
+        self.mem_map.capacity() * std::mem::size_of::<Page>()
+            + self.pageblock.capacity()
+            + self.pcp.capacity() * std::mem::size_of::<PerCpuPages>()
+            + self.cfg.name.capacity()
     }
 
     /// An empty zone: every page allocated (refcount 0, no owner), every pageblock MOVABLE
@@ -300,14 +337,7 @@ impl Zone {
         let nblocks = n.div_ceil(PAGEBLOCK_NR_PAGES as usize);
         let cpus = cfg.cpus as usize;
         Zone {
-            kind: vec![PageKind::Other; n],
-            order: vec![0; n],
-            next: vec![NIL; n],
-            prev: vec![NIL; n],
-            refcount: vec![0; n],
-            pflags: vec![0; n],
-            owner: vec![NO_OWNER; n],
-            list_mt: vec![0; n],
+            mem_map: vec![Page::EMPTY; n],
             pageblock: vec![MigrateType::Movable as u8; nblocks],
             free_lists: [[List::default(); MT_SLOTS]; NR_PAGE_ORDERS],
             nr_free: [0; NR_PAGE_ORDERS],
@@ -335,10 +365,7 @@ impl Zone {
                     lists: [List::default(); NR_PCP_LISTS],
                 })
                 .collect(),
-            stats: Stats::default(),
             lowmem_reserve: [0; MAX_NR_ZONES],
-            node: Vec::new(),
-            active: 0,
             cma_pages: 0,
             compact_defer: CompactDefer::default(),
             compact_events: [0; 3],
@@ -348,99 +375,14 @@ impl Zone {
         }
     }
 
-    // ------------------------------------------------------------------ several zones
-
-    /// Makes a node of `zones` (pfn order); `self` becomes zone `home` of it. The zones'
-    /// `lowmem_reserve` must be set already.
-    pub(crate) fn into_node(zones: Vec<Zone>, home: usize) -> Zone {
-        let n = zones.len();
-        if n == 1 {
-            return zones.into_iter().next().expect("one zone");
-        }
-        let mut node: Vec<Zone> = zones;
-        // Each zone knows its index, as a `ZoneSwitch` leaves it (boot selects every zone; an
-        // import of all zones does not), so a switch and its undo give equal nodes.
-        for (i, z) in node.iter_mut().enumerate() {
-            z.active = i as u8;
-        }
-        let mut z = std::mem::replace(&mut node[home], Zone::placeholder());
-        z.node = node;
-        z.active = home as u8;
-        debug_assert_eq!(z.node.len(), n);
-        z
-    }
-
-    /// An empty zone of no pages: the slot of the active zone in `node`.
-    fn placeholder() -> Zone {
-        Zone::new_empty(ZoneConfig {
-            name: String::new(),
-            kernel: Kernel::default(),
-            start_pfn: 0,
-            pages: 0,
-            cpus: 0,
-            cma: false,
-            rmqueue_mode_memory: false,
-            mobility_disabled: false,
-            thp: false,
-            nofragment_first_pass: false,
-        })
-    }
-
-    /// Zones in the node (1 for a one-zone scenario).
-    pub fn nr_zones(&self) -> usize {
-        self.node.len().max(1)
-    }
-
-    /// The index in the node of the zone being worked on.
-    pub fn active_index(&self) -> usize {
-        self.active as usize
-    }
-
-    /// Zone `i` of the node, in pfn order (`self` for the active one).
-    pub fn zone_at(&self, i: usize) -> &Zone {
-        if self.node.is_empty() || i == self.active as usize {
-            self
-        } else {
-            &self.node[i]
-        }
-    }
-
-    /// Every zone of the node in pfn order (the kernel's order in `/proc`).
-    pub fn zones(&self) -> impl Iterator<Item = &Zone> + '_ {
-        (0..self.nr_zones()).map(move |i| self.zone_at(i))
-    }
-
-    /// The node index of the zone holding absolute pfn `pfn` (`page_zone`), if any.
-    pub fn zone_index_of(&self, pfn: Pfn) -> Option<usize> {
-        self.zones()
-            .position(|z| pfn >= z.cfg.start_pfn && pfn < z.cfg.start_pfn + z.cfg.pages as Pfn)
-    }
-
     /// `zone_idx(zone)`: the zone's type.
-    pub fn zone_type(&self) -> usize {
-        zone_type_of(&self.cfg.name)
+    pub fn zone_type(&self) -> ZoneType {
+        self.cfg.zone_type
     }
 
     /// `zone->lowmem_reserve[]`, by zone type.
     pub fn lowmem_reserve(&self) -> &[u64; MAX_NR_ZONES] {
         &self.lowmem_reserve
-    }
-
-    /// Makes zone `to` of the node the one `self` is. The cost counters stay with `self`:
-    /// they are the run's, not a zone's.
-    fn switch_zone(&mut self, to: usize) {
-        let from = self.active as usize;
-        if from == to || self.node.is_empty() {
-            return;
-        }
-        let mut node = std::mem::take(&mut self.node);
-        let stats = std::mem::take(&mut self.stats);
-        std::mem::swap(self, &mut node[to]);
-        // node[to] is the zone that was active, node[from] the placeholder: swap them.
-        node.swap(from, to);
-        self.node = node;
-        self.stats = stats;
-        self.active = to as u8;
     }
 
     /// Pages in the zone.
@@ -455,11 +397,6 @@ impl Zone {
     /// The zone's configuration.
     pub fn cfg(&self) -> &ZoneConfig {
         &self.cfg
-    }
-
-    /// The cumulative cost counters.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
     }
 
     /// `free_area[order].nr_free`: free blocks of each order (all migratetypes).
@@ -484,48 +421,41 @@ impl Zone {
 
     /// What page `pfn` is: the head of a buddy block, of a pcp block, or neither.
     pub fn page_kind(&self, pfn: ZonePfn) -> PageKind {
-        self.kind[pfn as usize]
+        self.mem_map[pfn as usize].kind
     }
 
     /// The order of the free block headed by `pfn` (`buddy_order`; 0 if not a head).
     pub fn page_order(&self, pfn: ZonePfn) -> u8 {
-        self.order[pfn as usize]
+        self.mem_map[pfn as usize].order
     }
 
     /// `page_ref_count`.
     pub fn page_refcount(&self, pfn: ZonePfn) -> u8 {
-        self.refcount[pfn as usize]
+        self.mem_map[pfn as usize].refcount
     }
 
     /// The allocation id holding page `pfn` ([`NO_OWNER`] if none); the CPU for a pcp head.
     pub fn page_owner(&self, pfn: ZonePfn) -> u32 {
-        self.owner[pfn as usize]
+        self.mem_map[pfn as usize].owner
     }
 
     /// The name of the first field in which `self` and `other` differ (`None` if equal): a
     /// diagnostic for tests comparing two ways to the same state.
     pub fn first_difference(&self, other: &Zone) -> Option<&'static str> {
-        let checks: [(&'static str, bool); 12] = [
+        let checks: [(&'static str, bool); 11] = [
             ("cfg", self.cfg != other.cfg),
-            (
-                "kind/order",
-                self.kind != other.kind || self.order != other.order,
-            ),
-            (
-                "list links",
-                self.next != other.next || self.prev != other.prev,
-            ),
-            ("refcount", self.refcount != other.refcount),
+            ("kind/order", self.differ(other, |p| (p.kind, p.order))),
+            ("list links", self.differ(other, |p| (p.next, p.prev))),
+            ("refcount", self.differ(other, |p| p.refcount)),
             (
                 "owner/pflags",
-                self.owner != other.owner || self.pflags != other.pflags,
+                self.differ(other, |p| (p.owner, p.flags & PF_MASK)),
             ),
-            ("list_mt", self.list_mt != other.list_mt),
+            ("list_mt", self.differ(other, Page::list_mt)),
             ("pageblock", self.pageblock != other.pageblock),
             ("free_lists", self.free_lists != other.free_lists),
             ("nr_free", self.nr_free != other.nr_free),
             ("pcp", self.pcp != other.pcp),
-            ("stats", self.stats != other.stats),
             ("vmstat counters and watermarks", self != other),
         ];
         checks.into_iter().find(|c| c.1).map(|c| c.0)
@@ -569,14 +499,14 @@ impl Zone {
 
     /// The free list a buddy head is on.
     pub fn list_mt_of(&self, pfn: ZonePfn) -> MigrateType {
-        MigrateType::from_idx(self.list_mt[pfn as usize] as usize)
+        MigrateType::from_idx(self.mem_map[pfn as usize].list_mt() as usize)
     }
 
     /// True if `pfn` is the head of a free buddy block of exactly `order`.
     pub fn is_buddy(&self, pfn: ZonePfn, order: u8) -> bool {
-        (pfn as usize) < self.kind.len()
-            && self.kind[pfn as usize] == PageKind::Buddy
-            && self.order[pfn as usize] == order
+        self.mem_map
+            .get(pfn as usize)
+            .is_some_and(|p| p.kind == PageKind::Buddy && p.order == order)
     }
 
     /// The list `l` names.
@@ -620,8 +550,7 @@ impl Zone {
     pub fn block_containing(&self, pfn: ZonePfn) -> Option<(ZonePfn, u8, bool)> {
         (0..=MAX_PAGE_ORDER).find_map(|o| {
             let head = pfn & !((1u32 << o) - 1);
-            let k = self.kind[head as usize];
-            let order = self.order[head as usize];
+            let Page { kind: k, order, .. } = self.mem_map[head as usize];
             (k != PageKind::Other && order >= o && head + (1 << order) > pfn).then_some((
                 head,
                 order,
@@ -635,13 +564,6 @@ impl Zone {
         self.pcp.iter().map(|p| p.count as i64).sum()
     }
 
-    /// Zeroes the cost counters. Setup (boot freeing, the `/proc` import) calls it once the
-    /// zone is built, so a run's counters count only its ops. Not an event: it happens before
-    /// the recorded trace starts, so no timeline ever steps across it.
-    pub(crate) fn reset_stats(&mut self) {
-        self.stats = Stats::default();
-    }
-
     // ------------------------------------------------------------------ list primitives
 
     fn link_head(&mut self, l: ListId, pfn: ZonePfn) {
@@ -652,10 +574,10 @@ impl Zone {
             list.tail = pfn;
         }
         list.len += 1;
-        self.prev[pfn as usize] = NIL;
-        self.next[pfn as usize] = old;
+        self.mem_map[pfn as usize].prev = NIL;
+        self.mem_map[pfn as usize].next = old;
         if old != NIL {
-            self.prev[old as usize] = pfn;
+            self.mem_map[old as usize].prev = pfn;
         }
     }
 
@@ -667,10 +589,10 @@ impl Zone {
             list.head = pfn;
         }
         list.len += 1;
-        self.next[pfn as usize] = NIL;
-        self.prev[pfn as usize] = old;
+        self.mem_map[pfn as usize].next = NIL;
+        self.mem_map[pfn as usize].prev = old;
         if old != NIL {
-            self.next[old as usize] = pfn;
+            self.mem_map[old as usize].next = pfn;
         }
     }
 
@@ -679,26 +601,26 @@ impl Zone {
         if after == NIL {
             return self.link_head(l, pfn);
         }
-        let nxt = self.next[after as usize];
+        let nxt = self.mem_map[after as usize].next;
         if nxt == NIL {
             return self.link_tail(l, pfn);
         }
-        self.next[after as usize] = pfn;
-        self.prev[pfn as usize] = after;
-        self.next[pfn as usize] = nxt;
-        self.prev[nxt as usize] = pfn;
+        self.mem_map[after as usize].next = pfn;
+        self.mem_map[pfn as usize].prev = after;
+        self.mem_map[pfn as usize].next = nxt;
+        self.mem_map[nxt as usize].prev = pfn;
         self.list_mut(l).len += 1;
     }
 
     /// Unlinks and returns the previous neighbour (NIL if it was the head).
     fn unlink(&mut self, l: ListId, pfn: ZonePfn) -> ZonePfn {
-        let p = self.prev[pfn as usize];
-        let n = self.next[pfn as usize];
+        let p = self.mem_map[pfn as usize].prev;
+        let n = self.mem_map[pfn as usize].next;
         if p != NIL {
-            self.next[p as usize] = n;
+            self.mem_map[p as usize].next = n;
         }
         if n != NIL {
-            self.prev[n as usize] = p;
+            self.mem_map[n as usize].prev = p;
         }
         let list = self.list_mut(l);
         if list.head == pfn {
@@ -708,8 +630,8 @@ impl Zone {
             list.tail = p;
         }
         list.len -= 1;
-        self.next[pfn as usize] = NIL;
-        self.prev[pfn as usize] = NIL;
+        self.mem_map[pfn as usize].next = NIL;
+        self.mem_map[pfn as usize].prev = NIL;
         p
     }
 
@@ -763,56 +685,39 @@ impl Zone {
 
     #[inline(always)]
     fn set_owner_range(&mut self, pfn: ZonePfn, n: u32, owner: u32, lru: bool) {
-        let r = pfn as usize..(pfn + n) as usize;
-        let f = if lru { PF_LRU } else { 0 };
-        let (owners, flags) = (&mut self.owner[r.clone()], &mut self.pflags[r]);
-        // Nearly every block is one page to a PAGE_ALLOC_COSTLY_ORDER block (1–8 pages): one
-        // loop writing both, without the `memset` call `fill` becomes (6.6 % of the
-        // recording-off instructions with the byte loop beside it).
-        if n <= 8 {
-            for (o, x) in owners.iter_mut().zip(flags.iter_mut()) {
-                *o = owner;
-                *x = (*x & !PF_LRU) | f;
-            }
-        } else {
-            owners.fill(owner);
-            for x in flags {
-                *x = (*x & !PF_LRU) | f;
-            }
+        for p in &mut self.mem_map[pfn as usize..(pfn + n) as usize] {
+            p.owner = owner;
+            p.set_lru(lru);
         }
     }
 
-    /// Applies an event forwards: a mutation changes the zone (`mutate`); every event
-    /// moves the cost counters it counts towards ([`Stats::count`]).
+    /// Sets the refcount of pages `[pfn, pfn + n)`.
+    #[inline(always)]
+    fn set_refcount_range(&mut self, pfn: ZonePfn, n: u32, refcount: u8) {
+        for p in &mut self.mem_map[pfn as usize..(pfn + n) as usize] {
+            p.refcount = refcount;
+        }
+    }
+
+    /// True if some page's `field` differs between `self` and `other` (or their sizes do).
+    fn differ<T: PartialEq>(&self, other: &Zone, field: impl Fn(&Page) -> T) -> bool {
+        self.mem_map.len() != other.mem_map.len()
+            || self
+                .mem_map
+                .iter()
+                .zip(&other.mem_map)
+                .any(|(a, b)| field(a) != field(b))
+    }
+
+    /// Performs a mutation: the zone's one way to change after setup. [`Node::apply`] calls it
+    /// with every mutation but `ZoneSwitch`, which changes the node, not a zone.
     ///
-    /// Always inlined: every `Engine::emit` site builds one known variant, so the matches fold
+    /// Always inlined: every `Engine::emit` site builds one known variant, so the match folds
     /// to that arm (a third fewer instructions on the alloc/free fast path, no larger code).
+    ///
+    /// [`Node::apply`]: crate::mm::node::Node::apply
     #[inline(always)]
-    pub fn apply(&mut self, ev: &Event) {
-        self.apply_kind(ev.step, ev.kind());
-    }
-
-    /// `apply` of an event not yet stored (the engine's `emit`: no decoding).
-    #[inline(always)]
-    pub fn apply_kind(&mut self, step: Step, kind: EventKind) {
-        if let EventKind::Mutation(m) = kind {
-            self.mutate(m);
-        }
-        self.stats.count(step, kind, false);
-    }
-
-    /// Undoes `apply(ev)`; must be called in reverse event order.
-    pub fn unapply(&mut self, ev: &Event) {
-        let kind = ev.kind();
-        self.stats.count(ev.step, kind, true);
-        if let EventKind::Mutation(m) = kind {
-            self.unmutate(m);
-        }
-    }
-
-    /// Performs a mutation: the zone's one way to change after setup.
-    #[inline(always)]
-    fn mutate(&mut self, m: Mutation) {
+    pub(crate) fn mutate(&mut self, m: Mutation) {
         match m {
             Mutation::FreeListAdd {
                 pfn,
@@ -825,17 +730,17 @@ impl Zone {
                     End::Head => self.link_head(l, pfn),
                     End::Tail => self.link_tail(l, pfn),
                 }
-                self.kind[pfn as usize] = PageKind::Buddy;
-                self.order[pfn as usize] = order;
-                self.list_mt[pfn as usize] = mt as u8;
+                self.mem_map[pfn as usize].kind = PageKind::Buddy;
+                self.mem_map[pfn as usize].order = order;
+                self.mem_map[pfn as usize].set_list_mt(mt as u8);
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
             }
             Mutation::FreeListDel { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
-                self.kind[pfn as usize] = PageKind::Other;
-                self.order[pfn as usize] = 0;
-                self.list_mt[pfn as usize] = 0;
+                self.mem_map[pfn as usize].kind = PageKind::Other;
+                self.mem_map[pfn as usize].order = 0;
+                self.mem_map[pfn as usize].set_list_mt(0);
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
             }
@@ -848,7 +753,7 @@ impl Zone {
             } => {
                 self.unlink(ListId::Buddy { order, mt: from }, pfn);
                 self.link_tail(ListId::Buddy { order, mt: to }, pfn);
-                self.list_mt[pfn as usize] = to as u8;
+                self.mem_map[pfn as usize].set_list_mt(to as u8);
                 self.blocks_delta(order, from, -1);
                 self.blocks_delta(order, to, 1);
             }
@@ -865,9 +770,9 @@ impl Zone {
                     End::Tail => self.link_tail(l, pfn),
                 }
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PageKind::Pcp;
-                self.order[pfn as usize] = order;
-                self.owner[pfn as usize] = cpu as u32;
+                self.mem_map[pfn as usize].kind = PageKind::Pcp;
+                self.mem_map[pfn as usize].order = order;
+                self.mem_map[pfn as usize].owner = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
             }
             Mutation::PcpDel {
@@ -875,9 +780,9 @@ impl Zone {
             } => {
                 self.unlink(ListId::Pcp { cpu, pindex }, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PageKind::Other;
-                self.order[pfn as usize] = 0;
-                self.owner[pfn as usize] = NO_OWNER;
+                self.mem_map[pfn as usize].kind = PageKind::Other;
+                self.mem_map[pfn as usize].order = 0;
+                self.mem_map[pfn as usize].owner = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
             }
             Mutation::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
@@ -888,42 +793,41 @@ impl Zone {
                 owner,
                 lru,
             } => {
-                self.refcount[pfn as usize] = 1;
+                self.mem_map[pfn as usize].refcount = 1;
                 self.set_owner_range(pfn, 1 << order, owner, lru);
             }
             Mutation::SplitPage { pfn, order } => {
-                for p in pfn + 1..pfn + (1 << order) {
-                    self.refcount[p as usize] = 1;
-                }
+                self.set_refcount_range(pfn + 1, (1 << order) - 1, 1);
             }
             Mutation::PutPage { pfn, order, .. } => {
-                self.refcount[pfn as usize] = 0;
+                self.mem_map[pfn as usize].refcount = 0;
                 self.set_owner_range(pfn, 1 << order, NO_OWNER, false);
             }
             Mutation::ContigAlloc { pfn, nr, owner } => {
-                self.refcount[pfn as usize..(pfn + nr) as usize].fill(1);
+                self.set_refcount_range(pfn, nr, 1);
                 self.set_owner_range(pfn, nr, owner, false);
             }
-            Mutation::GetPage { pfn } => self.refcount[pfn as usize] += 1,
+            Mutation::GetPage { pfn } => self.mem_map[pfn as usize].refcount += 1,
             Mutation::PutPageRef { pfn, release, .. } => {
-                self.refcount[pfn as usize] -= 1;
+                self.mem_map[pfn as usize].refcount -= 1;
                 if release {
                     self.set_owner_range(pfn, 1, NO_OWNER, false);
                 }
             }
-            Mutation::ZoneSwitch { to, .. } => self.switch_zone(to as usize),
+            // The node's: `Node::apply` never passes it here.
+            Mutation::ZoneSwitch { .. } => {}
             Mutation::CompactDefer { new, .. } => self.compact_defer = new,
         }
     }
 
     /// Undoes `mutate(m)`.
-    fn unmutate(&mut self, m: Mutation) {
+    pub(crate) fn unmutate(&mut self, m: Mutation) {
         match m {
             Mutation::FreeListAdd { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
-                self.kind[pfn as usize] = PageKind::Other;
-                self.order[pfn as usize] = 0;
-                self.list_mt[pfn as usize] = 0;
+                self.mem_map[pfn as usize].kind = PageKind::Other;
+                self.mem_map[pfn as usize].order = 0;
+                self.mem_map[pfn as usize].set_list_mt(0);
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
             }
@@ -934,9 +838,9 @@ impl Zone {
                 prev,
             } => {
                 self.link_after(ListId::Buddy { order, mt }, prev, pfn);
-                self.kind[pfn as usize] = PageKind::Buddy;
-                self.order[pfn as usize] = order;
-                self.list_mt[pfn as usize] = mt as u8;
+                self.mem_map[pfn as usize].kind = PageKind::Buddy;
+                self.mem_map[pfn as usize].order = order;
+                self.mem_map[pfn as usize].set_list_mt(mt as u8);
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
             }
@@ -949,7 +853,7 @@ impl Zone {
             } => {
                 self.unlink(ListId::Buddy { order, mt: to }, pfn);
                 self.link_after(ListId::Buddy { order, mt: from }, prev, pfn);
-                self.list_mt[pfn as usize] = from as u8;
+                self.mem_map[pfn as usize].set_list_mt(from as u8);
                 self.blocks_delta(order, to, -1);
                 self.blocks_delta(order, from, 1);
             }
@@ -959,9 +863,9 @@ impl Zone {
             } => {
                 self.unlink(ListId::Pcp { cpu, pindex }, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PageKind::Other;
-                self.order[pfn as usize] = 0;
-                self.owner[pfn as usize] = NO_OWNER;
+                self.mem_map[pfn as usize].kind = PageKind::Other;
+                self.mem_map[pfn as usize].order = 0;
+                self.mem_map[pfn as usize].owner = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
             }
             Mutation::PcpDel {
@@ -972,21 +876,19 @@ impl Zone {
             } => {
                 self.link_after(ListId::Pcp { cpu, pindex }, prev, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.kind[pfn as usize] = PageKind::Pcp;
-                self.order[pfn as usize] = order;
-                self.owner[pfn as usize] = cpu as u32;
+                self.mem_map[pfn as usize].kind = PageKind::Pcp;
+                self.mem_map[pfn as usize].order = order;
+                self.mem_map[pfn as usize].owner = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
             }
             Mutation::SetPageblock { pb, old, .. } => self.pageblock[pb as usize] = old,
             Mutation::Counter { id, cpu, delta } => self.counter(id, cpu, -(delta as i64)),
             Mutation::PrepNewPage { pfn, order, .. } => {
-                self.refcount[pfn as usize] = 0;
+                self.mem_map[pfn as usize].refcount = 0;
                 self.set_owner_range(pfn, 1 << order, NO_OWNER, false);
             }
             Mutation::SplitPage { pfn, order } => {
-                for p in pfn + 1..pfn + (1 << order) {
-                    self.refcount[p as usize] = 0;
-                }
+                self.set_refcount_range(pfn + 1, (1 << order) - 1, 0);
             }
             Mutation::PutPage {
                 pfn,
@@ -994,26 +896,26 @@ impl Zone {
                 owner,
                 lru,
             } => {
-                self.refcount[pfn as usize] = 1;
+                self.mem_map[pfn as usize].refcount = 1;
                 self.set_owner_range(pfn, 1 << order, owner, lru);
             }
             Mutation::ContigAlloc { pfn, nr, .. } => {
-                self.refcount[pfn as usize..(pfn + nr) as usize].fill(0);
+                self.set_refcount_range(pfn, nr, 0);
                 self.set_owner_range(pfn, nr, NO_OWNER, false);
             }
-            Mutation::GetPage { pfn } => self.refcount[pfn as usize] -= 1,
+            Mutation::GetPage { pfn } => self.mem_map[pfn as usize].refcount -= 1,
             Mutation::PutPageRef {
                 pfn,
                 owner,
                 lru,
                 release,
             } => {
-                self.refcount[pfn as usize] += 1;
+                self.mem_map[pfn as usize].refcount += 1;
                 if release {
                     self.set_owner_range(pfn, 1, owner, lru);
                 }
             }
-            Mutation::ZoneSwitch { from, .. } => self.switch_zone(from as usize),
+            Mutation::ZoneSwitch { .. } => {}
             Mutation::CompactDefer { old, .. } => self.compact_defer = old,
         }
     }
@@ -1032,7 +934,224 @@ impl Iterator for ListIter<'_> {
             return None;
         }
         let c = self.cur;
-        self.cur = self.zone.next[c as usize];
+        self.cur = self.zone.mem_map[c as usize].next;
         Some(c)
+    }
+}
+
+/// A zone's serialized form keeps the per-page state as one array per field (`kind`, `order`,
+/// `next`, `prev`, `refcount`, `pflags`, `owner`, `list_mt`), as when the zone held eight
+/// parallel vectors, so its JSON does not depend on how [`Page`] is laid out.
+mod serde_form {
+    use super::*;
+    use serde::de::Error as _;
+    use serde::{Deserializer, Serializer};
+
+    /// One field of every page, serialized as an array.
+    struct Column<'a, T>(&'a [Page], fn(&Page) -> T);
+
+    impl<T: Serialize> Serialize for Column<'_, T> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().map(self.1))
+        }
+    }
+
+    #[derive(Serialize)]
+    struct Out<'a> {
+        cfg: &'a ZoneConfig,
+        kind: Column<'a, PageKind>,
+        order: Column<'a, u8>,
+        next: Column<'a, ZonePfn>,
+        prev: Column<'a, ZonePfn>,
+        refcount: Column<'a, u8>,
+        pflags: Column<'a, u8>,
+        owner: Column<'a, u32>,
+        list_mt: Column<'a, u8>,
+        pageblock: &'a [u8],
+        free_lists: &'a [[List; MT_SLOTS]; NR_PAGE_ORDERS],
+        nr_free: &'a [u64; NR_PAGE_ORDERS],
+        nr_free_pages: i64,
+        nr_free_pages_blocks: i64,
+        nr_free_cma: i64,
+        nr_free_highatomic: i64,
+        nr_reserved_highatomic: i64,
+        watermark_boost: i64,
+        below_high: bool,
+        boosted_watermark: bool,
+        watermark: &'a [u64; 4],
+        min_free_kbytes: u64,
+        pcp: &'a [PerCpuPages],
+        #[serde(skip_serializing_if = "is_zero_reserve")]
+        lowmem_reserve: &'a [u64; MAX_NR_ZONES],
+        #[serde(skip_serializing_if = "is_zero_u64")]
+        cma_pages: u64,
+        #[serde(skip_serializing_if = "is_default_defer")]
+        compact_defer: &'a CompactDefer,
+        #[serde(skip_serializing_if = "is_zero_events")]
+        compact_events: &'a [i64; 3],
+        #[serde(skip_serializing_if = "is_zero_events")]
+        daemon_events: &'a [i64; 3],
+        #[serde(skip_serializing_if = "is_false")]
+        compact_blockskip_flush: bool,
+    }
+
+    fn is_zero_events(e: &&[i64; 3]) -> bool {
+        e.iter().all(|&x| x == 0)
+    }
+
+    fn is_false(b: &bool) -> bool {
+        !*b
+    }
+
+    fn is_default_defer(d: &&CompactDefer) -> bool {
+        **d == CompactDefer::default()
+    }
+
+    fn is_zero_u64(x: &u64) -> bool {
+        *x == 0
+    }
+
+    fn is_zero_reserve(r: &&[u64; MAX_NR_ZONES]) -> bool {
+        r.iter().all(|&x| x == 0)
+    }
+
+    impl Serialize for Zone {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let m = &self.mem_map[..];
+            Out {
+                cfg: &self.cfg,
+                kind: Column(m, |p| p.kind),
+                order: Column(m, |p| p.order),
+                next: Column(m, |p| p.next),
+                prev: Column(m, |p| p.prev),
+                refcount: Column(m, |p| p.refcount),
+                pflags: Column(m, |p| p.flags & PF_MASK),
+                owner: Column(m, |p| p.owner),
+                list_mt: Column(m, Page::list_mt),
+                pageblock: &self.pageblock,
+                free_lists: &self.free_lists,
+                nr_free: &self.nr_free,
+                nr_free_pages: self.nr_free_pages,
+                nr_free_pages_blocks: self.nr_free_pages_blocks,
+                nr_free_cma: self.nr_free_cma,
+                nr_free_highatomic: self.nr_free_highatomic,
+                nr_reserved_highatomic: self.nr_reserved_highatomic,
+                watermark_boost: self.watermark_boost,
+                below_high: self.below_high,
+                boosted_watermark: self.boosted_watermark,
+                watermark: &self.watermark,
+                min_free_kbytes: self.min_free_kbytes,
+                pcp: &self.pcp,
+                lowmem_reserve: &self.lowmem_reserve,
+                cma_pages: self.cma_pages,
+                compact_defer: &self.compact_defer,
+                compact_events: &self.compact_events,
+                daemon_events: &self.daemon_events,
+                compact_blockskip_flush: self.compact_blockskip_flush,
+            }
+            .serialize(s)
+        }
+    }
+
+    #[derive(Deserialize)]
+    struct In {
+        cfg: ZoneConfig,
+        kind: Vec<PageKind>,
+        order: Vec<u8>,
+        next: Vec<ZonePfn>,
+        prev: Vec<ZonePfn>,
+        refcount: Vec<u8>,
+        pflags: Vec<u8>,
+        owner: Vec<u32>,
+        list_mt: Vec<u8>,
+        pageblock: Vec<u8>,
+        free_lists: [[List; MT_SLOTS]; NR_PAGE_ORDERS],
+        nr_free: [u64; NR_PAGE_ORDERS],
+        nr_free_pages: i64,
+        nr_free_pages_blocks: i64,
+        nr_free_cma: i64,
+        nr_free_highatomic: i64,
+        nr_reserved_highatomic: i64,
+        watermark_boost: i64,
+        below_high: bool,
+        boosted_watermark: bool,
+        watermark: [u64; 4],
+        min_free_kbytes: u64,
+        pcp: Vec<PerCpuPages>,
+        #[serde(default)]
+        lowmem_reserve: [u64; MAX_NR_ZONES],
+        #[serde(default)]
+        cma_pages: u64,
+        #[serde(default)]
+        compact_defer: CompactDefer,
+        #[serde(default)]
+        compact_events: [i64; 3],
+        #[serde(default)]
+        daemon_events: [i64; 3],
+        #[serde(default)]
+        compact_blockskip_flush: bool,
+    }
+
+    impl<'de> Deserialize<'de> for Zone {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Zone, D::Error> {
+            let z = In::deserialize(d)?;
+            let n = z.kind.len();
+            let lens = [
+                z.order.len(),
+                z.next.len(),
+                z.prev.len(),
+                z.refcount.len(),
+                z.pflags.len(),
+                z.owner.len(),
+                z.list_mt.len(),
+            ];
+            if lens.iter().any(|&l| l != n) {
+                return Err(D::Error::custom(
+                    "the per-page arrays of a zone differ in length",
+                ));
+            }
+            if z.pflags.iter().any(|&f| f & !PF_MASK != 0)
+                || z.list_mt.iter().any(|&mt| mt as usize >= MT_SLOTS)
+            {
+                return Err(D::Error::custom(
+                    "a page's flags or free-list type is out of range",
+                ));
+            }
+            let mem_map = (0..n)
+                .map(|i| Page {
+                    next: z.next[i],
+                    prev: z.prev[i],
+                    owner: z.owner[i],
+                    kind: z.kind[i],
+                    order: z.order[i],
+                    refcount: z.refcount[i],
+                    flags: z.pflags[i] | (z.list_mt[i] << LIST_MT_SHIFT),
+                })
+                .collect();
+            Ok(Zone {
+                cfg: z.cfg,
+                mem_map,
+                pageblock: z.pageblock,
+                free_lists: z.free_lists,
+                nr_free: z.nr_free,
+                nr_free_pages: z.nr_free_pages,
+                nr_free_pages_blocks: z.nr_free_pages_blocks,
+                nr_free_cma: z.nr_free_cma,
+                nr_free_highatomic: z.nr_free_highatomic,
+                nr_reserved_highatomic: z.nr_reserved_highatomic,
+                watermark_boost: z.watermark_boost,
+                below_high: z.below_high,
+                boosted_watermark: z.boosted_watermark,
+                watermark: z.watermark,
+                min_free_kbytes: z.min_free_kbytes,
+                pcp: z.pcp,
+                lowmem_reserve: z.lowmem_reserve,
+                cma_pages: z.cma_pages,
+                compact_defer: z.compact_defer,
+                compact_events: z.compact_events,
+                daemon_events: z.daemon_events,
+                compact_blockskip_flush: z.compact_blockskip_flush,
+            })
+        }
     }
 }

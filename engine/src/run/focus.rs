@@ -11,7 +11,7 @@ use crate::run::runner::Run;
 /// the zone; `None` if the op touched no page (a drain of empty pcp lists) or does not exist.
 pub fn op_touched_pages(run: &Run, op: usize) -> Option<(u32, u32)> {
     let rec = run.ops.get(op)?;
-    let pages = run.initial.pages();
+    let pages = run.initial.active().pages();
     if rec.start > rec.end || rec.end as usize > run.log.events.len() {
         return None;
     }

@@ -87,14 +87,14 @@ impl PageHistoryEntry {
 /// Empty if the run was not recorded or `pfn` is outside the zone.
 pub fn page_history(run: &Run, pfn: u32) -> Vec<PageHistoryEntry> {
     let mut out = Vec::new();
-    if pfn >= run.initial.pages() {
+    if pfn >= run.initial.active().pages() {
         return out;
     }
     let covers = |(s, n): (u32, u32)| pfn >= s && pfn - s < n;
     // The holder before the first event: none if the page starts free or on a pcp list.
     let mut owner = match (
-        run.initial.block_containing(pfn),
-        run.initial.page_owner(pfn),
+        run.initial.active().block_containing(pfn),
+        run.initial.active().page_owner(pfn),
     ) {
         (None, o) if o != NO_OWNER => Some(o),
         _ => None,
@@ -269,7 +269,7 @@ mod tests {
             .collect();
         assert_eq!(h.iter().map(|e| e.event).collect::<Vec<_>>(), brute);
         // Beyond the zone: nothing.
-        assert!(page_history(&r, r.initial.pages()).is_empty());
+        assert!(page_history(&r, r.initial.active().pages()).is_empty());
     }
 
     /// A page a `get_page` reference holds: the owner's free leaves it without an owner (its

@@ -53,7 +53,7 @@ fn import_node(s: &Scenario, zones: &[ImportedZone]) -> Engine {
         e.recording = false;
         procfs::apply_import(&mut e, &zones[0].import).expect(LAID_OUT);
         e.recording = true;
-        e.zone.reset_stats();
+        e.reset_stats();
         return e;
     }
     let mut node = Vec::new();
@@ -61,12 +61,9 @@ fn import_node(s: &Scenario, zones: &[ImportedZone]) -> Engine {
         let mut e = Engine::new(z);
         e.recording = false;
         procfs::apply_import(&mut e, &imp.import).expect(LAID_OUT);
-        node.push(e.zone);
+        node.extend(e.into_node().into_zones());
     }
-    let home = node.len() - 1;
-    let mut e = Engine::new(Zone::into_node(node, home));
-    e.zone.reset_stats();
-    e
+    Engine::new(Node::new(node))
 }
 
 /// Why laying out an import cannot fail: validation read it with `procfs::parse_import`, which
@@ -96,17 +93,9 @@ fn snapshot_node_engine(s: &Scenario, snap: &crate::scenario::NodeSnapshot) -> E
     for (zone, z) in node_zones(&params).into_iter().zip(&snap.zones) {
         let mut e = Engine::new(zone);
         crate::scenario::apply_node_snapshot_zone(&mut e, z);
-        zones.push(e.zone);
+        zones.extend(e.node.into_zones());
     }
-    let mut e = if zones.len() == 1 {
-        Engine::new(zones.pop().expect("one zone"))
-    } else {
-        let home = zones.len() - 1;
-        Engine::new(Zone::into_node(zones, home))
-    };
-    e.recording = true;
-    e.zone.reset_stats();
-    e
+    Engine::new(Node::new(zones))
 }
 
 /// A validated scenario and the zone its `init` builds: what a [`crate::run::Runner`] runs
@@ -157,7 +146,7 @@ pub fn build(scenario: ValidScenario) -> Start {
             e.recording = false;
             procfs::apply_import(&mut e, import).expect(LAID_OUT);
             e.recording = true;
-            e.zone.reset_stats();
+            e.reset_stats();
             e
         }
         (Init::Proc { .. }, Layout::AsWritten) => {

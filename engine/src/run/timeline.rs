@@ -1,19 +1,19 @@
-//! Stepping through a run: the zone state at any event index.
+//! Stepping through a run: the node's state and the cost counters at any event index.
 //!
 //! Compute, then render by index: a [`Run`] holds the whole event trace; a [`Timeline`] keeps
-//! one zone at a cursor and moves it. Short moves apply or undo events one by one (every
+//! one node at a cursor and moves it. Short moves apply or undo events one by one (every
 //! mutation is invertible, so one step back costs one event); long jumps restore the nearest
 //! checkpoint at or before the target and replay forwards — never from the start.
 
 use crate::mm::KernelFn;
-use crate::mm::Zone;
 use crate::mm::{Annotation, Event};
+use crate::mm::{Node, Stats, Zone};
 use crate::run::runner::{OpRecord, Run};
 
 /// Beyond this many events a jump goes through a checkpoint instead of stepping.
 const STEP_LIMIT: u32 = 4096;
 
-/// Restoring a checkpoint copies the whole zone (16 bytes per page); replaying an event costs
+/// Restoring a checkpoint copies the whole node (16 bytes per page); replaying an event costs
 /// about what copying this many bytes does (tens of nanoseconds either way, natively and in
 /// wasm). A jump restores a checkpoint only when the copy and the replay from it cost less than
 /// walking there from the cursor: at 16 GiB (a 64 MiB copy, worth 262,144 events) a jump
@@ -26,8 +26,9 @@ const COPY_BYTES_PER_EVENT: u64 = 256;
 pub struct Timeline {
     /// The run.
     pub run: Run,
-    zone: Zone,
-    /// Number of events applied: the zone is the state *after* events `[0, pos)`.
+    node: Node,
+    stats: Stats,
+    /// Number of events applied: the node is the state *after* events `[0, pos)`.
     pos: u32,
     /// Indices of the events a user steps through (see [`Event::is_visible`]).
     visible: Vec<u32>,
@@ -48,7 +49,8 @@ impl Timeline {
             .map(|(i, _)| i as u32)
             .collect();
         Timeline {
-            zone: run.initial.clone(),
+            node: run.initial.clone(),
+            stats: Stats::default(),
             pos: 0,
             visible,
             view_zone: None,
@@ -71,19 +73,23 @@ impl Timeline {
         self.pos
     }
 
-    /// The zone after the first `pos()` events: the one picked with
-    /// [`Timeline::set_view_zone`] in a node of several zones, else the zone being worked on
-    /// (which holds the node: [`Zone::zones`]).
+    /// A zone after the first `pos()` events: the one picked with [`Timeline::set_view_zone`]
+    /// in a node of several zones, else the zone being worked on.
     pub fn zone(&self) -> &Zone {
         match self.view_zone {
-            Some(i) if i < self.zone.nr_zones() => self.zone.zone_at(i),
-            _ => &self.zone,
+            Some(i) if i < self.node.nr_zones() => self.node.zone(i),
+            _ => self.node.active(),
         }
     }
 
-    /// The whole state after the first `pos()` events (every zone of the node).
-    pub fn node(&self) -> &Zone {
-        &self.zone
+    /// The node after the first `pos()` events.
+    pub fn node(&self) -> &Node {
+        &self.node
+    }
+
+    /// The run's cost counters after the first `pos()` events.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
     }
 
     /// Which zone of the node [`Timeline::zone`] shows (`None`: the zone being worked on).
@@ -116,30 +122,35 @@ impl Timeline {
             .checkpoints
             .iter()
             .rev()
-            .find(|(at, _)| *at <= target)
-            .map(|(at, _)| *at)
+            .find(|c| c.at <= target)
+            .map(|c| c.at)
             .unwrap_or(0);
         let direct = target.abs_diff(self.pos);
-        let copy = u64::from(self.zone.pages()) * 16 / COPY_BYTES_PER_EVENT;
+        let copy = u64::from(self.node.active().pages()) * 16 / COPY_BYTES_PER_EVENT;
         let via_checkpoint = u64::from(target - cp) + copy;
         if direct > STEP_LIMIT && via_checkpoint < u64::from(direct) {
-            let (at, z) = self
+            let c = self
                 .run
                 .checkpoints
                 .iter()
                 .rev()
-                .find(|(at, _)| *at <= target)
+                .find(|c| c.at <= target)
                 .expect("checkpoint 0 exists");
-            self.zone = z.clone();
-            self.pos = *at;
+            self.node.clone_from(&c.node);
+            self.stats = c.stats;
+            self.pos = c.at;
         }
         while self.pos < target {
-            self.zone.apply(&self.run.log.events[self.pos as usize]);
+            let ev = &self.run.log.events[self.pos as usize];
+            self.node.apply(ev);
+            self.stats.apply(ev);
             self.pos += 1;
         }
         while self.pos > target {
             self.pos -= 1;
-            self.zone.unapply(&self.run.log.events[self.pos as usize]);
+            let ev = &self.run.log.events[self.pos as usize];
+            self.node.unapply(ev);
+            self.stats.unapply(ev);
         }
     }
 

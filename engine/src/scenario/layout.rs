@@ -9,7 +9,7 @@ use super::format::{Init, Scenario};
 use super::procfs::{self, ProcImport};
 use super::program::Program;
 use super::validate::{check_scenario, check_scenario_in};
-use crate::mm::{MAX_NODE_PAGES, ZONE_NAMES, ZONE_NORMAL};
+use crate::mm::{ZoneType, MAX_NODE_PAGES};
 
 /// What validation read of the zones `init` lays out.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,9 +136,8 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Res<Vec<ImportedZon
     let scan = procfs::scan_pagetypeinfo(pti)?;
     let mut zones: Vec<ImportedZone> = Vec::new();
     for name in scan.zone_names() {
-        let ty = ZONE_NAMES[..=ZONE_NORMAL]
-            .iter()
-            .position(|n| *n == name)
+        let ty = ZoneType::from_name(name)
+            .filter(|t| *t <= ZoneType::Normal)
             .ok_or_else(|| {
                 ScenarioError::new(
                     "init.zone",
@@ -158,7 +157,7 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Res<Vec<ImportedZon
             ));
         }
         // zoneinfo's start_pfn (aligned as the model needs), else x86_64's zone boundary.
-        let start_pfn = import.model_start_pfn().unwrap_or(ZONE_STARTS[ty]);
+        let start_pfn = import.model_start_pfn().unwrap_or(ZONE_STARTS[ty.idx()]);
         if let Some(prev) = zones.last() {
             let prev_end = prev.start_pfn + prev.import.pages;
             if start_pfn < prev_end {
@@ -173,7 +172,7 @@ fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Res<Vec<ImportedZon
             }
         }
         let end = start_pfn + import.pages;
-        let limit = ZONE_STARTS.get(ty + 1).copied().unwrap_or(MAX_PFN);
+        let limit = ZONE_STARTS.get(ty.idx() + 1).copied().unwrap_or(MAX_PFN);
         if end > limit {
             return Err(ScenarioError::new(
                 "init.pagetypeinfo",

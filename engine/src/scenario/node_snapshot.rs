@@ -13,7 +13,7 @@
 use super::error::ScenarioError;
 use crate::mm::Engine;
 use crate::mm::*;
-use crate::mm::{Zone, MAX_NR_ZONES, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO};
+use crate::mm::{Node, ZoneType, MAX_NR_ZONES, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO};
 use crate::scenario::zone_snapshot::{SnapFreeList, SnapPcpList};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -317,9 +317,8 @@ pub fn from_value(v: &Value, path: &str) -> Res<NodeSnapshot> {
     for (i, z) in zs.iter().enumerate() {
         let zp = format!("{path}.zones[{i}]");
         let z = zone_from_value(z, &zp, cpus)?;
-        let ty = crate::mm::ZONE_NAMES[..=crate::mm::ZONE_NORMAL]
-            .iter()
-            .position(|n| *n == z.zone)
+        let ty = ZoneType::from_name(&z.zone)
+            .filter(|t| *t <= ZoneType::Normal)
             .ok_or_else(|| {
                 err(
                     &format!("{zp}.zone"),
@@ -328,7 +327,7 @@ pub fn from_value(v: &Value, path: &str) -> Res<NodeSnapshot> {
                 )
             })?;
         if let Some(prev) = zones.last() {
-            let pty = crate::mm::zone_type_of(&prev.zone);
+            let pty = ZoneType::for_zone_named(&prev.zone);
             if ty <= pty || z.model_start() < prev.end() {
                 return Err(err(
                     &format!("{zp}.start_pfn"),
@@ -763,7 +762,7 @@ pub fn apply_zone(engine: &mut Engine, z: &SnapZone) {
     let recording = engine.recording;
     engine.recording = false;
     let base = z.model_start();
-    let types: Vec<MigrateType> = (0..engine.zone.nr_pageblocks())
+    let types: Vec<MigrateType> = (0..engine.zone().nr_pageblocks())
         .map(|pb| model_type(z.pageblock_at(base + ((pb as u64) << PAGEBLOCK_ORDER))))
         .collect();
     let v1 = crate::scenario::zone_snapshot::Snapshot {
@@ -776,7 +775,7 @@ pub fn apply_zone(engine: &mut Engine, z: &SnapZone) {
         pcp: z.pcp.clone(),
     };
     crate::scenario::zone_snapshot::apply(engine, &v1);
-    let zone = &mut engine.zone;
+    let zone = engine.zone_mut();
     zone.watermark[WMARK_MIN] = z.watermark.min;
     zone.watermark[WMARK_LOW] = z.watermark.low;
     zone.watermark[WMARK_HIGH] = z.watermark.high;
@@ -815,7 +814,7 @@ pub fn apply_zone(engine: &mut Engine, z: &SnapZone) {
             pcp.free_high_batch = f & 2 != 0;
         }
     }
-    zone.reset_stats();
+    engine.reset_stats();
     engine.recording = recording;
 }
 
@@ -823,7 +822,7 @@ pub fn apply_zone(engine: &mut Engine, z: &SnapZone) {
 /// order, every present pageblock's type, every pcp list in list order), one line each; empty
 /// when they are equal. Pageblocks the snapshot has Absent, and pages outside its zones, are
 /// not compared.
-pub fn differences(node: &Zone, snap: &NodeSnapshot, max: usize) -> Vec<String> {
+pub fn differences(node: &Node, snap: &NodeSnapshot, max: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut push = |s: String| {
         if out.len() < max {
@@ -831,7 +830,7 @@ pub fn differences(node: &Zone, snap: &NodeSnapshot, max: usize) -> Vec<String> 
         }
     };
     for z in &snap.zones {
-        let Some(mz) = node.zones().find(|m| m.cfg().name == z.zone) else {
+        let Some(mz) = node.zones().iter().find(|m| m.cfg().name == z.zone) else {
             push(format!("zone {}: not in the model's node", z.zone));
             continue;
         };

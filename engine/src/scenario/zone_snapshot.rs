@@ -314,7 +314,7 @@ pub fn apply(engine: &mut Engine, snap: &Snapshot) {
     engine.recording = false;
     let start = snap.start_pfn;
     for (pb, &mt) in snap.pageblocks.iter().enumerate() {
-        let old = engine.zone.pageblock[pb];
+        let old = engine.zone().pageblock[pb];
         let new = if mt == MigrateType::Isolate {
             old | crate::mm::PB_ISOLATE
         } else {
@@ -351,21 +351,21 @@ pub fn apply(engine: &mut Engine, snap: &Snapshot) {
             );
         }
     }
-    let z = &mut engine.zone;
+    let z = engine.zone_mut();
     let mut p = 0usize;
-    while p < z.kind.len() {
-        if z.kind[p] != crate::mm::PageKind::Other {
-            p += 1 << z.order[p];
+    while p < z.mem_map.len() {
+        if z.mem_map[p].kind != crate::mm::PageKind::Other {
+            p += 1 << z.mem_map[p].order;
             continue;
         }
         let t = snap.pageblocks[p >> PAGEBLOCK_ORDER];
-        z.refcount[p] = 1;
-        z.owner[p] = crate::mm::filler_owner(t);
+        z.mem_map[p].refcount = 1;
+        z.mem_map[p].owner = crate::mm::filler_owner(t);
         if t == MigrateType::Movable {
-            z.pflags[p] |= PF_LRU;
+            z.mem_map[p].flags |= PF_LRU;
         }
         p += 1;
     }
-    z.reset_stats();
+    engine.reset_stats();
     engine.recording = recording;
 }

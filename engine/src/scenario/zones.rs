@@ -6,15 +6,15 @@ use super::bounds::{check_compaction_proactiveness, check_cpus, check_min_free_k
 use super::bounds::{DEFAULT_ZONE_PAGES, IMPORT_ALL_ZONES, MAX_PFN, ZONE_START_ALIGN};
 use super::error::{join, Res, ScenarioError};
 use super::format::{Scenario, ZoneSpec};
+use crate::mm::ZoneType;
 use crate::mm::{MAX_NODE_PAGES, MIN_ZONE_PAGES};
-use crate::mm::{ZONE_DMA, ZONE_DMA32, ZONE_NAMES, ZONE_NORMAL};
 
 /// The zone types `zones` may name, and the pfn each must end at or below (`MAX_DMA_PFN`
 /// 16 MiB, `MAX_DMA32_PFN` 4 GiB on x86_64; `zone_sizes_init`).
-const NODE_ZONES: [(usize, u64); 3] = [
-    (ZONE_DMA, 0x1000),
-    (ZONE_DMA32, 0x10_0000),
-    (ZONE_NORMAL, MAX_PFN),
+const NODE_ZONES: [(ZoneType, u64); 3] = [
+    (ZoneType::Dma, 0x1000),
+    (ZoneType::Dma32, 0x10_0000),
+    (ZoneType::Normal, MAX_PFN),
 ];
 
 /// Checks `zones` and returns each zone's `[start, end)` and name; empty without `zones`.
@@ -37,14 +37,14 @@ pub(super) fn check_node(s: &Scenario) -> Res<Vec<(u64, u64, String)>> {
         ));
     }
     let mut out: Vec<(u64, u64, String)> = Vec::new();
-    let mut last_type: Option<usize> = None;
+    let mut last_type: Option<ZoneType> = None;
     let first = &s.zones[0];
     let mut min_free: Option<(u64, String)> = None;
     let mut proactiveness: Option<(u32, String)> = None;
     let mut total = 0u64;
     for (i, z) in s.zones.iter().enumerate() {
         let p = |k: &str| join(&format!("zones[{i}]"), k);
-        let Some(&(ty, max_end)) = NODE_ZONES.iter().find(|(t, _)| ZONE_NAMES[*t] == z.name) else {
+        let Some(&(ty, max_end)) = NODE_ZONES.iter().find(|(t, _)| t.name() == z.name) else {
             return Err(ScenarioError::new(
                 p("name"),
                 format!("zone name {:?} is not a zone of a node", z.name),
@@ -184,7 +184,9 @@ pub(super) fn check_import_all(s: &Scenario) -> Res<bool> {
 
 /// `alloc.zone` names a zone of the scenario.
 pub(super) fn check_alloc_zone(path: &str, name: &str, zones: &[String]) -> Res<()> {
-    if zones.iter().any(|z| z == name) && ZONE_NAMES[..=ZONE_NORMAL].contains(&name) {
+    if zones.iter().any(|z| z == name)
+        && ZoneType::from_name(name).is_some_and(|t| t <= ZoneType::Normal)
+    {
         return Ok(());
     }
     Err(ScenarioError::new(

@@ -236,7 +236,7 @@ impl Harness {
     }
 
     fn cpu(&self, c: u8) -> usize {
-        c as usize % self.engine.zone.pcp().len()
+        c as usize % self.engine.zone().pcp().len()
     }
 
     /// Indices of live allocations matching `f`; `None` if there are none.
@@ -306,7 +306,7 @@ impl Harness {
                 let owner = self.owner();
                 let cpu = self.cpu(cpu);
                 let gfp = alloc_gfp(mt, highatomic);
-                let drains = self.engine.zone.stats().pcp_drains;
+                let drains = self.engine.stats().pcp_drains;
                 match self
                     .engine
                     .alloc_pages(gfp, order, cpu, owner, mt == MigrateType::Movable)
@@ -314,7 +314,7 @@ impl Harness {
                     Some(pfn) => {
                         self.tally.allocs_ok += 1;
                         // An allocation drains a pcp only in reclaim's drain_all_pages.
-                        if self.engine.zone.stats().pcp_drains != drains {
+                        if self.engine.stats().pcp_drains != drains {
                             self.tally.reclaim_rescues += 1;
                         }
                         self.live.push(Live::Block { pfn, order, owner });
@@ -414,7 +414,7 @@ impl Harness {
                 self.tally.contig_frees += 1;
             }
             Op::AllocContig { at, nr, near_free } => {
-                let n = self.engine.zone.pages();
+                let n = self.engine.zone().pages();
                 let mut start = at % n;
                 let mut max = 64;
                 if near_free {
@@ -496,8 +496,8 @@ impl Harness {
             }
             Op::Drain { cpu, all } => {
                 if all {
-                    for c in 0..self.engine.zone.pcp().len() {
-                        if self.engine.zone.pcp()[c].count != 0 {
+                    for c in 0..self.engine.zone().pcp().len() {
+                        if self.engine.zone().pcp()[c].count != 0 {
                             self.engine.drain_pages_zone(c);
                         }
                     }
@@ -526,7 +526,7 @@ impl Harness {
                 } else {
                     CompactPriority::SyncFull
                 };
-                let zone = self.engine.zone.active_index();
+                let zone = self.engine.node().active_index();
                 let out = self.engine.compact_zone_order(cpu, zone, order % 11, prio);
                 self.tally.compactions += 1;
                 self.tally.compact_migrations += out.migrated.len() as u64;
@@ -547,7 +547,7 @@ impl Harness {
             }
             Op::Tick { cpu, all } => {
                 let cpus = if all {
-                    0..self.engine.zone.pcp().len()
+                    0..self.engine.zone().pcp().len()
                 } else {
                     let c = self.cpu(cpu);
                     c..c + 1
@@ -592,7 +592,7 @@ impl Harness {
                     .keys()
                     .nth(pick as usize % self.extra.len())
                     .unwrap();
-                let last = self.engine.zone.page_refcount(p) == 1;
+                let last = self.engine.zone().page_refcount(p) == 1;
                 self.engine.put_page_and_free(p, cpu);
                 let n = self.extra.get_mut(&p).unwrap();
                 *n -= 1;
@@ -609,7 +609,7 @@ impl Harness {
 
     /// Pages only `get_page` references still hold (their allocation freed them).
     fn orphans(&self) -> Vec<u32> {
-        let z = &self.engine.zone;
+        let z = self.engine.zone();
         self.extra
             .keys()
             .copied()
@@ -619,7 +619,7 @@ impl Harness {
 
     /// `check_invariants`, page conservation, and (optionally) every live page's state.
     pub fn check(&self) -> Result<(), String> {
-        let z = &self.engine.zone;
+        let z = self.engine.zone();
         check_invariants(z)?;
         let buddy: u64 = (0..NR_PAGE_ORDERS).map(|o| z.nr_free()[o] << o).sum();
         let pcp = z.pcp_pages();
@@ -667,7 +667,7 @@ impl Harness {
     }
 
     fn check_live(&self, l: &Live) -> Result<(), String> {
-        let z = &self.engine.zone;
+        let z = self.engine.zone();
         let page = |p: u32, owner: u32, refs: u8| -> Result<(), String> {
             if z.page_kind(p) != PageKind::Other
                 || z.page_owner(p) != owner
@@ -741,7 +741,7 @@ impl Harness {
             self.apply(&Op::PutPage { pick: 0, cpu: 0 })?;
         }
         self.apply(&Op::Drain { cpu: 0, all: true })?;
-        let z = &self.engine.zone;
+        let z = self.engine.zone();
         let free: u64 = (0..NR_PAGE_ORDERS).map(|o| z.nr_free()[o] << o).sum();
         if free != z.pages() as u64 || z.pcp_pages() != 0 {
             return Err(format!(

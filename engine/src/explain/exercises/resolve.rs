@@ -283,7 +283,7 @@ fn present(q: &Question, path: &str, e: Expected, answer: &str) -> Res<Expected>
 /// The explanation lines: the first revealing events and always the last (the block put on the
 /// list after many merges, the last chunk), at most [`MAX_EXPLAIN_LINES`].
 fn explain(run: &Run, events: &[u32]) -> (Vec<ExplainLine>, usize) {
-    let ctx = Ctx::of(&run.initial);
+    let ctx = Ctx::of(run.initial.active());
     let shown: Vec<u32> = if events.len() > MAX_EXPLAIN_LINES {
         let mut v = events[..MAX_EXPLAIN_LINES - 1].to_vec();
         v.extend(events.last());
@@ -330,7 +330,7 @@ fn choice(ask: Ask, key: &str) -> Expected {
 }
 
 fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
-    let ctx = Ctx::of(&run.initial);
+    let ctx = Ctx::of(run.initial.active());
     let abs = |p| to_abs_pfn(ctx.start_pfn, p);
     let say = |i: u32| narrate(&ctx, &run.log, &run.log.events[i as usize]);
     match ask {
@@ -663,7 +663,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
                 })) => Some((i, migrate_pfn, free_pfn)),
                 _ => None,
             })?;
-            let pages = run.initial.pages();
+            let pages = run.initial.active().pages();
             let lo = m.min(f) & !(PAGEBLOCK_NR_PAGES - 1);
             let hi = (m.max(f) & !(PAGEBLOCK_NR_PAGES - 1)) + PAGEBLOCK_NR_PAGES;
             let (first, count) = (abs(lo), u64::from(hi.min(pages).max(lo + 1) - lo));
@@ -696,7 +696,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
                 _ => None,
             })?;
             let first = abs(pb * PAGEBLOCK_NR_PAGES);
-            let count = u64::from(PAGEBLOCK_NR_PAGES.min(run.initial.pages()));
+            let count = u64::from(PAGEBLOCK_NR_PAGES.min(run.initial.active().pages()));
             Some(Found {
                 expected: Expected::Page { first, count },
                 answer_text: format!(
@@ -766,7 +766,12 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
             if stalls.is_empty() {
                 return None;
             }
-            let start: i64 = run.initial.zones().map(|z| z.compact_events[k]).sum();
+            let start: i64 = run
+                .initial
+                .zones()
+                .iter()
+                .map(|z| z.compact_events[k])
+                .sum();
             let mut counted = Vec::new();
             let mut n = start;
             for i in 0..w.reveal_to {

@@ -15,7 +15,7 @@ use crate::mm::zone::*;
 impl Engine {
     /// `gfp_migratetype`.
     pub fn gfp_migratetype(&self, gfp: u32) -> MigrateType {
-        if self.zone.cfg.mobility_disabled {
+        if self.zone().cfg.mobility_disabled {
             MigrateType::Unmovable
         } else if gfp & __GFP_MOVABLE != 0 {
             MigrateType::Movable
@@ -48,18 +48,18 @@ impl Engine {
         }
         if order <= MAX_PAGE_ORDER && preferred.is_some() {
             let mut flags = ALLOC_WMARK_LOW;
-            if self.zone.cfg.cma && mt == MigrateType::Movable {
+            if self.zone().cfg.cma && mt == MigrateType::Movable {
                 flags |= ALLOC_CMA;
             }
             // alloc_flags_nofragment(): __GFP_KSWAPD_RECLAIM is ALLOC_KSWAPD's bit.
             if gfp & __GFP_KSWAPD_RECLAIM != 0 {
                 flags |= ALLOC_KSWAPD;
             }
-            if self.zone.cfg.nofragment_first_pass {
+            if self.zone().cfg.nofragment_first_pass {
                 flags |= ALLOC_NOFRAGMENT;
             }
             // 7.3: `alloc_flags_nonblocking(gfp, order) & ALLOC_HIGHATOMIC` in the fast path.
-            if self.zone.cfg.kernel.fastpath_highatomic()
+            if self.zone().cfg.kernel.fastpath_highatomic()
                 && order > 0
                 && gfp & __GFP_HIGH != 0
                 && gfp & (__GFP_DIRECT_RECLAIM | __GFP_NOMEMALLOC) == 0
@@ -112,8 +112,8 @@ impl Engine {
             for &zone in &zonelist {
                 self.select_zone(Step::ZonelistNext, zone);
                 let mut try_zone = false;
-                if !self.zone.below_high {
-                    let high = self.zone.wmark_pages(WMARK_HIGH);
+                if !self.zone().below_high {
+                    let high = self.zone().wmark_pages(WMARK_HIGH);
                     if self.zone_watermark_fast(Step::GpffHighGate, order, high, flags) {
                         try_zone = true;
                     } else {
@@ -128,14 +128,14 @@ impl Engine {
                 }
                 if !try_zone {
                     let w = (flags & ALLOC_WMARK_MASK) as usize;
-                    let mark = self.zone.wmark_pages(w);
+                    let mark = self.zone().wmark_pages(w);
                     try_zone = self.zone_watermark_fast(Step::GpffWatermark, order, mark, flags);
                 }
                 if try_zone {
                     if let Some(p) = self.rmqueue(order, flags, mt, cpu) {
                         // ≤ 6.19 reserved highatomic blocks here, after any successful rmqueue.
                         if flags & ALLOC_HIGHATOMIC != 0
-                            && !self.zone.cfg.kernel.highatomic_in_rmqueue_buddy()
+                            && !self.zone().cfg.kernel.highatomic_in_rmqueue_buddy()
                         {
                             self.reserve_highatomic_pageblock(p, order);
                         }
@@ -186,7 +186,7 @@ impl Engine {
                 flags &= !ALLOC_CPUSET;
             }
         }
-        if self.zone.cfg.cma && mt == MigrateType::Movable {
+        if self.zone().cfg.cma && mt == MigrateType::Movable {
             flags |= ALLOC_CMA;
         }
         let costly = order > PAGE_ALLOC_COSTLY_ORDER;
@@ -198,7 +198,7 @@ impl Engine {
         let mut attempts = 0u32;
         let mut reclaims = false;
         let mut page: Option<ZonePfn>;
-        if self.zone.cfg.kernel.slowpath_7x() {
+        if self.zone().cfg.kernel.slowpath_7x() {
             // v7.3.4 mm/page_alloc.c:4836-4840, :4903-4993.
             let can_compact = can_direct_reclaim && compaction_allowed;
             let mut compact_first =
@@ -328,9 +328,9 @@ impl Engine {
             // for_each_zone_zonelist_nodemask: the first zone that gives a pageblock back.
             for zone in self.zonelist() {
                 self.select_zone(Step::ZonelistNext, zone);
-                let before = self.zone.nr_reserved_highatomic;
+                let before = self.zone().nr_reserved_highatomic;
                 self.unreserve_highatomic_pageblock(mt);
-                if self.zone.nr_reserved_highatomic != before {
+                if self.zone().nr_reserved_highatomic != before {
                     break;
                 }
             }
@@ -347,7 +347,7 @@ impl Engine {
     /// to the requester's migratetype, keeping at least one reserved.
     fn unreserve_highatomic_pageblock(&mut self, ac_mt: MigrateType) {
         let pb = PAGEBLOCK_NR_PAGES as i64;
-        if self.zone.nr_reserved_highatomic <= pb {
+        if self.zone().nr_reserved_highatomic <= pb {
             return;
         }
         self.enter(KernelFn::unreserve_highatomic_pageblock);
@@ -356,7 +356,7 @@ impl Engine {
             let Some(pfn) = self.front(order, MigrateType::HighAtomic) else {
                 continue;
             };
-            let size = pb.max(1 << order).min(self.zone.nr_reserved_highatomic);
+            let size = pb.max(1 << order).min(self.zone().nr_reserved_highatomic);
             if order < PAGEBLOCK_ORDER {
                 self.counter(
                     Step::UnreserveHighatomicMove,
@@ -411,7 +411,7 @@ impl Engine {
         if page.is_none() {
             page = self.rmqueue_buddy(order, flags, mt);
         }
-        if flags & ALLOC_KSWAPD != 0 && self.zone.boosted_watermark {
+        if flags & ALLOC_KSWAPD != 0 && self.zone().boosted_watermark {
             // Boost policy (b): kswapd is woken and (not modelled) would reclaim and zero the
             // boost; the simulator zeroes it here.
             self.set_flag(
@@ -421,7 +421,7 @@ impl Engine {
                 true,
                 false,
             );
-            let b = self.zone.watermark_boost;
+            let b = self.zone().watermark_boost;
             self.counter(Step::RmqueueBoostReset, CounterId::watermark_boost, 0, -b);
         }
         self.exit(KernelFn::rmqueue);
@@ -438,7 +438,7 @@ impl Engine {
     ) -> Option<ZonePfn> {
         self.enter(KernelFn::rmqueue_pcplist);
         self.lock_pcp(Step::PcplistLock, cpu);
-        let fc = self.zone.pcp[cpu].free_count;
+        let fc = self.zone().pcp[cpu].free_count;
         self.counter(
             Step::PcplistHalveFreeCount,
             CounterId::pcp_free_count,
@@ -460,9 +460,10 @@ impl Engine {
         cpu: usize,
     ) -> Option<ZonePfn> {
         let pindex = order_to_pindex(mt, order);
-        if self.zone.pcp[cpu].lists[pindex].len == 0 {
+        if self.zone().pcp[cpu].lists[pindex].len == 0 {
             let batch = self.nr_pcp_alloc(order, cpu);
-            if flags & ALLOC_HIGHATOMIC != 0 && self.zone.cfg.kernel.highatomic_in_rmqueue_buddy() {
+            if flags & ALLOC_HIGHATOMIC != 0 && self.zone().cfg.kernel.highatomic_in_rmqueue_buddy()
+            {
                 return None;
             }
             let got = self.rmqueue_bulk(order, batch as u32, mt, flags, cpu);
@@ -476,11 +477,11 @@ impl Engine {
                     got,
                 },
             );
-            if self.zone.pcp[cpu].lists[pindex].len == 0 {
+            if self.zone().pcp[cpu].lists[pindex].len == 0 {
                 return None;
             }
         }
-        let pfn = self.zone.pcp[cpu].lists[pindex].head;
+        let pfn = self.zone().pcp[cpu].lists[pindex].head;
         self.handled(1 << order);
         self.emit(
             Step::PcplistTakeFront,
@@ -508,21 +509,21 @@ impl Engine {
     /// `nr_pcp_alloc` (§4.4): how many blocks a refill asks for; grows `high` and
     /// `alloc_factor`.
     fn nr_pcp_alloc(&mut self, order: u8, cpu: usize) -> i32 {
-        let p = &self.zone.pcp[cpu];
+        let p = &self.zone().pcp[cpu];
         let (base, high_min, high_max) = (p.batch, p.high_min, p.high_max);
         let mut high = Self::kclamp(p.high, high_min, high_max);
         self.set_pcp_high(Step::NrPcpAllocClamp, cpu, high);
         if high < base {
             return 1;
         }
-        let af = self.zone.pcp[cpu].alloc_factor;
+        let af = self.zone().pcp[cpu].alloc_factor;
         let mut b = if order == 0 { base << af } else { base };
-        if high_min != high_max && !self.zone.below_high {
+        if high_min != high_max && !self.zone().below_high {
             high = (high + b).min(high_max);
             self.set_pcp_high(Step::NrPcpAllocGrowHigh, cpu, high);
         }
         if order == 0 {
-            let count = self.zone.pcp[cpu].count;
+            let count = self.zone().pcp[cpu].count;
             let max_nr = (high - count - base).max(base);
             if b <= max_nr && af < PCP_BATCH_SCALE_MAX as i32 {
                 self.counter(Step::NrPcpAllocFactor, CounterId::pcp_alloc_factor, cpu, 1);
@@ -595,8 +596,8 @@ impl Engine {
             // 7.3.4 reserves for slow-path (`ALLOC_WMARK_MIN`) requests only (:3274).
             let slowpath = flags & ALLOC_WMARK_MASK == ALLOC_WMARK_MIN;
             if flags & ALLOC_HIGHATOMIC != 0
-                && self.zone.cfg.kernel.highatomic_in_rmqueue_buddy()
-                && (slowpath || !self.zone.cfg.kernel.fastpath_highatomic())
+                && self.zone().cfg.kernel.highatomic_in_rmqueue_buddy()
+                && (slowpath || !self.zone().cfg.kernel.fastpath_highatomic())
             {
                 self.reserve_highatomic_pageblock(p, order);
             }
@@ -615,7 +616,7 @@ impl Engine {
         mode: &mut RmqueueMode,
     ) -> Option<ZonePfn> {
         self.enter(KernelFn::__rmqueue);
-        if !self.zone.cfg.rmqueue_mode_memory {
+        if !self.zone().cfg.rmqueue_mode_memory {
             *mode = RmqueueMode::Normal;
         }
         let r = self.__rmqueue_modes(order, mt, flags, mode);
@@ -630,9 +631,9 @@ impl Engine {
         flags: u32,
         mode: &mut RmqueueMode,
     ) -> Option<ZonePfn> {
-        if self.zone.cfg.cma
+        if self.zone().cfg.cma
             && flags & ALLOC_CMA != 0
-            && self.zone.nr_free_cma > self.zone.nr_free_pages / 2
+            && self.zone().nr_free_cma > self.zone().nr_free_pages / 2
         {
             if let Some(p) = self.__rmqueue_smallest(order, MigrateType::Cma) {
                 return Some(p);
@@ -658,7 +659,7 @@ impl Engine {
         }
         if flags & ALLOC_NOFRAGMENT == 0 {
             if let Some(p) = self.__rmqueue_steal(order, mt) {
-                if *mode != RmqueueMode::Steal && self.zone.cfg.rmqueue_mode_memory {
+                if *mode != RmqueueMode::Steal && self.zone().cfg.rmqueue_mode_memory {
                     self.message(
                         Step::RmqueueModeSteal,
                         MsgLevel::Info,
@@ -740,7 +741,7 @@ impl Engine {
             || order >= PAGEBLOCK_ORDER / 2
             || start_mt == MigrateType::Reclaimable
             || start_mt == MigrateType::Unmovable
-            || self.zone.cfg.mobility_disabled
+            || self.zone().cfg.mobility_disabled
     }
 
     /// `find_suitable_fallback`: only the FIRST non-empty fallback type is returned.
@@ -753,12 +754,12 @@ impl Engine {
     ) -> Fallback {
         let r = if claimable && !self.should_try_claim_block(order, start_mt) {
             Fallback::Refused
-        } else if self.zone.nr_free[order as usize] == 0 {
+        } else if self.zone().nr_free[order as usize] == 0 {
             Fallback::None
         } else {
             fallbacks(start_mt)
                 .into_iter()
-                .find(|f| self.zone.free_lists[order as usize][f.idx()].len > 0)
+                .find(|f| self.zone().free_lists[order as usize][f.idx()].len > 0)
                 .map_or(Fallback::None, Fallback::Found)
         };
         let (found, refused) = match r {
@@ -815,7 +816,7 @@ impl Engine {
         start_mt: MigrateType,
         f: MigrateType,
     ) {
-        let change_ownership = self.zone.pageblock_mt(pfn) == start_mt;
+        let change_ownership = self.zone().pageblock_mt(pfn) == start_mt;
         self.trace(
             step,
             Tracepoint::MmPageAllocExtfrag {
@@ -876,7 +877,7 @@ impl Engine {
             return Some(pfn);
         }
         if self.boost_watermark() && flags & ALLOC_KSWAPD != 0 {
-            let b = self.zone.boosted_watermark;
+            let b = self.zone().boosted_watermark;
             self.set_flag(
                 Step::BoostWatermark,
                 CounterId::zone_boosted_watermark,
@@ -888,7 +889,7 @@ impl Engine {
         // prep_move_freepages_block: the pageblock must lie inside the zone.
         let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
         let end = start + PAGEBLOCK_NR_PAGES;
-        if end > self.zone.pages() {
+        if end > self.zone().pages() {
             return None;
         }
         let (free, movable) = self.count_free_and_movable(start, end);
@@ -899,7 +900,7 @@ impl Engine {
         } else {
             0
         };
-        if free + alike >= 1 << (PAGEBLOCK_ORDER - 1) || self.zone.cfg.mobility_disabled {
+        if free + alike >= 1 << (PAGEBLOCK_ORDER - 1) || self.zone().cfg.mobility_disabled {
             let moved =
                 self.__move_freepages_block(Step::ClaimMoveFree, start, end, block_mt, start_mt);
             self.handled(moved);
@@ -937,17 +938,17 @@ impl Engine {
     /// The walk of `prep_move_freepages_block`: free pages (buddy heads, skipping their
     /// blocks) and `PageLRU` pages of `[start, end)`.
     pub(crate) fn count_free_and_movable(&self, start: ZonePfn, end: ZonePfn) -> (u32, u32) {
-        let z = &self.zone;
+        let z = self.zone();
         let (mut free, mut movable) = (0, 0);
         let mut p = start;
         while p < end {
-            if z.kind[p as usize] == PageKind::Buddy {
-                let nr = 1 << z.order[p as usize];
+            if z.mem_map[p as usize].kind == PageKind::Buddy {
+                let nr = 1 << z.mem_map[p as usize].order;
                 free += nr;
                 p += nr;
                 continue;
             }
-            if z.kind[p as usize] == PageKind::Other && z.pflags[p as usize] & PF_LRU != 0 {
+            if z.mem_map[p as usize].kind == PageKind::Other && z.mem_map[p as usize].lru() {
                 movable += 1;
             }
             p += 1;
@@ -968,11 +969,11 @@ impl Engine {
         let mut p = start;
         let mut moved = 0;
         while p < end {
-            if self.zone.kind[p as usize] != PageKind::Buddy {
+            if self.zone().mem_map[p as usize].kind != PageKind::Buddy {
                 p += 1;
                 continue;
             }
-            let o = self.zone.order[p as usize];
+            let o = self.zone().mem_map[p as usize].order;
             self.move_to_free_list(step, p, o, old, new);
             moved += 1 << o;
             p += 1 << o;
@@ -1010,25 +1011,25 @@ impl Engine {
 
     /// `reserve_highatomic_pageblock` (§2.9).
     fn reserve_highatomic_pageblock(&mut self, pfn: ZonePfn, order: u8) {
-        let managed = self.zone.cfg.pages as i64;
+        let managed = self.zone().cfg.pages as i64;
         if managed / 100 < PAGEBLOCK_NR_PAGES as i64 {
             return;
         }
         let pb = PAGEBLOCK_NR_PAGES as i64;
         let max = (managed / 100 + pb - 1) / pb * pb;
-        if self.zone.nr_reserved_highatomic >= max {
+        if self.zone().nr_reserved_highatomic >= max {
             return;
         }
         self.enter(KernelFn::reserve_highatomic_pageblock);
         // Every version takes the zone lock itself: ≤ 6.19 it is called from
         // get_page_from_freelist, 7.x from rmqueue_buddy after its spin_unlock_irqrestore.
         self.lock_zone(Step::HighatomicReserveLock);
-        let mt = self.zone.pageblock_mt(pfn);
+        let mt = self.zone().pageblock_mt(pfn);
         if mt.is_mergeable() {
             if order < PAGEBLOCK_ORDER {
                 let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
                 let end = start + PAGEBLOCK_NR_PAGES;
-                if end <= self.zone.pages() {
+                if end <= self.zone().pages() {
                     let moved = self.__move_freepages_block(
                         Step::HighatomicReserve,
                         start,

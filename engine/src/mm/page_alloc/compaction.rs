@@ -24,6 +24,7 @@ use super::isolation::COMPACT_CLUSTER_MAX;
 use super::isolation::{in_use_block, Migration};
 use super::Engine;
 use crate::mm::events::*;
+use crate::mm::node::Node;
 use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::types::alloc_flags::*;
@@ -128,9 +129,10 @@ pub fn fragmentation_score_zone(z: &Zone) -> u64 {
 
 /// `fragmentation_score_node`: each populated zone's score weighted by its share of the node
 /// (`zone->present_pages * score / (node_present_pages + 1)`, v7.3.4 mm/compaction.c:2228-2257).
-pub fn fragmentation_score_node(node: &Zone) -> u64 {
-    let present: u64 = node.zones().map(|z| u64::from(z.pages())).sum();
+pub fn fragmentation_score_node(node: &Node) -> u64 {
+    let present: u64 = node.zones().iter().map(|z| u64::from(z.pages())).sum();
     node.zones()
+        .iter()
         .filter(|z| z.pages() > 0)
         .map(|z| u64::from(z.pages()) * fragmentation_score_zone(z) / (present + 1))
         .sum()
@@ -217,11 +219,11 @@ impl Engine {
     /// `cpu` is the CPU of the writer (the migration sources are freed to its pcp).
     pub fn compact_node(&mut self, cpu: usize) -> CompactOutcome {
         self.enter(KernelFn::compact_node);
-        let home = self.zone.active_index();
+        let home = self.node.active_index();
         let mut out = CompactOutcome::default();
-        for z in 0..self.zone.nr_zones() {
+        for z in 0..self.node.nr_zones() {
             self.select_zone(Step::CompactNodeZone, z);
-            if self.zone.pages() == 0 {
+            if self.zone().pages() == 0 {
                 continue;
             }
             let r = self.compact_zone(cpu, z, &mut out.migrated);
@@ -245,9 +247,9 @@ impl Engine {
         cpu: usize,
     ) -> KcompactdOutcome {
         self.enter(KernelFn::kcompactd);
-        let home = self.zone.active_index();
+        let home = self.node.active_index();
         let mut out = KcompactdOutcome {
-            score: (fragmentation_score_node(&self.zone), 0),
+            score: (fragmentation_score_node(&self.node), 0),
             ..Default::default()
         };
         match order {
@@ -282,7 +284,7 @@ impl Engine {
             }
         }
         self.select_zone(Step::KcompactdSleep, home);
-        out.score.1 = fragmentation_score_node(&self.zone);
+        out.score.1 = fragmentation_score_node(&self.node);
         self.message(
             Step::KcompactdSleep,
             MsgLevel::Info,
@@ -301,10 +303,10 @@ impl Engine {
         self.enter(KernelFn::kcompactd_do_work);
         self.counter(Step::KcompactdWake, CounterId::compact_daemon_wake, 0, 1);
         let saved_zoneidx = self.highest_zoneidx;
-        let highest = self.zone.zone_at(self.zone.nr_zones() - 1).zone_type();
-        for z in 0..self.zone.nr_zones() {
+        let highest = self.node.zone(self.node.nr_zones() - 1).zone_type();
+        for z in 0..self.node.nr_zones() {
             self.select_zone(Step::KcompactdZone, z);
-            if self.zone.pages() == 0 {
+            if self.zone().pages() == 0 {
                 continue;
             }
             self.highest_zoneidx = highest;
@@ -316,7 +318,7 @@ impl Engine {
             {
                 continue;
             }
-            let before = *self.zone.stats();
+            let before = *self.stats();
             let req = CompactRequest {
                 order: Some(order),
                 prio: CompactPriority::SyncLight,
@@ -332,8 +334,8 @@ impl Engine {
                 CompactResult::Success => self.compaction_defer_reset(order, false),
                 CompactResult::PartialSkipped | CompactResult::Complete => {
                     // Pages stranded on pcp lists could coalesce: drain_all_pages(zone).
-                    for c in 0..self.zone.pcp.len() {
-                        if self.zone.pcp[c].count != 0 {
+                    for c in 0..self.zone().pcp.len() {
+                        if self.zone().pcp[c].count != 0 {
                             self.drain_pages_zone(c);
                         }
                     }
@@ -352,12 +354,12 @@ impl Engine {
     /// its score is at most `wmark_low`; the daemon's scan counters.
     fn proactive_compact_node(&mut self, wmark_low: u64, cpu: usize, out: &mut CompactOutcome) {
         self.enter(KernelFn::compact_node);
-        for z in 0..self.zone.nr_zones() {
+        for z in 0..self.node.nr_zones() {
             self.select_zone(Step::CompactNodeZone, z);
-            if self.zone.pages() == 0 {
+            if self.zone().pages() == 0 {
                 continue;
             }
-            let before = *self.zone.stats();
+            let before = *self.stats();
             let req = CompactRequest {
                 order: None,
                 prio: CompactPriority::SyncLight,
@@ -376,7 +378,7 @@ impl Engine {
     /// `count_compact_events(KCOMPACTD_MIGRATE_SCANNED / _FREE_SCANNED)` of the zone's
     /// compaction since `before` (`cc.total_migrate_scanned`, `cc.total_free_scanned`).
     fn count_daemon_scanned(&mut self, before: &crate::mm::stats::Stats) {
-        let s = *self.zone.stats();
+        let s = *self.stats();
         let m = s.compact_migrate_scanned - before.compact_migrate_scanned;
         let f = s.compact_free_scanned - before.compact_free_scanned;
         self.counter(
@@ -440,9 +442,9 @@ impl Engine {
         }
         // __isolate_free_page checks the watermark with classzone 0: no lowmem_reserve.
         let saved_zoneidx = self.highest_zoneidx;
-        self.highest_zoneidx = ZONE_DMA;
-        let zone_start = self.zone.cfg.start_pfn;
-        let zone_end = zone_start + self.zone.pages() as Pfn;
+        self.highest_zoneidx = ZoneType::Dma;
+        let zone_start = self.zone().cfg.start_pfn;
+        let zone_end = zone_start + self.zone().pages() as Pfn;
         let mut cc = CompactControl {
             zone_start,
             zone_end,
@@ -458,7 +460,7 @@ impl Engine {
             // at MIN_COMPACT_PRIORITY; compact_node sets ignore_skip_hint only.
             ignore_skip_hint: order.is_none() || prio == CompactPriority::SyncFull,
             ignore_block_suitable: order.is_some() && prio == CompactPriority::SyncFull,
-            zone_type: self.zone.zone_type() as u8,
+            zone_type: self.zone().zone_type() as u8,
             mode: match (order, prio) {
                 // compact_node: MIGRATE_SYNC_LIGHT when proactive (kcompactd), else SYNC.
                 (None, _) if req.proactive_wmark_low.is_some() => MigrateMode::SyncLight,
@@ -556,8 +558,8 @@ impl Engine {
 
     /// `set_pageblock_skip`.
     fn set_pageblock_skip(&mut self, step: Step, pfn: Pfn) {
-        let pb = self.zone.zone_pfn(pfn) >> PAGEBLOCK_ORDER;
-        let old = self.zone.pageblock[pb as usize];
+        let pb = self.zone().zone_pfn(pfn) >> PAGEBLOCK_ORDER;
+        let old = self.zone().pageblock[pb as usize];
         if old & PB_SKIP == 0 {
             self.emit(
                 step,
@@ -573,8 +575,8 @@ impl Engine {
     /// `pageblock_skip_persistent`: the first page is part of an in-use compound page of
     /// order ≥ pageblock_order (a THP): the block cannot be a migration source.
     fn pageblock_skip_persistent(&self, p: ZonePfn) -> bool {
-        let z = &self.zone;
-        if z.block_containing(p).is_some() || z.owner[p as usize] == NO_OWNER {
+        let z = self.zone();
+        if z.block_containing(p).is_some() || z.mem_map[p as usize].owner == NO_OWNER {
             return false;
         }
         let (_, nr) = in_use_block(z, p);
@@ -611,15 +613,15 @@ impl Engine {
 
     /// `suitable_migration_source` (its rules per profile: [`Kernel::compaction_source_cma_rule`]).
     fn suitable_migration_source(&self, cc: &CompactControl, block_start: Pfn) -> bool {
-        if self.pageblock_skip_persistent(self.zone.zone_pfn(block_start)) {
+        if self.pageblock_skip_persistent(self.zone().zone_pfn(block_start)) {
             return false;
         }
         if !cc.direct {
             return true;
         }
-        let bmt = self.zone.pageblock_mt(self.zone.zone_pfn(block_start));
+        let bmt = self.zone().pageblock_mt(self.zone().zone_pfn(block_start));
         let movable = matches!(bmt, MigrateType::Movable | MigrateType::Cma);
-        if self.zone.cfg.kernel.compaction_source_cma_rule() {
+        if self.zone().cfg.kernel.compaction_source_cma_rule() {
             if bmt == MigrateType::Cma && cc.alloc_flags & ALLOC_CMA == 0 {
                 return false;
             }
@@ -701,10 +703,10 @@ impl Engine {
                 }
                 valid_page = Some(low_pfn);
             }
-            let p = self.zone.zone_pfn(low_pfn);
-            let z = &self.zone;
-            if z.kind[p as usize] == PageKind::Buddy {
-                let o = z.order[p as usize] as Pfn;
+            let p = self.zone().zone_pfn(low_pfn);
+            let z = self.zone();
+            if z.mem_map[p as usize].kind == PageKind::Buddy {
+                let o = z.mem_map[p as usize].order as Pfn;
                 if o > 0 {
                     low_pfn += (1 << o) - 1;
                     nr_scanned += (1 << o) - 1;
@@ -714,7 +716,9 @@ impl Engine {
             }
             // A free page on a pcp list, a page compaction isolated itself, or a page nobody
             // owns: not on an LRU (isolate_fail, the scan goes on).
-            if z.kind[p as usize] == PageKind::Pcp || z.owner[p as usize] == NO_OWNER {
+            if z.mem_map[p as usize].kind == PageKind::Pcp
+                || z.mem_map[p as usize].owner == NO_OWNER
+            {
                 isolate_fail!();
             }
             let (head, nr) = in_use_block(z, p);
@@ -730,10 +734,10 @@ impl Engine {
                 isolate_fail!();
             }
             // !PageLRU, or a pinned anonymous folio: references beyond the mapping.
-            if z.pflags[p as usize] & PF_LRU == 0 || z.refcount[p as usize] != 1 {
+            if z.mem_map[p as usize].flags & PF_LRU == 0 || z.mem_map[p as usize].refcount != 1 {
                 isolate_fail!();
             }
-            let owner = z.owner[p as usize];
+            let owner = z.mem_map[p as usize].owner;
             // The first folio taken: test_and_set_skip, which ignore_skip_hint turns off (the
             // block's skip bit was clear when valid_page was taken).
             if !skip_updated {
@@ -778,10 +782,10 @@ impl Engine {
     /// `suitable_migration_target` without `ignore_block_suitable`: a MOVABLE or CMA
     /// pageblock whose first page is not a free block of pageblock order or more.
     fn suitable_migration_target(&self, cc: &CompactControl, pfn: Pfn) -> bool {
-        let p = self.zone.zone_pfn(pfn);
-        let z = &self.zone;
+        let p = self.zone().zone_pfn(pfn);
+        let z = self.zone();
         let order = cc.order.filter(|&o| o > 0).unwrap_or(PAGEBLOCK_ORDER);
-        if z.kind[p as usize] == PageKind::Buddy && z.order[p as usize] >= order {
+        if z.mem_map[p as usize].kind == PageKind::Buddy && z.mem_map[p as usize].order >= order {
             return false;
         }
         if cc.ignore_block_suitable {
@@ -792,8 +796,8 @@ impl Engine {
 
     /// `get_pageblock_skip`.
     fn pageblock_skip(&self, pfn: Pfn) -> bool {
-        let pb = self.zone.zone_pfn(pfn) >> PAGEBLOCK_ORDER;
-        self.zone.pageblock[pb as usize] & PB_SKIP != 0
+        let pb = self.zone().zone_pfn(pfn) >> PAGEBLOCK_ORDER;
+        self.zone().pageblock[pb as usize] & PB_SKIP != 0
     }
 
     /// `isolate_freepages`: pageblocks from `cc.free_pfn` down to the one after the
@@ -860,11 +864,13 @@ impl Engine {
                 locked = false;
             }
             nr_scanned += 1;
-            let p = self.zone.zone_pfn(blockpfn);
-            let z = &self.zone;
-            if z.kind[p as usize] != PageKind::Buddy {
+            let p = self.zone().zone_pfn(blockpfn);
+            let z = self.zone();
+            if z.mem_map[p as usize].kind != PageKind::Buddy {
                 // PageCompound: a compound head skips its folio when it ends in the block.
-                if z.kind[p as usize] == PageKind::Other && z.owner[p as usize] != NO_OWNER {
+                if z.mem_map[p as usize].kind == PageKind::Other
+                    && z.mem_map[p as usize].owner != NO_OWNER
+                {
                     let (head, nr) = in_use_block(z, p);
                     if head == p && nr > 1 && blockpfn + nr as Pfn <= end_pfn {
                         blockpfn += nr as Pfn - 1;
@@ -878,7 +884,7 @@ impl Engine {
                 self.lock_zone(Step::IsolateFreeLock);
                 locked = true;
             }
-            let order = self.zone.order[p as usize];
+            let order = self.zone().mem_map[p as usize].order;
             let isolated = self.__isolate_free_page(p, order);
             if isolated == 0 {
                 break;
@@ -917,16 +923,16 @@ impl Engine {
     /// uncounted; a block of at least half a pageblock makes its pageblocks MOVABLE
     /// (`move_freepages_block` for each mergeable one).
     fn __isolate_free_page(&mut self, p: ZonePfn, order: u8) -> u32 {
-        let mt = self.zone.pageblock_mt(p);
+        let mt = self.zone().pageblock_mt(p);
         if mt != MigrateType::Isolate {
-            let mark = self.zone.watermark[WMARK_MIN] + (1u64 << order);
-            if !self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone.nr_free_pages) {
+            let mark = self.zone().watermark[WMARK_MIN] + (1u64 << order);
+            if !self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone().nr_free_pages) {
                 self.message(
                     Step::IsolateFreeTake,
                     MsgLevel::Note,
                     format!(
                         "__isolate_free_page: the order-{order} block at {:#x} would take the zone below its min watermark; the free scanner stops",
-                        self.zone.abs_pfn(p)
+                        self.zone().abs_pfn(p)
                     ),
                 );
                 return 0;
@@ -946,10 +952,10 @@ impl Engine {
             let end = p + (1u32 << order) - 1;
             let mut q = p;
             while q < end {
-                let bmt = self.zone.pageblock_mt(q);
+                let bmt = self.zone().pageblock_mt(q);
                 let start = q & !(PAGEBLOCK_NR_PAGES - 1);
                 // prep_move_freepages_block: a pageblock past the zone's end is left alone.
-                if bmt.is_mergeable() && start + PAGEBLOCK_NR_PAGES <= self.zone.pages() {
+                if bmt.is_mergeable() && start + PAGEBLOCK_NR_PAGES <= self.zone().pages() {
                     let moved = self.__move_freepages_block(
                         Step::IsolateFreeMoveBlock,
                         start,
@@ -994,8 +1000,8 @@ impl Engine {
             while blockpfn < end.min(z.pages()) && taken < limit {
                 scanned += 1;
                 let p = blockpfn as usize;
-                if z.kind[p] != PageKind::Buddy {
-                    if z.kind[p] == PageKind::Other && z.owner[p] != NO_OWNER {
+                if z.mem_map[p].kind != PageKind::Buddy {
+                    if z.mem_map[p].kind == PageKind::Other && z.mem_map[p].owner != NO_OWNER {
                         let (head, nr) = in_use_block(z, blockpfn);
                         if head == blockpfn && nr > 1 && blockpfn + nr <= end {
                             blockpfn += nr - 1;
@@ -1005,7 +1011,7 @@ impl Engine {
                     blockpfn += stride;
                     continue;
                 }
-                let order = z.order[p];
+                let order = z.mem_map[p].order;
                 let n = 1u32 << order;
                 blocks.push((blockpfn, order));
                 scanned += u64::from(n) - 1;
@@ -1017,13 +1023,13 @@ impl Engine {
         let strides = [1, 32, 16, 8, 4, 2];
         let blocks = strides
             .iter()
-            .map(|&stride| walk(&self.zone, stride, u64::MAX))
+            .map(|&stride| walk(self.zone(), stride, u64::MAX))
             .find(|(_, scanned, taken)| *scanned == nr_scanned && *taken == nr_taken)
             .map(|(b, ..)| b)
-            .unwrap_or_else(|| walk(&self.zone, 1, nr_taken).0);
+            .unwrap_or_else(|| walk(self.zone(), 1, nr_taken).0);
         let mut taken = 0;
         for &(p, order) in &blocks {
-            let mt = self.zone.pageblock_mt(p);
+            let mt = self.zone().pageblock_mt(p);
             self.isolate_free_block(p, order, mt);
             self.emit(
                 Step::IsolateFreeTake,
@@ -1067,7 +1073,7 @@ impl Engine {
             self.emit(
                 Step::CompactionAllocTarget,
                 Mutation::PrepNewPage {
-                    pfn: self.zone.zone_pfn(freepage),
+                    pfn: self.zone().zone_pfn(freepage),
                     order,
                     owner,
                     lru: true,
@@ -1119,12 +1125,12 @@ impl Engine {
                     "migrate: the order-{order} movable folio at {from:#x} now lives at {to:#x}"
                 ),
             );
-            let f = self.zone.zone_pfn(from);
+            let f = self.zone().zone_pfn(from);
             self.free_pages(f, order, cpu);
             migrated.push(Migration {
                 owner,
                 from: f,
-                to: self.zone.zone_pfn(to),
+                to: self.zone().zone_pfn(to),
                 order,
                 from_zone: zone_idx as u8,
                 to_zone: zone_idx as u8,
@@ -1141,7 +1147,7 @@ impl Engine {
         self.enter(KernelFn::release_free_list);
         for order in 0..NR_PAGE_ORDERS {
             while let Some(pfn) = cc.freepages[order].pop_front() {
-                let p = self.zone.zone_pfn(pfn);
+                let p = self.zone().zone_pfn(pfn);
                 self.emit(
                     Step::ReleaseFreeList,
                     Mutation::PrepNewPage {
@@ -1182,7 +1188,7 @@ impl Engine {
         if cc.scanners_met() {
             // A direct compaction asks for the skip bits to be cleared
             // (compact_blockskip_flush, read by __reset_isolation_suitable).
-            if cc.direct && !self.zone.compact_blockskip_flush {
+            if cc.direct && !self.zone().compact_blockskip_flush {
                 self.set_flag(
                     Step::CompactFinished,
                     CounterId::compact_blockskip_flush,
@@ -1197,7 +1203,7 @@ impl Engine {
         // fragmentation score at or below the low watermark is a success (kswapd is not
         // modelled, so never running).
         if let Some(wmark_low) = cc.proactive_wmark_low {
-            return if fragmentation_score_zone(&self.zone) > wmark_low {
+            return if fragmentation_score_zone(self.zone()) > wmark_low {
                 CompactResult::Continue
             } else {
                 CompactResult::Success
@@ -1214,12 +1220,12 @@ impl Engine {
         // defrag_mode (v7.x, sysctl default 0) is off: the direct compactor's check.
         let mt = cc.migratetype;
         for o in order as usize..NR_PAGE_ORDERS {
-            if self.zone.free_lists[o][mt.idx()].len > 0 {
+            if self.zone().free_lists[o][mt.idx()].len > 0 {
                 return CompactResult::Success;
             }
             if mt == MigrateType::Movable
-                && self.zone.cfg.cma
-                && self.zone.free_lists[o][MigrateType::Cma.idx()].len > 0
+                && self.zone().cfg.cma
+                && self.zone().free_lists[o][MigrateType::Cma.idx()].len > 0
             {
                 return CompactResult::Success;
             }
@@ -1266,12 +1272,12 @@ impl Engine {
         alloc_flags: u32,
         async_: bool,
     ) -> CompactResult {
-        let watermark = self.zone.watermark[(alloc_flags & ALLOC_WMARK_MASK) as usize];
-        let free = self.zone.nr_free_pages;
+        let watermark = self.zone().watermark[(alloc_flags & ALLOC_WMARK_MASK) as usize];
+        let free = self.zone().nr_free_pages;
         if self.zone_watermark_ok(order, watermark, alloc_flags, free) {
             return CompactResult::Success;
         }
-        if self.zone.cfg.kernel != Kernel::V6_12
+        if self.zone().cfg.kernel != Kernel::V6_12
             && order > PAGE_ALLOC_COSTLY_ORDER
             && async_
             && alloc_flags & ALLOC_CMA == 0
@@ -1292,13 +1298,13 @@ impl Engine {
     pub(crate) fn compaction_suitable(&mut self, order: u8, watermark: u64) -> bool {
         let mut mark = watermark + (2u64 << order); // compact_gap
         if order > PAGE_ALLOC_COSTLY_ORDER {
-            mark += self.zone.watermark[WMARK_LOW] - self.zone.watermark[WMARK_MIN];
+            mark += self.zone().watermark[WMARK_LOW] - self.zone().watermark[WMARK_MIN];
         }
-        let mut suitable = self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone.nr_free_pages);
+        let mut suitable = self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone().nr_free_pages);
         let ret = if suitable {
             let mut r = CompactResult::Continue;
             if order > PAGE_ALLOC_COSTLY_ORDER {
-                let fragindex = crate::mm::metrics::fragmentation_index(&self.zone, order);
+                let fragindex = crate::mm::metrics::fragmentation_index(self.zone(), order);
                 if (0..=EXTFRAG_THRESHOLD).contains(&fragindex) {
                     suitable = false;
                     r = CompactResult::NotSuitableZone;
@@ -1311,7 +1317,7 @@ impl Engine {
         self.trace(
             Step::CompactSuitable,
             Tracepoint::MmCompactionSuitable {
-                zone_type: self.zone.zone_type() as u8,
+                zone_type: self.zone().zone_type().idx() as u8,
                 order,
                 ret,
             },
@@ -1325,7 +1331,7 @@ impl Engine {
     }
 
     fn set_compact_defer(&mut self, step: Step, new: CompactDefer) {
-        let old = self.zone.compact_defer;
+        let old = self.zone().compact_defer;
         if old != new {
             self.emit(step, Mutation::CompactDefer { old, new });
         }
@@ -1336,16 +1342,16 @@ impl Engine {
             step,
             Tracepoint::MmCompactionDefer {
                 point,
-                zone_type: self.zone.zone_type() as u8,
+                zone_type: self.zone().zone_type().idx() as u8,
                 order,
-                state: self.zone.compact_defer,
+                state: self.zone().compact_defer,
             },
         );
     }
 
     /// `defer_compaction` (v7.2.13 mm/compaction.c:126).
     fn defer_compaction(&mut self, order: u8) {
-        let mut d = self.zone.compact_defer;
+        let mut d = self.zone().compact_defer;
         d.considered = 0;
         d.defer_shift = (d.defer_shift + 1).min(COMPACT_MAX_DEFER_SHIFT);
         d.order_failed = d.order_failed.min(order);
@@ -1355,7 +1361,7 @@ impl Engine {
 
     /// `compaction_deferred` (v7.2.13 mm/compaction.c:141): true to skip the zone this time.
     fn compaction_deferred(&mut self, order: u8) -> bool {
-        let mut d = self.zone.compact_defer;
+        let mut d = self.zone().compact_defer;
         if order < d.order_failed {
             return false;
         }
@@ -1373,7 +1379,7 @@ impl Engine {
 
     /// `compaction_defer_reset(zone, order, alloc_success)` (v7.2.13 mm/compaction.c:164).
     fn compaction_defer_reset(&mut self, order: u8, alloc_success: bool) {
-        let mut d = self.zone.compact_defer;
+        let mut d = self.zone().compact_defer;
         if alloc_success {
             d.considered = 0;
             d.defer_shift = 0;
@@ -1396,10 +1402,10 @@ impl Engine {
         order: u8,
         prio: CompactPriority,
     ) -> CompactOutcome {
-        let home = self.zone.active_index();
+        let home = self.node.active_index();
         let saved_zoneidx = self.highest_zoneidx;
         self.select_zone(Step::CompactNodeZone, zone_idx);
-        self.highest_zoneidx = self.zone.zone_type();
+        self.highest_zoneidx = self.zone().zone_type();
         let mut out = CompactOutcome::default();
         let req = CompactRequest {
             order: Some(order),
@@ -1499,7 +1505,7 @@ impl Engine {
 
     /// `compaction_restarting`: the zone was deferred to the limit and is retried now.
     fn compaction_restarting(&self, order: u8) -> bool {
-        let d = self.zone.compact_defer;
+        let d = self.zone().compact_defer;
         order >= d.order_failed
             && d.defer_shift == COMPACT_MAX_DEFER_SHIFT
             && d.considered as u32 >= 1u32 << d.defer_shift
@@ -1512,7 +1518,7 @@ impl Engine {
     /// scanner's start is found). The restart points it also sets (`compact_init_*_pfn`,
     /// `compact_cached_*_pfn`) are not modelled (the scanners start at the zone's ends).
     fn __reset_isolation_suitable(&mut self) {
-        if !self.zone.compact_blockskip_flush {
+        if !self.zone().compact_blockskip_flush {
             return;
         }
         self.set_flag(
@@ -1522,7 +1528,7 @@ impl Engine {
             true,
             false,
         );
-        let pages = self.zone.pages();
+        let pages = self.zone().pages();
         if pages == 0 {
             return;
         }
@@ -1556,21 +1562,21 @@ impl Engine {
         }
         let start = p & !(PAGEBLOCK_NR_PAGES - 1);
         let pb = start >> PAGEBLOCK_ORDER;
-        let skip = self.zone.pageblock[pb as usize] & PB_SKIP != 0;
+        let skip = self.zone().pageblock[pb as usize] & PB_SKIP != 0;
         if check_source && check_target && !skip {
             return true;
         }
-        if !check_source && check_target && self.zone.pageblock_mt(p) != MigrateType::Movable {
+        if !check_source && check_target && self.zone().pageblock_mt(p) != MigrateType::Movable {
             return false;
         }
-        let end = (start + PAGEBLOCK_NR_PAGES - 1).min(self.zone.pages() - 1);
+        let end = (start + PAGEBLOCK_NR_PAGES - 1).min(self.zone().pages() - 1);
         let mut q = start;
         while q <= end {
-            let z = &self.zone;
-            let lru = z.kind[q as usize] == PageKind::Other
-                && z.owner[q as usize] != NO_OWNER
-                && z.pflags[q as usize] & PF_LRU != 0;
-            let buddy = z.kind[q as usize] == PageKind::Buddy;
+            let z = self.zone();
+            let lru = z.mem_map[q as usize].kind == PageKind::Other
+                && z.mem_map[q as usize].owner != NO_OWNER
+                && z.mem_map[q as usize].flags & PF_LRU != 0;
+            let buddy = z.mem_map[q as usize].kind == PageKind::Buddy;
             if (check_source && lru) || (check_target && buddy) {
                 let old = z.pageblock[pb as usize];
                 if old & PB_SKIP != 0 {
@@ -1622,7 +1628,7 @@ impl Engine {
         }
         let gives_up = result == CompactResult::Skipped
             || (result == CompactResult::Deferred
-                && self.zone.cfg.kernel.direct_compact_deferred_is_skipped());
+                && self.zone().cfg.kernel.direct_compact_deferred_is_skipped());
         if gives_up {
             self.exit(KernelFn::__alloc_pages_direct_compact);
             return (None, result);
@@ -1635,7 +1641,7 @@ impl Engine {
                     MsgLevel::Info,
                     format!(
                         "compaction_capture: the order-{order} block at {:#x} freed during compaction is the allocation's",
-                        self.zone.abs_pfn(p)
+                        self.zone().abs_pfn(p)
                     ),
                 );
                 Some(p)
@@ -1643,7 +1649,7 @@ impl Engine {
             None => self.get_page_from_freelist(gfp, order, flags, mt, cpu),
         };
         if page.is_some() {
-            if self.zone.compact_blockskip_flush {
+            if self.zone().compact_blockskip_flush {
                 self.set_flag(
                     Step::DirectCompactSuccess,
                     CounterId::compact_blockskip_flush,

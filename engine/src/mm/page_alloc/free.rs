@@ -18,7 +18,7 @@ impl Engine {
     /// third party's last [`Engine::put_page_and_free`] frees it.
     pub fn free_pages(&mut self, pfn: ZonePfn, order: u8, cpu: usize) {
         self.enter(KernelFn::__free_pages);
-        if self.zone.refcount[pfn as usize] > 1 {
+        if self.zone().mem_map[pfn as usize].refcount > 1 {
             self.drop_ref(Step::FreePagesStillHeld, pfn, true);
         } else {
             self.put_page(pfn, order);
@@ -39,7 +39,7 @@ impl Engine {
     /// frees the page (`folio_put` → `__folio_put` → `free_frozen_pages(page, 0)`, mm/swap.c).
     pub fn put_page_and_free(&mut self, pfn: ZonePfn, cpu: usize) {
         self.enter(KernelFn::put_page);
-        if self.zone.refcount[pfn as usize] > 1 {
+        if self.zone().mem_map[pfn as usize].refcount > 1 {
             self.drop_ref(Step::PutPageDrop, pfn, false);
         } else {
             self.put_page_at(Step::PutPageLast, pfn, 0);
@@ -50,8 +50,8 @@ impl Engine {
 
     /// `put_page_testzero` that does not reach zero; `release`: it was the owner's reference.
     pub(crate) fn drop_ref(&mut self, step: Step, pfn: ZonePfn, release: bool) {
-        let owner = self.zone.owner[pfn as usize];
-        let lru = self.zone.pflags[pfn as usize] & PF_LRU != 0;
+        let owner = self.zone().mem_map[pfn as usize].owner;
+        let lru = self.zone().mem_map[pfn as usize].lru();
         self.emit(
             step,
             Mutation::PutPageRef {
@@ -71,8 +71,8 @@ impl Engine {
     /// [`Engine::put_page`] at a given pseudocode line (the owner's free, or a third party's
     /// last `put_page`).
     fn put_page_at(&mut self, step: Step, pfn: ZonePfn, order: u8) {
-        let owner = self.zone.owner[pfn as usize];
-        let lru = self.zone.pflags[pfn as usize] & PF_LRU != 0;
+        let owner = self.zone().mem_map[pfn as usize].owner;
+        let lru = self.zone().mem_map[pfn as usize].lru();
         self.emit(
             step,
             Mutation::PutPage {
@@ -104,7 +104,7 @@ impl Engine {
         if !pcp_allowed_order(order) {
             self.__free_pages_ok(pfn, order, fpi);
         } else if self.free_pages_prepare(pfn, order, fpi) {
-            let mut mt = self.zone.pageblock_mt(pfn);
+            let mut mt = self.zone().pageblock_mt(pfn);
             if mt.idx() >= MIGRATE_PCPTYPES {
                 if mt == MigrateType::Isolate {
                     self.free_one_page(pfn, order, fpi);
@@ -137,7 +137,7 @@ impl Engine {
         let end = pfn + (1 << order);
         let mut p = pfn;
         while p < end {
-            let mt = self.zone.pageblock_mt(p);
+            let mt = self.zone().pageblock_mt(p);
             self.__free_one_page(p, piece, mt, fpi);
             p += 1 << piece;
         }
@@ -157,12 +157,12 @@ impl Engine {
                 return;
             }
             buddy_pfn = pfn ^ (1 << order);
-            if !self.zone.is_buddy(buddy_pfn, order) {
+            if !self.zone().is_buddy(buddy_pfn, order) {
                 break;
             }
             let mut buddy_mt = mt;
             if order >= PAGEBLOCK_ORDER {
-                buddy_mt = self.zone.pageblock_mt(buddy_pfn);
+                buddy_mt = self.zone().pageblock_mt(buddy_pfn);
                 if buddy_mt != mt && (!mt.is_mergeable() || !buddy_mt.is_mergeable()) {
                     break;
                 }
@@ -206,7 +206,7 @@ impl Engine {
             return false;
         };
         if capc.page.is_some()
-            || capc.zone != Some(self.zone.active_index())
+            || capc.zone != Some(self.node.active_index())
             || order != capc.order
             || matches!(mt, MigrateType::Cma | MigrateType::Isolate)
             || (order < PAGEBLOCK_ORDER
@@ -224,7 +224,7 @@ impl Engine {
                     fallback_order: order,
                     alloc_mt: capc.migratetype,
                     fallback_mt: mt,
-                    change_ownership: self.zone.pageblock_mt(pfn) == capc.migratetype,
+                    change_ownership: self.zone().pageblock_mt(pfn) == capc.migratetype,
                 },
             );
         }
@@ -240,13 +240,13 @@ impl Engine {
             return false;
         }
         let higher = buddy_pfn & pfn;
-        self.zone.is_buddy(higher ^ (1 << (order + 1)), order + 1)
+        self.zone().is_buddy(higher ^ (1 << (order + 1)), order + 1)
     }
 
     /// `free_frozen_page_commit` (§4.5).
     fn free_frozen_page_commit(&mut self, cpu: usize, pfn: ZonePfn, mt: MigrateType, order: u8) {
         self.enter(KernelFn::free_frozen_page_commit);
-        let af = self.zone.pcp[cpu].alloc_factor;
+        let af = self.zone().pcp[cpu].alloc_factor;
         self.counter(
             Step::CommitAllocFactor,
             CounterId::pcp_alloc_factor,
@@ -264,13 +264,13 @@ impl Engine {
                 end: End::Head,
             },
         );
-        let p = &self.zone.pcp[cpu];
+        let p = &self.zone().pcp[cpu];
         let batch = p.batch;
         let mut free_high = false;
         let prev_high = p.prev_free_high_order;
         if (1..=PAGE_ALLOC_COSTLY_ORDER).contains(&order) {
             // 6.12.117 free_unref_page_commit: `free_count >= batch` (:2696).
-            let need = if self.zone.cfg.kernel.free_high_needs_half_high_min() {
+            let need = if self.zone().cfg.kernel.free_high_needs_half_high_min() {
                 batch + p.high_min / 2
             } else {
                 batch
@@ -293,7 +293,7 @@ impl Engine {
                 false,
             );
         }
-        if self.zone.pcp[cpu].free_count < (batch << PCP_BATCH_SCALE_MAX) {
+        if self.zone().pcp[cpu].free_count < (batch << PCP_BATCH_SCALE_MAX) {
             self.counter(
                 Step::CommitFreeCount,
                 CounterId::pcp_free_count,
@@ -302,26 +302,26 @@ impl Engine {
             );
         }
         let high = self.nr_pcp_high(cpu, batch, free_high);
-        if self.zone.pcp[cpu].count >= high {
+        if self.zone().pcp[cpu].count >= high {
             let mut to_free = self.nr_pcp_free(cpu, batch, high, free_high);
-            if self.zone.cfg.kernel.pcp_free_in_batches() {
-                while to_free > 0 && self.zone.pcp[cpu].count > 0 {
+            if self.zone().cfg.kernel.pcp_free_in_batches() {
+                while to_free > 0 && self.zone().pcp[cpu].count > 0 {
                     let chunk = to_free.min(batch);
                     self.free_pcppages_bulk(Step::CommitDrain, cpu, chunk, pindex);
                     to_free -= chunk;
-                    if to_free > 0 && self.zone.pcp[cpu].count > 0 {
+                    if to_free > 0 && self.zone().pcp[cpu].count > 0 {
                         // pcp_spin_unlock, then pcp_spin_trylock (v6.19 :2916-2921): the model's
                         // trylock always succeeds on the same CPU, but the hold ends here.
                         self.unlock_pcp();
                         self.relock_pcp();
                     }
                 }
-            } else if to_free > 0 && self.zone.pcp[cpu].count > 0 {
+            } else if to_free > 0 && self.zone().pcp[cpu].count > 0 {
                 self.free_pcppages_bulk(Step::CommitDrain, cpu, to_free, pindex);
             }
-            if self.zone.below_high {
-                let high_w = self.zone.wmark_pages(WMARK_HIGH);
-                let free = self.zone.nr_free_pages;
+            if self.zone().below_high {
+                let high_w = self.zone().wmark_pages(WMARK_HIGH);
+                let free = self.zone().nr_free_pages;
                 if self.zone_watermark_ok(0, high_w, 0, free) {
                     self.set_flag(
                         Step::CommitClearBelowHigh,
@@ -338,7 +338,7 @@ impl Engine {
 
     /// `nr_pcp_high` (§4.5): the limit for this free; may move `pcp.high`.
     fn nr_pcp_high(&mut self, cpu: usize, batch: i32, free_high: bool) -> i32 {
-        let p = &self.zone.pcp[cpu];
+        let p = &self.zone().pcp[cpu];
         let (high_min, high_max) = (p.high_min, p.high_max);
         let high = Self::kclamp(p.high, high_min, high_max);
         self.set_pcp_high(Step::NrPcpHigh, cpu, high);
@@ -356,9 +356,9 @@ impl Engine {
         if high_min == high_max {
             return high;
         }
-        let p = &self.zone.pcp[cpu];
+        let p = &self.zone().pcp[cpu];
         let (count, free_count) = (p.count, p.free_count);
-        if self.zone.below_high {
+        if self.zone().below_high {
             self.set_pcp_high(
                 Step::NrPcpHigh,
                 cpu,
@@ -368,7 +368,7 @@ impl Engine {
         }
         if count >= high {
             let need = free_count + batch;
-            if self.zone.pcp[cpu].high < need {
+            if self.zone().pcp[cpu].high < need {
                 self.set_pcp_high(Step::NrPcpHigh, cpu, Self::kclamp(need, high_min, high_max));
             }
         }
@@ -377,7 +377,7 @@ impl Engine {
 
     /// `nr_pcp_free`.
     fn nr_pcp_free(&self, cpu: usize, batch: i32, high: i32, free_high: bool) -> i32 {
-        let p = &self.zone.pcp[cpu];
+        let p = &self.zone().pcp[cpu];
         if free_high {
             return p.count.min(batch << PCP_BATCH_SCALE_MAX);
         }
@@ -391,7 +391,7 @@ impl Engine {
     /// emptied before the next, round robin; the pageblock type is re-read per page.
     pub fn free_pcppages_bulk(&mut self, step: Step, cpu: usize, count: i32, pindex: usize) {
         self.enter(KernelFn::free_pcppages_bulk);
-        let mut count = count.min(self.zone.pcp[cpu].count);
+        let mut count = count.min(self.zone().pcp[cpu].count);
         self.emit(
             step,
             Annotation::PcpDrain {
@@ -405,16 +405,16 @@ impl Engine {
         while count > 0 {
             loop {
                 i = (i + 1) % NR_PCP_LISTS;
-                if self.zone.pcp[cpu].lists[i].len > 0 {
+                if self.zone().pcp[cpu].lists[i].len > 0 {
                     break;
                 }
             }
             let o = pindex_to_order(i);
             loop {
-                let list = self.zone.pcp[cpu].lists[i];
+                let list = self.zone().pcp[cpu].lists[i];
                 let p = list.tail;
-                let mt = self.zone.pageblock_mt(p);
-                let prev = self.zone.prev[p as usize];
+                let mt = self.zone().pageblock_mt(p);
+                let prev = self.zone().mem_map[p as usize].prev;
                 self.emit(
                     Step::BulkFreeTakeTail,
                     Mutation::PcpDel {
@@ -435,7 +435,7 @@ impl Engine {
                         mt,
                     },
                 );
-                if count <= 0 || self.zone.pcp[cpu].lists[i].len == 0 {
+                if count <= 0 || self.zone().pcp[cpu].lists[i].len == 0 {
                     break;
                 }
             }
@@ -447,11 +447,11 @@ impl Engine {
     /// `drain_all_pages(NULL)` for the one zone: `drain_pages_zone` on every CPU whose pcp holds
     /// pages, in CPU order (§4.7).
     pub fn drain_all_pages(&mut self) {
-        if self.zone.nr_zones() > 1 {
+        if self.node.several_zones() {
             return self.drain_all_pages_node();
         }
-        for cpu in 0..self.zone.pcp.len() {
-            if self.zone.pcp[cpu].count != 0 {
+        for cpu in 0..self.zone().pcp.len() {
+            if self.zone().pcp[cpu].count != 0 {
                 self.drain_pages_zone(cpu);
             }
         }
@@ -462,9 +462,9 @@ impl Engine {
         self.enter(KernelFn::drain_pages_zone);
         loop {
             self.lock_pcp(Step::DrainLock, cpu);
-            let mut count = self.zone.pcp[cpu].count;
+            let mut count = self.zone().pcp[cpu].count;
             if count > 0 {
-                let to_drain = count.min(self.zone.pcp[cpu].batch << PCP_BATCH_SCALE_MAX);
+                let to_drain = count.min(self.zone().pcp[cpu].batch << PCP_BATCH_SCALE_MAX);
                 self.free_pcppages_bulk(Step::DrainBulk, cpu, to_drain, 0);
                 count -= to_drain;
             }
@@ -482,7 +482,7 @@ impl Engine {
     /// and 6.19+ in `batch`-sized chunks, each under its own pcp lock. Returns the pages freed.
     pub fn decay_pcp_high(&mut self, cpu: usize) -> u64 {
         self.enter(KernelFn::decay_pcp_high);
-        let p = &self.zone.pcp[cpu];
+        let p = &self.zone().pcp[cpu];
         let (high_min, batch, count, high) = (p.high_min, p.batch, p.count, p.high);
         if high > high_min {
             let new = (count - (batch << PCP_BATCH_SCALE_MAX))
@@ -490,9 +490,9 @@ impl Engine {
                 .max(high_min);
             self.set_pcp_high(Step::DecayHigh, cpu, new);
         }
-        let mut to_drain = self.zone.pcp[cpu].count - self.zone.pcp[cpu].high;
-        let before = self.zone.pcp[cpu].count;
-        if self.zone.cfg.kernel.decay_in_batches() {
+        let mut to_drain = self.zone().pcp[cpu].count - self.zone().pcp[cpu].high;
+        let before = self.zone().pcp[cpu].count;
+        if self.zone().cfg.kernel.decay_in_batches() {
             while to_drain > 0 {
                 let chunk = to_drain.min(batch);
                 self.lock_pcp(Step::DecayLock, cpu);
@@ -506,7 +506,7 @@ impl Engine {
             self.unlock_pcp();
         }
         self.exit(KernelFn::decay_pcp_high);
-        (before - self.zone.pcp[cpu].count) as u64
+        (before - self.zone().pcp[cpu].count) as u64
     }
 
     /// `split_page`: every tail page gets its own reference.

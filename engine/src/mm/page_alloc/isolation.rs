@@ -68,20 +68,20 @@ pub struct ContigOutcome {
 /// allocation of order > 0 is one compound block (head refcount 1, tails 0, one owner);
 /// every other in-use page is a block of its own.
 pub(super) fn in_use_block(z: &Zone, p: ZonePfn) -> (ZonePfn, u32) {
-    let owner = z.owner[p as usize];
+    let owner = z.mem_map[p as usize].owner;
     let mut head = p;
     while owner != NO_OWNER
-        && z.refcount[head as usize] == 0
+        && z.mem_map[head as usize].refcount == 0
         && head > 0
-        && z.owner[head as usize - 1] == owner
+        && z.mem_map[head as usize - 1].owner == owner
     {
         head -= 1;
     }
     let mut end = head + 1;
-    while (end as usize) < z.refcount.len()
-        && z.refcount[end as usize] == 0
-        && z.owner[end as usize] == owner
-        && z.kind[end as usize] == PageKind::Other
+    while (end as usize) < z.mem_map.len()
+        && z.mem_map[end as usize].refcount == 0
+        && z.mem_map[end as usize].owner == owner
+        && z.mem_map[end as usize].kind == PageKind::Other
         && owner != NO_OWNER
     {
         end += 1;
@@ -91,19 +91,19 @@ pub(super) fn in_use_block(z: &Zone, p: ZonePfn) -> (ZonePfn, u32) {
 
 impl Engine {
     fn pb_isolated(&self, pb: u32) -> bool {
-        self.zone.pageblock[pb as usize] & PB_ISOLATE != 0
+        self.zone().pageblock[pb as usize] & PB_ISOLATE != 0
     }
 
     /// The pageblock's migratetype under the isolate bit (`MIGRATETYPE_MASK`).
     fn pb_base_mt(&self, pb: u32) -> MigrateType {
-        MigrateType::from_idx((self.zone.pageblock[pb as usize] & 7) as usize)
+        MigrateType::from_idx((self.zone().pageblock[pb as usize] & 7) as usize)
     }
 
     /// `toggle_pageblock_isolate`: set or clear `PB_migrate_isolate`, the type underneath kept
     /// (6.16+). On 6.12 isolation replaced the type with `MIGRATE_ISOLATE` and un-isolation
     /// sets the caller's ([`Engine::unisolate_mt`]).
     fn toggle_pageblock_isolate(&mut self, step: Step, pb: u32, isolate: bool) {
-        let old = self.zone.pageblock[pb as usize];
+        let old = self.zone().pageblock[pb as usize];
         let new = if isolate {
             old | PB_ISOLATE
         } else if let Some(mt) = self.unisolate_mt {
@@ -118,21 +118,21 @@ impl Engine {
 
     /// `find_large_buddy`: the free buddy that contains `start`, else `start`.
     fn find_large_buddy(&self, start: ZonePfn) -> ZonePfn {
-        let z = &self.zone;
+        let z = self.zone();
         let mut order = if start != 0 {
             start.trailing_zeros().min(MAX_PAGE_ORDER as u32 + 1)
         } else {
             MAX_PAGE_ORDER as u32
         };
         let mut pfn = start;
-        while z.kind[pfn as usize] != PageKind::Buddy {
+        while z.mem_map[pfn as usize].kind != PageKind::Buddy {
             order += 1;
             if order > MAX_PAGE_ORDER as u32 {
                 return start;
             }
             pfn &= !0u32 << order;
         }
-        if pfn + (1u32 << z.order[pfn as usize]) > start {
+        if pfn + (1u32 << z.mem_map[pfn as usize].order) > start {
             pfn
         } else {
             start
@@ -148,7 +148,7 @@ impl Engine {
         let end = pfn + (1u32 << order);
         let mut p = pfn;
         while p < end {
-            let mt = self.zone.pageblock_mt(p);
+            let mt = self.zone().pageblock_mt(p);
             self.__free_one_page(p, piece, mt, FPI_NONE);
             p += 1u32 << piece;
         }
@@ -162,11 +162,11 @@ impl Engine {
     fn move_freepages_block_isolate(&mut self, pb: u32, isolate: bool) {
         let start = pb * PAGEBLOCK_NR_PAGES;
         let buddy = self.find_large_buddy(start);
-        if self.zone.kind[buddy as usize] == PageKind::Buddy
-            && self.zone.order[buddy as usize] > PAGEBLOCK_ORDER
+        if self.zone().mem_map[buddy as usize].kind == PageKind::Buddy
+            && self.zone().mem_map[buddy as usize].order > PAGEBLOCK_ORDER
         {
-            let o = self.zone.order[buddy as usize];
-            let mt = self.zone.pageblock_mt(buddy);
+            let o = self.zone().mem_map[buddy as usize].order;
+            let mt = self.zone().pageblock_mt(buddy);
             self.del_from_free_list(Step::IsolateSplitLarge, buddy, o, mt);
             self.account_freepages(Step::IsolateSplitLarge, -(1i64 << o), mt);
             self.handled(1 << o);
@@ -191,7 +191,7 @@ impl Engine {
         if self.pb_base_mt(s >> PAGEBLOCK_ORDER) == MigrateType::Cma {
             return (mode != IsolateMode::CmaAlloc).then_some(s);
         }
-        let z = &self.zone;
+        let z = self.zone();
         let mut p = s;
         while p < e {
             if let Some((head, o, _)) = z.block_containing(p) {
@@ -200,7 +200,7 @@ impl Engine {
                 continue;
             }
             let (head, nr) = in_use_block(z, p);
-            if z.pflags[head as usize] & PF_LRU == 0 {
+            if !z.mem_map[head as usize].lru() {
                 return Some(p);
             }
             p = head + nr;
@@ -222,14 +222,14 @@ impl Engine {
         let pb_start = pb * PAGEBLOCK_NR_PAGES;
         let r = if self.pb_isolated(pb) {
             Err(pb_start)
-        } else if pb_start + PAGEBLOCK_NR_PAGES > self.zone.pages() {
+        } else if pb_start + PAGEBLOCK_NR_PAGES > self.zone().pages() {
             // prep_move_freepages_block: the pageblock must lie inside the zone.
             self.message(
                 Step::IsolateUnmovable,
                 MsgLevel::Warning,
                 format!(
                     "set_migratetype_isolate: pageblock {:#x} runs past the zone's end; not isolated (-EBUSY)",
-                    self.zone.abs_pfn(pb_start)
+                    self.zone().abs_pfn(pb_start)
                 ),
             );
             Err(pb_start)
@@ -243,8 +243,8 @@ impl Engine {
                 MsgLevel::Warning,
                 format!(
                     "set_migratetype_isolate: page {:#x} is unmovable; pageblock {:#x} not isolated (-EBUSY)",
-                    self.zone.abs_pfn(bad),
-                    self.zone.abs_pfn(pb_start)
+                    self.zone().abs_pfn(bad),
+                    self.zone().abs_pfn(pb_start)
                 ),
             );
             Err(bad)
@@ -266,11 +266,12 @@ impl Engine {
         if self.pb_isolated(pb) {
             let start = pb * PAGEBLOCK_NR_PAGES;
             let mut isolated_page = None;
-            if self.zone.kind[start as usize] == PageKind::Buddy {
-                let o = self.zone.order[start as usize];
+            if self.zone().mem_map[start as usize].kind == PageKind::Buddy {
+                let o = self.zone().mem_map[start as usize].order;
                 if (PAGEBLOCK_ORDER..MAX_PAGE_ORDER).contains(&o) {
                     let buddy = start ^ (1u32 << o);
-                    if self.zone.is_buddy(buddy, o) && !self.pb_isolated(buddy >> PAGEBLOCK_ORDER) {
+                    if self.zone().is_buddy(buddy, o) && !self.pb_isolated(buddy >> PAGEBLOCK_ORDER)
+                    {
                         // __isolate_free_page on an isolated block: no watermark check, no
                         // accounting, and no pageblock change (ISOLATE is not mergeable).
                         self.del_from_free_list(
@@ -288,7 +289,7 @@ impl Engine {
                 None => self.move_freepages_block_isolate(pb, false),
                 Some(o) => {
                     self.toggle_pageblock_isolate(Step::UnisolateMerge, pb, false);
-                    let mt = self.zone.pageblock_mt(start);
+                    let mt = self.zone().pageblock_mt(start);
                     // __putback_isolated_page: FPI_TO_TAIL.
                     self.__free_one_page(start, o, mt, FPI_TO_TAIL);
                 }
@@ -349,16 +350,16 @@ impl Engine {
             )?;
         }
         // The page on the other side of the boundary is outside the zone: nothing straddles.
-        if (before && boundary >= self.zone.pages()) || (!before && boundary == 0) {
+        if (before && boundary >= self.zone().pages()) || (!before && boundary == 0) {
             return Ok(());
         }
         let mut p = start;
         while p < boundary {
-            if let Some((head, o, _)) = self.zone.block_containing(p) {
+            if let Some((head, o, _)) = self.zone().block_containing(p) {
                 p = head + (1u32 << o);
                 continue;
             }
-            let (head, nr) = in_use_block(&self.zone, p);
+            let (head, nr) = in_use_block(self.zone(), p);
             if nr > 1 && head + nr > boundary {
                 self.message(
                     Step::IsolateStraddle,
@@ -366,8 +367,8 @@ impl Engine {
                     format!(
                         "isolate_single_pageblock: the in-use order-{} block at {:#x} straddles {:#x} (-EBUSY)",
                         nr.trailing_zeros(),
-                        self.zone.abs_pfn(head),
-                        self.zone.abs_pfn(boundary)
+                        self.zone().abs_pfn(head),
+                        self.zone().abs_pfn(boundary)
                     ),
                 );
                 if !skip_isolation {
@@ -439,7 +440,7 @@ impl Engine {
         migrated: &mut Vec<Migration>,
     ) -> Result<(), ContigError> {
         self.enter(KernelFn::__alloc_contig_migrate_range);
-        let range_zone = self.zone.active_index();
+        let range_zone = self.node.active_index();
         let mut pfn = s;
         let mut r = Ok(());
         'outer: while pfn < e {
@@ -448,21 +449,21 @@ impl Engine {
             let mut batch: Vec<(ZonePfn, u8, u32)> = Vec::new();
             let mut pages = 0;
             while pfn < e && pages < COMPACT_CLUSTER_MAX {
-                if let Some((head, o, _)) = self.zone.block_containing(pfn) {
+                if let Some((head, o, _)) = self.zone().block_containing(pfn) {
                     pfn = head + (1u32 << o);
                     continue;
                 }
-                let (head, nr) = in_use_block(&self.zone, pfn);
+                let (head, nr) = in_use_block(self.zone(), pfn);
                 // isolate_migratepages_block skips a folio with references beyond its
                 // owner's (a pinned page: migration would fail), so the range stays busy.
-                if self.zone.pflags[head as usize] & PF_LRU != 0
+                if self.zone().mem_map[head as usize].lru()
                     && nr.is_power_of_two()
-                    && self.zone.refcount[head as usize] == 1
+                    && self.zone().mem_map[head as usize].refcount == 1
                 {
                     batch.push((
                         head,
                         nr.trailing_zeros() as u8,
-                        self.zone.owner[head as usize],
+                        self.zone().mem_map[head as usize].owner,
                     ));
                     pages += nr;
                 }
@@ -481,7 +482,7 @@ impl Engine {
                     base
                 };
                 match self.alloc_pages(gfp, order, cpu, owner, true) {
-                    Some(to) => targets.push((to, self.zone.active_index() as u8)),
+                    Some(to) => targets.push((to, self.node.active_index() as u8)),
                     None => {
                         self.select_zone(Step::MigrateNoMem, range_zone);
                         self.message(
@@ -489,7 +490,7 @@ impl Engine {
                             MsgLevel::Failure,
                             format!(
                                 "migrate_pages: no order-{order} target page for {:#x} (-ENOMEM)",
-                                self.zone.abs_pfn(from)
+                                self.zone().abs_pfn(from)
                             ),
                         );
                         r = Err(ContigError::NoMem(from));
@@ -505,7 +506,7 @@ impl Engine {
                 } else {
                     format!(
                         " (zone {}: the target came from the zonelist)",
-                        self.zone.zone_at(to_zone as usize).cfg.name
+                        self.node.zone(to_zone as usize).cfg.name
                     )
                 };
                 self.message(
@@ -513,8 +514,8 @@ impl Engine {
                     MsgLevel::Info,
                     format!(
                         "migrate: the order-{order} movable block at {:#x} now lives at {:#x}{other_zone}",
-                        self.zone.abs_pfn(from),
-                        self.zone.zone_at(to_zone as usize).abs_pfn(to)
+                        self.zone().abs_pfn(from),
+                        self.node.zone(to_zone as usize).abs_pfn(to)
                     ),
                 );
                 self.free_pages(from, order, cpu);
@@ -541,8 +542,8 @@ impl Engine {
     fn test_pages_isolated(&self, s: ZonePfn, e: ZonePfn) -> Result<(), ZonePfn> {
         let mut p = s;
         while p < e {
-            match self.zone.block_containing(p) {
-                Some((head, o, false)) if self.zone.list_mt_of(head) == MigrateType::Isolate => {
+            match self.zone().block_containing(p) {
+                Some((head, o, false)) if self.zone().list_mt_of(head) == MigrateType::Isolate => {
                     p = head + (1u32 << o)
                 }
                 _ => return Err(p),
@@ -566,7 +567,7 @@ impl Engine {
         // v6.12.117 alloc_contig_range_noprof (mm/page_alloc.c:6682) passes its migratetype
         // (MIGRATE_MOVABLE, or MIGRATE_CMA from cma_alloc) to every undo_isolate_page_range.
         let saved = self.unisolate_mt;
-        if self.zone.cfg.kernel == Kernel::V6_12 {
+        if self.zone().cfg.kernel == Kernel::V6_12 {
             self.unisolate_mt = Some(match mode {
                 IsolateMode::Other => MigrateType::Movable,
                 IsolateMode::CmaAlloc => MigrateType::Cma,
@@ -586,7 +587,7 @@ impl Engine {
                 MsgLevel::Failure,
                 format!(
                     "alloc_contig_range failed ({what} at page {:#x}); the isolation is undone{}",
-                    self.zone.abs_pfn(at),
+                    self.zone().abs_pfn(at),
                     if migrated.is_empty() {
                         ""
                     } else {
@@ -621,7 +622,7 @@ impl Engine {
                 MsgLevel::Warning,
                 format!(
                     "test_pages_isolated: page {:#x} is not free on an isolate list (-EBUSY)",
-                    self.zone.abs_pfn(bad)
+                    self.zone().abs_pfn(bad)
                 ),
             );
             return Err(ContigError::Busy(bad));
@@ -631,7 +632,7 @@ impl Engine {
         self.lock_zone(Step::AllocContigTake);
         let mut p = outer_start;
         while p < e {
-            let o = self.zone.order[p as usize];
+            let o = self.zone().mem_map[p as usize].order;
             self.del_from_free_list(Step::AllocContigTake, p, o, MigrateType::Isolate);
             self.handled(1 << o);
             p += 1u32 << o;
@@ -677,7 +678,7 @@ impl Engine {
     pub fn replay_take_isolated(&mut self, s: ZonePfn, e: ZonePfn) {
         let mut p = self.find_large_buddy(s);
         while p < e {
-            match self.zone.block_containing(p) {
+            match self.zone().block_containing(p) {
                 Some((head, o, false)) if head == p => {
                     self.del_from_free_list(Step::AllocContigTake, p, o, MigrateType::Isolate);
                     p += 1u32 << o;
@@ -692,7 +693,7 @@ impl Engine {
     /// pages on 7.2 (`__free_contig_range_common(frozen = true)`, kernel-model.md §5.2).
     pub fn free_contig_frozen_range(&mut self, pfn: ZonePfn, n: u32, cpu: usize) {
         self.enter(KernelFn::__free_contig_frozen_range);
-        if self.zone.cfg.kernel.default_free_method() == FreeMethod::Chunked {
+        if self.zone().cfg.kernel.default_free_method() == FreeMethod::Chunked {
             for p in pfn..pfn + n {
                 self.prepare_one_page(p);
             }

@@ -1,8 +1,8 @@
 //! The allocation and free paths of `mm/page_alloc.c` (kernel-model.md §2–§4, §7).
 //!
-//! [`Engine`] owns a [`Zone`] and the [`EventLog`]. Every state change goes through
-//! [`Engine::emit`], which applies a mutation event to the zone and records it: a replay of the
-//! log through [`Zone::apply`] therefore reproduces the run exactly.
+//! [`Engine`] owns a [`Node`], the run's cost counters and the [`EventLog`]. Every state change
+//! goes through [`Engine::emit`], which applies a mutation event to the node and records it: a
+//! replay of the log through [`Node::apply`] therefore reproduces the run exactly.
 //!
 //! The allocation path is in `alloc.rs`, the free path in `free.rs`; this file holds the
 //! engine, its event primitives, the free-list helpers and the watermark checks they share.
@@ -14,6 +14,8 @@ pub mod isolation;
 pub mod zones;
 
 use crate::mm::events::*;
+use crate::mm::node::Node;
+use crate::mm::stats::Stats;
 use crate::mm::steps::KernelFn;
 use crate::mm::steps::Step;
 use crate::mm::trace::EventLog;
@@ -40,11 +42,13 @@ pub enum RmqueueMode {
     Steal,
 }
 
-/// The simulated kernel: a zone plus the trace being recorded.
+/// The simulated kernel: a node, the run's cost counters and the trace being recorded.
 #[derive(Clone, Debug)]
 pub struct Engine {
-    /// The zone worked on (with the node's other zones).
-    pub zone: Zone,
+    /// The node: its zones and the one being worked on ([`Engine::zone`]).
+    pub(crate) node: Node,
+    /// The run's cost counters: every event counts towards them, whichever zone it is in.
+    pub(crate) stats: Stats,
     /// The recorded events.
     pub log: EventLog,
     /// When false, mutations still apply but nothing is stored (benchmarks, boot).
@@ -59,7 +63,7 @@ pub struct Engine {
     open_holds: crate::mm::locks::OpenHolds,
     /// `ac->highest_zoneidx` of the allocation in progress (`gfp_zone`): which
     /// `lowmem_reserve[]` entry the watermark checks add (all 0 in a node of one zone).
-    pub(crate) highest_zoneidx: usize,
+    pub(crate) highest_zoneidx: ZoneType,
     /// The type an un-isolated pageblock gets: `None` keeps the type under
     /// `PB_migrate_isolate` (6.16+); 6.12's `unset_migratetype_isolate(page, migratetype)`
     /// sets the caller's (`Some`, for the `alloc_contig_range` in progress).
@@ -86,24 +90,60 @@ pub fn pcp_allowed_order(order: u8) -> bool {
 }
 
 impl Engine {
-    /// An engine over `zone`, recording.
-    pub fn new(zone: Zone) -> Engine {
+    /// An engine over `node` (a [`Zone`] is a node of one zone), recording.
+    pub fn new(node: impl Into<Node>) -> Engine {
         Engine {
-            zone,
+            node: node.into(),
+            stats: Stats::default(),
             log: EventLog::default(),
             recording: true,
             holds: Default::default(),
             op_holds: Default::default(),
             open_holds: Default::default(),
-            highest_zoneidx: ZONE_NORMAL,
+            highest_zoneidx: ZoneType::Normal,
             unisolate_mt: None,
             capture: None,
             direct_migrated: Vec::new(),
         }
     }
 
+    /// The node.
+    pub fn node(&self) -> &Node {
+        &self.node
+    }
+
+    /// The node, the engine given up: a start state kept without a copy (the app's worker
+    /// transfer rebuilds a run from its initial node).
+    pub fn into_node(self) -> Node {
+        self.node
+    }
+
+    /// The zone being worked on: the one the allocation and free code operate on.
+    #[inline(always)]
+    pub fn zone(&self) -> &Zone {
+        self.node.active()
+    }
+
+    /// The zone being worked on, to lay out in setup (the `/proc` import, a snapshot): after
+    /// setup a zone changes only through [`Engine::emit`].
+    pub(crate) fn zone_mut(&mut self) -> &mut Zone {
+        self.node.active_mut()
+    }
+
+    /// The run's cost counters so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Zeroes the cost counters. Setup (boot freeing, the `/proc` import, a snapshot) calls it
+    /// once the node is built, so a run's counters count only its ops. Not an event: it happens
+    /// before the recorded trace starts, so no timeline ever steps across it.
+    pub(crate) fn reset_stats(&mut self) {
+        self.stats = Stats::default();
+    }
+
     /// Runs `f` as a "what if": every event it emits is recorded into `scratch` (cleared
-    /// first), then undone in reverse through [`Zone::unapply`], so the zone, its counters and
+    /// first), then undone in reverse through [`Node::unapply`], so the node, the counters and
     /// the engine's own bookkeeping (lock holds, `highest_zoneidx`) are exactly as before and
     /// the main log is untouched. `scratch` keeps what `f` did, for the caller to read.
     pub fn speculate<T>(&mut self, scratch: &mut EventLog, f: impl FnOnce(&mut Engine) -> T) -> T {
@@ -121,7 +161,8 @@ impl Engine {
         let out = f(self);
         std::mem::swap(&mut self.log, scratch);
         for ev in scratch.events.iter().rev() {
-            self.zone.unapply(ev);
+            self.node.unapply(ev);
+            self.stats.unapply(ev);
         }
         (
             self.recording,
@@ -135,11 +176,12 @@ impl Engine {
 
     // ------------------------------------------------------------------ event plumbing
 
-    /// Applies an event to the zone and records it.
+    /// Applies an event to the node and the counters and records it.
     #[inline(always)]
     pub fn emit(&mut self, step: Step, kind: impl Into<EventKind>) {
         let kind = kind.into();
-        self.zone.apply_kind(step, kind);
+        self.node.apply_kind(kind);
+        self.stats.count(step, kind, false);
         if self.recording {
             self.log.events.push(Event::new(step, kind));
         }
@@ -214,8 +256,8 @@ impl Engine {
     /// `emit` of the `Lock` annotation, pushed as the byte the trace keeps it as.
     #[inline(always)]
     fn emit_lock(&mut self, step: Step, zone: bool, cpu: u8) {
-        self.zone
-            .apply_kind(step, Annotation::Lock { zone, cpu }.into());
+        self.stats
+            .count(step, Annotation::Lock { zone, cpu }.into(), false);
         if self.recording {
             self.log.events.push_lock(step, zone, cpu);
         }
@@ -243,7 +285,7 @@ impl Engine {
 
     /// List steps so far: free-list and pcp-list operations and fallback probes.
     fn list_steps(&self) -> u64 {
-        let s = &self.zone.stats;
+        let s = &self.stats;
         s.freelist_ops + s.pcp_ops + s.fallback_probes
     }
 
@@ -330,8 +372,8 @@ impl Engine {
         order: u8,
         _mt: MigrateType,
     ) {
-        let prev = self.zone.prev[pfn as usize];
-        let mt = self.zone.list_mt_of(pfn);
+        let prev = self.zone().mem_map[pfn as usize].prev;
+        let mt = self.zone().list_mt_of(pfn);
         self.emit(
             step,
             Mutation::FreeListDel {
@@ -365,8 +407,8 @@ impl Engine {
         from: MigrateType,
         to: MigrateType,
     ) {
-        let prev = self.zone.prev[pfn as usize];
-        let actual = self.zone.list_mt_of(pfn);
+        let prev = self.zone().mem_map[pfn as usize].prev;
+        let actual = self.zone().list_mt_of(pfn);
         self.emit(
             step,
             Mutation::FreeListMove {
@@ -384,12 +426,12 @@ impl Engine {
     /// `set_pageblock_migratetype`: mobility grouping off writes UNMOVABLE for the pcp types;
     /// writing clears the isolate bit.
     pub fn set_pageblock_migratetype(&mut self, step: Step, pb: u32, mt: MigrateType) {
-        let mt = if self.zone.cfg.mobility_disabled && mt.is_mergeable() {
+        let mt = if self.zone().cfg.mobility_disabled && mt.is_mergeable() {
             MigrateType::Unmovable
         } else {
             mt
         };
-        let old = self.zone.pageblock[pb as usize];
+        let old = self.zone().pageblock[pb as usize];
         // The skip bit is a separate bit of the pageblock flags: kept.
         let new = mt as u8 | (old & PB_SKIP);
         if old != new {
@@ -406,14 +448,14 @@ impl Engine {
             1
         };
         for pb in first..first + n {
-            if pb < self.zone.nr_pageblocks() {
+            if pb < self.zone().nr_pageblocks() {
                 self.set_pageblock_migratetype(step, pb, mt);
             }
         }
     }
 
     fn front(&self, order: u8, mt: MigrateType) -> Option<ZonePfn> {
-        let h = self.zone.free_lists[order as usize][mt.idx()].head;
+        let h = self.zone().free_lists[order as usize][mt.idx()].head;
         (h != NIL).then_some(h)
     }
 
@@ -423,10 +465,10 @@ impl Engine {
     fn unusable_free(&self, order: u8, flags: u32) -> i64 {
         let mut u = (1i64 << order) - 1;
         if flags & ALLOC_RESERVES == 0 {
-            u += self.zone.nr_free_highatomic;
+            u += self.zone().nr_free_highatomic;
         }
-        if self.zone.cfg.cma && flags & ALLOC_CMA == 0 {
-            u += self.zone.nr_free_cma;
+        if self.zone().cfg.cma && flags & ALLOC_CMA == 0 {
+            u += self.zone().nr_free_cma;
         }
         u
     }
@@ -453,10 +495,10 @@ impl Engine {
             return true;
         }
         for o in order..=MAX_PAGE_ORDER {
-            if self.zone.nr_free[o as usize] == 0 {
+            if self.zone().nr_free[o as usize] == 0 {
                 continue;
             }
-            let fl = &self.zone.free_lists[o as usize];
+            let fl = &self.zone().free_lists[o as usize];
             if fl[..MIGRATE_PCPTYPES].iter().any(|l| l.len > 0) {
                 return true;
             }
@@ -475,7 +517,7 @@ impl Engine {
     /// `zone_watermark_fast`: order-0 shortcut, the full check, and the `__GFP_HIGH` retry
     /// without the boost. Records a `Watermark` event.
     fn zone_watermark_fast(&mut self, step: Step, order: u8, mark: u64, flags: u32) -> bool {
-        let free = self.zone.nr_free_pages;
+        let free = self.zone().nr_free_pages;
         let mut ok = false;
         if order == 0 {
             let reserved = self.unusable_free(0, flags);
@@ -488,10 +530,10 @@ impl Engine {
         if !ok
             && order == 0
             && flags & ALLOC_MIN_RESERVE != 0
-            && self.zone.watermark_boost != 0
+            && self.zone().watermark_boost != 0
             && flags & ALLOC_WMARK_MASK == ALLOC_WMARK_MIN
         {
-            let m = self.zone.watermark[WMARK_MIN];
+            let m = self.zone().watermark[WMARK_MIN];
             ok = self.zone_watermark_ok(order, m, flags, free);
         }
         // The event's mark and free are read from the trace only: not recording, the counters
@@ -519,19 +561,19 @@ impl Engine {
 
     /// `boost_watermark` (§7.1).
     fn boost_watermark(&mut self) -> bool {
-        let managed = self.zone.cfg.pages as u64;
+        let managed = self.zone().cfg.pages as u64;
         if PAGEBLOCK_NR_PAGES as u64 * 4 > managed {
             return false;
         }
-        let high = self.zone.watermark[WMARK_HIGH];
+        let high = self.zone().watermark[WMARK_HIGH];
         // mult_frac(high, watermark_boost_factor = 15000, 10000)
         let max_boost = (high / 10000) * 15000 + (high % 10000) * 15000 / 10000;
         if max_boost == 0 {
             return false;
         }
         let max_boost = max_boost.max(PAGEBLOCK_NR_PAGES as u64) as i64;
-        let new = (self.zone.watermark_boost + PAGEBLOCK_NR_PAGES as i64).min(max_boost);
-        let d = new - self.zone.watermark_boost;
+        let new = (self.zone().watermark_boost + PAGEBLOCK_NR_PAGES as i64).min(max_boost);
+        let d = new - self.zone().watermark_boost;
         self.counter(Step::BoostWatermark, CounterId::watermark_boost, 0, d);
         true
     }
@@ -549,7 +591,7 @@ impl Engine {
 
     #[inline(always)]
     fn set_pcp_high(&mut self, step: Step, cpu: usize, new: i32) {
-        let old = self.zone.pcp[cpu].high;
+        let old = self.zone().pcp[cpu].high;
         self.counter(step, CounterId::pcp_high, cpu, new as i64 - old as i64);
     }
 }

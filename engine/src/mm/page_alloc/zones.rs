@@ -1,10 +1,11 @@
 //! A node of several zones (`pgdat->node_zones`): the zonelist walk of
 //! `get_page_from_freelist`, `gfp_zone`, `page_zone` for frees, and `lowmem_reserve`.
 //!
-//! The allocation and free code works on `Engine::zone`, "the zone being worked on"; the node's
-//! other zones wait beside it ([`Zone::zone_at`]). Moving to another zone is the recorded,
-//! invertible [`Mutation::ZoneSwitch`], so a replay, a rewind or a checkpoint is exact. A node of
-//! one zone never switches: its traces are byte for byte those of the one-zone model.
+//! The allocation and free code works on [`Engine::zone`], "the zone being worked on", one of the
+//! node's zones ([`Node::active_index`](crate::mm::node::Node::active_index)). Moving to another
+//! zone is the recorded, invertible [`Mutation::ZoneSwitch`], so a replay, a rewind or a
+//! checkpoint is exact. A node of one zone never switches: its traces are byte for byte those of
+//! the one-zone model.
 
 use super::Engine;
 use crate::mm::events::*;
@@ -16,15 +17,15 @@ use crate::mm::zone::*;
 /// `gfp_zone(gfp)` on x86_64 (no `CONFIG_HIGHMEM`): the highest zone type the request may use.
 /// `__GFP_DMA` → DMA, `__GFP_DMA32` → DMA32, `__GFP_MOVABLE | __GFP_HIGHMEM` → Movable
 /// (`GFP_HIGHUSER_MOVABLE`), anything else → Normal (`GFP_ZONE_TABLE`, include/linux/gfp.h).
-pub fn gfp_zone(gfp: u32) -> usize {
+pub fn gfp_zone(gfp: u32) -> ZoneType {
     if gfp & __GFP_DMA != 0 {
-        ZONE_DMA
+        ZoneType::Dma
     } else if gfp & __GFP_DMA32 != 0 {
-        ZONE_DMA32
+        ZoneType::Dma32
     } else if gfp & __GFP_MOVABLE != 0 && gfp & __GFP_HIGHMEM != 0 {
-        ZONE_MOVABLE
+        ZoneType::Movable
     } else {
-        ZONE_NORMAL
+        ZoneType::Normal
     }
 }
 
@@ -36,11 +37,18 @@ pub const LOWMEM_RESERVE_RATIO: [u64; MAX_NR_ZONES] = [256, 256, 32, 0];
 /// `lowmem_reserve[j] = (managed pages of the node's zones of types i+1..=j) / ratio[i]`, 0 if
 /// the ratio or the zone is empty. `zones` are `(type, managed pages)` in pfn order; returns one
 /// array per zone.
-pub fn lowmem_reserves(zones: &[(usize, u64)]) -> Vec<[u64; MAX_NR_ZONES]> {
-    let managed = |t: usize| -> u64 { zones.iter().filter(|z| z.0 == t).map(|z| z.1).sum::<u64>() };
+pub fn lowmem_reserves(zones: &[(ZoneType, u64)]) -> Vec<[u64; MAX_NR_ZONES]> {
+    let managed = |t: usize| -> u64 {
+        zones
+            .iter()
+            .filter(|z| z.0.idx() == t)
+            .map(|z| z.1)
+            .sum::<u64>()
+    };
     zones
         .iter()
-        .map(|&(i, pages)| {
+        .map(|&(t, pages)| {
+            let i = t.idx();
             let mut r = [0u64; MAX_NR_ZONES];
             let ratio = LOWMEM_RESERVE_RATIO[i];
             let clear = ratio == 0 || pages == 0;
@@ -56,44 +64,46 @@ pub fn lowmem_reserves(zones: &[(usize, u64)]) -> Vec<[u64; MAX_NR_ZONES]> {
 
 impl Engine {
     /// Makes zone `idx` of the node the zone being worked on (a recorded [`Mutation::ZoneSwitch`];
-    /// nothing in a node of one zone or when it already is).
+    /// nothing in a node of one zone or when it already is). Inlined with the switch out of
+    /// line: every allocation asks at least twice, and nearly always nothing changes.
+    #[inline(always)]
     pub fn select_zone(&mut self, step: Step, idx: usize) {
-        let from = self.zone.active_index();
-        if self.zone.nr_zones() > 1 && idx != from {
-            self.emit(
-                step,
-                Mutation::ZoneSwitch {
-                    from: from as u8,
-                    to: idx as u8,
-                },
-            );
+        if self.node.several_zones() && idx != self.node.active_index() {
+            self.record_zone_switch(step, idx);
         }
     }
 
-    /// The node index of the zone an allocation starts from when nothing names one: the highest
-    /// zone (the preferred zone of `GFP_KERNEL` on a node without a Movable zone).
-    pub fn home_zone(&self) -> usize {
-        self.zone.nr_zones() - 1
+    #[inline(never)]
+    fn record_zone_switch(&mut self, step: Step, idx: usize) {
+        let from = self.node.active_index() as u8;
+        self.emit(
+            step,
+            Mutation::ZoneSwitch {
+                from,
+                to: idx as u8,
+            },
+        );
     }
 
     /// `page_zone()` of absolute pfn `pfn`: selects the zone holding it and returns the pfn's
     /// index in it. `None` if no zone of the node holds it.
     pub fn select_zone_of(&mut self, step: Step, pfn: Pfn) -> Option<ZonePfn> {
-        let i = self.zone.zone_index_of(pfn)?;
+        let i = self.node.zone_index_of(pfn)?;
         self.select_zone(step, i);
-        Some(self.zone.zone_pfn(pfn))
+        Some(self.zone().zone_pfn(pfn))
     }
 
     /// The zonelist of the node for `ac->highest_zoneidx`: the zones of a type at or below it,
-    /// highest first (`for_next_zone_zonelist_nodemask`). `[active]` in a node of one zone.
+    /// highest first (`for_next_zone_zonelist_nodemask`). `[0]` in a node of one zone.
     /// Inlined with the walk out of line: every allocation asks twice, and a node of one zone
     /// (every built-in but the several-zone ones) needs no walk.
     #[inline(always)]
     pub(crate) fn zonelist(&self) -> Zonelist {
-        if self.zone.node.is_empty() {
-            let mut idx = [0; MAX_NR_ZONES];
-            idx[0] = self.zone.active_index();
-            return Zonelist { idx, len: 1 };
+        if !self.node.several_zones() {
+            return Zonelist {
+                idx: [0; MAX_NR_ZONES],
+                len: 1,
+            };
         }
         self.zonelist_node()
     }
@@ -104,8 +114,8 @@ impl Engine {
             idx: [0; MAX_NR_ZONES],
             len: 0,
         };
-        for i in (0..self.zone.nr_zones()).rev() {
-            if self.zone.zone_at(i).zone_type() <= self.highest_zoneidx {
+        for (i, z) in self.node.zones().iter().enumerate().rev() {
+            if z.zone_type() <= self.highest_zoneidx {
                 list.idx[list.len] = i;
                 list.len += 1;
             }
@@ -115,21 +125,21 @@ impl Engine {
 
     /// `z->lowmem_reserve[ac->highest_zoneidx]` of the zone being worked on.
     pub(crate) fn lowmem_reserve_now(&self) -> i64 {
-        self.zone.lowmem_reserve()[self.highest_zoneidx.min(MAX_NR_ZONES - 1)] as i64
+        self.zone().lowmem_reserve()[self.highest_zoneidx.idx()] as i64
     }
 
     /// `drain_all_pages(NULL)` on a node of several zones: for each CPU that has pages on any
     /// zone's pcp, `drain_pages(cpu)` drains every zone in turn (`drain_pages_zone` takes the pcp
     /// lock even where the count is 0). `__drain_all_pages` (v6.18.2, v7.1.5).
     pub(crate) fn drain_all_pages_node(&mut self) {
-        let home = self.zone.active_index();
-        let cpus = self.zone.pcp.len();
+        let home = self.node.active_index();
+        let cpus = self.zone().pcp.len();
         for cpu in 0..cpus {
-            let has = (0..self.zone.nr_zones()).any(|i| self.zone.zone_at(i).pcp[cpu].count != 0);
+            let has = self.node.zones().iter().any(|z| z.pcp[cpu].count != 0);
             if !has {
                 continue;
             }
-            for i in 0..self.zone.nr_zones() {
+            for i in 0..self.node.nr_zones() {
                 self.select_zone(Step::DrainEveryZone, i);
                 self.drain_pages_zone(cpu);
             }
@@ -144,11 +154,11 @@ mod tests {
 
     #[test]
     fn gfp_zone_follows_the_zone_table() {
-        assert_eq!(gfp_zone(GFP_KERNEL), ZONE_NORMAL);
-        assert_eq!(gfp_zone(GFP_HIGHUSER_MOVABLE), ZONE_MOVABLE);
-        assert_eq!(gfp_zone(GFP_KERNEL | __GFP_DMA32), ZONE_DMA32);
-        assert_eq!(gfp_zone(GFP_KERNEL | __GFP_DMA), ZONE_DMA);
-        assert_eq!(gfp_zone(__GFP_MOVABLE), ZONE_NORMAL);
+        assert_eq!(gfp_zone(GFP_KERNEL), ZoneType::Normal);
+        assert_eq!(gfp_zone(GFP_HIGHUSER_MOVABLE), ZoneType::Movable);
+        assert_eq!(gfp_zone(GFP_KERNEL | __GFP_DMA32), ZoneType::Dma32);
+        assert_eq!(gfp_zone(GFP_KERNEL | __GFP_DMA), ZoneType::Dma);
+        assert_eq!(gfp_zone(__GFP_MOVABLE), ZoneType::Normal);
     }
 
     /// A 4 GiB DMA32 (1,044,480 managed, say) under a 12 GiB Normal: DMA32's reserve against a
@@ -157,9 +167,9 @@ mod tests {
     #[test]
     fn lowmem_reserve_sums_the_zones_above() {
         let r = lowmem_reserves(&[
-            (ZONE_DMA, 3977),
-            (ZONE_DMA32, 1_044_480),
-            (ZONE_NORMAL, 3_145_728),
+            (ZoneType::Dma, 3977),
+            (ZoneType::Dma32, 1_044_480),
+            (ZoneType::Normal, 3_145_728),
         ]);
         assert_eq!(
             r[0],

@@ -324,44 +324,23 @@ pub fn replay<R: BufRead>(
     let scenario = start.scenario;
     let mut engine = start.engine;
     engine.recording = opts.record;
-    let initial = engine.zone.clone();
-    let n = initial.pages() as usize;
-    // A node of several zones: each zone's replay state, the active (home) one's in the
-    // replayer's own fields.
-    let parked: Vec<ZoneState> = if initial.nr_zones() > 1 {
-        (0..initial.nr_zones())
-            .map(|i| {
-                if i == initial.active_index() {
-                    ZoneState::default()
-                } else {
-                    let m = initial.zone_at(i).pages() as usize;
-                    ZoneState {
-                        origin: vec![0; m],
-                        single: vec![false; m],
-                        pindex: vec![0; m],
-                        ..ZoneState::default()
-                    }
-                }
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let initial = engine.node().clone();
+    let zones = initial
+        .zones()
+        .iter()
+        .map(|z| ZoneState::new(z.pages() as usize))
+        .collect();
+    let rec = Recorder::new(initial, engine.stats(), op_defs(), opts.checkpoint_budget);
     let mut r = Replayer {
         e: engine,
         opts: opts.clone(),
-        origin: vec![0; n],
-        single: vec![false; n],
-        pindex: vec![0; n],
-        in_flight: HashMap::new(),
-        pre_claimed: None,
-        rec: Recorder::new(initial, op_defs(), opts.checkpoint_budget),
+        zones,
+        rec,
         divergence_count: 0,
         by_kind: [0; 11],
         divergences: Vec::new(),
         line: 0,
         tally: Tally::default(),
-        parked,
         predictor: opts.predict.then(|| Predictor::new(opts.max_listed)),
         predicted: HashSet::new(),
         allocs: TracedAllocs::default(),
@@ -386,12 +365,12 @@ pub fn replay<R: BufRead>(
         (it.reordered, it.late)
     };
     progress(count);
-    let final_zone = r.e.zone.clone();
     Ok(Replay {
         run: r.rec.finish(
             scenario,
             r.e.log,
-            final_zone,
+            r.e.node,
+            r.e.stats,
             Vec::new(),
             Default::default(),
         ),
@@ -471,17 +450,9 @@ const ORIGIN_FREED: u8 = 2;
 struct Replayer {
     e: Engine,
     opts: ReplayOptions,
-    /// Per page: how the pcp block headed here got onto its list.
-    origin: Vec<u8>,
-    /// Per page: its last traced allocation was an order-0 `mm_page_alloc` of it alone (not a
-    /// page of a larger block, nor a page the untraced `alloc_pages_bulk` handed out).
-    single: Vec<bool>,
-    /// Per page: the pcp list index of the pcp block headed here.
-    pindex: Vec<u8>,
-    /// Blocks taken from the buddy for the caller, awaiting their `mm_page_alloc`.
-    in_flight: HashMap<u32, u8>,
-    /// A partial claim already applied ahead of its `mm_page_alloc_extfrag` (zone pfn).
-    pre_claimed: Option<u32>,
+    /// What the replay knows of each zone of the node beyond the engine's state, by node index;
+    /// [`Replayer::zs`] is the zone being worked on's.
+    zones: Vec<ZoneState>,
     /// The op records (one a trace line), owners and checkpoints.
     rec: Recorder,
     divergence_count: u64,
@@ -490,10 +461,6 @@ struct Replayer {
     divergences: Vec<Divergence>,
     line: u64,
     tally: Tally,
-    /// A node of several zones: the replay state (`origin`, `pindex`, `in_flight`,
-    /// `pre_claimed`) of each zone not being worked on, by node index; the fields above are the
-    /// active zone's (its slot here is empty). Empty for a node of one zone.
-    parked: Vec<ZoneState>,
     /// With `--predict`: the predictions, and the `mm_page_alloc` lines already predicted at
     /// the first line of their allocation.
     predictor: Option<Predictor>,
@@ -530,28 +497,50 @@ struct FreeRun {
     owner: u32,
 }
 
-/// The per-zone part of [`Replayer`] (per-page arrays indexed by the zone's own pfns).
-#[derive(Default)]
+/// What the replay knows of one zone beyond the engine's state (per-page arrays indexed by the
+/// zone's own pfns).
 struct ZoneState {
+    /// Per page: how the pcp block headed here got onto its list.
     origin: Vec<u8>,
+    /// Per page: its last traced allocation was an order-0 `mm_page_alloc` of it alone (not a
+    /// page of a larger block, nor a page the untraced `alloc_pages_bulk` handed out).
     single: Vec<bool>,
+    /// Per page: the pcp list index of the pcp block headed here.
     pindex: Vec<u8>,
+    /// Blocks taken from the buddy for the caller, awaiting their `mm_page_alloc`.
     in_flight: HashMap<u32, u8>,
+    /// A partial claim already applied ahead of its `mm_page_alloc_extfrag` (zone pfn).
     pre_claimed: Option<u32>,
+}
+
+impl ZoneState {
+    /// Nothing known yet of a zone of `pages` pages.
+    fn new(pages: usize) -> ZoneState {
+        ZoneState {
+            origin: vec![0; pages],
+            single: vec![false; pages],
+            pindex: vec![0; pages],
+            in_flight: HashMap::new(),
+            pre_claimed: None,
+        }
+    }
 }
 
 type Lookahead<'a, R> = Window<&'a mut TraceReader<R>>;
 
 impl Replayer {
+    /// The blocks on the pcp lists at the start came from refills. Works in each zone in turn
+    /// (a recorded switch into each, on a node of several zones) and back in the home zone.
     fn index_initial_pcp(&mut self) {
-        let home = self.e.home_zone();
-        for z in 0..self.e.zone.nr_zones() {
+        let home = self.e.node().home_index();
+        for z in 0..self.e.node().nr_zones() {
             self.enter_zone(z);
-            for cpu in 0..self.e.zone.pcp.len() {
+            for cpu in 0..self.e.zone().pcp.len() {
                 for pi in 0..NR_PCP_LISTS {
-                    for p in self.e.zone.pcp_list_pfns(cpu, pi) {
-                        self.pindex[p as usize] = pi as u8;
-                        self.origin[p as usize] = ORIGIN_REFILL;
+                    for p in self.e.zone().pcp_list_pfns(cpu, pi) {
+                        let zs = self.zs();
+                        zs.pindex[p as usize] = pi as u8;
+                        zs.origin[p as usize] = ORIGIN_REFILL;
                     }
                 }
             }
@@ -559,37 +548,33 @@ impl Replayer {
         self.enter_zone(home);
     }
 
-    /// Works in zone `i` of the node from now on: the engine's zone (a recorded
-    /// `ZoneSwitch`) and this replayer's state of that zone. Nothing on a node of one zone.
+    /// What the replay knows of the zone being worked on.
+    fn zs(&mut self) -> &mut ZoneState {
+        &mut self.zones[self.e.node().active_index()]
+    }
+
+    /// [`Replayer::zs`], to read.
+    fn zs_ref(&self) -> &ZoneState {
+        &self.zones[self.e.node().active_index()]
+    }
+
+    /// Works in zone `i` of the node from now on (a recorded `ZoneSwitch`; nothing on a node
+    /// of one zone).
     fn enter_zone(&mut self, i: usize) {
-        let cur = self.e.zone.active_index();
-        if i == cur || self.parked.is_empty() {
-            return;
-        }
-        let park = |r: &mut Replayer, slot: usize| {
-            let z = &mut r.parked[slot];
-            std::mem::swap(&mut r.origin, &mut z.origin);
-            std::mem::swap(&mut r.single, &mut z.single);
-            std::mem::swap(&mut r.pindex, &mut z.pindex);
-            std::mem::swap(&mut r.in_flight, &mut z.in_flight);
-            std::mem::swap(&mut r.pre_claimed, &mut z.pre_claimed);
-        };
-        park(self, cur);
-        park(self, i);
         self.e.select_zone(Step::PageZone, i);
     }
 
     /// `page_zone(pfn)`: work in the zone of the node that holds `pfn` (a trace line names no
     /// zone, its pfn does). A pfn in no zone stays where it is, to diverge there.
     fn enter_zone_of(&mut self, pfn: u64) {
-        if let Some(i) = self.e.zone.zone_index_of(pfn) {
+        if let Some(i) = self.e.node().zone_index_of(pfn) {
             self.enter_zone(i);
         }
     }
 
     fn mt(&self, n: u8) -> MigrateType {
         match n {
-            4 if self.e.zone.cfg.cma => MigrateType::Cma,
+            4 if self.e.zone().cfg.cma => MigrateType::Cma,
             4 | 5 => MigrateType::Isolate,
             n => MigrateType::from_idx(n as usize),
         }
@@ -615,13 +600,13 @@ impl Replayer {
     }
 
     fn abs(&self, p: u32) -> u64 {
-        self.e.zone.abs_pfn(p)
+        self.e.zone().abs_pfn(p)
     }
 
     /// The zone index of a traced block (working in its zone from now on), or a divergence.
     fn block(&mut self, pfn: u64, order: u8) -> Option<u32> {
         self.enter_zone_of(pfn);
-        let z = &self.e.zone;
+        let z = self.e.zone();
         let start = z.cfg.start_pfn;
         if pfn < start || pfn + (1u64 << order) > start + z.pages() as u64 {
             self.diverge(
@@ -644,13 +629,13 @@ impl Replayer {
     fn cpu(&mut self, cpu: Option<u32>) -> (usize, bool) {
         match cpu {
             None => (0, false),
-            Some(c) if (c as usize) < self.e.zone.pcp.len() => (c as usize, true),
+            Some(c) if (c as usize) < self.e.zone().pcp.len() => (c as usize, true),
             Some(c) => {
                 self.diverge(
                     DivergenceKind::CpuOutsideZone,
                     format!(
                         "CPU {c}: the zone has {} CPU(s); replayed on CPU 0",
-                        self.e.zone.pcp.len()
+                        self.e.zone().pcp.len()
                     ),
                 );
                 (0, false)
@@ -663,14 +648,14 @@ impl Replayer {
         if self.predictor.is_some() {
             self.maybe_predict(&tl, ahead);
         }
-        let start = (self.e.log.events.len() as u32, self.e.zone.stats);
+        let start = (self.e.log.events.len() as u32, *self.e.stats());
         let def = def_of(&tl.event);
         self.tally.count(&tl.event);
         let owners_before = self.rec.owners.len();
         let outcome = self.apply(&tl, ahead);
         let cpu = tl
             .cpu
-            .filter(|&c| (c as usize) < self.e.zone.pcp.len())
+            .filter(|&c| (c as usize) < self.e.zone().pcp.len())
             .unwrap_or(0) as usize;
         self.note_pcp_holder(&tl, cpu);
         // The owners this line created: an applied mm_page_alloc's (def 0) is who allocated.
@@ -681,27 +666,27 @@ impl Replayer {
             }
         }
         // As a run's ops do, every traced event ends in the home (highest) zone.
-        let home = self.e.home_zone();
+        let home = self.e.node().home_index();
         self.enter_zone(home);
-        self.tally.nr_free.push(tl.line, self.e.zone.nr_free());
+        self.tally.nr_free.push(tl.line, self.e.zone().nr_free());
         if self.opts.record {
             self.rec.record(OpRecord {
                 def,
                 iteration: Vec::new(),
                 start: start.0,
                 end: self.e.log.events.len() as u32,
-                cost: self.e.zone.stats().diff(&start.1),
+                cost: self.e.stats().diff(&start.1),
                 pageblocks_touched: 0,
                 lock_holds: Default::default(),
                 outcome: Outcome::Replayed {
                     line: tl.line,
                     what: outcome,
                 },
-                nr_free_after: self.e.zone.nr_free,
-                nr_free_after_zones: if self.parked.is_empty() {
-                    Vec::new()
+                nr_free_after: self.e.zone().nr_free,
+                nr_free_after_zones: if self.e.node().several_zones() {
+                    self.e.node().zones().iter().map(|z| *z.nr_free()).collect()
                 } else {
-                    self.e.zone.zones().map(|z| *z.nr_free()).collect()
+                    Vec::new()
                 },
             });
             self.maybe_checkpoint();
@@ -709,7 +694,8 @@ impl Replayer {
     }
 
     fn maybe_checkpoint(&mut self) {
-        self.rec.checkpoint(self.e.log.events.len(), &self.e.zone);
+        self.rec
+            .checkpoint(self.e.log.events.len(), &self.e.node, &self.e.stats);
     }
 
     fn apply<R: BufRead>(&mut self, tl: &TraceLine, ahead: &mut Lookahead<'_, R>) -> String {
@@ -755,7 +741,7 @@ impl Replayer {
                         let (am, fm) = (self.mt(*alloc_mt), self.mt(*fallback_mt));
                         if let Some(p) = self.block(pfn, order) {
                             self.partial_claim(p, ao, am, fm);
-                            self.pre_claimed = Some(p);
+                            self.zs().pre_claimed = Some(p);
                         }
                     }
                 }
@@ -869,7 +855,7 @@ impl Replayer {
         };
         let cpu = a
             .cpu
-            .filter(|&c| (c as usize) < self.e.zone.pcp.len())
+            .filter(|&c| (c as usize) < self.e.zone().pcp.len())
             .unwrap_or(0) as usize;
         let req = Request {
             line: a.line,
@@ -897,28 +883,28 @@ impl Replayer {
                 end,
             },
         );
-        self.pindex[p as usize] = pi as u8;
+        self.zs().pindex[p as usize] = pi as u8;
     }
 
     fn pcp_del(&mut self, step: Step, p: u32) {
-        let cpu = self.e.zone.owner[p as usize] as u8;
-        let prev = self.e.zone.prev[p as usize];
+        let cpu = self.e.zone().mem_map[p as usize].owner as u8;
+        let prev = self.e.zone().mem_map[p as usize].prev;
         self.e.emit(
             step,
             Mutation::PcpDel {
                 cpu,
-                pindex: self.pindex[p as usize],
+                pindex: self.zs_ref().pindex[p as usize],
                 pfn: p,
                 prev,
             },
         );
-        self.origin[p as usize] = ORIGIN_NONE;
+        self.zs().origin[p as usize] = ORIGIN_NONE;
     }
 
     /// Is `(p, order)` the head of a pcp block of that order?
     fn on_pcp(&self, p: u32, order: u8) -> bool {
-        let z = &self.e.zone;
-        z.kind[p as usize] == PageKind::Pcp && z.order[p as usize] == order
+        let z = self.e.zone();
+        z.mem_map[p as usize].kind == PageKind::Pcp && z.mem_map[p as usize].order == order
     }
 
     /// The pcp pieces, all put there by `mm_page_free`, that exactly tile `(p, order)`.
@@ -926,14 +912,14 @@ impl Replayer {
         if order == 0 {
             return None;
         }
-        let z = &self.e.zone;
+        let z = self.e.zone();
         let end = p + (1 << order);
         let mut v = Vec::new();
         let mut q = p;
         while q < end {
-            let o = z.order[q as usize];
-            if z.kind[q as usize] != PageKind::Pcp
-                || self.origin[q as usize] != ORIGIN_FREED
+            let o = z.mem_map[q as usize].order;
+            if z.mem_map[q as usize].kind != PageKind::Pcp
+                || self.zs_ref().origin[q as usize] != ORIGIN_FREED
                 || q + (1 << o) > end
             {
                 return None;
@@ -969,10 +955,10 @@ impl Replayer {
     /// handed out now, as one bulk allocation, so that a later `mm_page_free` of them frees
     /// pages the model holds.
     fn untraced_bulk_take_above(&mut self, p: u32) {
-        let z = &self.e.zone;
+        let z = self.e.zone();
         let (cpu, pi) = (
-            z.owner[p as usize] as usize,
-            self.pindex[p as usize] as usize,
+            z.mem_map[p as usize].owner as usize,
+            self.zs_ref().pindex[p as usize] as usize,
         );
         let above: Vec<u32> = z
             .list_iter(&z.pcp[cpu].lists[pi])
@@ -984,7 +970,7 @@ impl Replayer {
         self.tally.untraced_bulk_takes += 1;
         self.tally.untraced_bulk_pages += above.len() as u64;
         let owner = self.rec.owners.len() as u32;
-        let mt = self.e.zone.pageblock_mt(p);
+        let mt = self.e.zone().pageblock_mt(p);
         self.rec.owners.push(OwnerInfo {
             def: DEF_ALLOC_PAGES_BULK,
             mt,
@@ -1001,7 +987,7 @@ impl Replayer {
                     lru: false,
                 },
             );
-            self.single[q as usize] = false;
+            self.zs().single[q as usize] = false;
         }
     }
 
@@ -1013,13 +999,13 @@ impl Replayer {
     /// with a refill the trace shows (`rmqueue_bulk`), never on its own: a second free of a
     /// page alone on its list stays a `free_of_free` divergence.
     fn untraced_bulk_take_of_freed(&mut self, p: u32) -> bool {
-        let z = &self.e.zone;
-        if !self.on_pcp(p, 0) || self.origin[p as usize] != ORIGIN_FREED {
+        let z = self.e.zone();
+        if !self.on_pcp(p, 0) || self.zs_ref().origin[p as usize] != ORIGIN_FREED {
             return false;
         }
         let (cpu, pi) = (
-            z.owner[p as usize] as usize,
-            self.pindex[p as usize] as usize,
+            z.mem_map[p as usize].owner as usize,
+            self.zs_ref().pindex[p as usize] as usize,
         );
         if z.pcp[cpu].lists[pi].len < 2 {
             return false;
@@ -1041,7 +1027,7 @@ impl Replayer {
     /// or free in the buddy.
     fn freed_straight_to_the_buddy(&mut self, p: u32, order: u8) {
         let end = p + (1u32 << order);
-        if end > self.e.zone.pages() {
+        if end > self.e.zone().pages() {
             return;
         }
         let mut pieces = Vec::new();
@@ -1054,7 +1040,7 @@ impl Replayer {
                     continue;
                 }
                 // On a pcp list, freed there: the whole pcp block went to the buddy.
-                Some((h, o, true)) if self.origin[h as usize] == ORIGIN_FREED => {
+                Some((h, o, true)) if self.zs_ref().origin[h as usize] == ORIGIN_FREED => {
                     pieces.push((h, o, true));
                     q = h + (1 << o);
                     continue;
@@ -1081,13 +1067,13 @@ impl Replayer {
 
     /// Is the order-0 page `p` held by an untraced `alloc_pages_bulk` the replay inferred?
     fn held_by_inferred_bulk(&self, p: u32) -> bool {
-        let z = &self.e.zone;
-        z.kind[p as usize] == PageKind::Other
-            && z.refcount[p as usize] == 1
+        let z = self.e.zone();
+        z.mem_map[p as usize].kind == PageKind::Other
+            && z.mem_map[p as usize].refcount == 1
             && self
                 .rec
                 .owners
-                .get(z.owner[p as usize] as usize)
+                .get(z.mem_map[p as usize].owner as usize)
                 .is_some_and(|o| o.def == DEF_ALLOC_PAGES_BULK)
     }
 
@@ -1095,8 +1081,8 @@ impl Replayer {
     /// page of a larger allocation means the owner split it (`split_page`, untraced); a block
     /// nobody holds in the model was handed out untraced (the bulk loop): `prep_new_page`.
     fn ensure_held(&mut self, p: u32, order: u8) {
-        let z = &self.e.zone;
-        let owner = z.owner[p as usize];
+        let z = self.e.zone();
+        let owner = z.mem_map[p as usize].owner;
         if owner != NO_OWNER {
             // The allocation holding p: the largest aligned block with a held head, unsplit
             // tails, all of this owner.
@@ -1105,15 +1091,15 @@ impl Replayer {
                 // Owning the whole block is monotone in the order: stop at the first miss.
                 .take_while(|&(h, o)| {
                     h + (1 << o) <= z.pages()
-                        && z.owner[h as usize..(h + (1 << o)) as usize]
+                        && z.mem_map[h as usize..(h + (1 << o)) as usize]
                             .iter()
-                            .all(|&w| w == owner)
+                            .all(|q| q.owner == owner)
                 })
                 .filter(|&(h, o)| {
-                    z.refcount[h as usize] == 1
-                        && z.refcount[h as usize + 1..(h + (1 << o)) as usize]
+                    z.mem_map[h as usize].refcount == 1
+                        && z.mem_map[h as usize + 1..(h + (1 << o)) as usize]
                             .iter()
-                            .all(|&c| c == 0)
+                            .all(|q| q.refcount == 0)
                 })
                 .last();
             if let Some((h, o)) = alloc {
@@ -1121,11 +1107,11 @@ impl Replayer {
                     self.e.split_page(h, o);
                 }
             }
-            if self.e.zone.refcount[p as usize] == 1 {
+            if self.e.zone().mem_map[p as usize].refcount == 1 {
                 return;
             }
         }
-        let mt = self.e.zone.pageblock_mt(p);
+        let mt = self.e.zone().pageblock_mt(p);
         let owner = self.rec.owners.len() as u32;
         self.rec.owners.push(OwnerInfo { def: 1, mt, seq: 0 });
         self.e.emit(
@@ -1141,9 +1127,9 @@ impl Replayer {
 
     /// Does any page of `(p, order)` lie in a free block (buddy or pcp)?
     fn any_free(&self, p: u32, order: u8) -> bool {
-        let z = &self.e.zone;
+        let z = self.e.zone();
         self.e.free_block_containing(p).is_some()
-            || (p + 1..p + (1 << order)).any(|q| z.kind[q as usize] != PageKind::Other)
+            || (p + 1..p + (1 << order)).any(|q| z.mem_map[q as usize].kind != PageKind::Other)
     }
 
     /// Removes `(p, order)` from the buddy block that contains it, splitting that block the way
@@ -1161,7 +1147,7 @@ impl Replayer {
         if on_pcp || o < order {
             return None;
         }
-        let lmt = self.e.zone.list_mt_of(head);
+        let lmt = self.e.zone().list_mt_of(head);
         self.e.del_from_free_list(step, head, o, lmt);
         if head == p {
             self.e.expand(p, order, o, lmt);
@@ -1190,10 +1176,10 @@ impl Replayer {
     fn deliver(&mut self, p: u32, order: u8, mt: MigrateType, cpu: usize) -> &'static str {
         if pcp_allowed_order(order) && mt.idx() < MIGRATE_PCPTYPES {
             self.pcp_add(Step::BulkAddTail, cpu, p, order, mt, End::Tail);
-            self.origin[p as usize] = ORIGIN_REFILL;
+            self.zs().origin[p as usize] = ORIGIN_REFILL;
             "to the pcp"
         } else {
-            self.in_flight.insert(p, order);
+            self.zs().in_flight.insert(p, order);
             "to the caller"
         }
     }
@@ -1204,7 +1190,7 @@ impl Replayer {
 
     /// The model would have found a block on the requested type's own lists.
     fn check_fallback(&mut self, order: u8, mt: MigrateType) {
-        let z = &self.e.zone;
+        let z = self.e.zone();
         if let Some(o) = (order..=MAX_PAGE_ORDER).find(|&o| z.free_list(o, mt).len > 0) {
             self.diverge(
                 DivergenceKind::FallbackNotPredicted,
@@ -1219,7 +1205,7 @@ impl Replayer {
 
     fn check_list(&mut self, p: u32, want: MigrateType, what: &str) {
         if let Some((head, _, false)) = self.e.free_block_containing(p) {
-            let have = self.e.zone.list_mt_of(head);
+            let have = self.e.zone().list_mt_of(head);
             if have != want {
                 self.diverge(
                     DivergenceKind::ListMismatch,
@@ -1275,11 +1261,11 @@ impl Replayer {
         let Some(p) = self.block(pfn, order) else {
             return "skipped".into();
         };
-        let how = if self.in_flight.get(&p) == Some(&order) {
-            self.in_flight.remove(&p);
+        let how = if self.zs_ref().in_flight.get(&p) == Some(&order) {
+            self.zs().in_flight.remove(&p);
             "from the buddy"
         } else if self.on_pcp(p, order) || self.freed_pieces(p, order).is_some() {
-            let owner_cpu = self.e.zone.owner[p as usize] as usize;
+            let owner_cpu = self.e.zone().mem_map[p as usize].owner as usize;
             if cpu_known && owner_cpu != cpu {
                 self.diverge(
                     DivergenceKind::PcpOtherCpu,
@@ -1289,7 +1275,7 @@ impl Replayer {
                 );
             } else if order == 0
                 && self.on_pcp(p, 0)
-                && self.pindex[p as usize] as usize == order_to_pindex(mt, 0)
+                && self.zs_ref().pindex[p as usize] as usize == order_to_pindex(mt, 0)
             {
                 self.untraced_bulk_take_above(p);
             }
@@ -1340,7 +1326,7 @@ impl Replayer {
                 gfp,
             },
         );
-        self.single[p as usize..(p + (1 << order)) as usize].fill(order == 0);
+        self.zs().single[p as usize..(p + (1 << order)) as usize].fill(order == 0);
         format!("order-{order} block at pfn {pfn:#x} allocated {how}")
     }
 
@@ -1411,13 +1397,13 @@ impl Replayer {
         if order > MAX_PAGE_ORDER {
             return self.free_gigantic(p, order);
         }
-        if self.on_pcp(p, order) && self.origin[p as usize] == ORIGIN_REFILL {
+        if self.on_pcp(p, order) && self.zs_ref().origin[p as usize] == ORIGIN_REFILL {
             // Handed out by the untraced alloc_pages_bulk loop.
             self.pcp_del(Step::PcplistTakeFront, p);
         } else if order == 0 && self.untraced_bulk_take_of_freed(p) {
             // As above, for a page a free had put on the list.
-        } else if self.in_flight.get(&p) == Some(&order) {
-            self.in_flight.remove(&p);
+        } else if self.zs_ref().in_flight.get(&p) == Some(&order) {
+            self.zs().in_flight.remove(&p);
         } else if self.any_free(p, order) {
             self.diverge(
                 DivergenceKind::FreeOfFree,
@@ -1431,13 +1417,13 @@ impl Replayer {
             Step::TraceMmPageFree,
             Tracepoint::MmPageFree { pfn: p, order },
         );
-        let mut mt = self.e.zone.pageblock_mt(p);
+        let mut mt = self.e.zone().pageblock_mt(p);
         if pcp_allowed_order(order) && mt != MigrateType::Isolate && !to_buddy {
             if mt.idx() >= MIGRATE_PCPTYPES {
                 mt = MigrateType::Movable;
             }
             self.pcp_add(Step::CommitAddHead, cpu, p, order, mt, End::Head);
-            self.origin[p as usize] = ORIGIN_FREED;
+            self.zs().origin[p as usize] = ORIGIN_FREED;
             format!("order-{order} block at pfn {pfn:#x} freed to the pcp")
         } else {
             self.e.free_one_page(p, order, FPI_NONE);
@@ -1480,7 +1466,7 @@ impl Replayer {
             self.free_runs.remove(&key);
             return;
         }
-        let zone = self.e.zone.active_index();
+        let zone = self.e.node().active_index();
         let run = match self.free_runs.get(&key).copied() {
             Some(r) if r.zone == zone && r.end == pfn => FreeRun {
                 end: pfn + 1,
@@ -1580,22 +1566,22 @@ impl Replayer {
     /// The owner holding the page at `pfn` (`NO_OWNER` when none, or outside the node).
     fn owner_of(&mut self, pfn: u64) -> u32 {
         self.enter_zone_of(pfn);
-        let z = &self.e.zone;
+        let z = self.e.zone();
         let start = z.cfg.start_pfn;
         if pfn < start || pfn >= start + z.pages() as u64 {
             return NO_OWNER;
         }
         let q = (pfn - start) as usize;
-        if z.kind[q] == PageKind::Pcp {
+        if z.mem_map[q].kind == PageKind::Pcp {
             return NO_OWNER; // a pcp page's owner field is its CPU
         }
-        z.owner[q]
+        z.mem_map[q].owner
     }
 
     fn traced_single_page(&mut self, pfn: u64) -> bool {
         self.enter_zone_of(pfn);
-        let start = self.e.zone.cfg.start_pfn;
-        pfn >= start && self.single.get((pfn - start) as usize) == Some(&true)
+        let start = self.e.zone().cfg.start_pfn;
+        pfn >= start && self.zs_ref().single.get((pfn - start) as usize) == Some(&true)
     }
 
     /// `mm_page_free` of a gigantic folio (order above MAX_PAGE_ORDER): `__free_pages_ok` →
@@ -1620,7 +1606,7 @@ impl Replayer {
                     q = head + (1 << o);
                 }
                 Some((head, o, false)) => {
-                    let mt = self.e.zone.list_mt_of(head);
+                    let mt = self.e.zone().list_mt_of(head);
                     self.e
                         .del_from_free_list(Step::AllocContigTake, head, o, mt);
                     self.e
@@ -1634,7 +1620,7 @@ impl Replayer {
         // The folio is the caller's: each page given back by its own put (the undo restores
         // every page's owner and count).
         for q in first..end {
-            if self.e.zone.refcount[q as usize] != 0 {
+            if self.e.zone().mem_map[q as usize].refcount != 0 {
                 self.e.put_page(q, 0);
             }
         }
@@ -1686,10 +1672,10 @@ impl Replayer {
         let to = if percpu_refill || cma_refill {
             let list_mt = if cma_refill { MigrateType::Movable } else { mt };
             self.pcp_add(Step::BulkAddTail, cpu, p, order, list_mt, End::Tail);
-            self.origin[p as usize] = ORIGIN_REFILL;
+            self.zs().origin[p as usize] = ORIGIN_REFILL;
             "to the pcp"
         } else {
-            self.in_flight.insert(p, order);
+            self.zs().in_flight.insert(p, order);
             "to the caller"
         };
         format!("order-{order} block at pfn {pfn:#x} taken from the buddy {to}")
@@ -1706,8 +1692,8 @@ impl Replayer {
             );
             return "diverged".into();
         }
-        let pb_mt = self.e.zone.pageblock_mt(p);
-        if pb_mt.kernel_number(self.e.zone.cfg.cma) != mt as u32 {
+        let pb_mt = self.e.zone().pageblock_mt(p);
+        if pb_mt.kernel_number(self.e.zone().cfg.cma) != mt as u32 {
             self.diverge(
                 DivergenceKind::DrainMigratetype,
                 format!(
@@ -1733,7 +1719,7 @@ impl Replayer {
     fn partial_claim(&mut self, p: u32, alloc_order: u8, to: MigrateType, from: MigrateType) {
         self.check_fallback(alloc_order, to);
         let start = p & !(PAGEBLOCK_NR_PAGES - 1);
-        let end = (start + PAGEBLOCK_NR_PAGES).min(self.e.zone.pages());
+        let end = (start + PAGEBLOCK_NR_PAGES).min(self.e.zone().pages());
         let (free, movable) = self.e.count_free_and_movable(start, end);
         self.e
             .__move_freepages_block(Step::ClaimMoveFree, start, end, from, to);
@@ -1779,7 +1765,7 @@ impl Replayer {
         let Some(p) = self.block(pfn, alloc_order) else {
             return "skipped".into();
         };
-        if self.pre_claimed.take() == Some(p) {
+        if self.zs().pre_claimed.take() == Some(p) {
             self.trace(Step::TraceExtfrag, t(p));
             return format!(
                 "pageblock at pfn {pfn:#x} claimed {} → {}",
@@ -1800,7 +1786,7 @@ impl Replayer {
             };
             let first = p >> PAGEBLOCK_ORDER;
             let n = 1u32 << (fallback_order - PAGEBLOCK_ORDER);
-            for pb in first..(first + n).min(self.e.zone.nr_pageblocks()) {
+            for pb in first..(first + n).min(self.e.zone().nr_pageblocks()) {
                 self.e
                     .set_pageblock_migratetype(Step::ClaimWholeRetype, pb, alloc_mt);
             }
@@ -1831,7 +1817,7 @@ impl Replayer {
         if change_ownership {
             // A partial claim without its zone_locked line: claim, then take.
             self.partial_claim(p, alloc_order, alloc_mt, fallback_mt);
-            self.pre_claimed = None;
+            self.zs().pre_claimed = None;
             if self
                 .take_from_buddy(Step::SmallestTake, p, alloc_order)
                 .is_none()
@@ -1872,9 +1858,9 @@ impl Replayer {
         let Some(p) = self.block(pfn, order) else {
             return "skipped".into();
         };
-        if self.e.zone.pageblock_mt(p) == MigrateType::Isolate
+        if self.e.zone().pageblock_mt(p) == MigrateType::Isolate
             && (p..p + (1u32 << order)).all(|q| {
-                matches!(self.e.zone.block_containing(q), Some((h, _, false)) if self.e.zone.list_mt_of(h) == MigrateType::Isolate)
+                matches!(self.e.zone().block_containing(q), Some((h, _, false)) if self.e.zone().list_mt_of(h) == MigrateType::Isolate)
             })
         {
             // An isolated pageblock: each traced mm_page_free already went to the Isolate
@@ -1882,7 +1868,7 @@ impl Replayer {
             return format!("chunk pfn {pfn:#x} order {order}: already on the Isolate lists");
         }
         let pieces = if order == 0 {
-            (self.on_pcp(p, 0) && self.origin[p as usize] == ORIGIN_FREED).then(|| vec![p])
+            (self.on_pcp(p, 0) && self.zs_ref().origin[p as usize] == ORIGIN_FREED).then(|| vec![p])
         } else {
             self.freed_pieces(p, order)
         };
@@ -1900,13 +1886,13 @@ impl Replayer {
         }
         self.e
             .emit(Step::ContigChunk, Annotation::Chunk { pfn: p, order });
-        let mut mt = self.e.zone.pageblock_mt(p);
+        let mut mt = self.e.zone().pageblock_mt(p);
         if pcp_allowed_order(order) && mt != MigrateType::Isolate {
             if mt.idx() >= MIGRATE_PCPTYPES {
                 mt = MigrateType::Movable;
             }
             self.pcp_add(Step::CommitAddHead, cpu, p, order, mt, End::Head);
-            self.origin[p as usize] = ORIGIN_FREED;
+            self.zs().origin[p as usize] = ORIGIN_FREED;
             format!("chunk pfn {pfn:#x} order {order} to the pcp")
         } else {
             self.e.free_one_page(p, order, FPI_NONE);
@@ -1918,7 +1904,7 @@ impl Replayer {
     /// the engine does them (free blocks to or from the Isolate lists, `split_large_buddy`).
     fn isolate(&mut self, pfn: u64, isolate: bool) -> String {
         self.enter_zone_of(pfn);
-        let z = &self.e.zone;
+        let z = self.e.zone();
         let start = z.cfg.start_pfn;
         if pfn < start || pfn >= start + z.pages() as u64 {
             self.diverge(
@@ -1950,8 +1936,8 @@ impl Replayer {
             "skipped".to_string()
         };
         let by_name = |r: &mut Replayer, zone: u8| -> bool {
-            let i = (0..r.e.zone.nr_zones())
-                .find(|&i| r.e.zone.zone_at(i).zone_type() == zone as usize);
+            let i = (0..r.e.node().nr_zones())
+                .find(|&i| r.e.node().zone(i).zone_type().idx() == zone as usize);
             if let Some(i) = i {
                 r.enter_zone(i);
             }
@@ -1960,7 +1946,7 @@ impl Replayer {
         // Zone pfns of absolute ones in the zone of the first (entered).
         let rel = |r: &mut Replayer, pfns: &[u64]| -> Option<Vec<ZonePfn>> {
             r.enter_zone_of(pfns[0]);
-            let z = &r.e.zone;
+            let z = r.e.zone();
             let (start, end) = (z.cfg.start_pfn, z.cfg.start_pfn + z.pages() as u64);
             pfns.iter()
                 .map(|&p| (start..=end).contains(&p).then(|| (p - start) as ZonePfn))
@@ -2109,7 +2095,7 @@ impl Replayer {
                         self,
                         format!(
                             "mm_compaction_suitable names zone {}, which the node does not have",
-                            ZONE_NAMES[zone as usize]
+                            ZoneType::ALL[zone as usize].name()
                         ),
                     );
                 }
@@ -2129,7 +2115,7 @@ impl Replayer {
                         self,
                         format!(
                             "mm_compaction_finished names zone {}, which the node does not have",
-                            ZONE_NAMES[zone as usize]
+                            ZoneType::ALL[zone as usize].name()
                         ),
                     );
                 }
@@ -2155,7 +2141,7 @@ impl Replayer {
                         format!(
                             "{} names zone {}, which the node does not have",
                             point.tracepoint(),
-                            ZONE_NAMES[zone as usize]
+                            ZoneType::ALL[zone as usize].name()
                         ),
                     );
                 }
@@ -2184,7 +2170,7 @@ impl Replayer {
     /// overlapping blocks outside the range stay free), then the range is allocated.
     fn contig_alloc(&mut self, pfn: u64, nr: u64) -> String {
         self.enter_zone_of(pfn);
-        let z = &self.e.zone;
+        let z = self.e.zone();
         let start = z.cfg.start_pfn;
         if nr == 0 || pfn < start || pfn + nr > start + z.pages() as u64 {
             self.diverge(
@@ -2194,7 +2180,7 @@ impl Replayer {
             return "skipped".into();
         }
         let (first, end) = ((pfn - start) as u32, (pfn - start + nr) as u32);
-        if self.e.zone.pageblock_mt(first) == MigrateType::Isolate {
+        if self.e.zone().pageblock_mt(first) == MigrateType::Isolate {
             // The engine's own trace: the range was isolated (hints above), so
             // isolate_freepages_range takes the free blocks from find_large_buddy(first) on;
             // the head and tail come back as traced frees.
@@ -2219,7 +2205,7 @@ impl Replayer {
                 q += 1;
                 continue;
             };
-            let mt = self.e.zone.list_mt_of(head);
+            let mt = self.e.zone().list_mt_of(head);
             self.e
                 .del_from_free_list(Step::AllocContigTake, head, o, mt);
             self.e
@@ -2233,7 +2219,7 @@ impl Replayer {
                 if b > a {
                     for (c, co) in contig_chunks(self.abs(a), (b - a) as u64) {
                         let c = (c - start) as u32;
-                        let cmt = self.e.zone.pageblock_mt(c);
+                        let cmt = self.e.zone().pageblock_mt(c);
                         self.e
                             .add_to_free_list(Step::AllocContigGiveBack, c, co, cmt, true);
                         self.e

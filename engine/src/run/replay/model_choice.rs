@@ -53,8 +53,8 @@ pub fn reissue<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayE
         .map_err(ReplayError::Scenario)?
         .engine;
     e.recording = false;
-    let cpus = e.zone.pcp.len() as u32;
-    let home = e.home_zone();
+    let cpus = e.zone().pcp.len() as u32;
+    let home = e.node().home_index();
     // traced head pfn -> (model head, order, pages still held, split, the model's zone)
     let mut held: BTreeMap<u64, (u32, u8, u32, bool, usize)> = BTreeMap::new();
     let mut c = Comparison {
@@ -79,8 +79,8 @@ pub fn reissue<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayE
                 let lru = e.gfp_migratetype(gfp) == MigrateType::Movable;
                 let got = e.alloc_pages(gfp, order, cpu, 0, lru);
                 // On a node of several zones the model may take the page from another zone.
-                let zone = e.zone.active_index();
-                let model = got.map(|p| e.zone.abs_pfn(p));
+                let zone = e.node().active_index();
+                let model = got.map(|p| e.zone().abs_pfn(p));
                 if model != pfn {
                     c.differing += 1;
                     c.first_difference.get_or_insert(Difference {
@@ -96,7 +96,7 @@ pub fn reissue<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayE
                 }
                 // The series is the home zone's (the highest), as a run's op records.
                 e.select_zone(Step::PageZone, home);
-                c.model_nr_free.push(e.zone.nr_free);
+                c.model_nr_free.push(e.zone().nr_free);
                 c.model_lines.push(tl.line);
             }
             TraceEvent::Free { pfn, order } => {

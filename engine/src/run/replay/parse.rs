@@ -15,7 +15,7 @@
 //! (`pfn=` not hex, an order above `MAX_PAGE_ORDER`, a migratetype outside 0..=5, an unknown
 //! `gfp_flags` name, a `0`/`1` flag that is something else).
 
-use crate::mm::{gfp, CompactDefer, CompactResult, DeferPoint, MAX_PAGE_ORDER, ZONE_NAMES};
+use crate::mm::{gfp, CompactDefer, CompactResult, DeferPoint, ZoneType, MAX_PAGE_ORDER};
 
 /// The order of x86_64's gigantic hugetlb folio (PUD_ORDER: 1 GiB of 4 KiB pages), the only
 /// order above MAX_PAGE_ORDER an `mm_page_free` line can carry there.
@@ -819,10 +819,8 @@ impl<'a> Fields<'a> {
     /// `zone=%-8s`: the zone's `zone_idx`.
     fn zone(&self) -> Result<u8, TraceParseError> {
         let (o, v) = self.get("zone")?;
-        ZONE_NAMES
-            .iter()
-            .position(|&n| n == v)
-            .map(|i| i as u8)
+        ZoneType::from_name(v)
+            .map(|t| t.idx() as u8)
             .ok_or_else(|| self.err(o, format!("`zone={v}`: not a zone name")))
     }
 

@@ -507,15 +507,15 @@ impl Predictor {
 /// What `alloc_pages` would choose now (speculated and undone), and whether the model has a
 /// free block of the order or larger at all.
 fn choose(e: &mut Engine, scratch: &mut EventLog, r: &Request) -> (Option<ModelChoice>, bool) {
-    let had_free = e.zone.zones().any(|z| {
+    let had_free = e.node().zones().iter().any(|z| {
         (r.order as usize..NR_PAGE_ORDERS).any(|o| z.nr_free().get(o).is_some_and(|&n| n > 0))
     });
     let lru = e.gfp_migratetype(r.gfp) == MigrateType::Movable;
-    let start_zone = e.zone.active_index();
+    let start_zone = e.node().active_index();
     let owner = u32::MAX - 1;
     let got = e.speculate(scratch, |e| {
         e.alloc_pages(r.gfp, r.order, r.cpu, owner, lru)
-            .map(|p| (e.zone.active_index(), p, e.zone.abs_pfn(p)))
+            .map(|p| (e.node().active_index(), p, e.zone().abs_pfn(p)))
     });
     let Some((zone, zpfn, pfn)) = got else {
         return (None, had_free);
@@ -564,10 +564,10 @@ fn choose(e: &mut Engine, scratch: &mut EventLog, r: &Request) -> (Option<ModelC
 
 /// Where the model has the block `(pfn, order)` now.
 pub fn locate(e: &Engine, pfn: u64, order: u8) -> Where {
-    let Some(zi) = e.zone.zone_index_of(pfn) else {
+    let Some(zi) = e.node().zone_index_of(pfn) else {
         return Where::Outside;
     };
-    let z = e.zone.zone_at(zi);
+    let z = e.node().zone(zi);
     let p = z.zone_pfn(pfn);
     if order > MAX_PAGE_ORDER || p as u64 + (1u64 << order) > z.pages() as u64 {
         return Where::Outside;
@@ -578,7 +578,7 @@ pub fn locate(e: &Engine, pfn: u64, order: u8) -> Where {
             if h != p || o != order {
                 return Where::PartlyFree;
             }
-            let cpu = z.owner[p as usize] as usize;
+            let cpu = z.mem_map[p as usize].owner as usize;
             (0..NR_PCP_LISTS)
                 .find_map(|pi| {
                     z.pcp_list_pfns(cpu, pi)
@@ -667,8 +667,8 @@ fn detail(e: &Engine, f: &Facts) -> String {
 }
 
 fn zone_name(e: &Engine, zone: usize) -> String {
-    if e.zone.nr_zones() > 1 {
-        format!(" of zone {}", e.zone.zone_at(zone).cfg.name)
+    if e.node().several_zones() {
+        format!(" of zone {}", e.node().zone(zone).cfg.name)
     } else {
         String::new()
     }

@@ -135,7 +135,7 @@ fn frag_point(line: u64, nr_free: &[u64; NR_PAGE_ORDERS]) -> FragPoint {
 
 /// The summary of a replay, with the model's comparison when one was made.
 pub fn summary(r: &Replay, comparison: Option<&Comparison>) -> ReplaySummary {
-    let (initial, last) = (&r.run.initial, &r.run.final_zone);
+    let (initial, last) = (r.run.initial.active(), r.run.final_node.active());
     let cma = initial.cfg().cma;
     let t = &r.tally;
     let mut fragmentation = vec![frag_point(0, initial.nr_free())];

@@ -18,6 +18,18 @@ use crate::run::setup::{self, Start};
 use crate::scenario::{Op, OpDef, OpId, Program, Scenario, ScenarioError, ValidScenario, Visit};
 use serde::{Deserialize, Serialize};
 
+/// The state before event `at`, kept so that a timeline can jump there without replaying from
+/// the start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// The events applied: the state is the one after events `[0, at)`.
+    pub at: u32,
+    /// The node.
+    pub node: Node,
+    /// The run's cost counters.
+    pub stats: Stats,
+}
+
 /// Who holds a page: one record per allocation (owner ids index `Run::owners`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnerInfo {
@@ -64,8 +76,8 @@ pub struct Run {
     /// The scenario run, validated (its [`ValidScenario::program`] numbers the ops as
     /// `op_defs` does; a replay's has no ops).
     pub scenario: ValidScenario,
-    /// State before the first op (after `init`).
-    pub initial: Zone,
+    /// State before the first op (after `init`); the cost counters start at zero there.
+    pub initial: Node,
     /// The recorded events.
     pub log: EventLog,
     /// One record per executed op (thinned in a counters-only run).
@@ -75,10 +87,12 @@ pub struct Run {
     pub op_defs: Vec<OpDef>,
     /// Who holds pages, by owner id.
     pub owners: Vec<OwnerInfo>,
-    /// The zone (and node) after the last op.
-    pub final_zone: Zone,
-    /// `(event index, state before that event)`, ascending; index 0 is `initial`.
-    pub checkpoints: Vec<(u32, Zone)>,
+    /// The node after the last op.
+    pub final_node: Node,
+    /// The run's cost counters after the last op.
+    pub stats: Stats,
+    /// The state before some events, ascending; the first is `initial`, at event 0.
+    pub checkpoints: Vec<Checkpoint>,
     /// Named allocations still visible at the top level, with their state.
     pub names: Vec<(String, String)>,
     /// Pages handled per zone / pcp lock hold over all the ops ([`crate::mm::locks`]).
@@ -123,7 +137,7 @@ impl Run {
 
     /// The memory the run holds, in bytes, from the capacities of its vectors (what is
     /// allocated, not only what is used): the event trace and its messages, the op records,
-    /// op definitions and owners, the checkpoints and the initial and final zones. The
+    /// op definitions and owners, the checkpoints and the initial and final nodes. The
     /// scenario text and the `names` summary are left out (small, fixed by the document).
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
@@ -158,14 +172,14 @@ impl Run {
                 })
                 .sum::<usize>();
         let owners = self.owners.capacity() * size_of::<OwnerInfo>();
-        let zone = size_of::<Zone>();
-        let checkpoints = self.checkpoints.capacity() * size_of::<(u32, Zone)>()
+        let node = size_of::<Node>();
+        let checkpoints = self.checkpoints.capacity() * size_of::<Checkpoint>()
             + self
                 .checkpoints
                 .iter()
-                .map(|(_, z)| z.heap_bytes())
+                .map(|c| c.node.heap_bytes())
                 .sum::<usize>();
-        let zones = 2 * zone + self.initial.heap_bytes() + self.final_zone.heap_bytes();
+        let zones = 2 * node + self.initial.heap_bytes() + self.final_node.heap_bytes();
         events + messages + ops + defs + owners + checkpoints + zones
     }
 
@@ -237,44 +251,49 @@ enum Handle {
     Failed,
 }
 
-/// Bytes a zone clone costs (per-page arrays dominate: 16 bytes a page).
-fn zone_bytes(z: &Zone) -> usize {
-    // A node of several zones copies every zone.
-    z.zones()
+/// Bytes a node clone costs (per-page arrays dominate: 16 bytes a page), every zone's.
+fn node_bytes(node: &Node) -> usize {
+    node.zones()
+        .iter()
         .map(|z| z.pages() as usize * 16 + z.pageblock.len() + 4096)
         .sum()
 }
 
-/// The timeline's rewind ring, filled while a run (or a trace replay) records: a zone copy
+/// The timeline's rewind ring, filled while a run (or a trace replay) records: a node copy
 /// every `interval` events; over the memory budget it drops every other one and doubles the
 /// interval, so it thins out instead of forgetting the past (the timeline replays forwards
 /// from the nearest copy, never from the start).
 pub(crate) struct Checkpoints {
-    list: Vec<(u32, Zone)>,
+    list: Vec<Checkpoint>,
     interval: usize,
     max: usize,
     last: usize,
 }
 
 impl Checkpoints {
-    /// The ring with `initial` at event 0, sized for `budget` bytes.
+    /// The ring with `initial` (and the counters `stats`) at event 0, sized for `budget` bytes.
     ///
-    /// The first interval grows with the zone: a copy costs one clone of every page's state, so
+    /// The first interval grows with the zone being worked on: a copy costs one clone of every
+    /// page's state, so
     /// one every `pages / 16` events adds at most 16 page copies per event, where a fixed 2048
     /// made a 1 GiB zone (262,144 pages) copy 128 pages per event — three quarters of the
     /// default scenario's run time, before the app's first paint. A jump then replays at most
     /// `pages / 16` events from its checkpoint (16,384 at 1 GiB: about a millisecond).
-    pub(crate) fn new(initial: &Zone, budget: usize) -> Checkpoints {
+    pub(crate) fn new(initial: &Node, stats: &Stats, budget: usize) -> Checkpoints {
         Checkpoints {
-            list: vec![(0, initial.clone())],
-            interval: (initial.pages() as usize / 16).max(2048),
-            max: (budget / zone_bytes(initial)).max(1),
+            list: vec![Checkpoint {
+                at: 0,
+                node: initial.clone(),
+                stats: *stats,
+            }],
+            interval: (initial.active().pages() as usize / 16).max(2048),
+            max: (budget / node_bytes(initial)).max(1),
             last: 0,
         }
     }
 
-    /// Keeps `zone` as the state before event `n` if `interval` events have passed.
-    pub(crate) fn maybe_take(&mut self, n: usize, zone: &Zone) {
+    /// Keeps `node` and `stats` as the state before event `n` if `interval` events have passed.
+    pub(crate) fn maybe_take(&mut self, n: usize, node: &Node, stats: &Stats) {
         if n - self.last < self.interval {
             return;
         }
@@ -284,7 +303,11 @@ impl Checkpoints {
             // but cost a clone of the whole node.
             return;
         }
-        self.list.push((n as u32, zone.clone()));
+        self.list.push(Checkpoint {
+            at: n as u32,
+            node: node.clone(),
+            stats: *stats,
+        });
         self.last = n;
         if self.list.len() > self.max {
             let mut i = 0;
@@ -296,17 +319,17 @@ impl Checkpoints {
         }
     }
 
-    pub(crate) fn into_vec(self) -> Vec<(u32, Zone)> {
+    pub(crate) fn into_vec(self) -> Vec<Checkpoint> {
         self.list
     }
 }
 
 /// What a run records as it goes, and the one place a [`Run`] is assembled: the runner's and a
 /// trace replay's. The op records (the first and last [`COUNTERS_ONLY_KEPT_OPS`] only, when
-/// thinned), who holds pages ([`OwnerInfo`], by owner id), the checkpoints; the events are the
-/// engine's log, handed over at [`Recorder::finish`].
+/// thinned), who holds pages ([`OwnerInfo`], by owner id), the checkpoints (node copies with
+/// the counters); the events are the engine's log, handed over at [`Recorder::finish`].
 pub(crate) struct Recorder {
-    initial: Zone,
+    initial: Node,
     op_defs: Vec<OpDef>,
     ops: Vec<OpRecord>,
     thin: Option<Thinned>,
@@ -323,11 +346,16 @@ struct Thinned {
 }
 
 impl Recorder {
-    /// A recorder of a run from `initial` whose ops are `op_defs`, keeping checkpoints within
-    /// `checkpoint_budget` bytes.
-    pub(crate) fn new(initial: Zone, op_defs: Vec<OpDef>, checkpoint_budget: usize) -> Recorder {
+    /// A recorder of a run from `initial` (with the counters `stats` there) whose ops are
+    /// `op_defs`, keeping checkpoints within `checkpoint_budget` bytes.
+    pub(crate) fn new(
+        initial: Node,
+        stats: &Stats,
+        op_defs: Vec<OpDef>,
+        checkpoint_budget: usize,
+    ) -> Recorder {
         Recorder {
-            checkpoints: Checkpoints::new(&initial, checkpoint_budget),
+            checkpoints: Checkpoints::new(&initial, stats, checkpoint_budget),
             initial,
             op_defs,
             ops: Vec::new(),
@@ -371,18 +399,20 @@ impl Recorder {
         }
     }
 
-    /// Keeps `zone` as the state before event `events` if the interval has passed.
-    pub(crate) fn checkpoint(&mut self, events: usize, zone: &Zone) {
-        self.checkpoints.maybe_take(events, zone);
+    /// Keeps `node` and the counters `stats` as the state before event `events` if the
+    /// interval has passed.
+    pub(crate) fn checkpoint(&mut self, events: usize, node: &Node, stats: &Stats) {
+        self.checkpoints.maybe_take(events, node, stats);
     }
 
-    /// The run: `scenario`, the events (`log`), the state after them, the names still bound
-    /// and the lock holds, with what was recorded.
+    /// The run: `scenario`, the events (`log`), the node and the counters after them, the
+    /// names still bound and the lock holds, with what was recorded.
     pub(crate) fn finish(
         self,
         scenario: ValidScenario,
         log: EventLog,
-        final_zone: Zone,
+        final_node: Node,
+        stats: Stats,
         names: Vec<(String, String)>,
         lock_holds: crate::mm::LockHolds,
     ) -> Run {
@@ -399,7 +429,8 @@ impl Recorder {
             ops,
             op_defs: self.op_defs,
             owners: self.owners,
-            final_zone,
+            final_node,
+            stats,
             checkpoints: self.checkpoints.into_vec(),
             names,
             lock_holds,
@@ -408,16 +439,17 @@ impl Recorder {
     }
 }
 
-/// The checkpoints and the final zone of a recorded run, rebuilt from its start state, events
-/// and op records exactly as a [`Runner`] took them (after an op, once `interval` events have
-/// passed, thinned over `budget`). For a run computed elsewhere: the app's run worker sends the
-/// events and records, not the zone copies (megabytes each), and the page replays them once.
+/// The checkpoints, the final node and the counters of a recorded run, rebuilt from its start
+/// state, events and op records exactly as a [`Runner`] took them (after an op, once `interval`
+/// events have passed, thinned over `budget`). For a run computed elsewhere: the app's run
+/// worker sends the events and records, not the node copies (megabytes each), and the page
+/// replays them once.
 pub fn rebuild_checkpoints(
-    initial: &Zone,
+    initial: &Node,
     events: &Trace,
     ops: &[OpRecord],
     budget: usize,
-) -> (Vec<(u32, Zone)>, Zone) {
+) -> Rebuilt {
     let mut r = CheckpointRebuild::new(initial, budget);
     r.step(events, ops, usize::MAX);
     r.finish(events)
@@ -428,7 +460,8 @@ pub fn rebuild_checkpoints(
 /// [`CheckpointRebuild::finish`]. The same events, ops and budget give the same checkpoints.
 pub struct CheckpointRebuild {
     ring: Checkpoints,
-    zone: Zone,
+    node: Node,
+    stats: Stats,
     /// Events applied so far.
     applied: usize,
     /// Op records done so far.
@@ -436,11 +469,13 @@ pub struct CheckpointRebuild {
 }
 
 impl CheckpointRebuild {
-    /// A rebuild from `initial`, keeping checkpoints within `budget` bytes.
-    pub fn new(initial: &Zone, budget: usize) -> CheckpointRebuild {
+    /// A rebuild from `initial` (counters at zero, as every run starts), keeping checkpoints
+    /// within `budget` bytes.
+    pub fn new(initial: &Node, budget: usize) -> CheckpointRebuild {
         CheckpointRebuild {
-            ring: Checkpoints::new(initial, budget),
-            zone: initial.clone(),
+            ring: Checkpoints::new(initial, &Stats::default(), budget),
+            node: initial.clone(),
+            stats: Stats::default(),
             applied: 0,
             ops_done: 0,
         }
@@ -453,10 +488,11 @@ impl CheckpointRebuild {
         for op in &ops[self.ops_done..last] {
             let end = (op.end as usize).min(events.len());
             for ev in events.range(self.applied.min(end)..end) {
-                self.zone.apply(ev);
+                self.node.apply(ev);
+                self.stats.apply(ev);
             }
             self.applied = self.applied.max(end);
-            self.ring.maybe_take(self.applied, &self.zone);
+            self.ring.maybe_take(self.applied, &self.node, &self.stats);
         }
         self.ops_done = last;
         last == ops.len()
@@ -467,26 +503,32 @@ impl CheckpointRebuild {
         self.ops_done
     }
 
-    /// The checkpoints and the final zone (the events after the last op applied too).
-    pub fn finish(mut self, events: &Trace) -> (Vec<(u32, Zone)>, Zone) {
+    /// The checkpoints, the final node and the counters (the events after the last op applied
+    /// too).
+    pub fn finish(mut self, events: &Trace) -> Rebuilt {
         self.apply_rest(events);
-        (self.ring.into_vec(), self.zone)
+        Rebuilt {
+            checkpoints: self.ring.into_vec(),
+            final_node: self.node,
+            stats: self.stats,
+        }
     }
 
     fn apply_rest(&mut self, events: &Trace) {
         for ev in events.range(self.applied.min(events.len())..events.len()) {
-            self.zone.apply(ev);
+            self.node.apply(ev);
+            self.stats.apply(ev);
         }
     }
 
     /// The recorded run of `scenario` computed elsewhere, once [`CheckpointRebuild::step`]
-    /// has returned true: its start state, events, op records (every one kept), owners and
-    /// names, with the checkpoints and final state rebuilt here; assembled by the [`Recorder`]
-    /// as a run made here is.
+    /// has returned true: its start node, events, op records (every one kept), owners and
+    /// names, with the checkpoints, final node and counters rebuilt here; assembled by the
+    /// [`Recorder`] as a run made here is.
     pub fn into_run(
         mut self,
         scenario: ValidScenario,
-        initial: Zone,
+        initial: Node,
         log: EventLog,
         ops: Vec<OpRecord>,
         owners: Vec<OwnerInfo>,
@@ -503,8 +545,20 @@ impl CheckpointRebuild {
             owners,
             checkpoints: self.ring,
         };
-        rec.finish(scenario, log, self.zone, names, lock_holds)
+        rec.finish(scenario, log, self.node, self.stats, names, lock_holds)
     }
+}
+
+/// What [`rebuild_checkpoints`] and [`CheckpointRebuild::finish`] give: the [`Run`] fields that
+/// replaying the events rebuilds.
+#[derive(Clone, Debug)]
+pub struct Rebuilt {
+    /// [`Run::checkpoints`].
+    pub checkpoints: Vec<Checkpoint>,
+    /// [`Run::final_node`].
+    pub final_node: Node,
+    /// [`Run::stats`].
+    pub stats: Stats,
 }
 
 /// Op records a counters-only run keeps at each end: enough for `--format summary`, which
@@ -655,8 +709,14 @@ fn execute(
     // Holds of boot and init are not the scenario's.
     engine.holds = Default::default();
     engine.op_holds = Default::default();
+    debug_assert_eq!(
+        *engine.stats(),
+        Stats::default(),
+        "setup resets the counters"
+    );
     let mut rec = Recorder::new(
-        engine.zone.clone(),
+        engine.node().clone(),
+        engine.stats(),
         program.defs().to_vec(),
         opts.checkpoint_budget,
     );
@@ -701,10 +761,10 @@ fn execute(
         })
         .collect();
     names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let final_zone = r.engine.zone.clone();
     let Exec { engine, rec, .. } = r;
     let lock_holds = engine.run_holds();
-    Ok(rec.finish(scenario, engine.log, final_zone, names, lock_holds))
+    let stats = *engine.stats();
+    Ok(rec.finish(scenario, engine.log, engine.node, stats, names, lock_holds))
 }
 
 /// A run in progress: the engine, the recorder, and the allocations the ops' names hold.
@@ -773,7 +833,7 @@ impl Exec<'_, '_> {
     }
 
     fn describe(&self, h: usize) -> String {
-        let zone = self.engine.zone.zone_at(self.handle_zones[h] as usize);
+        let zone = self.engine.node().zone(self.handle_zones[h] as usize);
         match &self.handles[h] {
             Handle::Alloc {
                 pfn,
@@ -785,7 +845,7 @@ impl Exec<'_, '_> {
                 let (z, p) = self.page(self.handle_zones[h] as usize, *owner, *pfn);
                 format!(
                     "order-{order} block at pfn {:#x}{}",
-                    self.engine.zone.zone_at(z).abs_pfn(p),
+                    self.engine.node().zone(z).abs_pfn(p),
                     if *split { " (split)" } else { "" }
                 )
             }
@@ -837,15 +897,15 @@ impl Exec<'_, '_> {
         }
         // Holds between ops are the run's, not this op's.
         self.engine.take_op_holds();
-        (self.engine.log.events.len() as u32, self.engine.zone.stats)
+        (self.engine.log.events.len() as u32, *self.engine.stats())
     }
 
     fn end(&mut self, def: OpId, start: (u32, Stats), touched: u32, outcome: Outcome) {
         // A node of several zones: every op ends back in the home zone, so the state between
         // ops does not depend on where the last op worked.
-        let home = self.engine.home_zone();
+        let home = self.engine.node().home_index();
         self.engine.select_zone(Step::OpNote, home);
-        let cost = self.engine.zone.stats.diff(&start.1);
+        let cost = self.engine.stats().diff(&start.1);
         let rec = OpRecord {
             def,
             iteration: self.iteration.clone(),
@@ -854,9 +914,14 @@ impl Exec<'_, '_> {
             cost,
             pageblocks_touched: touched,
             outcome,
-            nr_free_after: self.engine.zone.nr_free,
-            nr_free_after_zones: if self.engine.zone.nr_zones() > 1 {
-                self.engine.zone.zones().map(|z| *z.nr_free()).collect()
+            nr_free_after: self.engine.zone().nr_free,
+            nr_free_after_zones: if self.engine.node().several_zones() {
+                self.engine
+                    .node()
+                    .zones()
+                    .iter()
+                    .map(|z| *z.nr_free())
+                    .collect()
             } else {
                 Vec::new()
             },
@@ -896,8 +961,11 @@ impl Exec<'_, '_> {
 
     fn maybe_checkpoint(&mut self) {
         if self.record {
-            self.rec
-                .checkpoint(self.engine.log.events.len(), &self.engine.zone);
+            self.rec.checkpoint(
+                self.engine.log.events.len(),
+                &self.engine.node,
+                &self.engine.stats,
+            );
         }
     }
 
@@ -918,7 +986,7 @@ impl Exec<'_, '_> {
     fn bind(&mut self, op: &Op, h: Handle) -> usize {
         self.handles.push(h);
         self.handle_zones
-            .push(self.engine.zone.active_index() as u8);
+            .push(self.engine.node().active_index() as u8);
         let idx = self.handles.len() - 1;
         if op.binding().is_some() {
             self.named[self.def as usize] = Some(idx);
@@ -995,21 +1063,23 @@ impl Exec<'_, '_> {
         (pfn..pfn + n)
             .filter_map(|p| self.owned_page(hz, owner, p))
             .filter(|&(zi, p)| {
-                let z = self.engine.zone.zone_at(zi);
-                z.kind[p as usize] == PageKind::Other
-                    && z.owner[p as usize] == owner
-                    && z.refcount[p as usize] >= 1
+                let z = self.engine.node().zone(zi);
+                z.mem_map[p as usize].kind == PageKind::Other
+                    && z.mem_map[p as usize].owner == owner
+                    && z.mem_map[p as usize].refcount >= 1
             })
             .collect()
     }
 
     /// The part of a vmalloc area still held by `owner` (array order kept).
     fn held_area(&self, area: &VmArea, owner: u32) -> VmArea {
-        let node = &self.engine.zone;
+        let node = self.engine.node();
         let keep = |i: usize| {
             // Each page in its own zone (a node of several zones).
-            let (z, p) = (node.zone_at(area.zone_of(i)), area.pages[i] as usize);
-            z.kind[p] == PageKind::Other && z.owner[p] == owner && z.refcount[p] == 1
+            let (z, p) = (node.zone(area.zone_of(i)), area.pages[i] as usize);
+            z.mem_map[p].kind == PageKind::Other
+                && z.mem_map[p].owner == owner
+                && z.mem_map[p].refcount == 1
         };
         let kept: Vec<usize> = (0..area.pages.len()).filter(|&i| keep(i)).collect();
         VmArea {
@@ -1028,7 +1098,7 @@ impl Exec<'_, '_> {
     }
 
     fn begin_quiet(&mut self) -> (u32, Stats) {
-        (self.engine.log.events.len() as u32, self.engine.zone.stats)
+        (self.engine.log.events.len() as u32, *self.engine.stats())
     }
 }
 

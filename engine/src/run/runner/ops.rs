@@ -9,12 +9,13 @@ use crate::mm::*;
 use crate::scenario::{DrainTarget, Op};
 use crate::scenario::{Workload, WorkloadStep};
 
-/// The gfp zone modifier that makes `name` the highest zone of a request.
+/// The gfp zone modifier that makes the zone type an op names (`"zone": "DMA32"`) the highest
+/// zone of a request.
 fn zone_gfp(name: &str) -> u32 {
     use crate::mm::gfp::*;
-    match crate::mm::zone_type_of(name) {
-        crate::mm::ZONE_DMA => __GFP_DMA,
-        crate::mm::ZONE_DMA32 => __GFP_DMA32,
+    match ZoneType::from_name(name) {
+        Some(ZoneType::Dma) => __GFP_DMA,
+        Some(ZoneType::Dma32) => __GFP_DMA32,
         _ => 0,
     }
 }
@@ -111,7 +112,7 @@ impl Exec<'_, '_> {
                 );
                 let outcome = Outcome::Allocated {
                     order,
-                    pfn: self.engine.zone.abs_pfn(pfn),
+                    pfn: self.engine.zone().abs_pfn(pfn),
                 };
                 (outcome, 1)
             }
@@ -180,7 +181,7 @@ impl Exec<'_, '_> {
         let rel = self
             .engine
             .select_zone_of(Step::PageZone, pfn)
-            .unwrap_or_else(|| self.engine.zone.zone_pfn(pfn));
+            .unwrap_or_else(|| self.engine.zone().zone_pfn(pfn));
         let n = nr_pages as u32;
         let cpu = op.cpu() as usize;
         let out = self.engine.alloc_contig_frozen_range(
@@ -260,7 +261,7 @@ impl Exec<'_, '_> {
                 );
                 let outcome = Outcome::CmaAllocated {
                     nr: n,
-                    pfn: self.engine.zone.abs_pfn(rel),
+                    pfn: self.engine.zone().abs_pfn(rel),
                     migrated,
                     retries,
                 };
@@ -305,7 +306,7 @@ impl Exec<'_, '_> {
                 };
                 self.engine.cma_release(&mut area, pfn, nr, cpu);
                 self.cma = Some(area);
-                let k = self.engine.zone.cfg.kernel;
+                let k = self.engine.zone().cfg.kernel;
                 Outcome::ContigFreed {
                     nr,
                     chunked: k.cma_frozen() && k.default_free_method() == FreeMethod::Chunked,
@@ -421,12 +422,12 @@ impl Exec<'_, '_> {
     fn op_tick(&mut self, target: &DrainTarget) -> Outcome {
         let cpus = match target {
             DrainTarget::Cpu(c) => *c as usize..*c as usize + 1,
-            DrainTarget::All => 0..self.engine.zone.pcp.len(),
+            DrainTarget::All => 0..self.engine.zone().pcp.len(),
         };
         let mut drained = 0;
         for c in cpus {
             // refresh_cpu_vm_stats: every populated zone, in order.
-            for z in 0..self.engine.zone.nr_zones() {
+            for z in 0..self.engine.node().nr_zones() {
                 self.engine.select_zone(Step::PageZone, z);
                 drained += self.engine.decay_pcp_high(c);
             }
@@ -451,10 +452,10 @@ impl Exec<'_, '_> {
         priority: Option<u8>,
     ) -> (Outcome, u32) {
         use crate::mm::CompactPriority;
-        let n = self.engine.zone.nr_zones();
+        let node = self.engine.node();
         let idx = zone
-            .and_then(|name| (0..n).find(|&i| self.engine.zone.zone_at(i).cfg.name == name))
-            .unwrap_or(n - 1);
+            .and_then(|name| node.zone_named(name))
+            .unwrap_or(node.home_index());
         let prio = if priority == Some(1) {
             CompactPriority::SyncLight
         } else {
@@ -520,7 +521,7 @@ impl Exec<'_, '_> {
         match target {
             // drain_pages(cpu): every zone of the node, in order.
             DrainTarget::Cpu(c) => {
-                for z in 0..self.engine.zone.nr_zones() {
+                for z in 0..self.engine.node().nr_zones() {
                     self.engine.select_zone(Step::DrainEveryZone, z);
                     self.engine.drain_pages_zone(*c as usize);
                 }
@@ -676,11 +677,11 @@ impl Exec<'_, '_> {
                 let p = self
                     .engine
                     .select_zone_of(Step::PageZone, abs)
-                    .unwrap_or_else(|| self.engine.zone.zone_pfn(abs));
+                    .unwrap_or_else(|| self.engine.zone().zone_pfn(abs));
                 (p, nr.unwrap_or(0) as u32)
             }
         };
-        let z = &self.engine.zone;
+        let z = self.engine.zone();
         // The contract's refusal rule is the refcount: the head of an unsplit block has
         // refcount 1, so freeing it alone by pfn goes ahead (its tails stay allocated, as the
         // kernel's `__free_page` of such a head would leave them). A page with extra
@@ -689,11 +690,11 @@ impl Exec<'_, '_> {
         // allocation freed it) is not the caller's to free: `put_page` frees it.
         let extra = |p: ZonePfn| self.extra_refs.get(&z.abs_pfn(p)).copied().unwrap_or(0);
         if let Some(bad) = (start..start + n).find(|&p| {
-            let refs = u32::from(z.refcount[p as usize]);
-            refs == 0 || refs <= extra(p) || z.kind[p as usize] != PageKind::Other
+            let refs = u32::from(z.mem_map[p as usize].refcount);
+            refs == 0 || refs <= extra(p) || z.mem_map[p as usize].kind != PageKind::Other
         }) {
-            let refs = z.refcount[bad as usize];
-            let why = if refs > 0 && z.kind[bad as usize] == PageKind::Other {
+            let refs = z.mem_map[bad as usize].refcount;
+            let why = if refs > 0 && z.mem_map[bad as usize].kind == PageKind::Other {
                 "is held only by get_page references (its allocation freed it; put_page frees it)"
             } else {
                 "does not have refcount 1 (freed, never allocated, or part of an unsplit block)"
@@ -704,7 +705,7 @@ impl Exec<'_, '_> {
             ));
         }
         let held = (start..start + n)
-            .filter(|&p| z.refcount[p as usize] > 1)
+            .filter(|&p| z.mem_map[p as usize].refcount > 1)
             .count() as u32;
         match method {
             FreeMethod::PerPage => self.engine.free_contig_range_per_page(start, n, cpu),
@@ -725,7 +726,7 @@ impl Exec<'_, '_> {
     /// One page of an allocation freed by its owner (`__free_pages(page, 0)`): freed, or,
     /// when a `get_page` reference still holds it, only the owner's reference dropped.
     fn free_one_page_of(&mut self, p: ZonePfn, index: u64, cpu: usize) -> Outcome {
-        let held = self.engine.zone.refcount[p as usize] > 1;
+        let held = self.engine.zone().mem_map[p as usize].refcount > 1;
         self.engine.free_pages(p, 0, cpu);
         if held {
             Outcome::StillReferenced { index }
@@ -793,18 +794,18 @@ impl Exec<'_, '_> {
         }
         // Where the page lives now, if alloc_contig_range migrated it.
         let p = self.enter_page(hz, owner, p);
-        if self.engine.zone.refcount[p as usize] == u8::MAX {
+        if self.engine.zone().mem_map[p as usize].refcount == u8::MAX {
             return self.warn(format!(
                 "get_page {name} page {page}: the model counts at most {} references; refused",
                 u8::MAX
             ));
         }
         self.engine.get_page(p);
-        let abs = self.engine.zone.abs_pfn(p);
+        let abs = self.engine.zone().abs_pfn(p);
         *self.extra_refs.entry(abs).or_insert(0) += 1;
         Outcome::PageRefTaken {
             index: page,
-            refcount: self.engine.zone.refcount[p as usize],
+            refcount: self.engine.zone().mem_map[p as usize].refcount,
         }
     }
 
@@ -821,7 +822,7 @@ impl Exec<'_, '_> {
             ));
         }
         let p = self.enter_page(hz, owner, p);
-        let abs = self.engine.zone.abs_pfn(p);
+        let abs = self.engine.zone().abs_pfn(p);
         let Some(refs) = self.extra_refs.get_mut(&abs).filter(|r| **r > 0) else {
             return self.warn(format!(
                 "put_page {name} page {page}: no get_page reference is held on it; refused"
@@ -831,7 +832,7 @@ impl Exec<'_, '_> {
         if *refs == 0 {
             self.extra_refs.remove(&abs);
         }
-        let freed = self.engine.zone.refcount[p as usize] == 1;
+        let freed = self.engine.zone().mem_map[p as usize].refcount == 1;
         self.engine.put_page_and_free(p, cpu);
         Outcome::PageRefDropped { index: page, freed }
     }
@@ -872,7 +873,7 @@ impl Exec<'_, '_> {
                     outcome = Outcome::WorkloadFree {
                         step: i + 1,
                         order,
-                        pfn: self.engine.zone.abs_pfn(pfn),
+                        pfn: self.engine.zone().abs_pfn(pfn),
                     };
                 }
                 WorkloadStep::Alloc { order, mt } => {
@@ -885,14 +886,14 @@ impl Exec<'_, '_> {
                         mt == MigrateType::Movable,
                     );
                     if let Some(p) = got {
-                        live.push((p, order, self.engine.zone.active_index()));
+                        live.push((p, order, self.engine.node().active_index()));
                         touched = 1;
                     }
                     outcome = Outcome::WorkloadAlloc {
                         step: i + 1,
                         order,
                         mt,
-                        pfn: got.map(|p| self.engine.zone.abs_pfn(p)),
+                        pfn: got.map(|p| self.engine.zone().abs_pfn(p)),
                     };
                 }
             }

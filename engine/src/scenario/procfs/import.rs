@@ -401,11 +401,11 @@ fn place_dense(
 /// refcount 1, owner [`filler_owner`] of its pageblock type and `PageLRU` in Movable pageblocks,
 /// set directly (`init` emits no events). Cost counters are reset.
 pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), ScenarioError> {
-    let z = &engine.zone;
+    let z = engine.zone();
     let empty = z.nr_free.iter().all(|&n| n == 0)
         && z.nr_free_pages == 0
         && z.pcp_pages() == 0
-        && z.refcount.iter().all(|&r| r == 0);
+        && z.mem_map.iter().all(|p| p.refcount == 0);
     if u64::from(z.cfg.pages) != imp.pages || !empty {
         return Err(ScenarioError::new(
             "init",
@@ -422,7 +422,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
     let recording = engine.recording;
     engine.recording = false;
     for (pb, &t) in plan.pb_types.iter().enumerate() {
-        let old = engine.zone.pageblock[pb];
+        let old = engine.zone().pageblock[pb];
         let new = t as u8;
         if old != new {
             engine.emit(
@@ -453,7 +453,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
             },
         );
     }
-    let reserved = imp.reserved_highatomic() as i64 - engine.zone.nr_reserved_highatomic;
+    let reserved = imp.reserved_highatomic() as i64 - engine.zone().nr_reserved_highatomic;
     if reserved != 0 {
         engine.emit(
             Step::BootChunk,
@@ -465,7 +465,7 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
         );
     }
     // Step 6: every other page allocated, refcount 1 (as if split), owned by its pageblock's type.
-    let z = &mut engine.zone;
+    let z = engine.zone_mut();
     let n = z.cfg.pages as usize;
     let mut is_free = vec![false; n];
     for &(pfn, order, _) in &plan.free {
@@ -476,18 +476,18 @@ pub fn apply_import(engine: &mut Engine, imp: &ProcImport) -> Result<(), Scenari
             continue;
         }
         let t = plan.pb_types[p >> PAGEBLOCK_ORDER];
-        z.refcount[p] = 1;
-        z.owner[p] = filler_owner(t);
+        z.mem_map[p].refcount = 1;
+        z.mem_map[p].owner = filler_owner(t);
         // A CMA pageblock holds movable allocations only (`gfp_migratetype` → `ALLOC_CMA`).
         if matches!(t, MigrateType::Movable | MigrateType::Cma) {
-            z.pflags[p] |= PF_LRU;
+            z.mem_map[p].flags |= PF_LRU;
         } else {
-            z.pflags[p] &= !PF_LRU;
+            z.mem_map[p].flags &= !PF_LRU;
         }
     }
     // `zone->cma_pages`: the CMA pageblocks are the zone's CMA area.
     z.cma_pages = imp.blocks[MigrateType::Cma.idx()] * u64::from(PAGEBLOCK_NR_PAGES);
-    z.reset_stats();
+    engine.reset_stats();
     engine.recording = recording;
     Ok(())
 }

@@ -28,7 +28,7 @@ fn gib_zone() -> Engine {
 fn buddyinfo_golden_1gib() {
     let e = gib_zone();
     assert_eq!(
-            buddyinfo(&e.zone),
+            buddyinfo(e.node()),
             "Node 0, zone   Normal      0      0      0      0      0      0      0      0      0      0    256 \n"
         );
 }
@@ -50,14 +50,14 @@ Node    0, zone   Normal, type      Isolate      0      0      0      0      0  
 Number of blocks type     Unmovable      Movable  Reclaimable   HighAtomic      Isolate 
 Node 0, zone   Normal            0          512            0            0            0 
 ";
-    assert_eq!(pagetypeinfo(&e.zone), want);
+    assert_eq!(pagetypeinfo(e.node()), want);
 }
 
 #[test]
 fn pagetypeinfo_with_cma_has_a_cma_row_and_column() {
     let mut p = ZoneParams::new(262144);
     p.cma = true;
-    let out = pagetypeinfo(&boot_engine(&p).zone);
+    let out = pagetypeinfo(boot_engine(&p).node());
     assert!(out.contains(
             "Node    0, zone   Normal, type          CMA      0      0      0      0      0      0      0      0      0      0      0 \n"
         ));
@@ -109,7 +109,7 @@ Node 0, zone   Normal
   reserved_highatomic: 0
   free_highatomic:     0
 ";
-    assert_eq!(zoneinfo(&e.zone), want);
+    assert_eq!(zoneinfo(e.node()), want);
 }
 
 #[test]
@@ -120,7 +120,7 @@ fn zoneinfo_v618_two_cpus_boost_and_start_pfn() {
     p.start_pfn = 1048576;
     p.name = "DMA32".into();
     let mut e = boot_engine(&p);
-    e.zone.watermark_boost = 512;
+    e.zone_mut().watermark_boost = 512;
     let want = "\
 Node 0, zone    DMA32
   pages free     262144
@@ -163,7 +163,7 @@ Node 0, zone    DMA32
   node_unreclaimable:  0
   start_pfn:           1048576
 ";
-    assert_eq!(zoneinfo(&e.zone), want);
+    assert_eq!(zoneinfo(e.node()), want);
 }
 
 #[test]
@@ -183,7 +183,7 @@ fn long_zone_names_are_not_truncated() {
     let mut p = ZoneParams::new(4096);
     p.name = "VeryLongName".into();
     let e = boot_engine(&p);
-    assert!(buddyinfo(&e.zone).starts_with("Node 0, zone VeryLongName      0 "));
+    assert!(buddyinfo(e.node()).starts_with("Node 0, zone VeryLongName      0 "));
 }
 
 // ------------------------------------------------------------------ import helpers
@@ -225,7 +225,7 @@ fn import(
     p.initial_high = imp.initial_high.clone();
     let mut e = Engine::new(new_zone(&p));
     apply_import(&mut e, &imp)?;
-    check_consistent(&e.zone, &imp);
+    check_consistent(e.zone(), &imp);
     Ok(e)
 }
 
@@ -279,13 +279,13 @@ fn check_consistent(z: &Zone, imp: &ProcImport) {
     for (p, free) in covered.into_iter().enumerate() {
         let t = z.pageblock_mt(p as u32);
         if free {
-            assert_eq!(z.refcount[p], 0);
-            assert_eq!(z.owner[p], NO_OWNER);
+            assert_eq!(z.mem_map[p].refcount, 0);
+            assert_eq!(z.mem_map[p].owner, NO_OWNER);
         } else {
-            assert_eq!(z.refcount[p], 1);
-            assert_eq!(z.owner[p], filler_owner(t));
-            assert_eq!(z.pflags[p] & PF_LRU != 0, t == MigrateType::Movable);
-            assert_eq!(z.kind[p], PageKind::Other);
+            assert_eq!(z.mem_map[p].refcount, 1);
+            assert_eq!(z.mem_map[p].owner, filler_owner(t));
+            assert_eq!(z.mem_map[p].lru(), t == MigrateType::Movable);
+            assert_eq!(z.mem_map[p].kind, PageKind::Other);
         }
     }
 }
@@ -295,16 +295,16 @@ fn check_consistent(z: &Zone, imp: &ProcImport) {
 #[test]
 fn machine_fixture_normal_round_trips() {
     let e = import(MACHINE_PTI, Some(MACHINE_ZI), "Normal", 2, Kernel::V6_18).unwrap();
-    let z = &e.zone;
+    let z = e.zone();
     assert_eq!(z.pages(), 1867776);
-    let out = pagetypeinfo(z);
+    let out = pagetypeinfo(e.node());
     assert_eq!(
         zone_lines(&out, 0, "Normal"),
         zone_lines(MACHINE_PTI, 0, "Normal")
     );
     assert_eq!(zone_lines(&out, 0, "Normal").len(), 6);
     // pcp from zoneinfo: first CPU's batch/high_min/high_max, each CPU's high.
-    let zi = zoneinfo(z);
+    let zi = zoneinfo(e.node());
     assert!(zi.contains(
         "  pagesets
     cpu: 0
@@ -342,13 +342,13 @@ fn machine_fixture_other_zones() {
     for o in 0..NR_PAGE_ORDERS as u8 {
         for mt in MigrateType::ALL {
             assert_eq!(
-                with_zi.zone.free_list_pfns(o, mt),
-                e.zone.free_list_pfns(o, mt)
+                with_zi.zone().free_list_pfns(o, mt),
+                e.zone().free_list_pfns(o, mt)
             );
         }
     }
-    assert_eq!(e.zone.pages(), 1528 * 512);
-    let out = pagetypeinfo(&e.zone);
+    assert_eq!(e.zone().pages(), 1528 * 512);
+    let out = pagetypeinfo(e.node());
     assert_eq!(
         zone_lines(&out, 0, "DMA32"),
         zone_lines(MACHINE_PTI, 0, "DMA32")
@@ -366,27 +366,30 @@ fn machine_fixture_other_zones() {
     assert_eq!(imp.fallbacks().len(), 1);
     assert!(imp.fallbacks()[0].starts_with("dense placement"));
     let e = import(MACHINE_PTI, Some(MACHINE_ZI), "DMA", 2, Kernel::V6_18).unwrap();
-    assert_eq!(e.zone.free_list_pfns(8, MigrateType::Unmovable), vec![3584]);
     assert_eq!(
-        zone_lines(&pagetypeinfo(&e.zone), 0, "DMA"),
+        e.zone().free_list_pfns(8, MigrateType::Unmovable),
+        vec![3584]
+    );
+    assert_eq!(
+        zone_lines(&pagetypeinfo(e.node()), 0, "DMA"),
         zone_lines(MACHINE_PTI, 0, "DMA")
     );
     let e = import(MACHINE_PTI, None, "DMA", 1, Kernel::V6_18).unwrap();
-    let out = pagetypeinfo(&e.zone);
+    let out = pagetypeinfo(e.node());
     assert_eq!(
         zone_lines(&out, 0, "DMA"),
         zone_lines(MACHINE_PTI, 0, "DMA")
     );
     // Layout: 6 Movable pageblocks of order-10 blocks, the order-9 block, then the
     // Unmovable partial pageblock (first unused one of any type).
-    let types: Vec<MigrateType> = (0..8).map(|pb| e.zone.pb_mt(pb)).collect();
+    let types: Vec<MigrateType> = (0..8).map(|pb| e.zone().pb_mt(pb)).collect();
     use MigrateType::*;
     assert_eq!(
         types,
         [Movable, Movable, Movable, Movable, Movable, Movable, Movable, Unmovable]
     );
-    assert_eq!(e.zone.free_list_pfns(9, Movable), vec![3072]);
-    assert_eq!(e.zone.free_list_pfns(8, Unmovable), vec![3584 + 256]);
+    assert_eq!(e.zone().free_list_pfns(9, Movable), vec![3072]);
+    assert_eq!(e.zone().free_list_pfns(8, Unmovable), vec![3584 + 256]);
 }
 
 // ------------------------------------------------------------------ synthetic fixture
@@ -405,7 +408,7 @@ fn synthetic_fixture_layout() {
     );
     assert_eq!(imp.initial_high, vec![1500, 0, 2500]);
     let e = import(SYNTH_PTI, Some(SYNTH_ZI), "Normal", 3, Kernel::V7_2).unwrap();
-    let z = &e.zone;
+    let z = e.zone();
     // Step 1: U 1 order-10 (pb 0-1), M 20 (pb 2-41), HA 1 (pb 42-43).
     assert_eq!(z.free_list_pfns(10, Unmovable), vec![0]);
     assert_eq!(
@@ -466,13 +469,13 @@ fn synthetic_fixture_layout() {
     assert_eq!(z.free_list_pfns(1, HighAtomic), vec![last + 296 + 2]);
     assert_eq!(z.nr_reserved_highatomic, 19 * 512);
     // Output round trip, `>100000` included.
-    let out = pagetypeinfo(z);
+    let out = pagetypeinfo(e.node());
     assert_eq!(
         zone_lines(&out, 0, "Normal"),
         zone_lines(SYNTH_PTI, 0, "Normal")
     );
     assert!(out.contains("type      Movable >100000 "));
-    let zi = zoneinfo(z);
+    let zi = zoneinfo(e.node());
     assert!(zi.contains("  reserved_highatomic: 9728\n"));
     assert!(zi.contains("    cpu: 2\n              count:    0\n              high:     2500\n              batch:    31\n"));
 }
@@ -536,7 +539,7 @@ fn every_zone_of_the_machine_imports() {
     for zone in scan.zone_names() {
         let e = import(MACHINE_PTI, Some(MACHINE_ZI), zone, 2, Kernel::V6_18).unwrap();
         assert_eq!(
-            zone_lines(&pagetypeinfo(&e.zone), 0, zone),
+            zone_lines(&pagetypeinfo(e.node()), 0, zone),
             zone_lines(MACHINE_PTI, 0, zone),
             "{zone}"
         );
@@ -613,7 +616,7 @@ Node 0, zone   Normal            0            4            0            0       
     );
     let e = import(pti, None, "Normal", 1, Kernel::V7_2).unwrap();
     use MigrateType::Movable;
-    let z = &e.zone;
+    let z = e.zone();
     let pbs = [0, 512, 1024, 1536];
     assert_eq!(z.free_list_pfns(8, Movable), pbs.to_vec());
     assert_eq!(
@@ -624,7 +627,7 @@ Node 0, zone   Normal            0            4            0            0       
     // the first pageblock.
     assert_eq!(z.free_list_pfns(0, Movable), vec![384, 386, 388, 390]);
     assert_eq!(
-        zone_lines(&pagetypeinfo(z), 0, "Normal"),
+        zone_lines(&pagetypeinfo(e.node()), 0, "Normal"),
         zone_lines(pti, 0, "Normal")
     );
     // A paste that imports today keeps its placement: the fixtures above (machine Normal,
@@ -658,7 +661,7 @@ fn a_real_fragmented_machine_imports_with_both_fallbacks() {
         .contains("no room"));
     let e = import(FRAG_PTI, Some(FRAG_ZI), "DMA32", 6, Kernel::V6_18).unwrap();
     assert_eq!(
-        zone_lines(&pagetypeinfo(&e.zone), 0, "DMA32"),
+        zone_lines(&pagetypeinfo(e.node()), 0, "DMA32"),
         zone_lines(FRAG_PTI, 0, "DMA32")
     );
     // Normal is too large for the model: a clear size error, not a layout one.
@@ -894,19 +897,19 @@ fn this_machine_round_trips() {
             }
         },
     };
-    let out = pagetypeinfo(&e.zone);
+    let out = pagetypeinfo(e.node());
     assert_eq!(zone_lines(&out, 0, &zone), zone_lines(&pti, node, &zone));
     println!(
         "note: this machine's node {node} zone {zone} ({} pages) round-tripped",
-        e.zone.pages()
+        e.zone().pages()
     );
 }
 
 /// A 4-MiB zone whose `free_area[].nr_free` is `nr_free` (the extfrag files read nothing else).
-fn zone_with_nr_free(nr_free: [u64; NR_PAGE_ORDERS]) -> Zone {
-    let mut z = boot_engine(&ZoneParams::new(1024)).zone;
-    z.nr_free = nr_free;
-    z
+fn zone_with_nr_free(nr_free: [u64; NR_PAGE_ORDERS]) -> Node {
+    let mut e = boot_engine(&ZoneParams::new(1024));
+    e.zone_mut().nr_free = nr_free;
+    e.node
 }
 
 /// nr_free = {3, 1, 0, 2, 0…}: free_pages = 3 + 1·2 + 2·8 = 21, 6 blocks.
@@ -955,11 +958,11 @@ fn extfrag_indexes_of_a_zone_with_nothing_free() {
 fn extfrag_index_not_fragmented_and_below_zero() {
     let fresh = gib_zone();
     assert_eq!(
-        extfrag_index(&fresh.zone),
+        extfrag_index(fresh.node()),
         "Node 0, zone   Normal -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 -1.000 \n"
     );
     assert_eq!(
-        unusable_index(&fresh.zone),
+        unusable_index(fresh.node()),
         "Node 0, zone   Normal 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 \n"
     );
     let z = zone_with_nr_free([0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);

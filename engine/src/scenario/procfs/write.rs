@@ -21,7 +21,7 @@ pub const PAGETYPEINFO_FREECOUNT_CAP: u64 = 100_000;
 /// migratetypes including Isolate; pcp pages are not buddy blocks), then a newline.
 /// A node of several zones prints one line per zone in pfn order (`frag_show` walks the node's
 /// populated zones).
-pub fn buddyinfo(node: &Zone) -> String {
+pub fn buddyinfo(node: &Node) -> String {
     let mut s = String::new();
     for z in node.zones() {
         s.push_str(&format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8)));
@@ -37,15 +37,21 @@ pub fn buddyinfo(node: &Zone) -> String {
 /// mm/vmstat.c v7.2.13 :1372-1380, the same names in v6.12.117): the event counters are the
 /// node's (every zone's compaction adds to them). Direct compaction's `compact_stall`,
 /// `_fail` and `_success` are counted by `__alloc_pages_direct_compact`, kcompactd's
-/// `compact_daemon_*` by `kcompactd_do_work` and `compact_node(pgdat, true)`, summed over the zones.
-pub fn vmstat_compaction(node: &Zone) -> String {
-    let s = node.stats();
+/// `compact_daemon_*` by `kcompactd_do_work` and `compact_node(pgdat, true)`, summed over the
+/// zones. `s`: the run's counters.
+pub fn vmstat_compaction(node: &Node, s: &Stats) -> String {
     let ev = |i: usize| {
         node.zones()
+            .iter()
             .map(|z| z.compact_events[i] as u64)
             .sum::<u64>()
     };
-    let daemon = |i: usize| node.zones().map(|z| z.daemon_events[i] as u64).sum::<u64>();
+    let daemon = |i: usize| {
+        node.zones()
+            .iter()
+            .map(|z| z.daemon_events[i] as u64)
+            .sum::<u64>()
+    };
     [
         ("compact_migrate_scanned", s.compact_migrate_scanned),
         ("compact_free_scanned", s.compact_free_scanned),
@@ -77,9 +83,9 @@ fn thousandths(index: i64, width: usize) -> String {
 
 /// `/sys/kernel/debug/extfrag/unusable_index` (`unusable_show_print`, mm/vmstat.c): per populated
 /// zone of the node `"Node %d, zone %8s "`, then `"%d.%03d "` of `unusable_free_index` per order.
-pub fn unusable_index(node: &Zone) -> String {
+pub fn unusable_index(node: &Node) -> String {
     let mut s = String::new();
-    for z in node.zones().filter(|z| populated(z)) {
+    for z in node.zones().iter().filter(|z| populated(z)) {
         s.push_str(&format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8)));
         for o in 0..NR_PAGE_ORDERS {
             s.push_str(&thousandths(
@@ -95,9 +101,9 @@ pub fn unusable_index(node: &Zone) -> String {
 /// `/sys/kernel/debug/extfrag/extfrag_index` (`extfrag_show_print`, mm/vmstat.c): per populated
 /// zone `"Node %d, zone %8s "`, then `"%2d.%03d "` of `__fragmentation_index` per order (-1.000
 /// where a block of that order is free: the request would not fail).
-pub fn extfrag_index(node: &Zone) -> String {
+pub fn extfrag_index(node: &Node) -> String {
     let mut s = String::new();
-    for z in node.zones().filter(|z| populated(z)) {
+    for z in node.zones().iter().filter(|z| populated(z)) {
         s.push_str(&format!("Node 0, zone {} ", pad_left(&z.cfg.name, 8)));
         for o in 0..NR_PAGE_ORDERS {
             s.push_str(&thousandths(
@@ -136,8 +142,8 @@ pub fn pageblock_counts(z: &Zone) -> [u64; MT_SLOTS] {
 /// A node of several zones: the free-count rows of every zone, then one "Number of blocks type"
 /// header and a row per zone (`pagetypeinfo_showfree`, `pagetypeinfo_showblockcount` each walk
 /// the node's zones, mm/vmstat.c).
-pub fn pagetypeinfo(node: &Zone) -> String {
-    let types = MigrateType::kernel_types(node.cfg.cma);
+pub fn pagetypeinfo(node: &Node) -> String {
+    let types = MigrateType::kernel_types(node.active().cfg.cma);
     let mut s = String::new();
     s.push_str(&format!("Page block order: {PAGEBLOCK_ORDER}\n"));
     s.push_str(&format!("Pages per block:  {PAGEBLOCK_NR_PAGES}\n"));
@@ -195,8 +201,8 @@ pub fn vm_stats_threshold(cpus: u32, managed: u64) -> u64 {
 /// A node of several zones prints each zone's part in pfn order; `protection` is the zone's
 /// `lowmem_reserve[]` over the five zone types of x86_64 (DMA, DMA32, Normal, Movable, Device;
 /// Device manages no pages, so its entry equals Movable's). `zoneinfo_show_print`, mm/vmstat.c.
-pub fn zoneinfo(node: &Zone) -> String {
-    node.zones().map(zoneinfo_zone).collect()
+pub fn zoneinfo(node: &Node) -> String {
+    node.zones().iter().map(zoneinfo_zone).collect()
 }
 
 fn zoneinfo_zone(z: &Zone) -> String {
