@@ -285,6 +285,41 @@ mod tests {
         assert_eq!(p.mode, ShareMode::Single);
     }
 
+    /// A compare link as the release before the one scenario reader wrote it (the pair written
+    /// by a derived serde form: `{"a": SIDE, "b": SIDE}`, `profile_methods` only when false)
+    /// still opens, with the same sides, and this build writes the same contents.
+    #[test]
+    fn a_compare_link_of_the_previous_release_opens() {
+        const OLD_JSON: &str = r#"{"text":"{\"version\": 1, \"name\": \"old link\", \"ops\": [{\"op\": \"alloc\", \"order\": 2, \"as\": \"a\"}, {\"op\": \"free\", \"ref\": \"a\"}]}","id":"custom","pos":3,"mode":"compare","compare":{"pair":{"a":{"label":"v7.1","kernel":"v7.1"},"b":{"label":"v7.2, memory mode","kernel":"v7.2","rmqueue_mode_memory":true,"profile_methods":false}},"pos_a":2,"pos_b":4},"presenter":{"presenter":true,"tour_stop":0,"follow":false}}"#;
+        // OLD_JSON zlib-compressed (level 6) and base64url-encoded, as a link carried it.
+        const OLD_LINK: &str = "1.eJxdUNFuwyAM_JXIz2ha00qT-JUxRbQ4WlSIMwPdqij_Pjvp1m4v4Dvf2QczFPwqYGF2cEHOA40ObLMzjYPRJ1TggGJo4jCeHShPU1b6ddZyE_gY6XTrckBWtlXk803gYDHNg6NnxM3A2N81bwsYGIIEOtVcKAmaKIPdG0gUUHlKk2eUxk9lZ5j8wHp7PaI_YhTl5eVpJ7Iz8njHi4HjP5EETZiIr8264q-jFczpo2LFTtvdJgVbuKKEY-qHqGx5pyBBex8zLssau5M47VbJzoOSjBnHgmvYB7ANK1S5k1dPYJ8N9CSf-vk78RsFDYft";
+        let p = decode(OLD_LINK).unwrap();
+        assert_eq!(p.mode, ShareMode::Compare);
+        let c = p.compare.as_ref().unwrap();
+        assert_eq!((c.pos_a, c.pos_b), (2, 4));
+        assert_eq!(c.pair.a.label, "v7.1");
+        assert_eq!(c.pair.a.kernel, Some(buddyscope::Kernel::V7_1));
+        assert_eq!(c.pair.a.rmqueue_mode_memory, None);
+        assert!(c.pair.a.profile_methods);
+        assert_eq!(c.pair.b.label, "v7.2, memory mode");
+        assert_eq!(c.pair.b.kernel, Some(buddyscope::Kernel::V7_2));
+        assert_eq!(c.pair.b.rmqueue_mode_memory, Some(true));
+        assert!(!c.pair.b.profile_methods);
+        assert_eq!(p.presenter.tour_stop, Some(0));
+        // The scenario and each side read and validate as the link's maker's did.
+        let s = buddyscope::parse_valid(&p.text).unwrap();
+        for side in [buddyscope::Side::A, buddyscope::Side::B] {
+            buddyscope::ValidScenario::new(c.pair.side(side).apply(&s)).unwrap();
+        }
+        assert_eq!(serde_json::to_string(&p).unwrap(), OLD_JSON);
+        // A damaged side is refused with the field it names, not read half-way.
+        let bad = OLD_JSON.replace(r#""kernel":"v7.2""#, r#""kernel":"v9""#);
+        let z = miniz_oxide::deflate::compress_to_vec_zlib(bad.as_bytes(), 9);
+        let err = decode(&format!("1.{}", URL_SAFE_NO_PAD.encode(z))).unwrap_err();
+        assert!(matches!(err, ShareError::Corrupt { .. }), "{err}");
+        assert!(err.to_string().contains("kernel"), "{err}");
+    }
+
     #[test]
     fn compare_and_presenter_state_round_trip() {
         let mut p = payload("fallback-steal");

@@ -17,15 +17,14 @@ pub fn compare_sides(id: &str) -> (Timeline, Timeline) {
     let pair = ComparePair::default_for(&s);
     let run = |side: Side| {
         let v = ValidScenario::new(pair.side(side).apply(&s)).unwrap();
-        let r = buddyscope::run::run_valid(
-            v,
-            &buddyscope::run::RunOptions {
+        let r = buddyscope::run::Runner::new(v)
+            .options(&buddyscope::run::RunOptions {
                 record: true,
                 checkpoint_budget: 16 << 20,
                 max_ops: None,
-            },
-        )
-        .unwrap();
+            })
+            .run()
+            .unwrap();
         Timeline::new(r)
     };
     (run(Side::A), run(Side::B))

@@ -14,7 +14,7 @@ use crate::mm::MigrateType;
 use crate::mm::Stats;
 use crate::run::alloc_gfp;
 use crate::run::Limits;
-use crate::run::{execute_counters_only, RunOptions};
+use crate::run::Runner;
 use crate::scenario::Measured;
 use crate::scenario::SplitMix64;
 use crate::scenario::{parse_valid, ScenarioError, ValidScenario};
@@ -71,9 +71,7 @@ pub fn run_seed(
         let v = ValidScenario::new(cs.apply(&s))?;
         let kernel = v.kernel.as_str();
         let t0 = clock();
-        let start = crate::run::build(v)?;
-        let mut progress = |_: u64, _: u64| std::ops::ControlFlow::Continue(());
-        let run = execute_counters_only(start, &RunOptions::default(), limits, &mut progress)?;
+        let run = Runner::new(v).limits(*limits).counters_only().run()?;
         let seconds = clock() - t0;
         Ok(SideRun {
             label: cs.label.clone(),

@@ -24,10 +24,7 @@ pub use explain::{narrate, trace_text, trace_text_upto, Ctx};
 pub use mm::{
     Annotation, Event, EventKind, Kernel, KernelFn, MigrateType, Mutation, Pfn, Stats, Step, Zone,
 };
-pub use run::{
-    build, execute_counters_only, execute_with_progress, replay, run_text, run_valid, Limits, Run,
-    RunOptions, Start, Timeline,
-};
+pub use run::{build, replay, Limits, Run, RunOptions, Runner, Start, Timeline};
 pub use scenario::{
     builtin, parse, parse_valid, ComparePair, CompareSide, Init, Scenario, ScenarioError, Side,
     ValidScenario,

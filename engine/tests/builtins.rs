@@ -3,13 +3,15 @@
 
 use buddyscope::{
     mm::{check_invariants, Stats},
-    run::{run_text, Run, RunOptions, Timeline},
-    scenario::builtin,
+    run::{Run, Runner, Timeline},
+    scenario::{builtin, ValidScenario},
 };
 
 fn run(id: &str) -> Run {
     let b = builtin::get(id).unwrap_or_else(|| panic!("no builtin {id}"));
-    run_text(b.json, &RunOptions::default()).unwrap_or_else(|e| panic!("{id}: {e}"))
+    buddyscope::parse_valid(b.json)
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .unwrap_or_else(|e| panic!("{id}: {e}"))
 }
 
 /// Sum of the costs of the ops whose def path starts with `prefix`.
@@ -181,7 +183,9 @@ fn held_page_splits_the_chunked_free_and_is_freed_by_put_page() {
     let s = buddyscope::scenario::parse(b.json).unwrap();
     let cmp = s.compare.clone().unwrap();
     for (side, chunks) in [(&cmp.a, 0), (&cmp.b, 9)] {
-        let r = buddyscope::run::run(&side.apply(&s), &RunOptions::default()).unwrap();
+        let r = ValidScenario::new(side.apply(&s))
+            .and_then(|v| Runner::new(v).run())
+            .unwrap();
         let op = &r.ops[3];
         let evs = r.log.events.range(op.start as usize..op.end as usize);
         let n = evs
@@ -269,7 +273,9 @@ fn cma_alloc_migrates_and_cma_release_is_chunked_on_7_2() {
         "\"kernel\": \"v7.2\",\n  \"zone\"",
         "\"kernel\": \"v7.1\",\n  \"zone\"",
     );
-    let r = run_text(&v71, &RunOptions::default()).unwrap();
+    let r = buddyscope::parse_valid(&v71)
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .unwrap();
     assert_eq!(r.scenario.kernel, buddyscope::mm::Kernel::V7_1);
     let release = r.ops[r.ops.len() - 1].cost;
     assert!(release.pcp_ops >= 16384, "{release:?}");
@@ -288,7 +294,7 @@ fn every_builtin_runs_and_replays_on_every_profile() {
         for kernel in Kernel::ALL {
             let mut s = buddyscope::scenario::parse(b.json).unwrap();
             s.kernel = kernel;
-            let r = match buddyscope::run::run(&s, &RunOptions::default()) {
+            let r = match ValidScenario::new(s.clone()).and_then(|v| Runner::new(v).run()) {
                 Ok(r) => r,
                 Err(e) => {
                     failed.push(format!("{} {}: {e}", b.id, kernel.as_str()));

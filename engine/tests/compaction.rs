@@ -5,11 +5,13 @@
 use buddyscope::{
     explain::trace_text,
     mm::{MigrateType, PageKind, NO_OWNER},
-    run::{run_text, Run, RunOptions},
+    run::Run,
 };
 
 fn run(text: &str) -> Run {
-    run_text(text, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    buddyscope::parse_valid(text)
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The owner id of the allocation named `name` (the op whose summary ends `as NAME`).

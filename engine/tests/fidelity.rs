@@ -332,7 +332,9 @@ fn chunked_free_with_a_held_page_splits_the_run_and_the_last_put_page_frees_it()
         ("v7.1", vec![]),
     ] {
         let opts = buddyscope::run::RunOptions::default();
-        let run = buddyscope::run::run_text(&scenario(kernel), &opts).unwrap();
+        let run = buddyscope::parse_valid(&scenario(kernel))
+            .and_then(|s| buddyscope::Runner::new(s).options(&opts).run())
+            .unwrap();
         let ev = |k: usize| -> Vec<buddyscope::mm::Event> {
             let op = &run.ops[k];
             run.log
@@ -554,10 +556,7 @@ fn alloc_contig_range_migrates_a_movable_page_and_the_name_follows() {
                 {"op": "alloc_contig_range", "pfn": 0, "nr_pages": 1024, "as": "r"},
                 {"op": "free", "ref": "big"}]}"#;
     let s = buddyscope::scenario::parse_valid(json).unwrap();
-    let run = buddyscope::run::execute(
-        buddyscope::run::build(s).unwrap(),
-        &buddyscope::run::RunOptions::default(),
-    );
+    let run = buddyscope::Runner::new(s).run().unwrap();
     use buddyscope::run::Outcome;
     assert_eq!(run.ops[0].outcome, Outcome::Allocated { order: 10, pfn: 0 });
     assert_eq!(

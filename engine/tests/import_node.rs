@@ -3,10 +3,7 @@
 //! pfn ranges are checked after the import against the zones it built, with the errors and
 //! JSON paths of a `zones` scenario.
 
-use buddyscope::{
-    run::{run_text, RunOptions},
-    scenario::{procfs, ScenarioError},
-};
+use buddyscope::scenario::{procfs, ScenarioError};
 
 const TYPES: [&str; 5] = [
     "Unmovable",
@@ -131,7 +128,9 @@ fn a_64_gib_machines_pagetypeinfo_imports_whole_and_round_trips() {
             {"op": "alloc_contig_range", "pfn": 0x100_0000 - 512, "nr_pages": 512}
         ]
     });
-    let run = run_text(&doc.to_string(), &RunOptions::default()).expect("imports and runs");
+    let run = buddyscope::parse_valid(&doc.to_string())
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .expect("imports and runs");
     let spans: Vec<(u64, u32, &str)> = run
         .initial
         .zones()
@@ -189,7 +188,9 @@ fn a_64_gib_machines_pagetypeinfo_imports_whole_and_round_trips() {
         "version": 1,
         "init": {"pagetypeinfo": pagetypeinfo_text(&bigger), "zone": "all"}
     });
-    let e = run_text(&doc.to_string(), &RunOptions::default()).expect_err("over 64 GiB");
+    let e = buddyscope::parse_valid(&doc.to_string())
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .expect_err("over 64 GiB");
     assert_eq!(e.path, "init.pagetypeinfo");
     assert_eq!(
         e.message,
@@ -232,7 +233,9 @@ fn pfn_ranges_on_an_import_of_all_zones_are_checked_against_its_zones() {
         {"op": "alloc_contig_range", "pfn": 1048576, "nr_pages": 16}
     ]));
     buddyscope::scenario::parse_valid(&doc).expect("checked at build, not before");
-    let run = run_text(&doc, &RunOptions::default()).expect("in DMA32 and in Normal");
+    let run = buddyscope::parse_valid(&doc)
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .expect("in DMA32 and in Normal");
     assert_eq!(run.ops.len(), 3);
     assert!(
         run.ops[0].outcome.to_string().contains("0x1000"),
@@ -261,7 +264,9 @@ fn pfn_ranges_on_an_import_of_all_zones_are_checked_against_its_zones() {
     ] {
         let ops = serde_json::json!([{"op": "alloc", "order": 0}, op]);
         let (import, zones) = fixture_docs(ops);
-        let got: ScenarioError = run_text(&import, &RunOptions::default()).expect_err("refused");
+        let got: ScenarioError = buddyscope::parse_valid(&import)
+            .and_then(|s| buddyscope::Runner::new(s).run())
+            .expect_err("refused");
         let want = buddyscope::scenario::parse_valid(&zones).expect_err("refused as zones");
         assert_eq!(got.path, path, "{got}");
         assert_eq!(

@@ -6,10 +6,9 @@ use std::ops::ControlFlow;
 use buddyscope::{
     explain::report,
     run::{
-        self, estimate, execute, execute_counters_only, execute_with_progress, Limits, RunOptions,
-        COUNTERS_ONLY_KEPT_OPS, PROGRESS_EVERY,
+        self, estimate, Limits, Run, RunOptions, Runner, COUNTERS_ONLY_KEPT_OPS, PROGRESS_EVERY,
     },
-    scenario::{builtin, parse_valid, procfs},
+    scenario::{builtin, parse_valid, procfs, ValidScenario},
 };
 
 fn recorded() -> RunOptions {
@@ -20,8 +19,19 @@ fn recorded() -> RunOptions {
     }
 }
 
-fn go(_: u64, _: u64) -> ControlFlow<()> {
-    ControlFlow::Continue(())
+/// A recorded run, unbounded.
+fn execute(s: ValidScenario) -> Run {
+    Runner::new(s).options(&recorded()).run().unwrap()
+}
+
+/// A counters-only run under the default limits.
+fn counters_only(s: ValidScenario) -> Run {
+    Runner::new(s)
+        .options(&recorded())
+        .limits(Limits::default())
+        .counters_only()
+        .run()
+        .unwrap()
 }
 
 #[test]
@@ -29,7 +39,7 @@ fn the_estimate_counts_exactly_the_ops_every_builtin_runs() {
     for b in builtin::ALL {
         let s = parse_valid(b.json).unwrap();
         let cost = estimate(&s);
-        let run = execute(run::build(s).unwrap(), &recorded());
+        let run = execute(s);
         assert_eq!(cost.ops, run.ops.len() as u128, "{}", b.id);
         assert!(cost.pages_touched > 0, "{}", b.id);
         // Every built-in runs recorded under the default recorded limits.
@@ -45,14 +55,8 @@ fn the_estimate_counts_exactly_the_ops_every_builtin_runs() {
 fn counters_only_ends_in_the_state_and_counters_of_a_recorded_run() {
     for b in builtin::ALL {
         let s = parse_valid(b.json).unwrap();
-        let rec = execute(run::build(s.clone()).unwrap(), &recorded());
-        let fast = execute_counters_only(
-            run::build(s).unwrap(),
-            &recorded(),
-            &Limits::default(),
-            &mut go,
-        )
-        .unwrap();
+        let rec = execute(s.clone());
+        let fast = counters_only(s);
         assert!(fast.log.events.is_empty(), "{}", b.id);
         assert_eq!(fast.checkpoints.len(), 1, "{}", b.id);
         assert_eq!(fast.final_zone, rec.final_zone, "{}", b.id);
@@ -88,14 +92,8 @@ fn thp_loop(times: u64) -> String {
 #[test]
 fn a_long_counters_only_run_keeps_the_first_and_last_op_records() {
     let s = parse_valid(&thp_loop(100)).unwrap();
-    let rec = execute(run::build(s.clone()).unwrap(), &recorded());
-    let fast = execute_counters_only(
-        run::build(s).unwrap(),
-        &recorded(),
-        &Limits::default(),
-        &mut go,
-    )
-    .unwrap();
+    let rec = execute(s.clone());
+    let fast = counters_only(s);
     let k = COUNTERS_ONLY_KEPT_OPS;
     assert_eq!(fast.ops.len(), 2 * k);
     assert_eq!(fast.ops_omitted, 300 - 2 * k as u64);
@@ -131,11 +129,18 @@ fn ten_to_the_eighteen_ops_are_refused_before_anything_runs() {
         ControlFlow::Continue(())
     };
     for counters_only in [false, true] {
-        let start = run::build(s.clone()).unwrap();
+        let runner = Runner::new(s.clone()).options(&recorded());
         let e = if counters_only {
-            execute_counters_only(start, &recorded(), &Limits::default(), &mut progress)
+            runner
+                .limits(Limits::default())
+                .counters_only()
+                .progress(&mut progress)
+                .run()
         } else {
-            execute_with_progress(start, &recorded(), &Limits::recorded(), &mut progress)
+            runner
+                .limits(Limits::recorded())
+                .progress(&mut progress)
+                .run()
         }
         .unwrap_err();
         assert!(e.message.contains("1000000000000000000 operations"), "{e}");
@@ -156,13 +161,12 @@ fn progress_is_reported_and_a_break_cancels_with_an_error() {
         seen.push((done, total));
         ControlFlow::Continue(())
     };
-    let run = execute_with_progress(
-        run::build(s.clone()).unwrap(),
-        &recorded(),
-        &Limits::recorded(),
-        &mut progress,
-    )
-    .unwrap();
+    let run = Runner::new(s.clone())
+        .options(&recorded())
+        .limits(Limits::recorded())
+        .progress(&mut progress)
+        .run()
+        .unwrap();
     assert_eq!(run.ops.len(), 6000);
     let want: Vec<(u64, u64)> = (1..=6000 / PROGRESS_EVERY)
         .map(|i| (i * PROGRESS_EVERY, 6000))
@@ -178,13 +182,12 @@ fn progress_is_reported_and_a_break_cancels_with_an_error() {
             ControlFlow::Continue(())
         }
     };
-    let e = execute_with_progress(
-        run::build(s).unwrap(),
-        &recorded(),
-        &Limits::recorded(),
-        &mut cancel,
-    )
-    .unwrap_err();
+    let e = Runner::new(s)
+        .options(&recorded())
+        .limits(Limits::recorded())
+        .progress(&mut cancel)
+        .run()
+        .unwrap_err();
     assert!(run::is_cancelled(&e), "{e}");
     assert_eq!(
         e.message,
@@ -202,31 +205,28 @@ fn a_recorded_run_stops_at_the_event_cap() {
         max_events: 10_000,
         ..Limits::recorded()
     };
-    let e = execute_with_progress(
-        run::build(s.clone()).unwrap(),
-        &recorded(),
-        &limits,
-        &mut go,
-    )
-    .unwrap_err();
+    let e = Runner::new(s.clone())
+        .options(&recorded())
+        .limits(limits)
+        .run()
+        .unwrap_err();
     assert_eq!(e.path, run::EVENT_CAP_PATH);
     assert!(e.message.contains("over the cap of 10000 events"), "{e}");
     assert!(e.hint.contains("--no-trace"), "{e}");
     // Counters only records nothing: the cap does not apply.
-    assert!(execute_counters_only(run::build(s).unwrap(), &recorded(), &limits, &mut go).is_ok());
+    assert!(Runner::new(s)
+        .options(&recorded())
+        .limits(limits)
+        .counters_only()
+        .run()
+        .is_ok());
 }
 
 #[test]
 fn memory_bytes_counts_the_trace_and_the_checkpoints() {
     let s = parse_valid(builtin::get("free-contig-range-thp").unwrap().json).unwrap();
-    let rec = execute(run::build(s.clone()).unwrap(), &recorded());
-    let fast = execute_counters_only(
-        run::build(s).unwrap(),
-        &recorded(),
-        &Limits::default(),
-        &mut go,
-    )
-    .unwrap();
+    let rec = execute(s.clone());
+    let fast = counters_only(s);
     // 16 bytes an event, 2 a call or lock (`Trace`), and never more than EVENT_BYTES an event
     // with the bitmap and the vectors' spare capacity counted.
     let events = rec.log.events.min_bytes();

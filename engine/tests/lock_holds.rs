@@ -4,7 +4,6 @@
 
 use buddyscope::{
     mm::{boot_engine, gfp::*, Engine, HoldHistogram, LockHolds, ZoneParams, HOLD_BUCKETS, *},
-    run::{run_valid, RunOptions},
     scenario::parse_valid,
 };
 
@@ -168,7 +167,9 @@ fn free_contig_range_per_page_vs_chunked() {
                         {{"op": "split", "ref": "thp"}},
                         {{"op": "free_contig_range", "ref": "thp", "method": "{method}"}}]}}"#
         );
-        let run = run_valid(parse_valid(&text).unwrap(), &RunOptions::default()).unwrap();
+        let run = buddyscope::Runner::new(parse_valid(&text).unwrap())
+            .run()
+            .unwrap();
         let free = &run.ops[2].lock_holds;
         assert_eq!(free.pcp, pcp, "{method}");
         assert_eq!(free.zone, HoldHistogram::default(), "{method}");
@@ -194,7 +195,7 @@ fn rmqueue_bulk_seed_worst_hold_before_and_after() {
     let pair = s.compare.clone().unwrap().pair();
     let burst = |side: Side| {
         let v = buddyscope::scenario::ValidScenario::new(pair.side(side).apply(&s)).unwrap();
-        let run = run_valid(v, &RunOptions::default()).unwrap();
+        let run = buddyscope::Runner::new(v).run().unwrap();
         let i = run
             .ops
             .iter()

@@ -5,10 +5,17 @@ use buddyscope::{
     explain,
     run::{
         replay::{replay_text, Cause, PredictReport, ReplayOptions},
-        run, RunOptions,
+        Run, Runner,
     },
-    scenario::{self, builtin},
+    scenario::{self, builtin, Scenario, ValidScenario},
 };
+
+/// The recorded run of `s`.
+fn run(s: &Scenario) -> Run {
+    Runner::new(ValidScenario::new(s.clone()).unwrap())
+        .run()
+        .unwrap()
+}
 
 fn predicting() -> ReplayOptions {
     ReplayOptions {
@@ -37,7 +44,7 @@ fn every_builtin_predicts_its_own_trace_exactly() {
     let mut predicted = 0;
     for b in builtin::ALL {
         let s = scenario::parse(b.json).unwrap();
-        let r = run(&s, &RunOptions::default()).unwrap();
+        let r = run(&s);
         let trace = explain::trace_text(&r);
         let (p, divergences) = predict(&s, &trace);
         predicted += p.allocations;
@@ -87,7 +94,7 @@ fn consistent(p: &PredictReport) {
 #[test]
 fn another_profile_predicts_worse_with_classified_misses() {
     let s = scenario::parse(builtin::get("fragmented-sandbox").unwrap().json).unwrap();
-    let r = run(&s, &RunOptions::default()).unwrap();
+    let r = run(&s);
     let trace = explain::trace_text(&r);
     let (own, _) = predict(&s, &trace);
     assert_eq!(own.exact, own.allocations);
@@ -137,7 +144,7 @@ fn another_profile_predicts_worse_with_classified_misses() {
 #[test]
 fn lines_out_of_time_order_are_sorted_and_each_cpu_keeps_its_pcp() {
     let s = scenario::parse(builtin::get("pcp-overflow-2cpu").unwrap().json).unwrap();
-    let r = run(&s, &RunOptions::default()).unwrap();
+    let r = run(&s);
     let own = explain::trace_text(&r);
     // As ftrace prints it: the engine's `# on CPU N` lines become the `[cpu]` column.
     let mut cpu = 0;

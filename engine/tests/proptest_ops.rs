@@ -25,9 +25,19 @@ use std::time::Instant;
 
 use buddyscope::{
     mm::{Zone, *},
-    run::{run, RunOptions, Timeline},
-    scenario::{self, DrainTarget, Init, MtWeights, Op as SOp, Scenario, ZoneSpec},
+    run::{Run, RunOptions, Runner, Timeline},
+    scenario::{
+        self, DrainTarget, Init, MtWeights, Op as SOp, Scenario, ScenarioError, ValidScenario,
+        ZoneSpec,
+    },
 };
+
+/// Validates `s` and runs it with `opts`.
+fn run(s: &Scenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
+    Runner::new(ValidScenario::new(s.clone())?)
+        .options(opts)
+        .run()
+}
 use op_model::{Cfg, Op, Tally};
 use proptest::prelude::*;
 use proptest::strategy::Union;

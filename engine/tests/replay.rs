@@ -6,10 +6,17 @@ use buddyscope::{
     mm::{order_to_pindex, MigrateType, NR_PAGE_ORDERS},
     run::{
         replay::{replay_text, DivergenceKind, ReplayError, ReplayOptions},
-        run, RunOptions,
+        Run, Runner,
     },
-    scenario::{self, builtin, procfs},
+    scenario::{self, builtin, procfs, Scenario, ValidScenario},
 };
+
+/// The recorded run of `s`.
+fn run(s: &Scenario) -> Run {
+    Runner::new(ValidScenario::new(s.clone()).unwrap())
+        .run()
+        .unwrap()
+}
 
 /// `run --format trace` of a scenario, replayed from the same start state, reproduces the
 /// final `/proc/pagetypeinfo` with zero divergences.
@@ -18,7 +25,7 @@ fn round_trip_every_builtin() {
     let mut failed = Vec::new();
     for b in builtin::ALL {
         let s = scenario::parse(b.json).unwrap();
-        let r = run(&s, &RunOptions::default()).unwrap();
+        let r = run(&s);
         let trace = explain::trace_text(&r);
         let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
         let want = procfs::pagetypeinfo(&r.final_zone);
@@ -81,7 +88,7 @@ const DOUBLE_FREE: &str = "\
 #[test]
 fn a_double_free_is_exactly_one_divergence() {
     let s = small_zone(2);
-    let boot = run(&s, &RunOptions::default()).unwrap();
+    let boot = run(&s);
     let rep = replay_text(&s, DOUBLE_FREE, &ReplayOptions::default()).unwrap();
     assert_eq!(rep.divergence_count, 1, "{:#?}", rep.divergences);
     let d = &rep.divergences[0];
@@ -162,7 +169,7 @@ fn a_rejected_line_names_its_line() {
 fn the_model_agrees_with_its_own_trace() {
     let b = builtin::get("fragmented-sandbox").unwrap();
     let s = scenario::parse(b.json).unwrap();
-    let r = run(&s, &RunOptions::default()).unwrap();
+    let r = run(&s);
     let trace = explain::trace_text(&r);
     let c = buddyscope::run::replay::reissue(&s, trace.as_bytes()).unwrap();
     assert!(
@@ -191,7 +198,7 @@ fn a_replay_undoes_exactly() {
         "cma-frozen-range",
     ] {
         let s = scenario::parse(builtin::get(id).unwrap().json).unwrap();
-        let r = run(&s, &RunOptions::default()).unwrap();
+        let r = run(&s);
         let rep = replay_text(&s, &explain::trace_text(&r), &ReplayOptions::default()).unwrap();
         let mut z = rep.run.final_zone.clone();
         for ev in rep.run.log.events.iter().rev() {
@@ -214,7 +221,7 @@ fn summary_of_fallback_claim() {
     use buddyscope::run::replay::MAX_SAMPLES;
     use buddyscope::run::replay::{reissue, summary};
     let s = scenario::parse(builtin::get("fallback-claim").unwrap().json).unwrap();
-    let r = run(&s, &RunOptions::default()).unwrap();
+    let r = run(&s);
     let trace = explain::trace_text(&r);
     let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
     let c = reissue(&s, trace.as_bytes()).unwrap();

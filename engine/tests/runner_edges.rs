@@ -3,11 +3,13 @@
 
 use buddyscope::{
     mm::check_invariants,
-    run::{run_text, Outcome, RunOptions, Timeline},
+    run::{Outcome, Timeline},
 };
 
 fn run_checked(doc: &str) -> buddyscope::run::Run {
-    let r = run_text(doc, &RunOptions::default()).unwrap();
+    let r = buddyscope::parse_valid(doc)
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .unwrap();
     let ends: Vec<u32> = r.ops.iter().map(|o| o.end).collect();
     let mut tl = Timeline::new(r.clone());
     for e in ends {

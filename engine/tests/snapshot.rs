@@ -3,8 +3,8 @@
 
 use buddyscope::{
     mm::MigrateType,
-    run::{run, RunOptions},
-    scenario::{self, procfs},
+    run::Runner,
+    scenario::{self, procfs, ValidScenario},
 };
 
 /// A 2048-page zone at pfn 0x100000 on 2 CPUs: pageblock 1 Unmovable; free blocks placed at
@@ -28,7 +28,9 @@ fn doc(snapshot_patch: &str) -> String {
 #[test]
 fn a_snapshot_places_every_block_exactly() {
     let s = scenario::parse(&doc("")).unwrap();
-    let r = run(&s, &RunOptions::default()).unwrap();
+    let r = Runner::new(ValidScenario::new(s.clone()).unwrap())
+        .run()
+        .unwrap();
     let z = &r.final_zone;
     assert_eq!((z.cfg().start_pfn, z.pages()), (0x100000, 2048));
     assert_eq!(z.free_list_pfns(0, MigrateType::Movable), vec![3, 1]);
@@ -90,9 +92,7 @@ fn snapshot_errors_name_the_json_path() {
         ),
     ];
     for (text, path, msg) in cases {
-        let e = scenario::parse_valid(&text)
-            .and_then(|s| buddyscope::run::build(s).map(|_| ()))
-            .unwrap_err();
+        let e = scenario::parse_valid(&text).unwrap_err();
         assert_eq!(e.path, path, "{e}");
         assert!(e.message.contains(msg), "{e}");
     }
@@ -125,4 +125,38 @@ fn a_trace_replays_on_a_snapshot() {
     // The drained order-9 block went to the buddy as its pageblock's type (Reclaimable) and
     // merged with the free order-9 Movable buddy at 1024 (both types mergeable).
     assert_eq!(z.free_list_pfns(10, MigrateType::Reclaimable), vec![1024]);
+}
+
+/// What `Scenario::to_json_pretty` writes, the one reader reads back to the same scenario (and
+/// validates the same way): every built-in, a zone snapshot, a node snapshot (whose `zone` the
+/// reader fills from the snapshot), a `/proc` import of one zone and of every zone.
+#[test]
+fn every_kind_of_scenario_reads_back_from_its_json() {
+    let node = std::fs::read_to_string("tests/fixtures/node-v2/before.json").unwrap();
+    let pti = include_str!("fixtures/machine-6.18-pagetypeinfo.txt");
+    let zi = include_str!("fixtures/machine-6.18-zoneinfo.txt");
+    let mut docs: Vec<String> = scenario::builtin::ALL
+        .iter()
+        .map(|b| b.json.to_string())
+        .collect();
+    docs.push(doc(""));
+    docs.push(format!(
+        r#"{{"version": 1, "kernel": "v6.18", "init": {{"snapshot": {node}}}}}"#
+    ));
+    for zone in ["Normal", "all"] {
+        docs.push(
+            serde_json::json!({
+                "version": 1,
+                "init": {"pagetypeinfo": pti, "zoneinfo": zi, "zone": zone},
+                "ops": [{"op": "drain"}]
+            })
+            .to_string(),
+        );
+    }
+    for text in docs {
+        let s = scenario::parse_valid(&text).unwrap();
+        let json = s.to_json_pretty();
+        let back = scenario::parse_valid(&json).unwrap_or_else(|e| panic!("{e}\n{json}"));
+        assert_eq!(back, s, "{json}");
+    }
 }

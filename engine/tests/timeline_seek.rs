@@ -3,7 +3,7 @@
 //! about 100,000 events, far jumps restore a checkpoint and nearer ones walk, forwards and
 //! backwards. Either way the zone must be the one forward replay reaches.
 
-use buddyscope::run::{run_text, RunOptions, Timeline};
+use buddyscope::run::Timeline;
 
 const SCENARIO: &str = r#"{
   "version": 1,
@@ -19,7 +19,9 @@ const SCENARIO: &str = r#"{
 
 #[test]
 fn far_and_near_jumps_reach_the_forward_replay_state() {
-    let run = run_text(SCENARIO, &RunOptions::default()).expect("runs");
+    let run = buddyscope::parse_valid(SCENARIO)
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .expect("runs");
     let len = run.log.events.len() as u32;
     assert!(len > 60_000, "a long enough run: {len} events");
     assert!(

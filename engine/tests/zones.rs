@@ -3,7 +3,7 @@
 
 use buddyscope::{
     mm::{EventKind, Mutation},
-    run::{run_text, RunOptions},
+    run::RunOptions,
     scenario::procfs,
 };
 
@@ -33,7 +33,9 @@ const TWO: &str = r#"{"version": 1, "kernel": "v7.1",
 
 #[test]
 fn a_two_zone_run_falls_back_and_rewinds_exactly() {
-    let run = run_text(TWO, &RunOptions::default()).expect("runs");
+    let run = buddyscope::parse_valid(TWO)
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .expect("runs");
     assert_eq!(run.initial.nr_zones(), 2);
     // ops[3] spills into DMA32: Normal has one order-10 block
     // left, 1024 − 1023 = 1 is below its low watermark.
@@ -75,14 +77,16 @@ fn a_two_zone_run_falls_back_and_rewinds_exactly() {
 
 #[test]
 fn proc_outputs_list_every_zone_in_the_kernels_order() {
-    let run = run_text(
-        TWO,
-        &RunOptions {
-            max_ops: Some(0),
-            ..RunOptions::default()
-        },
-    )
-    .expect("runs");
+    let run = buddyscope::parse_valid(TWO)
+        .and_then(|s| {
+            buddyscope::Runner::new(s)
+                .options(&RunOptions {
+                    max_ops: Some(0),
+                    ..RunOptions::default()
+                })
+                .run()
+        })
+        .expect("runs");
     let pti = procfs::pagetypeinfo(&run.final_zone);
     let rows: Vec<&str> = pti
         .lines()
@@ -110,7 +114,9 @@ fn proc_outputs_list_every_zone_in_the_kernels_order() {
 
 #[test]
 fn a_trace_prints_each_zones_absolute_pfns() {
-    let run = run_text(TWO, &RunOptions::default()).expect("runs");
+    let run = buddyscope::parse_valid(TWO)
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .expect("runs");
     let t = buddyscope::explain::trace_text(&run);
     assert!(
         t.contains("mm_page_alloc: page=ffffea0000040000 pfn=0x1000 order=10"),
@@ -168,15 +174,15 @@ fn zones_are_checked_with_json_paths() {
 #[test]
 fn one_entry_in_zones_is_the_one_zone_model() {
     let ops = r#""ops": [{"op": "alloc", "order": 3, "as": "a"}, {"op": "free", "ref": "a"}]"#;
-    let a = run_text(
-        &format!(r#"{{"version": 1, "zone": {{"pages": 4096}}, {ops}}}"#),
-        &RunOptions::default(),
-    )
+    let a = buddyscope::parse_valid(&format!(
+        r#"{{"version": 1, "zone": {{"pages": 4096}}, {ops}}}"#
+    ))
+    .and_then(|s| buddyscope::Runner::new(s).run())
     .expect("runs");
-    let b = run_text(
-        &format!(r#"{{"version": 1, "zones": [{{"pages": 4096}}], {ops}}}"#),
-        &RunOptions::default(),
-    )
+    let b = buddyscope::parse_valid(&format!(
+        r#"{{"version": 1, "zones": [{{"pages": 4096}}], {ops}}}"#
+    ))
+    .and_then(|s| buddyscope::Runner::new(s).run())
     .expect("runs");
     assert_eq!(
         buddyscope::explain::trace_text(&a),
@@ -192,7 +198,6 @@ mod prop {
 
     use buddyscope::mm::check_invariants;
     use buddyscope::run::Timeline;
-    use buddyscope::run::{run_text, RunOptions};
     use proptest::prelude::*;
     use serde_json::{json, Value};
 
@@ -269,7 +274,7 @@ mod prop {
                 "zones": zones.iter().map(|(n, s, p)| json!({"name": n, "start_pfn": s, "pages": p, "cpus": cpus})).collect::<Vec<_>>(),
                 "ops": ops,
             });
-            let run = run_text(&doc.to_string(), &RunOptions::default()).expect("runs");
+            let run = buddyscope::parse_valid(&doc.to_string()).and_then(|s| buddyscope::Runner::new(s).run()).expect("runs");
             let initial = run.initial.clone();
             let fin = run.final_zone.clone();
             let ends: Vec<u32> = run.ops.iter().map(|o| o.end).collect();
@@ -302,14 +307,16 @@ fn a_whole_machines_pagetypeinfo_imports_as_a_node() {
             {"op": "free", "ref": "d"}
         ]
     });
-    let run = run_text(
-        &doc.to_string(),
-        &RunOptions {
-            max_ops: Some(0),
-            ..RunOptions::default()
-        },
-    )
-    .expect("imports");
+    let run = buddyscope::parse_valid(&doc.to_string())
+        .and_then(|s| {
+            buddyscope::Runner::new(s)
+                .options(&RunOptions {
+                    max_ops: Some(0),
+                    ..RunOptions::default()
+                })
+                .run()
+        })
+        .expect("imports");
     let names: Vec<&str> = run.initial.zones().map(|z| z.cfg().name.as_str()).collect();
     assert_eq!(names, ["DMA", "DMA32", "Normal"]);
     let starts: Vec<u64> = run.initial.zones().map(|z| z.cfg().start_pfn).collect();
@@ -323,7 +330,9 @@ fn a_whole_machines_pagetypeinfo_imports_as_a_node() {
     };
     assert_eq!(rows(&got), rows(pti));
     // A GFP_DMA32 page comes from DMA32 and goes back to it.
-    let full = run_text(&doc.to_string(), &RunOptions::default()).expect("runs");
+    let full = buddyscope::parse_valid(&doc.to_string())
+        .and_then(|s| buddyscope::Runner::new(s).run())
+        .expect("runs");
     let t = buddyscope::explain::trace_text(&full);
     let alloc = t
         .lines()
@@ -439,7 +448,9 @@ fn vmalloc_spills_into_dma32_and_vfree_frees_each_page_to_its_zone() {
     {{"op": "drain", "cpu": "all"}}
   ]}}"#
         );
-        let run = run_text(&text, &RunOptions::default()).expect("runs");
+        let run = buddyscope::parse_valid(&text)
+            .and_then(|s| buddyscope::Runner::new(s).run())
+            .expect("runs");
         let vm = &run.ops[3];
         assert!(
             vm.outcome.to_string().contains("1500"),
@@ -498,7 +509,9 @@ fn alloc_contig_range_in_dma32_migrates_into_normal_and_the_names_follow() {
     {{"op": "drain", "cpu": "all"}}
   ]}}"#
         );
-        let run = run_text(&text, &RunOptions::default()).expect("runs");
+        let run = buddyscope::parse_valid(&text)
+            .and_then(|s| buddyscope::Runner::new(s).run())
+            .expect("runs");
         let contig = run.ops[2].outcome.to_string();
         assert!(contig.contains("migrat"), "{kernel}: {contig}");
         // Both moved to Normal: 0x100000 and up.
@@ -566,7 +579,9 @@ fn a_two_zone_trace_replays_each_line_in_the_zone_of_its_pfn() {
   ]}}"#
         );
         let s = buddyscope::scenario::parse(&text).unwrap();
-        let run = run_text(&text, &RunOptions::default()).expect("runs");
+        let run = buddyscope::parse_valid(&text)
+            .and_then(|s| buddyscope::Runner::new(s).run())
+            .expect("runs");
         let trace = buddyscope::explain::trace_text(&run);
         let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();
         assert_eq!(

@@ -245,15 +245,14 @@ mod tests {
                 assert!(at_stop(&a, &bt, k, stop.event.unwrap_or(0)));
                 for (side, t) in [(Side::A, &a), (Side::B, &bt)] {
                     let v = ValidScenario::new(pair.side(side).apply(&s)).unwrap();
-                    let cut = buddyscope::run::run_valid(
-                        v,
-                        &buddyscope::run::RunOptions {
+                    let cut = buddyscope::run::Runner::new(v)
+                        .options(&buddyscope::run::RunOptions {
                             record: false,
                             checkpoint_budget: 0,
                             max_ops: Some(k),
-                        },
-                    )
-                    .unwrap();
+                        })
+                        .run()
+                        .unwrap();
                     let (z, want) = (t.zone(), &cut.final_zone);
                     assert_eq!(z.nr_free(), want.nr_free(), "{} {side:?} op {k}", b.id);
                     for o in 0..buddyscope::mm::NR_PAGE_ORDERS as u8 {

@@ -128,7 +128,7 @@ impl Session {
         Session {
             id: RunId::default(),
             text: text.to_string(),
-            scenario: r.scenario.clone(),
+            scenario: Scenario::clone(&r.scenario),
             memory: RunMemory::of(&r),
             timeline: Timeline::new(r),
             replay: None,
@@ -156,7 +156,7 @@ impl Session {
         Ok(Session {
             id: RunId::default(),
             text: r.run.scenario.to_json_pretty(),
-            scenario: r.run.scenario.clone(),
+            scenario: Scenario::clone(&r.run.scenario),
             replay: Some(ReplayInfo {
                 file: file.to_string(),
                 summary,
@@ -234,14 +234,16 @@ pub fn plan_cost(cost: &Cost, limits: &Limits) -> Plan {
 }
 
 /// Runs `valid` with the app's options and limits: the scenario's cost is checked first and a
-/// recording run stops at the event cap (`progress` as in
-/// [`buddyscope::run::execute_with_progress`]).
+/// recording run stops at the event cap (`progress` as in [`buddyscope::run::Runner::progress`]).
 pub fn run_bounded(
     valid: ValidScenario,
     progress: buddyscope::run::Progress<'_>,
 ) -> Result<Run, ScenarioError> {
-    let start = buddyscope::run::build(valid)?;
-    buddyscope::run::execute_with_progress(start, &run_options(), &limits(), progress)
+    buddyscope::run::Runner::new(valid)
+        .options(&run_options())
+        .limits(limits())
+        .progress(progress)
+        .run()
 }
 
 #[cfg(test)]

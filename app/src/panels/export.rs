@@ -737,7 +737,8 @@ pub fn ExportPanel() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::testutil::timeline;
-    use buddyscope::run::{run_text, RunOptions};
+    use buddyscope::run::{RunOptions, Runner};
+    use buddyscope::scenario::parse_valid;
 
     /// At the end of op K the exports are what the CLI prints with `--ops K` (the CLI runs
     /// K ops and formats its final zone with the same functions).
@@ -746,7 +747,7 @@ mod tests {
     #[test]
     fn a_custom_run_is_named_after_itself_and_an_empty_trace_is_refused() {
         let text = r#"{"version": 1, "name": "Your machine: zone Normal", "ops": []}"#;
-        let t = Timeline::new(run_text(text, &RunOptions::default()).unwrap());
+        let t = Timeline::new(Runner::new(parse_valid(text).unwrap()).run().unwrap());
         assert_eq!(file_stem(&t, "custom"), "your-machine-zone-normal");
         let f = text_export(&t, "custom", TextExport::Buddyinfo);
         assert_eq!(f.name, "your-machine-zone-normal-buddyinfo.txt");
@@ -773,15 +774,14 @@ mod tests {
             for k in [1, 3, n] {
                 t.seek(t.op(k - 1).end);
                 assert_eq!(position_tag(&t), format!("op{k}"));
-                let cli = run_text(
-                    b.json,
-                    &RunOptions {
+                let cli = Runner::new(parse_valid(b.json).unwrap())
+                    .options(&RunOptions {
                         record: true,
                         checkpoint_budget: 0,
                         max_ops: Some(k),
-                    },
-                )
-                .unwrap();
+                    })
+                    .run()
+                    .unwrap();
                 let bi = text_export(&t, id, TextExport::Buddyinfo);
                 assert_eq!(bi.text, procfs::buddyinfo(&cli.final_zone), "{id} K={k}");
                 assert_eq!(bi.name, format!("{id}-op{k}-buddyinfo.txt"));

@@ -385,7 +385,8 @@ pub fn ReplaySummaryPanel() -> impl IntoView {
 mod tests {
     use super::*;
     use buddyscope::run::replay::{replay_text, ReplayOptions};
-    use buddyscope::run::{run, RunOptions};
+    use buddyscope::run::Runner;
+    use buddyscope::scenario::ValidScenario;
 
     #[test]
     fn markers_sit_after_each_divergence_event_and_rows_group_by_type() {
@@ -395,7 +396,9 @@ mod tests {
                 .json,
         )
         .unwrap();
-        let r = run(&s, &RunOptions::default()).unwrap();
+        let r = Runner::new(ValidScenario::new(s.clone()).unwrap())
+            .run()
+            .unwrap();
         let mut trace = buddyscope::explain::trace_text(&r);
         // A second allocation of the first traced block: one divergence.
         let first = trace

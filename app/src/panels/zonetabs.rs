@@ -83,14 +83,19 @@ pub fn ZoneTabs() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::model::tour::worked_zone;
-    use buddyscope::run::{run_text, RunOptions};
+    use buddyscope::run::Runner;
+    use buddyscope::scenario::parse_valid;
 
     #[test]
     fn two_zones_have_two_tabs_and_a_pick_shows_that_zone() {
         let text = buddyscope::scenario::builtin::get("dma32-machine")
             .expect("built-in")
             .json;
-        let mut t = Timeline::new(run_text(text, &RunOptions::default()).expect("runs"));
+        let mut t = Timeline::new(
+            Runner::new(parse_valid(text).expect("valid"))
+                .run()
+                .expect("runs"),
+        );
         let m = view_model(&t);
         assert_eq!(
             m.iter().map(|z| z.name.as_str()).collect::<Vec<_>>(),
@@ -104,7 +109,11 @@ mod tests {
         let one = buddyscope::scenario::builtin::get("fallback-claim")
             .expect("built-in")
             .json;
-        let t = Timeline::new(run_text(one, &RunOptions::default()).expect("runs"));
+        let t = Timeline::new(
+            Runner::new(parse_valid(one).expect("valid"))
+                .run()
+                .expect("runs"),
+        );
         assert!(view_model(&t).is_empty());
         assert_eq!(worked_zone(&t), None);
     }
@@ -116,7 +125,11 @@ mod tests {
         let text = buddyscope::scenario::builtin::get("dma32-machine")
             .expect("built-in")
             .json;
-        let mut t = Timeline::new(run_text(text, &RunOptions::default()).expect("runs"));
+        let mut t = Timeline::new(
+            Runner::new(parse_valid(text).expect("valid"))
+                .run()
+                .expect("runs"),
+        );
         let names = |t: &Timeline, i: usize| t.node().zone_at(i).cfg().name.clone();
         t.seek(t.op(29).end);
         assert_eq!(names(&t, worked_zone(&t).unwrap()), "Normal");

@@ -1,18 +1,19 @@
 //! The run a worker computed, sent to the main thread as one `ArrayBuffer` (transferred, not
 //! copied).
 //!
-//! What is sent and what is re-derived. The event log, op records, op definitions, owners and
-//! names are the product of the run: re-deriving them means running the allocator again, the
-//! work the worker exists to take off the page, so they are sent, in postcard's compact binary
+//! What is sent and what is re-derived. The event log, op records, owners and names are the
+//! product of the run: re-deriving them means running the allocator again, the work the worker
+//! exists to take off the page, so they are sent, in postcard's compact binary
 //! form (varint integers: an event is about 8 bytes on the wire against 16 in memory, a
 //! call 1). The zone states are not: a zone copy is ~20 bytes a page on the wire (5 MB for
 //! the default 1 GiB zone, 26 of them in its run: 142 MB), while the page rebuilds them cheaply:
 //! the initial zone with `setup::build` (what a small run does anyway), the checkpoints and the
-//! final zone by applying the events once ([`CheckpointRebuild`], no allocator logic), and
-//! the scenario is the text the page already parsed to cost the run.
+//! final zone by applying the events once ([`CheckpointRebuild`], no allocator logic); the
+//! scenario is the text the page already read to cost the run, and the op definitions come
+//! from its program. [`CheckpointRebuild::into_run`] assembles the run as the runner does.
 //!
-//! The page reads the bytes in slices ([`RunDecoder`]): a head (counts, messages, op
-//! definitions, owners, names), then every op record and every event as its own postcard
+//! The page reads the bytes in slices ([`RunDecoder`]): a head (counts, messages, owners,
+//! names), then every op record and every event as its own postcard
 //! value, so the page decodes a few thousand records, yields to the browser, and goes on
 //! (`runjob::receive`): a 600,000-op run is ~11 M events, seconds of decoding in wasm, which
 //! used to freeze the page in one piece.
@@ -21,8 +22,8 @@
 
 use buddyscope::mm::Zone;
 use buddyscope::mm::{Event, EventLog, Trace};
-use buddyscope::run::{CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Run};
-use buddyscope::scenario::{Scenario, ValidScenario};
+use buddyscope::run::{CheckpointRebuild, OpRecord, OwnerInfo, Run};
+use buddyscope::scenario::ValidScenario;
 use serde::{Deserialize, Serialize};
 
 /// The wire form's head, borrowed for encoding: what is not one record a piece, and how many
@@ -32,7 +33,6 @@ struct HeadRef<'a> {
     ops: u64,
     events: u64,
     messages: &'a [String],
-    op_defs: &'a [OpDef],
     owners: &'a [OwnerInfo],
     names: &'a [(String, String)],
 }
@@ -43,7 +43,6 @@ struct Head {
     ops: u64,
     events: u64,
     messages: Vec<String>,
-    op_defs: Vec<OpDef>,
     owners: Vec<OwnerInfo>,
     names: Vec<(String, String)>,
 }
@@ -55,7 +54,6 @@ pub fn encode_run(run: &Run) -> Vec<u8> {
         ops: run.ops.len() as u64,
         events: run.log.events.len() as u64,
         messages: &run.log.messages,
-        op_defs: &run.op_defs,
         owners: &run.owners,
         names: &run.names,
     };
@@ -204,7 +202,7 @@ impl RunDecoder {
             return Err(unreadable(postcard::Error::DeserializeBadEncoding));
         }
         let t1 = clock();
-        let start = buddyscope::run::build(valid).map_err(|e| e.to_string())?;
+        let start = buddyscope::run::build(valid);
         let initial = start.engine.zone;
         let times = DecodeTimes {
             decode: self.decode_ms,
@@ -213,7 +211,7 @@ impl RunDecoder {
         };
         Ok(Rebuilding {
             rebuild: CheckpointRebuild::new(&initial, checkpoint_budget),
-            scenario: start.scenario.into_scenario(),
+            scenario: start.scenario,
             initial,
             events: self.events,
             ops: self.ops,
@@ -227,7 +225,7 @@ impl RunDecoder {
 /// ([`CheckpointRebuild`]), a slice at a time like the decoding.
 pub struct Rebuilding {
     rebuild: CheckpointRebuild,
-    scenario: Scenario,
+    scenario: ValidScenario,
     initial: Zone,
     events: Trace,
     ops: Vec<OpRecord>,
@@ -265,25 +263,18 @@ impl Rebuilding {
 
     /// The run, once [`Rebuilding::step`] has returned true, and what reading it cost.
     pub fn finish(self) -> (Run, DecodeTimes) {
-        let (checkpoints, final_zone) = self.rebuild.finish(&self.events);
-        // The worker's run is recorded (every op kept): its lock holds are the sum of the ops'.
-        let lock_holds = self.ops.iter().map(|o| o.lock_holds).sum();
-        let run = Run {
-            scenario: self.scenario,
-            initial: self.initial,
-            log: EventLog {
-                events: self.events,
-                messages: self.head.messages,
-            },
-            ops: self.ops,
-            op_defs: self.head.op_defs,
-            owners: self.head.owners,
-            final_zone,
-            checkpoints,
-            names: self.head.names,
-            lock_holds,
-            ops_omitted: 0,
+        let log = EventLog {
+            events: self.events,
+            messages: self.head.messages,
         };
+        let run = self.rebuild.into_run(
+            self.scenario,
+            self.initial,
+            log,
+            self.ops,
+            self.head.owners,
+            self.head.names,
+        );
         (run, self.times)
     }
 }
@@ -308,8 +299,7 @@ pub fn decode_run(
 mod tests {
     use super::*;
     use crate::model::session::run_options;
-    use buddyscope::run::run_valid;
-    use buddyscope::run::Timeline;
+    use buddyscope::run::{Runner, Timeline};
     use buddyscope::scenario::parse_valid;
 
     /// The decoded run is the run: same records, same zone states (checkpoints, final zone,
@@ -318,7 +308,10 @@ mod tests {
     fn a_run_round_trips() {
         for id in ["fallback-claim", "vmalloc-large-order"] {
             let json = buddyscope::scenario::builtin::get(id).unwrap().json;
-            let run = run_valid(parse_valid(json).unwrap(), &run_options()).unwrap();
+            let run = Runner::new(parse_valid(json).unwrap())
+                .options(&run_options())
+                .run()
+                .unwrap();
             let bytes = encode_run(&run);
             let (back, _) = decode_run(
                 parse_valid(json).unwrap(),
@@ -351,7 +344,10 @@ mod tests {
     #[test]
     fn the_encoding_is_compact() {
         let b = buddyscope::scenario::builtin::get("fallback-claim").unwrap();
-        let run = run_valid(parse_valid(b.json).unwrap(), &run_options()).unwrap();
+        let run = Runner::new(parse_valid(b.json).unwrap())
+            .options(&run_options())
+            .run()
+            .unwrap();
         let events = run.log.events.len() * std::mem::size_of::<buddyscope::mm::Event>();
         let bytes = encode_run(&run).len();
         println!(
@@ -369,7 +365,10 @@ mod tests {
         let json = buddyscope::scenario::builtin::get("fallback-claim")
             .unwrap()
             .json;
-        let run = run_valid(parse_valid(json).unwrap(), &run_options()).unwrap();
+        let run = Runner::new(parse_valid(json).unwrap())
+            .options(&run_options())
+            .run()
+            .unwrap();
         let bytes = encode_run(&run);
         for n in [1, 7, 1000] {
             let mut d = RunDecoder::new(bytes.clone()).unwrap();
@@ -397,7 +396,10 @@ mod tests {
         let json = buddyscope::scenario::builtin::get("fallback-claim")
             .unwrap()
             .json;
-        let run = run_valid(parse_valid(json).unwrap(), &run_options()).unwrap();
+        let run = Runner::new(parse_valid(json).unwrap())
+            .options(&run_options())
+            .run()
+            .unwrap();
         let bytes = encode_run(&run);
         let budget = run_options().checkpoint_budget;
         let cut = decode_run(

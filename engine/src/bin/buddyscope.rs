@@ -3,11 +3,10 @@
 
 use buddyscope::explain::overtime::{over_time, Series};
 use buddyscope::{
-    execute_counters_only, execute_with_progress,
     explain::report,
-    run, run_valid,
+    run,
     scenario::{self, procfs},
-    Limits, RunOptions, Start,
+    Limits, RunOptions, Runner,
 };
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Read;
@@ -393,15 +392,14 @@ fn main() -> ExitCode {
                 max_ops: ops,
             };
             // Without --no-trace every op keeps its record: the recorded run's op limit.
-            let limits = limits.limits(!no_trace);
-            let mut progress = |_: u64, _: u64| std::ops::ControlFlow::Continue(());
-            let r = run::build(s).and_then(|start| {
-                if no_trace {
-                    execute_counters_only(start, &opts, &limits, &mut progress)
-                } else {
-                    execute_with_progress(start, &opts, &limits, &mut progress)
-                }
-            });
+            let runner = Runner::new(s)
+                .options(&opts)
+                .limits(limits.limits(!no_trace));
+            let r = if no_trace {
+                runner.counters_only().run()
+            } else {
+                runner.run()
+            };
             let r = match r {
                 Ok(r) => r,
                 Err(e) => return fail(&format!("{file}: {e}")),
@@ -649,8 +647,8 @@ fn main() -> ExitCode {
                 Ok(t) => t,
                 Err(e) => return fail(&e),
             };
-            match scenario::parse_valid(&text).and_then(run::build) {
-                Ok(Start { scenario: s, .. }) => {
+            match scenario::parse_valid(&text) {
+                Ok(s) => {
                     let cost = run::estimate(&s);
                     // The counters-only limit: what `run --no-trace` accepts.
                     let limits = limits.limits(false);
@@ -753,7 +751,9 @@ fn main() -> ExitCode {
                 checkpoint_budget: 0,
                 max_ops: None,
             };
-            let r = match scenario::parse_valid(&text).and_then(|s| run_valid(s, &opts)) {
+            let r = match scenario::parse_valid(&text)
+                .and_then(|s| Runner::new(s).options(&opts).run())
+            {
                 Ok(r) => r,
                 Err(e) => return fail(&format!("{scenario}: {e}")),
             };
@@ -808,7 +808,7 @@ fn where_cmd(
             max_ops: None,
         };
         let r = scenario::parse_valid(&text)
-            .and_then(|s| run_valid(s, &opts))
+            .and_then(|s| Runner::new(s).options(&opts).run())
             .map_err(|e| format!("{input}: {e}"))?;
         (r, None)
     } else {

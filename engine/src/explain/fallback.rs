@@ -23,7 +23,6 @@ pub struct MatrixFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{run_text, RunOptions};
 
     /// fallback-steal's 30 steals from Movable to Unmovable: every one listed with its event,
     /// each an `mm_page_alloc_extfrag` with change_ownership=0; an order filter above the
@@ -31,7 +30,9 @@ mod tests {
     #[test]
     fn fallback_steal_is_thirty_steals_movable_to_unmovable() {
         let b = crate::scenario::builtin::get("fallback-steal").unwrap();
-        let run = run_text(b.json, &RunOptions::default()).unwrap();
+        let run = crate::scenario::parse_valid(b.json)
+            .and_then(|s| crate::run::Runner::new(s).run())
+            .unwrap();
         let m = fallback_matrix(&run, MatrixFilter::all(&run));
         let c = m
             .cell(MigrateType::Movable, MigrateType::Unmovable)

@@ -468,27 +468,31 @@ pub fn trace_text_upto(run: &crate::run::Run, end: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{run_text, RunOptions};
+    use crate::run::RunOptions;
 
     /// The trace of the first K ops of a full run is the trace of a run stopped after K ops
     /// (what `--format trace --ops K` prints).
     #[test]
     fn trace_upto_an_op_end_is_the_trace_of_k_ops() {
         let b = crate::scenario::builtin::get("pcp-overflow-2cpu").expect("a built-in");
-        let full = run_text(b.json, &RunOptions::default()).expect("runs");
+        let full = crate::scenario::parse_valid(b.json)
+            .and_then(|s| crate::run::Runner::new(s).run())
+            .expect("runs");
         assert_eq!(
             trace_text_upto(&full, full.log.events.len() as u32),
             trace_text(&full)
         );
         for k in [1, 2, full.ops.len() / 2, full.ops.len()] {
-            let short = run_text(
-                b.json,
-                &RunOptions {
-                    max_ops: Some(k),
-                    ..RunOptions::default()
-                },
-            )
-            .expect("runs");
+            let short = crate::scenario::parse_valid(b.json)
+                .and_then(|s| {
+                    crate::run::Runner::new(s)
+                        .options(&RunOptions {
+                            max_ops: Some(k),
+                            ..RunOptions::default()
+                        })
+                        .run()
+                })
+                .expect("runs");
             assert_eq!(
                 trace_text_upto(&full, full.ops[k - 1].end),
                 trace_text(&short),

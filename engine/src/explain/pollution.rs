@@ -319,7 +319,6 @@ pub fn polluters_text(rows: &[Polluter]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{run_text, RunOptions};
 
     /// fallback-steal's 30 order-0 Unmovable steals from Movable blocks: the blocks stay
     /// Movable (no claim) and now hold those 30 Unmovable pages, allocated or cached on the
@@ -327,7 +326,9 @@ mod tests {
     #[test]
     fn fallback_steal_leaves_movable_blocks_holding_unmovable_pages() {
         let b = crate::scenario::builtin::get("fallback-steal").unwrap();
-        let run = run_text(b.json, &RunOptions::default()).unwrap();
+        let run = crate::scenario::parse_valid(b.json)
+            .and_then(|s| crate::run::Runner::new(s).run())
+            .unwrap();
         let blocks = mixed_pageblocks(&run, &run.final_zone);
         assert!(!blocks.is_empty());
         let mut unmovable = 0;

@@ -64,7 +64,6 @@ pub fn tour_positions(run: &Run) -> Result<Vec<u32>, ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{run_valid, RunOptions};
     use crate::scenario::{parse, parse_valid};
 
     /// Three ops: alloc (order 2), free, drain; `tour` spliced in.
@@ -79,7 +78,9 @@ mod tests {
 
     fn run_err(tour: &str) -> ScenarioError {
         let s = parse_valid(&doc(tour)).expect("statically valid");
-        let r = run_valid(s, &RunOptions::default()).expect("the run itself is fine");
+        let r = crate::run::Runner::new(s)
+            .run()
+            .expect("the run itself is fine");
         tour_positions(&r).expect_err("expected a tour error")
     }
 
@@ -94,7 +95,9 @@ mod tests {
         assert_eq!(s.tour.len(), 4);
         assert_eq!(s.tour[2].event, Some(2));
         assert_eq!(parse(&s.to_json_pretty()).unwrap(), s);
-        let r = run_valid(parse_valid(&text).unwrap(), &RunOptions::default()).unwrap();
+        let r = crate::run::Runner::new(parse_valid(&text).unwrap())
+            .run()
+            .unwrap();
         let at = tour_positions(&r).unwrap();
         assert_eq!(at, vec![0, r.ops[0].end, r.ops[0].end + 2, r.ops[2].end]);
         // A scenario without a tour serializes without the field.
@@ -120,7 +123,8 @@ mod tests {
     #[test]
     fn every_builtin_has_a_tour_inside_its_run() {
         for b in crate::scenario::builtin::ALL {
-            let r = run_valid(parse_valid(b.json).unwrap(), &RunOptions::default())
+            let r = crate::run::Runner::new(parse_valid(b.json).unwrap())
+                .run()
                 .unwrap_or_else(|e| panic!("{}: {e}", b.id));
             let at = tour_positions(&r).unwrap();
             assert!((3..=8).contains(&at.len()), "{}: {} stops", b.id, at.len());

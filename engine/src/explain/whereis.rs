@@ -406,7 +406,6 @@ mod tests {
     use super::*;
     use crate::run::replay::{replay_text, ReplayOptions};
     use crate::run::Timeline;
-    use crate::run::{run_text, RunOptions};
 
     /// Alloc a movable order-0 page on CPU 1, free it (it goes to CPU 1's pcp list), then a
     /// named order-3 allocation.
@@ -418,7 +417,9 @@ mod tests {
         ]}"#;
 
     fn at_op(k: usize) -> Timeline {
-        let run = run_text(SC, &RunOptions::default()).expect("runs");
+        let run = crate::scenario::parse_valid(SC)
+            .and_then(|s| crate::run::Runner::new(s).run())
+            .expect("runs");
         let pos = if k == 0 { 0 } else { run.ops[k - 1].end };
         let mut t = Timeline::new(run);
         t.seek(pos);

@@ -43,13 +43,14 @@ pub fn op_touched_pageblocks(run: &Run, op: usize) -> Option<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::runner::{run_valid, RunOptions};
     use crate::scenario::builtin;
     use crate::scenario::parse_valid;
 
     fn run(id: &str) -> Run {
         let b = builtin::get(id).expect("builtin");
-        run_valid(parse_valid(b.json).unwrap(), &RunOptions::default()).unwrap()
+        crate::run::runner::Runner::new(parse_valid(b.json).unwrap())
+            .run()
+            .unwrap()
     }
 
     #[test]

@@ -152,7 +152,6 @@ pub fn page_history(run: &Run, pfn: u32) -> Vec<PageHistoryEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::runner::{run_text, RunOptions};
 
     const TINY: &str = r#"{
         "version": 1, "name": "history", "kernel": "v7.1",
@@ -164,7 +163,9 @@ mod tests {
     }"#;
 
     fn run(text: &str) -> Run {
-        run_text(text, &RunOptions::default()).expect("runs")
+        crate::scenario::parse_valid(text)
+            .and_then(|s| crate::run::runner::Runner::new(s).run())
+            .expect("runs")
     }
 
     #[test]

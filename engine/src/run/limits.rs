@@ -2,12 +2,13 @@
 //! held to.
 //!
 //! A `repeat` of a `repeat` multiplies, so a few lines of JSON can ask for 10^18 operations:
-//! [`estimate`] walks the op tree once (a `repeat` body once, multiplied by `times`) and counts
-//! in `u128` with saturation, so any document is counted, never overflowed. [`check_limits`]
+//! [`estimate`] reads the scenario's program (each op as written once, with the times it runs,
+//! counted at compile time) and counts in `u128` with saturation, so any document is counted,
+//! never overflowed. [`check_limits`]
 //! refuses a cost over [`Limits`] with a message that gives the count, the limit and how to
 //! raise it; the CLI (`check`, `run`) and the app call it before anything runs. While a run
 //! records its event trace, [`Limits::max_events`] bounds the trace's memory (checked after
-//! every op, see [`crate::run::runner::execute_with_progress`]).
+//! every op, see [`crate::run::Runner::limits`]).
 //!
 //! What a recorded run holds (see [`crate::run::runner::Run::memory_bytes`]):
 //! * the trace: [`EVENT_BYTES`] bytes an event, 2 a call (`Enter`/`Exit`) or lock, and a bit an
@@ -29,7 +30,7 @@
 use std::fmt;
 
 use crate::mm::{MAX_NODE_PAGES, MAX_ZONE_PAGES, NR_PAGE_ORDERS};
-use crate::scenario::{Op, ScenarioError, ValidScenario};
+use crate::scenario::{Op, OpId, ScenarioError, ValidScenario};
 
 /// Operations a scenario may expand to by default. Every built-in and the full-size seed
 /// benchmarks of `engine/bench/` fit (the largest, `bench-vmalloc-fix-size`, is 2,000,000 ops
@@ -157,14 +158,13 @@ pub fn check_limits(cost: &Cost, limits: &Limits) -> Result<(), ScenarioError> {
 }
 
 /// The error a recorded run stops with at the event cap.
-pub(crate) fn event_cap_error(events: usize, ops_done: u64, limits: &Limits) -> ScenarioError {
+pub(crate) fn event_cap_error(events: usize, ops_done: u64, max_events: u64) -> ScenarioError {
     ScenarioError::new(
         EVENT_CAP_PATH,
         format!(
-            "the run recorded {events} events after {ops_done} operations, over the cap of {} \
-             events ({} MiB of trace at {EVENT_BYTES} bytes an event)",
-            limits.max_events,
-            (limits.max_events as u128 * EVENT_BYTES as u128) >> 20
+            "the run recorded {events} events after {ops_done} operations, over the cap of \
+             {max_events} events ({} MiB of trace at {EVENT_BYTES} bytes an event)",
+            (max_events as u128 * EVENT_BYTES as u128) >> 20
         ),
         "run it without the trace (buddyscope run --no-trace, or counters only in the app), \
          or raise the cap (buddyscope run --max-events N)",
@@ -185,7 +185,9 @@ pub fn is_cancelled(e: &ScenarioError) -> bool {
     e.path == CANCELLED_PATH
 }
 
-/// The cost of a scenario, without running it.
+/// The cost of a scenario, without running it: the op records come from its program (counted
+/// once, [`crate::scenario::Program::executed_ops`]); the pages from each op as written, times
+/// the times it runs, a `ref` costing what the op that binds its name touches.
 pub fn estimate(s: &ValidScenario) -> Cost {
     let import_all = matches!(&s.init, crate::scenario::Init::Proc { zone, .. }
         if zone == crate::scenario::IMPORT_ALL_ZONES);
@@ -201,34 +203,14 @@ pub fn estimate(s: &ValidScenario) -> Cost {
             .map(|z| u128::from(z.pages.unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES)))
             .sum()
     };
-    let mut scopes: Vec<Vec<(String, u128)>> = vec![Vec::new()];
-    walk(&s.ops, zone, &mut scopes)
-}
-
-/// The cost of one pass over `ops`; `scopes` holds the sizes of the names in scope (innermost
-/// last), so a `free` of a name costs what its allocation holds.
-fn walk(ops: &[Op], zone: u128, scopes: &mut Vec<Vec<(String, u128)>>) -> Cost {
-    let mut c = Cost::default();
-    for op in ops {
-        let named = |scopes: &Vec<Vec<(String, u128)>>, name: &str| {
-            scopes
-                .iter()
-                .rev()
-                .find_map(|s| s.iter().rev().find(|(n, _)| n == name).map(|(_, p)| *p))
-                .unwrap_or(0)
-        };
-        let pages: u128 = match op {
-            Op::Repeat { times, ops, .. } => {
-                scopes.push(Vec::new());
-                let body = walk(ops, zone, scopes);
-                scopes.pop();
-                let t = u128::from(*times);
-                c.ops = c.ops.saturating_add(body.ops.saturating_mul(t));
-                c.pages_touched = c
-                    .pages_touched
-                    .saturating_add(body.pages_touched.saturating_mul(t));
-                continue;
-            }
+    let program = s.program();
+    // By op: the pages one run of it touches (what a `ref` to its name costs).
+    let mut pages = vec![0u128; program.len()];
+    let mut pages_touched = 0u128;
+    for id in 0..program.len() as OpId {
+        let named = |pages: &[u128]| program.target(id).map_or(0, |t| pages[t as usize]);
+        let one: u128 = match program.op(id) {
+            Op::Repeat { .. } => continue,
             Op::Workload {
                 steps,
                 order_weights,
@@ -238,24 +220,21 @@ fn walk(ops: &[Op], zone: u128, scopes: &mut Vec<Vec<(String, u128)>>) -> Cost {
                     .rev()
                     .find(|&o| order_weights[o] > 0.0)
                     .unwrap_or(0);
-                let s = u128::from(*steps);
-                c.ops = c.ops.saturating_add(s);
-                c.pages_touched = c
-                    .pages_touched
-                    .saturating_add(s.saturating_mul((1u128 << top).min(zone)));
+                let p = u128::from(*steps).saturating_mul((1u128 << top).min(zone));
+                pages_touched = pages_touched.saturating_add(p.saturating_mul(program.runs(id)));
                 continue;
             }
             Op::Alloc { order, .. } => 1u128 << order,
-            Op::Free { ref_name, page, .. } => match page {
+            Op::Free { page, .. } => match page {
                 Some(_) => 1,
-                None => named(scopes, ref_name),
+                None => named(&pages),
             },
-            Op::Split { ref_name, .. } | Op::Vfree { ref_name, .. } => named(scopes, ref_name),
+            Op::Split { .. } | Op::Vfree { .. } => named(&pages),
             Op::AllocContigRange { nr_pages, .. } => u128::from(*nr_pages),
             Op::FreeContigRange {
                 ref_name, nr_pages, ..
             } => match ref_name {
-                Some(r) => named(scopes, r),
+                Some(_) => named(&pages),
                 None => u128::from(nr_pages.unwrap_or(0)),
             },
             Op::Vmalloc { pages, .. } => u128::from(*pages),
@@ -265,18 +244,16 @@ fn walk(ops: &[Op], zone: u128, scopes: &mut Vec<Vec<(String, u128)>>) -> Cost {
             }
             Op::GetPage { .. } | Op::PutPage { .. } => 1,
             Op::CmaAlloc { nr_pages, .. } => u128::from(*nr_pages),
-            Op::CmaRelease { ref_name, .. } => named(scopes, ref_name),
+            Op::CmaRelease { .. } => named(&pages),
         };
-        let pages = pages.min(zone);
-        if let Some((name, _)) = op.binding() {
-            if let Some(scope) = scopes.last_mut() {
-                scope.push((name.to_string(), pages));
-            }
-        }
-        c.ops = c.ops.saturating_add(1);
-        c.pages_touched = c.pages_touched.saturating_add(pages);
+        let one = one.min(zone);
+        pages[id as usize] = one;
+        pages_touched = pages_touched.saturating_add(one.saturating_mul(program.runs(id)));
     }
-    c
+    Cost {
+        ops: program.executed_ops(),
+        pages_touched,
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Running a scenario, the third layer: its start state ([`build`]), the bounds a run is held
-//! to ([`Limits`]), the run itself ([`Run`], with one [`OpRecord`] an op and its [`Outcome`]),
+//! to ([`Limits`]), the run itself ([`Runner`] → [`Run`], with one [`OpRecord`] an op and its
+//! [`Outcome`]),
 //! the cursor over it ([`Timeline`]), a page's history, and the replay of a real kernel's
 //! trace ([`replay`]).
 //!
@@ -14,14 +15,14 @@ mod runner;
 mod setup;
 mod timeline;
 
+pub use crate::scenario::OpDef;
 pub use focus::op_touched_pageblocks;
 pub use history::{page_history, ListChange, PageHistoryEntry, PageList};
 pub use limits::{check_limits, estimate, is_cancelled, Cost, Limits, EVENT_BYTES, EVENT_CAP_PATH};
 pub use outcome::Outcome;
 pub use runner::{
-    alloc_gfp, execute, execute_counters_only, execute_with_progress, rebuild_checkpoints, run,
-    run_text, run_valid, CheckpointRebuild, OpDef, OpRecord, OwnerInfo, Progress, Run, RunOptions,
-    COUNTERS_ONLY_KEPT_OPS, PROGRESS_EVERY,
+    alloc_gfp, rebuild_checkpoints, CheckpointRebuild, OpRecord, OwnerInfo, Progress, Run,
+    RunOptions, Runner, COUNTERS_ONLY_KEPT_OPS, PROGRESS_EVERY,
 };
 pub use setup::{build, Start};
 pub use timeline::Timeline;

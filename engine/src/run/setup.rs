@@ -6,8 +6,7 @@ use crate::mm::*;
 use crate::mm::{boot_engine, boot_node, new_zone, node_zones, ZoneParams};
 use crate::scenario::procfs;
 use crate::scenario::{
-    validate_with_zone_pages, Init, Scenario, ScenarioError, ValidScenario, ZoneSpec,
-    IMPORT_ALL_ZONES,
+    ImportedZone, Init, Layout, Scenario, ScenarioError, ValidScenario, ZoneSpec,
 };
 
 /// A scenario's zone parameters after defaults, for a zone of `pages` pages.
@@ -32,126 +31,47 @@ fn zone_params(kernel: Kernel, z: &ZoneSpec, pages: u64) -> ZoneParams {
     p
 }
 
-/// A one-zone import placed at `start` must end at or below `limit`.
-fn check_import_end(zone: &str, start: Pfn, pages: u64, limit: Pfn) -> Result<(), ScenarioError> {
-    if start + pages > limit {
-        return Err(ScenarioError::new(
-            "init.zoneinfo",
-            format!(
-                "zone {zone} of {pages} pages from zoneinfo's start_pfn {start:#x} ends beyond pfn {limit:#x}"
-            ),
-            "set zone.start_pfn to place the zone lower",
-        ));
-    }
-    Ok(())
-}
-
-fn import_node(s: &Scenario, pti: &str, zi: Option<&str>) -> Result<Engine, ScenarioError> {
-    const STARTS: [Pfn; 3] = [0, 0x1000, 0x10_0000];
-    let scan = procfs::scan_pagetypeinfo(pti)?;
-    let mut params: Vec<ZoneParams> = Vec::new();
-    let mut imps = Vec::new();
-    for name in scan.zone_names() {
-        let ty = ZONE_NAMES[..=ZONE_NORMAL]
-            .iter()
-            .position(|n| *n == name)
-            .ok_or_else(|| {
-                ScenarioError::new(
-                    "init.zone",
-                    format!("the pagetypeinfo has a zone {name}, which a node here cannot hold"),
-                    "a node holds DMA, DMA32 and Normal: import one zone by its name instead",
-                )
-            })?;
-        let imp = procfs::parse_import_up_to(pti, zi, name, s.zone.cma, None, MAX_NODE_PAGES)?;
-        let total: u64 = imps
-            .iter()
-            .map(|i: &procfs::ProcImport| i.pages)
-            .sum::<u64>()
-            + imp.pages;
-        if total > MAX_NODE_PAGES {
-            return Err(ScenarioError::new(
-                "init.pagetypeinfo",
-                format!(
-                    "the zones up to {name} have {total} pages, more than a node's {MAX_NODE_PAGES} (64 GiB)"
-                ),
-                "a node models at most a 64 GiB machine: import one zone by its name (at most 16 GiB) instead",
-            ));
-        }
-        let mut p = zone_params(s.kernel, &s.zone, imp.pages);
-        p.name = name.to_string();
-        // zoneinfo's start_pfn (aligned as the model needs), else x86_64's zone boundary.
-        p.start_pfn = imp.model_start_pfn().unwrap_or(STARTS[ty]);
-        if let Some(prev) = params.last() {
-            let prev_end = prev.start_pfn + prev.pages as u64;
-            if p.start_pfn < prev_end {
-                return Err(ScenarioError::new(
-                    "init.zoneinfo",
-                    format!(
-                        "zone {name} starts at pfn {:#x}, inside zone {} (which the import sizes to end at {prev_end:#x})",
-                        p.start_pfn, prev.name
-                    ),
-                    "use the zoneinfo and pagetypeinfo of one machine, or import one zone by its name",
-                ));
-            }
-        }
-        p.batch = p.batch.or(imp.batch);
-        p.high_min = p.high_min.or(imp.high_min);
-        p.high_max = p.high_max.or(imp.high_max);
-        p.initial_high = imp.initial_high.clone();
-        let end = p.start_pfn + imp.pages;
-        let limit = STARTS
-            .get(ty + 1)
-            .copied()
-            .unwrap_or(crate::scenario::MAX_PFN);
-        if end > limit {
-            return Err(ScenarioError::new(
-                "init.pagetypeinfo",
-                format!(
-                    "zone {name} of {} pages from pfn {:#x} ends at {end:#x}, beyond {limit:#x}",
-                    imp.pages, p.start_pfn
-                ),
-                "import this zone alone by its name",
-            ));
-        }
-        params.push(p);
-        imps.push(imp);
-    }
-    if params.len() < 2 {
+/// The zones of an `init.zone` `"all"` import, as validation read and placed them; one zone is
+/// that zone alone.
+fn import_node(s: &Scenario, zones: &[ImportedZone]) -> Engine {
+    let params: Vec<ZoneParams> = zones
+        .iter()
+        .map(|z| {
+            let mut p = zone_params(s.kernel, &s.zone, z.import.pages);
+            p.name = z.name.clone();
+            p.start_pfn = z.start_pfn;
+            p.batch = p.batch.or(z.import.batch);
+            p.high_min = p.high_min.or(z.import.high_min);
+            p.high_max = p.high_max.or(z.import.high_max);
+            p.initial_high = z.import.initial_high.clone();
+            p
+        })
+        .collect();
+    if let [p] = params.as_slice() {
         // One zone: exactly the one-zone import of it.
-        let name = scan
-            .zone_names()
-            .first()
-            .copied()
-            .unwrap_or("Normal")
-            .to_string();
-        let imp = imps.pop().ok_or_else(|| {
-            ScenarioError::new(
-                "init.pagetypeinfo",
-                "no zone in the text",
-                "paste /proc/pagetypeinfo",
-            )
-        })?;
-        let mut p = params.pop().expect("one zone");
-        p.name = name;
-        let mut e = Engine::new(new_zone(&p));
+        let mut e = Engine::new(new_zone(p));
         e.recording = false;
-        procfs::apply_import(&mut e, &imp)?;
+        procfs::apply_import(&mut e, &zones[0].import).expect(LAID_OUT);
         e.recording = true;
         e.zone.reset_stats();
-        return Ok(e);
+        return e;
     }
-    let mut zones = Vec::new();
-    for (z, imp) in node_zones(&params).into_iter().zip(&imps) {
+    let mut node = Vec::new();
+    for (z, imp) in node_zones(&params).into_iter().zip(zones) {
         let mut e = Engine::new(z);
         e.recording = false;
-        procfs::apply_import(&mut e, imp)?;
-        zones.push(e.zone);
+        procfs::apply_import(&mut e, &imp.import).expect(LAID_OUT);
+        node.push(e.zone);
     }
-    let home = zones.len() - 1;
-    let mut e = Engine::new(Zone::into_node(zones, home));
+    let home = node.len() - 1;
+    let mut e = Engine::new(Zone::into_node(node, home));
     e.zone.reset_stats();
-    Ok(e)
+    e
 }
+
+/// Why laying out an import cannot fail: validation read it with `procfs::parse_import`, which
+/// refuses a text whose layout does not exist.
+const LAID_OUT: &str = "validation checked that the import lays out";
 
 /// The node of a version-2 snapshot: its zones (at their starts rounded down to 1024, to their
 /// ends), the zone parameters a booted node of those sizes has, then each zone laid out and
@@ -189,7 +109,7 @@ fn snapshot_node_engine(s: &Scenario, snap: &crate::scenario::NodeSnapshot) -> E
     e
 }
 
-/// A validated scenario and the zone its `init` builds: what [`crate::run::runner::execute`] runs
+/// A validated scenario and the zone its `init` builds: what a [`crate::run::Runner`] runs
 /// the ops on.
 pub struct Start {
     /// The scenario.
@@ -199,11 +119,11 @@ pub struct Start {
 }
 
 /// The second stage of a run: the start zone of a validated scenario, booted or laid out from
-/// its `/proc` text. With `/proc` and no `zone.pages`, the zone size is known only now, so the
-/// pfn-range checks [`crate::scenario::parse_valid`] deferred are made here.
-pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
-    let engine = match &scenario.init {
-        Init::Boot if !scenario.zones.is_empty() => boot_node(
+/// what validation read of its `/proc` text or snapshot. It checks nothing: every check was
+/// made by [`ValidScenario::new`].
+pub fn build(scenario: ValidScenario) -> Start {
+    let engine = match (&scenario.init, scenario.layout()) {
+        (Init::Boot, _) if !scenario.zones.is_empty() => boot_node(
             &scenario
                 .zones
                 .iter()
@@ -213,82 +133,39 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
                 })
                 .collect::<Vec<_>>(),
         ),
-        Init::Boot => {
+        (Init::Boot, _) => {
             let pages = scenario
                 .zone
                 .pages
                 .unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES);
             boot_engine(&scenario_zone_params(&scenario, pages))
         }
-        Init::Proc {
-            pagetypeinfo,
-            zoneinfo,
-            zone,
-        } if zone == IMPORT_ALL_ZONES => {
-            let e = import_node(&scenario, pagetypeinfo, zoneinfo.as_deref())?;
-            // The zones' pfns are known now: the ops' pfn ranges are checked against them.
-            let zones = e
-                .zone
-                .zones()
-                .map(|z| {
-                    let start = z.cfg().start_pfn;
-                    (start, start + u64::from(z.pages()), z.cfg().name.clone())
-                })
-                .collect();
-            crate::scenario::validate_in_imported_node(&scenario, zones)?;
-            e
-        }
-        Init::Proc {
-            pagetypeinfo,
-            zoneinfo,
-            zone,
-        } => {
-            let imp = procfs::parse_import(
-                pagetypeinfo,
-                zoneinfo.as_deref(),
-                zone,
-                scenario.zone.cma,
-                scenario.zone.pages,
-            )?;
-            if scenario.static_zone_pages().is_none() {
-                validate_with_zone_pages(&scenario, imp.pages)?;
-            }
-            let mut p = scenario_zone_params(&scenario, imp.pages);
+        (Init::Proc { .. }, Layout::ProcNode(zones)) => import_node(&scenario, zones),
+        (Init::Proc { .. }, Layout::ProcZone { import, start_pfn }) => {
+            let mut p = scenario_zone_params(&scenario, import.pages);
             // The zone lies where the machine's does (zoneinfo's start_pfn), unless the
             // scenario places it.
-            if scenario.zone.start_pfn == 0 {
-                if let Some(start) = imp.model_start_pfn() {
-                    check_import_end(zone, start, imp.pages, crate::scenario::MAX_PFN)?;
-                    p.start_pfn = start;
-                }
+            if let Some(start) = start_pfn {
+                p.start_pfn = *start;
             }
             // Precedence: zone.pcp > init.zoneinfo > computed.
-            p.batch = p.batch.or(imp.batch);
-            p.high_min = p.high_min.or(imp.high_min);
-            p.high_max = p.high_max.or(imp.high_max);
-            p.initial_high = imp.initial_high.clone();
+            p.batch = p.batch.or(import.batch);
+            p.high_min = p.high_min.or(import.high_min);
+            p.high_max = p.high_max.or(import.high_max);
+            p.initial_high = import.initial_high.clone();
             let mut e = Engine::new(new_zone(&p));
             e.recording = false;
-            procfs::apply_import(&mut e, &imp)?;
+            procfs::apply_import(&mut e, import).expect(LAID_OUT);
             e.recording = true;
             e.zone.reset_stats();
             e
         }
-        Init::NodeSnapshot(snap) => {
-            let e = snapshot_node_engine(&scenario, snap);
-            let zones = e
-                .zone
-                .zones()
-                .map(|z| {
-                    let start = z.cfg().start_pfn;
-                    (start, start + u64::from(z.pages()), z.cfg().name.clone())
-                })
-                .collect();
-            crate::scenario::validate_in_imported_node(&scenario, zones)?;
-            e
+        (Init::Proc { .. }, Layout::AsWritten) => {
+            unreachable!("validation reads every /proc init (Layout::resolve)")
         }
-        Init::Snapshot(snap) => {
-            // `parse_valid` checked the scenario against the snapshot's size (its
+        (Init::NodeSnapshot(snap), _) => snapshot_node_engine(&scenario, snap),
+        (Init::Snapshot(snap), _) => {
+            // `ValidScenario::new` checked the scenario against the snapshot's size (its
             // `static_zone_pages`) and `zone` against the snapshot (`validate::check_snapshot_zone`).
             let mut p = scenario_zone_params(&scenario, snap.pages);
             p.start_pfn = snap.start_pfn;
@@ -298,11 +175,16 @@ pub fn build(scenario: ValidScenario) -> Result<Start, ScenarioError> {
             e
         }
     };
-    Ok(Start { scenario, engine })
+    Start { scenario, engine }
 }
 
 /// The start state a replay begins from: the zone `s`'s `init` builds, through the same two
-/// stages as a run ([`ValidScenario::new`] → [`build`]); the ops are ignored.
-pub(crate) fn start_engine(s: &Scenario) -> Result<Engine, ScenarioError> {
-    Ok(build(ValidScenario::new(s.clone())?)?.engine)
+/// stages as a run ([`ValidScenario::new`] → [`build`]); the ops are dropped (a replay's are
+/// the trace's).
+pub(crate) fn start_replay(s: &Scenario) -> Result<Start, ScenarioError> {
+    let Start { scenario, engine } = build(ValidScenario::new(s.clone())?);
+    Ok(Start {
+        scenario: scenario.without_ops(),
+        engine,
+    })
 }

@@ -2,12 +2,12 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// A document error: where (`path`, a JSON path such as `ops[2].ops[0].ref`, `zone.pages`;
 /// empty for the document itself, e.g. a syntax error, whose message then gives line and
 /// column), what (`message`) and what to do (`hint`, possibly empty).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ScenarioError {
     /// The JSON path of the spot to fix (`ops[2].ops[0].ref`; empty: the document).
     pub path: String,

@@ -1,13 +1,12 @@
 //! Scenario format v1 (`design/scenario-format.md`): the types of a scenario document.
 //!
-//! They also derive `Serialize`/`Deserialize` with the same names and defaults (unknown fields
-//! denied), for [`Scenario::to_json_pretty`] and for embedding a scenario in other state;
-//! [`super::valid::parse`] is the entry point that gives good errors.
+//! They derive `Serialize` (writing is here: [`Scenario::to_json_pretty`], and a scenario kept
+//! in other state is kept as this JSON); reading has one place, the reader of `read.rs`
+//! ([`super::valid::parse`]), which gives every error its JSON path.
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, Visitor};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 
 use super::bounds::{check_zone_pages_up_to, DEFAULT_ZONE_PAGES, SCENARIO_VERSION};
 use super::error::ScenarioError;
@@ -23,49 +22,38 @@ use crate::mm::{
 // ---------------------------------------------------------------------------------------------
 
 /// A whole scenario document (contract § Document).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
     /// Always [`SCENARIO_VERSION`] once validated.
     pub version: u32,
     /// Title; the contract's table does not require it, so an absent name is `""`.
-    #[serde(default)]
     pub name: String,
     /// What the scenario shows (plain text).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The kernel profile (default: the newest).
-    #[serde(default)]
     pub kernel: Kernel,
     /// The zone, when the node has one.
-    #[serde(default)]
     pub zone: ZoneSpec,
     /// A node of several zones, in pfn order (e.g. `DMA32` then `Normal`), instead of `zone`.
     /// Empty: the one zone of `zone`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub zones: Vec<ZoneSpec>,
     /// How the zone starts.
-    #[serde(default)]
     pub init: Init,
     /// No ops is a valid scenario: it shows the state `init` builds.
-    #[serde(default)]
     pub ops: Vec<Op>,
     /// The before/after pair compare mode runs, and the thread's measurement.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<ScenarioCompare>,
     /// Stops for presenting the run: positions and captions, see [`TourStop`].
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tour: Vec<TourStop>,
 }
 
 /// One stop of a tour (`tour[i]` in the document).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TourStop {
     /// After this many executed ops (0: before the first).
     pub op: u32,
     /// Events of op `op + 1` applied further (absent: 0, the op boundary).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<u32>,
     /// What to say at this stop.
     pub caption: String,
@@ -96,8 +84,7 @@ impl Default for Scenario {
 }
 
 /// `zone`: the one simulated zone.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ZoneSpec {
     /// Printed in the `/proc` outputs only.
     pub name: String,
@@ -126,8 +113,7 @@ pub struct ZoneSpec {
 }
 
 /// `zone.cma_pageblocks`: the CMA area, whole pageblocks of the zone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct CmaPageblocks {
     /// The first pfn (absolute), a multiple of `pageblock_nr_pages` (512).
     pub start_pfn: u64,
@@ -154,8 +140,7 @@ impl Default for ZoneSpec {
 /// `zone.pcp`: overrides for every CPU's pcp parameters. `i32` because the kernel's are `int`.
 /// `high_min > high_max` is allowed: the kernel's `clamp` lets `high_max` win (kernel-model §0.1),
 /// so the runner must not use `Ord::clamp` (it panics on that).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PcpOverride {
     /// `pcp->batch`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -200,7 +185,7 @@ pub enum Init {
 }
 
 /// How the binding kinds of `as` are named in messages and accepted by `ref`s.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BindKind {
     /// `alloc`.
@@ -257,8 +242,7 @@ impl Default for DrainTarget {
 
 /// `workload.mt_weights`: relative frequencies of the three requestable migratetypes; an absent
 /// key weighs 0.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct MtWeights {
     /// The weight of `unmovable`.
     pub unmovable: f64,
@@ -283,31 +267,30 @@ impl MtWeights {
 /// One operation (contract § Operations), tagged by `"op"`. Every op but `drain` has an optional
 /// `cpu` (the CPU it runs on, default 0; `drain`'s `cpu` is its target) and every op an optional
 /// `note`. JSON `as` / `ref` are Rust keywords, hence `as_name` / `ref_name`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
 pub enum Op {
     /// `alloc_pages(gfp, order)`: one block, bound to `as`.
     Alloc {
         /// The order.
         order: u8,
         /// The migratetype asked for (default `unmovable`).
-        #[serde(default = "default_mt")]
         mt: MigrateType,
         /// `__GFP_HIGH` with `ALLOC_HIGHATOMIC`: may take and reserve a highatomic pageblock.
-        #[serde(default, skip_serializing_if = "is_false")]
+        #[serde(skip_serializing_if = "is_false")]
         highatomic: bool,
         /// `as`: the name a later `ref` gives to act on it.
-        #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "as", skip_serializing_if = "Option::is_none")]
         as_name: Option<String>,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
         /// The highest zone the request may use (`GFP_DMA32` for `"DMA32"`, `GFP_DMA` for
         /// `"DMA"`); a zone of the scenario. `None`: the mt's gfp (Normal, Movable for movable).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         zone: Option<String>,
     },
     /// `free` of an allocation (`__free_pages`, page by page for a split or contiguous one).
@@ -316,13 +299,13 @@ pub enum Op {
         #[serde(rename = "ref")]
         ref_name: String,
         /// Index of one page in the allocation; an index beyond it is a run-time warning.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         page: Option<u64>,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `split_page` of an allocation: every page gets its own refcount.
@@ -331,10 +314,10 @@ pub enum Op {
         #[serde(rename = "ref")]
         ref_name: String,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `alloc_contig_range(pfn, pfn + nr_pages)`, bound to `as`.
@@ -344,38 +327,38 @@ pub enum Op {
         /// Pages in the range.
         nr_pages: u64,
         /// `as`: the name a later `ref` gives to act on it.
-        #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "as", skip_serializing_if = "Option::is_none")]
         as_name: Option<String>,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// Either `ref_name`, or `pfn` and `nr_pages` (checked by [`validate`]).
     FreeContigRange {
         /// The `alloc_contig_range` to free.
-        #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         ref_name: Option<String>,
         /// First pfn (absolute) of a range to free.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pfn: Option<u64>,
         /// Pages in it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         nr_pages: Option<u64>,
         /// `None`: the profile's ([`Scenario::free_contig_range_method`]).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         method: Option<FreeMethod>,
         /// The call is `__free_contig_frozen_range` (pages whose refcount is already 0); the model
         /// frees them the same way.
-        #[serde(default, skip_serializing_if = "is_false")]
+        #[serde(skip_serializing_if = "is_false")]
         frozen: bool,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `vmalloc(pages * PAGE_SIZE)`, bound to `as`.
@@ -383,16 +366,16 @@ pub enum Op {
         /// Pages to map.
         pages: u64,
         /// `None`: the profile's ([`Scenario::vmalloc_strategy`]).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         strategy: Option<VmallocStrategy>,
         /// `as`: the name a later `ref` gives to act on it.
-        #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "as", skip_serializing_if = "Option::is_none")]
         as_name: Option<String>,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `vfree` of a `vmalloc`.
@@ -401,22 +384,21 @@ pub enum Op {
         #[serde(rename = "ref")]
         ref_name: String,
         /// `None`: the profile's ([`Scenario::vfree_method`]).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         method: Option<FreeMethod>,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `drain_all_pages` (or one CPU's `drain_local_pages`).
     Drain {
         /// The CPU whose pcp lists to drain, or `"all"`.
-        #[serde(default)]
         cpu: DrainTarget,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// One vmstat interval (`stat_interval`, 1 s): `refresh_cpu_vm_stats` runs
@@ -424,20 +406,19 @@ pub enum Op {
     /// one by one do not stay on the pcp lists forever.
     Tick {
         /// The CPUs whose `pcp->high` decays (default every CPU).
-        #[serde(default = "tick_default_target")]
         cpu: DrainTarget,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `echo 1 > /proc/sys/vm/compact_memory`: `compact_node` of the node, every zone compacted
     /// whole (`compact_zone` with order -1, `MIGRATE_SYNC`); `cpu` is the writer's CPU.
     CompactMemory {
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// Direct compaction of one zone at one order, as `try_to_compact_pages` does it for each
@@ -449,16 +430,16 @@ pub enum Op {
         /// The order compacted for.
         order: u8,
         /// The zone to compact (default: the highest populated one).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         zone: Option<String>,
         /// `COMPACT_PRIO_SYNC_FULL` (0, default) or `COMPACT_PRIO_SYNC_LIGHT` (1).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         priority: Option<u8>,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// Each iteration runs `ops` in a new name scope. `cpu` is accepted but not inherited.
@@ -468,10 +449,10 @@ pub enum Op {
         /// The ops each iteration runs.
         ops: Vec<Op>,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// Random alloc/free mix; its op stream is implementation-defined.
@@ -487,10 +468,10 @@ pub enum Op {
         /// Chance that a step frees a live allocation instead of allocating.
         free_probability: f64,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `get_page` on page `page` of an allocation: a third party (compaction's pfn scanner, a
@@ -503,10 +484,10 @@ pub enum Op {
         /// The page's index in the allocation.
         page: u64,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `put_page` dropping a reference an earlier `get_page` took; the last reference frees
@@ -518,10 +499,10 @@ pub enum Op {
         /// The page's index in the allocation.
         page: u64,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `cma_alloc(cma, nr_pages, align)` from the scenario's CMA area (`zone.cma_pageblocks`):
@@ -531,16 +512,16 @@ pub enum Op {
         /// Pages to allocate.
         nr_pages: u64,
         /// The alignment as a page order (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         align: Option<u8>,
         /// `as`: the name a later `ref` gives to act on it.
-        #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "as", skip_serializing_if = "Option::is_none")]
         as_name: Option<String>,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// `cma_release` of a `cma_alloc`'s pages: freed as the kernel profile frees frozen pages
@@ -550,20 +531,12 @@ pub enum Op {
         #[serde(rename = "ref")]
         ref_name: String,
         /// The CPU it runs on (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
         /// Words shown with the op (narration, summary).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
-}
-
-fn tick_default_target() -> DrainTarget {
-    DrainTarget::All
-}
-
-fn default_mt() -> MigrateType {
-    MigrateType::Unmovable
 }
 
 fn is_false(b: &bool) -> bool {
@@ -683,35 +656,29 @@ impl Op {
 // `compare`: a scenario's before/after pair (its use: super::pair)
 // ---------------------------------------------------------------------------------------------
 
-fn yes() -> bool {
-    true
-}
-
 fn is_true(b: &bool) -> bool {
     *b
 }
 
 /// One side's overrides: the kernel profile and the knobs. `None` keeps the scenario's value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CompareSide {
     /// Shown above the side's panels ("v7.1: page by page").
     pub label: String,
     /// The kernel profile (`None`: the scenario's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel: Option<Kernel>,
     /// `zone.rmqueue_mode_memory`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rmqueue_mode_memory: Option<bool>,
     /// Let the kernel profile pick `free_contig_range` / `vfree` methods and the vmalloc
     /// strategy, ignoring the ops' explicit `method` / `strategy` (default true).
-    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    #[serde(skip_serializing_if = "is_true")]
     pub profile_methods: bool,
 }
 
 /// One row of the thread's measurement: what was timed, before (a) and after (b), the unit.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MeasuredRow {
     /// What was timed.
     pub label: String,
@@ -725,8 +692,7 @@ pub struct MeasuredRow {
 
 /// The seed thread's headline measurement of the kernel: what the model does not explain
 /// (time), shown beside the counters it does.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Measured {
     /// Where the figures come from (the thread, the message).
     pub source: String,
@@ -735,20 +701,19 @@ pub struct Measured {
 }
 
 /// A scenario's `compare` field: its before/after pair and the thread's measurement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ScenarioCompare {
     /// Side A (before).
     pub a: CompareSide,
     /// Side B (after).
     pub b: CompareSide,
     /// The thread's measurement, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub measured: Option<Measured>,
 }
 
 // ---------------------------------------------------------------------------------------------
-// Hand-written serde for the two JSON shapes derive cannot express
+// Hand-written Serialize for the two JSON shapes derive cannot express
 // ---------------------------------------------------------------------------------------------
 
 impl Serialize for DrainTarget {
@@ -760,57 +725,17 @@ impl Serialize for DrainTarget {
     }
 }
 
-impl<'de> Deserialize<'de> for DrainTarget {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = DrainTarget;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a CPU number or \"all\"")
-            }
-            fn visit_u64<E: de::Error>(self, n: u64) -> Result<DrainTarget, E> {
-                u32::try_from(n)
-                    .map(DrainTarget::Cpu)
-                    .map_err(|_| E::custom(format_args!("cpu {n} is out of range")))
-            }
-            fn visit_i64<E: de::Error>(self, n: i64) -> Result<DrainTarget, E> {
-                u64::try_from(n)
-                    .map_err(|_| E::custom(format_args!("cpu {n} is out of range")))
-                    .and_then(|n| self.visit_u64(n))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<DrainTarget, E> {
-                if s == "all" {
-                    Ok(DrainTarget::All)
-                } else {
-                    Err(E::invalid_value(de::Unexpected::Str(s), &self))
-                }
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Serialize)]
 struct ProcInitRepr {
     pagetypeinfo: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     zoneinfo: Option<String>,
-    #[serde(default = "default_init_zone")]
     zone: String,
 }
 
+/// `init.zone` when the document does not give it.
 pub(super) fn default_init_zone() -> String {
     "Normal".to_string()
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum InitRepr {
-    Name(String),
-    Proc(ProcInitRepr),
-    Snapshot { snapshot: Box<Snapshot> },
-    NodeSnapshot { snapshot: Box<NodeSnapshot> },
 }
 
 #[derive(Serialize)]
@@ -821,6 +746,45 @@ struct SnapshotInitRepr<'a> {
 #[derive(Serialize)]
 struct NodeSnapshotInitRepr<'a> {
     snapshot: &'a NodeSnapshot,
+}
+
+/// The document's fields in contract order, the empty optional ones left out. With a node
+/// snapshot `zone` is left out too: the reader fills it from the snapshot (its CPUs and
+/// CONFIG_CMA) and refuses any other zone field, so what is written reads back.
+impl Serialize for Scenario {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Scenario", 10)?;
+        st.serialize_field("version", &self.version)?;
+        st.serialize_field("name", &self.name)?;
+        match &self.description {
+            Some(d) => st.serialize_field("description", d)?,
+            None => st.skip_field("description")?,
+        }
+        st.serialize_field("kernel", &self.kernel)?;
+        if matches!(self.init, Init::NodeSnapshot(_)) {
+            st.skip_field("zone")?;
+        } else {
+            st.serialize_field("zone", &self.zone)?;
+        }
+        if self.zones.is_empty() {
+            st.skip_field("zones")?;
+        } else {
+            st.serialize_field("zones", &self.zones)?;
+        }
+        st.serialize_field("init", &self.init)?;
+        st.serialize_field("ops", &self.ops)?;
+        match &self.compare {
+            Some(c) => st.serialize_field("compare", c)?,
+            None => st.skip_field("compare")?,
+        }
+        if self.tour.is_empty() {
+            st.skip_field("tour")?;
+        } else {
+            st.serialize_field("tour", &self.tour)?;
+        }
+        st.end()
+    }
 }
 
 impl Serialize for Init {
@@ -839,25 +803,6 @@ impl Serialize for Init {
             .serialize(s),
             Init::Snapshot(snap) => SnapshotInitRepr { snapshot: snap }.serialize(s),
             Init::NodeSnapshot(snap) => NodeSnapshotInitRepr { snapshot: snap }.serialize(s),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Init {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match InitRepr::deserialize(d)? {
-            InitRepr::Name(s) if s == "boot" => Ok(Init::Boot),
-            InitRepr::Name(s) => Err(de::Error::invalid_value(
-                de::Unexpected::Str(&s),
-                &"\"boot\" or an object",
-            )),
-            InitRepr::Proc(p) => Ok(Init::Proc {
-                pagetypeinfo: p.pagetypeinfo,
-                zoneinfo: p.zoneinfo,
-                zone: p.zone,
-            }),
-            InitRepr::Snapshot { snapshot } => Ok(Init::Snapshot(snapshot)),
-            InitRepr::NodeSnapshot { snapshot } => Ok(Init::NodeSnapshot(snapshot)),
         }
     }
 }

@@ -1,5 +1,6 @@
-//! The scenario layer: the format of a scenario document ([`Scenario`]), its reader and static
-//! checks ([`parse_valid`] → [`ValidScenario`]), a scenario's A/B [`ComparePair`], and the
+//! The scenario layer: the format of a scenario document ([`Scenario`]), its reader and checks
+//! ([`parse_valid`] → [`ValidScenario`]), its ops numbered once ([`Program`]), a scenario's A/B
+//! [`ComparePair`], and the
 //! inputs a scenario names: a real machine's `/proc` text ([`procfs`]), drgn snapshots of a
 //! zone or a node, the built-in scenarios ([`builtin`]) and workloads.
 //!
@@ -10,9 +11,11 @@ pub mod builtin;
 mod error;
 mod format;
 mod json;
+mod layout;
 mod node_snapshot;
 mod pair;
 pub mod procfs;
+mod program;
 mod read;
 mod scopes;
 #[cfg(test)]
@@ -23,7 +26,7 @@ mod workload;
 mod zone_snapshot;
 mod zones;
 
-pub(crate) use bounds::{DEFAULT_ZONE_PAGES, IMPORT_ALL_ZONES, MAX_PFN};
+pub(crate) use bounds::{DEFAULT_ZONE_PAGES, IMPORT_ALL_ZONES};
 pub(crate) use error::join;
 pub use error::ScenarioError;
 pub use format::{
@@ -31,20 +34,20 @@ pub use format::{
     PcpOverride, Scenario, ScenarioCompare, TourStop, ZoneSpec,
 };
 pub(crate) use json::parse_json;
+pub(crate) use layout::{ImportedZone, Layout};
 pub(crate) use node_snapshot::apply_zone as apply_node_snapshot_zone;
 pub use node_snapshot::{
     differences as node_snapshot_differences, NodeSnapshot, PcpState, SnapPageblock, SnapZone,
     Watermarks,
 };
 pub use pair::{ratio, ComparePair, Side};
+pub use program::{summarize, OpDef, OpId, Program, Visit, Walk};
 pub use read::suggest;
 pub(crate) use read::{
     quoted_choices, read_string, read_u32, read_u64, scenario_from_value, type_err, FieldTable,
     Fields,
 };
-pub(crate) use scopes::Scopes;
 pub use valid::{parse, parse_valid, validate, ValidScenario};
-pub(crate) use valid::{validate_in_imported_node, validate_with_zone_pages};
 #[cfg(feature = "bench")]
 pub(crate) use workload::SplitMix64;
 pub use workload::{Workload, WorkloadStep};

@@ -15,14 +15,14 @@ use crate::mm::Engine;
 use crate::mm::*;
 use crate::mm::{Zone, MAX_NR_ZONES, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO};
 use crate::scenario::zone_snapshot::{SnapFreeList, SnapPcpList};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 type Res<T> = Result<T, ScenarioError>;
 
 /// One CPU's `struct per_cpu_pages` scalars (the fields that exist in the dumped kernel).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PcpState {
     /// The CPU.
     pub cpu: u32,
@@ -50,7 +50,7 @@ pub struct PcpState {
 }
 
 /// `zone->_watermark[WMARK_MIN..=WMARK_HIGH]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Watermarks {
     /// `WMARK_MIN`.
     pub min: u64,
@@ -78,14 +78,6 @@ impl Serialize for SnapPageblock {
     }
 }
 
-impl<'de> Deserialize<'de> for SnapPageblock {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        pageblock_name(&s)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown pageblock type {s:?}")))
-    }
-}
-
 fn pageblock_name(s: &str) -> Option<SnapPageblock> {
     if s == "Absent" {
         return Some(SnapPageblock::Absent);
@@ -97,7 +89,7 @@ fn pageblock_name(s: &str) -> Option<SnapPageblock> {
 }
 
 /// One zone of a node snapshot.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SnapZone {
     /// The zone's name.
     pub zone: String,
@@ -123,7 +115,7 @@ pub struct SnapZone {
     /// `lowmem_reserve[]`.
     pub lowmem_reserve: Vec<u64>,
     pub(crate) nr_reserved_highatomic: u64,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) vm_stat: BTreeMap<String, i64>,
 }
 
@@ -164,7 +156,7 @@ impl SnapZone {
 }
 
 /// A validated node snapshot (version 2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NodeSnapshot {
     /// The snapshot format's version (2).
     pub version: u32,

@@ -11,9 +11,11 @@
 //! (the default) drops those so that its kernel profile decides, as the real kernel does —
 //! otherwise `v7.1` and `v7.2` would run identical code.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::format::{CompareSide, Op, Scenario, ScenarioCompare};
+use super::program::{OpId, Program};
+use super::read::pair_sides_from_value;
 use crate::mm::Kernel;
 
 impl CompareSide {
@@ -53,7 +55,7 @@ impl CompareSide {
             }
         }
         if self.profile_methods {
-            let _ = strip_methods(&mut s.ops);
+            strip_methods(&mut s);
         }
         s
     }
@@ -99,7 +101,7 @@ impl CompareSide {
 }
 
 /// Which side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     /// Before.
@@ -119,14 +121,25 @@ impl Side {
 }
 
 /// The compare configuration in effect: side A (before) and side B (after). The app's
-/// `AppState::compare` signal holds `Option<ComparePair>` (`None`: single view).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `AppState::compare` signal holds `Option<ComparePair>` (`None`: single view), and a share
+/// link carries it: written as `{"a": SIDE, "b": SIDE}` (the sides as a scenario's `compare`
+/// writes them), read back by the scenario reader.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ComparePair {
     /// Side A (before).
     pub a: CompareSide,
     /// Side B (after).
     pub b: CompareSide,
+}
+
+/// Through the scenario reader (JSON only): the errors of a damaged pair name the field
+/// (`b.kernel: unknown kernel "v9"`), as a scenario's do.
+impl<'de> Deserialize<'de> for ComparePair {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        let (a, b) = pair_sides_from_value(&v, "").map_err(serde::de::Error::custom)?;
+        Ok(ComparePair { a, b })
+    }
 }
 
 impl ComparePair {
@@ -203,38 +216,60 @@ impl ScenarioCompare {
 }
 
 /// Drops every op's explicit `method` / `strategy` (in `repeat` bodies too), and the notes of
-/// the ops that had one (and of a `repeat` around them): a note such as "before (7.1): page by
-/// page" describes the method as written, which this side no longer runs. True if any changed.
-fn strip_methods(ops: &mut [Op]) -> bool {
-    let mut any = false;
-    for op in ops {
-        let changed = match op {
-            Op::FreeContigRange { method, note, .. } | Op::Vfree { method, note, .. } => {
-                let had = method.take().is_some();
-                if had {
-                    *note = None;
-                }
-                had
+/// the ops that had one (and of the `repeat`s around them): a note such as "before (7.1): page
+/// by page" describes the method as written, which this side no longer runs.
+fn strip_methods(s: &mut Scenario) {
+    let program = Program::compile(&s.ops);
+    // By op: its method goes; its note goes (a repeat's, when an op of its body had one).
+    let mut method = vec![false; program.len()];
+    let mut note = vec![false; program.len()];
+    for id in 0..program.len() as OpId {
+        if matches!(
+            program.op(id),
+            Op::FreeContigRange {
+                method: Some(_),
+                ..
+            } | Op::Vfree {
+                method: Some(_),
+                ..
+            } | Op::Vmalloc {
+                strategy: Some(_),
+                ..
             }
-            Op::Vmalloc { strategy, note, .. } => {
-                let had = strategy.take().is_some();
-                if had {
-                    *note = None;
-                }
-                had
+        ) {
+            method[id as usize] = true;
+            let mut at = Some(id);
+            while let Some(a) = at {
+                note[a as usize] = true;
+                at = program.parent(a);
             }
-            Op::Repeat { ops, note, .. } => {
-                let inner = strip_methods(ops);
-                if inner {
-                    *note = None;
-                }
-                inner
-            }
-            _ => false,
-        };
-        any |= changed;
+        }
     }
-    any
+    for id in (0..program.len() as OpId).filter(|&id| note[id as usize]) {
+        match program.op_in(&mut s.ops, id) {
+            Op::FreeContigRange {
+                method: m, note: n, ..
+            }
+            | Op::Vfree {
+                method: m, note: n, ..
+            } => {
+                if method[id as usize] {
+                    *m = None;
+                }
+                *n = None;
+            }
+            Op::Vmalloc {
+                strategy, note: n, ..
+            } => {
+                if method[id as usize] {
+                    *strategy = None;
+                }
+                *n = None;
+            }
+            Op::Repeat { note: n, .. } => *n = None,
+            _ => {}
+        }
+    }
 }
 
 /// B/A, `None` when A is 0 (no ratio to show).

@@ -53,6 +53,8 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("compare", "a", "side A (before): an object with label and any of kernel, rmqueue_mode_memory, profile_methods"),
     ("compare", "b", "side B (after): an object with label and any of kernel, rmqueue_mode_memory, profile_methods"),
     ("compare", "measured", "the thread's measurement: {\"source\": TEXT, \"rows\": [{\"label\", \"a\", \"b\", \"unit\"}]}"),
+    ("compare.pair", "a", "side A (before): an object with label and any of kernel, rmqueue_mode_memory, profile_methods"),
+    ("compare.pair", "b", "side B (after): an object with label and any of kernel, rmqueue_mode_memory, profile_methods"),
     ("compare.side", "label", "a short name shown above the side"),
     ("compare.side", "kernel", "\"v6.12\", \"v6.18\", \"v6.19\", \"v7.1\", \"v7.2\" or \"v7.3\" (default: the document's)"),
     ("compare.side", "rmqueue_mode_memory", "true or false (default: the zone's)"),
@@ -843,6 +845,14 @@ fn measured_from_value(v: &Value, path: &str) -> Res<Measured> {
         source: f.req("source", read_string)?,
         rows: f.req("rows", measured_rows_from_value)?,
     })
+}
+
+/// A compare pair kept in other state (a share link's): `{"a": SIDE, "b": SIDE}`, the sides
+/// read as a scenario's `compare` sides are.
+pub(crate) fn pair_sides_from_value(v: &Value, path: &str) -> Res<(CompareSide, CompareSide)> {
+    let f = Fields::new(v, path, "compare.pair", "a compare pair")?;
+    f.deny_unknown()?;
+    Ok((f.req("a", side_from_value)?, f.req("b", side_from_value)?))
 }
 
 fn compare_from_value(v: &Value, path: &str) -> Res<ScenarioCompare> {

@@ -1,11 +1,12 @@
-//! The lexical scopes of `as`/`ref` names, shared by static validation and the runner.
+//! The lexical scopes of `as`/`ref` names, as validation resolves them (the runner then follows
+//! each `ref` to the op validation bound it to).
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 /// The lexical scopes of `as`/`ref`: a stack of frames, the root being the top-level ops, one
-/// frame pushed per `repeat` iteration and popped at its end. Static validation uses it with the
-/// binding kind; the runner can use it with its allocation handle, so both apply the same rules.
+/// frame pushed per `repeat` body and popped at its end. Validation binds each name to its
+/// kind and the op that binds it.
 #[derive(Clone, Debug)]
 pub struct Scopes<T> {
     frames: Vec<HashMap<String, T>>,
@@ -77,18 +78,5 @@ impl<T> Scopes<T> {
     /// The binding of `name` in the innermost scope only.
     pub fn lookup_here(&self, name: &str) -> Option<&T> {
         self.frames.last().and_then(|f| f.get(name))
-    }
-
-    /// Every visible binding (shadowed ones left out), sorted by name so a UI listing is stable.
-    pub fn visible(&self) -> Vec<(&str, &T)> {
-        let mut seen: HashMap<&str, &T> = HashMap::new();
-        for frame in self.frames.iter().rev() {
-            for (name, value) in frame {
-                seen.entry(name.as_str()).or_insert(value);
-            }
-        }
-        let mut out: Vec<(&str, &T)> = seen.into_iter().collect();
-        out.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        out
     }
 }

@@ -1,99 +1,127 @@
-//! Reading a scenario (format v1, `design/scenario-format.md`) and its static validation.
+//! Reading a scenario (format v1, `design/scenario-format.md`) and its validation.
 //!
 //! A scenario is the one artefact shared by the app, the CLI and the tests, so its errors must
-//! point at the exact spot of the document. Parsing therefore goes in three steps:
+//! point at the exact spot of the document. Parsing therefore goes in steps:
 //!
 //! 1. text → [`serde_json::Value`], rejecting duplicate keys (serde_json would silently keep the
 //!    last one, and the contract says a typo must never be ignored); a syntax error reports its
 //!    line and column;
 //! 2. `Value` → [`Scenario`] field by field, so every type error and every unknown field carries
-//!    its JSON path (`ops[2].ops[0].ref`) — serde's derived errors carry none;
+//!    its JSON path (`ops[2].ops[0].ref`) — serde's derived errors carry none; this reader is the
+//!    only one: a scenario kept in other state is kept as its JSON and read back here;
 //! 3. [`validate`]: every check the contract makes "before anything runs" (ranges, CPUs, names,
 //!    pfn ranges), on the typed value, so a scenario built in code (the app's editor) gets exactly
-//!    the checks a scenario read from text gets.
+//!    the checks a scenario read from text gets; the ops are numbered once ([`Program`]) and
+//!    every `ref` bound to the op that defines its name;
+//! 4. the checks that need the zones `init` lays out ([`ValidScenario::new`]): a `/proc` text is
+//!    read (once: the start state is built from what was read) and the ops' pfn ranges are
+//!    checked against the zone or node it gives, as against a zone whose size is written.
 
 use std::str::FromStr;
 
 use super::error::ScenarioError;
-use super::format::{Init, Scenario};
+use super::format::Scenario;
 use super::json::parse_json;
+use super::layout::Layout;
+use super::program::Program;
 use super::read::scenario_from_value;
-use super::validate::{check_scenario, check_scenario_in};
+use super::validate::check_scenario;
 
-/// A scenario that passed every static check ([`validate`]): the first stage of a run, and the
-/// only input of the next one. A run goes one way through: [`parse_valid`] (or
-/// [`ValidScenario::new`]) → [`crate::run::build`] (the start zone, with the `/proc` import)
-/// → [`crate::run::execute`] (the ops) → [`crate::run::Timeline`].
+/// A scenario that passed every check, the static ones ([`validate`]) and those of the zones
+/// its `init` lays out, with its ops numbered ([`ValidScenario::program`]): the first stage of a
+/// run, and the only input of the next one. A run goes one way through: [`parse_valid`] (or
+/// [`ValidScenario::new`]) → [`crate::run::build`] (the start state, which checks nothing) →
+/// [`crate::run::Runner`] (the ops) → [`crate::run::Timeline`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct ValidScenario(Scenario);
+pub struct ValidScenario {
+    scenario: Scenario,
+    program: Program,
+    layout: Layout,
+}
 
 impl ValidScenario {
-    /// Validates a scenario built in code (the app's editor, tests) exactly as [`parse`] does.
+    /// Validates a scenario built in code (the app's editor, tests) exactly as [`parse_valid`]
+    /// does.
     pub fn new(scenario: Scenario) -> Result<ValidScenario, ScenarioError> {
-        validate(&scenario)?;
-        Ok(ValidScenario(scenario))
+        let mut program = Program::compile(&scenario.ops);
+        let targets = check_scenario(
+            &scenario,
+            &program,
+            scenario.static_zone_pages().map(|p| (p, "zone.pages")),
+        )?;
+        program.bind(targets);
+        let layout = Layout::resolve(&scenario, &program)?;
+        Ok(ValidScenario {
+            scenario,
+            program,
+            layout,
+        })
+    }
+
+    /// The scenario.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Its ops, numbered in definition order, every `ref` bound to the op that defines its name.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// What validation read of the zones `init` lays out (the `/proc` import).
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The same start without ops (a trace replay's: its ops are the trace's). Still valid: no
+    /// check of the rest of a scenario depends on its ops.
+    pub fn without_ops(mut self) -> ValidScenario {
+        self.scenario.ops.clear();
+        self.program = Program::default();
+        self
     }
 
     /// The scenario, to change it (it has to be validated again).
     pub fn into_scenario(self) -> Scenario {
-        self.0
+        self.scenario
     }
 }
 
 impl std::ops::Deref for ValidScenario {
     type Target = Scenario;
     fn deref(&self) -> &Scenario {
-        &self.0
+        &self.scenario
     }
 }
 
-/// Parses and statically validates a scenario. With `init` from `/proc` and no `zone.pages`,
-/// the zone size is only known once the `/proc` text is read: the pfn-range checks then wait for
-/// [`validate_with_zone_pages`], which [`crate::run::build`] calls.
+/// Parses and validates a scenario completely ([`ValidScenario::new`]): with `init` from
+/// `/proc`, the text is read here and the ops' pfn ranges checked against the zone it gives.
 pub fn parse_valid(text: &str) -> Result<ValidScenario, ScenarioError> {
-    let value = parse_json(text)?;
-    ValidScenario::new(scenario_from_value(&value)?)
+    ValidScenario::new(read(text)?)
 }
 
-/// [`parse_valid`], for a caller that wants the plain [`Scenario`] (to edit or serialize it).
+/// Reads a scenario with the static checks ([`validate`]), for a caller that wants the plain
+/// [`Scenario`] (to edit or serialize it); a `/proc` text is not read yet ([`parse_valid`]
+/// reads it).
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    parse_valid(text).map(ValidScenario::into_scenario)
+    let s = read(text)?;
+    validate(&s)?;
+    Ok(s)
+}
+
+/// Steps 1 and 2: text → [`Scenario`], every error with its JSON path.
+fn read(text: &str) -> Result<Scenario, ScenarioError> {
+    scenario_from_value(&parse_json(text)?)
 }
 
 /// Every static check of the contract, with the zone size [`Scenario::static_zone_pages`] knows.
 pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
-    check_scenario(s, s.static_zone_pages().map(|p| (p, "zone.pages")))
-}
-
-/// [`validate`] with the final zone size `pages` (e.g. from [`Scenario::resolve_proc_zone_pages`]),
-/// so the pfn ranges of the ops are checked against the zone `init` really builds.
-pub fn validate_with_zone_pages(s: &Scenario, pages: u64) -> Result<(), ScenarioError> {
-    let origin = match &s.init {
-        Init::Boot => "zone.pages",
-        Init::Proc {
-            zoneinfo: Some(_), ..
-        } => "init.zoneinfo",
-        Init::Proc { .. } if s.zone.pages.is_some() => "zone.pages",
-        Init::Proc { .. } => "init.pagetypeinfo",
-        Init::Snapshot(_) => "init.snapshot.pages",
-        Init::NodeSnapshot(_) => "init.snapshot.zones",
-    };
-    check_scenario(s, Some((pages, origin)))
-}
-
-/// [`validate`] for `init.zone` `"all"` once the import has built the node: `zones` are its
-/// zones' `[start_pfn, end_pfn)` and names in pfn order, and the ops' pfn ranges are checked
-/// against them with the errors (and JSON paths) of a `zones` scenario. [`validate`] leaves
-/// those ranges to this call, which [`crate::run::build`] makes.
-pub fn validate_in_imported_node(
-    s: &Scenario,
-    zones: Vec<(u64, u64, String)>,
-) -> Result<(), ScenarioError> {
-    check_scenario_in(
+    check_scenario(
         s,
+        &Program::compile(&s.ops),
         s.static_zone_pages().map(|p| (p, "zone.pages")),
-        Some(zones),
     )
+    .map(drop)
 }
 
 impl FromStr for Scenario {

@@ -14,6 +14,7 @@ use super::error::{join, Res, ScenarioError};
 use super::format::{
     BindKind, CompareSide, DrainTarget, Init, MtWeights, Op, Scenario, ScenarioCompare, ZoneSpec,
 };
+use super::program::{OpId, Program, Visit};
 use super::scopes::Scopes;
 use super::zone_snapshot::Snapshot;
 use crate::mm::{MIN_ZONE_PAGES, NR_PAGE_ORDERS};
@@ -159,6 +160,8 @@ fn check_word(path: &str, what: &str, s: &str) -> Res<()> {
 struct StaticBinding {
     kind: BindKind,
     at: String,
+    /// The op that binds it.
+    def: OpId,
 }
 
 struct Checker {
@@ -180,19 +183,29 @@ struct Checker {
     ended: HashMap<String, String>,
     /// The sizes of the CMA areas the zones declare (`cma_pageblocks.nr_pages`), in pfn order.
     cma_areas: Vec<u64>,
+    /// By op: the op that binds the name its `ref` names.
+    targets: Vec<Option<OpId>>,
 }
 
-pub(super) fn check_scenario(s: &Scenario, size: Option<(u64, &str)>) -> Res<()> {
-    check_scenario_in(s, size, None)
+/// Every check of the contract on `s`, whose ops `program` numbers, with the zone size `size`
+/// (and where it comes from) when it is known; the names the ops' `ref`s resolve to, by op.
+pub(super) fn check_scenario(
+    s: &Scenario,
+    program: &Program,
+    size: Option<(u64, &str)>,
+) -> Res<Vec<Option<OpId>>> {
+    check_scenario_in(s, program, size, None)
 }
 
 /// [`check_scenario`]; with `imported`, the zones (`[start, end)`, name) an `init.zone` `"all"`
-/// import built, so the ops' pfn ranges are checked against them as against `zones`.
+/// import (or a node snapshot) lays out, so the ops' pfn ranges are checked against them as
+/// against `zones`.
 pub(super) fn check_scenario_in(
     s: &Scenario,
+    program: &Program,
     size: Option<(u64, &str)>,
     imported: Option<Vec<(u64, u64, String)>>,
-) -> Res<()> {
+) -> Res<Vec<Option<OpId>>> {
     check_version(u64::from(s.version))?;
     if let Some(c) = &s.compare {
         check_compare(c)?;
@@ -309,20 +322,32 @@ pub(super) fn check_scenario_in(
             .iter()
             .filter_map(|z| z.cma_pageblocks.map(|a| a.nr_pages))
             .collect(),
+        targets: vec![None; program.len()],
     };
-    checker.ops(&s.ops, "ops", 0)?;
-    check_tour(s)
+    for visit in program.walk() {
+        match visit {
+            Visit::Op(id, op) => {
+                let path = &program.defs()[id as usize].path;
+                checker.op(id, op, path, program.depth(id))?;
+            }
+            Visit::Enter { .. } => checker.scopes.push(),
+            Visit::Leave { .. } => {
+                if let Some(frame) = checker.scopes.pop() {
+                    for (name, b) in frame {
+                        checker.ended.insert(name, b.at);
+                    }
+                }
+            }
+        }
+    }
+    check_tour(s)?;
+    Ok(checker.targets)
 }
 
 impl Checker {
-    fn ops(&mut self, ops: &[Op], prefix: &str, depth: usize) -> Res<()> {
-        for (i, op) in ops.iter().enumerate() {
-            self.op(op, &format!("{prefix}[{i}]"), depth)?;
-        }
-        Ok(())
-    }
-
-    fn op(&mut self, op: &Op, path: &str, depth: usize) -> Res<()> {
+    /// Op `id` at `path`, inside `depth` repeats; a `repeat`'s body is checked by the walk
+    /// that follows it, in a scope of its own.
+    fn op(&mut self, id: OpId, op: &Op, path: &str, depth: usize) -> Res<()> {
         if let Some(cpu) = op.cpu_field() {
             self.cpu(&join(path, "cpu"), cpu)?;
         }
@@ -433,7 +458,7 @@ impl Checker {
                     self.cpu(&join(path, "cpu"), *c)?;
                 }
             }
-            Op::Repeat { ops, .. } => {
+            Op::Repeat { .. } => {
                 let level = depth + 1;
                 if level > MAX_REPEAT_DEPTH {
                     return Err(ScenarioError::new(
@@ -445,14 +470,6 @@ impl Checker {
                         ),
                     ));
                 }
-                self.scopes.push();
-                let result = self.ops(ops, &join(path, "ops"), level);
-                if let Some(frame) = self.scopes.pop() {
-                    for (name, b) in frame {
-                        self.ended.insert(name, b.at);
-                    }
-                }
-                result?;
             }
             Op::Workload {
                 order_weights,
@@ -463,10 +480,11 @@ impl Checker {
         }
         // The ref resolves before the op's own `as` binds (an op never refers to itself).
         if let Some((name, accepts)) = op.reference() {
-            self.resolve(&join(path, "ref"), op.op_name(), name, accepts)?;
+            self.targets[id as usize] =
+                Some(self.resolve(&join(path, "ref"), op.op_name(), name, accepts)?);
         }
         if let Some((name, kind)) = op.binding() {
-            self.bind(path, name, kind)?;
+            self.bind(id, path, name, kind)?;
         }
         Ok(())
     }
@@ -539,8 +557,8 @@ impl Checker {
             return super::zones::check_node_range(path, pfn, nr, &self.node);
         }
         if self.import_all {
-            // The zones' pfns come from the /proc text: checked once the import built them
-            // (`validate_in_imported_node`, called by `setup::build`).
+            // The zones' pfns come from the /proc text: checked once validation has read it
+            // (`layout::Layout::resolve`).
             return Ok(());
         }
         let start = self.start_pfn;
@@ -567,11 +585,12 @@ impl Checker {
         Ok(())
     }
 
-    fn resolve(&self, path: &str, op: &str, name: &str, accepts: &[BindKind]) -> Res<()> {
+    /// The op that binds `name` where a `ref` at `path` names it.
+    fn resolve(&self, path: &str, op: &str, name: &str, accepts: &[BindKind]) -> Res<OpId> {
         let wanted: Vec<&str> = accepts.iter().map(|k| k.with_article()).collect();
         let wanted = wanted.join(" or ");
         match self.scopes.lookup(name) {
-            Some(b) if accepts.contains(&b.kind) => Ok(()),
+            Some(b) if accepts.contains(&b.kind) => Ok(b.def),
             Some(b) => Err(ScenarioError::new(
                 path,
                 format!(
@@ -608,7 +627,7 @@ impl Checker {
         }
     }
 
-    fn bind(&mut self, op_path: &str, name: &str, kind: BindKind) -> Res<()> {
+    fn bind(&mut self, def: OpId, op_path: &str, name: &str, kind: BindKind) -> Res<()> {
         let path = join(op_path, "as");
         if name.is_empty() {
             return Err(ScenarioError::new(
@@ -620,6 +639,7 @@ impl Checker {
         let binding = StaticBinding {
             kind,
             at: op_path.to_string(),
+            def,
         };
         self.scopes.bind(name, binding).map_err(|_| {
             let at = self.scopes.lookup_here(name).map_or("", |b| b.at.as_str());

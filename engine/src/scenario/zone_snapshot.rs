@@ -21,11 +21,11 @@ use crate::mm::Step;
 use crate::mm::PF_LRU;
 use crate::mm::*;
 use crate::mm::{End, Mutation};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// One free list as read from `zone->free_area[order].free_list[mt]`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SnapFreeList {
     /// The order.
     pub order: u8,
@@ -36,7 +36,7 @@ pub struct SnapFreeList {
 }
 
 /// One pcp list (`per_cpu_pages.lists[pindex]` of a CPU).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SnapPcpList {
     /// The CPU.
     pub cpu: u32,
@@ -47,7 +47,7 @@ pub struct SnapPcpList {
 }
 
 /// A validated snapshot.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Snapshot {
     /// The snapshot format's version (1).
     pub version: u32,

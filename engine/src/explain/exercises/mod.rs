@@ -2,7 +2,7 @@
 //! (`docs/exercise-format.md`): exercises, each a scenario (a built-in's id or an inline scenario)
 //! plus questions at positions of its run. A question names *what* to ask from a fixed
 //! vocabulary ([`Ask`]); the answer is never written by the author: [`resolve`] runs the scenario
-//! through the normal pipeline (`parse_valid` → `setup::build` → `runner::execute`) and reads the
+//! through the normal pipeline (`parse_valid` → `run::Runner`) and reads the
 //! answer off the run's event log at that position, so an exercise cannot be wrong about the
 //! model, and it stays right when the model changes.
 //!

@@ -13,7 +13,7 @@ use crate::explain::pseudocode::{self, Step};
 use crate::mm::KernelFn;
 use crate::mm::{to_abs_pfn, NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES};
 use crate::mm::{Annotation, Event, EventKind, Mutation, Tracepoint};
-use crate::run::{execute, Run, RunOptions};
+use crate::run::{Run, RunOptions, Runner};
 use crate::scenario::{self, Op, Scenario, ScenarioError, ValidScenario};
 
 type Res<T> = Result<T, ScenarioError>;
@@ -39,11 +39,10 @@ pub fn exercise_scenario(ex: &Exercise) -> Scenario {
     }
 }
 
-/// Runs exercise `index` of a set (`parse_valid` → `setup::build` → `runner::execute`).
+/// Runs exercise `index` of a set (`ValidScenario::new` → `Runner`).
 fn run_exercise(ex: &Exercise, index: usize) -> Res<Run> {
     let valid = ValidScenario::new(exercise_scenario(ex)).map_err(|e| at_scenario(e, index))?;
-    let start = crate::run::build(valid).map_err(|e| at_scenario(e, index))?;
-    Ok(execute(start, &run_options()))
+    Runner::new(valid).options(&run_options()).run()
 }
 
 fn at_scenario(mut e: ScenarioError, index: usize) -> ScenarioError {
@@ -89,7 +88,7 @@ fn resolved_exercise(ex: &Exercise, index: usize, run: &Run) -> Res<ResolvedExer
             ScenarioSource::Builtin(id) => Some(id.clone()),
             ScenarioSource::Inline(_) => None,
         },
-        scenario: run.scenario.clone(),
+        scenario: run.scenario.scenario().clone(),
         ops: run.ops.len(),
         events: run.log.events.len() as u32,
         questions: resolve_questions(ex, index, run)?,
@@ -562,7 +561,7 @@ fn find(ask: Ask, run: &Run, w: &Window) -> Option<Found> {
         // the rest (< 2 pages) comes as order-0 pages.
         Ask::VmallocOrders => {
             let rec = &run.ops[w.op];
-            let Some(&Op::Vmalloc { pages, .. }) = op_by_def(&run.scenario.ops, rec.def) else {
+            let Some(&Op::Vmalloc { pages, .. }) = op_by_def(run, rec.def) else {
                 return None;
             };
             // The data pages' attempts only: a page array of more than a page is a nested
@@ -687,23 +686,10 @@ fn abbreviate(items: &[String]) -> String {
     }
 }
 
-/// The op with pre-order definition index `def` (the order `runner` numbers `op_defs`).
-fn op_by_def(ops: &[Op], def: u32) -> Option<&Op> {
-    fn walk<'a>(ops: &'a [Op], def: u32, next: &mut u32) -> Option<&'a Op> {
-        for op in ops {
-            if *next == def {
-                return Some(op);
-            }
-            *next += 1;
-            if let Op::Repeat { ops, .. } = op {
-                if let Some(found) = walk(ops, def, next) {
-                    return Some(found);
-                }
-            }
-        }
-        None
-    }
-    walk(ops, def, &mut 0)
+/// The op `def` of a run's program (a replay's ops are none of the scenario's).
+fn op_by_def(run: &Run, def: u32) -> Option<&Op> {
+    let program = run.scenario.program();
+    ((def as usize) < program.len()).then(|| program.op(def))
 }
 
 /// `order 5 + order 4 + order 1`, `50 × order 0`, `order 2 + order 0`.

@@ -324,8 +324,9 @@ pub struct ResolvedQuestion {
     pub explanation_more: usize,
 }
 
-/// An exercise with every answer computed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// An exercise with every answer computed. Written, never read back: it holds a scenario, which
+/// only the scenario reader reads (what is kept is the set's text, resolved again).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ResolvedExercise {
     /// As written.
     pub title: String,

@@ -35,8 +35,8 @@ use crate::mm::Step;
 use crate::mm::*;
 use crate::mm::{pcp_allowed_order, Engine, FPI_NONE};
 use crate::run::outcome::Outcome;
-use crate::run::runner::{Checkpoints, OpDef, OpRecord, OwnerInfo, Run};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::run::runner::{OpRecord, OwnerInfo, Recorder, Run};
+use crate::scenario::{OpDef, Scenario, ScenarioError};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::collections::HashSet;
@@ -383,7 +383,9 @@ pub fn replay<R: BufRead>(
     opts: &ReplayOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Replay, ReplayError> {
-    let mut engine = crate::run::setup::start_engine(s).map_err(ReplayError::Scenario)?;
+    let start = crate::run::setup::start_replay(s).map_err(ReplayError::Scenario)?;
+    let scenario = start.scenario;
+    let mut engine = start.engine;
     engine.recording = opts.record;
     let initial = engine.zone.clone();
     let n = initial.pages() as usize;
@@ -416,9 +418,7 @@ pub fn replay<R: BufRead>(
         pindex: vec![0; n],
         in_flight: HashMap::new(),
         pre_claimed: None,
-        owners: Vec::new(),
-        ops: Vec::new(),
-        checkpoints: Checkpoints::new(&initial, opts.checkpoint_budget),
+        rec: Recorder::new(initial, op_defs(), opts.checkpoint_budget),
         divergence_count: 0,
         by_kind: [0; 11],
         divergences: Vec::new(),
@@ -449,23 +449,15 @@ pub fn replay<R: BufRead>(
         (it.reordered, it.late)
     };
     progress(count);
-    let mut scenario = s.clone();
-    scenario.ops.clear();
     let final_zone = r.e.zone.clone();
     Ok(Replay {
-        run: Run {
+        run: r.rec.finish(
             scenario,
-            initial,
-            log: r.e.log,
-            ops: r.ops,
-            op_defs: op_defs(),
-            owners: r.owners,
+            r.e.log,
             final_zone,
-            checkpoints: r.checkpoints.into_vec(),
-            names: Vec::new(),
-            lock_holds: Default::default(),
-            ops_omitted: 0,
-        },
+            Vec::new(),
+            Default::default(),
+        ),
         divergence_count: r.divergence_count,
         divergences_by_kind: kind_counts(&r.by_kind),
         divergences: r.divergences,
@@ -547,9 +539,8 @@ struct Replayer {
     in_flight: HashMap<u32, u8>,
     /// A partial claim already applied ahead of its `mm_page_alloc_extfrag` (zone pfn).
     pre_claimed: Option<u32>,
-    owners: Vec<OwnerInfo>,
-    ops: Vec<OpRecord>,
-    checkpoints: Checkpoints,
+    /// The op records (one a trace line), owners and checkpoints.
+    rec: Recorder,
     divergence_count: u64,
     /// `divergence_count` by kind ([`DivergenceKind::ALL`] order).
     by_kind: [u64; 11],
@@ -729,7 +720,7 @@ impl Replayer {
         let start = (self.e.log.events.len() as u32, self.e.zone.stats);
         let def = def_of(&tl.event);
         self.tally.count(&tl.event);
-        let owners_before = self.owners.len();
+        let owners_before = self.rec.owners.len();
         let outcome = self.apply(&tl, ahead);
         let cpu = tl
             .cpu
@@ -737,9 +728,9 @@ impl Replayer {
             .unwrap_or(0) as usize;
         self.note_pcp_holder(&tl, cpu);
         // The owners this line created: an applied mm_page_alloc's (def 0) is who allocated.
-        for o in owners_before..self.owners.len() {
-            if self.owners[o].def == 0 {
-                let mt = self.owners[o].mt;
+        for o in owners_before..self.rec.owners.len() {
+            if self.rec.owners[o].def == 0 {
+                let mt = self.rec.owners[o].mt;
                 self.allocs.push(o as u32, &tl, mt);
             }
         }
@@ -748,7 +739,7 @@ impl Replayer {
         self.enter_zone(home);
         self.tally.nr_free.push(tl.line, self.e.zone.nr_free());
         if self.opts.record {
-            self.ops.push(OpRecord {
+            self.rec.record(OpRecord {
                 def,
                 iteration: Vec::new(),
                 start: start.0,
@@ -773,8 +764,7 @@ impl Replayer {
     }
 
     fn maybe_checkpoint(&mut self) {
-        self.checkpoints
-            .maybe_take(self.e.log.events.len(), &self.e.zone);
+        self.rec.checkpoint(self.e.log.events.len(), &self.e.zone);
     }
 
     fn apply<R: BufRead>(&mut self, tl: &TraceLine, ahead: &mut Lookahead<'_, R>) -> String {
@@ -1017,9 +1007,9 @@ impl Replayer {
         }
         self.tally.untraced_bulk_takes += 1;
         self.tally.untraced_bulk_pages += above.len() as u64;
-        let owner = self.owners.len() as u32;
+        let owner = self.rec.owners.len() as u32;
         let mt = self.e.zone.pageblock_mt(p);
-        self.owners.push(OwnerInfo {
+        self.rec.owners.push(OwnerInfo {
             def: DEF_ALLOC_PAGES_BULK,
             mt,
             seq: 0,
@@ -1119,6 +1109,7 @@ impl Replayer {
         z.kind[p as usize] == PageKind::Other
             && z.refcount[p as usize] == 1
             && self
+                .rec
                 .owners
                 .get(z.owner[p as usize] as usize)
                 .is_some_and(|o| o.def == DEF_ALLOC_PAGES_BULK)
@@ -1159,8 +1150,8 @@ impl Replayer {
             }
         }
         let mt = self.e.zone.pageblock_mt(p);
-        let owner = self.owners.len() as u32;
-        self.owners.push(OwnerInfo { def: 1, mt, seq: 0 });
+        let owner = self.rec.owners.len() as u32;
+        self.rec.owners.push(OwnerInfo { def: 1, mt, seq: 0 });
         self.e.emit(
             Step::PrepNewPage,
             Mutation::PrepNewPage {
@@ -1353,8 +1344,8 @@ impl Replayer {
             );
             return "diverged".into();
         };
-        let owner = self.owners.len() as u32;
-        self.owners.push(OwnerInfo { def: 0, mt, seq: 0 });
+        let owner = self.rec.owners.len() as u32;
+        self.rec.owners.push(OwnerInfo { def: 0, mt, seq: 0 });
         self.e.emit(
             Step::PrepNewPage,
             Mutation::PrepNewPage {
@@ -2040,8 +2031,8 @@ impl Replayer {
 
     /// The traced range now belongs to a new owner (as the CLI's `alloc_contig_range` op).
     fn own_contig_range(&mut self, pfn: ZonePfn, nr: u32) {
-        let owner = self.owners.len() as u32;
-        self.owners.push(OwnerInfo {
+        let owner = self.rec.owners.len() as u32;
+        self.rec.owners.push(OwnerInfo {
             def: 6,
             mt: MigrateType::Movable,
             seq: 0,

@@ -49,7 +49,9 @@ pub struct Comparison {
 
 /// Runs the trace's requests through the model from the start state of `s`.
 pub fn reissue<R: BufRead>(s: &Scenario, trace: R) -> Result<Comparison, ReplayError> {
-    let mut e = crate::run::setup::start_engine(s).map_err(ReplayError::Scenario)?;
+    let mut e = crate::run::setup::start_replay(s)
+        .map_err(ReplayError::Scenario)?
+        .engine;
     e.recording = false;
     let cpus = e.zone.pcp.len() as u32;
     let home = e.home_zone();

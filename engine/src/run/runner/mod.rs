@@ -1,6 +1,7 @@
-//! Running a scenario: names and scopes, the semantics of each op as the scenario contract pins
-//! them, per-operation cost figures, and checkpoints for the timeline. A run is the pipeline's
-//! last stage, [`execute`]; the ops' own semantics are in `ops.rs`.
+//! Running a scenario: the [`Runner`] (the one way to run one: limits, progress, counters only),
+//! the walk of its program with names bound to allocations, the [`Recorder`] that assembles
+//! every [`Run`] (a replay's too), per-operation cost figures, and checkpoints for the timeline.
+//! A run is the pipeline's last stage; the ops' own semantics are in `ops.rs`.
 
 mod ops;
 
@@ -11,42 +12,28 @@ use crate::mm::Step;
 use crate::mm::Trace;
 use crate::mm::VmArea;
 use crate::mm::*;
+use crate::run::limits::Limits;
 pub use crate::run::outcome::Outcome;
 use crate::run::setup::{self, Start};
-use crate::scenario::{DrainTarget, Op, Scenario, ScenarioError, Scopes, ValidScenario};
+use crate::scenario::{Op, OpDef, OpId, Program, Scenario, ScenarioError, ValidScenario, Visit};
 use serde::{Deserialize, Serialize};
 
 /// Who holds a page: one record per allocation (owner ids index `Run::owners`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnerInfo {
-    /// Index into `Run::op_defs` of the op that allocated it.
-    pub def: u32,
+    /// Index into `Run::op_defs` of the op that allocated it (its [`OpId`]).
+    pub def: OpId,
     /// Allocation migratetype as requested.
     pub mt: MigrateType,
     /// 1-based sequence within a workload op (0 otherwise).
     pub seq: u32,
 }
 
-/// One op as written in the scenario (repeat bodies appear once).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct OpDef {
-    /// JSON path, e.g. `ops[2].ops[0]`.
-    pub path: String,
-    /// The `"op"` tag.
-    pub op: String,
-    /// The name it binds (`as`).
-    pub name: Option<String>,
-    /// The op's `note`.
-    pub note: Option<String>,
-    /// Short human summary, e.g. `alloc order 9 movable as thp`.
-    pub summary: String,
-}
-
 /// One executed operation (a repeat body runs once per iteration; a workload once per step).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OpRecord {
-    /// Index into [`Run::op_defs`].
-    pub def: u32,
+    /// Index into [`Run::op_defs`] (the op's [`OpId`] in its program).
+    pub def: OpId,
     /// Iteration indices of the enclosing repeats, outermost first.
     pub iteration: Vec<u32>,
     /// Events `[start, end)` of this op.
@@ -74,15 +61,17 @@ pub struct OpRecord {
 /// A finished run: everything the CLI prints and the timeline steps through.
 #[derive(Clone, Debug)]
 pub struct Run {
-    /// The scenario run.
-    pub scenario: Scenario,
+    /// The scenario run, validated (its [`ValidScenario::program`] numbers the ops as
+    /// `op_defs` does; a replay's has no ops).
+    pub scenario: ValidScenario,
     /// State before the first op (after `init`).
     pub initial: Zone,
     /// The recorded events.
     pub log: EventLog,
     /// One record per executed op (thinned in a counters-only run).
     pub ops: Vec<OpRecord>,
-    /// The ops as written, one per op of the document.
+    /// The ops as written, one per op of the document (its program's [`Program::defs`]; a
+    /// replay's: one per traced event type).
     pub op_defs: Vec<OpDef>,
     /// Who holds pages, by owner id.
     pub owners: Vec<OwnerInfo>,
@@ -94,7 +83,7 @@ pub struct Run {
     pub names: Vec<(String, String)>,
     /// Pages handled per zone / pcp lock hold over all the ops ([`crate::mm::locks`]).
     pub lock_holds: crate::mm::LockHolds,
-    /// Op records a counters-only run did not keep ([`execute_counters_only`] keeps the first
+    /// Op records a counters-only run did not keep ([`Runner::counters_only`] keeps the first
     /// and the last [`COUNTERS_ONLY_KEPT_OPS`]); 0 for every other run. The executed ops are
     /// `ops.len() + ops_omitted`.
     pub ops_omitted: u64,
@@ -312,8 +301,115 @@ impl Checkpoints {
     }
 }
 
+/// What a run records as it goes, and the one place a [`Run`] is assembled: the runner's and a
+/// trace replay's. The op records (the first and last [`COUNTERS_ONLY_KEPT_OPS`] only, when
+/// thinned), who holds pages ([`OwnerInfo`], by owner id), the checkpoints; the events are the
+/// engine's log, handed over at [`Recorder::finish`].
+pub(crate) struct Recorder {
+    initial: Zone,
+    op_defs: Vec<OpDef>,
+    ops: Vec<OpRecord>,
+    thin: Option<Thinned>,
+    /// Who holds pages, by owner id.
+    pub(crate) owners: Vec<OwnerInfo>,
+    checkpoints: Checkpoints,
+}
+
+/// The op records of a counters-only run: the first `keep`, then a ring of the last `keep`.
+struct Thinned {
+    keep: usize,
+    tail: std::collections::VecDeque<OpRecord>,
+    omitted: u64,
+}
+
+impl Recorder {
+    /// A recorder of a run from `initial` whose ops are `op_defs`, keeping checkpoints within
+    /// `checkpoint_budget` bytes.
+    pub(crate) fn new(initial: Zone, op_defs: Vec<OpDef>, checkpoint_budget: usize) -> Recorder {
+        Recorder {
+            checkpoints: Checkpoints::new(&initial, checkpoint_budget),
+            initial,
+            op_defs,
+            ops: Vec::new(),
+            thin: None,
+            owners: Vec::new(),
+        }
+    }
+
+    /// Keeps only the first and the last `keep` op records (the others are counted).
+    pub(crate) fn thinned(mut self, keep: usize) -> Recorder {
+        self.thin = Some(Thinned {
+            keep,
+            tail: std::collections::VecDeque::with_capacity(keep),
+            omitted: 0,
+        });
+        self
+    }
+
+    /// The ops as written.
+    pub(crate) fn op_defs(&self) -> &[OpDef] {
+        &self.op_defs
+    }
+
+    /// A new owner: an allocation by op `def` (`seq`: its step in a workload, else 0).
+    pub(crate) fn owner(&mut self, def: OpId, mt: MigrateType, seq: u32) -> u32 {
+        self.owners.push(OwnerInfo { def, mt, seq });
+        (self.owners.len() - 1) as u32
+    }
+
+    /// An executed op's record.
+    pub(crate) fn record(&mut self, rec: OpRecord) {
+        match &mut self.thin {
+            Some(t) if self.ops.len() >= t.keep => {
+                if t.tail.len() == t.keep {
+                    t.tail.pop_front();
+                    t.omitted += 1;
+                }
+                t.tail.push_back(rec);
+            }
+            _ => self.ops.push(rec),
+        }
+    }
+
+    /// Keeps `zone` as the state before event `events` if the interval has passed.
+    pub(crate) fn checkpoint(&mut self, events: usize, zone: &Zone) {
+        self.checkpoints.maybe_take(events, zone);
+    }
+
+    /// The run: `scenario`, the events (`log`), the state after them, the names still bound
+    /// and the lock holds, with what was recorded.
+    pub(crate) fn finish(
+        self,
+        scenario: ValidScenario,
+        log: EventLog,
+        final_zone: Zone,
+        names: Vec<(String, String)>,
+        lock_holds: crate::mm::LockHolds,
+    ) -> Run {
+        let mut ops = self.ops;
+        let mut ops_omitted = 0;
+        if let Some(t) = self.thin {
+            ops.extend(t.tail);
+            ops_omitted = t.omitted;
+        }
+        Run {
+            scenario,
+            initial: self.initial,
+            log,
+            ops,
+            op_defs: self.op_defs,
+            owners: self.owners,
+            final_zone,
+            checkpoints: self.checkpoints.into_vec(),
+            names,
+            lock_holds,
+            ops_omitted,
+        }
+    }
+}
+
 /// The checkpoints and the final zone of a recorded run, rebuilt from its start state, events
-/// and op records exactly as [`execute`] took them (after an op, once `interval` events have
+/// and op records exactly as a [`Runner`] took them (after an op, once `interval` events have
 /// passed, thinned over `budget`). For a run computed elsewhere: the app's run worker sends the
 /// events and records, not the zone copies (megabytes each), and the page replays them once.
 pub fn rebuild_checkpoints(
@@ -373,10 +469,41 @@ impl CheckpointRebuild {
 
     /// The checkpoints and the final zone (the events after the last op applied too).
     pub fn finish(mut self, events: &Trace) -> (Vec<(u32, Zone)>, Zone) {
+        self.apply_rest(events);
+        (self.ring.into_vec(), self.zone)
+    }
+
+    fn apply_rest(&mut self, events: &Trace) {
         for ev in events.range(self.applied.min(events.len())..events.len()) {
             self.zone.apply(ev);
         }
-        (self.ring.into_vec(), self.zone)
+    }
+
+    /// The recorded run of `scenario` computed elsewhere, once [`CheckpointRebuild::step`]
+    /// has returned true: its start state, events, op records (every one kept), owners and
+    /// names, with the checkpoints and final state rebuilt here; assembled by the [`Recorder`]
+    /// as a run made here is.
+    pub fn into_run(
+        mut self,
+        scenario: ValidScenario,
+        initial: Zone,
+        log: EventLog,
+        ops: Vec<OpRecord>,
+        owners: Vec<OwnerInfo>,
+        names: Vec<(String, String)>,
+    ) -> Run {
+        self.apply_rest(&log.events);
+        // Every op kept: the run's lock holds are the sum of its ops'.
+        let lock_holds = ops.iter().map(|o| o.lock_holds).sum();
+        let rec = Recorder {
+            initial,
+            op_defs: scenario.program().defs().to_vec(),
+            ops,
+            thin: None,
+            owners,
+            checkpoints: self.ring,
+        };
+        rec.finish(scenario, log, self.zone, names, lock_holds)
     }
 }
 
@@ -387,97 +514,132 @@ pub const COUNTERS_ONLY_KEPT_OPS: usize = 30;
 /// The progress callback is called after every this many executed ops.
 pub const PROGRESS_EVERY: u64 = 1024;
 
-/// The progress callback of [`execute_with_progress`]: `(ops done, ops in the whole run)`;
+/// The progress callback of [`Runner::progress`]: `(ops done, ops in the whole run)`;
 /// `ControlFlow::Break` cancels the run.
 pub type Progress<'p> = &'p mut dyn FnMut(u64, u64) -> std::ops::ControlFlow<()>;
 
-/// Parses, validates and runs a scenario.
-pub fn run_text(text: &str, opts: &RunOptions) -> Result<Run, ScenarioError> {
-    run_valid(crate::scenario::parse_valid(text)?, opts)
-}
-
-/// Validates and runs a scenario built in code: nothing runs unless it is valid and `init` is
-/// usable.
-pub fn run(s: &Scenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
-    run_valid(ValidScenario::new(s.clone())?, opts)
-}
-
-/// Runs a validated scenario: [`setup::build`], then [`execute`].
-pub fn run_valid(s: ValidScenario, opts: &RunOptions) -> Result<Run, ScenarioError> {
-    Ok(execute(setup::build(s)?, opts))
-}
-
-/// The third stage of a run: the ops on the start zone.
-pub fn execute(start: Start, opts: &RunOptions) -> Run {
-    execute_bounded(start, opts, None, None).expect("an unbounded run always finishes")
-}
-
-/// [`execute`], bounded and cancellable: the scenario's [`crate::run::limits::estimate`] is
-/// checked against `limits` first (nothing runs over them); a recording run stops with an
-/// error once its trace passes `limits.max_events`; `progress(done, total)` is called every
-/// [`PROGRESS_EVERY`] ops (`total` is the estimate, or `opts.max_ops` if smaller) and cancels
-/// the run with an error ([`crate::run::limits::is_cancelled`]) when it returns `Break`.
-pub fn execute_with_progress(
+/// The one way to run a scenario: a validated scenario (or its start state) and how to run it,
+/// then [`Runner::run`].
+///
+/// ```
+/// # use buddyscope::{parse_valid, Limits, run::Runner};
+/// let s = parse_valid(r#"{"version": 1, "ops": [{"op": "alloc", "order": 3}]}"#).unwrap();
+/// let run = Runner::new(s).limits(Limits::recorded()).run().unwrap();
+/// assert_eq!(run.ops.len(), 1);
+/// ```
+///
+/// Without [`Runner::limits`] nothing bounds the run; with them, the scenario's cost
+/// ([`crate::run::estimate`]) is checked first (nothing runs over them) and a recording run
+/// stops with an error once its trace passes `max_events`. [`Runner::progress`] is called
+/// every [`PROGRESS_EVERY`] ops and cancels the run with an error
+/// ([`crate::run::is_cancelled`]) when it returns `Break`.
+pub struct Runner<'p> {
     start: Start,
-    opts: &RunOptions,
-    limits: &crate::run::limits::Limits,
-    progress: Progress<'_>,
-) -> Result<Run, ScenarioError> {
-    let cost = crate::run::limits::estimate(&start.scenario);
-    crate::run::limits::check_limits(&cost, limits)?;
-    let bound = Bound {
-        limits: *limits,
-        total: cost
-            .ops_u64()
-            .min(opts.max_ops.map_or(u64::MAX, |m| m as u64)),
-        progress,
-    };
-    execute_bounded(start, opts, Some(bound), None)
+    opts: RunOptions,
+    limits: Option<Limits>,
+    progress: Option<Progress<'p>>,
+    counters_only: bool,
 }
 
-/// A counters-only run (`buddyscope run --no-trace`, the app's "counters only"): no event
-/// trace and no checkpoints, and only the first and last [`COUNTERS_ONLY_KEPT_OPS`] op records
-/// (the others are counted in [`Run::ops_omitted`]), so memory does not grow with the run. The
-/// end state, the totals and `--format summary` are those of a recorded run. `opts.record`
-/// and `opts.checkpoint_budget` are ignored; otherwise as [`execute_with_progress`].
-pub fn execute_counters_only(
-    start: Start,
-    opts: &RunOptions,
-    limits: &crate::run::limits::Limits,
-    progress: Progress<'_>,
-) -> Result<Run, ScenarioError> {
-    let cost = crate::run::limits::estimate(&start.scenario);
-    crate::run::limits::check_limits(&cost, limits)?;
-    let opts = RunOptions {
-        record: false,
-        checkpoint_budget: 0,
-        max_ops: opts.max_ops,
-    };
-    let bound = Bound {
-        limits: *limits,
-        total: cost
-            .ops_u64()
-            .min(opts.max_ops.map_or(u64::MAX, |m| m as u64)),
-        progress,
-    };
-    execute_bounded(start, &opts, Some(bound), Some(COUNTERS_ONLY_KEPT_OPS))
+impl Runner<'static> {
+    /// A run of `scenario` from the start state its `init` builds ([`setup::build`]), with
+    /// [`RunOptions::default`].
+    pub fn new(scenario: ValidScenario) -> Runner<'static> {
+        Runner::from_start(setup::build(scenario))
+    }
+
+    /// A run from a start state already built.
+    pub fn from_start(start: Start) -> Runner<'static> {
+        Runner {
+            start,
+            opts: RunOptions::default(),
+            limits: None,
+            progress: None,
+            counters_only: false,
+        }
+    }
 }
 
-/// The limits and progress callback of a bounded run.
+impl<'p> Runner<'p> {
+    /// Records or not, the checkpoints' budget, where to stop.
+    pub fn options(mut self, opts: &RunOptions) -> Self {
+        self.opts = opts.clone();
+        self
+    }
+
+    /// The limits the run is held to.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// Calls `progress(done, total)` every [`PROGRESS_EVERY`] ops (`total`: the ops of the
+    /// whole run, or the options' `max_ops` if fewer); `Break` cancels the run.
+    pub fn progress<'q>(self, progress: Progress<'q>) -> Runner<'q> {
+        Runner {
+            start: self.start,
+            opts: self.opts,
+            limits: self.limits,
+            progress: Some(progress),
+            counters_only: self.counters_only,
+        }
+    }
+
+    /// A counters-only run (`buddyscope run --no-trace`, the app's "counters only"): no event
+    /// trace and no checkpoints, and only the first and last [`COUNTERS_ONLY_KEPT_OPS`] op
+    /// records (the others are counted in [`Run::ops_omitted`]), so memory does not grow with
+    /// the run. The end state, the totals and `--format summary` are those of a recorded run.
+    /// The options' `record` and `checkpoint_budget` are ignored.
+    pub fn counters_only(mut self) -> Self {
+        self.counters_only = true;
+        self
+    }
+
+    /// Runs the ops on the start state.
+    pub fn run(self) -> Result<Run, ScenarioError> {
+        let Runner {
+            start,
+            mut opts,
+            limits,
+            progress,
+            counters_only,
+        } = self;
+        if let Some(limits) = &limits {
+            crate::run::limits::check_limits(
+                &crate::run::limits::estimate(&start.scenario),
+                limits,
+            )?;
+        }
+        if counters_only {
+            opts.record = false;
+            opts.checkpoint_budget = 0;
+        }
+        let bound = (limits.is_some() || progress.is_some()).then(|| Bound {
+            max_events: limits.map(|l| l.max_events),
+            total: u64::try_from(start.scenario.program().executed_ops())
+                .unwrap_or(u64::MAX)
+                .min(opts.max_ops.map_or(u64::MAX, |m| m as u64)),
+            progress,
+        });
+        execute(
+            start,
+            &opts,
+            bound,
+            counters_only.then_some(COUNTERS_ONLY_KEPT_OPS),
+        )
+    }
+}
+
+/// The event cap and the progress callback of a bounded run.
 struct Bound<'p> {
-    limits: crate::run::limits::Limits,
+    /// The event cap of a recording run ([`Limits::max_events`]).
+    max_events: Option<u64>,
+    /// The ops of the whole run, for the progress callback.
     total: u64,
-    progress: Progress<'p>,
+    progress: Option<Progress<'p>>,
 }
 
-/// The op records of a counters-only run: the first `keep`, then a ring of the last `keep`.
-struct Thinned {
-    keep: usize,
-    tail: std::collections::VecDeque<OpRecord>,
-    omitted: u64,
-}
-
-fn execute_bounded(
+fn execute(
     start: Start,
     opts: &RunOptions,
     bound: Option<Bound<'_>>,
@@ -488,31 +650,33 @@ fn execute_bounded(
         mut engine,
     } = start;
     let s: &Scenario = &scenario;
+    let program = scenario.program();
     engine.recording = opts.record;
     // Holds of boot and init are not the scenario's.
     engine.holds = Default::default();
     engine.op_holds = Default::default();
-    let initial = engine.zone.clone();
-    let mut r = Runner {
+    let mut rec = Recorder::new(
+        engine.zone.clone(),
+        program.defs().to_vec(),
+        opts.checkpoint_budget,
+    );
+    if let Some(keep) = thin {
+        rec = rec.thinned(keep);
+    }
+    let mut r = Exec {
         s,
+        program,
         engine,
-        ops: Vec::new(),
-        op_defs: Vec::new(),
-        owners: Vec::new(),
+        rec,
         handles: Vec::new(),
         handle_zones: Vec::new(),
-        scopes: Scopes::new(),
+        named: vec![None; program.len()],
+        def: 0,
         iteration: Vec::new(),
-        checkpoints: Checkpoints::new(&initial, opts.checkpoint_budget),
         record: opts.record,
         max_ops: opts.max_ops.unwrap_or(usize::MAX),
         ops_done: 0,
         bound,
-        thin: thin.map(|keep| Thinned {
-            keep,
-            tail: std::collections::VecDeque::with_capacity(keep),
-            omitted: 0,
-        }),
         stop: None,
         extra_refs: std::collections::BTreeMap::new(),
         moved: Default::default(),
@@ -523,67 +687,46 @@ fn execute_bounded(
             .find_map(|z| z.cma_pageblocks)
             .map(|a| crate::mm::CmaArea::new(a.start_pfn, a.nr_pages)),
     };
-    r.define_ops(&s.ops, "ops");
-    let mut next_def = 0u32;
-    r.run_ops(&s.ops, &mut next_def);
+    r.run_program();
     if let Some(e) = r.stop.take() {
         return Err(e);
     }
-    let names = r
-        .scopes
-        .visible()
-        .into_iter()
-        .map(|(n, &h)| (n.to_string(), r.describe(h)))
+    // The names still bound at the end: the top level's (every repeat's scope has ended).
+    let mut names: Vec<(String, String)> = (0..program.len() as OpId)
+        .filter(|&id| program.depth(id) == 0)
+        .filter_map(|id| {
+            let name = program.defs()[id as usize].name.as_ref()?;
+            let h = r.named[id as usize]?;
+            Some((name.clone(), r.describe(h)))
+        })
         .collect();
+    names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let final_zone = r.engine.zone.clone();
-    let Runner {
-        engine,
-        mut ops,
-        op_defs,
-        owners,
-        checkpoints,
-        thin,
-        ..
-    } = r;
+    let Exec { engine, rec, .. } = r;
     let lock_holds = engine.run_holds();
-    let mut ops_omitted = 0;
-    if let Some(t) = thin {
-        ops.extend(t.tail);
-        ops_omitted = t.omitted;
-    }
-    Ok(Run {
-        scenario: scenario.into_scenario(),
-        initial,
-        log: engine.log,
-        ops,
-        op_defs,
-        owners,
-        final_zone,
-        checkpoints: checkpoints.into_vec(),
-        names,
-        lock_holds,
-        ops_omitted,
-    })
+    Ok(rec.finish(scenario, engine.log, final_zone, names, lock_holds))
 }
 
-struct Runner<'a, 'p> {
+/// A run in progress: the engine, the recorder, and the allocations the ops' names hold.
+struct Exec<'a, 'p> {
     s: &'a Scenario,
+    program: &'a Program,
     engine: Engine,
-    ops: Vec<OpRecord>,
-    op_defs: Vec<OpDef>,
-    owners: Vec<OwnerInfo>,
+    rec: Recorder,
     handles: Vec<Handle>,
     /// The node index of the zone each handle's pages are in (`page_zone`), by handle.
     handle_zones: Vec<u8>,
-    scopes: Scopes<usize>,
+    /// By op: the handle of the allocation its last run in the current scope bound to its
+    /// name (`as`); a `ref` reads the one of the op its program binds it to.
+    named: Vec<Option<usize>>,
+    /// The op being run.
+    def: OpId,
     iteration: Vec<u32>,
-    checkpoints: Checkpoints,
     record: bool,
     max_ops: usize,
     /// Executed ops so far (op records made, kept or not).
     ops_done: usize,
     bound: Option<Bound<'p>>,
-    thin: Option<Thinned>,
     /// Why a bounded run stopped early (cancelled, event cap).
     stop: Option<ScenarioError>,
     /// References `get_page` ops took and `put_page` ops have not dropped yet, per page: what
@@ -624,27 +767,9 @@ pub fn alloc_gfp(mt: MigrateType, highatomic: bool) -> u32 {
     }
 }
 
-impl Runner<'_, '_> {
-    /// Flattens the op tree into `op_defs` (pre-order, the order `run_ops` walks it).
-    fn define_ops(&mut self, ops: &[Op], path: &str) {
-        for (i, op) in ops.iter().enumerate() {
-            let p = format!("{path}[{i}]");
-            self.op_defs.push(OpDef {
-                path: p.clone(),
-                op: op.op_name().to_string(),
-                name: op.binding().map(|(n, _)| n.to_string()),
-                note: op.note().map(str::to_string),
-                summary: summarize(op),
-            });
-            if let Op::Repeat { ops, .. } = op {
-                self.define_ops(ops, &format!("{p}.ops"));
-            }
-        }
-    }
-
-    fn new_owner(&mut self, def: u32, mt: MigrateType, seq: u32) -> u32 {
-        self.owners.push(OwnerInfo { def, mt, seq });
-        (self.owners.len() - 1) as u32
+impl Exec<'_, '_> {
+    fn new_owner(&mut self, def: OpId, mt: MigrateType, seq: u32) -> u32 {
+        self.rec.owner(def, mt, seq)
     }
 
     fn describe(&self, h: usize) -> String {
@@ -676,44 +801,38 @@ impl Runner<'_, '_> {
         }
     }
 
-    fn run_ops(&mut self, ops: &[Op], next_def: &mut u32) {
-        for op in ops {
+    /// The program in run order: a `repeat`'s body once per iteration, each iteration a new
+    /// scope (the names its ops bound are forgotten when the next begins), until the run ends
+    /// or stops at `max_ops`.
+    fn run_program(&mut self) {
+        let program = self.program;
+        for visit in program.run_order() {
             if self.ops_done >= self.max_ops {
                 return;
             }
-            let def = *next_def;
-            *next_def += 1;
-            match op {
-                Op::Repeat {
-                    times, ops: body, ..
-                } => {
-                    let body_start = *next_def;
-                    let mut body_end = body_start;
-                    for it in 0..*times {
-                        if self.ops_done >= self.max_ops {
-                            break;
-                        }
-                        let mut d = body_start;
-                        self.iteration.push(it as u32);
-                        self.scopes.push();
-                        self.run_ops(body, &mut d);
-                        self.scopes.pop();
-                        self.iteration.pop();
-                        body_end = d;
+            match visit {
+                Visit::Op(def, op) => {
+                    self.def = def;
+                    match op {
+                        Op::Repeat { .. } => {}
+                        Op::Workload { .. } => self.run_workload(op, def),
+                        _ => self.run_leaf(op, def),
                     }
-                    if *times == 0 {
-                        body_end = body_start + count_defs(body);
-                    }
-                    *next_def = body_end;
                 }
-                Op::Workload { .. } => self.run_workload(op, def),
-                _ => self.run_leaf(op, def),
+                Visit::Enter { repeat, iteration } => {
+                    self.iteration.push(iteration as u32);
+                    let body = program.body(repeat);
+                    self.named[body.start as usize..body.end as usize].fill(None);
+                }
+                Visit::Leave { .. } => {
+                    self.iteration.pop();
+                }
             }
         }
     }
 
-    fn begin(&mut self, def: u32) -> (u32, Stats) {
-        if let Some(n) = self.op_defs[def as usize].note.clone() {
+    fn begin(&mut self, def: OpId) -> (u32, Stats) {
+        if let Some(n) = self.rec.op_defs()[def as usize].note.clone() {
             self.engine.message(Step::OpNote, MsgLevel::Note, n);
         }
         // Holds between ops are the run's, not this op's.
@@ -721,7 +840,7 @@ impl Runner<'_, '_> {
         (self.engine.log.events.len() as u32, self.engine.zone.stats)
     }
 
-    fn end(&mut self, def: u32, start: (u32, Stats), touched: u32, outcome: Outcome) {
+    fn end(&mut self, def: OpId, start: (u32, Stats), touched: u32, outcome: Outcome) {
         // A node of several zones: every op ends back in the home zone, so the state between
         // ops does not depend on where the last op worked.
         let home = self.engine.home_zone();
@@ -743,16 +862,7 @@ impl Runner<'_, '_> {
             },
             lock_holds: self.engine.take_op_holds(),
         };
-        match &mut self.thin {
-            Some(t) if self.ops.len() >= t.keep => {
-                if t.tail.len() == t.keep {
-                    t.tail.pop_front();
-                    t.omitted += 1;
-                }
-                t.tail.push_back(rec);
-            }
-            _ => self.ops.push(rec),
-        }
+        self.rec.record(rec);
         self.ops_done += 1;
         self.maybe_checkpoint();
         if self.bound.is_some() {
@@ -766,10 +876,18 @@ impl Runner<'_, '_> {
         let Some(b) = &mut self.bound else { return };
         let done = self.ops_done as u64;
         let events = self.engine.log.events.len();
-        if self.record && events as u64 > b.limits.max_events {
-            self.stop = Some(crate::run::limits::event_cap_error(events, done, &b.limits));
-        } else if done.is_multiple_of(PROGRESS_EVERY) && (b.progress)(done, b.total).is_break() {
-            self.stop = Some(crate::run::limits::cancelled_error(done, b.total));
+        match b.max_events {
+            Some(cap) if self.record && events as u64 > cap => {
+                self.stop = Some(crate::run::limits::event_cap_error(events, done, cap));
+            }
+            _ if done.is_multiple_of(PROGRESS_EVERY)
+                && b.progress
+                    .as_mut()
+                    .is_some_and(|p| p(done, b.total).is_break()) =>
+            {
+                self.stop = Some(crate::run::limits::cancelled_error(done, b.total));
+            }
+            _ => {}
         }
         if self.stop.is_some() {
             self.max_ops = 0;
@@ -778,8 +896,8 @@ impl Runner<'_, '_> {
 
     fn maybe_checkpoint(&mut self) {
         if self.record {
-            self.checkpoints
-                .maybe_take(self.engine.log.events.len(), &self.engine.zone);
+            self.rec
+                .checkpoint(self.engine.log.events.len(), &self.engine.zone);
         }
     }
 
@@ -789,8 +907,12 @@ impl Runner<'_, '_> {
         Outcome::Skipped(text)
     }
 
-    fn lookup(&self, name: &str) -> Option<usize> {
-        self.scopes.lookup(name).copied()
+    /// The allocation the running op's `ref` names: the one its name's op bound last in a
+    /// scope this op sees (validation resolved the name to that op).
+    fn lookup(&self) -> Option<usize> {
+        self.program
+            .target(self.def)
+            .and_then(|t| self.named[t as usize])
     }
 
     fn bind(&mut self, op: &Op, h: Handle) -> usize {
@@ -798,9 +920,8 @@ impl Runner<'_, '_> {
         self.handle_zones
             .push(self.engine.zone.active_index() as u8);
         let idx = self.handles.len() - 1;
-        if let Some((name, _)) = op.binding() {
-            // Validation guarantees a name is bound once per scope.
-            let _ = self.scopes.bind(name, idx);
+        if op.binding().is_some() {
+            self.named[self.def as usize] = Some(idx);
         }
         idx
     }
@@ -911,15 +1032,6 @@ impl Runner<'_, '_> {
     }
 }
 
-fn count_defs(ops: &[Op]) -> u32 {
-    ops.iter()
-        .map(|o| match o {
-            Op::Repeat { ops, .. } => 1 + count_defs(ops),
-            _ => 1,
-        })
-        .sum()
-}
-
 /// Distinct pageblocks of pages given as `(zone index in the node, index in the zone)`.
 fn pageblocks_of_zoned(pages: impl Iterator<Item = (usize, ZonePfn)>) -> u32 {
     let mut v: Vec<(usize, u32)> = pages.map(|(z, p)| (z, p >> PAGEBLOCK_ORDER)).collect();
@@ -933,102 +1045,4 @@ fn pageblocks_of(pages: impl Iterator<Item = ZonePfn>) -> u32 {
     v.sort_unstable();
     v.dedup();
     v.len() as u32
-}
-
-/// A one-line summary of an op as written.
-pub fn summarize(op: &Op) -> String {
-    let name = |n: &Option<String>| n.as_ref().map(|n| format!(" as {n}")).unwrap_or_default();
-    match op {
-        Op::Alloc {
-            order,
-            mt,
-            highatomic,
-            as_name,
-            ..
-        } => format!(
-            "alloc order {order} {}{}{}",
-            mt.slug(),
-            if *highatomic { " (GFP_ATOMIC)" } else { "" },
-            name(as_name)
-        ),
-        Op::Free { ref_name, page, .. } => match page {
-            Some(p) => format!("free {ref_name} page {p}"),
-            None => format!("free {ref_name}"),
-        },
-        Op::Split { ref_name, .. } => format!("split_page {ref_name}"),
-        Op::AllocContigRange {
-            pfn,
-            nr_pages,
-            as_name,
-            ..
-        } => {
-            format!("alloc_contig_range {pfn:#x} +{nr_pages}{}", name(as_name))
-        }
-        Op::FreeContigRange {
-            ref_name,
-            pfn,
-            nr_pages,
-            method,
-            frozen,
-            ..
-        } => {
-            let what = match ref_name {
-                Some(r) => r.clone(),
-                None => format!("{:#x} +{}", pfn.unwrap_or(0), nr_pages.unwrap_or(0)),
-            };
-            let m = match method {
-                Some(FreeMethod::PerPage) => " (per page)",
-                Some(FreeMethod::Chunked) => " (chunked)",
-                None => "",
-            };
-            format!(
-                "{}free_contig_range {what}{m}",
-                if *frozen { "__frozen " } else { "" }
-            )
-        }
-        Op::Vmalloc {
-            pages,
-            strategy,
-            as_name,
-            ..
-        } => format!(
-            "vmalloc {} KB{}{}",
-            pages * 4,
-            match strategy {
-                Some(VmallocStrategy::Bulk) => " (bulk)",
-                Some(VmallocStrategy::LargeOrder) => " (large order)",
-                None => "",
-            },
-            name(as_name)
-        ),
-        Op::Vfree { ref_name, .. } => format!("vfree {ref_name}"),
-        Op::Drain { cpu, .. } => match cpu {
-            DrainTarget::Cpu(c) => format!("drain cpu {c}"),
-            DrainTarget::All => "drain all".into(),
-        },
-        Op::CompactMemory { .. } => "compact_memory".into(),
-        Op::Compact { order, zone, .. } => match zone {
-            Some(z) => format!("compact order {order} zone {z}"),
-            None => format!("compact order {order}"),
-        },
-        Op::Tick { cpu, .. } => match cpu {
-            DrainTarget::Cpu(c) => format!("tick cpu {c}"),
-            DrainTarget::All => "tick".into(),
-        },
-        Op::Repeat { times, .. } => format!("repeat ×{times}"),
-        Op::Workload { steps, seed, .. } => format!("workload {steps} steps (seed {seed})"),
-        Op::GetPage { ref_name, page, .. } => format!("get_page {ref_name} page {page}"),
-        Op::PutPage { ref_name, page, .. } => format!("put_page {ref_name} page {page}"),
-        Op::CmaAlloc {
-            nr_pages,
-            align,
-            as_name,
-            ..
-        } => format!(
-            "cma_alloc {nr_pages} pages{}{}",
-            align.map(|a| format!(" align {a}")).unwrap_or_default(),
-            name(as_name)
-        ),
-        Op::CmaRelease { ref_name, .. } => format!("cma_release {ref_name}"),
-    }
 }

@@ -1,7 +1,7 @@
 //! The semantics of each op as the scenario contract pins them: one function per op, each
 //! returning its outcome in words (and the pageblocks it touched where that is a figure).
 
-use super::{alloc_gfp, mt_gfp, pageblocks_of, pageblocks_of_zoned, Handle, Outcome, Runner};
+use super::{alloc_gfp, mt_gfp, pageblocks_of, pageblocks_of_zoned, Exec, Handle, Outcome};
 use crate::mm::PageKind;
 use crate::mm::Step;
 use crate::mm::VMALLOC_GFP;
@@ -19,7 +19,7 @@ fn zone_gfp(name: &str) -> u32 {
     }
 }
 
-impl Runner<'_, '_> {
+impl Exec<'_, '_> {
     /// One leaf op as one op record: the op's own function does the work and returns the
     /// outcome text and the pageblocks it touched.
     pub(super) fn run_leaf(&mut self, op: &Op, def: u32) {
@@ -71,7 +71,7 @@ impl Runner<'_, '_> {
                 nr_pages, align, ..
             } => self.op_cma_alloc(op, def, *nr_pages, align.unwrap_or(0), cpu),
             Op::CmaRelease { ref_name, .. } => (self.op_cma_release(ref_name, cpu), 0),
-            Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_ops"),
+            Op::Repeat { .. } | Op::Workload { .. } => unreachable!("handled by run_program"),
         };
         self.end(def, start, touched, outcome);
     }
@@ -124,10 +124,10 @@ impl Runner<'_, '_> {
 
     /// `split`: `split_page` of a held high-order allocation into order-0 pages.
     fn op_split(&mut self, ref_name: &str) -> Outcome {
-        if let Some(h) = self.lookup(ref_name) {
+        if let Some(h) = self.lookup() {
             self.enter_zone_of(h);
         }
-        match self.lookup(ref_name).map(|h| (h, self.handles[h].clone())) {
+        match self.lookup().map(|h| (h, self.handles[h].clone())) {
             Some((
                 h,
                 Handle::Alloc {
@@ -276,7 +276,7 @@ impl Runner<'_, '_> {
 
     /// `cma_release`: the pages of a `cma_alloc` freed as the profile frees frozen pages.
     fn op_cma_release(&mut self, name: &str, cpu: usize) -> Outcome {
-        let Some(h) = self.lookup(name) else {
+        let Some(h) = self.lookup() else {
             return self.warn(format!("cma_release {name}: unknown name"));
         };
         self.enter_zone_of(h);
@@ -377,7 +377,7 @@ impl Runner<'_, '_> {
     /// `vfree`: free what a vmalloc area still holds.
     fn op_vfree(&mut self, ref_name: &str, method: Option<FreeMethod>, cpu: usize) -> Outcome {
         let method = self.s.vfree_method(method);
-        match self.lookup(ref_name) {
+        match self.lookup() {
             Some(h) => match self.handles[h].clone() {
                 Handle::Vmalloc {
                     area,
@@ -494,7 +494,7 @@ impl Runner<'_, '_> {
     }
 
     fn op_free(&mut self, name: &str, page: Option<u64>, cpu: usize) -> Outcome {
-        let Some(h) = self.lookup(name) else {
+        let Some(h) = self.lookup() else {
             return self.warn(format!("free {name}: unknown name"));
         };
         self.enter_zone_of(h);
@@ -584,13 +584,13 @@ impl Runner<'_, '_> {
         method: FreeMethod,
         cpu: usize,
     ) -> Outcome {
-        let hz = name.and_then(|n| self.lookup(n)).map(|h| {
+        let hz = name.and_then(|_| self.lookup()).map(|h| {
             self.enter_zone_of(h);
             self.handle_zones[h] as usize
         });
         let hz = hz.unwrap_or(0);
         let (start, n) = match name {
-            Some(name) => match self.lookup(name).map(|h| self.handles[h].clone()) {
+            Some(name) => match self.lookup().map(|h| self.handles[h].clone()) {
                 Some(Handle::Alloc {
                     pfn,
                     order,
@@ -705,7 +705,7 @@ impl Runner<'_, '_> {
         name: &str,
         page: u64,
     ) -> Result<(usize, ZonePfn, u32), Outcome> {
-        let Some(h) = self.lookup(name) else {
+        let Some(h) = self.lookup() else {
             return Err(self.warn(format!("{op} {name}: unknown name")));
         };
         self.enter_zone_of(h);
@@ -814,7 +814,7 @@ impl Runner<'_, '_> {
             return;
         };
         let cpu = op.cpu() as usize;
-        if let Some(n) = self.op_defs[def as usize].note.clone() {
+        if let Some(n) = self.rec.op_defs()[def as usize].note.clone() {
             self.engine.message(Step::OpNote, MsgLevel::Note, n);
         }
         let mut workload = Workload::new(*seed, *order_weights, mt_weights, *free_probability);
