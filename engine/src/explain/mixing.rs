@@ -736,11 +736,13 @@ pub fn pageblock_mixing(run: &Run, zone: usize, pb: u32) -> PageblockMixing {
 mod tests {
     use super::*;
     use crate::explain::pollution::{mixed_pageblocks, page_mt};
-    use crate::run::{run_text, RunOptions, Timeline};
+    use crate::run::Timeline;
 
     fn run_of(id: &str) -> Run {
         let b = crate::scenario::builtin::get(id).unwrap();
-        run_text(b.json, &RunOptions::default()).unwrap()
+        crate::scenario::parse_valid(b.json)
+            .and_then(|s| crate::run::Runner::new(s).run())
+            .unwrap()
     }
 
     /// Walked event by event over every built-in, the tracker's count of mixed pageblocks by

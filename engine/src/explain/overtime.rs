@@ -274,11 +274,12 @@ impl OverTime {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{run_text, RunOptions};
 
     fn fallback_steal() -> OverTime {
         let b = crate::scenario::builtin::get("fallback-steal").unwrap();
-        let run = run_text(b.json, &RunOptions::default()).unwrap();
+        let run = crate::scenario::parse_valid(b.json)
+            .and_then(|s| crate::run::Runner::new(s).run())
+            .unwrap();
         over_time(&run, None)
     }
 
