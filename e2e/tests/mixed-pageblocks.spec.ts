@@ -99,3 +99,29 @@ test('the replay of fallback-steal\'s trace: the holders are the traced allocati
   expect(await rows(page, 'mixed-blocks')).toEqual(blocks);
   expect(await rows(page, 'polluters')).toEqual(holders);
 });
+
+test('the map\'s mixed-pageblock overlay marks the CLI\'s mixed blocks, by how much and which type', async ({ page }) => {
+  await openApp(page, `?scenario=${ID}`);
+  const map = page.getByTestId('memory-map');
+  const toggle = page.getByTestId('map-mixed');
+  await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+  await expect(map).not.toHaveAttribute('data-mixed', /./);
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+  // Before the first op nothing is mixed.
+  await expect(map).toHaveAttribute('data-mixed', '');
+  await jumpEnd(page);
+  // "zone Normal pageblock 15 (pfn 0x1e00) Movable: Unmovable 5 allocated 25 free" → 15:Unmovable:30.
+  const want = runCli(['run', SCENARIO, '--format', 'mixed_pageblocks'])
+    .split('\n')
+    .map((l) => /^zone \S+ pageblock (\d+) \(pfn 0x[0-9a-f]+\) \S+: (\S+) (\d+) allocated (\d+) free$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => `${m[1]}:${m[2]}:${Number(m[3]) + Number(m[4])}`)
+    .join(' ');
+  expect(want).toBe('15:Unmovable:30');
+  await expect(map).toHaveAttribute('data-mixed', want);
+  await map.scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'mixed-overlay', map);
+  await toggle.click();
+  await expect(map).not.toHaveAttribute('data-mixed', /./);
+});

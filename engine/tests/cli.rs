@@ -585,3 +585,96 @@ fn polluters_of_fallback_steal() {
     );
     std::fs::remove_file(&path).ok();
 }
+
+/// `--format …_over_time` of fallback-steal (golden files): a row per op, and each row of the
+/// extfrag indexes is what `--ops K --format extfrag_index` prints of that state; the steal
+/// makes pageblock 15 the one mixed Movable pageblock from op 35 on.
+#[test]
+fn over_time_of_fallback_steal() {
+    let doc = builtin_json("fallback-steal");
+    for f in ["extfrag_index", "mixed_pageblocks"] {
+        let want = std::fs::read_to_string(format!(
+            "{}/tests/fixtures/fallback-steal-{f}_over_time.csv",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let (code, out, err) = cli(&["run", "-", "--format", &format!("{f}_over_time")], &doc);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out, want, "{f}");
+    }
+    let (_, csv, _) = cli(&["run", "-", "--format", "extfrag_index_over_time"], &doc);
+    for k in ["0", "34", "35", "39"] {
+        let (code, idx, err) = cli(&["run", "-", "--ops", k, "--format", "extfrag_index"], &doc);
+        assert_eq!(code, 0, "{err}");
+        let want: Vec<&str> = idx.split_whitespace().skip(4).collect();
+        let row = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{k},")))
+            .unwrap();
+        let got: Vec<&str> = row.split(',').skip(2).collect();
+        assert_eq!(got, want, "after {k} ops");
+    }
+    let (_, mixed, _) = cli(
+        &["run", "-", "--format", "mixed_pageblocks_over_time"],
+        &doc,
+    );
+    assert!(mixed.contains("\n34,Normal,0,0,0,0,0,0\n35,Normal,1,0,1,0,0,0\n"));
+    let (code, _, err) = cli(
+        &["run", "-", "--no-trace", "--format", "fallbacks_over_time"],
+        &doc,
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("need the trace"), "{err}");
+}
+
+/// A replay's series are per trace event and carry the trace's clock: the lab's idle capture
+/// (its /proc text as the start) starts at its first line's timestamp, the fallback rates are
+/// per second, and the last row's free pages are the replayed final state's buddyinfo.
+#[test]
+fn over_time_of_a_replay_has_the_trace_clock() {
+    let dir = format!(
+        "{}/tests/fixtures/lab/7.2.13/idle",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let init =
+        format!("pagetypeinfo={dir}/before/pagetypeinfo,zoneinfo={dir}/before/zoneinfo,zone=all");
+    let trace = format!("{dir}/trace.txt");
+    let args = |f: &'static str| {
+        [
+            "replay", &trace, "--init", &init, "--kernel", "v7.2", "--cpus", "2", "--format", f,
+        ]
+        .map(String::from)
+    };
+    let run = |f| {
+        let a = args(f);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let (code, out, err) = cli(&a, "");
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let fb = run("fallbacks_over_time");
+    let mut lines = fb.lines();
+    assert_eq!(
+        lines.next(),
+        Some("trace_events,time_s,zone,claims,steals,claims_per_s,steals_per_s")
+    );
+    assert_eq!(lines.next(), Some("0,29.741458,DMA,0,0,,"));
+    let fp = run("free_pages_over_time");
+    let buddyinfo = run("buddyinfo");
+    let last: Vec<&str> = fp.lines().rev().take(3).collect();
+    for line in buddyinfo.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let zone = w[3].trim_end_matches(',');
+        let want: Vec<String> = w[4..]
+            .iter()
+            .enumerate()
+            .map(|(o, n)| (n.parse::<u64>().unwrap() << o).to_string())
+            .collect();
+        let row = last
+            .iter()
+            .find(|l| l.split(',').nth(2) == Some(zone))
+            .unwrap();
+        let got: Vec<&str> = row.split(',').skip(3).collect();
+        assert_eq!(got, want, "{zone}");
+    }
+}

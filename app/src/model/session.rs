@@ -49,6 +49,8 @@ pub struct ReplayInfo {
     pub divergences: Vec<Divergence>,
     /// Who made each traced allocation (comm-pid, CPU, gfp, timestamp, line).
     pub allocs: buddyscope::run::replay::TracedAllocs,
+    /// The trace's clock at each op record (the charts' time axis).
+    pub times: buddyscope::run::replay::OpTimes,
 }
 
 /// Where a replayed trace starts.
@@ -162,6 +164,7 @@ impl Session {
                 summary,
                 divergences: r.divergences,
                 allocs: r.allocs,
+                times: r.times,
             }),
             memory: RunMemory::of(&r.run),
             timeline: Timeline::new(r.run),

@@ -33,6 +33,7 @@ use crate::panels::exercises::ExercisePanel;
 use crate::panels::export::ExportPanel;
 use crate::panels::fallback::FallbackMatrixPanel;
 use crate::panels::history::PageHistoryPanel;
+use crate::panels::overtime::OverTimePanel;
 use crate::panels::pcp::PcpPanel;
 use crate::panels::pollution::PollutionPanel;
 use crate::panels::procimport::ProcImportPanel;
@@ -124,7 +125,7 @@ impl Drop for Pending {
     }
 }
 
-/// The panels at the bottom of the grid: counters, charts, the fallback matrix, mixed pageblocks, /proc import, trace replay, export,
+/// The panels at the bottom of the grid: counters, charts, a series over time, the fallback matrix, mixed pageblocks, /proc import, trace replay, export,
 /// the exercise picker and saved work.
 #[wasm_split(deferred, wasm_split_path = ::leptos::wasm_split)]
 pub fn bottom_panels(shell: Shell) -> AnyView {
@@ -132,6 +133,7 @@ pub fn bottom_panels(shell: Shell) -> AnyView {
     view! {
         <CountersPanel/>
         <ChartsPanel/>
+        <OverTimePanel/>
         <FallbackMatrixPanel/>
         <PollutionPanel/>
         <div class="col-replay">

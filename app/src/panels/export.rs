@@ -274,7 +274,7 @@ fn download_blob(blob: &web_sys::Blob, name: &str) {
     );
 }
 
-fn download_text(f: &ExportFile) {
+pub(crate) fn download_text(f: &ExportFile) {
     let parts = js_sys::Array::of1(&JsValue::from_str(&f.text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type("text/plain;charset=utf-8");
@@ -284,7 +284,11 @@ fn download_text(f: &ExportFile) {
 }
 
 /// `canvas.toBlob("image/png")` and download; `done` gets the byte size (0 on failure).
-fn download_png(canvas: &HtmlCanvasElement, name: String, done: impl FnOnce(f64) + 'static) {
+pub(crate) fn download_png(
+    canvas: &HtmlCanvasElement,
+    name: String,
+    done: impl FnOnce(f64) + 'static,
+) {
     let cb = Closure::once_into_js(move |b: JsValue| match b.dyn_into::<web_sys::Blob>() {
         Ok(blob) => {
             download_blob(&blob, &name);

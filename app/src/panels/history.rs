@@ -9,6 +9,8 @@
 //!
 //! [`page_history`]: buddyscope::run::page_history
 
+use buddyscope::explain::mixing::{pageblock_mixing, PageblockMixing};
+use buddyscope::mm::PAGEBLOCK_NR_PAGES;
 use buddyscope::{
     narrate,
     run::{page_history, ListChange, PageHistoryEntry},
@@ -116,6 +118,80 @@ pub fn view_model(t: &Timeline, idx: u32) -> HistoryModel {
     }
 }
 
+/// Why the selected page's pageblock is mixed at the cursor: the steal or claim behind each
+/// group of its foreign pages, each one click from the event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MixingModel {
+    /// "pageblock 15 (Movable) holds 30 pages of another type" and, when the page is one of
+    /// them, what it is.
+    pub headline: String,
+    pub causes: Vec<CauseRow>,
+}
+
+/// One steal or claim (or the start state) behind some of the foreign pages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CauseRow {
+    /// The engine's words for it.
+    pub words: String,
+    /// Foreign pages it accounts for at the cursor.
+    pub pages: u32,
+    /// The position that shows its event (`event + 1`).
+    pub pos: Option<u32>,
+    /// The op holding it.
+    pub op: Option<String>,
+    /// The selected page is one of them.
+    pub this_page: bool,
+}
+
+/// The node index of the zone `t` shows (its zone tab, else the zone being worked on).
+pub fn shown_zone(t: &Timeline) -> usize {
+    t.view_zone().unwrap_or_else(|| t.node().active_index())
+}
+
+/// The mixing of the pageblock holding zone page `idx` of the zone `t` shows, over the run.
+pub fn block_mixing(t: &Timeline, idx: u32) -> PageblockMixing {
+    pageblock_mixing(&t.run, shown_zone(t), idx / PAGEBLOCK_NR_PAGES)
+}
+
+/// What [`block_mixing`] says at the cursor: `None` when the pageblock holds no page of another
+/// type there.
+pub fn mixing_model(t: &Timeline, m: &PageblockMixing, idx: u32) -> Option<MixingModel> {
+    let pos = t.pos();
+    let causes = m.causes_at(pos);
+    if causes.is_empty() {
+        return None;
+    }
+    let n: u32 = causes.iter().map(|c| c.1).sum();
+    let mine = m.page_at(idx, pos);
+    let block_mt = causes[0].0.block_mt.kernel_name();
+    let mut headline = format!(
+        "Pageblock {} ({block_mt}) holds {n} page(s) of another migratetype here.",
+        m.pb
+    );
+    if let Some(s) = mine {
+        headline.push_str(&format!(
+            " This page is one: {} in a {block_mt} pageblock.",
+            s.mt.kernel_name()
+        ));
+    }
+    let rows = causes
+        .into_iter()
+        .map(|(c, pages)| CauseRow {
+            words: c.words(),
+            pages,
+            pos: c.event.map(|e| e + 1),
+            op: c
+                .op
+                .map(|i| format!("op {}: {}", i + 1, op_label(&t.run, i as usize))),
+            this_page: mine.is_some_and(|s| std::ptr::eq(&m.causes[s.cause], c)),
+        })
+        .collect();
+    Some(MixingModel {
+        headline,
+        causes: rows,
+    })
+}
+
 /// The zone page of a typed pfn: `0x…` is hex, anything else decimal; it must lie in the zone.
 pub fn parse_pfn(text: &str, z: &Zone) -> Result<u32, String> {
     let t = text.trim();
@@ -147,6 +223,66 @@ pub fn PageHistoryPanel() -> impl IntoView {
         view.untracked(|s| view_model(&s.timeline, idx))
     });
     let pos = Memo::new(move |_| view.with(|s| s.timeline.pos()).unwrap_or(0));
+    // Why the page's pageblock is mixed: one pass over the log per run and page (and zone
+    // tab); the rows at the cursor from it.
+    // Changes with the zone tab only (read on every step, but a memo notifies on change).
+    let zone = Memo::new(move |_| view.with(|s| shown_zone(&s.timeline)));
+    let mixing = Memo::new(move |_| {
+        let _ = run_key.get();
+        let idx = view.shell.ui.selected_page.get()?;
+        let zone = zone.get()?;
+        view.untracked(|s| (zone, idx, block_mixing(&s.timeline, idx)))
+    });
+    let why = Memo::new(move |_| {
+        let _ = pos.get();
+        mixing.with(|m| {
+            let (_, idx, m) = m.as_ref()?;
+            view.untracked(|s| mixing_model(&s.timeline, m, *idx))
+                .flatten()
+        })
+    });
+    let why_view = move || {
+        let m = why.get()?;
+        Some(view! {
+            <div class="history-mixing" data-testid="page-history-mixing">
+                <p data-testid="page-history-mixing-headline">{m.headline}</p>
+                <ul>
+                    {m
+                        .causes
+                        .into_iter()
+                        .map(|c| {
+                            let p = c.pos;
+                            view! {
+                                <li data-testid="page-history-mix-cause" class:current=c.this_page>
+                                    <button
+                                        type="button"
+                                        class="history-link"
+                                        data-testid="page-history-mix-event"
+                                        data-pos=p.map(|p| p.to_string())
+                                        disabled=p.is_none()
+                                        title="Go to the event that put these pages here"
+                                        on:click=move |_| {
+                                            if let Some(p) = p {
+                                                view.dispatch(Command::Seek(p));
+                                            }
+                                        }
+                                    >
+                                        {p.map(|p| format!("@{p} ")).unwrap_or_default()}
+                                        {c.words}
+                                    </button>
+                                    <span class="history-facts">
+                                        {format!(" \u{b7} {} page(s)", c.pages)}
+                                        {c.op.map(|o| format!(" \u{b7} {o}"))}
+                                        {c.this_page.then_some(" \u{b7} this page")}
+                                    </span>
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ul>
+            </div>
+        })
+    };
     let sub = Signal::derive(move || {
         model.with(|m| match m {
             Some(m) => format!("{}: {} event(s)", m.pfn, m.total),
@@ -262,9 +398,10 @@ pub fn PageHistoryPanel() -> impl IntoView {
             title="Page history"
             testid="page-history"
             sub=sub
-            help="Every event that named the clicked (or typed) page, by operation: the block it was part of, the list it entered or left, who held it. Click one to go there."
+            help="Every event that named the clicked (or typed) page, by operation: the block it was part of, the list it entered or left, who held it. Click one to go there. When its pageblock holds pages of another migratetype, the steal or claim that put them there comes first."
         >
             <PfnPicker prefix="page-history" button="Show" pick=pick error=pick_error/>
+            {why_view}
             <div class="history-body">{body}</div>
         </PanelFrame>
     }
@@ -274,6 +411,38 @@ pub fn PageHistoryPanel() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::testutil::timeline;
+
+    /// fallback-steal, the stolen page at pfn 0x1fc5: nothing before the steals; at the end
+    /// its pageblock 15 (Movable) holds the 30 stolen Unmovable pages, each put there by its
+    /// own steal (an order-0 request taking a block off the Movable list), and this page's is
+    /// the sixth, whose button seeks to its `mm_page_alloc_extfrag`.
+    #[test]
+    fn why_the_pageblock_is_mixed() {
+        let mut t = timeline("fallback-steal");
+        let idx = t.zone().zone_pfn(0x1fc5);
+        let m = block_mixing(&t, idx);
+        assert_eq!(m.pb, 15);
+        assert_eq!(mixing_model(&t, &m, idx), None);
+        let n = t.len();
+        t.seek(n);
+        let w = mixing_model(&t, &m, idx).unwrap();
+        assert_eq!(
+            w.headline,
+            "Pageblock 15 (Movable) holds 30 page(s) of another migratetype here. This page is one: Unmovable in a Movable pageblock."
+        );
+        assert_eq!(w.causes.len(), 30);
+        assert!(w.causes.iter().all(|c| c.pages == 1));
+        let mine: Vec<usize> = (0..30).filter(|&i| w.causes[i].this_page).collect();
+        assert_eq!(mine, [5]);
+        let c = &w.causes[5];
+        assert!(c.words.starts_with("steal: an order-0 Unmovable allocation took an order-0 block off the Movable free list"), "{}", c.words);
+        assert_eq!(c.pos, m.causes[5].event.map(|e| e + 1));
+        // A page of the block that is not foreign is told only about the block.
+        let other = t.zone().zone_pfn(0x1e00);
+        let w = mixing_model(&t, &m, other).unwrap();
+        assert!(w.headline.ends_with("here."), "{}", w.headline);
+        assert!(w.causes.iter().all(|c| !c.this_page));
+    }
 
     /// The groups are the engine's entries, in order, split at op changes; the rows' positions
     /// seek to the events; the current row follows the cursor.

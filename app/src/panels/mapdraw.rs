@@ -12,7 +12,7 @@
 
 use buddyscope::mm::filler_owner_mt;
 use buddyscope::mm::{MigrateType, PAGEBLOCK_NR_PAGES};
-use buddyscope::mm::{PageKind, Zone};
+use buddyscope::mm::{Node, PageKind, Zone};
 use buddyscope::run::Run;
 use buddyscope::run::Timeline;
 
@@ -495,6 +495,45 @@ fn fill(buf: &mut [u8], stride: u32, x0: u32, y0: u32, w: u32, h: u32, c: Rgba) 
     }
 }
 
+/// The mixed-pageblock overlay's mark on one pageblock: how many of its pages are of another
+/// migratetype than the pageblock, and the most common such type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MixBar {
+    pub pages: u32,
+    pub mt: MigrateType,
+}
+
+/// The overlay's marks of zone `zone` (node index) of `node`, a state of `run`, per pageblock:
+/// the engine's [`mixed_pageblocks`] (what `--format mixed_pageblocks` prints).
+///
+/// [`mixed_pageblocks`]: buddyscope::explain::pollution::mixed_pageblocks
+pub fn mix_bars(run: &Run, node: &Node, zone: usize) -> Vec<Option<MixBar>> {
+    let z = node.zone(zone);
+    let mut bars = vec![None; z.nr_pageblocks() as usize];
+    for b in buddyscope::explain::pollution::mixed_pageblocks(run, node) {
+        if b.zone != z.cfg().name {
+            continue;
+        }
+        let n = |m: &MigrateType| b.allocated[m.idx()] + b.free[m.idx()];
+        let mt = MigrateType::ALL
+            .iter()
+            .copied()
+            .max_by_key(|m| (n(m), std::cmp::Reverse(m.idx())))
+            .expect("a type");
+        bars[b.pageblock as usize] = Some(MixBar {
+            pages: b.foreign(),
+            mt,
+        });
+    }
+    bars
+}
+
+/// `c` faded towards `bg` (the overlay dims the pageblocks that are not mixed).
+fn fade(c: Rgba, bg: Rgba) -> Rgba {
+    let f = |a: u8, b: u8| ((u16::from(a) + 3 * u16::from(b)) / 4) as u8;
+    [f(c[0], bg[0]), f(c[1], bg[1]), f(c[2], bg[2]), c[3]]
+}
+
 /// What one tile paint needs besides the codes.
 pub struct TileInput<'a> {
     pub pb: u32,
@@ -504,6 +543,8 @@ pub struct TileInput<'a> {
     pub blocks: Option<&'a [BlockOf]>,
     /// Pages `[start, end)` the current event touched.
     pub hl: (u32, u32),
+    /// The mixed-pageblock overlay is on: this pageblock's mark (`None`: not mixed, faded).
+    pub mix: Option<Option<MixBar>>,
 }
 
 /// Paints one tile into `out` (`g.tile_w × g.tile_h` pixels, resized as needed).
@@ -540,6 +581,8 @@ pub fn paint_tile(out: &mut Vec<u8>, g: &Geom, t: &TileInput, pal: &Palette) {
         };
         let base = if highlighted {
             pal.highlight
+        } else if t.mix == Some(None) {
+            fade(colour(code, pal), pal.bg)
         } else {
             colour(code, pal)
         };
@@ -587,6 +630,26 @@ pub fn paint_tile(out: &mut Vec<u8>, g: &Geom, t: &TileInput, pal: &Palette) {
                 out[p..p + 4].copy_from_slice(&colour);
             }
         }
+    }
+    if let Some(Some(bar)) = t.mix {
+        // A bar along the tile's bottom, as long as the share of the pageblock's pages of
+        // another type, in that type's colour, on a dark edge so it reads on any cell.
+        let inner = tw - 2 * fw;
+        let len =
+            ((u64::from(inner) * u64::from(bar.pages)).div_ceil(u64::from(PAGEBLOCK_NR_PAGES))
+                as u32)
+                .clamp(1, inner);
+        let h = (th / 5).max(3);
+        fill(out, tw, fw, th - fw - h, inner, h, pal.fg);
+        fill(
+            out,
+            tw,
+            fw,
+            th - fw - h + 1,
+            len,
+            h - 2,
+            pal.mt[bar.mt.idx()],
+        );
     }
 }
 
@@ -658,6 +721,8 @@ pub struct Scene<'a> {
     pub cache: &'a MapCache,
     pub hl: Option<(u32, u32)>,
     pub pal: &'a Palette,
+    /// The mixed-pageblock overlay's marks ([`mix_bars`]), when it is on.
+    pub mix: Option<&'a [Option<MixBar>]>,
 }
 
 impl Scene<'_> {
@@ -678,6 +743,7 @@ impl Scene<'_> {
             cells: self.cache.cells(g, pb),
             blocks: blocks.as_deref(),
             hl: (s, s.saturating_add(n)),
+            mix: self.mix.map(|m| m.get(pb as usize).copied().flatten()),
         };
         paint_tile(out, g, &input, self.pal);
     }
@@ -742,6 +808,74 @@ mod tests {
 
     fn key(_: &Timeline) -> RunKey {
         crate::model::RunId(1)
+    }
+
+    /// The mixed-pageblock overlay on fallback-steal: no mark before the steals; at the end
+    /// one, pageblock 15 with its 30 Unmovable pages (what `--format mixed_pageblocks` says),
+    /// drawn as a bar in the Unmovable colour 30/512 of the tile's inner width long; the other
+    /// tiles are faded, and with the overlay off nothing changes.
+    #[test]
+    fn the_mixed_overlay_marks_pageblock_15() {
+        let mut t = timeline("fallback-steal");
+        assert!(mix_bars(&t.run, t.node(), 0).iter().all(Option::is_none));
+        let n = t.len();
+        t.seek(n);
+        let bars = mix_bars(&t.run, t.node(), 0);
+        let marked: Vec<(usize, MixBar)> = bars
+            .iter()
+            .enumerate()
+            .filter_map(|(pb, b)| b.map(|b| (pb, b)))
+            .collect();
+        assert_eq!(
+            marked,
+            [(
+                15,
+                MixBar {
+                    pages: 30,
+                    mt: MigrateType::Unmovable
+                }
+            )]
+        );
+        let mut c = MapCache::default();
+        c.sync(key(&t), &t);
+        let g = Geom::new(t.zone().pages(), 8, 1.0, 1200);
+        let paint = |pb: u32, mix: Option<&[Option<MixBar>]>| {
+            let sc = Scene {
+                zone: t.zone(),
+                cache: &c,
+                hl: None,
+                pal: &LIGHT,
+                mix,
+            };
+            let mut out = Vec::new();
+            sc.paint(&mut out, &g, pb);
+            out
+        };
+        let px = |out: &[u8], x: u32, y: u32| {
+            let p = ((y * g.tile_w + x) * 4) as usize;
+            [out[p], out[p + 1], out[p + 2], out[p + 3]]
+        };
+        let on = paint(15, Some(&bars));
+        let fw = dev(frame_width(MigrateType::Movable), g.dpr).min(g.pad);
+        let inner = g.tile_w - 2 * fw;
+        let len = (inner * 30).div_ceil(PAGEBLOCK_NR_PAGES);
+        let y = g.tile_h - fw - (g.tile_h / 5).max(3) + 1;
+        assert_eq!(px(&on, fw, y), LIGHT.mt[MigrateType::Unmovable.idx()]);
+        assert_eq!(
+            px(&on, fw + len - 1, y),
+            LIGHT.mt[MigrateType::Unmovable.idx()]
+        );
+        assert_ne!(px(&on, fw + len, y), LIGHT.mt[MigrateType::Unmovable.idx()]);
+        // Another pageblock is faded; with the overlay off both are as before.
+        let off0 = paint(0, None);
+        let on0 = paint(0, Some(&bars));
+        assert_ne!(off0, on0);
+        let centre = (g.pad + 4 * g.cell, g.pad + 4 * g.cell);
+        assert_eq!(
+            px(&on0, centre.0, centre.1),
+            fade(px(&off0, centre.0, centre.1), LIGHT.bg)
+        );
+        assert_ne!(paint(15, None), on);
     }
 
     /// Stepping the cache forward and back, and jumping, gives the codes a fresh cache
@@ -820,6 +954,7 @@ mod tests {
                 cache: &c,
                 hl: t.current().and_then(|e| e.kind().touched_pages()),
                 pal: &LIGHT,
+                mix: None,
             };
             let all = ViewRect {
                 x: 0,

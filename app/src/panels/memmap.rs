@@ -27,8 +27,8 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use super::follow::{follow_frame, tiles_rect, FollowFrame};
 use super::frame::PanelFrame;
 use super::mapdraw::{
-    mark_pages, paint_overview, paint_view, tile_visible, Geom, MapCache, RunKey, Scene, ViewRect,
-    FIT_HEIGHT, PB_LEVEL, ZOOMS,
+    mark_pages, mix_bars, paint_overview, paint_view, tile_visible, Geom, MapCache, RunKey, Scene,
+    ViewRect, FIT_HEIGHT, PB_LEVEL, ZOOMS,
 };
 use super::{pfn_hex, tracked_width};
 use crate::model::{Command, Session};
@@ -61,6 +61,8 @@ struct Renderer {
     first_paint_done: bool,
     /// (following, presenting) at the last render: the boxes are measured again on a change.
     mode: Option<(bool, bool)>,
+    /// The mixed-pageblock overlay drawn.
+    mix: bool,
 }
 
 /// What a render is asked to show: the zoom level, the box it lays out in, and the window.
@@ -74,6 +76,8 @@ struct Frame {
     origin_css: (f64, f64),
     view_css: (u32, u32),
     follow: Option<FollowAsk>,
+    /// The mixed-pageblock overlay is on.
+    mix: bool,
 }
 
 /// Following: the pageblocks to show (none before the first op) and the visible box of the map
@@ -181,17 +185,36 @@ impl Renderer {
         };
         let hl = tl.current().and_then(|e| e.kind().touched_pages());
         let pal = palette::palette(f.dark);
+        // The overlay's marks: a scan of the zone's pages at the cursor, only while it is on.
+        let bars = f
+            .mix
+            .then(|| mix_bars(&tl.run, tl.node(), super::history::shown_zone(tl)));
+        if let Some(b) = &bars {
+            let marks: Vec<String> = b
+                .iter()
+                .enumerate()
+                .filter_map(|(pb, m)| m.map(|m| format!("{pb}:{}:{}", m.mt.kernel_name(), m.pages)))
+                .collect();
+            let marks = marks.join(" ");
+            if canvas.get_attribute("data-mixed").as_deref() != Some(marks.as_str()) {
+                let _ = canvas.set_attribute("data-mixed", &marks);
+            }
+        } else if self.mix {
+            let _ = canvas.remove_attribute("data-mixed");
+        }
         let scene = Scene {
             zone: z,
             cache: &self.cache,
             hl,
             pal,
+            mix: bars.as_deref(),
         };
         let resized = self.geom != Some(g) || (self.view.w, self.view.h) != (v.w, v.h);
         let mut full = self.geom != Some(g)
             || self.view != v
             || self.run_key != key
             || self.dark != f.dark
+            || self.mix != f.mix
             || canvas.width() != v.w
             || canvas.height() != v.h;
         let mut tiles = Vec::new();
@@ -265,6 +288,7 @@ impl Renderer {
         self.view = v;
         self.run_key = key;
         self.dark = f.dark;
+        self.mix = f.mix;
         self.hl = hl;
         (full, resized)
     }
@@ -370,6 +394,8 @@ pub fn MemoryMapPanel() -> impl IntoView {
     let renderer = StoredValue::new_local(Renderer::default());
     // Zoom: None = fit the zone; Some(level of ZOOMS).
     let zoom = RwSignal::new(None::<u32>);
+    // The mixed-pageblock overlay.
+    let mixed = RwSignal::new(false);
     // The scroll box's inner width (a little under its client width), at least 40 px.
     let avail = tracked_width(scroll_ref, |w| (w.max(0) as u32).saturating_sub(4).max(40));
     let dpr = device_pixel_ratio();
@@ -466,6 +492,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
                 span: span.get(),
                 viewport: viewport.get(),
             }),
+            mix: mixed.get(),
         };
         let spacer = spacer_ref
             .get_untracked()
@@ -627,6 +654,16 @@ pub fn MemoryMapPanel() -> impl IntoView {
                 on:click=move |_| shell.prefs.follow.update(|f| *f = !*f)
             >
                 "Follow"
+            </button>
+            <button
+                type="button"
+                class="icon-btn mixed-toggle"
+                data-testid="map-mixed"
+                aria-pressed=move || mixed.get().to_string()
+                title="Mixed pageblocks: fade the others and mark each with a bar as long as its share of pages of another migratetype, in that type's colour"
+                on:click=move |_| mixed.update(|m| *m = !*m)
+            >
+                "Mixed"
             </button>
             <div class="zoom" role="group" aria-label="Zoom">
                 <button type="button" class="icon-btn" title="Zoom out" aria-label="Zoom out"
@@ -819,6 +856,7 @@ fn draw_overview(
         cache,
         hl: None,
         pal: palette::palette(dark),
+        mix: None,
     };
     let mut buf = Vec::new();
     paint_overview(&mut buf, g, dw, dh, &scene);

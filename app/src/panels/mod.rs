@@ -21,6 +21,7 @@ pub mod mapdraw;
 pub mod memmap;
 pub mod narration;
 pub mod onscreen;
+pub mod overtime;
 pub mod pcp;
 pub mod pfnpicker;
 pub mod pollution;

@@ -72,6 +72,19 @@ export const SCREENS: Screen[] = [
       for (let i = 0; i < 3; i++) await p.getByTestId('op-forward').click();
     },
   },
+  {
+    name: 'mixed pageblocks: map overlay, why in the page history, the over-time chart',
+    open: async (p) => {
+      await openApp(p, '?scenario=fallback-steal');
+      await p.getByTestId('map-mixed').click();
+      await p.getByTestId('jump-end').click();
+      await p.getByTestId('page-history-pfn').fill('0x1fc5');
+      await p.getByTestId('page-history-show').click();
+      await expect(p.getByTestId('page-history-mixing')).toBeVisible();
+      await expect(p.getByTestId('overtime-summary')).toHaveText('After 39 ops: 1 mixed (1 Movable)');
+      await p.getByTestId('overtime').scrollIntoViewIfNeeded();
+    },
+  },
   { name: 'presenter mode', open: (p) => openPresenting(p, '?scenario=cma-frozen-range&present') },
   {
     name: 'compare mode',

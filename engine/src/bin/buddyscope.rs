@@ -1,6 +1,7 @@
 //! `buddyscope`: run a scenario and print the final state in the kernel's `/proc` formats, the
 //! event trace, JSON, or a summary of costs and metrics (scenario-format.md, "CLI").
 
+use buddyscope::explain::overtime::{over_time, Series};
 use buddyscope::{
     explain::report,
     run,
@@ -271,9 +272,44 @@ enum Format {
     MixedPageblocks,
     /// Who holds the pages of another migratetype in mixed pageblocks (op, or traced task).
     Polluters,
+    /// CSV: free pages per order after every op (a replay: every trace event, and the trace's
+    /// clock), thinned to 2048 rows per zone.
+    #[value(name = "free_pages_over_time")]
+    FreePagesOverTime,
+    /// CSV: unusable_index per order over time.
+    #[value(name = "unusable_index_over_time")]
+    UnusableIndexOverTime,
+    /// CSV: extfrag_index per order over time.
+    #[value(name = "extfrag_index_over_time")]
+    ExtfragIndexOverTime,
+    /// CSV: mixed pageblocks (in all and by type) over time.
+    #[value(name = "mixed_pageblocks_over_time")]
+    MixedPageblocksOverTime,
+    /// CSV: fallbacks so far (claims, steals) and per op (a timed replay: per second).
+    #[value(name = "fallbacks_over_time")]
+    FallbacksOverTime,
     Trace,
     Json,
     Summary,
+}
+
+impl Format {
+    /// The series an `…_over_time` format prints.
+    fn series(self) -> Option<Series> {
+        Some(match self {
+            Format::FreePagesOverTime => Series::FreePages,
+            Format::UnusableIndexOverTime => Series::UnusableIndex,
+            Format::ExtfragIndexOverTime => Series::ExtfragIndex,
+            Format::MixedPageblocksOverTime => Series::MixedPageblocks,
+            Format::FallbacksOverTime => Series::Fallbacks,
+            _ => return None,
+        })
+    }
+
+    /// The format walks the run's events.
+    fn needs_trace(self) -> bool {
+        matches!(self, Format::Trace | Format::FallbackMatrix) || self.series().is_some()
+    }
 }
 
 fn read(file: &str) -> Result<String, String> {
@@ -301,8 +337,10 @@ fn main() -> ExitCode {
             matrix,
             limits,
         } => {
-            if no_trace && matches!(format, Format::Trace | Format::FallbackMatrix) {
-                return fail("--format trace and fallback_matrix need the trace: drop --no-trace");
+            if no_trace && format.needs_trace() {
+                return fail(
+                    "--format trace, fallback_matrix and …_over_time need the trace: drop --no-trace",
+                );
             }
             let text = match read(&file) {
                 Ok(t) => t,
@@ -349,7 +387,7 @@ fn main() -> ExitCode {
             };
             import_notes(&s);
             let opts = RunOptions {
-                record: matches!(format, Format::Trace | Format::FallbackMatrix),
+                record: format.needs_trace(),
                 checkpoint_budget: 0,
                 max_ops: ops,
             };
@@ -384,6 +422,14 @@ fn main() -> ExitCode {
                 Format::Polluters => buddyscope::explain::pollution::polluters_text(
                     &buddyscope::explain::pollution::polluters(&r, &r.final_node, None),
                 ),
+                Format::FreePagesOverTime
+                | Format::UnusableIndexOverTime
+                | Format::ExtfragIndexOverTime
+                | Format::MixedPageblocksOverTime
+                | Format::FallbacksOverTime => {
+                    let series = format.series().expect("an over-time format");
+                    over_time(&r, None).csv(series)
+                }
                 Format::Trace => buddyscope::trace_text(&r),
                 Format::Json => report::json(&r),
                 Format::Summary => report::summary(&r),
@@ -417,8 +463,10 @@ fn main() -> ExitCode {
                 Ok(e) => e,
                 Err(e) => return fail(&e),
             };
-            if no_trace && matches!(format, Format::Trace | Format::FallbackMatrix) {
-                return fail("--format trace and fallback_matrix need the trace: drop --no-trace");
+            if no_trace && format.needs_trace() {
+                return fail(
+                    "--format trace, fallback_matrix and …_over_time need the trace: drop --no-trace",
+                );
             }
             // Cutting standard input at markers reads it into memory; a file is cut as it is
             // streamed, after a first pass that finds the markers (line numbers kept).
@@ -448,11 +496,7 @@ fn main() -> ExitCode {
             };
             import_notes(&s);
             let opts = buddyscope::replay::ReplayOptions {
-                record: !no_trace
-                    && matches!(
-                        format,
-                        Format::Trace | Format::Json | Format::FallbackMatrix
-                    ),
+                record: !no_trace && (format.needs_trace() || matches!(format, Format::Json)),
                 checkpoint_budget: 0,
                 predict,
                 ..Default::default()
@@ -536,6 +580,14 @@ fn main() -> ExitCode {
                         Some(&r.allocs),
                     ),
                 ),
+                Format::FreePagesOverTime
+                | Format::UnusableIndexOverTime
+                | Format::ExtfragIndexOverTime
+                | Format::MixedPageblocksOverTime
+                | Format::FallbacksOverTime => {
+                    let series = format.series().expect("an over-time format");
+                    over_time(&r.run, Some(&r.times)).csv(series)
+                }
                 Format::Trace => buddyscope::trace_text(&r.run),
                 Format::Json => buddyscope::explain::replay_report::json(&r),
                 Format::Summary => buddyscope::explain::replay_report::summary(&r),

@@ -1,13 +1,15 @@
 //! Explaining a run, the top layer: the narration of its events and their tracepoint lines,
 //! the pseudocode of the kernel functions, the CLI's reports, the exercises' answers, and the
-//! views' analyses (the fallback matrix, mixed pageblocks and their polluters, where a page
-//! is).
+//! views' analyses (the fallback matrix, mixed pageblocks and their polluters and why a pageblock became mixed, a run's series
+//! over time, where a page is).
 //!
 //! It imports from [`crate::mm`], [`crate::scenario`] and [`crate::run`].
 
 pub mod exercises;
 pub mod fallback;
+pub mod mixing;
 mod narrate;
+pub mod overtime;
 pub mod pollution;
 mod pseudocode;
 pub mod replay_report;

@@ -14,6 +14,7 @@ use crate::mm::{Node, Zone, NO_OWNER};
 use crate::run::replay::TracedAllocs;
 use crate::run::Run;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// One pageblock holding pages of another type than its own.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -39,48 +40,52 @@ impl MixedBlock {
     }
 }
 
-/// The migratetype of each free page of `z` on a pcp list (`None` elsewhere).
-fn pcp_types(z: &Zone) -> Vec<Option<MigrateType>> {
-    let mut v = vec![None; z.pages() as usize];
+/// The migratetype of the list of every block on a pcp list of `z`, by its head.
+pub(crate) fn pcp_heads(z: &Zone) -> HashMap<ZonePfn, MigrateType> {
+    let mut m = HashMap::new();
     for cpu in 0..z.pcp().len() {
         for pindex in 0..NR_PCP_LISTS {
             let mt = crate::mm::pindex_to_mt(pindex);
-            let order = crate::mm::pindex_to_order(pindex);
             for head in z.pcp_list_pfns(cpu, pindex) {
-                for p in head..head + (1 << order) {
-                    v[p as usize] = Some(mt);
-                }
+                m.insert(head, mt);
             }
         }
     }
-    v
+    m
 }
 
-/// The migratetype page `idx` of `z` is of now: free on a list of that type, or allocated with
-/// it; `None` for a page nobody holds that is on no list (reserved, or a hole).
+/// The migratetype page `idx` of `z` is of now: free on a list of that type (a `free_area`
+/// list, or a pcp list: `pcp` is [`pcp_heads`] of `z`), or allocated with it; `None` for a page
+/// nobody holds that is on no list (reserved, or a hole).
 pub fn page_mt(
     run: &Run,
     z: &Zone,
-    pcp: &[Option<MigrateType>],
+    pcp: &HashMap<ZonePfn, MigrateType>,
     idx: ZonePfn,
 ) -> Option<MigrateType> {
-    if let Some(mt) = pcp[idx as usize] {
-        return Some(mt);
+    match z.block_containing(idx) {
+        Some((head, _, true)) => pcp.get(&head).copied(),
+        Some((head, _, false)) => Some(z.list_mt_of(head)),
+        None => match z.page_owner(idx) {
+            NO_OWNER => None,
+            o => run.owner_mt(o),
+        },
     }
-    if let Some((head, _, false)) = z.block_containing(idx) {
-        return Some(z.list_mt_of(head));
-    }
-    match z.page_owner(idx) {
-        NO_OWNER => None,
-        o => run.owner_mt(o),
-    }
+}
+
+/// A page of type `page` is foreign in a pageblock of type `block`: of another type, and
+/// neither of them isolated. An isolated pageblock is outside the allocator for a while, and
+/// `__move_freepages_block_isolate` moves a block's free pages to the Isolate list just before
+/// it sets the pageblock's isolate bit (and back just before clearing it): no mixing.
+pub(crate) fn foreign_in(page: Option<MigrateType>, block: MigrateType) -> bool {
+    block != MigrateType::Isolate && page.is_some_and(|p| p != block && p != MigrateType::Isolate)
 }
 
 /// Every mixed pageblock of `node` (a state of `run`), zone by zone in pfn order.
 pub fn mixed_pageblocks(run: &Run, node: &Node) -> Vec<MixedBlock> {
     let mut out = Vec::new();
     for z in node.zones() {
-        let pcp = pcp_types(z);
+        let pcp = pcp_heads(z);
         for pb in 0..z.nr_pageblocks() {
             let mt = z.pb_mt(pb);
             if mt == MigrateType::Isolate {
@@ -90,13 +95,11 @@ pub fn mixed_pageblocks(run: &Run, node: &Node) -> Vec<MixedBlock> {
             let end = (start + PAGEBLOCK_NR_PAGES).min(z.pages());
             let (mut allocated, mut free) = ([0u32; 6], [0u32; 6]);
             for idx in start..end {
-                let Some(p) = page_mt(run, z, &pcp, idx) else {
+                let p = page_mt(run, z, &pcp, idx);
+                let Some(p) = p.filter(|_| foreign_in(p, mt)) else {
                     continue;
                 };
-                if p == mt {
-                    continue;
-                }
-                let on_list = pcp[idx as usize].is_some() || z.block_containing(idx).is_some();
+                let on_list = z.block_containing(idx).is_some();
                 if on_list {
                     free[p.idx()] += 1;
                 } else {

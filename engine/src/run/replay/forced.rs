@@ -214,6 +214,69 @@ pub struct Replay {
     /// Who made each traced allocation the model applied (the `mm_page_alloc` line's
     /// common fields), by owner id.
     pub allocs: TracedAllocs,
+    /// The trace's clock at each op record (recorded replays only): what the charts' time axis
+    /// reads.
+    pub times: OpTimes,
+}
+
+/// The trace timestamp of each op record of a recorded replay (one op per trace event): the
+/// latest timestamp applied so far, so the clock never runs backwards over a line applied late
+/// (`order.rs`); a line without one keeps the clock where it was. A trace without timestamps
+/// (the engine's own) has none.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpTimes {
+    /// Nanoseconds per op record, [`OpTimes::NONE`] before the first timestamp.
+    ns: Vec<u64>,
+}
+
+impl OpTimes {
+    const NONE: u64 = u64::MAX;
+
+    /// Op records counted.
+    pub fn len(&self) -> usize {
+        self.ns.len()
+    }
+
+    /// No op record at all.
+    pub fn is_empty(&self) -> bool {
+        self.ns.is_empty()
+    }
+
+    /// The trace had timestamps.
+    pub fn any(&self) -> bool {
+        self.ns.last().is_some_and(|&t| t != Self::NONE)
+    }
+
+    /// The clock at op record `i` (the event's own timestamp, or the latest before it).
+    pub fn of_op(&self, i: usize) -> Option<u64> {
+        self.ns.get(i).copied().filter(|&t| t != Self::NONE)
+    }
+
+    /// The clock of the state after `k` ops: op `k - 1`'s, and for the state before the first
+    /// op, the first timestamp of the trace.
+    pub fn at_state(&self, k: usize) -> Option<u64> {
+        if k == 0 {
+            self.ns.iter().copied().find(|&t| t != Self::NONE)
+        } else {
+            self.of_op(k - 1)
+        }
+    }
+
+    /// Adds the next op record's line timestamp.
+    pub(crate) fn push(&mut self, ts_ns: Option<u64>) {
+        let prev = self.ns.last().copied().unwrap_or(Self::NONE);
+        let t = match (ts_ns, prev) {
+            (Some(t), Self::NONE) => t,
+            (Some(t), p) => t.max(p),
+            (None, p) => p,
+        };
+        self.ns.push(t);
+    }
+
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.ns.capacity() * std::mem::size_of::<u64>()
+    }
 }
 
 /// One applied `mm_page_alloc`: the line's common fields and request.
@@ -344,6 +407,7 @@ pub fn replay<R: BufRead>(
         predictor: opts.predict.then(|| Predictor::new(opts.max_listed)),
         predicted: HashSet::new(),
         allocs: TracedAllocs::default(),
+        times: OpTimes::default(),
         chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
         free_runs: HashMap::new(),
         pcp_holder: Vec::new(),
@@ -385,6 +449,7 @@ pub fn replay<R: BufRead>(
         late_lines,
         predict: r.predictor.map(Predictor::finish),
         allocs: r.allocs,
+        times: r.times,
     })
 }
 
@@ -466,6 +531,7 @@ struct Replayer {
     predictor: Option<Predictor>,
     predicted: HashSet<u64>,
     allocs: TracedAllocs,
+    times: OpTimes,
     /// The profile frees contiguous runs in chunks (`FreeMethod::Chunked`): infer them.
     chunked_frees: bool,
     /// Per CPU and task (pid): the run of order-0 frees its last line extended, while the
@@ -689,6 +755,7 @@ impl Replayer {
                     Vec::new()
                 },
             });
+            self.times.push(tl.ts_ns);
             self.maybe_checkpoint();
         }
     }

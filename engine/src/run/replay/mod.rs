@@ -16,8 +16,8 @@ mod tally;
 
 pub(crate) use forced::by_kind_text;
 pub use forced::{
-    replay, replay_text, Divergence, DivergenceKind, KindCount, Replay, ReplayError, ReplayOptions,
-    TracedAlloc, TracedAllocs,
+    replay, replay_text, Divergence, DivergenceKind, KindCount, OpTimes, Replay, ReplayError,
+    ReplayOptions, TracedAlloc, TracedAllocs,
 };
 pub use model_choice::{reissue, Comparison, Difference};
 pub use parse::{CompactionLine, TraceEvent, TraceParseError};
@@ -26,4 +26,4 @@ pub use summary::{
     summary, text as summary_text, AllocCount, FallbackCount, FragPoint, ModelDifference,
     ModelSummary, PageblockChange, ReplaySummary,
 };
-pub use tally::{FreeSample, Sampler, Tally, MAX_SAMPLES};
+pub use tally::{thinned_indices, FreeSample, Sampler, Tally, Thinned, MAX_SAMPLES};

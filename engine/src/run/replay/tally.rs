@@ -18,49 +18,105 @@ pub struct FreeSample {
     pub nr_free: [u64; NR_PAGE_ORDERS],
 }
 
-/// A series of [`FreeSample`]s thinned to at most [`MAX_SAMPLES`]: when full, every other
-/// sample goes and the stride doubles, so the samples stay evenly spread and memory bounded.
-/// The last sample pushed is always kept (the series ends on the final state).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Sampler {
-    samples: Vec<FreeSample>,
-    last: Option<FreeSample>,
+/// A series thinned to at most `max` items as it grows, however long: when full, every other
+/// item goes and the stride doubles, so the kept items stay evenly spread (item `k · stride`
+/// of the pushes) and memory stays bounded. The last item pushed is always kept, so the series
+/// ends on the final state. After `n` pushes the kept items are those of [`thinned_indices`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thinned<T> {
+    items: Vec<T>,
+    last: Option<T>,
+    /// `last` is also the last of `items`.
+    last_kept: bool,
     stride: u64,
     seen: u64,
+    max: usize,
+}
+
+impl<T: Clone> Thinned<T> {
+    /// An empty series keeping at most `max` items (and the last); `max` is at least 2.
+    pub fn new(max: usize) -> Self {
+        Thinned {
+            items: Vec::new(),
+            last: None,
+            last_kept: false,
+            stride: 1,
+            seen: 0,
+            max: max.max(2),
+        }
+    }
+
+    /// The kept items, the last one pushed included.
+    pub fn items(&self) -> impl Iterator<Item = &T> {
+        let tail = self.last.as_ref().filter(|_| !self.last_kept);
+        self.items.iter().chain(tail)
+    }
+
+    /// Items pushed so far.
+    pub fn pushed(&self) -> u64 {
+        self.seen
+    }
+
+    /// Adds an item.
+    pub fn push(&mut self, item: T) {
+        let keep = self.seen.is_multiple_of(self.stride);
+        if keep {
+            self.items.push(item.clone());
+        }
+        self.last = Some(item);
+        self.last_kept = keep;
+        if keep && self.items.len() >= self.max {
+            let mut i = 0;
+            self.items.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.stride *= 2;
+            // The newest item was at an odd place unless the count was odd.
+            self.last_kept = self.max % 2 == 1;
+        }
+        self.seen += 1;
+    }
+}
+
+/// Which of `n` pushes a [`Thinned`] of `max` keeps: every multiple of the smallest power-of-two
+/// stride that leaves fewer than `max` of them, and the last push.
+pub fn thinned_indices(n: u64, max: usize) -> Vec<u64> {
+    let max = max.max(2) as u64;
+    let mut stride = 1u64;
+    while n.div_ceil(stride) >= max {
+        stride *= 2;
+    }
+    let mut v: Vec<u64> = (0..n).step_by(stride as usize).collect();
+    if n > 0 && v.last() != Some(&(n - 1)) {
+        v.push(n - 1);
+    }
+    v
+}
+
+/// A series of [`FreeSample`]s thinned to at most [`MAX_SAMPLES`] ([`Thinned`]'s rule); the
+/// last sample pushed is always kept (the series ends on the final state).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sampler(Thinned<FreeSample>);
+
+impl Default for Sampler {
+    fn default() -> Self {
+        Sampler(Thinned::new(MAX_SAMPLES))
+    }
 }
 
 impl Sampler {
     /// The kept samples, the last one pushed included.
     pub fn samples(&self) -> impl Iterator<Item = &FreeSample> {
-        let tail = self
-            .last
-            .as_ref()
-            .filter(|l| self.samples.last().is_none_or(|s| s.line != l.line));
-        self.samples.iter().chain(tail)
+        self.0.items()
     }
 
     /// Adds the counts after trace line `line`.
     pub fn push(&mut self, line: u64, nr_free: &[u64; NR_PAGE_ORDERS]) {
-        self.last = Some(FreeSample {
+        self.0.push(FreeSample {
             line,
             nr_free: *nr_free,
         });
-        let stride = self.stride.max(1);
-        if self.seen.is_multiple_of(stride) {
-            self.samples.push(FreeSample {
-                line,
-                nr_free: *nr_free,
-            });
-            if self.samples.len() >= MAX_SAMPLES {
-                let mut i = 0;
-                self.samples.retain(|_| {
-                    i += 1;
-                    i % 2 == 1
-                });
-                self.stride = stride * 2;
-            }
-        }
-        self.seen += 1;
     }
 }
 
@@ -111,5 +167,50 @@ impl Tally {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The series keeps what `thinned_indices` says for every length, evenly spread, at most
+    /// `max` and the last: a million pushes stay within the bound.
+    #[test]
+    fn thinning_keeps_an_even_bounded_series_ending_on_the_last() {
+        for max in [2usize, 3, 7, 8, 512] {
+            let mut t = Thinned::new(max);
+            for n in 1..=2000u64 {
+                t.push(n - 1);
+                let got: Vec<u64> = t.items().copied().collect();
+                assert_eq!(got, thinned_indices(n, max), "n {n} max {max}");
+                assert!(got.len() <= max, "n {n} max {max}: {}", got.len());
+                assert_eq!(got.last(), Some(&(n - 1)));
+            }
+        }
+        let mut t = Thinned::new(MAX_SAMPLES);
+        for i in 0..1_000_000u64 {
+            t.push(i);
+        }
+        let kept: Vec<u64> = t.items().copied().collect();
+        assert!(kept.len() <= MAX_SAMPLES && kept.len() > MAX_SAMPLES / 2);
+        assert_eq!(kept, thinned_indices(1_000_000, MAX_SAMPLES));
+        assert_eq!(t.pushed(), 1_000_000);
+    }
+
+    /// The replay's sampler is the same rule over `FreeSample`s.
+    #[test]
+    fn the_sampler_is_the_thinning_rule() {
+        let mut s = Sampler::default();
+        let n = 3 * MAX_SAMPLES as u64 + 5;
+        for line in 1..=n {
+            s.push(line, &[line; NR_PAGE_ORDERS]);
+        }
+        let lines: Vec<u64> = s.samples().map(|p| p.line).collect();
+        let want: Vec<u64> = thinned_indices(n, MAX_SAMPLES)
+            .into_iter()
+            .map(|i| i + 1)
+            .collect();
+        assert_eq!(lines, want);
     }
 }
