@@ -163,6 +163,9 @@ pub struct Palette {
     /// Pages touched by the current event.
     pub highlight: Rgba,
     pub highlight_edge: Rgba,
+    /// Compaction's migration scanner and free scanner markers on the map.
+    pub scan_migrate: Rgba,
+    pub scan_free: Rgba,
     /// `--mt-*`, by `MigrateType::idx()`.
     pub mt: [Rgba; 6],
 }
@@ -204,6 +207,8 @@ pub const LIGHT: Palette = Palette {
     dot: rgb(0xffffff),
     highlight: rgb(0xD55E00),
     highlight_edge: rgb(0x000000),
+    scan_migrate: rgb(0xc2006f),
+    scan_free: rgb(0x111111),
     // Okabe-Ito: orange, blue, bluish green, reddish purple, sky blue, grey.
     mt: [
         rgb(0xE69F00),
@@ -252,6 +257,8 @@ pub const DARK: Palette = Palette {
     dot: rgb(0x101010),
     highlight: rgb(0xff7a2f),
     highlight_edge: rgb(0xffffff),
+    scan_migrate: rgb(0xff5fc8),
+    scan_free: rgb(0xffffff),
     mt: [
         rgb(0xE69F00),
         rgb(0x3fa2e6),

@@ -250,6 +250,69 @@ pub struct Tiles {
     pub h: u32,
 }
 
+/// Compaction's two scanners at the cursor, as the map marks them (zone page indices of the
+/// zone shown).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScannerMarks {
+    /// The migration scanner (`isolate_migratepages`, up from the zone start):
+    /// `cc->migrate_pfn`, the next page it looks at.
+    pub migrate: u32,
+    /// The free scanner (`isolate_freepages`, down from the zone end): `cc->free_pfn`.
+    pub free: u32,
+}
+
+impl ScannerMarks {
+    /// The pages the markers sit on: a scanner at the zone end marks the last page.
+    pub fn pages(&self, pages: u32) -> [u32; 2] {
+        let last = pages.saturating_sub(1);
+        [self.migrate.min(last), self.free.min(last)]
+    }
+}
+
+/// The scanners of the `compact_zone` in progress at the cursor
+/// (`explain::compaction_scanners`), when the map shows the zone being compacted; `None`
+/// outside a compaction or while another zone of the node is on screen.
+pub fn scanner_marks(tl: &Timeline) -> Option<ScannerMarks> {
+    // `zone()` is the node's active zone itself unless another zone was picked.
+    if !std::ptr::eq(tl.zone(), tl.node().active()) {
+        return None;
+    }
+    let s = buddyscope::explain::compaction_scanners(&tl.run, tl.pos())?;
+    Some(ScannerMarks {
+        migrate: s.migrate_pfn,
+        free: s.free_pfn,
+    })
+}
+
+/// The legend's line for the scanners: each with the kernel function and its absolute pfn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScannerLegend {
+    pub migrate_pfn: String,
+    pub free_pfn: String,
+}
+
+impl ScannerLegend {
+    pub fn migrate_text(&self) -> String {
+        format!(
+            "migration scanner (isolate_migratepages) at pfn {}",
+            self.migrate_pfn
+        )
+    }
+    pub fn free_text(&self) -> String {
+        format!("free scanner (isolate_freepages) at pfn {}", self.free_pfn)
+    }
+}
+
+/// The legend's scanner line at the cursor, if a compaction is under way there.
+pub fn scanner_legend(tl: &Timeline) -> Option<ScannerLegend> {
+    let m = scanner_marks(tl)?;
+    let z = tl.zone();
+    Some(ScannerLegend {
+        migrate_pfn: format!("{:#x}", z.abs_pfn(m.migrate)),
+        free_pfn: format!("{:#x}", z.abs_pfn(m.free)),
+    })
+}
+
 /// What a cell of the map shows: the engine's state of one page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CellKind {
@@ -545,6 +608,8 @@ pub struct TileInput<'a> {
     pub hl: (u32, u32),
     /// The mixed-pageblock overlay is on: this pageblock's mark (`None`: not mixed, faded).
     pub mix: Option<Option<MixBar>>,
+    /// Compaction's scanner markers: the page each sits on and its colour.
+    pub marks: &'a [(u32, Rgba)],
 }
 
 /// Paints one tile into `out` (`g.tile_w × g.tile_h` pixels, resized as needed).
@@ -651,6 +716,49 @@ pub fn paint_tile(out: &mut Vec<u8>, g: &Geom, t: &TileInput, pal: &Palette) {
             pal.mt[bar.mt.idx()],
         );
     }
+    for &(page, colour) in t.marks {
+        if page / PAGEBLOCK_NR_PAGES == t.pb {
+            paint_marker(out, g, page - start, colour, pal.bg);
+        }
+    }
+}
+
+/// A scanner's marker: a ring around the cell of page `local` (of the tile), as wide again as
+/// the cell on each side (at least two CSS pixels), edged in `edge` (the background) so it
+/// stands out on any cell. Scanners mostly sit on a pageblock's first page, at the tile's
+/// corner: the ring is moved into the tile (still around the cell) rather than clipped.
+fn paint_marker(out: &mut [u8], g: &Geom, local: u32, colour: Rgba, edge: Rgba) {
+    let (tw, th) = (i64::from(g.tile_w), i64::from(g.tile_h));
+    let cols = TILE_COLS / g.group;
+    let i = (local / TILE_COLS / g.group) * cols + (local % TILE_COLS) / g.group;
+    let (x0, y0) = (
+        i64::from(g.pad + (i % cols) * g.cell),
+        i64::from(g.pad + (i / cols) * g.cell),
+    );
+    let px = i64::from(dev(1, g.dpr));
+    let line = i64::from(dev(2, g.dpr).max(g.cell / 2));
+    let grow = i64::from(g.cell.max(dev(2, g.dpr))) + line + px;
+    let side = i64::from(g.cell) + 2 * grow;
+    // Inside the tile where it fits (the cell stays inside the ring: it is at most `grow`
+    // from the tile's edge); clipped where the tile is smaller than the ring.
+    let fit = |a: i64, room: i64| (a - grow).clamp(0, (room - side).max(0));
+    let (l, t) = (fit(x0, tw), fit(y0, th));
+    let (r, b) = (l + side, t + side);
+    // Distance inwards from the ring's outer edge: an edge line, the ring, an edge line.
+    for y in t.max(0)..b.min(th) {
+        for x in l.max(0)..r.min(tw) {
+            let d = (x - l).min(r - 1 - x).min(y - t).min(b - 1 - y);
+            let c = if d < px || (line + px..line + 2 * px).contains(&d) {
+                edge
+            } else if d < line + px {
+                colour
+            } else {
+                continue;
+            };
+            let p = ((y * tw + x) * 4) as usize;
+            out[p..p + 4].copy_from_slice(&c);
+        }
+    }
 }
 
 /// The dot of a foreign page: a centred square at bigger cells, a stipple at small ones.
@@ -720,6 +828,8 @@ pub struct Scene<'a> {
     pub zone: &'a Zone,
     pub cache: &'a MapCache,
     pub hl: Option<(u32, u32)>,
+    /// Compaction's scanners, while a compaction is under way.
+    pub scanners: Option<ScannerMarks>,
     pub pal: &'a Palette,
     /// The mixed-pageblock overlay's marks ([`mix_bars`]), when it is on.
     pub mix: Option<&'a [Option<MixBar>]>,
@@ -737,6 +847,13 @@ impl Scene<'_> {
                 (start + PAGEBLOCK_NR_PAGES).min(self.zone.pages()),
             )
         });
+        let marks: Vec<(u32, Rgba)> = self
+            .scanners
+            .map(|m| {
+                let [mi, fr] = m.pages(self.zone.pages());
+                vec![(mi, self.pal.scan_migrate), (fr, self.pal.scan_free)]
+            })
+            .unwrap_or_default();
         let input = TileInput {
             pb,
             mt: self.zone.pb_mt(pb),
@@ -744,6 +861,7 @@ impl Scene<'_> {
             blocks: blocks.as_deref(),
             hl: (s, s.saturating_add(n)),
             mix: self.mix.map(|m| m.get(pb as usize).copied().flatten()),
+            marks: &marks,
         };
         paint_tile(out, g, &input, self.pal);
     }
@@ -844,6 +962,7 @@ mod tests {
                 zone: t.zone(),
                 cache: &c,
                 hl: None,
+                scanners: None,
                 pal: &LIGHT,
                 mix,
             };
@@ -939,6 +1058,120 @@ mod tests {
         }
     }
 
+    /// While `compact_memory` runs, the map rings the page each scanner looks at next, as
+    /// `explain::compaction_scanners` places them, and the legend names them with their pfns;
+    /// before the `mm_compaction_begin` and after the `mm_compaction_end` there is nothing.
+    #[test]
+    fn the_scanners_are_ringed_while_compaction_runs() {
+        use buddyscope::mm::{Annotation, EventKind, Tracepoint};
+        let mut t = timeline("compact-memory-fragmented");
+        let trace = |i: usize| match t.run.log.events[i].kind() {
+            EventKind::Annotation(Annotation::Trace(tp)) => Some(tp),
+            _ => None,
+        };
+        let find = |f: &dyn Fn(&Tracepoint) -> bool| {
+            (0..t.run.log.events.len())
+                .find(|&i| trace(i).is_some_and(|tp| f(&tp)))
+                .unwrap()
+        };
+        let begin = find(&|tp| matches!(tp, Tracepoint::MmCompactionBegin { .. }));
+        let end = find(&|tp| matches!(tp, Tracepoint::MmCompactionEnd { .. }));
+        let free_line = find(&|tp| matches!(tp, Tracepoint::MmCompactionIsolateFreepages { .. }));
+        let Some(Tracepoint::MmCompactionIsolateFreepages { end: free_end, .. }) = trace(free_line)
+        else {
+            unreachable!()
+        };
+        let migrate_end = (begin..free_line)
+            .rev()
+            .find_map(|i| match trace(i) {
+                Some(Tracepoint::MmCompactionIsolateMigratepages { end, .. }) => Some(end),
+                _ => None,
+            })
+            .unwrap();
+        assert!(begin < free_line && free_line < end);
+
+        t.seek(begin as u32);
+        assert_eq!(scanner_marks(&t), None);
+        assert_eq!(scanner_legend(&t), None);
+        t.seek(begin as u32 + 1);
+        // compact_zone starts at the zone's first page and its last pageblock (4096 pages).
+        assert_eq!(
+            scanner_marks(&t),
+            Some(ScannerMarks {
+                migrate: 0,
+                free: 4096 - PAGEBLOCK_NR_PAGES
+            })
+        );
+        t.seek(free_line as u32 + 1);
+        let m = scanner_marks(&t).unwrap();
+        assert_eq!((m.migrate, m.free), (migrate_end, free_end));
+        assert_eq!(m.pages(4096), [migrate_end.min(4095), free_end.min(4095)]);
+        let l = scanner_legend(&t).unwrap();
+        let z = t.zone();
+        assert_eq!(l.migrate_pfn, format!("{:#x}", z.abs_pfn(m.migrate)));
+        assert_eq!(
+            l.migrate_text(),
+            format!(
+                "migration scanner (isolate_migratepages) at pfn {}",
+                l.migrate_pfn
+            )
+        );
+        assert_eq!(
+            l.free_text(),
+            format!("free scanner (isolate_freepages) at pfn {}", l.free_pfn)
+        );
+
+        // The rings: the migration scanner's colour around its page's cell, and only in the
+        // tiles of the two pages.
+        let mut c = MapCache::default();
+        c.sync(key(&t), &t);
+        let g = Geom::new(z.pages(), 4, 1.0, 1184);
+        let paint = |scanners, pb| {
+            let sc = Scene {
+                zone: z,
+                cache: &c,
+                hl: None,
+                scanners,
+                pal: &LIGHT,
+                mix: None,
+            };
+            let mut out = Vec::new();
+            sc.paint(&mut out, &g, pb);
+            out
+        };
+        let [mp, fp] = m.pages(z.pages());
+        let with = paint(Some(m), mp / PAGEBLOCK_NR_PAGES);
+        let local = mp % PAGEBLOCK_NR_PAGES;
+        let (x0, y0) = (
+            g.pad + (local % TILE_COLS) * g.cell,
+            g.pad + (local / TILE_COLS) * g.cell,
+        );
+        // The migration scanner is at a pageblock's first page: the ring (a 1-px edge, a 2-px
+        // line, a 1-px edge, the cell's width from the cell) starts at the tile's corner and
+        // goes around the cell.
+        assert_eq!((x0, y0), (g.pad, g.pad));
+        let side = 3 * g.cell + 2 * 3;
+        for (x, y) in [(1, 1), (side - 2, side - 2), (1, y0), (x0, side - 2)] {
+            let p = ((y * g.tile_w + x) * 4) as usize;
+            assert_eq!(with[p..p + 4], LIGHT.scan_migrate, "ring at ({x}, {y})");
+        }
+        let p = ((y0 * g.tile_w + x0) * 4) as usize;
+        assert_ne!(with[p..p + 4], LIGHT.scan_migrate, "the cell itself");
+        assert_ne!(paint(None, mp / PAGEBLOCK_NR_PAGES), with);
+        assert_ne!(
+            paint(None, fp / PAGEBLOCK_NR_PAGES),
+            paint(Some(m), fp / PAGEBLOCK_NR_PAGES)
+        );
+        for pb in 0..g.nb() {
+            if pb != mp / PAGEBLOCK_NR_PAGES && pb != fp / PAGEBLOCK_NR_PAGES {
+                assert_eq!(paint(None, pb), paint(Some(m), pb), "pageblock {pb}");
+            }
+        }
+
+        t.seek(end as u32 + 1);
+        assert_eq!(scanner_marks(&t), None);
+    }
+
     /// A window of the map paints the same pixels as the whole map has there, and only the
     /// tiles meeting it are painted.
     #[test]
@@ -953,6 +1186,7 @@ mod tests {
                 zone: t.zone(),
                 cache: &c,
                 hl: t.current().and_then(|e| e.kind().touched_pages()),
+                scanners: None,
                 pal: &LIGHT,
                 mix: None,
             };

@@ -6,7 +6,9 @@
 //! engine reports for the page: free in the buddy allocator (lighter for bigger blocks), on a
 //! pcp list (yellow, hatched), allocated (a tone per op definition, dotted if the allocation's
 //! type differs from its pageblock's) or reserved; pages the current event touched are
-//! vermilion. Zoomed out below a pixel per page (the pageblock level, which "Fit" picks for
+//! vermilion. While a `compact_zone` is under way, the page each of its scanners looks at next
+//! is ringed (the migration scanner's and the free scanner's colours, named in the legend with
+//! their pfns). Zoomed out below a pixel per page (the pageblock level, which "Fit" picks for
 //! zones of 2 GiB and more), a tile is 8 × 4 pixels, each the dominant state of 4 × 4 pages.
 //!
 //! Repainting (see `mapdraw`): the canvas is the visible window of the map, at device pixels
@@ -27,8 +29,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use super::follow::{follow_frame, tiles_rect, FollowFrame};
 use super::frame::PanelFrame;
 use super::mapdraw::{
-    mark_pages, mix_bars, paint_overview, paint_view, tile_visible, Geom, MapCache, RunKey, Scene,
-    ViewRect, FIT_HEIGHT, PB_LEVEL, ZOOMS,
+    mark_pages, mix_bars, paint_overview, paint_view, scanner_legend, scanner_marks, tile_visible,
+    Geom, MapCache, RunKey, ScannerLegend, ScannerMarks, Scene, ViewRect, FIT_HEIGHT, PB_LEVEL,
+    ZOOMS,
 };
 use super::{pfn_hex, tracked_width};
 use crate::model::{Command, Session};
@@ -50,6 +53,8 @@ struct Renderer {
     dark: bool,
     /// The highlighted pages drawn (the current event's).
     hl: Option<(u32, u32)>,
+    /// Compaction's scanner markers drawn.
+    scanners: Option<ScannerMarks>,
     /// The canvas's pixels (the visible window), reused between full repaints.
     buf: Vec<u8>,
     /// One tile's pixels.
@@ -184,6 +189,7 @@ impl Renderer {
             }
         };
         let hl = tl.current().and_then(|e| e.kind().touched_pages());
+        let scanners = scanner_marks(tl);
         let pal = palette::palette(f.dark);
         // The overlay's marks: a scan of the zone's pages at the cursor, only while it is on.
         let bars = f
@@ -206,6 +212,7 @@ impl Renderer {
             zone: z,
             cache: &self.cache,
             hl,
+            scanners,
             pal,
             mix: bars.as_deref(),
         };
@@ -230,6 +237,13 @@ impl Renderer {
                 if self.hl != hl {
                     for (s0, n) in [self.hl, hl].into_iter().flatten() {
                         mark_pages(&mut seen, &mut tiles, s0, n, nb);
+                    }
+                }
+                if self.scanners != scanners {
+                    for m in [self.scanners, scanners].into_iter().flatten() {
+                        for page in m.pages(z.pages()) {
+                            mark_pages(&mut seen, &mut tiles, page, 1, nb);
+                        }
                     }
                 }
                 tiles.retain(|&pb| tile_visible(&g, v, pb));
@@ -290,6 +304,7 @@ impl Renderer {
         self.dark = f.dark;
         self.mix = f.mix;
         self.hl = hl;
+        self.scanners = scanners;
         (full, resized)
     }
 
@@ -421,6 +436,8 @@ pub fn MemoryMapPanel() -> impl IntoView {
             .flatten()
     });
     let drawn = RwSignal::new(None::<Geom>);
+    // Compaction's scanners at the cursor, for the legend.
+    let scanners = Memo::new(move |_| view.with(|s| scanner_legend(&s.timeline)).flatten());
     // The visible box of the map (`map-inner`), which presenter mode makes shorter than the canvas.
     let inner_ref = NodeRef::<leptos::html::Div>::new();
     let viewport = RwSignal::new((0u32, 0u32));
@@ -752,7 +769,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
                     <Overview canvas=overview_ref drawn=drawn span=span/>
                 </div>
             </div>
-            <Legend/>
+            <Legend scanners=scanners/>
         </PanelFrame>
     }
 }
@@ -855,6 +872,7 @@ fn draw_overview(
         zone: s.timeline.zone(),
         cache,
         hl: None,
+        scanners: None,
         pal: palette::palette(dark),
         mix: None,
     };
@@ -904,7 +922,7 @@ fn Overview(
 }
 
 #[component]
-fn Legend() -> impl IntoView {
+fn Legend(scanners: Memo<Option<ScannerLegend>>) -> impl IntoView {
     let dark = ThemeState::dark();
     let sw = move |bg: String| format!("background:{bg}");
     let item = move |label: &'static str, style: Signal<String>| {
@@ -963,6 +981,38 @@ fn Legend() -> impl IntoView {
             })
             .collect_view()
     };
+    // While a compaction is under way: its two scanners, as the map's rings mark them.
+    let scanner_items = move || {
+        let l = scanners.get()?;
+        let p = pal();
+        let ring = |c: palette::Rgba| {
+            format!(
+                "border:3px solid {};box-shadow:0 0 0 1px {};background:{}",
+                palette::css(c),
+                palette::css(p.bg),
+                palette::css(p.bg)
+            )
+        };
+        Some(view! {
+            <ul
+                class="legend-scanners"
+                data-testid="map-scanners"
+                aria-label="Compaction scanners"
+                data-migrate-pfn=l.migrate_pfn.clone()
+                data-free-pfn=l.free_pfn.clone()
+            >
+                <li class="legend-title">"compaction:"</li>
+                <li data-testid="map-scanner-migrate">
+                    <span class="swatch" style=ring(p.scan_migrate)></span>
+                    {l.migrate_text()}
+                </li>
+                <li data-testid="map-scanner-free">
+                    <span class="swatch" style=ring(p.scan_free)></span>
+                    {l.free_text()}
+                </li>
+            </ul>
+        })
+    };
     view! {
         <div class="legend" data-testid="map-legend">
             <ul class="legend-cells" aria-label="Cell colours">
@@ -977,6 +1027,7 @@ fn Legend() -> impl IntoView {
                 <li class="legend-title">"pageblock:"</li>
                 {frames}
             </ul>
+            {scanner_items}
         </div>
     }
 }
