@@ -69,7 +69,7 @@ pub enum TraceStart {
 pub struct RunMemory {
     /// The event trace (and its message texts).
     pub trace: u64,
-    /// Everything the run holds: the trace, the checkpoints, the initial and final zones and
+    /// Everything the run holds: the trace, the checkpoints, the initial and final nodes and
     /// the op records.
     pub total: u64,
 }
@@ -313,7 +313,7 @@ mod tests {
     }
 
     /// The figures are the engine's: a run's trace is its events at 16 bytes, a call at 1 (and the
-    /// message texts), and the total holds at least the trace and two zone copies.
+    /// message texts), and the total holds at least the trace and two node copies.
     #[test]
     fn run_memory_comes_from_the_engine() {
         let t = crate::testutil::timeline("fallback-claim");

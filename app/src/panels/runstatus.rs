@@ -168,7 +168,7 @@ pub fn RunMemoryLine() -> impl IntoView {
             data-testid="run-memory"
             data-transfer-bytes=move || handover.get().map(|h| h.bytes.to_string())
             data-transfer-tasks=move || handover.get().map(|h| h.tasks.to_string())
-            title="What this run holds in memory: the event trace the timeline steps through, and the zone copies (checkpoints) long jumps restore"
+            title="What this run holds in memory: the event trace the timeline steps through, and the node copies (checkpoints) long jumps restore"
         >
             "Memory: "
             {move || view.with_run(|s| memory_text(s.memory, trace_limit, budget)).unwrap_or_default()}

@@ -79,7 +79,7 @@ pub struct DecodeTimes {
     pub decode: f64,
     /// `setup::build` of the initial node.
     pub build: f64,
-    /// [`CheckpointRebuild`]: every event applied once, the zone copies taken.
+    /// [`CheckpointRebuild`]: every event applied once, the node copies taken.
     pub rebuild: f64,
 }
 

@@ -61,7 +61,7 @@ pub const MIN_ZONE_PAGES: u64 = 1024;
 pub const MAX_ZONE_PAGES: u64 = 4_194_304;
 /// The largest node of several zones (`zones`): 16,777,216 pages, a whole 64 GiB machine (e.g.
 /// DMA32 up to 4 GiB and Normal above it); one zone of a node may be up to this size too.
-/// About 17 bytes a page: 285 MiB for the node's per-page state, once per copy (the run keeps
+/// About 16 bytes a page: 256 MiB for the node's per-page state, once per copy (the run keeps
 /// the initial and the final state; checkpoints within their budget).
 pub const MAX_NODE_PAGES: u64 = 16_777_216;
 /// CPUs a zone may have.

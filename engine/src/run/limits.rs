@@ -15,11 +15,12 @@
 //!   event of position map ([`crate::mm::Trace`]); at most [`DEFAULT_MAX_EVENTS`] events
 //!   plus the events of the op that crossed the cap (the cap is checked between ops);
 //! * one op record per executed op (at most [`DEFAULT_MAX_RECORDED_OPS`] of them);
-//! * the checkpoints: at most `RunOptions::checkpoint_budget` bytes of zone copies (the ring
-//!   thins itself out when full), plus the initial and the final zone.
+//! * the checkpoints: at most `RunOptions::checkpoint_budget` bytes of node copies (the ring
+//!   thins itself out when full), plus the initial and the final node.
 //!
-//! A zone copy is 17 bytes a page ([`Zone::heap_bytes`](crate::mm::Zone::heap_bytes)): 68 MiB for the largest one zone
-//! (`zone.pages` ≤ [`MAX_ZONE_PAGES`], 16 GiB), 272 MiB for the largest node (`zones`, or
+//! A zone copy is about 16 bytes a page (its `struct Page`s and pageblock bits,
+//! [`Zone::heap_bytes`](crate::mm::Zone::heap_bytes)): 64 MiB for the largest one zone
+//! (`zone.pages` ≤ [`MAX_ZONE_PAGES`], 16 GiB), 256 MiB for the largest node (`zones`, or
 //! `init.zone` `"all"`: every zone together ≤ [`MAX_NODE_PAGES`], 64 GiB, one zone as large as
 //! the node). A copy larger than the checkpoint budget leaves the ring with the initial state
 //! only (a jump then replays from event 0), so at 64 GiB a run holds three node copies (the
