@@ -2,6 +2,9 @@
 //! v7.2.13; the same functions in v6.12.117), worked by hand from the C. Each expected line
 //! says which lines of the C give its numbers.
 
+#[path = "support/thp_capture.rs"]
+mod thp_capture;
+
 use buddyscope::{
     explain::trace_text,
     mm::{MigrateType, PageKind, NO_OWNER},
@@ -479,24 +482,7 @@ fn compact_for_order9_stops_at_the_first_free_order9_block() {
 /// (:4218-4236), the allocation gets pfn 0 without a second `get_page_from_freelist`.
 #[test]
 fn a_thp_is_rescued_by_direct_compaction_and_captured() {
-    let mut ops = Vec::new();
-    for n in ["a", "b", "c"] {
-        ops.push(format!(
-            r#"{{"op": "alloc", "order": 10, "mt": "movable", "as": "{n}"}}"#
-        ));
-    }
-    ops.push(r#"{"op": "alloc", "order": 9, "mt": "unmovable", "as": "d"}"#.into());
-    let frees = |ops: &mut Vec<String>, n: &str| {
-        ops.push(format!(r#"{{"op": "split", "ref": "{n}"}}"#));
-        for k in (0..1024).step_by(2) {
-            ops.push(format!(r#"{{"op": "free", "ref": "{n}", "page": {k}}}"#));
-        }
-    };
-    frees(&mut ops, "a");
-    ops.push(r#"{"op": "alloc", "order": 9, "mt": "unmovable", "as": "e"}"#.into());
-    frees(&mut ops, "b");
-    frees(&mut ops, "c");
-    ops.push(r#"{"op": "drain", "cpu": "all"}"#.into());
+    let mut ops = thp_capture::fragmented_before_thp();
     let before = ops.len();
     ops.push(r#"{"op": "alloc", "order": 9, "mt": "movable", "as": "thp"}"#.into());
     let text = format!(

@@ -1,6 +1,9 @@
 //! Trace replay: round trip of every built-in scenario, a deliberate inconsistency,
 //! parse errors that name the line.
 
+#[path = "support/thp_capture.rs"]
+mod thp_capture;
+
 use buddyscope::{
     explain,
     mm::{order_to_pindex, MigrateType, NR_PAGE_ORDERS},
@@ -142,24 +145,7 @@ fn compaction_traces_replay_back_with_zero_divergences() {
         ),
     ));
     // Direct compaction in the slow path of a THP, the block captured.
-    let mut ops = Vec::new();
-    for n in ["a", "b", "c"] {
-        ops.push(format!(
-            r#"{{"op": "alloc", "order": 10, "mt": "movable", "as": "{n}"}}"#
-        ));
-    }
-    ops.push(r#"{"op": "alloc", "order": 9, "mt": "unmovable", "as": "d"}"#.into());
-    let frees = |ops: &mut Vec<String>, n: &str| {
-        ops.push(format!(r#"{{"op": "split", "ref": "{n}"}}"#));
-        for k in (0..1024).step_by(2) {
-            ops.push(format!(r#"{{"op": "free", "ref": "{n}", "page": {k}}}"#));
-        }
-    };
-    frees(&mut ops, "a");
-    ops.push(r#"{"op": "alloc", "order": 9, "mt": "unmovable", "as": "e"}"#.into());
-    frees(&mut ops, "b");
-    frees(&mut ops, "c");
-    ops.push(r#"{"op": "drain", "cpu": "all"}"#.into());
+    let mut ops = thp_capture::fragmented_before_thp();
     ops.push(r#"{"op": "alloc", "order": 9, "mt": "movable", "as": "thp"}"#.into());
     ops.push(r#"{"op": "free", "ref": "thp"}"#.into());
     scenarios.push((

@@ -23,8 +23,8 @@ pub struct Scanners {
 
 /// The scanners after the first `at` events of `run` (a recorded run or replay): `None` when
 /// no `compact_zone` is in progress there (none began, or the last one traced its
-/// `mm_compaction_end`). Walks back from `at` to the last begin or end, so stepping costs the
-/// length of the compaction at most.
+/// `mm_compaction_end`). Walks back from `at` to the last begin or end: the length of the
+/// compaction inside one, but back to the run's first event when no compaction came before.
 pub fn compaction_scanners(run: &Run, at: u32) -> Option<Scanners> {
     let at = (at as usize).min(run.log.events.len());
     let (mut migrate, mut free) = (None, None);

@@ -2002,13 +2002,23 @@ impl Replayer {
             r.diverge(DivergenceKind::PfnOutsideZone, what);
             "skipped".to_string()
         };
-        let by_name = |r: &mut Replayer, zone: u8| -> bool {
+        // The zone a line names by `zone_idx` (entered), or the divergence's text.
+        let by_name = |r: &mut Replayer, zone: u8, line: &str| -> Result<(), String> {
             let i = (0..r.e.node().nr_zones())
                 .find(|&i| r.e.node().zone(i).zone_type().idx() == zone as usize);
-            if let Some(i) = i {
-                r.enter_zone(i);
+            match i {
+                Some(i) => {
+                    r.enter_zone(i);
+                    Ok(())
+                }
+                None => Err(outside(
+                    r,
+                    format!(
+                        "{line} names zone {}, which the node does not have",
+                        ZoneType::ALL[zone as usize].name()
+                    ),
+                )),
             }
-            i.is_some()
         };
         // Zone pfns of absolute ones in the zone of the first (entered).
         let rel = |r: &mut Replayer, pfns: &[u64]| -> Option<Vec<ZonePfn>> {
@@ -2096,16 +2106,14 @@ impl Replayer {
                 // alloc_contig_range's isolate_freepages_range traces the same line for the
                 // range it takes (replayed from its own lines); only compact_zone's free
                 // scanner takes targets here.
+                let tp = Tracepoint::MmCompactionIsolateFreepages {
+                    start: v[0],
+                    end: v[1],
+                    nr_scanned: nr_scanned as u16,
+                    nr_taken: nr_taken as u16,
+                };
                 if !self.compacting.contains(&pid) {
-                    self.trace(
-                        Step::IsolateFreeTrace,
-                        Tracepoint::MmCompactionIsolateFreepages {
-                            start: v[0],
-                            end: v[1],
-                            nr_scanned: nr_scanned as u16,
-                            nr_taken: nr_taken as u16,
-                        },
-                    );
+                    self.trace(Step::IsolateFreeTrace, tp);
                     return format!(
                         "isolate_freepages_range: {nr_taken} pages in {start:#x} ~ {end:#x}"
                     );
@@ -2119,15 +2127,7 @@ impl Replayer {
                 let (_, taken) = self
                     .e
                     .replay_isolate_freepages_block(v[0], v[1], nr_scanned, nr_taken, owner);
-                self.trace(
-                    Step::IsolateFreeTrace,
-                    Tracepoint::MmCompactionIsolateFreepages {
-                        start: v[0],
-                        end: v[1],
-                        nr_scanned: nr_scanned as u16,
-                        nr_taken: nr_taken as u16,
-                    },
-                );
+                self.trace(Step::IsolateFreeTrace, tp);
                 if taken != nr_taken {
                     self.diverge(
                         DivergenceKind::NotFreeInBuddy,
@@ -2157,14 +2157,8 @@ impl Replayer {
                 format!("direct compaction for order {order} at priority {prio}")
             }
             CompactionLine::Suitable { zone, order, ret } => {
-                if !by_name(self, zone) {
-                    return outside(
-                        self,
-                        format!(
-                            "mm_compaction_suitable names zone {}, which the node does not have",
-                            ZoneType::ALL[zone as usize].name()
-                        ),
-                    );
+                if let Err(skipped) = by_name(self, zone, "mm_compaction_suitable") {
+                    return skipped;
                 }
                 self.trace(
                     Step::CompactSuitable,
@@ -2177,14 +2171,8 @@ impl Replayer {
                 format!("compaction_suitable for order {order}: {}", ret.as_str())
             }
             CompactionLine::Finished { zone, order, ret } => {
-                if !by_name(self, zone) {
-                    return outside(
-                        self,
-                        format!(
-                            "mm_compaction_finished names zone {}, which the node does not have",
-                            ZoneType::ALL[zone as usize].name()
-                        ),
-                    );
+                if let Err(skipped) = by_name(self, zone, "mm_compaction_finished") {
+                    return skipped;
                 }
                 self.trace(
                     Step::CompactFinished,
@@ -2202,15 +2190,8 @@ impl Replayer {
                 order,
                 state,
             } => {
-                if !by_name(self, zone) {
-                    return outside(
-                        self,
-                        format!(
-                            "{} names zone {}, which the node does not have",
-                            point.tracepoint(),
-                            ZoneType::ALL[zone as usize].name()
-                        ),
-                    );
+                if let Err(skipped) = by_name(self, zone, point.tracepoint()) {
+                    return skipped;
                 }
                 let step = match point {
                     DeferPoint::Deferred => Step::CompactionDeferred,
