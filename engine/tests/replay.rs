@@ -680,6 +680,45 @@ fn a_contig_range_run_goes_on_through_other_tasks_and_interrupts() {
     );
 }
 
+/// vm_area_alloc_pages takes an area's large chunks in one loop, each of order
+/// `min(max_attempt_order, ilog2(nr_remaining))` (v7.2.13 mm/vmalloc.c:3668-3710): within one
+/// area the orders fall (order 2 then order 1 for 6 pages), so two split order-1 chunks are two
+/// areas, each freed by its own `free_pages_bulk` (mm/vmalloc.c:3452-3465), even when their
+/// pages are adjacent and traced back to back with nothing between. Two areas: chunks of order
+/// 1 at 0x104 and 0x106 (0x104 is aligned to 4: one run would be one order-2 chunk). One area
+/// of 6 pages, order 2 at 0x100 then order 1 at 0x104: one run, chunks order 2 and order 1.
+#[test]
+fn adjacent_vmalloc_chunks_of_one_order_are_two_areas() {
+    let s = small_zone_of("v7.2");
+    let alloc = |pfn: u32, order: u8| {
+        format!("mm_page_alloc: page=ffffea0000000000 pfn={pfn:#x} order={order} migratetype=0 gfp_flags=GFP_NOWAIT|__GFP_HIGHMEM|__GFP_IO|__GFP_FS")
+    };
+    let trace = |chunks: &[(u32, u8)]| {
+        let mut t = String::from("# tracer: nop\n");
+        let mut ts = 100;
+        for &(pfn, order) in chunks {
+            t += &kline("insmod-133", 1, ".....", ts, &alloc(pfn, order));
+            ts += 1;
+        }
+        for &(pfn, order) in chunks {
+            for p in pfn..pfn + (1 << order) {
+                t += &kline("rmmod-136", 1, ".....", ts + 100, &free0(p));
+                ts += 1;
+            }
+        }
+        t += &kline("insmod-133", 1, ".....", 900, &alloc0(0xa00));
+        t
+    };
+    assert_eq!(
+        movable_pcp(&s, &trace(&[(0x104, 1), (0x106, 1)])),
+        vec![(1, vec![0x106, 0x104])]
+    );
+    assert_eq!(
+        movable_pcp(&s, &trace(&[(0x100, 2), (0x104, 1)])),
+        vec![(1, vec![0x104]), (2, vec![0x100])]
+    );
+}
+
 /// Pages 0x100-0x103 (one order-2 allocation, split) are freed in softirq on CPU 0; the kernel
 /// then takes the order-2 block at 0x100 from the buddy. Drains are traced and none came, so
 /// the frees went straight to the buddy: `free_one_page` when `pcp_spin_trylock` fails (the

@@ -1583,6 +1583,10 @@ impl Replayer {
         if continues && other_tasks {
             continues = run.owner != NO_OWNER && self.owner_of(run.end) == run.owner;
         }
+        if continues && run.owner != NO_OWNER {
+            let next = self.owner_of(run.end);
+            continues = next == NO_OWNER || next == run.owner || self.one_area(run.owner, next);
+        }
         if continues {
             self.free_runs.insert(key, run);
             return;
@@ -1623,6 +1627,22 @@ impl Replayer {
         }
         for (p, o) in contig_chunks(run.start, run.end - run.start) {
             self.chunk(p, o, cpu);
+        }
+    }
+
+    /// Can the page held by `next` follow the page held by `prev` in one vmalloc area's
+    /// `pages` array? `vm_area_alloc_pages` takes an area's large chunks in one loop, each
+    /// `min(max_attempt_order, ilog2(nr_remaining))` (v7.2.13 mm/vmalloc.c:3668-3710), so their
+    /// orders fall strictly, except at the MAX_PAGE_ORDER cap. Two split chunks of one order
+    /// below the cap are two areas, each freed by its own `free_pages_bulk`, even when their
+    /// pages are adjacent and their frees traced back to back. A page of unknown or order-0
+    /// provenance (the bulk or fallback loop) says nothing.
+    fn one_area(&self, prev: u32, next: u32) -> bool {
+        match (self.allocs.by_owner(prev), self.allocs.by_owner(next)) {
+            (Some(a), Some(b)) if a.order > 0 && b.order > 0 => {
+                b.order < a.order || (a.order == b.order && a.order == MAX_PAGE_ORDER)
+            }
+            _ => true,
         }
     }
 
