@@ -831,3 +831,59 @@ fn a_free_interrupting_a_refill_goes_straight_to_the_buddy() {
     assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
     assert_eq!(rep.tally.freed_straight_to_buddy, 0);
 }
+
+/// rm-200 drains CPU 0's pcp (`free_pcppages_bulk`, under the pcp lock: its
+/// `mm_page_pcpu_drain` lines); a softirq on that CPU, in rm-200's context, frees page 0x200
+/// between two of its drain lines: `pcp_spin_trylock` fails and the page goes to the buddy
+/// (v7.2.13 mm/page_alloc.c `__free_frozen_pages` :2977-2985, `free_pcppages_bulk` :1459).
+/// After rm-200's last drain line it has dropped the lock: a softirq free then, of 0x201,
+/// goes to the pcp. In `free_unref_folios`' commit loop (its `mm_page_free_batched` lines
+/// first), `free_frozen_page_commit` drops and retakes the lock between batches
+/// (:2886-2900), and the trace does not say when: the page goes to the pcp, as before.
+#[test]
+fn a_free_interrupting_a_drain_goes_straight_to_the_buddy() {
+    let s = small_zone_of("v7.2");
+    let drain = |pfn: u32| {
+        format!("mm_page_pcpu_drain: page=ffffea0000000000 pfn={pfn:#x} order=0 migratetype=1")
+    };
+    let trace = |folio_batch: bool| {
+        let mut t = String::from("# tracer: nop\n");
+        for (us, pfn) in [(1, 0x300), (2, 0x301), (3, 0x200), (4, 0x201), (5, 0x400)] {
+            t += &kline("init-1", 0, ".....", us, &alloc0(pfn));
+        }
+        // Descending, so not one contiguous range.
+        t += &kline("init-1", 0, "...1.", 6, &free0(0x301));
+        t += &kline("init-1", 0, "...1.", 7, &free0(0x300));
+        if folio_batch {
+            t += &kline("rm-200", 0, ".....", 8, &free0(0x400));
+            t += &kline(
+                "rm-200",
+                0,
+                "...2.",
+                9,
+                "mm_page_free_batched: page=ffffea0000000000 pfn=0x400 order=0",
+            );
+        }
+        t += &kline("rm-200", 0, "d..3.", 10, &drain(0x301));
+        t += &kline("rm-200", 0, "..s3.", 11, &free0(0x200));
+        t += &kline("rm-200", 0, "d..3.", 12, &drain(0x300));
+        t += &kline("rm-200", 0, "..s1.", 13, &free0(0x201));
+        t += &kline("rm-200", 0, ".....", 14, &alloc0(0x10));
+        t
+    };
+    let rep = replay_text(&s, &trace(false), &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    assert_eq!(rep.tally.freed_straight_to_buddy, 1);
+    let z = rep.run.final_node.active();
+    assert!(matches!(z.block_containing(0x200), Some((_, _, false))));
+    assert!(z
+        .pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0))
+        .contains(&0x201));
+    let rep = replay_text(&s, &trace(true), &ReplayOptions::default()).unwrap();
+    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
+    assert_eq!(rep.tally.freed_straight_to_buddy, 0);
+    let z = rep.run.final_node.active();
+    assert!(z
+        .pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0))
+        .contains(&0x200));
+}

@@ -539,7 +539,7 @@ struct Replayer {
     free_runs: HashMap<(usize, u32), FreeRun>,
     /// Per CPU: the task (pid) the trace shows holding that CPU's pcp lock
     /// ([`Replayer::pcp_held_by_interrupted_task`]).
-    pcp_holder: Vec<Option<u32>>,
+    pcp_holder: Vec<Option<PcpHolder>>,
     /// The tasks (pid; `None` in the engine's own trace) between an `mm_compaction_begin` and
     /// its `mm_compaction_end`: their `mm_compaction_isolate_freepages` lines are the free
     /// scanner's.
@@ -549,6 +549,17 @@ struct Replayer {
 /// How far past a run of frees the replay looks for a folio batch's `mm_page_free_batched`
 /// lines (`free_unref_folios` commits one folio batch: a few dozen folios).
 const FOLIO_BATCH_LOOKAHEAD: usize = 64;
+
+/// The task that holds a CPU's pcp lock, as its lines show.
+#[derive(Clone, Copy)]
+struct PcpHolder {
+    pid: u32,
+    /// Inside `free_pcppages_bulk` (its `mm_page_pcpu_drain` lines), not `rmqueue_bulk`.
+    draining: bool,
+    /// That drain is `free_unref_folios`' commit loop (its `mm_page_free_batched` lines came
+    /// first), where the lock may be dropped and retaken between batches.
+    folio_batch: bool,
+}
 
 /// A run of order-0 `mm_page_free` lines of ascending contiguous pfns on one CPU (absolute
 /// pfns `start..end`), in one zone of the node.
@@ -1404,7 +1415,10 @@ impl Replayer {
     /// (`mm_page_alloc_zone_locked` with `percpu_refill=1`: `__rmqueue_pcplist` refills under
     /// the pcp lock, which `rmqueue_pcplist` or `alloc_pages_bulk` drops after the take) and
     /// its next line: the interrupt that was pending while the zone lock kept irqs off comes in
-    /// at `rmqueue_bulk`'s `spin_unlock_irqrestore`, with the pcp lock still held. (Inside
+    /// at `rmqueue_bulk`'s `spin_unlock_irqrestore`, with the pcp lock still held. The same
+    /// holds between two of a task's `mm_page_pcpu_drain` lines (`free_pcppages_bulk` runs
+    /// under the pcp lock, its interrupts come in at the zone lock's `spin_unlock_irqrestore`),
+    /// but not after its last one (the task drops the lock right after). (Inside
     /// `free_unref_folios`' commit loop the lock is held too, but `free_frozen_page_commit` may
     /// drop and retake it between two folios on 7.x: its `mm_page_free_batched` lines do not
     /// tell.) The interrupt's own lines tell when the lock was free after all: an
@@ -1417,10 +1431,10 @@ impl Replayer {
         cpu: usize,
         ahead: &mut Lookahead<'_, R>,
     ) -> bool {
-        if tl.in_irq != Some(true)
-            || tl.pid.is_none()
-            || self.pcp_holder.get(cpu).copied().flatten() != tl.pid
-        {
+        let Some(holder) = self.pcp_holder.get(cpu).copied().flatten() else {
+            return false;
+        };
+        if tl.in_irq != Some(true) || tl.pid != Some(holder.pid) || holder.folio_batch {
             return false;
         }
         for k in 0..FOLIO_BATCH_LOOKAHEAD {
@@ -1429,14 +1443,17 @@ impl Replayer {
                 continue;
             }
             if l.in_irq != Some(true) || l.pid != tl.pid {
-                break;
+                // A drain holds the lock only while the task's drain goes on after the
+                // interrupt: after its last line the task drops the lock.
+                return !holder.draining
+                    || (l.pid == tl.pid && matches!(l.event, TraceEvent::PcpuDrain { .. }));
             }
             if matches!(l.event, TraceEvent::PcpuDrain { .. }) {
                 self.pcp_holder[cpu] = None;
                 return false;
             }
         }
-        true
+        !holder.draining
     }
 
     /// After a line in task context on `cpu`: the task holds the CPU's pcp lock from its
@@ -1448,13 +1465,25 @@ impl Replayer {
         if self.pcp_holder.len() <= cpu {
             self.pcp_holder.resize(cpu + 1, None);
         }
-        self.pcp_holder[cpu] = match tl.event {
+        let draining = match tl.event {
             TraceEvent::ZoneLocked {
                 percpu_refill: true,
                 ..
-            } => tl.pid,
-            _ => None,
+            } => false,
+            TraceEvent::PcpuDrain { .. } => true,
+            _ => {
+                self.pcp_holder[cpu] = None;
+                return;
+            }
         };
+        let prev = self.pcp_holder[cpu];
+        self.pcp_holder[cpu] = tl.pid.map(|pid| PcpHolder {
+            pid,
+            draining,
+            folio_batch: draining
+                && (tl.after_batched
+                    || prev.is_some_and(|h| h.pid == pid && h.draining && h.folio_batch)),
+        });
     }
 
     fn free(&mut self, pfn: u64, order: u8, cpu: usize, to_buddy: bool) -> String {
