@@ -64,6 +64,7 @@ impl Engine {
     }
 
     /// `put_page_testzero` reaching zero: the owner lets go of the block.
+    #[inline(always)]
     pub fn put_page(&mut self, pfn: ZonePfn, order: u8) {
         self.put_page_at(Step::PutPage, pfn, order);
     }
