@@ -566,33 +566,41 @@ impl Zone {
 
     // ------------------------------------------------------------------ list primitives
 
+    // Each primitive borrows the list and `mem_map` once (`lists_and_pages`): a store to a page
+    // through `self.mem_map[..]` made the compiler reload the vector's pointer and length and
+    // check the bounds again before the next page access.
+
+    #[inline(always)]
     fn link_head(&mut self, l: ListId, pfn: ZonePfn) {
-        let list = self.list_mut(l);
+        let (list, mm) = self.lists_and_pages(l);
         let old = list.head;
         list.head = pfn;
         if old == NIL {
             list.tail = pfn;
         }
         list.len += 1;
-        self.mem_map[pfn as usize].prev = NIL;
-        self.mem_map[pfn as usize].next = old;
+        let page = &mut mm[pfn as usize];
+        page.prev = NIL;
+        page.next = old;
         if old != NIL {
-            self.mem_map[old as usize].prev = pfn;
+            mm[old as usize].prev = pfn;
         }
     }
 
+    #[inline(always)]
     fn link_tail(&mut self, l: ListId, pfn: ZonePfn) {
-        let list = self.list_mut(l);
+        let (list, mm) = self.lists_and_pages(l);
         let old = list.tail;
         list.tail = pfn;
         if old == NIL {
             list.head = pfn;
         }
         list.len += 1;
-        self.mem_map[pfn as usize].next = NIL;
-        self.mem_map[pfn as usize].prev = old;
+        let page = &mut mm[pfn as usize];
+        page.next = NIL;
+        page.prev = old;
         if old != NIL {
-            self.mem_map[old as usize].next = pfn;
+            mm[old as usize].next = pfn;
         }
     }
 
@@ -605,24 +613,29 @@ impl Zone {
         if nxt == NIL {
             return self.link_tail(l, pfn);
         }
-        self.mem_map[after as usize].next = pfn;
-        self.mem_map[pfn as usize].prev = after;
-        self.mem_map[pfn as usize].next = nxt;
-        self.mem_map[nxt as usize].prev = pfn;
-        self.list_mut(l).len += 1;
+        let (list, mm) = self.lists_and_pages(l);
+        mm[after as usize].next = pfn;
+        let page = &mut mm[pfn as usize];
+        page.prev = after;
+        page.next = nxt;
+        mm[nxt as usize].prev = pfn;
+        list.len += 1;
     }
 
-    /// Unlinks and returns the previous neighbour (NIL if it was the head).
+    /// Unlinks `pfn` from list `l`; returns its predecessor.
+    #[inline(always)]
     fn unlink(&mut self, l: ListId, pfn: ZonePfn) -> ZonePfn {
-        let p = self.mem_map[pfn as usize].prev;
-        let n = self.mem_map[pfn as usize].next;
+        let (list, mm) = self.lists_and_pages(l);
+        let page = &mut mm[pfn as usize];
+        let (p, n) = (page.prev, page.next);
+        page.next = NIL;
+        page.prev = NIL;
         if p != NIL {
-            self.mem_map[p as usize].next = n;
+            mm[p as usize].next = n;
         }
         if n != NIL {
-            self.mem_map[n as usize].prev = p;
+            mm[n as usize].prev = p;
         }
-        let list = self.list_mut(l);
         if list.head == pfn {
             list.head = n;
         }
@@ -630,16 +643,17 @@ impl Zone {
             list.tail = p;
         }
         list.len -= 1;
-        self.mem_map[pfn as usize].next = NIL;
-        self.mem_map[pfn as usize].prev = NIL;
         p
     }
 
-    fn list_mut(&mut self, l: ListId) -> &mut List {
-        match l {
+    /// The list `l` names and the pages, borrowed together.
+    #[inline(always)]
+    fn lists_and_pages(&mut self, l: ListId) -> (&mut List, &mut [Page]) {
+        let list = match l {
             ListId::Buddy { order, mt } => &mut self.free_lists[order as usize][mt.idx()],
             ListId::Pcp { cpu, pindex } => &mut self.pcp[cpu as usize].lists[pindex as usize],
-        }
+        };
+        (list, &mut self.mem_map)
     }
 
     fn blocks_delta(&mut self, order: u8, mt: MigrateType, sign: i64) {
@@ -691,6 +705,18 @@ impl Zone {
         }
     }
 
+    /// The head's refcount and the owner of pages `[pfn, pfn + n)`, through one borrow of the
+    /// pages (an allocation and a free each do this once).
+    #[inline(always)]
+    fn set_head_and_owner(&mut self, pfn: ZonePfn, n: u32, refcount: u8, owner: u32, lru: bool) {
+        let pages = &mut self.mem_map[pfn as usize..(pfn + n) as usize];
+        pages[0].refcount = refcount;
+        for p in pages {
+            p.owner = owner;
+            p.set_lru(lru);
+        }
+    }
+
     /// Sets the refcount of pages `[pfn, pfn + n)`.
     #[inline(always)]
     fn set_refcount_range(&mut self, pfn: ZonePfn, n: u32, refcount: u8) {
@@ -730,17 +756,19 @@ impl Zone {
                     End::Head => self.link_head(l, pfn),
                     End::Tail => self.link_tail(l, pfn),
                 }
-                self.mem_map[pfn as usize].kind = PageKind::Buddy;
-                self.mem_map[pfn as usize].order = order;
-                self.mem_map[pfn as usize].set_list_mt(mt as u8);
+                let page = &mut self.mem_map[pfn as usize];
+                page.kind = PageKind::Buddy;
+                page.order = order;
+                page.set_list_mt(mt as u8);
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
             }
             Mutation::FreeListDel { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
-                self.mem_map[pfn as usize].kind = PageKind::Other;
-                self.mem_map[pfn as usize].order = 0;
-                self.mem_map[pfn as usize].set_list_mt(0);
+                let page = &mut self.mem_map[pfn as usize];
+                page.kind = PageKind::Other;
+                page.order = 0;
+                page.set_list_mt(0);
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
             }
@@ -770,9 +798,10 @@ impl Zone {
                     End::Tail => self.link_tail(l, pfn),
                 }
                 let order = pindex_to_order(pindex as usize);
-                self.mem_map[pfn as usize].kind = PageKind::Pcp;
-                self.mem_map[pfn as usize].order = order;
-                self.mem_map[pfn as usize].owner = cpu as u32;
+                let page = &mut self.mem_map[pfn as usize];
+                page.kind = PageKind::Pcp;
+                page.order = order;
+                page.owner = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
             }
             Mutation::PcpDel {
@@ -780,9 +809,10 @@ impl Zone {
             } => {
                 self.unlink(ListId::Pcp { cpu, pindex }, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.mem_map[pfn as usize].kind = PageKind::Other;
-                self.mem_map[pfn as usize].order = 0;
-                self.mem_map[pfn as usize].owner = NO_OWNER;
+                let page = &mut self.mem_map[pfn as usize];
+                page.kind = PageKind::Other;
+                page.order = 0;
+                page.owner = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
             }
             Mutation::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
@@ -793,15 +823,13 @@ impl Zone {
                 owner,
                 lru,
             } => {
-                self.mem_map[pfn as usize].refcount = 1;
-                self.set_owner_range(pfn, 1 << order, owner, lru);
+                self.set_head_and_owner(pfn, 1 << order, 1, owner, lru);
             }
             Mutation::SplitPage { pfn, order } => {
                 self.set_refcount_range(pfn + 1, (1 << order) - 1, 1);
             }
             Mutation::PutPage { pfn, order, .. } => {
-                self.mem_map[pfn as usize].refcount = 0;
-                self.set_owner_range(pfn, 1 << order, NO_OWNER, false);
+                self.set_head_and_owner(pfn, 1 << order, 0, NO_OWNER, false);
             }
             Mutation::ContigAlloc { pfn, nr, owner } => {
                 self.set_refcount_range(pfn, nr, 1);
@@ -825,9 +853,10 @@ impl Zone {
         match m {
             Mutation::FreeListAdd { pfn, order, mt, .. } => {
                 self.unlink(ListId::Buddy { order, mt }, pfn);
-                self.mem_map[pfn as usize].kind = PageKind::Other;
-                self.mem_map[pfn as usize].order = 0;
-                self.mem_map[pfn as usize].set_list_mt(0);
+                let page = &mut self.mem_map[pfn as usize];
+                page.kind = PageKind::Other;
+                page.order = 0;
+                page.set_list_mt(0);
                 self.nr_free[order as usize] -= 1;
                 self.blocks_delta(order, mt, -1);
             }
@@ -838,9 +867,10 @@ impl Zone {
                 prev,
             } => {
                 self.link_after(ListId::Buddy { order, mt }, prev, pfn);
-                self.mem_map[pfn as usize].kind = PageKind::Buddy;
-                self.mem_map[pfn as usize].order = order;
-                self.mem_map[pfn as usize].set_list_mt(mt as u8);
+                let page = &mut self.mem_map[pfn as usize];
+                page.kind = PageKind::Buddy;
+                page.order = order;
+                page.set_list_mt(mt as u8);
                 self.nr_free[order as usize] += 1;
                 self.blocks_delta(order, mt, 1);
             }
@@ -863,9 +893,10 @@ impl Zone {
             } => {
                 self.unlink(ListId::Pcp { cpu, pindex }, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.mem_map[pfn as usize].kind = PageKind::Other;
-                self.mem_map[pfn as usize].order = 0;
-                self.mem_map[pfn as usize].owner = NO_OWNER;
+                let page = &mut self.mem_map[pfn as usize];
+                page.kind = PageKind::Other;
+                page.order = 0;
+                page.owner = NO_OWNER;
                 self.pcp[cpu as usize].count -= 1 << order;
             }
             Mutation::PcpDel {
@@ -876,9 +907,10 @@ impl Zone {
             } => {
                 self.link_after(ListId::Pcp { cpu, pindex }, prev, pfn);
                 let order = pindex_to_order(pindex as usize);
-                self.mem_map[pfn as usize].kind = PageKind::Pcp;
-                self.mem_map[pfn as usize].order = order;
-                self.mem_map[pfn as usize].owner = cpu as u32;
+                let page = &mut self.mem_map[pfn as usize];
+                page.kind = PageKind::Pcp;
+                page.order = order;
+                page.owner = cpu as u32;
                 self.pcp[cpu as usize].count += 1 << order;
             }
             Mutation::SetPageblock { pb, old, .. } => self.pageblock[pb as usize] = old,

@@ -452,6 +452,8 @@ impl Engine {
     }
 
     /// `__rmqueue_pcplist`: refill an empty list with `rmqueue_bulk`, then take the front.
+    /// Inlined into its two callers: most allocations end here, at the front of a pcp list.
+    #[inline(always)]
     fn __rmqueue_pcplist(
         &mut self,
         order: u8,
