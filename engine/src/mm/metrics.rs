@@ -1,5 +1,6 @@
 //! Fragmentation metrics of `mm/vmstat.c` and the invariant checker (kernel-model.md §1.6).
 
+use crate::mm::events::NIL;
 use crate::mm::types::*;
 use crate::mm::zone::*;
 use serde::{Deserialize, Serialize};
@@ -149,6 +150,13 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
                     pfns.len()
                 ));
             }
+            if list.tail != pfns.last().copied().unwrap_or(NIL) {
+                return Err(format!(
+                    "free_list[{o}][{mt:?}]: tail {:#x} but the last linked block is {:?}",
+                    list.tail,
+                    pfns.last()
+                ));
+            }
             total += pfns.len() as u64;
             for p in pfns {
                 if p & ((1 << o) - 1) != 0 || p + (1 << o) > n {
@@ -241,6 +249,13 @@ pub fn check_invariants(z: &Zone) -> Result<(), String> {
             let pfns: Vec<u32> = z.list_iter(list).collect();
             if pfns.len() as u32 != list.len {
                 return Err(format!("cpu {cpu} pcp list {i} len mismatch"));
+            }
+            if list.tail != pfns.last().copied().unwrap_or(NIL) {
+                return Err(format!(
+                    "cpu {cpu} pcp list {i}: tail {:#x} but the last linked block is {:?}",
+                    list.tail,
+                    pfns.last()
+                ));
             }
             for p in pfns {
                 if z.mem_map[p as usize].kind != PageKind::Pcp || z.mem_map[p as usize].order != o {

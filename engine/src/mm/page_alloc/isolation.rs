@@ -60,7 +60,8 @@ pub enum ContigError {
 pub struct ContigOutcome {
     /// Success, or why the range could not be taken.
     pub result: Result<(), ContigError>,
-    /// The folios moved out of the range first.
+    /// The folios moved out of the range first, in the order they moved, with those a
+    /// target's allocation moved by direct compaction (its slow path).
     pub migrated: Vec<Migration>,
 }
 
@@ -498,6 +499,9 @@ impl Engine {
                     }
                 }
             }
+            // A target's allocation may have compacted (its slow path): those folios moved
+            // before this batch's, so they come first in the one list the caller follows.
+            migrated.append(&mut self.direct_migrated);
             // The blocks that got a target move; migrate_pages puts the rest back.
             for (&(from, order, owner), &(to, to_zone)) in batch.iter().zip(&targets) {
                 self.select_zone(Step::MigrateMove, range_zone);
