@@ -368,6 +368,14 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "        free pages cover the folios to move: stop; whole block scanned: set_pageblock_skip",
             "    trace mm_compaction_isolate_freepages; nothing isolated: stride doubles (up to 32)",
         ],
+        fast_isolate_freepages => &[
+            "cc->order <= 0: return; limit = max(1, freelist_scan_limit >> 1), 256 when the scan starts (free_pfn >= compact_init_free_pfn)",
+            "orders from cc->search_order down, round-robin below cc->order: the MOVABLE list from its tail, up to limit entries: pfn >= low_pfn (top quarter) is taken, the highest >= min_pfn (top half) kept; move_freelist_head",
+            "    __isolate_free_page(page, order): off its free list, no mm_page_alloc (fails: the search stops)",
+            "trace mm_compaction_fast_isolate_freepages(min_pfn, free_pfn, nr_scanned, nr_taken)",
+            "nothing taken: fast_search_fail++; when the scan starts, free_pfn = the highest pageblock seen (direct, none above min_pfn: min_pfn)",
+            "fast_isolate_around(page): too few yet and not an ASYNC direct compaction: isolate_freepages_block over its pageblock (stride 1), whole block scanned: set_pageblock_skip",
+        ],
         release_free_list => &[
             "for each order, each isolated free page left: mark_allocated(page); __free_pages(page, order)",
         ],

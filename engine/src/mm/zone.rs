@@ -635,6 +635,23 @@ impl Zone {
         p
     }
 
+    /// Makes `pfn` (on the list) its first block, keeping the ring's order: what stood before
+    /// it goes to the tail (`list_cut_before` + `list_splice_tail`).
+    fn rotate_to(&mut self, l: ListId, pfn: ZonePfn) {
+        let list = *self.list_mut(l);
+        if list.head == pfn {
+            return;
+        }
+        let before = self.mem_map[pfn as usize].prev;
+        self.mem_map[list.tail as usize].next = list.head;
+        self.mem_map[list.head as usize].prev = list.tail;
+        self.mem_map[before as usize].next = NIL;
+        self.mem_map[pfn as usize].prev = NIL;
+        let list = self.list_mut(l);
+        list.head = pfn;
+        list.tail = before;
+    }
+
     fn list_mut(&mut self, l: ListId) -> &mut List {
         match l {
             ListId::Buddy { order, mt } => &mut self.free_lists[order as usize][mt.idx()],
@@ -757,6 +774,9 @@ impl Zone {
                 self.blocks_delta(order, from, -1);
                 self.blocks_delta(order, to, 1);
             }
+            Mutation::FreeListRotate {
+                order, mt, head, ..
+            } => self.rotate_to(ListId::Buddy { order, mt }, head),
             Mutation::Account { mt, delta } => self.account(mt, delta as i64),
             Mutation::PcpAdd {
                 cpu,
@@ -857,6 +877,12 @@ impl Zone {
                 self.blocks_delta(order, to, -1);
                 self.blocks_delta(order, from, 1);
             }
+            Mutation::FreeListRotate {
+                order,
+                mt,
+                old_head,
+                ..
+            } => self.rotate_to(ListId::Buddy { order, mt }, old_head),
             Mutation::Account { mt, delta } => self.account(mt, -(delta as i64)),
             Mutation::PcpAdd {
                 cpu, pindex, pfn, ..
