@@ -358,6 +358,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "    32 pages (COMPACT_CLUSTER_MAX) taken and not finishing the block: stop; trace mm_compaction_isolate_migratepages",
             "// a direct compaction at MIGRATE_ASYNC takes only suitable_migration_source blocks: 7.2+ MOVABLE/CMA for a movable or pageblock-order request, else the request's own type; 6.12-7.1 the request's type (MOVABLE and CMA for a movable one); compact_memory and kcompactd take every type",
             "// MIGRATE_ASYNC (skip_on_failure): a page that cannot be taken gives up its cc->order-aligned block: what was taken there goes back, the scan goes on at the next block",
+            "// fast_find_migrateblock (order > 3, skip bits honoured; read by the replay from where the lines jump): the MOVABLE lists below the order from their heads, a free block low in the zone picks the pageblock; move_freelist_tail",
         ],
         isolate_freepages => &[
             "for each pageblock from free_pfn down while block_start >= pageblock_end(migrate_pfn):",

@@ -345,4 +345,5 @@ steps! {
     FastIsolateTrace => fast_isolate_freepages: 3,
     FastIsolateMiss => fast_isolate_freepages: 4,
     FastIsolateAround => fast_isolate_freepages: 5,
+    FastFindMigrateReorder => isolate_migratepages: 7,
 }

@@ -998,7 +998,10 @@ impl Engine {
         let zone_start = self.zone().cfg.start_pfn;
         let cc_order = i32::from(fs.order);
         // freelist_scan_limit: (COMPACT_CLUSTER_MAX >> fast_search_fail) + 1.
-        let scan_limit = (COMPACT_CLUSTER_MAX >> fs.fast_search_fail.min(63)) + 1;
+        let scan_limit = COMPACT_CLUSTER_MAX
+            .checked_shr(fs.fast_search_fail)
+            .unwrap_or(0)
+            + 1;
         let mut limit = if fs.scan_start {
             PAGEBLOCK_NR_PAGES >> 1
         } else {
@@ -1392,6 +1395,58 @@ impl Engine {
             );
         }
         Some((fs, found))
+    }
+
+    /// The list walk of `fast_find_migrateblock` (v7.3.4 mm/compaction.c:2026-2073; v6.12.117
+    /// :2015-2062, the same): the MOVABLE lists of the orders below `order` down to
+    /// `PAGE_ALLOC_COSTLY_ORDER`, each from its head, `limit` entries in all; a block below
+    /// `high_pfn` whose pageblock is not `skipped` is the one found; the list is turned so
+    /// that the entries looked at go to its tail (`move_freelist_tail`), at the block found or
+    /// where the limit stopped the walk. Returns the block found (absolute pfn).
+    pub(crate) fn fast_find_migrateblock_walk(
+        &mut self,
+        order: u8,
+        limit: u32,
+        high_pfn: Pfn,
+        skipped: &dyn Fn(&Zone, ZonePfn) -> bool,
+    ) -> Option<Pfn> {
+        let mut nr_scanned = 0u32;
+        let mut o = order;
+        while o > PAGE_ALLOC_COSTLY_ORDER && nr_scanned < limit {
+            o -= 1;
+            if self.zone().nr_free()[o as usize] == 0 {
+                continue;
+            }
+            let list = *self.zone().free_list(o, MigrateType::Movable);
+            let mut cur = list.head;
+            while cur != NIL {
+                let stop = nr_scanned >= limit;
+                nr_scanned += 1;
+                let found =
+                    !stop && self.zone().abs_pfn(cur) < high_pfn && !skipped(self.zone(), cur);
+                if stop || found {
+                    // move_freelist_tail: the head up to this block goes to the tail.
+                    let next = self.zone().mem_map[cur as usize].next;
+                    if next != NIL {
+                        self.emit(
+                            Step::FastFindMigrateReorder,
+                            Mutation::FreeListRotate {
+                                order: o,
+                                mt: MigrateType::Movable,
+                                head: next,
+                                old_head: list.head,
+                            },
+                        );
+                    }
+                    if found {
+                        return Some(self.zone().abs_pfn(cur));
+                    }
+                    break;
+                }
+                cur = self.zone().mem_map[cur as usize].next;
+            }
+        }
+        None
     }
 
     /// `compaction_alloc`: the first isolated free block of the folio's order or more (the

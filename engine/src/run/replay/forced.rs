@@ -566,6 +566,11 @@ struct TracedCompactControl {
     nr_migratepages: u64,
     /// `zone_end` of the begin line.
     zone_end: u64,
+    /// `cc->free_pfn`: the begin line's, then where the free scanner's lines leave it.
+    free_pfn: u64,
+    /// `mm_compaction_try_to_compact_pages`' priority and whether the request is movable
+    /// (`None`: not a direct compaction).
+    direct: Option<(u8, bool)>,
 }
 
 /// How far past a run of frees the replay looks for a folio batch's `mm_page_free_batched`
@@ -2067,7 +2072,9 @@ impl Replayer {
                 let cc = self.compact_cc.entry(pid).or_default();
                 *cc = TracedCompactControl {
                     order: cc.order,
+                    direct: cc.direct,
                     migrate_pfn,
+                    free_pfn,
                     zone_end,
                     ..Default::default()
                 };
@@ -2113,6 +2120,7 @@ impl Replayer {
                 let Some(v) = rel(self, &[start, end]) else {
                     return outside(self, format!("mm_compaction_isolate_migratepages range {start:#x} ~ {end:#x} is outside the zone"));
                 };
+                self.fast_find_migrateblock(pid, start);
                 if let Some(cc) = self.compact_cc.get_mut(&pid) {
                     cc.migrate_pfn = end;
                     cc.nr_migratepages = nr_taken;
@@ -2161,6 +2169,9 @@ impl Replayer {
                 let (_, taken) = self
                     .e
                     .replay_isolate_freepages_block(v[0], v[1], nr_scanned, nr_taken, owner);
+                if let Some(cc) = self.compact_cc.get_mut(&pid) {
+                    cc.free_pfn = end;
+                }
                 self.trace(Step::IsolateFreeTrace, tp);
                 if taken != nr_taken {
                     self.diverge(
@@ -2190,7 +2201,10 @@ impl Replayer {
                 format!("{nr_migrated} pages migrated, {nr_failed} failed")
             }
             CompactionLine::TryToCompactPages { order, gfp, prio } => {
-                self.compact_cc.entry(pid).or_default().order = Some(order);
+                let movable = self.e.gfp_migratetype(gfp) == MigrateType::Movable;
+                let cc = self.compact_cc.entry(pid).or_default();
+                cc.order = Some(order);
+                cc.direct = Some((prio, movable));
                 self.trace(
                     Step::TryToCompactPages,
                     Tracepoint::MmCompactionTryToCompactPages { order, gfp, prio },
@@ -2215,9 +2229,8 @@ impl Replayer {
                 if let Err(skipped) = by_name(self, zone, "mm_compaction_finished") {
                     return skipped;
                 }
-                if order > 0 {
-                    self.compact_cc.entry(pid).or_default().order = Some(order as u8);
-                }
+                let cc = self.compact_cc.entry(pid).or_default();
+                cc.order = (order > 0).then_some(order as u8);
                 self.trace(
                     Step::CompactFinished,
                     Tracepoint::MmCompactionFinished {
@@ -2355,6 +2368,7 @@ impl Replayer {
             return "not reproduced".into();
         };
         if let Some(cc) = self.compact_cc.get_mut(&pid) {
+            cc.free_pfn = free_pfn;
             cc.search_order = Some(found.search_order);
             cc.fast_search_fail = if found.page.is_none() {
                 found.fast_search_fail + 1
@@ -2369,6 +2383,64 @@ impl Replayer {
                 p as u64 + start
             ),
             None => format!("fast_isolate_freepages took nothing in {min_pfn:#x} ~ {free_pfn:#x}"),
+        }
+    }
+
+    /// Before an `mm_compaction_isolate_migratepages` line at `start`: `isolate_migratepages`
+    /// first ran `fast_find_migrateblock` (v7.3.4 mm/compaction.c:1969-2083), which has no line
+    /// of its own but turns the free lists it looks at (`move_freelist_tail`), so a later fast
+    /// search finds them as the kernel did. It runs when the task's compaction is at an order
+    /// above `PAGE_ALLOC_COSTLY_ORDER`, honours skip bits (not `COMPACT_PRIO_SYNC_FULL`), is not
+    /// a direct compaction for a non-movable request below pageblock order, and the migrate
+    /// scanner stands at the zone start or a pageblock start (:1980-2013; `finish_pageblock`,
+    /// which no line shows, is taken as clear). Its walk is the kernel's with `limit` from
+    /// `fast_search_fail` and `high_pfn` from the scanners (:2021-2024); the skip bits it reads
+    /// are not in the replayed model, so they are read from where the line starts: a block of
+    /// the pageblock the line scans is the one found, a block elsewhere below `high_pfn` was
+    /// passed over as skipped.
+    /// The engine's own traces (no task column) come from a model that does not run
+    /// `fast_find_migrateblock` (docs/model-decisions.md row 24): nothing is inferred there.
+    fn fast_find_migrateblock(&mut self, pid: Option<u32>, start: u64) {
+        if pid.is_none() {
+            return;
+        }
+        let Some(cc) = self.compact_cc.get(&pid).copied() else {
+            return;
+        };
+        let Some(order) = cc.order.filter(|&o| o > 3) else {
+            return;
+        };
+        let pb = PAGEBLOCK_NR_PAGES as u64;
+        let zone_start = self.e.zone().cfg.start_pfn;
+        let migrate = cc.migrate_pfn;
+        if let Some((prio, movable)) = cc.direct {
+            if prio == 0 || (!movable && u32::from(order) < PAGEBLOCK_ORDER as u32) {
+                return;
+            }
+        }
+        if migrate != zone_start && migrate % pb != 0 {
+            return;
+        }
+        let limit = 32u32.checked_shr(cc.fast_search_fail).unwrap_or(0) + 1;
+        let mut distance = cc.free_pfn.wrapping_sub(migrate) >> 1;
+        if migrate != zone_start {
+            distance >>= 2;
+        }
+        let high_pfn = migrate.wrapping_add(distance) & !(pb - 1);
+        // A block found puts the scanner at its pageblock's start (:2062-2064); a start inside
+        // a pageblock is reinit_migrate_pfn's restart at the lowest block found before
+        // (`fast_start_pfn`, :1953-1962, :2079-2082): nothing was found then.
+        let target = (start == zone_start || start.is_multiple_of(pb)).then_some(start);
+        let skipped = move |z: &Zone, p: ZonePfn| Some(z.abs_pfn(p) & !(pb - 1)) != target;
+        let found = self
+            .e
+            .fast_find_migrateblock_walk(order, limit, high_pfn, &skipped);
+        if let Some(cc) = self.compact_cc.get_mut(&pid) {
+            cc.fast_search_fail = if found.is_some() {
+                0
+            } else {
+                cc.fast_search_fail + 1
+            };
         }
     }
 
