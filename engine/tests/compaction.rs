@@ -285,6 +285,7 @@ fn compact_decisions(run: &Run) -> Vec<String> {
         .filter(|l| l.starts_with("mm_compaction"))
         .filter(|l| {
             !l.starts_with("mm_compaction_isolate")
+                && !l.starts_with("mm_compaction_fast_isolate")
                 && !l.starts_with("mm_compaction_migratepages")
                 && !(l.starts_with("mm_compaction_finished")
                     && (l.ends_with("ret=continue") || l.ends_with("ret=no_suitable_page")))
@@ -474,14 +475,22 @@ fn compact_for_order9_stops_at_the_first_free_order9_block() {
 /// free and no block above order 0. A movable order-9 request fails the fast path; the slow
 /// path's `compact_first` (v7.2.13 mm/page_alloc.c:4833, costly order) runs
 /// `__alloc_pages_direct_compact` at `COMPACT_PRIO_ASYNC` (2) before any reclaim:
-/// `compaction_deferred` lets it run (`compact_order_failed` 0, :141-160),
-/// `compaction_suitable` says continue (1536 free ≥ min + `compact_gap` 1024 + low − min;
-/// fragmentation index ≈ 998 > 500), `compact_zone` in `MIGRATE_ASYNC` from the zone's ends.
-/// The sources of pageblock 0 are freed and merge, and the order-9 block at 0 is captured
-/// (`compaction_capture`, :733) as it forms: one `compact_stall` and one `compact_success`
-/// (:4218-4236), the allocation gets pfn 0 without a second `get_page_from_freelist`.
+/// `compaction_deferred` lets it run, `compaction_suitable` says continue, `compact_zone` in
+/// `MIGRATE_ASYNC` from the zone's ends. The migration scanner takes pageblock 0's 256 pages;
+/// the first target asked for runs `fast_isolate_freepages` (v7.3.4 mm/compaction.c:1553-1719,
+/// the same in 7.2.13): free_pfn 0xe00, migrate_pfn 0x200, distance 0xc00, so `low_pfn`
+/// `pageblock_start_pfn(0xe00 - 0x300)` = 0xa00 and `min_pfn` `pageblock_start_pfn(0xe00 -
+/// 0x600)` = 0x800 (:1580-1582); free_pfn is `compact_init_free_pfn`, so the search is the
+/// starting one, `limit` 256 (:1572-1575); orders 8..1 have no free block (:1603), the order-0
+/// MOVABLE list walked from its tail holds a's pages (below 0x400) first: 256 entries, none at
+/// or above `min_pfn`, nothing taken (:1610-1636). `highest` (0x200) is below `min_pfn`, so a
+/// direct compaction takes the min mark: free_pfn = 0x800 (:1693-1702); the ASYNC direct
+/// compaction does not search around it (:1518). The linear free scanner then runs from 0x800
+/// down, the scanners meet in pageblock 1 and the compaction is `COMPACT_COMPLETE` without a
+/// free order-9 block: no capture, `compact_fail` (mm/page_alloc.c:4236-4243); the allocation
+/// is made after reclaim's drain.
 #[test]
-fn a_thp_is_rescued_by_direct_compaction_and_captured() {
+fn a_thp_direct_compaction_starts_its_free_scanner_at_the_fast_search_min_mark() {
     let mut ops = thp_capture::fragmented_before_thp();
     let before = ops.len();
     ops.push(r#"{"op": "alloc", "order": 9, "mt": "movable", "as": "thp"}"#.into());
@@ -500,30 +509,33 @@ fn a_thp_is_rescued_by_direct_compaction_and_captured() {
         lines[first],
         "mm_compaction_try_to_compact_pages: order=9 gfp_mask=GFP_HIGHUSER_MOVABLE priority=2"
     );
-    assert!(lines[first..].contains(
-        &"mm_compaction_begin: zone_start=0x0 migrate_pfn=0x0 free_pfn=0xe00 zone_end=0x1000, mode=async"
-    ));
-    assert!(lines[first..]
+    let scanners: Vec<&str> = lines[first..]
         .iter()
-        .any(|l| l.starts_with("# info: compaction_capture: the order-9 block at 0x0")));
-    // One try only: the capture made it a success, no second try, no reclaim.
+        .filter(|l| {
+            l.starts_with("mm_compaction") && (l.contains("isolate_") || l.contains("begin"))
+        })
+        .take(4)
+        .copied()
+        .collect();
     assert_eq!(
-        lines
-            .iter()
-            .filter(|l| l.starts_with("mm_compaction_try_to_compact_pages"))
-            .count(),
-        1
+        scanners,
+        [
+            "mm_compaction_begin: zone_start=0x0 migrate_pfn=0x0 free_pfn=0xe00 zone_end=0x1000, mode=async",
+            "mm_compaction_isolate_migratepages: range=(0x0 ~ 0x200) nr_scanned=512 nr_taken=256",
+            "mm_compaction_fast_isolate_freepages: range=(0x800 ~ 0xe00) nr_scanned=256 nr_taken=0",
+            // Stride 32 (ASYNC): every 32nd pfn of pageblock 4, its 16 free ones among them.
+            "mm_compaction_isolate_freepages: range=(0x800 ~ 0xa00) nr_scanned=16 nr_taken=16",
+        ]
     );
-    assert_eq!(
-        *lines.last().unwrap(),
-        "mm_page_alloc: page=ffffea0000000000 pfn=0x0 order=9 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE"
-    );
+    assert!(!lines[first..]
+        .iter()
+        .any(|l| l.contains("compaction_capture")));
     let z = r.final_node.active();
     assert_eq!(z.page_kind(0), PageKind::Other);
     assert_eq!(z.page_owner(0), owner_of(&r, "thp"));
     let vm = buddyscope::scenario::procfs::vmstat_compaction(&r.final_node, &r.stats);
     assert!(
-        vm.contains("compact_stall 1\ncompact_fail 0\ncompact_success 1\n"),
+        vm.contains("compact_stall 1\ncompact_fail 1\ncompact_success 0\n"),
         "{vm}"
     );
     assert_eq!(r.op_defs.len(), before + 1);
@@ -692,4 +704,68 @@ fn the_scanners_follow_the_compaction_lines() {
     assert_eq!(at(end), Some((0xe00, 0xe04)));
     assert_eq!(at(end + 1), None);
     assert_eq!(at(r.log.events.len() as u32), None);
+}
+
+/// `fast_isolate_freepages` (v7.3.4 mm/compaction.c:1553-1719) in `compact` for order 9 on the
+/// zone of [`fragmented`]: every odd pfn below 4000 free (order 0), an order-5 block at 0xfa0
+/// and an order-6 block at 0xfc0. `compact_zone_order` starts the search at the order
+/// (`search_order` 9, :2807), both scanners at the zone's ends (free_pfn 0xe00, which is
+/// `compact_init_free_pfn`, so every search here is a starting one: `limit` 256, :1572-1575).
+///
+/// 1. The migration scanner takes pageblock 0's 256 movable pages (MIGRATE_SYNC_LIGHT finishes
+///    the block). The first target runs the search: migrate_pfn 0x200, distance 0xc00, `low_pfn`
+///    `pageblock_start_pfn(0xe00 - 0x300)` = 0xa00, `min_pfn` `pageblock_start_pfn(0xe00 -
+///    0x600)` = 0x800 (:1580-1582); `search_order` min(9 - 1, 9) = 8 (:1592); orders 8 and 7
+///    have nothing free (:1603), order 6's MOVABLE list holds 0xfc0 ≥ `low_pfn`: taken
+///    (:1620-1624, :1651-1656): nr_scanned 1 + 63, nr_taken 64, `search_order` 6. 64 < 256
+///    pages, so `fast_isolate_around(0xfc0)` (:1507-1533; not an ASYNC direct compaction)
+///    scans its pageblock 0xe00 with stride 1 until the free pages cover the batch: 192 odd
+///    pages up to 0xf80 (384 scanned).
+/// 2. The next batch (32 pages from 0x200): migrate_pfn 0x23f, distance 0xbc1, `min_pfn`
+///    `pageblock_start_pfn(0xe00 - 0x5e0)` = 0x800; from order 6 (empty, `next_search_order`
+///    :1536 → 5), the order-5 block at 0xfa0 is taken: 1 + 31 scanned, 32 taken; 32 ≥ 32, no
+///    search around.
+/// 3. The third batch (224 pages up to 0x400): from order 5 down, only order 0 has free
+///    blocks; its list from the tail holds the odd pages of pageblock 0 (all below `min_pfn`):
+///    256 looked at (the limit), none taken; the list turns so the 256th is first
+///    (`move_freelist_head`, :1647); the round robin comes back to order 5 and stops. Nothing
+///    found on a starting scan, `highest` (0) below `min_pfn`: the direct compaction takes the
+///    min mark, free_pfn 0x800 (:1693-1702), and `fast_isolate_around(0x800)` takes the 224
+///    odd pages from 0x800.
+#[test]
+fn fast_isolate_freepages_takes_the_top_quarters_blocks_then_falls_back_to_the_min_mark() {
+    let r = fragmented("", r#", {"op": "compact", "order": 9}"#);
+    let trace = trace_text(&r);
+    let lines: Vec<&str> = trace
+        .lines()
+        .filter(|l| {
+            l.starts_with("mm_compaction_isolate")
+                || l.starts_with("mm_compaction_fast")
+                || l.starts_with("mm_compaction_migratepages")
+        })
+        .take(10)
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "mm_compaction_isolate_migratepages: range=(0x0 ~ 0x200) nr_scanned=512 nr_taken=256",
+            "mm_compaction_fast_isolate_freepages: range=(0x800 ~ 0xe00) nr_scanned=64 nr_taken=64",
+            "mm_compaction_isolate_freepages: range=(0xe00 ~ 0xf80) nr_scanned=384 nr_taken=192",
+            "mm_compaction_migratepages: nr_migrated=256 nr_failed=0",
+            "mm_compaction_isolate_migratepages: range=(0x200 ~ 0x23f) nr_scanned=63 nr_taken=32",
+            "mm_compaction_fast_isolate_freepages: range=(0x800 ~ 0xe00) nr_scanned=32 nr_taken=32",
+            "mm_compaction_migratepages: nr_migrated=32 nr_failed=0",
+            "mm_compaction_isolate_migratepages: range=(0x23f ~ 0x400) nr_scanned=449 nr_taken=224",
+            "mm_compaction_fast_isolate_freepages: range=(0x800 ~ 0xe00) nr_scanned=256 nr_taken=0",
+            "mm_compaction_isolate_freepages: range=(0x800 ~ 0x9c0) nr_scanned=448 nr_taken=224",
+        ]
+    );
+    assert!(trace.contains(
+        "# fast_isolate_freepages: the order-0 Movable list turns so the block at pfn 0x1ff is first"
+    ));
+    // The fast searches' pages are counted as the kernel counts them (COMPACTISOLATED in the
+    // search, total_free_scanned at the end).
+    let fast: u64 = 64 + 32 + 256;
+    let linear: u64 = 384 + 448;
+    assert!(r.stats.compact_free_scanned >= fast + linear);
 }

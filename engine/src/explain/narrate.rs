@@ -121,6 +121,13 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
             nr_scanned,
             nr_taken
         ),
+        Tracepoint::MmCompactionFastIsolateFreepages { start, end, nr_scanned, nr_taken, wrapped } => format!(
+            "mm_compaction_fast_isolate_freepages: range=({:#x} ~ {:#x}) nr_scanned={} nr_taken={}",
+            ctx.pfn(start) | (u64::from(wrapped) << 63),
+            ctx.pfn(end),
+            nr_scanned,
+            nr_taken
+        ),
         Tracepoint::MmCompactionMigratepages { nr_migrated, nr_failed } => format!(
             "mm_compaction_migratepages: nr_migrated={nr_migrated} nr_failed={nr_failed}"
         ),
@@ -194,6 +201,11 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
             x(pfn),
             from.kernel_name(),
             to.kernel_name()
+        ),
+        Mutation::FreeListRotate { order, mt, head, .. } => format!(
+            "{f}: the order-{order} {} list turns so the block at pfn {} is first (move_freelist_head: what the search looked at goes to the tail)",
+            mt.kernel_name(),
+            x(head)
         ),
         Mutation::Account { mt, delta } => {
             format!("{f}: NR_FREE_PAGES {delta:+} ({})", mt.kernel_name())

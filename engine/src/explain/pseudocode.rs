@@ -358,6 +358,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "    32 pages (COMPACT_CLUSTER_MAX) taken and not finishing the block: stop; trace mm_compaction_isolate_migratepages",
             "// a direct compaction at MIGRATE_ASYNC takes only suitable_migration_source blocks: 7.2+ MOVABLE/CMA for a movable or pageblock-order request, else the request's own type; 6.12-7.1 the request's type (MOVABLE and CMA for a movable one); compact_memory and kcompactd take every type",
             "// MIGRATE_ASYNC (skip_on_failure): a page that cannot be taken gives up its cc->order-aligned block: what was taken there goes back, the scan goes on at the next block",
+            "// fast_find_migrateblock (order > 3, skip bits honoured; read by the replay from where the lines jump): the MOVABLE lists below the order from their heads, a free block low in the zone picks the pageblock; move_freelist_tail",
         ],
         isolate_freepages => &[
             "for each pageblock from free_pfn down while block_start >= pageblock_end(migrate_pfn):",
@@ -367,6 +368,14 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "        order >= pageblock_order - 1: its pageblocks become MOVABLE (move_freepages_block)",
             "        free pages cover the folios to move: stop; whole block scanned: set_pageblock_skip",
             "    trace mm_compaction_isolate_freepages; nothing isolated: stride doubles (up to 32)",
+        ],
+        fast_isolate_freepages => &[
+            "cc->order <= 0: return; limit = max(1, freelist_scan_limit >> 1), 256 when the scan starts (free_pfn >= compact_init_free_pfn)",
+            "orders from cc->search_order down, round-robin below cc->order: the MOVABLE list from its tail, up to limit entries: pfn >= low_pfn (top quarter) is taken, the highest >= min_pfn (top half) kept; move_freelist_head",
+            "    __isolate_free_page(page, order): off its free list, no mm_page_alloc (fails: the search stops)",
+            "trace mm_compaction_fast_isolate_freepages(min_pfn, free_pfn, nr_scanned, nr_taken)",
+            "nothing taken: fast_search_fail++; when the scan starts, free_pfn = the highest pageblock seen (direct, none above min_pfn: min_pfn)",
+            "fast_isolate_around(page): too few yet and not an ASYNC direct compaction: isolate_freepages_block over its pageblock (stride 1), whole block scanned: set_pageblock_skip",
         ],
         release_free_list => &[
             "for each order, each isolated free page left: mark_allocated(page); __free_pages(page, order)",

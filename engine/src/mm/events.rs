@@ -225,6 +225,19 @@ event_kinds! {
             /// The block before it on `from`, for the undo ([`NIL`]: the head).
             prev: ZonePfn,
         },
+        /// `move_freelist_head` (mm/compaction.c): the free list is cut before `head` and the
+        /// part cut off spliced at its tail, so `head` is first and the order of the ring is
+        /// kept; `old_head` is the first block before, where the undo turns it back to.
+        FreeListRotate {
+            /// The list's order.
+            order: u8,
+            /// The list's migratetype.
+            mt: MigrateType,
+            /// The block that becomes the first.
+            head: ZonePfn,
+            /// The first block before.
+            old_head: ZonePfn,
+        },
         /// `account_freepages` (never for ISOLATE).
         Account {
             /// The migratetype whose free count changes.
@@ -594,6 +607,23 @@ event_kinds! {
             /// Pages isolated.
             nr_taken: u16,
         },
+        /// `mm_compaction_fast_isolate_freepages` (`fast_isolate_freepages`): the search
+        /// window `(min_pfn ~ cc->free_pfn)` and what was taken; which block it took is not
+        /// printed.
+        MmCompactionFastIsolateFreepages {
+            /// `min_pfn`: the lowest pfn a candidate may have.
+            start: ZonePfn,
+            /// `cc->free_pfn`.
+            end: ZonePfn,
+            /// Free list entries looked at, plus the pages of the block taken but one.
+            nr_scanned: u16,
+            /// Pages isolated.
+            nr_taken: u16,
+            /// The free scanner was below the migration scanner: the unsigned
+            /// `cc->free_pfn - cc->migrate_pfn` wrapped and `min_pfn` is `start` with bit 63 set
+            /// (no block can be at or above it).
+            wrapped: bool,
+        },
         /// `mm_compaction_migratepages` (`compact_zone` after `migrate_pages`).
         MmCompactionMigratepages {
             /// Pages migrated.
@@ -700,6 +730,9 @@ impl EventKind {
                 Mutation::FreeListAdd { pfn, order, .. }
                 | Mutation::FreeListDel { pfn, order, .. }
                 | Mutation::FreeListMove { pfn, order, .. }
+                | Mutation::FreeListRotate {
+                    head: pfn, order, ..
+                }
                 | Mutation::PrepNewPage { pfn, order, .. }
                 | Mutation::SplitPage { pfn, order }
                 | Mutation::PutPage { pfn, order, .. } => block(pfn, order),
@@ -747,8 +780,11 @@ impl EventKind {
                     | Tracepoint::MmCompactionIsolateFreepages { start, end, .. } => {
                         (end > start).then_some((start, end - start))
                     }
+                    // The search window is most of the zone: the block taken shows in its
+                    // own mutations.
                     Tracepoint::MmCompactionBegin { .. }
                     | Tracepoint::MmCompactionEnd { .. }
+                    | Tracepoint::MmCompactionFastIsolateFreepages { .. }
                     | Tracepoint::MmCompactionMigratepages { .. }
                     | Tracepoint::MmCompactionSuitable { .. }
                     | Tracepoint::MmCompactionTryToCompactPages { .. }
@@ -848,6 +884,7 @@ impl Event {
                         | Tracepoint::MmCompactionEnd { .. }
                         | Tracepoint::MmCompactionIsolateMigratepages { .. }
                         | Tracepoint::MmCompactionIsolateFreepages { .. }
+                        | Tracepoint::MmCompactionFastIsolateFreepages { .. }
                         | Tracepoint::MmCompactionMigratepages { .. }
                         | Tracepoint::MmCompactionSuitable { .. }
                         | Tracepoint::MmCompactionTryToCompactPages { .. }
@@ -940,6 +977,13 @@ mod tests {
                 from: HighAtomic,
                 to: Reclaimable,
                 prev: 12345,
+            }
+            .into(),
+            Mutation::FreeListRotate {
+                order: 7,
+                mt: Movable,
+                head: 1 << 20,
+                old_head: NIL,
             }
             .into(),
             Mutation::Account {

@@ -38,6 +38,7 @@ pub use metrics::{
     unusable_free_index_of, Metrics,
 };
 pub use node::Node;
+pub(crate) use page_alloc::compaction::FastSearch;
 pub use page_alloc::compaction::{
     fragmentation_score_node, fragmentation_score_wmark, fragmentation_score_zone, CompactOutcome,
     CompactPriority, KcompactdOutcome, COMPACTION_PROACTIVENESS,

@@ -202,11 +202,18 @@ impl Stats {
                     bump(&mut self.compact_migrate_scanned, nr_scanned as u64);
                     bump(&mut self.compact_isolated, nr_taken as u64);
                 }
-                Annotation::Trace(Tracepoint::MmCompactionIsolateFreepages {
-                    nr_scanned,
-                    nr_taken,
-                    ..
-                }) => {
+                Annotation::Trace(
+                    Tracepoint::MmCompactionIsolateFreepages {
+                        nr_scanned,
+                        nr_taken,
+                        ..
+                    }
+                    | Tracepoint::MmCompactionFastIsolateFreepages {
+                        nr_scanned,
+                        nr_taken,
+                        ..
+                    },
+                ) => {
                     bump(&mut self.compact_free_scanned, nr_scanned as u64);
                     bump(&mut self.compact_isolated, nr_taken as u64);
                 }

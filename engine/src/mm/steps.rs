@@ -95,6 +95,7 @@ kernel_fns! {
     try_to_compact_pages => "mm/compaction.c",
     kcompactd => "mm/compaction.c",
     kcompactd_do_work => "mm/compaction.c",
+    fast_isolate_freepages => "mm/compaction.c",
 }
 
 impl KernelFn {
@@ -338,4 +339,11 @@ steps! {
     KcompactdWake => kcompactd_do_work: 0,
     KcompactdZone => kcompactd_do_work: 1,
     KcompactdScanned => kcompactd_do_work: 4,
+    // fast_isolate_freepages (page_alloc/compaction.rs).
+    FastIsolateReorder => fast_isolate_freepages: 1,
+    FastIsolateTake => fast_isolate_freepages: 2,
+    FastIsolateTrace => fast_isolate_freepages: 3,
+    FastIsolateMiss => fast_isolate_freepages: 4,
+    FastIsolateAround => fast_isolate_freepages: 5,
+    FastFindMigrateReorder => isolate_migratepages: 7,
 }

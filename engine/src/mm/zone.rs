@@ -646,6 +646,22 @@ impl Zone {
         p
     }
 
+    /// Makes `pfn` (on the list) its first block, keeping the ring's order: what stood before
+    /// it goes to the tail (`list_cut_before` + `list_splice_tail`).
+    fn rotate_to(&mut self, l: ListId, pfn: ZonePfn) {
+        let (list, mm) = self.lists_and_pages(l);
+        if list.head == pfn {
+            return;
+        }
+        let before = mm[pfn as usize].prev;
+        mm[list.tail as usize].next = list.head;
+        mm[list.head as usize].prev = list.tail;
+        mm[before as usize].next = NIL;
+        mm[pfn as usize].prev = NIL;
+        list.head = pfn;
+        list.tail = before;
+    }
+
     /// The list `l` names and the pages, borrowed together.
     #[inline(always)]
     fn lists_and_pages(&mut self, l: ListId) -> (&mut List, &mut [Page]) {
@@ -785,6 +801,9 @@ impl Zone {
                 self.blocks_delta(order, from, -1);
                 self.blocks_delta(order, to, 1);
             }
+            Mutation::FreeListRotate {
+                order, mt, head, ..
+            } => self.rotate_to(ListId::Buddy { order, mt }, head),
             Mutation::Account { mt, delta } => self.account(mt, delta as i64),
             Mutation::PcpAdd {
                 cpu,
@@ -887,6 +906,12 @@ impl Zone {
                 self.blocks_delta(order, to, -1);
                 self.blocks_delta(order, from, 1);
             }
+            Mutation::FreeListRotate {
+                order,
+                mt,
+                old_head,
+                ..
+            } => self.rotate_to(ListId::Buddy { order, mt }, old_head),
             Mutation::Account { mt, delta } => self.account(mt, -(delta as i64)),
             Mutation::PcpAdd {
                 cpu, pindex, pfn, ..

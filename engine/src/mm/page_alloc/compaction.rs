@@ -13,8 +13,9 @@
 //! the free pages goes back at the end (`release_free_list`). The scanners meeting ends the
 //! zone (`COMPACT_COMPLETE`).
 //!
-//! Not modelled here: the fast searches (`fast_isolate_freepages` returns at once for
-//! `order <= 0`, `fast_find_migrateblock` for `ignore_skip_hint`), the cached scanner positions
+//! For a compaction at an order, `fast_isolate_freepages` searches the free lists before the
+//! linear free scanner runs. Not modelled here: `fast_find_migrateblock` (it returns at once
+//! for `ignore_skip_hint`), the cached scanner positions
 //! (`compact_cached_*_pfn`: only a compaction that is not `whole_zone` reads them), the
 //! `MIGRATE_ASYNC` paths, hugetlb and non-LRU movable (`movable_ops`) pages.
 
@@ -65,6 +66,62 @@ struct CompactControl {
     /// `cc->proactive_compaction`: `fragmentation_score_wmark(true)`, the zone's score at or
     /// below which `__compact_finished` says `COMPACT_SUCCESS`.
     proactive_wmark_low: Option<u64>,
+    /// `cc->search_order`: the order `fast_isolate_freepages` starts its search at.
+    search_order: i32,
+    /// `cc->fast_search_fail`: fast searches that found nothing in a row.
+    fast_search_fail: u32,
+    /// `zone->compact_init_free_pfn`: a free scanner at or above it is starting its scan.
+    init_free_pfn: Pfn,
+}
+
+/// What `fast_isolate_freepages` is asked with: the fields of `compact_control` its search
+/// reads and changes. The replay builds one from the trace's lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FastSearch {
+    /// `cc->order` (> 0).
+    pub(crate) order: u8,
+    /// `cc->search_order`.
+    pub(crate) search_order: i32,
+    /// `cc->fast_search_fail`.
+    pub(crate) fast_search_fail: u32,
+    /// `cc->free_pfn >= zone->compact_init_free_pfn`: a deeper search.
+    pub(crate) scan_start: bool,
+    /// `cc->free_pfn`, absolute.
+    pub(crate) free_pfn: Pfn,
+    /// `cc->migrate_pfn`, absolute.
+    pub(crate) migrate_pfn: Pfn,
+    /// `cc->nr_freepages` and `cc->nr_migratepages` when the search starts.
+    pub(crate) nr_freepages: u32,
+    pub(crate) nr_migratepages: u32,
+}
+
+/// How `fast_isolate_freepages`' search takes the block it chose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FastTake {
+    /// As the kernel: reorder the lists, `__isolate_free_page` with its watermark check.
+    Live,
+    /// As a trace says it went: reorder the lists, the isolation succeeds when `bool`.
+    Replay(bool),
+    /// Change nothing; the isolation succeeds when `bool` (the replay's trial of a search).
+    Probe(bool),
+}
+
+/// What the search did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FastFound {
+    /// `min_pfn`, absolute.
+    pub(crate) min_pfn: Pfn,
+    /// `nr_scanned` as traced.
+    pub(crate) nr_scanned: u32,
+    /// The block taken (zone pfn, order).
+    pub(crate) taken: Option<(ZonePfn, u8)>,
+    /// A page was chosen (taken, or its isolation failed: `page` is reset then).
+    pub(crate) page: Option<Pfn>,
+    /// `highest`: the highest pageblock start a listed block was seen in (0: none).
+    pub(crate) highest: Pfn,
+    /// The search's `cc->search_order` and `cc->fast_search_fail` after it.
+    pub(crate) search_order: i32,
+    pub(crate) fast_search_fail: u32,
 }
 
 /// `enum migrate_mode` as compaction sets it.
@@ -472,6 +529,12 @@ impl Engine {
             migratetype: req.migratetype,
             alloc_flags: req.alloc_flags,
             proactive_wmark_low: req.proactive_wmark_low,
+            // compact_zone_order and kcompactd_do_work start the search at the order
+            // (v7.3.4 mm/compaction.c:2807, :3094).
+            search_order: order.map_or(0, i32::from),
+            fast_search_fail: 0,
+            // reset_cached_positions: the free scanner starts where compact_init_free_pfn is.
+            init_free_pfn: pageblock_start(zone_end - 1),
         };
         let sync = cc.mode != MigrateMode::Async;
         let rel = |p: Pfn| (p - zone_start) as ZonePfn;
@@ -804,7 +867,12 @@ impl Engine {
     /// migration scanner's, until the free pages cover the folios to migrate.
     fn isolate_freepages(&mut self, cc: &mut CompactControl) {
         self.enter(KernelFn::isolate_freepages);
-        // fast_isolate_freepages: returns at once for order <= 0.
+        // Try a small search of the free lists first (v7.3.4 mm/compaction.c:1736-1738).
+        self.fast_isolate_freepages(cc);
+        if cc.nr_freepages > 0 {
+            self.exit(KernelFn::isolate_freepages);
+            return;
+        }
         let mut isolate_start_pfn = cc.free_pfn;
         let mut block_start = pageblock_start(isolate_start_pfn);
         let mut block_end = (block_start + PAGEBLOCK_NR_PAGES as Pfn).min(cc.zone_end);
@@ -846,6 +914,253 @@ impl Engine {
         self.exit(KernelFn::isolate_freepages);
     }
 
+    /// `fast_isolate_freepages` (v7.3.4 mm/compaction.c:1553-1719; v6.12.117 :1540-1707 is the
+    /// same but for a `set_page_private` of the order, bookkeeping the model does not need):
+    /// for a compaction at an order, a short search of the MOVABLE free lists below the order
+    /// for a block in the top quarter of the space between the scanners (in the top half at
+    /// worst), taken before the linear free scanner runs.
+    fn fast_isolate_freepages(&mut self, cc: &mut CompactControl) {
+        // Full compaction passes in a negative order.
+        let Some(order) = cc.order.filter(|&o| o > 0) else {
+            return;
+        };
+        self.enter(KernelFn::fast_isolate_freepages);
+        let fs = FastSearch {
+            order,
+            search_order: cc.search_order,
+            fast_search_fail: cc.fast_search_fail,
+            scan_start: cc.free_pfn >= cc.init_free_pfn,
+            free_pfn: cc.free_pfn,
+            migrate_pfn: cc.migrate_pfn,
+            nr_freepages: cc.nr_freepages,
+            nr_migratepages: cc.nr_migratepages,
+        };
+        let found = self.fast_isolate_search(&fs, FastTake::Live);
+        cc.search_order = found.search_order;
+        cc.fast_search_fail = found.fast_search_fail;
+        if let Some((p, o)) = found.taken {
+            cc.nr_freepages += 1 << o;
+            cc.freepages[o as usize].push_back(self.zone().abs_pfn(p));
+        }
+        let rel = |p: Pfn| (p - cc.zone_start) as ZonePfn;
+        let nr_taken = found.taken.map_or(0, |(_, o)| 1u32 << o);
+        let wrapped = found.min_pfn >> 63 != 0;
+        self.trace(
+            Step::FastIsolateTrace,
+            Tracepoint::MmCompactionFastIsolateFreepages {
+                start: rel(found.min_pfn & !(1 << 63)),
+                end: rel(cc.free_pfn),
+                nr_scanned: found.nr_scanned as u16,
+                nr_taken: nr_taken as u16,
+                wrapped,
+            },
+        );
+        let mut page = found.page;
+        if page.is_none() {
+            cc.fast_search_fail += 1;
+            if fs.scan_start {
+                // Use the highest pfn found above min; else, for a direct compaction, the
+                // min mark (:1682-1704).
+                if found.highest >= found.min_pfn {
+                    page = Some(found.highest);
+                    cc.free_pfn = found.highest;
+                } else if cc.direct && found.min_pfn < cc.zone_end && found.min_pfn >= cc.zone_start
+                {
+                    let start = found.min_pfn.max(cc.zone_start);
+                    page = self
+                        .suitable_migration_target(cc, start)
+                        .then_some(found.min_pfn);
+                    cc.free_pfn = found.min_pfn;
+                }
+                self.message(
+                    Step::FastIsolateMiss,
+                    MsgLevel::Info,
+                    format!(
+                        "fast_isolate_freepages found no block: the free scanner goes on from {:#x}",
+                        cc.free_pfn
+                    ),
+                );
+            }
+        }
+        // The cached free pfn (`compact_cached_free_pfn`) is not modelled: both scanners start
+        // at the zone's ends.
+        if let Some(pfn) = page {
+            self.fast_isolate_around(cc, pfn);
+        }
+        self.exit(KernelFn::fast_isolate_freepages);
+    }
+
+    /// The search of `fast_isolate_freepages` (v7.3.4 mm/compaction.c:1555-1677): the orders from
+    /// `cc->search_order` down in the round robin of `next_search_order`, each order's MOVABLE
+    /// list walked from its tail, the list reordered so that the next search starts past what
+    /// this one looked at (`move_freelist_head`); at most one block is taken.
+    pub(crate) fn fast_isolate_search(&mut self, fs: &FastSearch, take: FastTake) -> FastFound {
+        let zone_start = self.zone().cfg.start_pfn;
+        let cc_order = i32::from(fs.order);
+        // freelist_scan_limit: (COMPACT_CLUSTER_MAX >> fast_search_fail) + 1.
+        let scan_limit = COMPACT_CLUSTER_MAX
+            .checked_shr(fs.fast_search_fail)
+            .unwrap_or(0)
+            + 1;
+        let mut limit = if fs.scan_start {
+            PAGEBLOCK_NR_PAGES >> 1
+        } else {
+            (scan_limit >> 1).max(1)
+        };
+        // Unsigned long arithmetic: with the free scanner below the migration scanner (they met
+        // inside a migration batch) the distance wraps and the window lies above every pfn.
+        let distance = fs.free_pfn.wrapping_sub(fs.migrate_pfn);
+        let mut low_pfn = pageblock_start(fs.free_pfn.wrapping_sub(distance >> 2));
+        let min_pfn = pageblock_start(fs.free_pfn.wrapping_sub(distance >> 1));
+        if min_pfn > low_pfn {
+            low_pfn = min_pfn;
+        }
+        let mut search_order = (cc_order - 1).min(fs.search_order);
+        let mut fast_search_fail = fs.fast_search_fail;
+        let (mut nr_scanned, mut highest) = (0u32, 0 as Pfn);
+        let mut page: Option<Pfn> = None;
+        let mut taken = None;
+        // next_search_order: round robin below cc->order; -1 when the search wrapped around.
+        let next_search_order = |order: i32, search_order: &mut i32| {
+            let mut order = order - 1;
+            if order < 0 {
+                order = cc_order - 1;
+            }
+            if order == *search_order {
+                *search_order -= 1;
+                if *search_order < 0 {
+                    *search_order = cc_order - 1;
+                }
+                return -1;
+            }
+            order
+        };
+        let mut order = search_order;
+        while page.is_none() && order >= 0 {
+            let o = order as u8;
+            if self.zone().nr_free()[o as usize] == 0 {
+                order = next_search_order(order, &mut search_order);
+                continue;
+            }
+            // Each order's walk is under the zone lock.
+            if take == FastTake::Live {
+                self.lock_zone(Step::FastIsolateReorder);
+            }
+            let list = *self.zone().free_list(o, MigrateType::Movable);
+            let (mut order_scanned, mut high_pfn) = (0u32, 0 as Pfn);
+            // list_for_each_entry_reverse; `freepage` is where the walk stopped (the list
+            // head itself, NIL, when it ran to the end: no reorder then).
+            let mut freepage = NIL;
+            let mut cur = list.tail;
+            while cur != NIL {
+                order_scanned += 1;
+                nr_scanned += 1;
+                let pfn = self.zone().abs_pfn(cur);
+                if pfn >= highest {
+                    highest = pageblock_start(pfn).max(zone_start);
+                }
+                if pfn >= low_pfn {
+                    fast_search_fail = 0;
+                    search_order = order;
+                    page = Some(pfn);
+                    freepage = cur;
+                    break;
+                }
+                if pfn >= min_pfn && pfn > high_pfn {
+                    high_pfn = pfn;
+                    // Shorten the scan if a candidate is found.
+                    limit >>= 1;
+                }
+                if order_scanned >= limit {
+                    freepage = cur;
+                    break;
+                }
+                cur = self.zone().mem_map[cur as usize].prev;
+            }
+            // Use a maximum candidate pfn if a preferred one was not found.
+            if page.is_none() && high_pfn != 0 {
+                page = Some(high_pfn);
+                freepage = self.zone().zone_pfn(high_pfn);
+            }
+            // move_freelist_head: the next search starts past what this one looked at.
+            if freepage != NIL && freepage != list.head && !matches!(take, FastTake::Probe(_)) {
+                self.emit(
+                    Step::FastIsolateReorder,
+                    Mutation::FreeListRotate {
+                        order: o,
+                        mt: MigrateType::Movable,
+                        head: freepage,
+                        old_head: list.head,
+                    },
+                );
+            }
+            if let Some(pfn) = page {
+                let p = self.zone().zone_pfn(pfn);
+                let ok = match take {
+                    FastTake::Live => self.__isolate_free_page(Step::FastIsolateTake, p, o) > 0,
+                    FastTake::Replay(ok) => {
+                        if ok {
+                            let mt = self.zone().pageblock_mt(p);
+                            self.isolate_free_block(Step::FastIsolateTake, p, o, mt);
+                        }
+                        ok
+                    }
+                    FastTake::Probe(ok) => ok,
+                };
+                if ok {
+                    let nr_isolated = 1u32 << o;
+                    nr_scanned += nr_isolated - 1;
+                    taken = Some((p, o));
+                } else {
+                    // If isolation fails, abort the search.
+                    order = search_order + 1;
+                    page = None;
+                }
+            }
+            if take == FastTake::Live {
+                self.unlock_zone();
+            }
+            let nr_freepages = fs.nr_freepages + taken.map_or(0, |(_, o)| 1u32 << o);
+            // Skip the fast search if enough free pages are isolated.
+            if nr_freepages >= fs.nr_migratepages {
+                break;
+            }
+            // Smaller scan on the next order so the total is related to freelist_scan_limit.
+            if order_scanned >= limit {
+                limit = (limit >> 1).max(1);
+            }
+            order = next_search_order(order, &mut search_order);
+        }
+        FastFound {
+            min_pfn,
+            nr_scanned,
+            taken,
+            page,
+            highest,
+            search_order,
+            fast_search_fail,
+        }
+    }
+
+    /// `fast_isolate_around` (v7.3.4 mm/compaction.c:1507-1533): the free blocks of the chosen
+    /// page's pageblock, unless enough were isolated or the compaction is direct and ASYNC.
+    fn fast_isolate_around(&mut self, cc: &mut CompactControl, pfn: Pfn) {
+        if cc.nr_freepages >= cc.nr_migratepages {
+            return;
+        }
+        if cc.direct && cc.mode == MigrateMode::Async {
+            return;
+        }
+        let mut start_pfn = pageblock_start(pfn).max(cc.zone_start);
+        let end_pfn = pageblock_end(pfn).min(cc.zone_end);
+        self.isolate_freepages_block(cc, &mut start_pfn, end_pfn, 1);
+        // Skip this pageblock in the future as it is full or nearly full (no_set_skip_hint
+        // is only alloc_contig_range's).
+        if start_pfn == end_pfn {
+            self.set_pageblock_skip(Step::FastIsolateAround, pageblock_start(pfn));
+        }
+    }
+
     /// `isolate_freepages_block(cc, start, end, freelist, stride, strict = false)`.
     fn isolate_freepages_block(
         &mut self,
@@ -885,7 +1200,7 @@ impl Engine {
                 locked = true;
             }
             let order = self.zone().mem_map[p as usize].order;
-            let isolated = self.__isolate_free_page(p, order);
+            let isolated = self.__isolate_free_page(Step::IsolateFreeTake, p, order);
             if isolated == 0 {
                 break;
             }
@@ -922,13 +1237,13 @@ impl Engine {
     /// plus 2^order, `ALLOC_CMA`, classzone 0) must hold; then the block leaves its free list,
     /// uncounted; a block of at least half a pageblock makes its pageblocks MOVABLE
     /// (`move_freepages_block` for each mergeable one).
-    fn __isolate_free_page(&mut self, p: ZonePfn, order: u8) -> u32 {
+    fn __isolate_free_page(&mut self, step: Step, p: ZonePfn, order: u8) -> u32 {
         let mt = self.zone().pageblock_mt(p);
         if mt != MigrateType::Isolate {
             let mark = self.zone().watermark[WMARK_MIN] + (1u64 << order);
             if !self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone().nr_free_pages) {
                 self.message(
-                    Step::IsolateFreeTake,
+                    step,
                     MsgLevel::Note,
                     format!(
                         "__isolate_free_page: the order-{order} block at {:#x} would take the zone below its min watermark; the free scanner stops",
@@ -938,15 +1253,15 @@ impl Engine {
                 return 0;
             }
         }
-        self.isolate_free_block(p, order, mt);
+        self.isolate_free_block(step, p, order, mt);
         1u32 << order
     }
 
     /// The part of `__isolate_free_page` past its watermark check: the block leaves its free
     /// list, uncounted, and a block of at least half a pageblock makes its pageblocks MOVABLE.
-    fn isolate_free_block(&mut self, p: ZonePfn, order: u8, mt: MigrateType) {
-        self.del_from_free_list(Step::IsolateFreeTake, p, order, mt);
-        self.account_freepages(Step::IsolateFreeTake, -(1i64 << order), mt);
+    fn isolate_free_block(&mut self, step: Step, p: ZonePfn, order: u8, mt: MigrateType) {
+        self.del_from_free_list(step, p, order, mt);
+        self.account_freepages(step, -(1i64 << order), mt);
         self.handled(1 << order);
         if order >= PAGEBLOCK_ORDER - 1 {
             let end = p + (1u32 << order) - 1;
@@ -1030,7 +1345,7 @@ impl Engine {
         let mut taken = 0;
         for &(p, order) in &blocks {
             let mt = self.zone().pageblock_mt(p);
-            self.isolate_free_block(p, order, mt);
+            self.isolate_free_block(Step::IsolateFreeTake, p, order, mt);
             self.emit(
                 Step::IsolateFreeTake,
                 Mutation::PrepNewPage {
@@ -1043,6 +1358,95 @@ impl Engine {
             taken += 1u64 << order;
         }
         (blocks, taken)
+    }
+
+    /// For the trace replay of an `mm_compaction_fast_isolate_freepages` line: the line prints
+    /// the search window and the counts, not the block taken, so the search of
+    /// `fast_isolate_freepages` is run on the model's free lists with each of `candidates` (the
+    /// `compact_control` fields the replay believes first, then the ones it cannot see:
+    /// `fast_search_fail` moves in `fast_find_migrateblock` without a line) until one scans
+    /// `nr_scanned` and takes `nr_taken` pages. That search is then applied as the kernel ran
+    /// it (the lists reordered, the block off the buddy, allocated to `owner` until compaction
+    /// uses it or `release_free_list` frees it). None: no candidate gives the line's counts,
+    /// nothing is changed.
+    pub(crate) fn replay_fast_isolate_freepages(
+        &mut self,
+        candidates: &[FastSearch],
+        nr_scanned: u64,
+        nr_taken: u64,
+        owner: u32,
+    ) -> Option<(FastSearch, FastFound)> {
+        let ok = nr_taken > 0;
+        let fs = *candidates.iter().find(|fs| {
+            let f = self.fast_isolate_search(fs, FastTake::Probe(ok));
+            u64::from(f.nr_scanned) == nr_scanned
+                && f.taken.map_or(0, |(_, o)| 1u64 << o) == nr_taken
+        })?;
+        let found = self.fast_isolate_search(&fs, FastTake::Replay(ok));
+        if let Some((p, order)) = found.taken {
+            self.emit(
+                Step::FastIsolateTake,
+                Mutation::PrepNewPage {
+                    pfn: p,
+                    order,
+                    owner,
+                    lru: false,
+                },
+            );
+        }
+        Some((fs, found))
+    }
+
+    /// The list walk of `fast_find_migrateblock` (v7.3.4 mm/compaction.c:2026-2073; v6.12.117
+    /// :2015-2062, the same): the MOVABLE lists of the orders below `order` down to
+    /// `PAGE_ALLOC_COSTLY_ORDER`, each from its head, `limit` entries in all; a block below
+    /// `high_pfn` whose pageblock is not `skipped` is the one found; the list is turned so
+    /// that the entries looked at go to its tail (`move_freelist_tail`), at the block found or
+    /// where the limit stopped the walk. Returns the block found (absolute pfn).
+    pub(crate) fn fast_find_migrateblock_walk(
+        &mut self,
+        order: u8,
+        limit: u32,
+        high_pfn: Pfn,
+        skipped: &dyn Fn(&Zone, ZonePfn) -> bool,
+    ) -> Option<Pfn> {
+        let mut nr_scanned = 0u32;
+        let mut o = order;
+        while o > PAGE_ALLOC_COSTLY_ORDER && nr_scanned < limit {
+            o -= 1;
+            if self.zone().nr_free()[o as usize] == 0 {
+                continue;
+            }
+            let list = *self.zone().free_list(o, MigrateType::Movable);
+            let mut cur = list.head;
+            while cur != NIL {
+                let stop = nr_scanned >= limit;
+                nr_scanned += 1;
+                let found =
+                    !stop && self.zone().abs_pfn(cur) < high_pfn && !skipped(self.zone(), cur);
+                if stop || found {
+                    // move_freelist_tail: the head up to this block goes to the tail.
+                    let next = self.zone().mem_map[cur as usize].next;
+                    if next != NIL {
+                        self.emit(
+                            Step::FastFindMigrateReorder,
+                            Mutation::FreeListRotate {
+                                order: o,
+                                mt: MigrateType::Movable,
+                                head: next,
+                                old_head: list.head,
+                            },
+                        );
+                    }
+                    if found {
+                        return Some(self.zone().abs_pfn(cur));
+                    }
+                    break;
+                }
+                cur = self.zone().mem_map[cur as usize].next;
+            }
+        }
+        None
     }
 
     /// `compaction_alloc`: the first isolated free block of the folio's order or more (the

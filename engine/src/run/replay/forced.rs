@@ -412,6 +412,7 @@ pub fn replay<R: BufRead>(
         free_runs: HashMap::new(),
         pcp_holder: Vec::new(),
         compacting: HashSet::new(),
+        compact_cc: HashMap::new(),
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -544,6 +545,32 @@ struct Replayer {
     /// its `mm_compaction_end`: their `mm_compaction_isolate_freepages` lines are the free
     /// scanner's.
     compacting: HashSet<Option<u32>>,
+    /// Per task: what its lines show of its `compact_control`, for `fast_isolate_freepages`.
+    compact_cc: HashMap<Option<u32>, TracedCompactControl>,
+}
+
+/// The fields of a compaction's `compact_control` that `fast_isolate_freepages` reads, as far
+/// as the task's `mm_compaction_*` lines show them (absolute pfns).
+#[derive(Clone, Copy, Debug, Default)]
+struct TracedCompactControl {
+    /// `cc->order`: `mm_compaction_try_to_compact_pages` or `mm_compaction_finished`.
+    order: Option<u8>,
+    /// `cc->search_order` after the last fast search (`None`: the order, as
+    /// `compact_zone_order` sets it).
+    search_order: Option<i32>,
+    /// `cc->fast_search_fail` as the fast searches left it.
+    fast_search_fail: u32,
+    /// `cc->migrate_pfn`: the begin line's, then the end of each isolate_migratepages range.
+    migrate_pfn: u64,
+    /// `cc->nr_migratepages`: the last isolate_migratepages line's `nr_taken`.
+    nr_migratepages: u64,
+    /// `zone_end` of the begin line.
+    zone_end: u64,
+    /// `cc->free_pfn`: the begin line's, then where the free scanner's lines leave it.
+    free_pfn: u64,
+    /// `mm_compaction_try_to_compact_pages`' priority and whether the request is movable
+    /// (`None`: not a direct compaction).
+    direct: Option<(u8, bool)>,
 }
 
 /// How far past a run of frees the replay looks for a folio batch's `mm_page_free_batched`
@@ -2090,6 +2117,16 @@ impl Replayer {
                     return outside(self, format!("mm_compaction_begin of zone {zone_start:#x} ~ {zone_end:#x} is not a zone of the node"));
                 };
                 self.compacting.insert(pid);
+                // compact_zone_order sets search_order to the order, fast_search_fail to 0.
+                let cc = self.compact_cc.entry(pid).or_default();
+                *cc = TracedCompactControl {
+                    order: cc.order,
+                    direct: cc.direct,
+                    migrate_pfn,
+                    free_pfn,
+                    zone_end,
+                    ..Default::default()
+                };
                 self.trace(
                     Step::CompactBegin,
                     Tracepoint::MmCompactionBegin {
@@ -2132,6 +2169,11 @@ impl Replayer {
                 let Some(v) = rel(self, &[start, end]) else {
                     return outside(self, format!("mm_compaction_isolate_migratepages range {start:#x} ~ {end:#x} is outside the zone"));
                 };
+                self.fast_find_migrateblock(pid, start);
+                if let Some(cc) = self.compact_cc.get_mut(&pid) {
+                    cc.migrate_pfn = end;
+                    cc.nr_migratepages = nr_taken;
+                }
                 self.trace(
                     Step::IsolateMigrateBlock,
                     Tracepoint::MmCompactionIsolateMigratepages {
@@ -2176,6 +2218,9 @@ impl Replayer {
                 let (_, taken) = self
                     .e
                     .replay_isolate_freepages_block(v[0], v[1], nr_scanned, nr_taken, owner);
+                if let Some(cc) = self.compact_cc.get_mut(&pid) {
+                    cc.free_pfn = end;
+                }
                 self.trace(Step::IsolateFreeTrace, tp);
                 if taken != nr_taken {
                     self.diverge(
@@ -2185,6 +2230,12 @@ impl Replayer {
                 }
                 format!("{taken} free pages in {start:#x} ~ {end:#x} isolated as migration targets")
             }
+            CompactionLine::FastIsolateFreepages {
+                min_pfn,
+                free_pfn,
+                nr_scanned,
+                nr_taken,
+            } => self.fast_isolate_freepages(pid, min_pfn, free_pfn, nr_scanned, nr_taken),
             CompactionLine::Migratepages {
                 nr_migrated,
                 nr_failed,
@@ -2199,6 +2250,10 @@ impl Replayer {
                 format!("{nr_migrated} pages migrated, {nr_failed} failed")
             }
             CompactionLine::TryToCompactPages { order, gfp, prio } => {
+                let movable = self.e.gfp_migratetype(gfp) == MigrateType::Movable;
+                let cc = self.compact_cc.entry(pid).or_default();
+                cc.order = Some(order);
+                cc.direct = Some((prio, movable));
                 self.trace(
                     Step::TryToCompactPages,
                     Tracepoint::MmCompactionTryToCompactPages { order, gfp, prio },
@@ -2223,6 +2278,8 @@ impl Replayer {
                 if let Err(skipped) = by_name(self, zone, "mm_compaction_finished") {
                     return skipped;
                 }
+                let cc = self.compact_cc.entry(pid).or_default();
+                cc.order = (order > 0).then_some(order as u8);
                 self.trace(
                     Step::CompactFinished,
                     Tracepoint::MmCompactionFinished {
@@ -2260,6 +2317,179 @@ impl Replayer {
                 );
                 format!("{}: order {order}", point.tracepoint())
             }
+        }
+    }
+
+    /// An `mm_compaction_fast_isolate_freepages` line: the search is run on the model's free
+    /// lists with the task's `compact_control` as its lines show it (the window's `min_pfn`
+    /// checks the migrate scanner's position); the fields no line shows (`fast_search_fail`,
+    /// which `fast_find_migrateblock` also moves, the search order, whether the scan was
+    /// starting) are tried in turn until the search scans and takes what the line says. The
+    /// block it takes leaves the buddy (no `mm_page_alloc` shows it).
+    fn fast_isolate_freepages(
+        &mut self,
+        pid: Option<u32>,
+        min_pfn: u64,
+        free_pfn: u64,
+        nr_scanned: u64,
+        nr_taken: u64,
+    ) -> String {
+        self.enter_zone_of(free_pfn);
+        let z = self.e.zone();
+        let (start, end) = (z.cfg.start_pfn, z.cfg.start_pfn + z.pages() as u64);
+        // Bit 63: the window wrapped (the free scanner below the migration scanner).
+        let wrapped = min_pfn >> 63 != 0;
+        let low_min = min_pfn & !(1 << 63);
+        if !(start..=end).contains(&low_min) || !(start..=end).contains(&free_pfn) {
+            self.diverge(
+                DivergenceKind::PfnOutsideZone,
+                format!("mm_compaction_fast_isolate_freepages range {min_pfn:#x} ~ {free_pfn:#x} is outside the zone"),
+            );
+            return "skipped".into();
+        }
+        let tp = Tracepoint::MmCompactionFastIsolateFreepages {
+            start: (low_min - start) as ZonePfn,
+            end: (free_pfn - start) as ZonePfn,
+            nr_scanned: nr_scanned as u16,
+            nr_taken: nr_taken as u16,
+            wrapped,
+        };
+        let cc = self.compact_cc.get(&pid).copied().unwrap_or_default();
+        let pb = PAGEBLOCK_NR_PAGES as u64;
+        // The migrate scanner as traced, unless the window says otherwise: min_pfn is
+        // pageblock_start_pfn(free_pfn - distance / 2), so twice the window is a distance
+        // that gives it.
+        let min_of =
+            |migrate: u64| free_pfn.wrapping_sub(free_pfn.wrapping_sub(migrate) / 2) & !(pb - 1);
+        let migrate_pfns = [
+            cc.migrate_pfn,
+            free_pfn.wrapping_sub(free_pfn.wrapping_sub(min_pfn).wrapping_mul(2)),
+        ];
+        // The order taken is below cc->order: with no order traced, every order above it.
+        let taken_order = (nr_taken > 0).then(|| nr_taken.trailing_zeros() as u8);
+        let orders: Vec<u8> = match cc.order {
+            Some(o) => vec![o],
+            None => (taken_order.map_or(1, |t| t + 1)..NR_PAGE_ORDERS as u8).collect(),
+        };
+        let init_free_pfn = cc.zone_end.saturating_sub(1) & !(pb - 1);
+        let mut candidates = Vec::new();
+        for &migrate_pfn in migrate_pfns.iter().filter(|&&m| min_of(m) == min_pfn) {
+            for &order in &orders {
+                let first = cc.search_order.unwrap_or(i32::from(order));
+                let search_orders = std::iter::once(first)
+                    .chain((0..i32::from(order)).rev().filter(|&s| s != first));
+                for search_order in search_orders {
+                    let fails = std::iter::once(cc.fast_search_fail)
+                        .chain((0..=6).filter(|&f| f != cc.fast_search_fail));
+                    for fast_search_fail in fails {
+                        let starts = [free_pfn >= init_free_pfn, free_pfn < init_free_pfn];
+                        for scan_start in starts {
+                            candidates.push(FastSearch {
+                                order,
+                                search_order,
+                                fast_search_fail,
+                                scan_start,
+                                free_pfn,
+                                migrate_pfn,
+                                nr_freepages: 0,
+                                nr_migratepages: cc.nr_migratepages as u32,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        let owner = self.rec.owners.len() as u32;
+        self.rec.owners.push(OwnerInfo {
+            def: DEF_COMPACTION,
+            mt: MigrateType::Movable,
+            seq: 0,
+        });
+        let found = self
+            .e
+            .replay_fast_isolate_freepages(&candidates, nr_scanned, nr_taken, owner);
+        self.trace(Step::FastIsolateTrace, tp);
+        let Some((fs, found)) = found else {
+            self.diverge(
+                DivergenceKind::NotFreeInBuddy,
+                format!("fast_isolate_freepages scanned {nr_scanned} and took {nr_taken} pages in {min_pfn:#x} ~ {free_pfn:#x}: no search of the model's free lists does"),
+            );
+            return "not reproduced".into();
+        };
+        if let Some(cc) = self.compact_cc.get_mut(&pid) {
+            cc.free_pfn = free_pfn;
+            cc.search_order = Some(found.search_order);
+            cc.fast_search_fail = if found.page.is_none() {
+                found.fast_search_fail + 1
+            } else {
+                found.fast_search_fail
+            };
+            cc.order = Some(fs.order);
+        }
+        match found.taken {
+            Some((p, order)) => format!(
+                "fast_isolate_freepages took the order-{order} block at {:#x} (the search scanned {nr_scanned} in {min_pfn:#x} ~ {free_pfn:#x})",
+                p as u64 + start
+            ),
+            None => format!("fast_isolate_freepages took nothing in {min_pfn:#x} ~ {free_pfn:#x}"),
+        }
+    }
+
+    /// Before an `mm_compaction_isolate_migratepages` line at `start`: `isolate_migratepages`
+    /// first ran `fast_find_migrateblock` (v7.3.4 mm/compaction.c:1969-2083), which has no line
+    /// of its own but turns the free lists it looks at (`move_freelist_tail`), so a later fast
+    /// search finds them as the kernel did. It runs when the task's compaction is at an order
+    /// above `PAGE_ALLOC_COSTLY_ORDER`, honours skip bits (not `COMPACT_PRIO_SYNC_FULL`), is not
+    /// a direct compaction for a non-movable request below pageblock order, and the migrate
+    /// scanner stands at the zone start or a pageblock start (:1980-2013; `finish_pageblock`,
+    /// which no line shows, is taken as clear). Its walk is the kernel's with `limit` from
+    /// `fast_search_fail` and `high_pfn` from the scanners (:2021-2024); the skip bits it reads
+    /// are not in the replayed model, so they are read from where the line starts: a block of
+    /// the pageblock the line scans is the one found, a block elsewhere below `high_pfn` was
+    /// passed over as skipped.
+    /// The engine's own traces (no task column) come from a model that does not run
+    /// `fast_find_migrateblock` (docs/model-decisions.md row 24): nothing is inferred there.
+    fn fast_find_migrateblock(&mut self, pid: Option<u32>, start: u64) {
+        if pid.is_none() {
+            return;
+        }
+        let Some(cc) = self.compact_cc.get(&pid).copied() else {
+            return;
+        };
+        let Some(order) = cc.order.filter(|&o| o > 3) else {
+            return;
+        };
+        let pb = PAGEBLOCK_NR_PAGES as u64;
+        let zone_start = self.e.zone().cfg.start_pfn;
+        let migrate = cc.migrate_pfn;
+        if let Some((prio, movable)) = cc.direct {
+            if prio == 0 || (!movable && u32::from(order) < PAGEBLOCK_ORDER as u32) {
+                return;
+            }
+        }
+        if migrate != zone_start && migrate % pb != 0 {
+            return;
+        }
+        let limit = 32u32.checked_shr(cc.fast_search_fail).unwrap_or(0) + 1;
+        let mut distance = cc.free_pfn.wrapping_sub(migrate) >> 1;
+        if migrate != zone_start {
+            distance >>= 2;
+        }
+        let high_pfn = migrate.wrapping_add(distance) & !(pb - 1);
+        // A block found puts the scanner at its pageblock's start (:2062-2064); a start inside
+        // a pageblock is reinit_migrate_pfn's restart at the lowest block found before
+        // (`fast_start_pfn`, :1953-1962, :2079-2082): nothing was found then.
+        let target = (start == zone_start || start.is_multiple_of(pb)).then_some(start);
+        let skipped = move |z: &Zone, p: ZonePfn| Some(z.abs_pfn(p) & !(pb - 1)) != target;
+        let found = self
+            .e
+            .fast_find_migrateblock_walk(order, limit, high_pfn, &skipped);
+        if let Some(cc) = self.compact_cc.get_mut(&pid) {
+            cc.fast_search_fail = if found.is_some() {
+                0
+            } else {
+                cc.fast_search_fail + 1
+            };
         }
     }
 

@@ -168,6 +168,18 @@ pub enum CompactionLine {
         /// `nr_taken`: pages isolated.
         nr_taken: u64,
     },
+    /// `mm_compaction_fast_isolate_freepages`: the search window `range=(min_pfn ~
+    /// free_pfn)` and what the search took; not which block.
+    FastIsolateFreepages {
+        /// `min_pfn`: the lowest pfn a candidate may have.
+        min_pfn: u64,
+        /// `cc->free_pfn`.
+        free_pfn: u64,
+        /// `nr_scanned`: list entries looked at, plus the pages of the block taken but one.
+        nr_scanned: u64,
+        /// `nr_taken`: the pages of the block taken (0 or a power of two).
+        nr_taken: u64,
+    },
     /// `mm_compaction_migratepages`.
     Migratepages {
         /// `nr_migrated`.
@@ -281,6 +293,7 @@ const EVENTS: &[&str] = &[
     "mm_compaction_end",
     "mm_compaction_isolate_migratepages",
     "mm_compaction_isolate_freepages",
+    "mm_compaction_fast_isolate_freepages",
     "mm_compaction_migratepages",
     "mm_compaction_try_to_compact_pages",
     "mm_compaction_suitable",
@@ -484,11 +497,20 @@ fn compaction_line(name: &str, f: &Fields<'_>) -> Result<CompactionLine, TracePa
             sync: mode(f)?,
             status: f.compact_result("status")?,
         },
-        "mm_compaction_isolate_migratepages" | "mm_compaction_isolate_freepages" => {
+        "mm_compaction_isolate_migratepages"
+        | "mm_compaction_isolate_freepages"
+        | "mm_compaction_fast_isolate_freepages" => {
             let (start, end) = f.range()?;
             let nr_scanned = f.count("nr_scanned")?;
             let nr_taken = f.count("nr_taken")?;
-            if name == "mm_compaction_isolate_freepages" {
+            if name == "mm_compaction_fast_isolate_freepages" {
+                CompactionLine::FastIsolateFreepages {
+                    min_pfn: start,
+                    free_pfn: end,
+                    nr_scanned,
+                    nr_taken,
+                }
+            } else if name == "mm_compaction_isolate_freepages" {
                 CompactionLine::IsolateFreepages {
                     start,
                     end,
@@ -984,6 +1006,11 @@ mod tests {
         assert_eq!(
             ev("kcompactd0-40 [001] ..... 64.883889: mm_compaction_isolate_freepages: range=(0xe00 ~ 0xe40) nr_scanned=64 nr_taken=64"),
             CompactionLine::IsolateFreepages { start: 0xe00, end: 0xe40, nr_scanned: 64, nr_taken: 64 }
+        );
+        // The 7.3.4 compaction capture's one fast search: (min_pfn ~ cc->free_pfn).
+        assert_eq!(
+            ev("labload-123 [000] ..... 65.752905: mm_compaction_fast_isolate_freepages: range=(0x2c000 ~ 0x3fe00) nr_scanned=135 nr_taken=128"),
+            CompactionLine::FastIsolateFreepages { min_pfn: 0x2c000, free_pfn: 0x3fe00, nr_scanned: 135, nr_taken: 128 }
         );
         assert_eq!(
             ev("mm_compaction_finished: node=0 zone=DMA      order=-1 ret=continue"),

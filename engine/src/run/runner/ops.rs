@@ -889,6 +889,17 @@ impl Exec<'_, '_> {
                         live.push((p, order, self.engine.node().active_index()));
                         touched = 1;
                     }
+                    // Direct compaction in this allocation's slow path moved these folios:
+                    // the workload's own blocks and the named ones follow them, so a later
+                    // free frees the page the folio lives on.
+                    for m in self.engine.take_direct_migrations() {
+                        if let Some(l) = live.iter_mut().find(|l| {
+                            (l.0, l.2) == (m.from, usize::from(m.from_zone)) && l.1 == m.order
+                        }) {
+                            (l.0, l.2) = (m.to, usize::from(m.to_zone));
+                        }
+                        self.follow(&m);
+                    }
                     outcome = Outcome::WorkloadAlloc {
                         step: i + 1,
                         order,
