@@ -25,7 +25,7 @@ mod tests;
 use buddyscope::mm::{Kernel, MigrateType};
 use buddyscope::run::Timeline;
 use buddyscope::scenario::builtin;
-use buddyscope::scenario::{parse_valid, ScenarioError, ValidScenario};
+use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
 use buddyscope::scenario::{ComparePair, Side};
 
 use crate::share::{CompareShare, PresenterState, ShareMode, SharePayload};
@@ -143,6 +143,10 @@ pub struct Model {
     pub compare_error: Option<String>,
     /// The start state of the next trace replayed.
     pub trace_start: TraceStart,
+    /// The start-state file opened for [`TraceStart::File`]: its name and scenario.
+    pub trace_start_file: Option<(String, Box<Scenario>)>,
+    /// The profile the user chose for the next replay; `None`: the one the input names.
+    pub trace_profile: Option<Kernel>,
     /// "Replaying …" while a trace is read, then `None`.
     pub trace_status: Option<String>,
     /// Why the last trace was not replayed (the error names the line); the last good run stays.
@@ -194,7 +198,15 @@ pub enum Command {
     /// error names the line and the last good run stays.
     Replay(Result<Box<Session>, String>),
     TraceStart(TraceStart),
+    /// A start-state file was read ([`buddyscope::scenario::parse_start_state`]): it becomes
+    /// the start state ([`TraceStart::File`]), or the error is shown and nothing changes.
+    TraceStartFile(Result<(String, Box<Scenario>), String>),
+    /// The profile of the next replay (`None`: the one the input names).
+    TraceProfile(Option<Kernel>),
     TraceStatus(Option<String>),
+    /// The replay's next (or previous) prediction miss after (before) the cursor.
+    NextMiss,
+    PrevMiss,
     /// The worker's progress: `done` of `total` ops.
     WorkerProgress {
         job: JobId,
@@ -357,6 +369,8 @@ impl Model {
             selected_page: None,
             compare_error: None,
             trace_start: TraceStart::Scenario,
+            trace_start_file: None,
+            trace_profile: None,
             trace_status: None,
             trace_error: None,
             tour_stop: None,
@@ -553,6 +567,17 @@ pub fn update(m: &mut Model, cmd: Command) -> Vec<Effect> {
             Err(e) => m.trace_error = Some(e),
         },
         Command::TraceStart(t) => m.trace_start = t,
+        Command::TraceStartFile(f) => match f {
+            Ok(f) => {
+                m.trace_start_file = Some(f);
+                m.trace_start = TraceStart::File;
+                m.trace_error = None;
+            }
+            Err(e) => m.trace_error = Some(e),
+        },
+        Command::TraceProfile(k) => m.trace_profile = k,
+        Command::NextMiss => miss_jump(m, true),
+        Command::PrevMiss => miss_jump(m, false),
         Command::TraceStatus(s) => {
             if s.is_some() {
                 m.trace_error = None;
@@ -707,6 +732,8 @@ fn reads_the_run(cmd: &Command) -> bool {
             | Command::Share(_)
             | Command::Replay(_)
             | Command::TraceStart(_)
+            | Command::TraceStartFile(_)
+            | Command::TraceProfile(_)
             | Command::TraceStatus(_)
             | Command::WorkerProgress { .. }
             | Command::WorkerReceiving { .. }
@@ -720,6 +747,26 @@ fn reads_the_run(cmd: &Command) -> bool {
             | Command::Saved(_)
             | Command::WhenLoaded(_)
     )
+}
+
+/// The main run to its replay's next (`forward`) or previous listed prediction miss, if any;
+/// stops playback.
+fn miss_jump(m: &mut Model, forward: bool) {
+    let s = m.main_mut();
+    let Some(r) = &s.replay else { return };
+    let pos = s.timeline.pos();
+    let at = &r.miss_positions;
+    let target = if forward {
+        at.get(at.partition_point(|p| p.0 <= pos)).map(|p| p.0)
+    } else {
+        at.partition_point(|p| p.0 < pos)
+            .checked_sub(1)
+            .map(|i| at[i].0)
+    };
+    if let Some(t) = target {
+        s.timeline.seek(t);
+        m.playing = false;
+    }
 }
 
 /// Runs the default scenario's ops now if they have not run yet.

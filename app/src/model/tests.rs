@@ -1105,7 +1105,12 @@ fn a_replayed_trace_replaces_the_run_and_a_bad_one_names_the_line() {
     assert_eq!(m.trace_status.as_deref(), Some("Replaying t.txt"));
     run(&mut m, Command::TraceStatus(None));
     let trace = "           <...>-1     [000] .....     1.000000: mm_page_alloc: page=0x1 pfn=0x1000 order=0 migratetype=1 gfp_flags=GFP_KERNEL\n";
-    let s = Session::load_trace(&buddyscope::scenario::Scenario::default(), trace, "t.txt");
+    let s = Session::load_trace(
+        &buddyscope::scenario::Scenario::default(),
+        None,
+        trace,
+        "t.txt",
+    );
     match s {
         Ok(s) => {
             let id = m.main().id;
@@ -1123,6 +1128,56 @@ fn a_replayed_trace_replaces_the_run_and_a_bad_one_names_the_line() {
     assert_eq!(m.trace_error.as_deref(), Some("t.txt: line 3: what"));
     run(&mut m, Command::TraceStatus(Some("Reading".into())));
     assert_eq!(m.trace_error, None);
+}
+
+/// A start-state file and a chosen profile reach the replay; M and Shift+M move between the
+/// replay's prediction misses, stopping at the first and the last.
+#[test]
+fn a_start_state_file_a_profile_and_the_misses() {
+    let mut m = model();
+    run(&mut m, Command::TraceStartFile(Err("s.json: bad".into())));
+    assert_eq!(m.trace_start, TraceStart::Scenario);
+    assert_eq!(m.trace_error.as_deref(), Some("s.json: bad"));
+    let (trace, start) = crate::panels::replay::tests::lab_capture("7.3.4", "idle");
+    run(
+        &mut m,
+        Command::TraceStartFile(Ok(("snapshot-before.json".into(), Box::new(start.clone())))),
+    );
+    assert_eq!(m.trace_start, TraceStart::File);
+    assert_eq!(m.trace_error, None);
+    run(&mut m, Command::TraceProfile(Some(Kernel::V7_2)));
+    assert_eq!(m.trace_profile, Some(Kernel::V7_2));
+    let s = Session::load_trace(&start, m.trace_profile, &trace, "trace.txt").unwrap();
+    assert_eq!(s.scenario.kernel, Kernel::V7_2);
+    assert_eq!(
+        s.replay.as_ref().unwrap().profile,
+        "Profile v7.2, as chosen — but the snapshot says 7.3.4+deb13-amd64, which is profile v7.3"
+    );
+    run(&mut m, Command::Replay(Ok(Box::new(s))));
+    let at: Vec<u32> = m
+        .main()
+        .replay
+        .as_ref()
+        .unwrap()
+        .miss_positions
+        .iter()
+        .map(|p| p.0)
+        .collect();
+    assert!(at.len() >= 2, "{at:?}");
+    run(&mut m, Command::PrevMiss);
+    assert_eq!(m.main().timeline.pos(), 0, "no miss before the start");
+    run(&mut m, Command::NextMiss);
+    assert_eq!(m.main().timeline.pos(), at[0]);
+    run(&mut m, Command::NextMiss);
+    assert_eq!(m.main().timeline.pos(), at[1]);
+    run(&mut m, Command::PrevMiss);
+    assert_eq!(m.main().timeline.pos(), at[0]);
+    run(&mut m, Command::JumpEnd);
+    let end = m.main().timeline.pos();
+    run(&mut m, Command::NextMiss);
+    assert_eq!(m.main().timeline.pos(), end, "no miss after the end");
+    run(&mut m, Command::PrevMiss);
+    assert_eq!(m.main().timeline.pos(), *at.last().unwrap());
 }
 
 #[test]

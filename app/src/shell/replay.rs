@@ -51,12 +51,44 @@ pub fn read_trace(shell: Shell, file: web_sys::File) {
 fn replay(shell: Shell, trace: &str, file: &str) {
     // The start state is the run's scenario, not the first frame's zone.
     shell.dispatch(Command::FinishFirstRun);
-    let start = shell.read(|m| match m.trace_start {
-        TraceStart::Boot => Scenario::default(),
-        TraceStart::Scenario => m.main().scenario.clone(),
+    let (start, chosen) = shell.read(|m| {
+        let start = match m.trace_start {
+            TraceStart::Boot => Some(Scenario::default()),
+            TraceStart::Scenario => Some(m.main().scenario.clone()),
+            TraceStart::File => m.trace_start_file.as_ref().map(|f| Scenario::clone(&f.1)),
+        };
+        (start, m.trace_profile)
     });
-    let result = Session::load_trace(&start, trace, file)
+    let Some(start) = start else {
+        shell.dispatch(Command::Replay(Err(format!(
+            "{file}: no start-state file is open: open one (a scenario or a drgn snapshot) first"
+        ))));
+        return;
+    };
+    let result = Session::load_trace(&start, chosen, trace, file)
         .map(Box::new)
         .map_err(|e| format!("{file}: {e}"));
     shell.dispatch(Command::Replay(result));
+}
+
+/// Reads a start-state file (a scenario, or a drgn snapshot as `tools/drgn/snapshot.py` writes
+/// it) and makes it the next replay's start state.
+pub fn read_start_state(shell: Shell, file: web_sys::File) {
+    let Ok(reader) = web_sys::FileReader::new() else {
+        return;
+    };
+    let name = file.name();
+    let r = reader.clone();
+    let onload = Closure::once(move |_: web_sys::Event| {
+        let result = match r.result().ok().and_then(|v| v.as_string()) {
+            Some(text) => {
+                buddyscope::scenario::parse_start_state(&text, &name).map(|s| (name, Box::new(s)))
+            }
+            None => Err(format!("{name}: not a text file")),
+        };
+        shell.dispatch(Command::TraceStartFile(result));
+    });
+    reader.set_onload(Some(onload.as_ref().unchecked_ref()));
+    onload.forget();
+    let _ = reader.read_as_text(&file);
 }

@@ -297,6 +297,8 @@ pub struct TracedAlloc {
     pub order: u8,
     /// The traced `migratetype=`.
     pub mt: MigrateType,
+    /// The traced pfn (the kernel's page).
+    pub pfn: u64,
 }
 
 /// The traced allocations of a replay, ascending by owner, with their tasks interned (a
@@ -325,7 +327,13 @@ impl TracedAllocs {
     }
 
     fn push(&mut self, owner: u32, tl: &TraceLine, mt: MigrateType) {
-        let TraceEvent::Alloc { order, gfp, .. } = tl.event else {
+        let TraceEvent::Alloc {
+            order,
+            gfp,
+            pfn: Some(pfn),
+            ..
+        } = tl.event
+        else {
             return;
         };
         let task = tl.task.as_ref().map(|t| match self.task_ids.get(t) {
@@ -346,6 +354,7 @@ impl TracedAllocs {
             gfp,
             order,
             mt,
+            pfn,
         });
     }
 }

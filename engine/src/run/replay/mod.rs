@@ -23,7 +23,7 @@ pub use model_choice::{reissue, Comparison, Difference};
 pub use parse::{CompactionLine, TraceEvent, TraceParseError};
 pub use predict::{Cause, CauseCount, Miss, PredictReport};
 pub use summary::{
-    summary, text as summary_text, AllocCount, FallbackCount, FragPoint, ModelDifference,
-    ModelSummary, PageblockChange, ReplaySummary,
+    migratetype_name, summary, text as summary_text, AllocCount, FallbackCount, FragPoint,
+    ModelDifference, ModelSummary, PageblockChange, ReplaySummary,
 };
 pub use tally::{thinned_indices, FreeSample, Sampler, Tally, Thinned, MAX_SAMPLES};
