@@ -222,3 +222,65 @@ test('a lab capture replays with prediction: the rates and the first miss are th
     'Profile v7.2, as chosen — but the snapshot says 7.3.4+deb13-amd64, which is profile v7.3',
   );
 });
+
+/** A generated kmem trace of `pairs` order-0 allocations and frees on a boot zone (the engine
+ * trace's format: no task or CPU columns), in a temporary file. */
+function generatedTrace(pairs: number): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'buddyscope-gen-')), `gen-${pairs}.txt`);
+  const fd = fs.openSync(file, 'w');
+  let chunk = '';
+  for (let i = 0; i < pairs; i++) {
+    const pfn = `0x${(0x1000 + ((i * 7) % 50_000)).toString(16)}`;
+    chunk += `mm_page_alloc: page=0xffffea0000000000 pfn=${pfn} order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n`;
+    chunk += `mm_page_free: page=0xffffea0000000000 pfn=${pfn} order=0\n`;
+    if (chunk.length > 1 << 20) {
+      fs.writeSync(fd, chunk);
+      chunk = '';
+    }
+  }
+  fs.writeSync(fd, chunk);
+  fs.closeSync(fd);
+  return file;
+}
+
+test('a large trace replays in the worker: the page responds, the progress moves, Cancel keeps the run', async ({ page }) => {
+  test.setTimeout(180_000);
+  const big = generatedTrace(400_000);
+  await openApp(page);
+  const name = await page.getByTestId('scenario-name').textContent();
+  await page.getByTestId('trace-start').selectOption('boot');
+  await page.getByTestId('trace-open').setInputFiles(big);
+  const progress = page.getByTestId('run-progress-text');
+  await expect(progress).toContainText('lines');
+  const first = await progress.textContent();
+  // The page still responds: a button moves the cursor while the worker replays.
+  await page.getByTestId('jump-end').click();
+  await expect(page.getByTestId('position')).not.toContainText('event 0 /');
+  await page.getByTestId('jump-start').click();
+  await expect(page.getByTestId('position')).toContainText('event 0 /');
+  await expect(progress).not.toHaveText(first ?? '');
+  await saveScreenshot(page, 'replay-worker-progress', page.getByTestId('run-status'));
+  await page.getByTestId('run-cancel').click();
+  await expect(page.getByTestId('run-status')).toHaveCount(0);
+  await expect(page.getByTestId('scenario-name')).toHaveText(name ?? '');
+  await expect(page.getByTestId('replay-summary')).toHaveCount(0);
+});
+
+test('a trace replayed in the worker gives the CLI\'s summary', async ({ page }) => {
+  test.setTimeout(120_000);
+  const file = generatedTrace(20_000);
+  const cli = JSON.parse(runCli(['replay', file, '--predict', '--format', 'json']));
+  const rates = /^predict: (.*)$/m.exec(runCli(['replay', file, '--predict']))![1];
+  await openApp(page);
+  await page.getByTestId('trace-start').selectOption('boot');
+  await page.getByTestId('trace-open').setInputFiles(file);
+  await expect(page.getByTestId('scenario-name')).toHaveText(`Replay of ${path.basename(file)}`, { timeout: 60_000 });
+  await expect(page.getByTestId('replay-events')).toHaveText(String(cli.replay.trace_events));
+  await expect(page.getByTestId('replay-divergence-count')).toHaveText(String(cli.replay.divergence_count));
+  await expect(page.getByTestId('predict-rates')).toHaveText(rates);
+  await expect(page.getByTestId('replay-profile')).toContainText('nothing named a kernel version');
+  // Thousands of misses: the scrubber marks at most 1000 of them.
+  const marks = await page.getByTestId('scrub-miss').count();
+  expect(marks).toBeGreaterThan(100);
+  expect(marks).toBeLessThanOrEqual(1000);
+});

@@ -232,52 +232,116 @@ impl Session {
     /// Replays `trace` from the start state of `start` (its ops are ignored) as a recorded run,
     /// with the engine's summary, the model's comparison and its prediction of every
     /// allocation, under the profile [`profile_note`] picks (`chosen`: the user's, if any).
+    /// The app replays in the run worker ([`replay_trace`] over the file, in chunks); this is
+    /// the same in one piece (tests).
+    #[cfg(test)]
     pub fn load_trace(
         start: &Scenario,
         chosen: Option<Kernel>,
         trace: &str,
         file: &str,
     ) -> Result<Session, ReplayError> {
-        let mut start = start.clone();
-        let (kernel, profile) = profile_note(named_release(&start), chosen, start.kernel);
-        start.kernel = kernel;
-        start.ops.clear();
-        start.name = format!("Replay of {file}");
-        start.description = Some(format!(
-            "The kmem trace {file}, replayed from this zone's start state (kernel, zone, init): \
-             the model takes the traced pages."
-        ));
-        let opts = ReplayOptions {
-            record: true,
-            checkpoint_budget: CHECKPOINT_BUDGET,
-            predict: true,
-            ..ReplayOptions::default()
-        };
-        let r = replay::replay_text(&start, trace, &opts)?;
-        let comparison = replay::reissue(&start, trace.as_bytes())?;
-        let summary = replay::summary(&r, Some(&comparison));
-        Ok(Session {
-            id: RunId::default(),
-            text: r.run.scenario.to_json_pretty(),
-            scenario: Scenario::clone(&r.run.scenario),
-            replay: Some(ReplayInfo {
-                file: file.to_string(),
-                summary,
-                divergences: r.divergences,
-                allocs: r.allocs,
-                times: r.times,
-                miss_positions: r
-                    .predict
-                    .as_ref()
-                    .map(|p| miss_positions(&r.run, p))
-                    .unwrap_or_default(),
-                predict: r.predict,
-                profile,
-            }),
-            memory: RunMemory::of(&r.run),
-            timeline: Timeline::new(r.run),
-        })
+        let (start, profile) = replay_start(start, chosen, file);
+        let (run, info) =
+            replay_trace(&start, profile, file, &mut || trace.as_bytes(), &mut |_| {})?;
+        Ok(Session::from_replay(run, info))
     }
+
+    /// The session of a replayed trace.
+    pub fn from_replay(run: Run, info: ReplayInfo) -> Session {
+        Session {
+            id: RunId::default(),
+            text: run.scenario.to_json_pretty(),
+            scenario: Scenario::clone(&run.scenario),
+            replay: Some(info),
+            memory: RunMemory::of(&run),
+            timeline: Timeline::new(run),
+        }
+    }
+}
+
+/// The scenario a trace named `file` replays from: `start` without its ops, under the profile
+/// [`profile_note`] picks, and that sentence.
+pub fn replay_start(start: &Scenario, chosen: Option<Kernel>, file: &str) -> (Scenario, String) {
+    let mut start = start.clone();
+    let (kernel, profile) = profile_note(named_release(&start), chosen, start.kernel);
+    start.kernel = kernel;
+    start.ops.clear();
+    start.name = format!("Replay of {file}");
+    start.description = Some(format!(
+        "The kmem trace {file}, replayed from this zone's start state (kernel, zone, init): \
+         the model takes the traced pages."
+    ));
+    (start, profile)
+}
+
+/// Replays the trace `open()` reads (from its start each call: the model's comparison reads it
+/// a second time) from `start` ([`replay_start`]) as a recorded run with the engine's
+/// summary, divergences and prediction. `progress(events)` is the engine's (every 65536
+/// trace events); a reader that fails stops the replay (the worker's, over the limits).
+pub fn replay_trace<R: std::io::BufRead>(
+    start: &Scenario,
+    profile: String,
+    file: &str,
+    open: &mut dyn FnMut() -> R,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(Run, ReplayInfo), ReplayError> {
+    let opts = ReplayOptions {
+        record: true,
+        checkpoint_budget: CHECKPOINT_BUDGET,
+        predict: true,
+        ..ReplayOptions::default()
+    };
+    let r = replay::replay(start, open(), &opts, progress)?;
+    let comparison = replay::reissue(start, open())?;
+    let summary = replay::summary(&r, Some(&comparison));
+    let info = ReplayInfo {
+        file: file.to_string(),
+        summary,
+        divergences: r.divergences,
+        allocs: r.allocs,
+        times: r.times,
+        miss_positions: r
+            .predict
+            .as_ref()
+            .map(|p| miss_positions(&r.run, p))
+            .unwrap_or_default(),
+        predict: r.predict,
+        profile,
+    };
+    Ok((r.run, info))
+}
+
+/// Why a recorded replay of `file` is over the app's limits of a recorded run (one op record per
+/// trace event, [`limits`]), and how to replay it anyway; `None` within them. `more` says the
+/// replay was stopped there (the counts are lower bounds).
+pub fn replay_over_limits(
+    file: &str,
+    trace_events: u64,
+    events: u64,
+    more: bool,
+) -> Option<String> {
+    let l = limits();
+    if trace_events <= l.max_ops && events <= l.max_events {
+        return None;
+    }
+    let at_least = if more { "more than " } else { "" };
+    let what = if trace_events > l.max_ops {
+        format!(
+            "{at_least}{trace_events} trace events, and the app records at most {} (one op record each)",
+            l.max_ops
+        )
+    } else {
+        format!(
+            "{events} recorded events, and the app keeps at most {}",
+            l.max_events
+        )
+    };
+    Some(format!(
+        "{file}: {what}. Replay a part of it (cut the trace between its buddyscope markers, or \
+         a range of lines with sed -n), or replay it whole with the CLI without recording: \
+         buddyscope replay {file} --no-trace"
+    ))
 }
 
 // --- where a scenario runs -------------------------------------------------------------------
@@ -464,6 +528,29 @@ mod tests {
         assert_eq!(
             n(None, Some(Kernel::V6_18)).1,
             "Profile v6.18, as chosen — nothing named a kernel version"
+        );
+    }
+
+    /// Over the recorded-run limits a replay says which limit, and how to replay anyway.
+    #[test]
+    fn a_replay_over_the_limits_says_how_to_fix_it() {
+        let l = limits();
+        assert_eq!(
+            replay_over_limits("t.txt", l.max_ops, l.max_events, false),
+            None
+        );
+        let m = replay_over_limits("t.txt", l.max_ops + 1, 0, true).unwrap();
+        assert!(
+            m.starts_with(&format!("t.txt: more than {} trace events", l.max_ops + 1)),
+            "{m}"
+        );
+        assert!(m.contains(&format!("at most {}", l.max_ops)), "{m}");
+        assert!(m.contains("buddyscope replay t.txt --no-trace"), "{m}");
+        assert!(m.contains("cut the trace"), "{m}");
+        let m = replay_over_limits("t.txt", 10, l.max_events + 1, false).unwrap();
+        assert!(
+            m.contains(&format!("{} recorded events", l.max_events + 1)),
+            "{m}"
         );
     }
 

@@ -7,8 +7,8 @@
 //! against the model's at the cursor's `mm_page_alloc`; the scrubber marks each listed miss.
 //!
 //! Every number is the engine's (`buddyscope::run::replay::summary`); this module only renders. The
-//! trace is replayed in one go on the main thread, after a "Replaying …" message has been
-//! painted (a worker is out of scope): a 40 000-line trace takes a fraction of a second.
+//! trace replays in the run worker, read from its file in chunks (`crate::runjob`), with its
+//! progress and Cancel in the run status strip.
 
 use buddyscope::mm::{EventKind, Mutation, NR_PAGE_ORDERS};
 use buddyscope::run::replay::{migratetype_name, FragPoint};
@@ -81,13 +81,23 @@ pub struct PredictionModel {
     pub next: Option<u32>,
 }
 
-/// The scrubber markers of the listed misses: (position, tooltip), ascending.
-pub fn miss_markers(r: &ReplayInfo) -> Vec<(u32, String)> {
+/// Most miss markers drawn on the scrubber: beyond it, one per 1/`MAX_MISS_MARKERS` of the
+/// track (the first miss there), so a real trace's thousands of misses stay a few hundred
+/// elements.
+pub const MAX_MISS_MARKERS: u64 = 1000;
+
+/// The scrubber markers of the listed misses in a run of `len` events: (position, tooltip),
+/// ascending, thinned to [`MAX_MISS_MARKERS`].
+pub fn miss_markers(r: &ReplayInfo, len: u32) -> Vec<(u32, String)> {
     let Some(p) = &r.predict else {
         return Vec::new();
     };
+    let thin = r.miss_positions.len() as u64 > MAX_MISS_MARKERS;
+    let bucket = |pos: u32| u64::from(pos) * MAX_MISS_MARKERS / u64::from(len.max(1));
+    let mut last = None;
     r.miss_positions
         .iter()
+        .filter(|&&(pos, _)| !thin || last.replace(bucket(pos)) != Some(bucket(pos)))
         .map(|&(pos, i)| {
             let m = &p.misses[i];
             (pos, format!("miss: {m} ({})", m.cause))
@@ -323,11 +333,6 @@ pub fn TraceOpenPanel() -> impl IntoView {
                 </label>
                 <span class="muted small">"or drop a trace file here"</span>
             </div>
-            <Show when=move || view.shell.ui.trace_status.with(|s| s.is_some())>
-                <p class="trace-status" data-testid="trace-status" role="status">
-                    {move || view.shell.ui.trace_status.get().unwrap_or_default()}
-                </p>
-            </Show>
             <Show when=move || view.shell.ui.trace_error.with(|s| s.is_some())>
                 <div class="editor-error" data-testid="trace-error" role="alert">
                     <p><strong>"Not replayed: "</strong>{move || view.shell.ui.trace_error.get().unwrap_or_default()}</p>
@@ -745,7 +750,7 @@ pub(crate) mod tests {
         assert_eq!(m.at, None, "event 0 is before every allocation");
         assert_eq!(m.prev, None);
         // One marker per listed miss, ascending, each the end of its mm_page_alloc's op.
-        let marks = miss_markers(r);
+        let marks = miss_markers(r, t.len());
         assert_eq!(marks.len(), cli.misses.len());
         assert!(marks.windows(2).all(|w| w[0].0 < w[1].0));
         assert_eq!(m.next, Some(marks[0].0));
@@ -793,6 +798,30 @@ pub(crate) mod tests {
             r.profile,
             "Profile v7.3 — the snapshot says 7.3.4+deb13-amd64"
         );
+    }
+
+    /// Thousands of misses are thinned to at most one marker per 1/1000 of the track, the
+    /// first miss of each kept.
+    #[test]
+    fn many_misses_are_thinned_on_the_scrubber() {
+        let mut trace = String::new();
+        for i in 0..3000u64 {
+            let p = 0x1000 + (i * 7) % 50_000;
+            trace.push_str(&format!("mm_page_alloc: page=0xffffea0000000000 pfn={p:#x} order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\nmm_page_free: page=0xffffea0000000000 pfn={p:#x} order=0\n"));
+        }
+        let s =
+            crate::model::Session::load_trace(&buddyscope::Scenario::default(), None, &trace, "t")
+                .unwrap();
+        let r = s.replay.as_ref().unwrap();
+        assert!(r.miss_positions.len() as u64 > MAX_MISS_MARKERS);
+        let marks = miss_markers(r, s.timeline.len());
+        assert!(
+            marks.len() as u64 <= MAX_MISS_MARKERS && marks.len() > 100,
+            "{}",
+            marks.len()
+        );
+        assert_eq!(marks[0].0, r.miss_positions[0].0);
+        assert!(marks.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
     #[test]

@@ -90,9 +90,13 @@ pub fn Scrubber() -> impl IntoView {
     });
     // A replayed trace's prediction misses: (position, tooltip).
     let misses = Memo::new(move |_| {
-        view.with_run(|s| s.replay.as_ref().map(super::replay::miss_markers))
-            .flatten()
-            .unwrap_or_default()
+        view.with_run(|s| {
+            s.replay
+                .as_ref()
+                .map(|r| super::replay::miss_markers(r, s.timeline.len()))
+        })
+        .flatten()
+        .unwrap_or_default()
     });
     // Op end positions: redraw the ticks only when the run or the width changes.
     let op_ends = Memo::new(move |_| view.with_run(|s| markers(&s.timeline)).unwrap_or_default());

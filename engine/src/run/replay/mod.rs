@@ -16,8 +16,8 @@ mod tally;
 
 pub(crate) use forced::by_kind_text;
 pub use forced::{
-    replay, replay_text, Divergence, DivergenceKind, KindCount, OpTimes, Replay, ReplayError,
-    ReplayOptions, TracedAlloc, TracedAllocs,
+    op_defs, replay, replay_text, Divergence, DivergenceKind, KindCount, OpTimes, Replay,
+    ReplayError, ReplayOptions, TracedAlloc, TracedAllocs,
 };
 pub use model_choice::{reissue, Comparison, Difference};
 pub use parse::{CompactionLine, TraceEvent, TraceParseError};

@@ -20,7 +20,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// Why the model chose another page than the kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Cause {
     /// The kernel's allocation failed; the model found a page.
@@ -294,7 +296,7 @@ pub fn classify(f: &Facts) -> Option<Cause> {
 }
 
 /// One allocation the model predicted differently.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Miss {
     /// 1-based trace line of the `mm_page_alloc`.
     pub line: u64,
