@@ -284,3 +284,20 @@ test('a trace replayed in the worker gives the CLI\'s summary', async ({ page })
   expect(marks).toBeGreaterThan(100);
   expect(marks).toBeLessThanOrEqual(1000);
 });
+
+test('a trace over the recorded-run limits stops, says how to replay it, and keeps the run', async ({ page }) => {
+  test.setTimeout(300_000);
+  // 1,060,000 trace events: over the app's 1,000,000 op records of a recorded run.
+  const file = generatedTrace(530_000);
+  await openApp(page);
+  const name = await page.getByTestId('scenario-name').textContent();
+  await page.getByTestId('trace-start').selectOption('boot');
+  await page.getByTestId('trace-open').setInputFiles(file);
+  const err = page.getByTestId('trace-error');
+  await expect(err).toBeVisible({ timeout: 240_000 });
+  await expect(err).toContainText('more than');
+  await expect(err).toContainText('at most 1000000');
+  await expect(err).toContainText(`buddyscope replay ${path.basename(file)} --no-trace`);
+  await expect(page.getByTestId('run-status')).toHaveCount(0);
+  await expect(page.getByTestId('scenario-name')).toHaveText(name ?? '');
+});
