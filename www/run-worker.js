@@ -8,11 +8,29 @@
 // point, the first time). Messages back: {type: "progress", done, total},
 // then {type: "done", bytes, encode_ms, run_ms} (the ArrayBuffer is transferred, not copied) or
 // {type: "error", message}. The page cancels by terminating the worker.
+//
+// A trace replay ({kind: "replay", file, start, profile}) calls `buddyscope_worker_replay`
+// instead, which reads the File a chunk at a time (FileReaderSync) into the engine's streaming
+// replay; its progress is {type: "replay-progress", pass, bytes, total, lines, events}.
 self.onmessage = async (event) => {
-  const { glue, module, text, debug_panic } = event.data;
+  const { glue, module, text, debug_panic, kind } = event.data;
   try {
     const bindings = await import(glue);
     await bindings.default({ module_or_path: module });
+    if (kind === "replay") {
+      const { file, start, profile } = event.data;
+      let last = 0;
+      const progress = (pass, bytes, total, lines, events) => {
+        const now = performance.now();
+        if (bytes === 0 || bytes >= total || now - last >= 50) {
+          last = now;
+          self.postMessage({ type: "replay-progress", pass, bytes, total, lines, events });
+        }
+      };
+      const { bytes } = await bindings.buddyscope_worker_replay(file, start, profile, progress);
+      self.postMessage({ type: "done", bytes }, [bytes.buffer]);
+      return;
+    }
     let last = 0;
     const progress = (done, total) => {
       const now = performance.now();

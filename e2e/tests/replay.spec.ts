@@ -1,10 +1,11 @@
 // Trace replay in the app: a trace the CLI printed plays to the CLI's final state with
 // no divergence; a deliberate inconsistency shows exactly one divergence (scrubber marker and list
 // entry); a broken trace names its line and keeps the last good run.
-import { test, expect, openApp, saveScreenshot, runCli, type Page } from '../fixtures';
+import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, type Page } from '../fixtures';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 
 const ORDERS = [...Array(11).keys()];
 
@@ -154,4 +155,149 @@ test('boot defaults as the start state', async ({ page }) => {
   await openTrace(page, 'tiny.trace', trace);
   await expect(page.getByTestId('scenario-name')).toHaveText('Replay of tiny.trace');
   await expect(page.getByTestId('replay-events')).toHaveText('2');
+});
+
+/** A lab capture's folder (engine/tests/fixtures/lab/README.md). */
+function labDir(version: string, workload: string): string {
+  return path.join('engine', 'tests', 'fixtures', 'lab', version, workload);
+}
+
+test('a lab capture replays with prediction: the rates and the first miss are the CLI\'s', async ({ page }) => {
+  test.setTimeout(120_000);
+  const dir = labDir('7.3.4', 'idle');
+  const root = REPO_ROOT;
+  const trace = fs.readFileSync(path.join(root, dir, 'trace.txt'), 'utf8');
+  // The user gunzips the capture's snapshot and opens it as the start state.
+  const snapshot = zlib.gunzipSync(fs.readFileSync(path.join(root, dir, 'snapshot-before.json.gz')));
+  const snapFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'buddyscope-lab-')), 'snapshot-before.json');
+  fs.writeFileSync(snapFile, snapshot);
+  const cli = JSON.parse(
+    runCli(['replay', path.join(dir, 'trace.txt'), '--scenario', snapFile, '--predict', '--format', 'json']),
+  ).predict;
+  const summary = runCli(['replay', path.join(dir, 'trace.txt'), '--scenario', snapFile, '--predict']);
+  const rates = /^predict: (.*)$/m.exec(summary)![1];
+  expect(cli.miss_count).toBeGreaterThan(0);
+
+  await openApp(page);
+  await page.getByTestId('trace-start-file').setInputFiles({
+    name: 'snapshot-before.json',
+    mimeType: 'application/json',
+    buffer: snapshot,
+  });
+  await expect(page.getByTestId('trace-start')).toHaveValue('file');
+  await openTrace(page, 'trace.txt', trace);
+  await expect(page.getByTestId('scenario-name')).toHaveText('Replay of trace.txt');
+  const panel = page.getByTestId('replay-predict');
+  await expect(page.getByTestId('predict-rates')).toHaveText(rates);
+  await expect(page.getByTestId('predict-rates')).toContainText(
+    `${cli.allocations} allocations, ${cli.exact} exact`,
+  );
+  // B: the profile the snapshot's release picks, said where the replay is shown.
+  await expect(page.getByTestId('replay-profile')).toHaveText('Profile v7.3 — the snapshot says 7.3.4+deb13-amd64');
+  // Every listed miss is marked, in its own colour, with a legend.
+  await expect(page.getByTestId('scrub-miss')).toHaveCount(cli.misses.length);
+  await expect(page.getByTestId('scrub-legend')).toContainText('prediction miss');
+  await expect(page.getByTestId('predict-prev')).toBeDisabled();
+  // The keyboard: M goes to the first miss.
+  await page.getByTestId('scenario-name').click();
+  await page.keyboard.press('m');
+  const first = cli.misses[0];
+  await expect(page.getByTestId('predict-at')).toHaveAttribute('data-verdict', 'miss');
+  await expect(page.getByTestId('predict-line')).toHaveText(String(first.line));
+  await expect(page.getByTestId('predict-actual')).toContainText(`pfn 0x${first.want_pfn.toString(16)}, order ${first.order}`);
+  await expect(page.getByTestId('predict-model')).toHaveText(`pfn 0x${first.got_pfn.toString(16)}, order ${first.order}`);
+  await expect(page.getByTestId('predict-cause')).toContainText(first.cause);
+  // The button: the second miss, then back with Shift+M.
+  await page.getByTestId('predict-next').click();
+  await expect(page.getByTestId('predict-line')).toHaveText(String(cli.misses[1].line));
+  await page.keyboard.press('Shift+M');
+  await expect(page.getByTestId('predict-line')).toHaveText(String(first.line));
+  await panel.scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'replay-predict', panel);
+
+  // A profile the user chose that the snapshot contradicts is said.
+  await page.getByTestId('trace-profile').selectOption('v7.2');
+  await openTrace(page, 'trace.txt', trace);
+  await expect(page.getByTestId('replay-profile')).toHaveText(
+    'Profile v7.2, as chosen — but the snapshot says 7.3.4+deb13-amd64, which is profile v7.3',
+  );
+});
+
+/** A generated kmem trace of `pairs` order-0 allocations and frees on a boot zone (the engine
+ * trace's format: no task or CPU columns), in a temporary file. */
+function generatedTrace(pairs: number): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'buddyscope-gen-')), `gen-${pairs}.txt`);
+  const fd = fs.openSync(file, 'w');
+  let chunk = '';
+  for (let i = 0; i < pairs; i++) {
+    const pfn = `0x${(0x1000 + ((i * 7) % 50_000)).toString(16)}`;
+    chunk += `mm_page_alloc: page=0xffffea0000000000 pfn=${pfn} order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n`;
+    chunk += `mm_page_free: page=0xffffea0000000000 pfn=${pfn} order=0\n`;
+    if (chunk.length > 1 << 20) {
+      fs.writeSync(fd, chunk);
+      chunk = '';
+    }
+  }
+  fs.writeSync(fd, chunk);
+  fs.closeSync(fd);
+  return file;
+}
+
+test('a large trace replays in the worker: the page responds, the progress moves, Cancel keeps the run', async ({ page }) => {
+  test.setTimeout(180_000);
+  const big = generatedTrace(400_000);
+  await openApp(page);
+  const name = await page.getByTestId('scenario-name').textContent();
+  await page.getByTestId('trace-start').selectOption('boot');
+  await page.getByTestId('trace-open').setInputFiles(big);
+  const progress = page.getByTestId('run-progress-text');
+  await expect(progress).toContainText('lines');
+  const first = await progress.textContent();
+  // The page still responds: a button moves the cursor while the worker replays.
+  await page.getByTestId('jump-end').click();
+  await expect(page.getByTestId('position')).not.toContainText('event 0 /');
+  await page.getByTestId('jump-start').click();
+  await expect(page.getByTestId('position')).toContainText('event 0 /');
+  await expect(progress).not.toHaveText(first ?? '');
+  await saveScreenshot(page, 'replay-worker-progress', page.getByTestId('run-status'));
+  await page.getByTestId('run-cancel').click();
+  await expect(page.getByTestId('run-status')).toHaveCount(0);
+  await expect(page.getByTestId('scenario-name')).toHaveText(name ?? '');
+  await expect(page.getByTestId('replay-summary')).toHaveCount(0);
+});
+
+test('a trace replayed in the worker gives the CLI\'s summary', async ({ page }) => {
+  test.setTimeout(120_000);
+  const file = generatedTrace(20_000);
+  const cli = JSON.parse(runCli(['replay', file, '--predict', '--format', 'json']));
+  const rates = /^predict: (.*)$/m.exec(runCli(['replay', file, '--predict']))![1];
+  await openApp(page);
+  await page.getByTestId('trace-start').selectOption('boot');
+  await page.getByTestId('trace-open').setInputFiles(file);
+  await expect(page.getByTestId('scenario-name')).toHaveText(`Replay of ${path.basename(file)}`, { timeout: 60_000 });
+  await expect(page.getByTestId('replay-events')).toHaveText(String(cli.replay.trace_events));
+  await expect(page.getByTestId('replay-divergence-count')).toHaveText(String(cli.replay.divergence_count));
+  await expect(page.getByTestId('predict-rates')).toHaveText(rates);
+  await expect(page.getByTestId('replay-profile')).toContainText('nothing named a kernel version');
+  // Thousands of misses: the scrubber marks at most 1000 of them.
+  const marks = await page.getByTestId('scrub-miss').count();
+  expect(marks).toBeGreaterThan(100);
+  expect(marks).toBeLessThanOrEqual(1000);
+});
+
+test('a trace over the recorded-run limits stops, says how to replay it, and keeps the run', async ({ page }) => {
+  test.setTimeout(300_000);
+  // 1,060,000 trace events: over the app's 1,000,000 op records of a recorded run.
+  const file = generatedTrace(530_000);
+  await openApp(page);
+  const name = await page.getByTestId('scenario-name').textContent();
+  await page.getByTestId('trace-start').selectOption('boot');
+  await page.getByTestId('trace-open').setInputFiles(file);
+  const err = page.getByTestId('trace-error');
+  await expect(err).toBeVisible({ timeout: 240_000 });
+  await expect(err).toContainText('more than');
+  await expect(err).toContainText('at most 1000000');
+  await expect(err).toContainText(`buddyscope replay ${path.basename(file)} --no-trace`);
+  await expect(page.getByTestId('run-status')).toHaveCount(0);
+  await expect(page.getByTestId('scenario-name')).toHaveText(name ?? '');
 });

@@ -25,7 +25,7 @@ mod tests;
 use buddyscope::mm::{Kernel, MigrateType};
 use buddyscope::run::Timeline;
 use buddyscope::scenario::builtin;
-use buddyscope::scenario::{parse_valid, ScenarioError, ValidScenario};
+use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
 use buddyscope::scenario::{ComparePair, Side};
 
 use crate::share::{CompareShare, PresenterState, ShareMode, SharePayload};
@@ -92,6 +92,17 @@ pub enum RunStatus {
     Idle,
     /// A long run in the worker: `done` of `total` ops.
     Running { name: String, done: u64, total: u64 },
+    /// A trace replaying in the worker, read from its file in chunks: `pass` 1 (the replay) or
+    /// 2 (the model choosing its own pages), `bytes` of the file's `total` read in this pass,
+    /// the `lines` read and trace `events` replayed so far.
+    Replaying {
+        name: String,
+        pass: u8,
+        bytes: u64,
+        total: u64,
+        lines: u64,
+        events: u64,
+    },
     /// The worker has finished; the page is reading its `bytes` of result, a slice per task
     /// (`done` of `total` records read).
     Receiving {
@@ -143,8 +154,10 @@ pub struct Model {
     pub compare_error: Option<String>,
     /// The start state of the next trace replayed.
     pub trace_start: TraceStart,
-    /// "Replaying …" while a trace is read, then `None`.
-    pub trace_status: Option<String>,
+    /// The start-state file opened for [`TraceStart::File`]: its name and scenario.
+    pub trace_start_file: Option<(String, Box<Scenario>)>,
+    /// The profile the user chose for the next replay; `None`: the one the input names.
+    pub trace_profile: Option<Kernel>,
     /// Why the last trace was not replayed (the error names the line); the last good run stays.
     pub trace_error: Option<String>,
     /// The active tour stop (index into the scenario's `tour`); `None`: no tour playing.
@@ -155,6 +168,8 @@ pub struct Model {
     pub run_status: RunStatus,
     /// The worker run in progress and the id its scenario loads under.
     job: Option<(JobId, String)>,
+    /// The worker's job is a trace replay: its failure is the trace's error.
+    job_is_replay: bool,
     next_job: u64,
     /// What waits for the run in the worker.
     after_load: Vec<AfterLoad>,
@@ -190,11 +205,30 @@ pub enum Command {
     /// A share link (an embed host's `load`): its scenario, position, compare and presenter
     /// state.
     Share(Box<SharePayload>),
-    /// A replayed trace (the shell replays it, [`Session::load_trace`]): installed, or the
-    /// error names the line and the last good run stays.
-    Replay(Result<Box<Session>, String>),
     TraceStart(TraceStart),
-    TraceStatus(Option<String>),
+    /// A start-state file was read ([`buddyscope::scenario::parse_start_state`]): it becomes
+    /// the start state ([`TraceStart::File`]), or the error is shown and nothing changes.
+    TraceStartFile(Result<(String, Box<Scenario>), String>),
+    /// The profile of the next replay (`None`: the one the input names).
+    TraceProfile(Option<Kernel>),
+    /// A trace file was opened (its `name` and size in `bytes`; the shell holds the file): it
+    /// replays in the worker from the chosen start state, or the error says why not.
+    ReplayFile {
+        name: String,
+        bytes: u64,
+    },
+    /// The replay worker's progress ([`RunStatus::Replaying`]).
+    ReplayProgress {
+        job: JobId,
+        pass: u8,
+        bytes: u64,
+        total: u64,
+        lines: u64,
+        events: u64,
+    },
+    /// The replay's next (or previous) prediction miss after (before) the cursor.
+    NextMiss,
+    PrevMiss,
     /// The worker's progress: `done` of `total` ops.
     WorkerProgress {
         job: JobId,
@@ -297,6 +331,15 @@ pub enum Effect {
         text: String,
         valid: Box<ValidScenario>,
     },
+    /// Replay the trace file the shell holds (`file`: its name) in the worker from `valid`
+    /// (its scenario: [`session::replay_start`]'s); its messages come back as `ReplayProgress`
+    /// and `Worker*` commands with `job`.
+    StartReplay {
+        job: JobId,
+        file: String,
+        valid: Box<ValidScenario>,
+        profile: String,
+    },
     /// Terminate the worker run in progress (and stop reading its result).
     CancelWorker,
     /// The scenario loaded before [`Command::WhenLoaded`]`(token)` is on screen, or will not be.
@@ -357,12 +400,14 @@ impl Model {
             selected_page: None,
             compare_error: None,
             trace_start: TraceStart::Scenario,
-            trace_status: None,
+            trace_start_file: None,
+            trace_profile: None,
             trace_error: None,
             tour_stop: None,
             tour_notice: None,
             run_status: RunStatus::Idle,
             job: None,
+            job_is_replay: false,
             next_job: 0,
             after_load: Vec::new(),
             handover: None,
@@ -539,26 +584,40 @@ pub fn update(m: &mut Model, cmd: Command) -> Vec<Effect> {
             }
         }
         Command::Share(p) => m.share_error = apply_share(m, &p, &mut fx).err(),
-        Command::Replay(result) => match result {
-            Ok(s) => {
-                // A long run still in the worker would replace the replay when it finishes.
-                cancel(m, &mut fx);
-                skip_first_run(m);
-                let id = m.new_run_id();
-                *m.main_mut() = Session { id, ..*s };
-                m.scenario_id = "custom".to_string();
+        Command::TraceStart(t) => m.trace_start = t,
+        Command::TraceStartFile(f) => match f {
+            Ok(f) => {
+                m.trace_start_file = Some(f);
+                m.trace_start = TraceStart::File;
                 m.trace_error = None;
-                m.playing = false;
             }
             Err(e) => m.trace_error = Some(e),
         },
-        Command::TraceStart(t) => m.trace_start = t,
-        Command::TraceStatus(s) => {
-            if s.is_some() {
-                m.trace_error = None;
+        Command::TraceProfile(k) => m.trace_profile = k,
+        Command::ReplayFile { name, bytes } => start_replay(m, name, bytes, &mut fx),
+        Command::ReplayProgress {
+            job,
+            pass,
+            bytes,
+            total,
+            lines,
+            events,
+        } => {
+            if current_job(m, job) {
+                if let RunStatus::Replaying { name, .. } = &m.run_status {
+                    m.run_status = RunStatus::Replaying {
+                        name: name.clone(),
+                        pass,
+                        bytes,
+                        total,
+                        lines,
+                        events,
+                    };
+                }
             }
-            m.trace_status = s;
         }
+        Command::NextMiss => miss_jump(m, true),
+        Command::PrevMiss => miss_jump(m, false),
         Command::WorkerProgress { job, done, total } => {
             if current_job(m, job) {
                 if let RunStatus::Running {
@@ -573,7 +632,9 @@ pub fn update(m: &mut Model, cmd: Command) -> Vec<Effect> {
         Command::WorkerReceiving { job, bytes } => {
             if current_job(m, job) {
                 let name = match &m.run_status {
-                    RunStatus::Running { name, .. } => name.clone(),
+                    RunStatus::Running { name, .. } | RunStatus::Replaying { name, .. } => {
+                        name.clone()
+                    }
                     _ => String::new(),
                 };
                 m.run_status = RunStatus::Receiving {
@@ -603,14 +664,23 @@ pub fn update(m: &mut Model, cmd: Command) -> Vec<Effect> {
             if let Some((_, id)) = m.job.take_if(|(j, _)| *j == job) {
                 m.run_status = RunStatus::Idle;
                 m.handover = Some(handover);
+                if std::mem::take(&mut m.job_is_replay) {
+                    m.trace_error = None;
+                }
                 install(m, *session, &id);
                 settle(m, Ok(()), &mut fx);
             }
         }
         Command::WorkerFailed { job, message } => {
             if m.job.take_if(|(j, _)| *j == job).is_some() {
-                m.run_status = RunStatus::Failed(message.clone());
-                settle(m, Err(message), &mut fx);
+                if std::mem::take(&mut m.job_is_replay) {
+                    // The trace's error, at the trace's panel; the last good run stays.
+                    m.run_status = RunStatus::Idle;
+                    m.trace_error = Some(message);
+                } else {
+                    m.run_status = RunStatus::Failed(message.clone());
+                    settle(m, Err(message), &mut fx);
+                }
             }
         }
         Command::Cancel => cancel(m, &mut fx),
@@ -705,10 +775,11 @@ fn reads_the_run(cmd: &Command) -> bool {
             | Command::LoadBuiltin(_)
             | Command::Import { .. }
             | Command::Share(_)
-            | Command::Replay(_)
             | Command::TraceStart(_)
-            | Command::TraceStatus(_)
+            | Command::TraceStartFile(_)
+            | Command::TraceProfile(_)
             | Command::WorkerProgress { .. }
+            | Command::ReplayProgress { .. }
             | Command::WorkerReceiving { .. }
             | Command::ReceiveProgress { .. }
             | Command::WorkerDone { .. }
@@ -720,6 +791,26 @@ fn reads_the_run(cmd: &Command) -> bool {
             | Command::Saved(_)
             | Command::WhenLoaded(_)
     )
+}
+
+/// The main run to its replay's next (`forward`) or previous listed prediction miss, if any;
+/// stops playback.
+fn miss_jump(m: &mut Model, forward: bool) {
+    let s = m.main_mut();
+    let Some(r) = &s.replay else { return };
+    let pos = s.timeline.pos();
+    let at = &r.miss_positions;
+    let target = if forward {
+        at.get(at.partition_point(|p| p.0 <= pos)).map(|p| p.0)
+    } else {
+        at.partition_point(|p| p.0 < pos)
+            .checked_sub(1)
+            .map(|i| at[i].0)
+    };
+    if let Some(t) = target {
+        s.timeline.seek(t);
+        m.playing = false;
+    }
 }
 
 /// Runs the default scenario's ops now if they have not run yet.
@@ -878,9 +969,54 @@ fn start_worker(
     });
 }
 
+/// Replays the trace file `name` (`bytes` long) in the worker from the chosen start state and
+/// profile; the current run stays until it is in. Without a start state, the error says so.
+fn start_replay(m: &mut Model, name: String, bytes: u64, fx: &mut Vec<Effect>) {
+    let start = match m.trace_start {
+        TraceStart::Boot => Some(Scenario::default()),
+        TraceStart::Scenario => Some(m.main().scenario.clone()),
+        TraceStart::File => m.trace_start_file.as_ref().map(|f| Scenario::clone(&f.1)),
+    };
+    let Some(start) = start else {
+        m.trace_error = Some(format!(
+            "{name}: no start-state file is open: open one (a scenario or a drgn snapshot) first"
+        ));
+        return;
+    };
+    let (scenario, profile) = session::replay_start(&start, m.trace_profile, &name);
+    let valid = match ValidScenario::new(scenario) {
+        Ok(v) => v,
+        Err(e) => {
+            m.trace_error = Some(format!("{name}: {e}"));
+            return;
+        }
+    };
+    cancel(m, fx);
+    m.next_job += 1;
+    let job = JobId(m.next_job);
+    m.job = Some((job, "custom".to_string()));
+    m.job_is_replay = true;
+    m.trace_error = None;
+    m.run_status = RunStatus::Replaying {
+        name: name.clone(),
+        pass: 1,
+        bytes: 0,
+        total: bytes,
+        lines: 0,
+        events: 0,
+    };
+    fx.push(Effect::StartReplay {
+        job,
+        file: name,
+        valid: Box::new(valid),
+        profile,
+    });
+}
+
 /// Stops the run in progress, if any (the previous run stays), and clears the status strip.
 fn cancel(m: &mut Model, fx: &mut Vec<Effect>) {
     let was_pending = m.pending();
+    m.job_is_replay = false;
     if m.job.take().is_some() {
         fx.push(Effect::CancelWorker);
     }

@@ -2,7 +2,10 @@
 //! options, the limits, where a scenario runs ([`plan`]) and the bounded run itself. Pure: the
 //! engine's calls only, tested natively.
 
-use buddyscope::run::replay::{self, Divergence, ReplayError, ReplayOptions, ReplaySummary};
+use buddyscope::mm::Kernel;
+use buddyscope::run::replay::{
+    self, Divergence, PredictReport, ReplayError, ReplayOptions, ReplaySummary,
+};
 use buddyscope::run::Timeline;
 use buddyscope::run::{self, Cost, Limits};
 use buddyscope::run::{Run, RunOptions};
@@ -51,6 +54,92 @@ pub struct ReplayInfo {
     pub allocs: buddyscope::run::replay::TracedAllocs,
     /// The trace's clock at each op record (the charts' time axis).
     pub times: buddyscope::run::replay::OpTimes,
+    /// The prediction: at every `mm_page_alloc` the model chose a page itself first, then the
+    /// kernel's was applied (the CLI's `replay --predict`).
+    pub predict: Option<PredictReport>,
+    /// Where each listed miss is on the scrubber (the end of its `mm_page_alloc`'s op record)
+    /// and its index in `predict.misses`, ascending by position.
+    pub miss_positions: Vec<(u32, usize)>,
+    /// Which profile replayed the trace, and why ([`profile_note`]).
+    pub profile: String,
+}
+
+/// The scrubber positions of the listed misses: the end of the op record of the
+/// `mm_page_alloc` line each is about (one op record per trace line), ascending.
+pub fn miss_positions(run: &Run, report: &PredictReport) -> Vec<(u32, usize)> {
+    let by_line: std::collections::HashMap<u64, usize> = report
+        .misses
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.line, i))
+        .collect();
+    let mut out: Vec<(u32, usize)> = run
+        .ops
+        .iter()
+        .filter_map(|o| match &o.outcome {
+            buddyscope::run::Outcome::Replayed { line, .. } => {
+                by_line.get(line).map(|&i| (o.end, i))
+            }
+            _ => None,
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// What the start state says of its kernel: a node snapshot's release (`uname -r`).
+pub fn named_release(start: &Scenario) -> Option<&str> {
+    match &start.init {
+        buddyscope::scenario::Init::NodeSnapshot(s) => s.kernel.as_deref(),
+        _ => None,
+    }
+}
+
+/// The profile a trace is replayed with, and the sentence that says why: the user's `chosen`
+/// profile if any, else the one the start state's `release` names (`Kernel::from_uname`),
+/// else the start state's own (`fallback`). A choice that disagrees with the release is said.
+pub fn profile_note(
+    release: Option<&str>,
+    chosen: Option<Kernel>,
+    fallback: Kernel,
+) -> (Kernel, String) {
+    let named = release.and_then(Kernel::from_uname);
+    match (chosen, release) {
+        (None, Some(r)) => match named {
+            Some(k) => (k, format!("Profile {} — the snapshot says {r}", k.as_str())),
+            None => (
+                fallback,
+                format!(
+                    "Profile {} (the start state's) — the snapshot says {r}, which no profile \
+                     matches ({})",
+                    fallback.as_str(),
+                    Kernel::choices()
+                ),
+            ),
+        },
+        (None, None) => (
+            fallback,
+            format!(
+                "Profile {} (the start state's) — nothing named a kernel version",
+                fallback.as_str()
+            ),
+        ),
+        (Some(c), Some(r)) => {
+            let why = match named {
+                Some(k) if k == c => format!("the snapshot says {r} too"),
+                Some(k) => format!("but the snapshot says {r}, which is profile {}", k.as_str()),
+                None => format!("the snapshot says {r}, which no profile matches"),
+            };
+            (c, format!("Profile {}, as chosen — {why}", c.as_str()))
+        }
+        (Some(c), None) => (
+            c,
+            format!(
+                "Profile {}, as chosen — nothing named a kernel version",
+                c.as_str()
+            ),
+        ),
+    }
 }
 
 /// Where a replayed trace starts.
@@ -61,6 +150,9 @@ pub enum TraceStart {
     Scenario,
     /// A default zone, booted.
     Boot,
+    /// A start-state file the user opened (a scenario or a drgn snapshot):
+    /// [`crate::model::Model::trace_start_file`].
+    File,
 }
 
 /// What a run holds in memory, from the engine's accounting (`Run::trace_bytes`,
@@ -138,38 +230,118 @@ impl Session {
     }
 
     /// Replays `trace` from the start state of `start` (its ops are ignored) as a recorded run,
-    /// with the engine's summary and the model's comparison.
-    pub fn load_trace(start: &Scenario, trace: &str, file: &str) -> Result<Session, ReplayError> {
-        let mut start = start.clone();
-        start.ops.clear();
-        start.name = format!("Replay of {file}");
-        start.description = Some(format!(
-            "The kmem trace {file}, replayed from this zone's start state (kernel, zone, init): \
-             the model takes the traced pages."
-        ));
-        let opts = ReplayOptions {
-            record: true,
-            checkpoint_budget: CHECKPOINT_BUDGET,
-            ..ReplayOptions::default()
-        };
-        let r = replay::replay_text(&start, trace, &opts)?;
-        let comparison = replay::reissue(&start, trace.as_bytes())?;
-        let summary = replay::summary(&r, Some(&comparison));
-        Ok(Session {
-            id: RunId::default(),
-            text: r.run.scenario.to_json_pretty(),
-            scenario: Scenario::clone(&r.run.scenario),
-            replay: Some(ReplayInfo {
-                file: file.to_string(),
-                summary,
-                divergences: r.divergences,
-                allocs: r.allocs,
-                times: r.times,
-            }),
-            memory: RunMemory::of(&r.run),
-            timeline: Timeline::new(r.run),
-        })
+    /// with the engine's summary, the model's comparison and its prediction of every
+    /// allocation, under the profile [`profile_note`] picks (`chosen`: the user's, if any).
+    /// The app replays in the run worker ([`replay_trace`] over the file, in chunks); this is
+    /// the same in one piece (tests).
+    #[cfg(test)]
+    pub fn load_trace(
+        start: &Scenario,
+        chosen: Option<Kernel>,
+        trace: &str,
+        file: &str,
+    ) -> Result<Session, ReplayError> {
+        let (start, profile) = replay_start(start, chosen, file);
+        let (run, info) =
+            replay_trace(&start, profile, file, &mut || trace.as_bytes(), &mut |_| {})?;
+        Ok(Session::from_replay(run, info))
     }
+
+    /// The session of a replayed trace.
+    pub fn from_replay(run: Run, info: ReplayInfo) -> Session {
+        Session {
+            id: RunId::default(),
+            text: run.scenario.to_json_pretty(),
+            scenario: Scenario::clone(&run.scenario),
+            replay: Some(info),
+            memory: RunMemory::of(&run),
+            timeline: Timeline::new(run),
+        }
+    }
+}
+
+/// The scenario a trace named `file` replays from: `start` without its ops, under the profile
+/// [`profile_note`] picks, and that sentence.
+pub fn replay_start(start: &Scenario, chosen: Option<Kernel>, file: &str) -> (Scenario, String) {
+    let mut start = start.clone();
+    let (kernel, profile) = profile_note(named_release(&start), chosen, start.kernel);
+    start.kernel = kernel;
+    start.ops.clear();
+    start.name = format!("Replay of {file}");
+    start.description = Some(format!(
+        "The kmem trace {file}, replayed from this zone's start state (kernel, zone, init): \
+         the model takes the traced pages."
+    ));
+    (start, profile)
+}
+
+/// Replays the trace `open()` reads (from its start each call: the model's comparison reads it
+/// a second time) from `start` ([`replay_start`]) as a recorded run with the engine's
+/// summary, divergences and prediction. `progress(events)` is the engine's (every 65536
+/// trace events); a reader that fails stops the replay (the worker's, over the limits).
+pub fn replay_trace<R: std::io::BufRead>(
+    start: &Scenario,
+    profile: String,
+    file: &str,
+    open: &mut dyn FnMut() -> R,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(Run, ReplayInfo), ReplayError> {
+    let opts = ReplayOptions {
+        record: true,
+        checkpoint_budget: CHECKPOINT_BUDGET,
+        predict: true,
+        ..ReplayOptions::default()
+    };
+    let r = replay::replay(start, open(), &opts, progress)?;
+    let comparison = replay::reissue(start, open())?;
+    let summary = replay::summary(&r, Some(&comparison));
+    let info = ReplayInfo {
+        file: file.to_string(),
+        summary,
+        divergences: r.divergences,
+        allocs: r.allocs,
+        times: r.times,
+        miss_positions: r
+            .predict
+            .as_ref()
+            .map(|p| miss_positions(&r.run, p))
+            .unwrap_or_default(),
+        predict: r.predict,
+        profile,
+    };
+    Ok((r.run, info))
+}
+
+/// Why a recorded replay of `file` is over the app's limits of a recorded run (one op record per
+/// trace event, [`limits`]), and how to replay it anyway; `None` within them. `more` says the
+/// replay was stopped there (the counts are lower bounds).
+pub fn replay_over_limits(
+    file: &str,
+    trace_events: u64,
+    events: u64,
+    more: bool,
+) -> Option<String> {
+    let l = limits();
+    if trace_events <= l.max_ops && events <= l.max_events {
+        return None;
+    }
+    let at_least = if more { "more than " } else { "" };
+    let what = if trace_events > l.max_ops {
+        format!(
+            "{at_least}{trace_events} trace events, and the app records at most {} (one op record each)",
+            l.max_ops
+        )
+    } else {
+        format!(
+            "{events} recorded events, and the app keeps at most {}",
+            l.max_events
+        )
+    };
+    Some(format!(
+        "{file}: {what}. Replay a part of it (cut the trace between its buddyscope markers, or \
+         a range of lines with sed -n), or replay it whole with the CLI without recording: \
+         buddyscope replay {file} --no-trace"
+    ))
 }
 
 // --- where a scenario runs -------------------------------------------------------------------
@@ -310,6 +482,76 @@ mod tests {
             plan_cost(&cost, &limits()),
             Plan::Worker { total: 3 }
         ));
+    }
+
+    /// The profile follows what the input names unless the user chose one; a choice that
+    /// disagrees with the input, and an input that names nothing, are said.
+    #[test]
+    fn the_profile_and_why() {
+        let r = Some("7.3.4+deb13-amd64");
+        let n = |release, chosen| profile_note(release, chosen, Kernel::V7_2);
+        assert_eq!(
+            n(r, None),
+            (
+                Kernel::V7_3,
+                "Profile v7.3 — the snapshot says 7.3.4+deb13-amd64".to_string()
+            )
+        );
+        assert_eq!(
+            n(None, None).1,
+            "Profile v7.2 (the start state's) — nothing named a kernel version"
+        );
+        assert_eq!(
+            n(Some("5.10.0-30-amd64"), None),
+            (
+                Kernel::V7_2,
+                format!(
+                    "Profile v7.2 (the start state's) — the snapshot says 5.10.0-30-amd64, which \
+                     no profile matches ({})",
+                    Kernel::choices()
+                )
+            )
+        );
+        assert_eq!(
+            n(r, Some(Kernel::V6_12)),
+            (
+                Kernel::V6_12,
+                "Profile v6.12, as chosen — but the snapshot says 7.3.4+deb13-amd64, which is \
+                 profile v7.3"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            n(r, Some(Kernel::V7_3)).1,
+            "Profile v7.3, as chosen — the snapshot says 7.3.4+deb13-amd64 too"
+        );
+        assert_eq!(
+            n(None, Some(Kernel::V6_18)).1,
+            "Profile v6.18, as chosen — nothing named a kernel version"
+        );
+    }
+
+    /// Over the recorded-run limits a replay says which limit, and how to replay anyway.
+    #[test]
+    fn a_replay_over_the_limits_says_how_to_fix_it() {
+        let l = limits();
+        assert_eq!(
+            replay_over_limits("t.txt", l.max_ops, l.max_events, false),
+            None
+        );
+        let m = replay_over_limits("t.txt", l.max_ops + 1, 0, true).unwrap();
+        assert!(
+            m.starts_with(&format!("t.txt: more than {} trace events", l.max_ops + 1)),
+            "{m}"
+        );
+        assert!(m.contains(&format!("at most {}", l.max_ops)), "{m}");
+        assert!(m.contains("buddyscope replay t.txt --no-trace"), "{m}");
+        assert!(m.contains("cut the trace"), "{m}");
+        let m = replay_over_limits("t.txt", 10, l.max_events + 1, false).unwrap();
+        assert!(
+            m.contains(&format!("{} recorded events", l.max_events + 1)),
+            "{m}"
+        );
     }
 
     /// The figures are the engine's: a run's trace is its events at 16 bytes, a call at 1 (and the

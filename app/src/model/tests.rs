@@ -2,6 +2,7 @@
 //! (the first run, a share link of a worker run, compare mode at the same op, a tour stop on both
 //! compare sides, a caption that never outlives its stop, `?exercises=` with a typo, …).
 
+use super::RunStatus;
 use buddyscope::explain::exercises::{Answer, Expected};
 use buddyscope::mm::MigrateType;
 use buddyscope::scenario::ScenarioError;
@@ -1096,33 +1097,200 @@ fn a_zone_tab_shows_a_zone_in_its_own_slot() {
     );
 }
 
+/// What the shell does with [`Effect::StartReplay`], natively: the trace replayed from the
+/// effect's scenario, its result (or its error) back as the worker's message.
+fn replay_in_worker(m: &mut Model, fx: Vec<Effect>, trace: &str) -> Vec<Effect> {
+    let mut rest = Vec::new();
+    for e in fx {
+        match e {
+            Effect::StartReplay {
+                job,
+                file,
+                valid,
+                profile,
+            } => {
+                let cmd = match session::replay_trace(
+                    &valid,
+                    profile,
+                    &file,
+                    &mut || trace.as_bytes(),
+                    &mut |_| {},
+                ) {
+                    Ok((run, info)) => Command::WorkerDone {
+                        job,
+                        session: Box::new(Session::from_replay(run, info)),
+                        handover: Handover {
+                            bytes: 1000,
+                            tasks: 5,
+                        },
+                    },
+                    Err(e) => Command::WorkerFailed {
+                        job,
+                        message: format!("{file}: {e}"),
+                    },
+                };
+                rest.extend(run(m, cmd));
+            }
+            e => rest.push(e),
+        }
+    }
+    rest
+}
+
+/// A trace file replays in the worker (its progress in the status strip) and replaces the run
+/// when it is in; a bad one names its line there and the last good run stays; Cancel keeps the
+/// run too.
 #[test]
 fn a_replayed_trace_replaces_the_run_and_a_bad_one_names_the_line() {
     let mut m = model();
     run(&mut m, Command::TraceStart(TraceStart::Boot));
     assert_eq!(m.trace_start, TraceStart::Boot);
-    run(&mut m, Command::TraceStatus(Some("Replaying t.txt".into())));
-    assert_eq!(m.trace_status.as_deref(), Some("Replaying t.txt"));
-    run(&mut m, Command::TraceStatus(None));
     let trace = "           <...>-1     [000] .....     1.000000: mm_page_alloc: page=0x1 pfn=0x1000 order=0 migratetype=1 gfp_flags=GFP_KERNEL\n";
-    let s = Session::load_trace(&buddyscope::scenario::Scenario::default(), trace, "t.txt");
-    match s {
-        Ok(s) => {
-            let id = m.main().id;
-            run(&mut m, Command::Replay(Ok(Box::new(s))));
-            assert_ne!(m.main().id, id);
-            assert_eq!(m.scenario_id, "custom");
-            assert!(m.main().replay.is_some());
-            assert_eq!(m.last_entry(), None, "a replay's text is not the run");
-        }
-        Err(e) => panic!("{e}"),
-    }
     let id = m.main().id;
-    run(&mut m, Command::Replay(Err("t.txt: line 3: what".into())));
+    let fx = run(
+        &mut m,
+        Command::ReplayFile {
+            name: "t.txt".into(),
+            bytes: trace.len() as u64,
+        },
+    );
+    let Some(Effect::StartReplay { job, valid, .. }) = fx.first() else {
+        panic!("no replay started")
+    };
+    let job = *job;
+    assert_eq!(valid.name, "Replay of t.txt");
+    assert!(
+        matches!(&m.run_status, RunStatus::Replaying { name, total, .. } if name == "t.txt" && *total == trace.len() as u64)
+    );
+    run(
+        &mut m,
+        Command::ReplayProgress {
+            job,
+            pass: 1,
+            bytes: 10,
+            total: trace.len() as u64,
+            lines: 1,
+            events: 1,
+        },
+    );
+    assert!(matches!(
+        m.run_status,
+        RunStatus::Replaying {
+            bytes: 10,
+            lines: 1,
+            events: 1,
+            ..
+        }
+    ));
+    assert_eq!(m.main().id, id, "the run stays until the replay is in");
+    replay_in_worker(&mut m, fx, trace);
+    assert_ne!(m.main().id, id);
+    assert_eq!(m.run_status, RunStatus::Idle);
+    assert_eq!(m.scenario_id, "custom");
+    assert!(m.main().replay.is_some());
+    assert_eq!(m.last_entry(), None, "a replay's text is not the run");
+
+    let id = m.main().id;
+    let bad = "  a-1  [000] .....  1.0: mm_page_alloc: page=0x0 pfn=0xzz order=0 migratetype=0 gfp_flags=GFP_KERNEL\n";
+    let fx = run(
+        &mut m,
+        Command::ReplayFile {
+            name: "bad.txt".into(),
+            bytes: 9,
+        },
+    );
+    replay_in_worker(&mut m, fx, bad);
     assert_eq!(m.main().id, id);
-    assert_eq!(m.trace_error.as_deref(), Some("t.txt: line 3: what"));
-    run(&mut m, Command::TraceStatus(Some("Reading".into())));
+    assert_eq!(m.run_status, RunStatus::Idle);
+    let err = m.trace_error.clone().unwrap();
+    assert!(err.starts_with("bad.txt: line 1"), "{err}");
+
+    // Cancelled: the worker is stopped, the run stays, its late messages are ignored.
+    let fx = run(
+        &mut m,
+        Command::ReplayFile {
+            name: "t.txt".into(),
+            bytes: 9,
+        },
+    );
     assert_eq!(m.trace_error, None);
+    let fx2 = run(&mut m, Command::Cancel);
+    assert!(matches!(fx2[..], [Effect::CancelWorker]));
+    assert_eq!(m.run_status, RunStatus::Idle);
+    replay_in_worker(&mut m, fx, trace);
+    assert_eq!(m.main().id, id);
+
+    // A start-state file asked for but none open.
+    run(&mut m, Command::TraceStart(TraceStart::File));
+    let fx = run(
+        &mut m,
+        Command::ReplayFile {
+            name: "t.txt".into(),
+            bytes: 9,
+        },
+    );
+    assert!(fx.is_empty());
+    assert!(m
+        .trace_error
+        .as_deref()
+        .unwrap()
+        .contains("no start-state file is open"));
+}
+
+/// A start-state file and a chosen profile reach the replay; M and Shift+M move between the
+/// replay's prediction misses, stopping at the first and the last.
+#[test]
+fn a_start_state_file_a_profile_and_the_misses() {
+    let mut m = model();
+    run(&mut m, Command::TraceStartFile(Err("s.json: bad".into())));
+    assert_eq!(m.trace_start, TraceStart::Scenario);
+    assert_eq!(m.trace_error.as_deref(), Some("s.json: bad"));
+    let (trace, start) = crate::panels::replay::tests::lab_capture("7.3.4", "idle");
+    run(
+        &mut m,
+        Command::TraceStartFile(Ok(("snapshot-before.json".into(), Box::new(start.clone())))),
+    );
+    assert_eq!(m.trace_start, TraceStart::File);
+    assert_eq!(m.trace_error, None);
+    run(&mut m, Command::TraceProfile(Some(Kernel::V7_2)));
+    assert_eq!(m.trace_profile, Some(Kernel::V7_2));
+    let fx = run(
+        &mut m,
+        Command::ReplayFile {
+            name: "trace.txt".into(),
+            bytes: trace.len() as u64,
+        },
+    );
+    replay_in_worker(&mut m, fx, &trace);
+    assert_eq!(m.main().scenario.kernel, Kernel::V7_2);
+    assert_eq!(
+        m.main().replay.as_ref().unwrap().profile,
+        "Profile v7.2, as chosen — but the snapshot says 7.3.4+deb13-amd64, which is profile v7.3"
+    );
+    let at: Vec<u32> = m
+        .main()
+        .replay
+        .as_ref()
+        .unwrap()
+        .miss_positions
+        .iter()
+        .map(|p| p.0)
+        .collect();
+    assert!(at.len() >= 2, "{at:?}");
+    run(&mut m, Command::PrevMiss);
+    assert_eq!(m.main().timeline.pos(), 0, "no miss before the start");
+    run(&mut m, Command::NextMiss);
+    assert_eq!(m.main().timeline.pos(), at[0]);
+    run(&mut m, Command::NextMiss);
+    assert_eq!(m.main().timeline.pos(), at[1]);
+    run(&mut m, Command::PrevMiss);
+    assert_eq!(m.main().timeline.pos(), at[0]);
+    run(&mut m, Command::JumpEnd);
+    let end = m.main().timeline.pos();
+    run(&mut m, Command::NextMiss);
+    assert_eq!(m.main().timeline.pos(), end, "no miss after the end");
+    run(&mut m, Command::PrevMiss);
+    assert_eq!(m.main().timeline.pos(), *at.last().unwrap());
 }
 
 #[test]

@@ -37,7 +37,9 @@ use crate::panels::overtime::OverTimePanel;
 use crate::panels::pcp::PcpPanel;
 use crate::panels::pollution::PollutionPanel;
 use crate::panels::procimport::ProcImportPanel;
-use crate::panels::replay::{DivergencesPanel, ReplaySummaryPanel, TraceOpenPanel};
+use crate::panels::replay::{
+    DivergencesPanel, PredictionPanel, ReplaySummaryPanel, TraceOpenPanel,
+};
 use crate::panels::saved::SavedPanel;
 use crate::panels::scenario::ScenarioPanel;
 use crate::panels::sidebyside::CompareView;
@@ -140,6 +142,7 @@ pub fn bottom_panels(shell: Shell) -> AnyView {
             <ProcImportPanel/>
             <TraceOpenPanel/>
             <DivergencesPanel/>
+            <PredictionPanel/>
             <ReplaySummaryPanel/>
         </div>
         <ExportPanel/>

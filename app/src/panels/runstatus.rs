@@ -55,6 +55,22 @@ pub fn progress_text(done: u64, total: u64) -> String {
     )
 }
 
+/// A replay's progress: `12.0 MiB of 160.0 MiB (7%) · 123,456 lines · 65,536 events`, and in
+/// the second pass (the model choosing its own pages) `second pass: 12.0 MiB of …`.
+pub fn replay_progress_text(pass: u8, bytes: u64, total: u64, lines: u64, events: u64) -> String {
+    let read = format!(
+        "{} of {} ({}%)",
+        format_bytes(bytes.min(total)),
+        format_bytes(total),
+        percent(bytes, total)
+    );
+    if pass >= 2 {
+        format!("second pass, the model choosing its own pages: {read}")
+    } else {
+        format!("{read} · {} lines · {} events", group(lines), group(events))
+    }
+}
+
 /// The memory line of a run with its limits, e.g. `trace 4.0 MiB (limit 384.0 MiB) ·
 /// checkpoints and op records 21.0 MiB (checkpoints limit 96.0 MiB) · total 25.0 MiB`.
 pub fn memory_text(m: RunMemory, trace_limit: u64, checkpoint_budget: u64) -> String {
@@ -98,6 +114,39 @@ pub fn RunStatusBar() -> impl IntoView {
                         type="button"
                         data-testid="run-cancel"
                         title="Stop this run; the current run stays"
+                        on:click=move |_| shell.dispatch(Command::Cancel)
+                    >
+                        "Cancel"
+                    </button>
+                </div>
+            }
+            .into_any()
+        }
+        RunStatus::Replaying { name, pass, bytes, total, lines, events } => {
+            let text = replay_progress_text(pass, bytes, total, lines, events);
+            // Two passes over the file: the bar covers both.
+            let (done, all) = (u64::from(pass.saturating_sub(1)) * total + bytes.min(total), 2 * total);
+            let width = format!("width: {}%", percent(done, all));
+            view! {
+                <div class="run-status" data-testid="run-status" aria-live="polite">
+                    <span class="run-status-label">"Replaying "{name}" in the background: "</span>
+                    <div
+                        class="run-progress"
+                        role="progressbar"
+                        data-testid="run-progress"
+                        aria-label="Replay progress (bytes of the trace file read, two passes)"
+                        aria-valuemin="0"
+                        aria-valuemax=all.to_string()
+                        aria-valuenow=done.to_string()
+                        aria-valuetext=text.clone()
+                    >
+                        <div class="run-progress-fill" style=width></div>
+                    </div>
+                    <span class="run-progress-text" data-testid="run-progress-text">{text}</span>
+                    <button
+                        type="button"
+                        data-testid="run-cancel"
+                        title="Stop this replay; the current run stays"
                         on:click=move |_| shell.dispatch(Command::Cancel)
                     >
                         "Cancel"

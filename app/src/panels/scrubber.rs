@@ -88,6 +88,16 @@ pub fn Scrubber() -> impl IntoView {
         .flatten()
         .unwrap_or_default()
     });
+    // A replayed trace's prediction misses: (position, tooltip).
+    let misses = Memo::new(move |_| {
+        view.with_run(|s| {
+            s.replay
+                .as_ref()
+                .map(|r| super::replay::miss_markers(r, s.timeline.len()))
+        })
+        .flatten()
+        .unwrap_or_default()
+    });
     // Op end positions: redraw the ticks only when the run or the width changes.
     let op_ends = Memo::new(move |_| view.with_run(|s| markers(&s.timeline)).unwrap_or_default());
 
@@ -219,9 +229,37 @@ pub fn Scrubber() -> impl IntoView {
                             .collect_view()
                     })
                 }}
+                {move || {
+                    let n = len.get().max(1) as f64;
+                    misses.with(|ms| {
+                        ms.iter()
+                            .map(|(at, tip)| {
+                                view! {
+                                    <div
+                                        class="scrub-miss"
+                                        data-testid="scrub-miss"
+                                        title=tip.clone()
+                                        style=format!("left:{:.3}%", 100.0 * *at as f64 / n)
+                                    ></div>
+                                }
+                            })
+                            .collect_view()
+                    })
+                }}
                 <div class="scrub-thumb" style=move || format!("left:{:.3}%", pct())></div>
             </div>
         </div>
+        // The markers' legend, outside the slider (a slider's content is not read out).
+        <Show when=move || divergences.with(|d| !d.is_empty()) || misses.with(|m| !m.is_empty())>
+                <ul class="chart-legend scrub-legend" data-testid="scrub-legend">
+                    <Show when=move || divergences.with(|d| !d.is_empty())>
+                        <li><span class="mini-swatch scrub-divergence-swatch"></span>"divergence"</li>
+                    </Show>
+                    <Show when=move || misses.with(|m| !m.is_empty())>
+                        <li><span class="mini-swatch scrub-miss-swatch"></span>"prediction miss (M / Shift+M)"</li>
+                    </Show>
+                </ul>
+            </Show>
     }
 }
 

@@ -18,7 +18,7 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::model::session::{run_bounded, run_options, Session};
+use crate::model::session::{run_bounded, run_options, ReplayInfo, Session};
 use crate::model::{Command, Handover, JobId};
 use crate::shell::Shell;
 
@@ -35,18 +35,7 @@ pub async fn buddyscope_worker_run(
     progress: js_sys::Function,
     debug_panic: bool,
 ) -> Result<js_sys::Object, JsError> {
-    std::panic::set_hook(Box::new(|info| {
-        console_error_panic_hook::hook(info);
-        let msg = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&msg, &"type".into(), &"error".into());
-        let text = format!(
-            "the engine panicked: {}",
-            crate::panic_banner::panic_message(info)
-        );
-        let _ = js_sys::Reflect::set(&msg, &"message".into(), &text.into());
-        let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-        let _ = scope.post_message(&msg);
-    }));
+    post_panics();
     if debug_panic {
         panic!("debug panic requested by ?{DEBUG_WORKER_PANIC}");
     }
@@ -77,10 +66,220 @@ pub async fn buddyscope_worker_run(
     Ok(out)
 }
 
+/// A panic in the worker posts `{type: "error", message}` before the instance traps.
+fn post_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let msg = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&msg, &"type".into(), &"error".into());
+        let text = format!(
+            "the engine panicked: {}",
+            crate::panic_banner::panic_message(info)
+        );
+        let _ = js_sys::Reflect::set(&msg, &"message".into(), &text.into());
+        let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let _ = scope.post_message(&msg);
+    }));
+}
+
 /// The run's bytes for the page: a split point, so the encoder is fetched by the worker only.
 #[leptos::wasm_split::wasm_split(encode, wasm_split_path = ::leptos::wasm_split)]
 fn encode(run: Run) -> Vec<u8> {
     transfer::encode_run(&run)
+}
+
+/// The replay worker's entry (called by `www/run-worker.js`): replays the trace `file` from
+/// the scenario `start` (JSON: [`crate::model::session::replay_start`]'s) under `profile` (its
+/// sentence), reading the file in chunks ([`chunks::FileChunks`]) and calling
+/// `progress(pass, bytes, total, lines, events)` as it goes; resolves to `{bytes}` like
+/// [`buddyscope_worker_run`]. Over the app's limits of a recorded run it stops and fails with
+/// what to do instead.
+#[wasm_bindgen]
+pub async fn buddyscope_worker_replay(
+    file: web_sys::File,
+    start: String,
+    profile: String,
+    progress: js_sys::Function,
+) -> Result<js_sys::Object, JsError> {
+    post_panics();
+    let bytes = replay_in_worker(ReplayJob {
+        file,
+        start,
+        profile,
+        progress,
+    })
+    .await
+    .map_err(|e| JsError::new(&e))?;
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(&out, &"bytes".into(), &js_sys::Uint8Array::from(&bytes[..]))
+        .map_err(|_| JsError::new("could not build the result"))?;
+    Ok(out)
+}
+
+/// What [`buddyscope_worker_replay`] was given.
+struct ReplayJob {
+    file: web_sys::File,
+    start: String,
+    profile: String,
+    progress: js_sys::Function,
+}
+
+/// The replay and its encoding: a split point, so the replay's code is fetched by the worker
+/// only.
+#[leptos::wasm_split::wasm_split(replay_worker, wasm_split_path = ::leptos::wasm_split)]
+fn replay_in_worker(job: ReplayJob) -> Result<Vec<u8>, String> {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let ReplayJob {
+        file,
+        start,
+        profile,
+        progress,
+    } = job;
+    let name = file.name();
+    let scenario = buddyscope::scenario::parse(&start).map_err(|e| format!("{name}: {e}"))?;
+    let events = Rc::new(Cell::new(0u64));
+    let over = Rc::new(Cell::new(false));
+    let report: chunks::Report = {
+        let events = events.clone();
+        Rc::new(move |pass: u8, bytes: f64, total: f64, lines: u64| {
+            let args = js_sys::Array::of5(
+                &f64::from(pass).into(),
+                &bytes.into(),
+                &total.into(),
+                &(lines as f64).into(),
+                &(events.get() as f64).into(),
+            );
+            let _ = progress.apply(&JsValue::NULL, &args);
+        })
+    };
+    let mut pass = 0u8;
+    let max_ops = crate::model::session::limits().max_ops;
+    let result = crate::model::session::replay_trace(
+        &scenario,
+        profile,
+        &name,
+        &mut || {
+            pass += 1;
+            chunks::FileChunks::new(file.clone(), pass, report.clone(), over.clone())
+        },
+        &mut |n| {
+            events.set(n);
+            if n > max_ops {
+                // The reader stops at its next chunk.
+                over.set(true);
+            }
+        },
+    );
+    let over_limits = |events: u64, recorded: u64, more: bool| {
+        crate::model::session::replay_over_limits(&name, events, recorded, more)
+    };
+    let (run, info) = match result {
+        Ok(r) => r,
+        Err(_) if over.get() => {
+            return Err(over_limits(events.get(), 0, true).unwrap_or_default());
+        }
+        Err(e) => return Err(format!("{name}: {e}")),
+    };
+    if let Some(e) = over_limits(
+        info.summary.trace_events,
+        run.log.events.len() as u64,
+        false,
+    ) {
+        return Err(e);
+    }
+    Ok(transfer::encode_replay(&run, &info))
+}
+
+/// The trace file read in chunks in the worker, as the engine's streaming replay reads it.
+mod chunks {
+    use std::cell::Cell;
+    use std::io::{BufRead, Read};
+    use std::rc::Rc;
+
+    /// Progress of a pass: (pass, bytes read, file size, lines read).
+    pub type Report = Rc<dyn Fn(u8, f64, f64, u64)>;
+
+    /// Bytes read per chunk: a few per second of replay, so the progress moves smoothly.
+    const CHUNK: f64 = (1 << 20) as f64;
+
+    /// A `BufRead` over a `File`: each chunk is a `Blob.slice` read synchronously
+    /// (`FileReaderSync`, a worker's), so the whole file is never in memory.
+    pub struct FileChunks {
+        file: web_sys::File,
+        reader: Option<web_sys::FileReaderSync>,
+        pass: u8,
+        pos: f64,
+        size: f64,
+        buf: Vec<u8>,
+        at: usize,
+        lines: u64,
+        report: Report,
+        /// Set when the replay is over the app's limits: the next chunk is an error.
+        stop: Rc<Cell<bool>>,
+    }
+
+    impl FileChunks {
+        pub fn new(file: web_sys::File, pass: u8, report: Report, stop: Rc<Cell<bool>>) -> Self {
+            let size = file.size();
+            report(pass, 0.0, size, 0);
+            FileChunks {
+                file,
+                reader: web_sys::FileReaderSync::new().ok(),
+                pass,
+                pos: 0.0,
+                size,
+                buf: Vec::new(),
+                at: 0,
+                lines: 0,
+                report,
+                stop,
+            }
+        }
+    }
+
+    impl Read for FileChunks {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = {
+                let b = self.fill_buf()?;
+                let n = b.len().min(out.len());
+                out[..n].copy_from_slice(&b[..n]);
+                n
+            };
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for FileChunks {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            if self.at == self.buf.len() && self.pos < self.size {
+                if self.stop.get() {
+                    return Err(std::io::Error::other("over the app's limits"));
+                }
+                let end = (self.pos + CHUNK).min(self.size);
+                let reader = self
+                    .reader
+                    .as_ref()
+                    .ok_or_else(|| std::io::Error::other("FileReaderSync is not available"))?;
+                let chunk = self
+                    .file
+                    .slice_with_f64_and_f64(self.pos, end)
+                    .and_then(|b| reader.read_as_array_buffer(&b))
+                    .map_err(|e| std::io::Error::other(format!("{e:?}")))?;
+                self.buf = js_sys::Uint8Array::new(&chunk).to_vec();
+                self.at = 0;
+                self.pos = end;
+                self.lines += self.buf.iter().filter(|&&b| b == b'\n').count() as u64;
+                (self.report)(self.pass, self.pos, self.size, self.lines);
+            }
+            Ok(&self.buf[self.at..])
+        }
+
+        fn consume(&mut self, amt: usize) {
+            self.at = (self.at + amt).min(self.buf.len());
+        }
+    }
 }
 
 /// Query flag that makes the next worker run panic (the e2e test of the error path).
@@ -174,10 +373,47 @@ fn get(v: &JsValue, key: &str) -> JsValue {
 pub fn start(shell: Shell, job: JobId, text: String, valid: ValidScenario) {
     cancel();
     CURRENT.with(|c| c.set(Some(job)));
-    if let Err(e) = spawn(shell, job, text, valid) {
+    let debug_panic = crate::browser::query_param(DEBUG_WORKER_PANIC).is_some();
+    let msg = [
+        ("text", JsValue::from(text.as_str())),
+        ("debug_panic", debug_panic.into()),
+    ];
+    if let Err(e) = spawn(shell, job, &msg, Pending::Run { text, valid }) {
         let message = format!("The run could not start in a worker: {e}");
         shell.dispatch(Command::WorkerFailed { job, message });
     }
+}
+
+/// Replays the trace `file` in a worker as `job` from `valid` (the replay's scenario) under
+/// `profile` ([`crate::model::Effect::StartReplay`]): the worker reads the file in chunks;
+/// its progress, its result and its failure come back as commands.
+pub fn start_replay(
+    shell: Shell,
+    job: JobId,
+    file: web_sys::File,
+    valid: ValidScenario,
+    profile: String,
+) {
+    cancel();
+    CURRENT.with(|c| c.set(Some(job)));
+    let msg = [
+        ("kind", JsValue::from("replay")),
+        ("file", file.into()),
+        ("start", valid.to_json_pretty().into()),
+        ("profile", profile.into()),
+    ];
+    if let Err(e) = spawn(shell, job, &msg, Pending::Replay { valid }) {
+        let message = format!("The replay could not start in a worker: {e}");
+        shell.dispatch(Command::WorkerFailed { job, message });
+    }
+}
+
+/// What the page keeps of a job until its result is in.
+enum Pending {
+    /// A scenario run: its text and validated scenario.
+    Run { text: String, valid: ValidScenario },
+    /// A trace replay: its scenario.
+    Replay { valid: ValidScenario },
 }
 
 /// Work per task while the page reads a finished run: short enough that input, painting and
@@ -208,6 +444,10 @@ struct Receive {
     job: JobId,
     text: String,
     valid: ValidScenario,
+    /// A replay: the bytes start with what the replay adds ([`transfer::encode_replay`]),
+    /// read into `replay` once copied.
+    is_replay: bool,
+    replay: Option<Box<ReplayInfo>>,
     /// The transferred bytes (a view: nothing copied yet).
     js: js_sys::Uint8Array,
     phase: Phase,
@@ -266,6 +506,11 @@ fn receive(mut r: Box<Receive>) {
             }
             if end < len {
                 Ok(Phase::Copy { bytes, copied: end })
+            } else if r.is_replay {
+                transfer::split_replay(bytes).and_then(|(info, rest)| {
+                    r.replay = Some(Box::new(info));
+                    transfer::RunDecoder::new(rest).map(Phase::Decode)
+                })
             } else {
                 transfer::RunDecoder::new(bytes).map(Phase::Decode)
             }
@@ -295,8 +540,18 @@ fn receive(mut r: Box<Receive>) {
             })
         }
         Phase::Install(done) => {
-            let (run, _times) = *done;
-            let session = Session::from_run(&r.text, run);
+            let (mut run, _times) = *done;
+            let session = match r.replay.take() {
+                Some(mut info) => {
+                    // A replay's op records are its trace lines, not the scenario's ops.
+                    run.op_defs = buddyscope::run::replay::op_defs();
+                    if let Some(p) = &info.predict {
+                        info.miss_positions = crate::model::session::miss_positions(&run, p);
+                    }
+                    Session::from_replay(run, *info)
+                }
+                None => Session::from_run(&r.text, run),
+            };
             #[cfg(feature = "bench")]
             let t1 = now();
             r.slices += 1;
@@ -333,7 +588,12 @@ fn receive(mut r: Box<Receive>) {
     }
 }
 
-fn spawn(shell: Shell, job: JobId, text: String, valid: ValidScenario) -> Result<(), String> {
+fn spawn(
+    shell: Shell,
+    job: JobId,
+    fields: &[(&str, JsValue)],
+    pending: Pending,
+) -> Result<(), String> {
     let glue = glue_url().ok_or("the page's wasm-bindgen script was not found")?;
     let script = web_sys::Url::new_with_base("run-worker.js", &glue)
         .map_err(|e| format!("{e:?}"))?
@@ -344,14 +604,14 @@ fn spawn(shell: Shell, job: JobId, text: String, valid: ValidScenario) -> Result
 
     let msg = js_sys::Object::new();
     let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&msg, &k.into(), v).map(|_| ());
-    let debug_panic = crate::browser::query_param(DEBUG_WORKER_PANIC).is_some();
     set("glue", &glue.into())
         .and_then(|_| set("module", &wasm_bindgen::module()))
-        .and_then(|_| set("text", &text.as_str().into()))
-        .and_then(|_| set("debug_panic", &debug_panic.into()))
         .map_err(|e| format!("{e:?}"))?;
-
-    let mut pending = Some((text, valid));
+    for (k, v) in fields {
+        set(k, v).map_err(|e| format!("{e:?}"))?;
+    }
+    let is_replay = matches!(pending, Pending::Replay { .. });
+    let mut pending = Some(pending);
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
             if !current(job) {
@@ -364,10 +624,23 @@ fn spawn(shell: Shell, job: JobId, text: String, valid: ValidScenario) -> Result
                     let total = get(&data, "total").as_f64().unwrap_or(0.0) as u64;
                     shell.dispatch(Command::WorkerProgress { job, done, total });
                 }
+                Some("replay-progress") => {
+                    let n = |k: &str| get(&data, k).as_f64().unwrap_or(0.0) as u64;
+                    shell.dispatch(Command::ReplayProgress {
+                        job,
+                        pass: n("pass") as u8,
+                        bytes: n("bytes"),
+                        total: n("total"),
+                        lines: n("lines"),
+                        events: n("events"),
+                    });
+                }
                 Some("done") => {
                     retire(job);
-                    let Some((text, valid)) = pending.take() else {
-                        return;
+                    let (text, valid) = match pending.take() {
+                        Some(Pending::Run { text, valid }) => (text, valid),
+                        Some(Pending::Replay { valid }) => (String::new(), valid),
+                        None => return,
                     };
                     let js = js_sys::Uint8Array::new(&get(&data, "bytes"));
                     shell.dispatch(Command::WorkerReceiving {
@@ -379,6 +652,8 @@ fn spawn(shell: Shell, job: JobId, text: String, valid: ValidScenario) -> Result
                         job,
                         text,
                         valid,
+                        is_replay,
+                        replay: None,
                         phase: Phase::Copy {
                             bytes: vec![0; js.length() as usize],
                             copied: 0,
@@ -403,7 +678,12 @@ fn spawn(shell: Shell, job: JobId, text: String, valid: ValidScenario) -> Result
                     let msg = get(&data, "message")
                         .as_string()
                         .unwrap_or_else(|| "unknown error".to_string());
-                    let message = format!("The run failed: {msg}. The current run stays.");
+                    // A replay's error names the trace and its line (the trace panel shows it).
+                    let message = if is_replay {
+                        msg
+                    } else {
+                        format!("The run failed: {msg}. The current run stays.")
+                    };
                     shell.dispatch(Command::WorkerFailed { job, message });
                 }
             }

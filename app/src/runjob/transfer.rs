@@ -21,10 +21,15 @@
 //! Measured (release wasm, headless Chromium, 2 cores): see docs/app.md, "Long runs and limits".
 
 use buddyscope::mm::{Event, EventLog, Trace};
+use buddyscope::run::replay::{
+    Cause, CauseCount, Divergence, Miss, OpTimes, PredictReport, ReplaySummary, TracedAllocs,
+};
 use buddyscope::run::{CheckpointRebuild, OpRecord, OwnerInfo, Run};
 use buddyscope::scenario::ValidScenario;
 use buddyscope::Node;
 use serde::{Deserialize, Serialize};
+
+use crate::model::session::ReplayInfo;
 
 /// The wire form's head, borrowed for encoding: what is not one record a piece, and how many
 /// op records and events follow it.
@@ -67,6 +72,109 @@ pub fn encode_run(run: &Run) -> Vec<u8> {
         out = postcard::to_extend(ev, out).expect("an event encodes");
     }
     out
+}
+
+/// What a replay adds to its run, borrowed for encoding ([`ReplayInfo`] but the misses'
+/// scrubber positions, which the page reads off the run).
+#[derive(Serialize)]
+struct ReplayRef<'a> {
+    file: &'a str,
+    profile: &'a str,
+    summary: &'a ReplaySummary,
+    divergences: &'a [Divergence],
+    allocs: &'a TracedAllocs,
+    times: &'a OpTimes,
+    predict: Option<PredictWire<'a>>,
+}
+
+/// The prediction on the wire: its counts by cause without the causes' words (the page has
+/// them: [`Cause::kernel_fn`], [`Cause::explain`]).
+#[derive(Serialize, Deserialize)]
+struct PredictWire<'a> {
+    allocations: u64,
+    exact: u64,
+    same_order_and_list: u64,
+    miss_count: u64,
+    by_cause: Vec<(Cause, u64)>,
+    misses: std::borrow::Cow<'a, [Miss]>,
+}
+
+/// [`ReplayRef`], owned for decoding; fields in its order.
+#[derive(Deserialize)]
+struct ReplayOwned {
+    file: String,
+    profile: String,
+    summary: ReplaySummary,
+    divergences: Vec<Divergence>,
+    allocs: TracedAllocs,
+    times: OpTimes,
+    predict: Option<PredictWire<'static>>,
+}
+
+/// A replayed trace for the page: the length of what the replay adds (8 bytes, little-endian),
+/// that ([`ReplayRef`], postcard), then the run as [`encode_run`] writes it.
+pub fn encode_replay(run: &Run, info: &ReplayInfo) -> Vec<u8> {
+    let wire = ReplayRef {
+        file: &info.file,
+        profile: &info.profile,
+        summary: &info.summary,
+        divergences: &info.divergences,
+        allocs: &info.allocs,
+        times: &info.times,
+        predict: info.predict.as_ref().map(|p| PredictWire {
+            allocations: p.allocations,
+            exact: p.exact,
+            same_order_and_list: p.same_order_and_list,
+            miss_count: p.miss_count,
+            by_cause: p.by_cause.iter().map(|c| (c.cause, c.count)).collect(),
+            misses: std::borrow::Cow::Borrowed(&p.misses),
+        }),
+    };
+    let head = postcard::to_allocvec(&wire).expect("a replay's summary encodes");
+    let mut out = (head.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&encode_run(run));
+    out
+}
+
+/// [`encode_replay`]'s bytes split: what the replay adds (its misses' positions empty: the page
+/// reads them off the run) and the run's bytes for [`RunDecoder`].
+pub fn split_replay(mut bytes: Vec<u8>) -> Result<(ReplayInfo, Vec<u8>), String> {
+    let len = bytes
+        .get(..8)
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)
+        .filter(|&n| n <= bytes.len() - 8)
+        .ok_or_else(|| unreadable(postcard::Error::DeserializeUnexpectedEnd))?;
+    let w: ReplayOwned = postcard::from_bytes(&bytes[8..8 + len]).map_err(unreadable)?;
+    let predict = w.predict.map(|p| PredictReport {
+        allocations: p.allocations,
+        exact: p.exact,
+        same_order_and_list: p.same_order_and_list,
+        miss_count: p.miss_count,
+        by_cause: p
+            .by_cause
+            .into_iter()
+            .map(|(cause, count)| CauseCount {
+                cause,
+                count,
+                kernel_fn: cause.kernel_fn(),
+                explain: cause.explain(),
+            })
+            .collect(),
+        misses: p.misses.into_owned(),
+    });
+    let info = ReplayInfo {
+        file: w.file,
+        summary: w.summary,
+        divergences: w.divergences,
+        allocs: w.allocs,
+        times: w.times,
+        predict,
+        miss_positions: Vec::new(),
+        profile: w.profile,
+    };
+    bytes.drain(..8 + len);
+    Ok((info, bytes))
 }
 
 /// Milliseconds the page spent on each step of [`RunDecoder`] (docs/app.md, "Long runs and
@@ -339,6 +447,48 @@ mod tests {
                 assert!(a.zone() == z.zone(), "{id} at {pos}");
             }
         }
+    }
+
+    /// A replayed lab capture round-trips as the worker sends it: the run (the page rebuilds it
+    /// from the replay's scenario, as it was sent to the worker in JSON) and everything the
+    /// replay adds, its prediction included.
+    #[test]
+    fn a_replay_round_trips() {
+        let (trace, start) = crate::panels::replay::tests::lab_capture("7.3.4", "idle");
+        let (start, profile) = crate::model::session::replay_start(&start, None, "trace.txt");
+        let (run, info) = crate::model::session::replay_trace(
+            &start,
+            profile,
+            "trace.txt",
+            &mut || trace.as_bytes(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let bytes = encode_replay(&run, &info);
+        let (back, rest) = split_replay(bytes).unwrap();
+        assert_eq!(back.file, info.file);
+        assert_eq!(back.profile, info.profile);
+        assert_eq!(back.summary, info.summary);
+        assert_eq!(back.divergences, info.divergences);
+        assert_eq!(back.allocs.allocs, info.allocs.allocs);
+        assert_eq!(back.times, info.times);
+        assert_eq!(back.predict, info.predict);
+        assert!(info.predict.as_ref().unwrap().miss_count > 0);
+        // The worker gets the scenario as JSON: the page's own copy builds the same start.
+        let sent = buddyscope::scenario::parse(&run.scenario.to_json_pretty()).unwrap();
+        let valid = buddyscope::scenario::ValidScenario::new(sent).unwrap();
+        let (mut got, _) =
+            decode_run(valid, &rest, run_options().checkpoint_budget, || 0.0).unwrap();
+        got.op_defs = buddyscope::run::replay::op_defs();
+        assert_eq!(got.op_defs, run.op_defs);
+        assert_eq!(got.log.events, run.log.events);
+        assert_eq!(got.ops, run.ops);
+        assert!(got.initial == run.initial);
+        assert!(got.final_node == run.final_node);
+        assert_eq!(
+            crate::model::session::miss_positions(&got, back.predict.as_ref().unwrap()),
+            info.miss_positions
+        );
     }
 
     /// The wire form is compact: well under the in-memory size of the events alone.

@@ -37,6 +37,12 @@ pub(super) fn wait(f: impl FnOnce(Result<(), String>) + 'static) -> u64 {
 pub(super) fn perform(shell: Shell, e: Effect) {
     match e {
         Effect::StartWorker { job, text, valid } => crate::runjob::start(shell, job, text, *valid),
+        Effect::StartReplay {
+            job,
+            file,
+            valid,
+            profile,
+        } => crate::shell::replay::start(shell, job, file, *valid, profile),
         Effect::CancelWorker => crate::runjob::cancel(),
         Effect::Loaded { token, result } => {
             if let Some(f) = WAITING.with(|w| w.borrow_mut().remove(&token)) {

@@ -70,6 +70,9 @@ pub fn install_stepping(shell: Shell) {
             "PageUp" => Command::OpBack,
             "Home" => Command::JumpStart,
             "End" => Command::JumpEnd,
+            // A replay's prediction misses (the prediction panel's buttons).
+            "m" => Command::NextMiss,
+            "M" => Command::PrevMiss,
             // Space on a focused button presses that button (keyboard users step with it).
             " " | "Spacebar" if activates_on_space(&ev) => return,
             " " | "Spacebar" => Command::TogglePlay,

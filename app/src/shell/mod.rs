@@ -113,7 +113,9 @@ mirrors! {
     /// The compare configuration in effect; `None` is the single view.
     compare: Option<ComparePair> = derived(|m| m.compare().cloned());
     compare_error: Option<String> = field(|m| &m.compare_error);
-    trace_status: Option<String> = field(|m| &m.trace_status);
+    trace_start: crate::model::TraceStart = field(|m| &m.trace_start);
+    /// The name of the start-state file opened for a replay.
+    trace_start_file: Option<String> = derived(|m| m.trace_start_file.as_ref().map(|f| f.0.clone()));
     trace_error: Option<String> = field(|m| &m.trace_error);
     tour_stop: Option<usize> = field(|m| &m.tour_stop);
     /// The stop on screen (the active stop while the cursor is at it).

@@ -912,32 +912,9 @@ fn replay_start(start: ReplayStart) -> Result<scenario::Scenario, String> {
 /// A scenario file, or a bare snapshot (version 1 or 2, as `tools/drgn/snapshot.py` writes
 /// it), which starts a scenario of its own (errors name its fields under `init.snapshot`).
 fn scenario_or_snapshot(f: &str) -> Result<scenario::Scenario, String> {
-    let text = read(f)?;
-    let v: serde_json::Value = match serde_json::from_str(&text) {
-        Ok(v) => v,
-        Err(_) => return scenario::parse(&text).map_err(|e| format!("{f}: {e}")),
-    };
-    let bare =
-        v.get("pageblocks").is_some() || (v.get("zones").is_some() && v.get("node").is_some());
-    if !bare {
-        return scenario::parse(&text).map_err(|e| format!("{f}: {e}"));
-    }
     // A node snapshot that says its release (`uname -r`) is replayed with that release's profile
     // unless --kernel says otherwise; the summary's "snapshot kernel" line says which was used.
-    let profile = v
-        .get("kernel")
-        .and_then(|k| k.as_str())
-        .and_then(buddyscope::Kernel::from_uname);
-    let mut doc = serde_json::json!({
-        "version": 1,
-        "name": format!("replay from {f}"),
-        "init": {"snapshot": v},
-    });
-    if let Some(k) = profile {
-        doc["kernel"] = k.as_str().into();
-    }
-    scenario::parse(&doc.to_string())
-        .map_err(|e| format!("{f} (a bare snapshot, read as init.snapshot): {e}"))
+    scenario::parse_start_state(&read(f)?, f)
 }
 
 /// A version-2 node snapshot file (bare, or a scenario's `init.snapshot`), for `--expect`.

@@ -109,6 +109,37 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     Ok(s)
 }
 
+/// A replay's start state from a file's `text`: a scenario, or a bare drgn snapshot (version 1
+/// or 2, as `tools/drgn/snapshot.py` writes it), which starts a scenario of its own (its errors
+/// name its fields under `init.snapshot`). A node snapshot that says its release (`uname -r`)
+/// gets that release's profile ([`crate::mm::Kernel::from_uname`]), if one exists. `name` is the
+/// file's, for the messages and the scenario's name.
+pub fn parse_start_state(text: &str, name: &str) -> Result<Scenario, String> {
+    let v: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(_) => return parse(text).map_err(|e| format!("{name}: {e}")),
+    };
+    let bare =
+        v.get("pageblocks").is_some() || (v.get("zones").is_some() && v.get("node").is_some());
+    if !bare {
+        return parse(text).map_err(|e| format!("{name}: {e}"));
+    }
+    let profile = v
+        .get("kernel")
+        .and_then(|k| k.as_str())
+        .and_then(crate::mm::Kernel::from_uname);
+    let mut doc = serde_json::json!({
+        "version": 1,
+        "name": format!("replay from {name}"),
+        "init": {"snapshot": v},
+    });
+    if let Some(k) = profile {
+        doc["kernel"] = k.as_str().into();
+    }
+    parse(&doc.to_string())
+        .map_err(|e| format!("{name} (a bare snapshot, read as init.snapshot): {e}"))
+}
+
 /// Steps 1 and 2: text → [`Scenario`], every error with its JSON path.
 fn read(text: &str) -> Result<Scenario, ScenarioError> {
     scenario_from_value(&parse_json(text)?)

@@ -141,7 +141,7 @@ impl DivergenceKind {
 }
 
 /// One disagreement.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Divergence {
     /// 1-based line of the trace.
     pub line: u64,
@@ -223,7 +223,7 @@ pub struct Replay {
 /// latest timestamp applied so far, so the clock never runs backwards over a line applied late
 /// (`order.rs`); a line without one keeps the clock where it was. A trace without timestamps
 /// (the engine's own) has none.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct OpTimes {
     /// Nanoseconds per op record, [`OpTimes::NONE`] before the first timestamp.
     ns: Vec<u64>,
@@ -280,7 +280,7 @@ impl OpTimes {
 }
 
 /// One applied `mm_page_alloc`: the line's common fields and request.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct TracedAlloc {
     /// The owner id the allocation holds its pages with (`Run::owners`).
     pub owner: u32,
@@ -297,11 +297,13 @@ pub struct TracedAlloc {
     pub order: u8,
     /// The traced `migratetype=`.
     pub mt: MigrateType,
+    /// The traced pfn (the kernel's page).
+    pub pfn: u64,
 }
 
 /// The traced allocations of a replay, ascending by owner, with their tasks interned (a
 /// trace names a few tasks many times).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct TracedAllocs {
     pub(crate) tasks: Vec<String>,
     /// Ascending by owner.
@@ -325,7 +327,13 @@ impl TracedAllocs {
     }
 
     fn push(&mut self, owner: u32, tl: &TraceLine, mt: MigrateType) {
-        let TraceEvent::Alloc { order, gfp, .. } = tl.event else {
+        let TraceEvent::Alloc {
+            order,
+            gfp,
+            pfn: Some(pfn),
+            ..
+        } = tl.event
+        else {
             return;
         };
         let task = tl.task.as_ref().map(|t| match self.task_ids.get(t) {
@@ -346,6 +354,7 @@ impl TracedAllocs {
             gfp,
             order,
             mt,
+            pfn,
         });
     }
 }
@@ -478,7 +487,9 @@ const DEF_ALLOC_PAGES_BULK: u32 = 9;
 /// `release_free_list` frees later).
 const DEF_COMPACTION: u32 = 10;
 
-fn op_defs() -> Vec<OpDef> {
+/// The op definitions of every replay's run ([`crate::run::Run::op_defs`]): a run rebuilt from
+/// its events elsewhere (the app's worker hand-over) gets them here.
+pub fn op_defs() -> Vec<OpDef> {
     EVENT_NAMES
         .iter()
         .map(|&n| OpDef {

@@ -16,14 +16,14 @@ mod tally;
 
 pub(crate) use forced::by_kind_text;
 pub use forced::{
-    replay, replay_text, Divergence, DivergenceKind, KindCount, OpTimes, Replay, ReplayError,
-    ReplayOptions, TracedAlloc, TracedAllocs,
+    op_defs, replay, replay_text, Divergence, DivergenceKind, KindCount, OpTimes, Replay,
+    ReplayError, ReplayOptions, TracedAlloc, TracedAllocs,
 };
 pub use model_choice::{reissue, Comparison, Difference};
 pub use parse::{CompactionLine, TraceEvent, TraceParseError};
 pub use predict::{Cause, CauseCount, Miss, PredictReport};
 pub use summary::{
-    summary, text as summary_text, AllocCount, FallbackCount, FragPoint, ModelDifference,
-    ModelSummary, PageblockChange, ReplaySummary,
+    migratetype_name, summary, text as summary_text, AllocCount, FallbackCount, FragPoint,
+    ModelDifference, ModelSummary, PageblockChange, ReplaySummary,
 };
 pub use tally::{thinned_indices, FreeSample, Sampler, Tally, Thinned, MAX_SAMPLES};
