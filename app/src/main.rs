@@ -8,6 +8,7 @@ mod app;
 #[cfg(feature = "bench")]
 mod bench;
 mod browser;
+mod captures;
 mod embed;
 mod exercise;
 mod model;

@@ -223,6 +223,36 @@ test('a lab capture replays with prediction: the rates and the first miss are th
   );
 });
 
+test('a real kernel from the list: the lab\'s capture replays from its snapshot, cut at its markers, as the CLI does', async ({ page }) => {
+  test.setTimeout(120_000);
+  const dir = labDir('7.3.4', 'gigantic-cma');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'buddyscope-capture-'));
+  for (const f of ['trace.txt', 'snapshot-before.json']) {
+    fs.writeFileSync(path.join(tmp, f), zlib.gunzipSync(fs.readFileSync(path.join(REPO_ROOT, dir, `${f}.gz`))));
+  }
+  const args = [
+    'replay', path.join(tmp, 'trace.txt'), '--scenario', path.join(tmp, 'snapshot-before.json'),
+    '--from-marker', 'buddyscope: snapshot before', '--to-marker', 'buddyscope: snapshot after', '--predict',
+  ];
+  const cli = JSON.parse(runCli([...args, '--format', 'json']));
+  const rates = /^predict: (.*)$/m.exec(runCli(args))![1];
+
+  await openApp(page);
+  const listed = fs.readFileSync(path.join(REPO_ROOT, 'www', 'captures.txt'), 'utf8')
+    .split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')[0]);
+  await page.getByTestId('trace-capture').selectOption(String(listed.indexOf('7.3.4/gigantic-cma')));
+  await page.getByTestId('trace-capture-replay').click();
+  // Labelled with the kernel and the command line it booted with (capture.json).
+  await expect(page.getByTestId('scenario-name')).toHaveText(
+    "Replay of the lab's gigantic-cma capture (Linux 7.3.4+deb13-amd64, booted with hugetlb_cma=2G)",
+  );
+  await expect(page.getByTestId('trace-start')).toHaveValue('file');
+  await expect(page.getByTestId('replay-profile')).toHaveText('Profile v7.3 — the snapshot says 7.3.4+deb13-amd64');
+  await expect(page.getByTestId('replay-events')).toHaveText(String(cli.replay.trace_events));
+  await expect(page.getByTestId('replay-divergence-count')).toHaveText(String(cli.replay.divergence_count));
+  await expect(page.getByTestId('predict-rates')).toHaveText(rates);
+});
+
 /** A generated kmem trace of `pairs` order-0 allocations and frees on a boot zone (the engine
  * trace's format: no task or CPU columns), in a temporary file. */
 function generatedTrace(pairs: number): string {

@@ -22,9 +22,10 @@ use wasm_bindgen::JsCast;
 
 use super::charts::{fit, font, palette, DrawResult, Palette};
 use super::frame::PanelFrame;
+use crate::captures::captures;
 use crate::model::session::ReplayInfo;
 use crate::model::{Command, TraceStart};
-use crate::shell::replay::{read_start_state, read_trace};
+use crate::shell::replay::{open_capture, read_start_state, read_trace};
 use crate::shell::View;
 use crate::theme::ThemeState;
 
@@ -243,6 +244,7 @@ pub fn TraceOpenPanel() -> impl IntoView {
     let view = View::here();
     let shell = view.shell;
     let over = RwSignal::new(false);
+    let capture_select = NodeRef::<leptos::html::Select>::new();
     view! {
         <PanelFrame
             key="trace-open"
@@ -332,6 +334,31 @@ pub fn TraceOpenPanel() -> impl IntoView {
                     />
                 </label>
                 <span class="muted small">"or drop a trace file here"</span>
+            </div>
+            <div class="trace-captures">
+                <label class="field">
+                    <span>"Or a real kernel"</span>
+                    <select data-testid="trace-capture" node_ref=capture_select>
+                        {captures().into_iter().enumerate().map(|(i, c)| view! {
+                            <option value=i.to_string() title=c.what>{format!("{} — {}", c.dir, c.what)}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <button
+                    data-testid="trace-capture-replay"
+                    title="Replays the lab's capture of Debian's kernel from its drgn snapshot, cut at the snapshot markers, as `buddyscope replay trace.txt --scenario snapshot-before.json --from-marker … --to-marker …` does"
+                    on:click=move |_| {
+                        let i = capture_select
+                            .get()
+                            .and_then(|s| s.value().parse::<usize>().ok())
+                            .unwrap_or(0);
+                        if let Some(c) = captures().get(i).copied() {
+                            open_capture(shell, c);
+                        }
+                    }
+                >
+                    "Replay it"
+                </button>
             </div>
             <Show when=move || view.shell.ui.trace_error.with(|s| s.is_some())>
                 <div class="editor-error" data-testid="trace-error" role="alert">

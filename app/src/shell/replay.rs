@@ -57,3 +57,63 @@ pub fn read_start_state(shell: Shell, file: web_sys::File) {
     onload.forget();
     let _ = reader.read_as_text(&file);
 }
+
+/// Replays a lab capture from the build ([`crate::captures`]): its before snapshot becomes the
+/// start state and its trace, cut at the lab's snapshot markers, replays as a file would.
+pub fn open_capture(shell: Shell, capture: crate::captures::Capture) {
+    leptos::task::spawn_local(async move {
+        match fetch_capture(capture).await {
+            Ok((title, start, trace)) => {
+                shell.dispatch(Command::TraceStartFile(Ok((
+                    format!("{} snapshot-before.json", capture.dir),
+                    Box::new(start),
+                ))));
+                let parts = js_sys::Array::of1(&JsValue::from_str(&trace));
+                match web_sys::File::new_with_str_sequence(&parts, &title) {
+                    Ok(f) => read_trace(shell, f),
+                    Err(_) => shell.dispatch(Command::TraceStartFile(Err(format!(
+                        "{}: the trace could not be handed to the replay",
+                        capture.dir
+                    )))),
+                }
+            }
+            Err(e) => shell.dispatch(Command::TraceStartFile(Err(e))),
+        }
+    });
+}
+
+/// The capture's title, its before snapshot as a start state, and its trace cut at the markers.
+async fn fetch_capture(
+    c: crate::captures::Capture,
+) -> Result<(String, buddyscope::scenario::Scenario, String), String> {
+    let title = c.title(&fetch_text(&c.url("capture.json")).await?)?;
+    let snapshot = fetch_text(&c.url("snapshot-before.json")).await?;
+    let start = buddyscope::scenario::parse_start_state(&snapshot, "snapshot-before.json")?;
+    let trace = fetch_text(&c.url("trace.txt")).await?;
+    let cut = buddyscope::replay::cut_at_markers(
+        &trace,
+        Some(crate::captures::BEFORE),
+        Some(crate::captures::AFTER),
+    )
+    .map_err(|e| format!("{}: trace.txt: {e:?}", c.dir))?;
+    Ok((title, start, cut))
+}
+
+async fn fetch_text(url: &str) -> Result<String, String> {
+    let w = web_sys::window().ok_or("no window")?;
+    let resp = wasm_bindgen_futures::JsFuture::from(w.fetch_with_str(url))
+        .await
+        .map_err(|_| format!("{url}: network error"))?;
+    let resp: web_sys::Response = resp
+        .dyn_into()
+        .map_err(|_| format!("{url}: not a response"))?;
+    if !resp.ok() {
+        return Err(format!("{url}: HTTP {}", resp.status()));
+    }
+    let text = resp.text().map_err(|_| format!("{url}: cannot be read"))?;
+    wasm_bindgen_futures::JsFuture::from(text)
+        .await
+        .ok()
+        .and_then(|t| t.as_string())
+        .ok_or_else(|| format!("{url}: not text"))
+}

@@ -927,12 +927,6 @@ fn read_node_snapshot(f: &str) -> Result<buddyscope::scenario::NodeSnapshot, Str
     }
 }
 
-/// The text a `tracing_mark_write` line carries, if `line` is one.
-fn marker_text(line: &str) -> Option<&str> {
-    line.split_once("tracing_mark_write:")
-        .map(|(_, t)| t.trim())
-}
-
 /// The 0-based lines a marker cut keeps, `start..end` (`end`: none, to the end of the file).
 #[derive(Clone, Copy)]
 struct MarkerCut {
@@ -954,7 +948,7 @@ fn find_markers(path: &str, from: Option<&str>, to: Option<&str>) -> Result<Mark
             break;
         }
         let text = String::from_utf8_lossy(&line);
-        let m = marker_text(text.trim_end_matches(['\n', '\r']));
+        let m = buddyscope::replay::marker_text(text.trim_end_matches(['\n', '\r']));
         match start {
             None if m.is_some() && m == from => start = Some(i + 1),
             Some(s) if i >= s && to.is_some() && m == to => {
@@ -1035,37 +1029,16 @@ impl<R: std::io::BufRead> std::io::Read for CutReader<R> {
     }
 }
 
-/// `text` with every line outside the markers blanked (the replay counts blank lines as
-/// skipped, so line numbers stay those of the file): from just after the first `from` marker
-/// up to just before the first `to` marker after it.
+/// The trace cut at the `--from-marker`/`--to-marker` lines, the errors in the options' words.
 fn cut_at_markers(text: &str, from: Option<&str>, to: Option<&str>) -> Result<String, String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = match from {
-        None => 0,
-        Some(m) => {
-            lines
-                .iter()
-                .position(|l| marker_text(l) == Some(m))
-                .ok_or_else(|| format!("--from-marker {m:?}: no trace_marker line (tracing_mark_write: {m}) in the trace"))?
-                + 1
-        }
-    };
-    let end = match to {
-        None => lines.len(),
-        Some(m) => lines[start..]
-            .iter()
-            .position(|l| marker_text(l) == Some(m))
-            .map(|i| start + i)
-            .ok_or_else(|| format!("--to-marker {m:?}: no trace_marker line (tracing_mark_write: {m}) after the start"))?,
-    };
-    let mut out = String::with_capacity(text.len());
-    for (i, l) in lines.iter().enumerate() {
-        if (start..end).contains(&i) {
-            out.push_str(l);
-        }
-        out.push('\n');
-    }
-    Ok(out)
+    buddyscope::replay::cut_at_markers(text, from, to).map_err(|e| match e {
+        buddyscope::replay::MissingMarker::From(m) => format!(
+            "--from-marker {m:?}: no trace_marker line (tracing_mark_write: {m}) in the trace"
+        ),
+        buddyscope::replay::MissingMarker::To(m) => format!(
+            "--to-marker {m:?}: no trace_marker line (tracing_mark_write: {m}) after the start"
+        ),
+    })
 }
 
 /// Says on standard error which fallback (zone size, placement) an `init` from `/proc` needed,

@@ -6,6 +6,7 @@
 //! recorded [`crate::run::Run`] that the timeline steps through, plus the list of points
 //! where the trace and the model disagree ([`Divergence`]).
 
+mod cut;
 mod forced;
 mod model_choice;
 mod order;
@@ -14,6 +15,7 @@ mod predict;
 mod summary;
 mod tally;
 
+pub use cut::{cut_at_markers, marker_text, MissingMarker};
 pub(crate) use forced::by_kind_text;
 pub use forced::{
     op_defs, replay, replay_text, Divergence, DivergenceKind, KindCount, OpTimes, Replay,
