@@ -277,7 +277,7 @@ pub fn scanner_marks(tl: &Timeline) -> Option<ScannerMarks> {
     if !std::ptr::eq(tl.zone(), tl.node().active()) {
         return None;
     }
-    let s = buddyscope::explain::compaction_scanners(&tl.run, tl.pos())?;
+    let s = buddyscope::explain::compaction_scanners(&tl.run, tl.zone(), tl.pos())?;
     Some(ScannerMarks {
         migrate: s.migrate_pfn,
         free: s.free_pfn,
@@ -1077,10 +1077,18 @@ mod tests {
         let begin = find(&|tp| matches!(tp, Tracepoint::MmCompactionBegin { .. }));
         let end = find(&|tp| matches!(tp, Tracepoint::MmCompactionEnd { .. }));
         let free_line = find(&|tp| matches!(tp, Tracepoint::MmCompactionIsolateFreepages { .. }));
-        let Some(Tracepoint::MmCompactionIsolateFreepages { end: free_end, .. }) = trace(free_line)
+        let Some(Tracepoint::MmCompactionIsolateFreepages {
+            start: free_start,
+            end: free_end,
+            ..
+        }) = trace(free_line)
         else {
             unreachable!()
         };
+        // The first free scan covers the last pageblock to the zone's end, so `cc->free_pfn`
+        // goes one pageblock lower (v7.3.4 mm/compaction.c:1801-1838).
+        assert_eq!((free_start, free_end), (0xe00, 0x1000));
+        let free_after = 0xe00 - PAGEBLOCK_NR_PAGES;
         let migrate_end = (begin..free_line)
             .rev()
             .find_map(|i| match trace(i) {
@@ -1104,8 +1112,8 @@ mod tests {
         );
         t.seek(free_line as u32 + 1);
         let m = scanner_marks(&t).unwrap();
-        assert_eq!((m.migrate, m.free), (migrate_end, free_end));
-        assert_eq!(m.pages(4096), [migrate_end.min(4095), free_end.min(4095)]);
+        assert_eq!((m.migrate, m.free), (migrate_end, free_after));
+        assert_eq!(m.pages(4096), [migrate_end.min(4095), free_after]);
         let l = scanner_legend(&t).unwrap();
         let z = t.zone();
         assert_eq!(l.migrate_pfn, format!("{:#x}", z.abs_pfn(m.migrate)));
