@@ -122,3 +122,70 @@ test('compact_memory: the map shows the scanners where the trace puts them; the 
   );
   expect(app).toEqual(cli);
 });
+
+test('compact_memory: a migration step draws its move, with the pfns the CLI trace says', async ({ page }) => {
+  test.setTimeout(180_000);
+  const lines = runCli(['run', FILE, '--format', 'trace']).split('\n');
+  const opStart = lines.findIndex((l) => l.startsWith('# op ') && l.endsWith(': compact_memory'));
+  expect(opStart).toBeGreaterThan(0);
+  const first = lines.slice(opStart).find((l) => l.startsWith('# info: migrate: '))!;
+  const m = /^# info: migrate: the order-(\d+) movable folio at (0x[0-9a-f]+) now lives at (0x[0-9a-f]+)$/.exec(first);
+  expect(m, first).not.toBeNull();
+  const [, , from, to] = m!;
+
+  await openApp(page, `?scenario=${ID}`);
+  const migration = page.getByTestId('map-migration');
+  await page.keyboard.press('End');
+  await page.keyboard.press('PageUp');
+  await page.keyboard.press('PageUp');
+  await expect(page.getByTestId('op-info')).toContainText('drain');
+  await expect(migration).toHaveCount(0);
+
+  // Step to compact_zone's first migration.
+  let text = '';
+  for (let i = 0; i < 2000 && !text.startsWith('info: migrate: '); i++) {
+    await page.keyboard.press('ArrowRight');
+    text = await narration(page);
+  }
+  expect(`# ${text}`).toBe(first);
+  await expect(migration).toHaveAttribute('data-from-pfn', from);
+  await expect(migration).toHaveAttribute('data-to-pfn', to);
+  await expect(migration).toHaveText(`migrate: pfn ${from} → pfn ${to}`);
+  // The arrow: halfway between the two cells the canvas has the line's colour, the legend
+  // swatch's border (the migration scanner's colour).
+  const swatch = await migration.locator('.swatch').evaluate((e) => getComputedStyle(e).borderTopColor);
+  const mid = await page.evaluate(
+    ([a, b]) => {
+      const c = document.querySelector('[data-testid="memory-map"]') as HTMLCanvasElement;
+      const n = (k: string) => Number(c.getAttribute(k));
+      const [vx, vy] = c.getAttribute('data-view')!.split(',').map(Number);
+      const centre = (pfn: number) => {
+        const page = pfn - n('data-start-pfn');
+        const pb = Math.floor(page / 512);
+        const local = page % 512;
+        const group = c.getAttribute('data-lod') === 'pages' ? 1 : 4;
+        const cols = 32 / group;
+        const i = Math.floor(local / 32 / group) * cols + Math.floor((local % 32) / group);
+        const cell = n('data-cell');
+        return [
+          (pb % n('data-per-row')) * n('data-tile-w') + n('data-pad') + (i % cols) * cell + cell / 2,
+          Math.floor(pb / n('data-per-row')) * n('data-tile-h') + n('data-pad') + Math.floor(i / cols) * cell + cell / 2,
+        ];
+      };
+      const [p, q] = [centre(a), centre(b)];
+      const dpr = n('data-dpr');
+      const x = Math.floor(((p[0] + q[0]) / 2 - vx) * dpr);
+      const y = Math.floor(((p[1] + q[1]) / 2 - vy) * dpr);
+      const d = c.getContext('2d')!.getImageData(x, y, 1, 1).data;
+      return `rgb(${d[0]}, ${d[1]}, ${d[2]})`;
+    },
+    [Number(from), Number(to)],
+  );
+  expect(mid).toBe(swatch);
+  await saveScreenshot(page, 'compaction-migration-map', page.getByTestId('memory-map'));
+  expect(blocking(await scanScreen(page, 'map with a migration'))).toEqual([]);
+
+  // The next step is no migration: the legend line goes.
+  await page.keyboard.press('ArrowRight');
+  await expect(migration).toHaveCount(0);
+});
