@@ -10,22 +10,60 @@ const FILE = path.join('engine', 'scenarios', `${ID}.json`);
 
 test.use({ viewport: { width: 1280, height: 720 } });
 
-/** The scanners after trace line `at` of `lines` (the compact_zone in progress there), as the
- * trace says: mm_compaction_begin's migrate_pfn and free_pfn, then the end of the last
- * mm_compaction_isolate_migratepages / _freepages range since it. */
+/** The scanners after trace line `at` of `lines` (the compact_zone in progress there), by the
+ * rules of v7.3.4 mm/compaction.c isolate_freepages (explain::compaction_scanners): from
+ * mm_compaction_begin's migrate_pfn and free_pfn, the migration scanner at the end of each
+ * mm_compaction_isolate_migratepages range; the free scanner, after an
+ * mm_compaction_isolate_freepages line of the linear scan, at the range's end when the scan
+ * stopped inside its pageblock and one pageblock below the pageblock when it reached its end
+ * (:1801-1838). The first isolate_freepages line after an mm_compaction_fast_isolate_freepages
+ * that took a block is fast_isolate_around's look and moves nothing; after one that took
+ * nothing, a first line not starting at the search's free_pfn is the look around the
+ * free_pfn the search set, which is its start. */
 function scannersFromTrace(lines: string[], at: number): { migrate: string; free: string } {
-  let migrate: string | undefined;
-  let free: string | undefined;
-  for (let i = at; i >= 0; i--) {
-    const l = lines[i];
-    if (l.startsWith('mm_compaction_end:')) throw new Error(`no compaction in progress at line ${at}`);
-    const iso = /^mm_compaction_isolate_(migrate|free)pages: range=\(0x[0-9a-f]+ ~ (0x[0-9a-f]+)\)/.exec(l);
-    if (iso && iso[1] === 'migrate') migrate ??= iso[2];
-    if (iso && iso[1] === 'free') free ??= iso[2];
-    const begin = /^mm_compaction_begin: .*migrate_pfn=(0x[0-9a-f]+) free_pfn=(0x[0-9a-f]+)/.exec(l);
-    if (begin) return { migrate: migrate ?? begin[1], free: free ?? begin[2] };
+  let b = at;
+  while (b >= 0 && !lines[b].startsWith('mm_compaction_begin:')) {
+    if (lines[b].startsWith('mm_compaction_end:')) throw new Error(`no compaction in progress at line ${at}`);
+    b--;
   }
-  throw new Error(`no mm_compaction_begin before line ${at}`);
+  if (b < 0) throw new Error(`no mm_compaction_begin before line ${at}`);
+  const begin = /zone_start=(0x[0-9a-f]+) migrate_pfn=(0x[0-9a-f]+) free_pfn=(0x[0-9a-f]+) zone_end=(0x[0-9a-f]+)/.exec(
+    lines[b],
+  )!;
+  const zoneStart = Number(begin[1]);
+  const zoneEnd = Number(begin[4]);
+  const PAGEBLOCK = 512;
+  let migrate = Number(begin[2]);
+  let free = Number(begin[3]);
+  // After a fast search: 'took' if it took a block, else the free_pfn it printed.
+  let fast: 'took' | number | undefined;
+  for (let i = b + 1; i <= at; i++) {
+    const l = lines[i];
+    const range = /range=\((0x[0-9a-f]+) ~ (0x[0-9a-f]+)\)/.exec(l);
+    if (l.startsWith('mm_compaction_isolate_migratepages:')) {
+      migrate = Number(range![2]);
+      fast = undefined;
+    } else if (l.startsWith('mm_compaction_migratepages:')) {
+      fast = undefined;
+    } else if (l.startsWith('mm_compaction_fast_isolate_freepages:')) {
+      fast = / nr_taken=0\b/.test(l) ? Number(range![2]) : 'took';
+    } else if (l.startsWith('mm_compaction_isolate_freepages:')) {
+      const start = Number(range![1]);
+      const end = Number(range![2]);
+      const f = fast;
+      fast = undefined;
+      if (f === 'took') continue;
+      if (typeof f === 'number' && start !== f) {
+        free = start;
+        continue;
+      }
+      const blockStart = Math.floor(start / PAGEBLOCK) * PAGEBLOCK;
+      const blockEnd = Math.min(blockStart + PAGEBLOCK, zoneEnd);
+      free = end >= blockEnd ? Math.max(blockStart - PAGEBLOCK, zoneStart) : end;
+    }
+  }
+  const hex = (n: number) => `0x${n.toString(16)}`;
+  return { migrate: hex(migrate), free: hex(free) };
 }
 
 async function narration(page: Page): Promise<string> {
@@ -83,4 +121,71 @@ test('compact_memory: the map shows the scanners where the trace puts them; the 
     [...Array(11).keys()].map((o) => Number(document.querySelector(`[data-testid="nr-free-${o}"]`)!.textContent)),
   );
   expect(app).toEqual(cli);
+});
+
+test('compact_memory: a migration step draws its move, with the pfns the CLI trace says', async ({ page }) => {
+  test.setTimeout(180_000);
+  const lines = runCli(['run', FILE, '--format', 'trace']).split('\n');
+  const opStart = lines.findIndex((l) => l.startsWith('# op ') && l.endsWith(': compact_memory'));
+  expect(opStart).toBeGreaterThan(0);
+  const first = lines.slice(opStart).find((l) => l.startsWith('# info: migrate: '))!;
+  const m = /^# info: migrate: the order-(\d+) movable folio at (0x[0-9a-f]+) now lives at (0x[0-9a-f]+)$/.exec(first);
+  expect(m, first).not.toBeNull();
+  const [, , from, to] = m!;
+
+  await openApp(page, `?scenario=${ID}`);
+  const migration = page.getByTestId('map-migration');
+  await page.keyboard.press('End');
+  await page.keyboard.press('PageUp');
+  await page.keyboard.press('PageUp');
+  await expect(page.getByTestId('op-info')).toContainText('drain');
+  await expect(migration).toHaveCount(0);
+
+  // Step to compact_zone's first migration.
+  let text = '';
+  for (let i = 0; i < 2000 && !text.startsWith('info: migrate: '); i++) {
+    await page.keyboard.press('ArrowRight');
+    text = await narration(page);
+  }
+  expect(`# ${text}`).toBe(first);
+  await expect(migration).toHaveAttribute('data-from-pfn', from);
+  await expect(migration).toHaveAttribute('data-to-pfn', to);
+  await expect(migration).toHaveText(`migrate: pfn ${from} → pfn ${to}`);
+  // The arrow: halfway between the two cells the canvas has the line's colour, the legend
+  // swatch's border (the migration scanner's colour).
+  const swatch = await migration.locator('.swatch').evaluate((e) => getComputedStyle(e).borderTopColor);
+  const mid = await page.evaluate(
+    ([a, b]) => {
+      const c = document.querySelector('[data-testid="memory-map"]') as HTMLCanvasElement;
+      const n = (k: string) => Number(c.getAttribute(k));
+      const [vx, vy] = c.getAttribute('data-view')!.split(',').map(Number);
+      const centre = (pfn: number) => {
+        const page = pfn - n('data-start-pfn');
+        const pb = Math.floor(page / 512);
+        const local = page % 512;
+        const group = c.getAttribute('data-lod') === 'pages' ? 1 : 4;
+        const cols = 32 / group;
+        const i = Math.floor(local / 32 / group) * cols + Math.floor((local % 32) / group);
+        const cell = n('data-cell');
+        return [
+          (pb % n('data-per-row')) * n('data-tile-w') + n('data-pad') + (i % cols) * cell + cell / 2,
+          Math.floor(pb / n('data-per-row')) * n('data-tile-h') + n('data-pad') + Math.floor(i / cols) * cell + cell / 2,
+        ];
+      };
+      const [p, q] = [centre(a), centre(b)];
+      const dpr = n('data-dpr');
+      const x = Math.floor(((p[0] + q[0]) / 2 - vx) * dpr);
+      const y = Math.floor(((p[1] + q[1]) / 2 - vy) * dpr);
+      const d = c.getContext('2d')!.getImageData(x, y, 1, 1).data;
+      return `rgb(${d[0]}, ${d[1]}, ${d[2]})`;
+    },
+    [Number(from), Number(to)],
+  );
+  expect(mid).toBe(swatch);
+  await saveScreenshot(page, 'compaction-migration-map', page.getByTestId('memory-map'));
+  expect(blocking(await scanScreen(page, 'map with a migration'))).toEqual([]);
+
+  // The next step is no migration: the legend line goes.
+  await page.keyboard.press('ArrowRight');
+  await expect(migration).toHaveCount(0);
 });

@@ -695,15 +695,85 @@ fn the_scanners_follow_the_compaction_lines() {
     let mig = first(&|t| matches!(t, Tracepoint::MmCompactionIsolateMigratepages { .. }));
     let free = first(&|t| matches!(t, Tracepoint::MmCompactionIsolateFreepages { .. }));
     let end = first(&|t| matches!(t, Tracepoint::MmCompactionEnd { .. }));
-    let at = |i: u32| compaction_scanners(&r, i).map(|s| (s.migrate_pfn, s.free_pfn));
+    let z = r.final_node.active();
+    let at = |i: u32| compaction_scanners(&r, z, i).map(|s| (s.migrate_pfn, s.free_pfn));
     assert_eq!(at(begin), None);
     assert_eq!(at(begin + 1), Some((0, 0xe00)));
-    assert_eq!(compaction_scanners(&r, begin + 1).unwrap().begin, begin);
+    assert_eq!(compaction_scanners(&r, z, begin + 1).unwrap().begin, begin);
     assert_eq!(at(mig + 1), Some((0x200, 0xe00)));
     assert_eq!(at(free + 1), Some((0x200, 0xe04)));
     assert_eq!(at(end), Some((0xe00, 0xe04)));
     assert_eq!(at(end + 1), None);
     assert_eq!(at(r.log.events.len() as u32), None);
+}
+
+/// The free scanner by v7.3.4 mm/compaction.c `isolate_freepages`, on the two runs whose lines
+/// are worked out elsewhere in this file and in the built-in `compact-memory-fragmented`.
+///
+/// `compact_memory` on the built-in (4096 pages, pageblocks of 0x200): the first scan,
+/// `range=(0xe00 ~ 0x1000)`, reaches `block_end_pfn` = min(0xe00 + 0x200, zone end 0x1000)
+/// (:1753-1754), so `isolate_start_pfn` becomes `block_start_pfn - pageblock_nr_pages` = 0xc00
+/// whether enough pages were isolated (:1807-1813) or not (the loop's step, :1764-1766), and
+/// `cc->free_pfn` = 0xc00 (:1838), not the range's end. The next, `(0xc00 ~ 0xda0)`, stops
+/// inside its pageblock: the break at :1806-1815 keeps where it stopped, 0xda0; `(0xda0 ~
+/// 0xde0)` likewise 0xde0; `(0xde0 ~ 0xe00)` reaches the pageblock's end: 0xc00 - 0x200 = 0xa00.
+///
+/// `compact` order 9 on [`fragmented`] (the lines of the test below): the first fast search
+/// takes the order-6 block at 0xfc0 and `fast_isolate_around` (:1507-1533) scans 0xe00 ~ 0xf80
+/// with its own `start_pfn`: `cc->free_pfn` stays `mm_compaction_begin`'s 0xe00. The second
+/// takes 0xfa0 and looks at nothing. The third takes nothing: a starting search with `highest`
+/// below `min_pfn` sets `cc->free_pfn = min_pfn` = 0x800 (:1693-1702) and looks around there
+/// (0x800 ~ 0x9c0), which does not start at the search's printed free_pfn 0xe00: the free
+/// scanner is at 0x800.
+#[test]
+fn the_free_scanner_follows_isolate_freepages() {
+    use buddyscope::explain::compaction_scanners;
+    use buddyscope::mm::{Annotation, EventKind, Tracepoint};
+    let free_after_each_line = |r: &Run| -> Vec<(u32, u32, u32)> {
+        let z = r.final_node.active();
+        (0..r.log.events.len())
+            .filter_map(|i| match r.log.events[i].kind() {
+                EventKind::Annotation(Annotation::Trace(
+                    Tracepoint::MmCompactionIsolateFreepages { start, end, .. },
+                )) => Some((
+                    start,
+                    end,
+                    compaction_scanners(r, z, i as u32 + 1).unwrap().free_pfn,
+                )),
+                _ => None,
+            })
+            .collect()
+    };
+    let builtin = run(include_str!("../scenarios/compact-memory-fragmented.json"));
+    assert_eq!(
+        free_after_each_line(&builtin)[..4],
+        [
+            (0xe00, 0x1000, 0xc00),
+            (0xc00, 0xda0, 0xda0),
+            (0xda0, 0xde0, 0xde0),
+            (0xde0, 0xe00, 0xa00),
+        ]
+    );
+    let r = fragmented("", r#", {"op": "compact", "order": 9}"#);
+    assert_eq!(
+        free_after_each_line(&r)[..2],
+        [(0xe00, 0xf80, 0xe00), (0x800, 0x9c0, 0x800)]
+    );
+    // The index of the compactions answers the same at every position as a walk back would.
+    let spans = r.compactions();
+    assert!(!spans.is_empty());
+    assert!(spans.iter().all(|s| s.end.is_some_and(|e| e > s.begin)));
+    assert!(spans.windows(2).all(|w| w[0].end.unwrap() < w[1].begin));
+    let z = r.final_node.active();
+    for s in spans {
+        assert_eq!(compaction_scanners(&r, z, s.begin), None);
+        assert_eq!(
+            compaction_scanners(&r, z, s.begin + 1).unwrap().begin,
+            s.begin
+        );
+        assert!(compaction_scanners(&r, z, s.end.unwrap()).is_some());
+        assert_eq!(compaction_scanners(&r, z, s.end.unwrap() + 1), None);
+    }
 }
 
 /// `fast_isolate_freepages` (v7.3.4 mm/compaction.c:1553-1719) in `compact` for order 9 on the

@@ -11,7 +11,7 @@
 //! - only the visible part of the map is painted ([`paint_view`]), at the canvas's device size.
 
 use buddyscope::mm::filler_owner_mt;
-use buddyscope::mm::{MigrateType, PAGEBLOCK_NR_PAGES};
+use buddyscope::mm::{Annotation, EventKind, MigrateType, PAGEBLOCK_NR_PAGES};
 use buddyscope::mm::{Node, PageKind, Zone};
 use buddyscope::run::Run;
 use buddyscope::run::Timeline;
@@ -212,6 +212,19 @@ impl Geom {
         }
     }
 
+    /// The centre of page `page`'s cell, in map pixels.
+    pub fn cell_centre(&self, page: u32) -> (f64, f64) {
+        let (tx, ty) = self.tile_origin(page / PAGEBLOCK_NR_PAGES);
+        let local = page % PAGEBLOCK_NR_PAGES;
+        let cols = TILE_COLS / self.group;
+        let i = (local / TILE_COLS / self.group) * cols + (local % TILE_COLS) / self.group;
+        let half = f64::from(self.cell) / 2.0;
+        (
+            f64::from(tx + self.pad + (i % cols) * self.cell) + half,
+            f64::from(ty + self.pad + (i / cols) * self.cell) + half,
+        )
+    }
+
     pub fn tile_origin(&self, pb: u32) -> (u32, u32) {
         (
             (pb % self.per_row) * self.tile_w,
@@ -277,7 +290,7 @@ pub fn scanner_marks(tl: &Timeline) -> Option<ScannerMarks> {
     if !std::ptr::eq(tl.zone(), tl.node().active()) {
         return None;
     }
-    let s = buddyscope::explain::compaction_scanners(&tl.run, tl.pos())?;
+    let s = buddyscope::explain::compaction_scanners(&tl.run, tl.zone(), tl.pos())?;
     Some(ScannerMarks {
         migrate: s.migrate_pfn,
         free: s.free_pfn,
@@ -310,6 +323,60 @@ pub fn scanner_legend(tl: &Timeline) -> Option<ScannerLegend> {
     Some(ScannerLegend {
         migrate_pfn: format!("{:#x}", z.abs_pfn(m.migrate)),
         free_pfn: format!("{:#x}", z.abs_pfn(m.free)),
+    })
+}
+
+/// The migration at the cursor, as the map draws it (zone page indices of the zone shown):
+/// the folio's first page before and after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MigrationMark {
+    pub from: u32,
+    pub to: u32,
+    pub order: u8,
+}
+
+/// The migration the cursor's event is (`Annotation::Migrate`: `migrate_pages` in compaction
+/// or in `alloc_contig_range`), when the map shows the zone it happens in; `None` at any
+/// other event.
+pub fn migration_at(tl: &Timeline) -> Option<MigrationMark> {
+    let EventKind::Annotation(Annotation::Migrate {
+        from,
+        to,
+        order,
+        zone,
+        ..
+    }) = tl.current()?.kind()
+    else {
+        return None;
+    };
+    if !std::ptr::eq(tl.zone(), tl.node().zone(zone as usize)) {
+        return None;
+    }
+    Some(MigrationMark { from, to, order })
+}
+
+/// The legend's line for the migration at the cursor: both absolute pfns and the order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MigrationLegend {
+    pub from_pfn: String,
+    pub to_pfn: String,
+    pub order: u8,
+}
+
+impl MigrationLegend {
+    pub fn text(&self) -> String {
+        format!("migrate: pfn {} → pfn {}", self.from_pfn, self.to_pfn)
+    }
+}
+
+/// The legend's migration line at the cursor, if the cursor is at a migration.
+pub fn migration_legend(tl: &Timeline) -> Option<MigrationLegend> {
+    let m = migration_at(tl)?;
+    let z = tl.zone();
+    Some(MigrationLegend {
+        from_pfn: format!("{:#x}", z.abs_pfn(m.from)),
+        to_pfn: format!("{:#x}", z.abs_pfn(m.to)),
+        order: m.order,
     })
 }
 
@@ -830,6 +897,8 @@ pub struct Scene<'a> {
     pub hl: Option<(u32, u32)>,
     /// Compaction's scanners, while a compaction is under way.
     pub scanners: Option<ScannerMarks>,
+    /// The migration at the cursor: its source and target ringed, an arrow between them.
+    pub migration: Option<MigrationMark>,
     pub pal: &'a Palette,
     /// The mixed-pageblock overlay's marks ([`mix_bars`]), when it is on.
     pub mix: Option<&'a [Option<MixBar>]>,
@@ -847,13 +916,16 @@ impl Scene<'_> {
                 (start + PAGEBLOCK_NR_PAGES).min(self.zone.pages()),
             )
         });
-        let marks: Vec<(u32, Rgba)> = self
+        let mut marks: Vec<(u32, Rgba)> = self
             .scanners
             .map(|m| {
                 let [mi, fr] = m.pages(self.zone.pages());
                 vec![(mi, self.pal.scan_migrate), (fr, self.pal.scan_free)]
             })
             .unwrap_or_default();
+        if let Some(m) = self.migration {
+            marks.extend([(m.from, self.pal.scan_migrate), (m.to, self.pal.scan_free)]);
+        }
         let input = TileInput {
             pb,
             mt: self.zone.pb_mt(pb),
@@ -878,6 +950,70 @@ pub fn paint_view(buf: &mut Vec<u8>, scratch: &mut Vec<u8>, g: &Geom, v: ViewRec
     for pb in visible_pageblocks(g, v) {
         sc.paint(scratch, g, pb);
         blit(buf, v, scratch, g, g.tile_origin(pb));
+    }
+    if let Some(m) = sc.migration {
+        paint_arrow(
+            buf,
+            v,
+            g,
+            g.cell_centre(m.from),
+            g.cell_centre(m.to),
+            sc.pal.scan_migrate,
+            sc.pal.bg,
+        );
+    }
+}
+
+/// A migration's arrow over the window `v`: a line from the source's cell to the target's
+/// and a head at the target, 4 CSS pixels wide in `colour`, edged in `edge` (a CSS pixel each
+/// side) so that it reads on any cell; the window's pixels only (it crosses tiles).
+fn paint_arrow(
+    buf: &mut [u8],
+    v: ViewRect,
+    g: &Geom,
+    from: (f64, f64),
+    to: (f64, f64),
+    colour: Rgba,
+    edge: Rgba,
+) {
+    let half = f64::from(dev(4, g.dpr)) / 2.0;
+    let rim = f64::from(dev(1, g.dpr));
+    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+    let len = dx.hypot(dy).max(1.0);
+    let (ux, uy) = (dx / len, dy / len);
+    // The head: two strokes back from the tip at ±30°, as long as 5 line widths.
+    let head = 10.0 * half;
+    let (c, s) = (0.866_f64, 0.5_f64);
+    let back = |sign: f64| {
+        (
+            to.0 - head * (ux * c - sign * uy * s),
+            to.1 - head * (uy * c + sign * ux * s),
+        )
+    };
+    let segs = [(from, to), (back(1.0), to), (back(-1.0), to)];
+    let dist = |p: (f64, f64), (a, b): ((f64, f64), (f64, f64))| {
+        let (vx, vy) = (b.0 - a.0, b.1 - a.1);
+        let l2 = (vx * vx + vy * vy).max(1e-9);
+        let t = (((p.0 - a.0) * vx + (p.1 - a.1) * vy) / l2).clamp(0.0, 1.0);
+        (p.0 - a.0 - t * vx).hypot(p.1 - a.1 - t * vy)
+    };
+    let reach = half + rim;
+    let lo = |a: f64, b: f64, o: u32| ((a.min(b) - head - reach).floor().max(f64::from(o))) as u32;
+    let hi = |a: f64, b: f64, o: u32, n: u32| ((a.max(b) + head + reach).ceil() as u32).min(o + n);
+    for y in lo(from.1, to.1, v.y)..hi(from.1, to.1, v.y, v.h) {
+        for x in lo(from.0, to.0, v.x)..hi(from.0, to.0, v.x, v.w) {
+            let p = (f64::from(x) + 0.5, f64::from(y) + 0.5);
+            let d = segs.iter().map(|&sg| dist(p, sg)).fold(f64::MAX, f64::min);
+            let c = if d <= half {
+                colour
+            } else if d <= reach {
+                edge
+            } else {
+                continue;
+            };
+            let i = (((y - v.y) * v.w + (x - v.x)) * 4) as usize;
+            buf[i..i + 4].copy_from_slice(&c);
+        }
     }
 }
 
@@ -963,6 +1099,7 @@ mod tests {
                 cache: &c,
                 hl: None,
                 scanners: None,
+                migration: None,
                 pal: &LIGHT,
                 mix,
             };
@@ -1077,10 +1214,18 @@ mod tests {
         let begin = find(&|tp| matches!(tp, Tracepoint::MmCompactionBegin { .. }));
         let end = find(&|tp| matches!(tp, Tracepoint::MmCompactionEnd { .. }));
         let free_line = find(&|tp| matches!(tp, Tracepoint::MmCompactionIsolateFreepages { .. }));
-        let Some(Tracepoint::MmCompactionIsolateFreepages { end: free_end, .. }) = trace(free_line)
+        let Some(Tracepoint::MmCompactionIsolateFreepages {
+            start: free_start,
+            end: free_end,
+            ..
+        }) = trace(free_line)
         else {
             unreachable!()
         };
+        // The first free scan covers the last pageblock to the zone's end, so `cc->free_pfn`
+        // goes one pageblock lower (v7.3.4 mm/compaction.c:1801-1838).
+        assert_eq!((free_start, free_end), (0xe00, 0x1000));
+        let free_after = 0xe00 - PAGEBLOCK_NR_PAGES;
         let migrate_end = (begin..free_line)
             .rev()
             .find_map(|i| match trace(i) {
@@ -1104,8 +1249,8 @@ mod tests {
         );
         t.seek(free_line as u32 + 1);
         let m = scanner_marks(&t).unwrap();
-        assert_eq!((m.migrate, m.free), (migrate_end, free_end));
-        assert_eq!(m.pages(4096), [migrate_end.min(4095), free_end.min(4095)]);
+        assert_eq!((m.migrate, m.free), (migrate_end, free_after));
+        assert_eq!(m.pages(4096), [migrate_end.min(4095), free_after]);
         let l = scanner_legend(&t).unwrap();
         let z = t.zone();
         assert_eq!(l.migrate_pfn, format!("{:#x}", z.abs_pfn(m.migrate)));
@@ -1132,6 +1277,7 @@ mod tests {
                 cache: &c,
                 hl: None,
                 scanners,
+                migration: None,
                 pal: &LIGHT,
                 mix: None,
             };
@@ -1172,6 +1318,99 @@ mod tests {
         assert_eq!(scanner_marks(&t), None);
     }
 
+    /// At a `migrate_pages` step the map knows the move: `migration_at` is the folio's first
+    /// page before and after, as the engine's `Annotation::Migrate` says and the trace's
+    /// `# info: migrate:` line prints it; the legend names both pfns; the arrow joins the two
+    /// cells (its middle is drawn in the line's colour) and the events around have none.
+    /// Compaction's (`compact-memory-fragmented`) and `alloc_contig_range`'s.
+    #[test]
+    fn a_migration_is_drawn_from_its_source_to_its_target() {
+        use buddyscope::mm::{Annotation, EventKind};
+        for (id, contig, word) in [
+            ("compact-memory-fragmented", false, "folio"),
+            ("alloc-contig-range-migrates", true, "block"),
+        ] {
+            let mut t = timeline(id);
+            let i = (0..t.run.log.events.len())
+                .find(|&i| {
+                    matches!(t.run.log.events[i].kind(),
+                        EventKind::Annotation(Annotation::Migrate { contig: c, .. }) if c == contig)
+                })
+                .unwrap_or_else(|| panic!("{id}: no migration"));
+            let EventKind::Annotation(Annotation::Migrate {
+                from, to, order, ..
+            }) = t.run.log.events[i].kind()
+            else {
+                unreachable!()
+            };
+            let trace = buddyscope::explain::trace_text(&t.run);
+            t.seek(i as u32 + 1);
+            let z = t.zone();
+            let line = format!(
+                "# info: migrate: the order-{order} movable {word} at {:#x} now lives at {:#x}\n",
+                z.abs_pfn(from),
+                z.abs_pfn(to)
+            );
+            assert!(trace.contains(&line), "{id}: {line}");
+            let m = migration_at(&t).unwrap();
+            assert_eq!(m, MigrationMark { from, to, order });
+            assert_ne!(m.from, m.to);
+            let l = migration_legend(&t).unwrap();
+            assert_eq!(
+                l.text(),
+                format!(
+                    "migrate: pfn {:#x} → pfn {:#x}",
+                    z.abs_pfn(from),
+                    z.abs_pfn(to)
+                )
+            );
+
+            let mut c = MapCache::default();
+            c.sync(key(&t), &t);
+            let g = Geom::new(z.pages(), 4, 1.0, 1184);
+            let all = ViewRect {
+                x: 0,
+                y: 0,
+                w: g.w,
+                h: g.h,
+            };
+            let paint = |migration| {
+                let sc = Scene {
+                    zone: z,
+                    cache: &c,
+                    hl: None,
+                    scanners: None,
+                    migration,
+                    pal: &LIGHT,
+                    mix: None,
+                };
+                let (mut buf, mut s) = (Vec::new(), Vec::new());
+                paint_view(&mut buf, &mut s, &g, all, &sc);
+                buf
+            };
+            let with = paint(Some(m));
+            let (a, b) = (g.cell_centre(m.from), g.cell_centre(m.to));
+            let px = |(x, y): (f64, f64)| {
+                let p = ((y as u32 * g.w + x as u32) * 4) as usize;
+                with[p..p + 4].to_vec()
+            };
+            assert_eq!(
+                px(((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0)),
+                LIGHT.scan_migrate
+            );
+            assert_eq!(
+                px((a.0 + (b.0 - a.0) / 4.0, a.1 + (b.1 - a.1) / 4.0)),
+                LIGHT.scan_migrate
+            );
+            assert_ne!(paint(None), with);
+
+            t.seek(i as u32);
+            assert_eq!(migration_at(&t), None, "{id}: the event before");
+            t.seek(i as u32 + 2);
+            assert_eq!(migration_at(&t), None, "{id}: the event after");
+        }
+    }
+
     /// A window of the map paints the same pixels as the whole map has there, and only the
     /// tiles meeting it are painted.
     #[test]
@@ -1187,6 +1426,7 @@ mod tests {
                 cache: &c,
                 hl: t.current().and_then(|e| e.kind().touched_pages()),
                 scanners: None,
+                migration: None,
                 pal: &LIGHT,
                 mix: None,
             };

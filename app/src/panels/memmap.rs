@@ -8,7 +8,8 @@
 //! type differs from its pageblock's) or reserved; pages the current event touched are
 //! vermilion. While a `compact_zone` is under way, the page each of its scanners looks at next
 //! is ringed (the migration scanner's and the free scanner's colours, named in the legend with
-//! their pfns). Zoomed out below a pixel per page (the pageblock level, which "Fit" picks for
+//! their pfns); at a `migrate_pages` step the folio's source and target are ringed and joined
+//! by an arrow, and the legend names both pfns. Zoomed out below a pixel per page (the pageblock level, which "Fit" picks for
 //! zones of 2 GiB and more), a tile is 8 × 4 pixels, each the dominant state of 4 × 4 pages.
 //!
 //! Repainting (see `mapdraw`): the canvas is the visible window of the map, at device pixels
@@ -29,9 +30,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use super::follow::{follow_frame, tiles_rect, FollowFrame};
 use super::frame::PanelFrame;
 use super::mapdraw::{
-    mark_pages, mix_bars, paint_overview, paint_view, scanner_legend, scanner_marks, tile_visible,
-    Geom, MapCache, RunKey, ScannerLegend, ScannerMarks, Scene, ViewRect, FIT_HEIGHT, PB_LEVEL,
-    ZOOMS,
+    mark_pages, migration_at, migration_legend, mix_bars, paint_overview, paint_view,
+    scanner_legend, scanner_marks, tile_visible, Geom, MapCache, MigrationLegend, MigrationMark,
+    RunKey, ScannerLegend, ScannerMarks, Scene, ViewRect, FIT_HEIGHT, PB_LEVEL, ZOOMS,
 };
 use super::{pfn_hex, tracked_width};
 use crate::model::{Command, Session};
@@ -55,6 +56,8 @@ struct Renderer {
     hl: Option<(u32, u32)>,
     /// Compaction's scanner markers drawn.
     scanners: Option<ScannerMarks>,
+    /// The migration drawn (its arrow crosses tiles: drawn and cleared by full repaints).
+    migration: Option<MigrationMark>,
     /// The canvas's pixels (the visible window), reused between full repaints.
     buf: Vec<u8>,
     /// One tile's pixels.
@@ -190,6 +193,7 @@ impl Renderer {
         };
         let hl = tl.current().and_then(|e| e.kind().touched_pages());
         let scanners = scanner_marks(tl);
+        let migration = migration_at(tl);
         let pal = palette::palette(f.dark);
         // The overlay's marks: a scan of the zone's pages at the cursor, only while it is on.
         let bars = f
@@ -213,6 +217,7 @@ impl Renderer {
             cache: &self.cache,
             hl,
             scanners,
+            migration,
             pal,
             mix: bars.as_deref(),
         };
@@ -222,6 +227,8 @@ impl Renderer {
             || self.run_key != key
             || self.dark != f.dark
             || self.mix != f.mix
+            || migration.is_some()
+            || self.migration != migration
             || canvas.width() != v.w
             || canvas.height() != v.h;
         let mut tiles = Vec::new();
@@ -305,6 +312,7 @@ impl Renderer {
         self.mix = f.mix;
         self.hl = hl;
         self.scanners = scanners;
+        self.migration = migration;
         (full, resized)
     }
 
@@ -438,6 +446,8 @@ pub fn MemoryMapPanel() -> impl IntoView {
     let drawn = RwSignal::new(None::<Geom>);
     // Compaction's scanners at the cursor, for the legend.
     let scanners = Memo::new(move |_| view.with(|s| scanner_legend(&s.timeline)).flatten());
+    // The migration at the cursor, for the legend.
+    let migration = Memo::new(move |_| view.with(|s| migration_legend(&s.timeline)).flatten());
     // The visible box of the map (`map-inner`), which presenter mode makes shorter than the canvas.
     let inner_ref = NodeRef::<leptos::html::Div>::new();
     let viewport = RwSignal::new((0u32, 0u32));
@@ -769,7 +779,7 @@ pub fn MemoryMapPanel() -> impl IntoView {
                     <Overview canvas=overview_ref drawn=drawn span=span/>
                 </div>
             </div>
-            <Legend scanners=scanners/>
+            <Legend scanners=scanners migration=migration/>
         </PanelFrame>
     }
 }
@@ -873,6 +883,7 @@ fn draw_overview(
         cache,
         hl: None,
         scanners: None,
+        migration: None,
         pal: palette::palette(dark),
         mix: None,
     };
@@ -922,7 +933,10 @@ fn Overview(
 }
 
 #[component]
-fn Legend(scanners: Memo<Option<ScannerLegend>>) -> impl IntoView {
+fn Legend(
+    scanners: Memo<Option<ScannerLegend>>,
+    migration: Memo<Option<MigrationLegend>>,
+) -> impl IntoView {
     let dark = ThemeState::dark();
     let sw = move |bg: String| format!("background:{bg}");
     let item = move |label: &'static str, style: Signal<String>| {
@@ -1013,6 +1027,32 @@ fn Legend(scanners: Memo<Option<ScannerLegend>>) -> impl IntoView {
             </ul>
         })
     };
+    // At a migration: its source and target, as the map rings them and joins them.
+    let migration_item = move || {
+        let l = migration.get()?;
+        let p = pal();
+        Some(view! {
+            <ul class="legend-scanners" aria-label="Migration">
+                <li
+                    data-testid="map-migration"
+                    data-from-pfn=l.from_pfn.clone()
+                    data-to-pfn=l.to_pfn.clone()
+                    data-order=l.order.to_string()
+                >
+                    <span
+                        class="swatch"
+                        style=format!(
+                            "border:3px solid {};box-shadow:0 0 0 1px {};background:{}",
+                            palette::css(p.scan_migrate),
+                            palette::css(p.bg),
+                            palette::css(p.scan_free)
+                        )
+                    ></span>
+                    {l.text()}
+                </li>
+            </ul>
+        })
+    };
     view! {
         <div class="legend" data-testid="map-legend">
             <ul class="legend-cells" aria-label="Cell colours">
@@ -1028,6 +1068,7 @@ fn Legend(scanners: Memo<Option<ScannerLegend>>) -> impl IntoView {
                 {frames}
             </ul>
             {scanner_items}
+            {migration_item}
         </div>
     }
 }

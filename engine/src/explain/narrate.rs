@@ -407,6 +407,20 @@ fn narrate_annotation(
         Annotation::Message { level, id } => {
             format!("{}: {}", level_word(level), log.message(id))
         }
+        // Worded as the message it replaced, so the trace's `#` line is unchanged.
+        Annotation::Migrate {
+            from,
+            to,
+            order,
+            contig,
+            ..
+        } => format!(
+            "{}: migrate: the order-{order} movable {} at {} now lives at {}",
+            level_word(MsgLevel::Info),
+            if contig { "block" } else { "folio" },
+            x(from),
+            x(to)
+        ),
     }
 }
 

@@ -1,10 +1,11 @@
 //! Where compaction's two scanners are at a position of a run, for the memory map: read back
 //! from the run's own `mm_compaction_*` tracepoints (`compact_zone` traces where each scan of
-//! a pageblock started and stopped).
+//! a pageblock started and stopped) by the kernel's rules for `cc->migrate_pfn` and
+//! `cc->free_pfn`.
 
 use serde::Serialize;
 
-use crate::mm::{Annotation, EventKind, Tracepoint, ZonePfn};
+use crate::mm::{Annotation, EventKind, Tracepoint, Zone, ZonePfn, PAGEBLOCK_NR_PAGES};
 use crate::run::Run;
 
 /// The scanners of the `compact_zone` in progress (zone pfns of the zone being compacted).
@@ -13,46 +14,104 @@ pub struct Scanners {
     /// The migration scanner (`cc->migrate_pfn`): `mm_compaction_begin`'s, then the end of
     /// each `mm_compaction_isolate_migratepages` range (it walks up from the zone start).
     pub migrate_pfn: ZonePfn,
-    /// The free scanner: `mm_compaction_begin`'s `free_pfn` (the last pageblock), then the end
-    /// of each `mm_compaction_isolate_freepages` range (where the scan of its pageblock
-    /// stopped; it moves down a pageblock at a time).
+    /// The free scanner (`cc->free_pfn`): `mm_compaction_begin`'s (the last pageblock), then
+    /// after each `mm_compaction_isolate_freepages` line of the linear scan where
+    /// `isolate_freepages` restarts: the end of the range when the scan stopped inside its
+    /// pageblock, the pageblock below when it scanned to the pageblock's end.
     pub free_pfn: ZonePfn,
     /// The event of the `mm_compaction_begin`.
     pub begin: u32,
 }
 
-/// The scanners after the first `at` events of `run` (a recorded run or replay): `None` when
-/// no `compact_zone` is in progress there (none began, or the last one traced its
-/// `mm_compaction_end`). Walks back from `at` to the last begin or end: the length of the
-/// compaction inside one, but back to the run's first event when no compaction came before.
-pub fn compaction_scanners(run: &Run, at: u32) -> Option<Scanners> {
-    let at = (at as usize).min(run.log.events.len());
-    let (mut migrate, mut free) = (None, None);
-    for i in (0..at).rev() {
-        let EventKind::Annotation(Annotation::Trace(tp)) = run.log.events[i].kind() else {
+/// The scanners after the first `at` events of `run` (a recorded run or replay), with `zone`
+/// the zone being compacted (its start aligns the pageblocks, its end caps the last one):
+/// `None` when no `compact_zone` is in progress there (none began, or the last one traced its
+/// `mm_compaction_end`). The compactions are indexed once per run ([`Run::compactions`]); the
+/// walk is the compaction's lines before `at`.
+///
+/// The free scanner follows v7.3.4 mm/compaction.c `isolate_freepages`:
+/// - a scan of a pageblock (`isolate_freepages_block`, traced with the range it covered,
+///   :678) that reached `block_end_pfn` (the pageblock's end, or the zone's, :1753-1754)
+///   leaves `isolate_start_pfn` one pageblock lower: set at :1812-1813 when enough free pages
+///   were isolated, else by the loop's step (:1764-1766) for the next pageblock or for the
+///   end of the loop; `cc->free_pfn = isolate_start_pfn` at :1838;
+/// - a scan that stopped inside its pageblock breaks out (:1806-1821) with
+///   `isolate_start_pfn` where it stopped (:681), so `cc->free_pfn` is the range's end;
+/// - `fast_isolate_around` (:1507-1533), run by `fast_isolate_freepages` (:1718) after its
+///   own line, scans the chosen page's pageblock with a local `start_pfn`: its line does not
+///   move `cc->free_pfn`. It is the first `isolate_freepages` line after a
+///   `mm_compaction_fast_isolate_freepages` that took a block. After one that took none, a
+///   starting search may have moved `cc->free_pfn` to `highest` or `min_pfn` (:1688-1703),
+///   pageblock starts, and looked around there: a first line that does not start at the
+///   search's printed `cc->free_pfn` (where the linear scan restarts when the search moved
+///   nothing) is that look around, and its start is the new `cc->free_pfn`.
+///
+/// The pageblocks the linear scan passes over without a line (unsuitable or skipped) are not
+/// seen.
+pub fn compaction_scanners(run: &Run, zone: &Zone, at: u32) -> Option<Scanners> {
+    let at = (at as usize).min(run.log.events.len()) as u32;
+    let spans = run.compactions();
+    // The last compaction that began before `at`.
+    let i = spans.partition_point(|s| s.begin < at).checked_sub(1)?;
+    let span = spans[i];
+    if span.end.is_some_and(|e| e < at) {
+        return None;
+    }
+    let EventKind::Annotation(Annotation::Trace(Tracepoint::MmCompactionBegin {
+        migrate_pfn,
+        free_pfn,
+        ..
+    })) = run.log.events.get(span.begin as usize)?.kind()
+    else {
+        return None;
+    };
+    let (mut migrate, mut free) = (migrate_pfn, free_pfn);
+    // Pageblocks are aligned on absolute pfns: work in them.
+    let abs = |p: ZonePfn| zone.abs_pfn(p);
+    let zone_end = zone.abs_pfn(zone.pages());
+    let pb = PAGEBLOCK_NR_PAGES as u64;
+    // After a fast search: `Some(None)` if it took a block, `Some(Some(pfn))` (its
+    // `cc->free_pfn`) if it took none.
+    let mut fast: Option<Option<ZonePfn>> = None;
+    for e in run.log.events.range(span.begin as usize + 1..at as usize) {
+        let EventKind::Annotation(Annotation::Trace(tp)) = e.kind() else {
             continue;
         };
         match tp {
-            Tracepoint::MmCompactionEnd { .. } => return None,
-            Tracepoint::MmCompactionBegin {
-                migrate_pfn,
-                free_pfn,
-                ..
-            } => {
-                return Some(Scanners {
-                    migrate_pfn: migrate.unwrap_or(migrate_pfn),
-                    free_pfn: free.unwrap_or(free_pfn),
-                    begin: i as u32,
-                })
-            }
             Tracepoint::MmCompactionIsolateMigratepages { end, .. } => {
-                migrate.get_or_insert(end);
+                migrate = end;
+                fast = None;
             }
-            Tracepoint::MmCompactionIsolateFreepages { end, .. } => {
-                free.get_or_insert(end);
+            Tracepoint::MmCompactionMigratepages { .. } => fast = None,
+            Tracepoint::MmCompactionFastIsolateFreepages { end, nr_taken, .. } => {
+                fast = Some((nr_taken == 0).then_some(end));
+            }
+            Tracepoint::MmCompactionIsolateFreepages { start, end, .. } => {
+                match fast.take() {
+                    // The look around the block the search took.
+                    Some(None) => continue,
+                    // The look around `highest` or `min_pfn`, both pageblock starts, which
+                    // the search made `cc->free_pfn` (:1688-1703).
+                    Some(Some(search_free)) if start != search_free => {
+                        free = start;
+                        continue;
+                    }
+                    _ => {}
+                }
+                let block_start = abs(start) / pb * pb;
+                let block_end = (block_start + pb).min(zone_end);
+                free = if abs(end) >= block_end {
+                    zone.zone_pfn(block_start.saturating_sub(pb).max(abs(0)))
+                } else {
+                    end
+                };
             }
             _ => {}
         }
     }
-    None
+    Some(Scanners {
+        migrate_pfn: migrate,
+        free_pfn: free,
+        begin: span.begin,
+    })
 }

@@ -504,6 +504,22 @@ event_kinds! {
             /// Its text's index in [`EventLog::messages`](crate::mm::EventLog::messages).
             id: u32,
         },
+        /// `migrate_pages` moves a folio within zone `zone`: the order-`order` movable folio
+        /// at `from` now lives at `to` (its source is freed next). `contig`: a migration out
+        /// of `alloc_contig_range`'s range, else compaction's (`compact_zone`).
+        Migrate {
+            /// The folio's first page before.
+            from: ZonePfn,
+            /// Its first page after (the target `compaction_alloc` or the range's
+            /// allocation gave it).
+            to: ZonePfn,
+            /// The folio's order.
+            order: u8,
+            /// The zone's index in the node (the zone being worked on).
+            zone: u8,
+            /// `alloc_contig_range`'s migration.
+            contig: bool,
+        },
     }
 
     /// Kernel tracepoints (`include/trace/events/kmem.h`, §9; `compaction.h` for the
@@ -1210,6 +1226,14 @@ mod tests {
             Annotation::Message {
                 level: MsgLevel::Failure,
                 id: 1 << 30,
+            }
+            .into(),
+            Annotation::Migrate {
+                from: u32::MAX - 1,
+                to: 1 << 31,
+                order: 10,
+                zone: 3,
+                contig: true,
             }
             .into(),
         ];

@@ -21,8 +21,8 @@ pub use history::{page_history, ListChange, PageHistoryEntry, PageList};
 pub use limits::{check_limits, estimate, is_cancelled, Cost, Limits, EVENT_BYTES, EVENT_CAP_PATH};
 pub use outcome::Outcome;
 pub use runner::{
-    alloc_gfp, rebuild_checkpoints, Checkpoint, CheckpointRebuild, OpRecord, OwnerInfo, Progress,
-    Rebuilt, Run, RunOptions, Runner, COUNTERS_ONLY_KEPT_OPS, PROGRESS_EVERY,
+    alloc_gfp, rebuild_checkpoints, Checkpoint, CheckpointRebuild, CompactionSpan, OpRecord,
+    OwnerInfo, Progress, Rebuilt, Run, RunOptions, Runner, COUNTERS_ONLY_KEPT_OPS, PROGRESS_EVERY,
 };
 pub use setup::{build, Start};
 pub use timeline::Timeline;

@@ -1522,14 +1522,17 @@ impl Engine {
         }
         let mut succeeded = 0;
         for (&(from, order, owner), &to) in batch.iter().zip(&targets) {
-            self.message(
-                Step::MigrateMove,
-                MsgLevel::Info,
-                format!(
-                    "migrate: the order-{order} movable folio at {from:#x} now lives at {to:#x}"
-                ),
-            );
             let f = self.zone().zone_pfn(from);
+            self.note(
+                Step::MigrateMove,
+                Annotation::Migrate {
+                    from: f,
+                    to: self.zone().zone_pfn(to),
+                    order,
+                    zone: zone_idx as u8,
+                    contig: false,
+                },
+            );
             self.free_pages(f, order, cpu);
             migrated.push(Migration {
                 owner,

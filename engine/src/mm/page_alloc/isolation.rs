@@ -505,23 +505,31 @@ impl Engine {
             // The blocks that got a target move; migrate_pages puts the rest back.
             for (&(from, order, owner), &(to, to_zone)) in batch.iter().zip(&targets) {
                 self.select_zone(Step::MigrateMove, range_zone);
-                let other_zone = if to_zone as usize == range_zone {
-                    String::new()
+                if to_zone as usize == range_zone {
+                    self.note(
+                        Step::MigrateMove,
+                        Annotation::Migrate {
+                            from,
+                            to,
+                            order,
+                            zone: to_zone,
+                            contig: true,
+                        },
+                    );
                 } else {
-                    format!(
-                        " (zone {}: the target came from the zonelist)",
-                        self.node.zone(to_zone as usize).cfg.name
-                    )
-                };
-                self.message(
-                    Step::MigrateMove,
-                    MsgLevel::Info,
-                    format!(
-                        "migrate: the order-{order} movable block at {:#x} now lives at {:#x}{other_zone}",
-                        self.zone().abs_pfn(from),
-                        self.node.zone(to_zone as usize).abs_pfn(to)
-                    ),
-                );
+                    // A target in another zone: its pfn is that zone's, which the event's
+                    // context (the range's zone) cannot print; the message says it in words.
+                    self.message(
+                        Step::MigrateMove,
+                        MsgLevel::Info,
+                        format!(
+                            "migrate: the order-{order} movable block at {:#x} now lives at {:#x} (zone {}: the target came from the zonelist)",
+                            self.zone().abs_pfn(from),
+                            self.node.zone(to_zone as usize).abs_pfn(to),
+                            self.node.zone(to_zone as usize).cfg.name
+                        ),
+                    );
+                }
                 self.free_pages(from, order, cpu);
                 migrated.push(Migration {
                     owner,

@@ -101,9 +101,48 @@ pub struct Run {
     /// and the last [`COUNTERS_ONLY_KEPT_OPS`]); 0 for every other run. The executed ops are
     /// `ops.len() + ops_omitted`.
     pub ops_omitted: u64,
+    /// The `compact_zone`s of the log, indexed on first use ([`Run::compactions`]).
+    pub(crate) compactions: std::sync::OnceLock<Vec<CompactionSpan>>,
+}
+
+/// One `compact_zone` of a run's log: the events of its `mm_compaction_begin` and
+/// `mm_compaction_end` lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompactionSpan {
+    /// The event of the `mm_compaction_begin`.
+    pub begin: u32,
+    /// The event of the `mm_compaction_end`; `None` if the log stops inside the compaction.
+    pub end: Option<u32>,
 }
 
 impl Run {
+    /// The `compact_zone`s of the log in order, found by one walk of the events the first time
+    /// they are asked for (the map asks on every render).
+    pub fn compactions(&self) -> &[CompactionSpan] {
+        self.compactions.get_or_init(|| {
+            let mut spans: Vec<CompactionSpan> = Vec::new();
+            for (i, e) in self.log.events.iter().enumerate() {
+                match e.kind() {
+                    EventKind::Annotation(Annotation::Trace(Tracepoint::MmCompactionBegin {
+                        ..
+                    })) => spans.push(CompactionSpan {
+                        begin: i as u32,
+                        end: None,
+                    }),
+                    EventKind::Annotation(Annotation::Trace(Tracepoint::MmCompactionEnd {
+                        ..
+                    })) => {
+                        if let Some(s) = spans.last_mut().filter(|s| s.end.is_none()) {
+                            s.end = Some(i as u32);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            spans
+        })
+    }
+
     /// The migratetype an owner allocated with: a run's allocation, or a filler owner of the
     /// `/proc` import (its pageblock's type); `None` for `NO_OWNER` and a pcp head's CPU.
     pub fn owner_mt(&self, owner: u32) -> Option<MigrateType> {
@@ -435,6 +474,7 @@ impl Recorder {
             names,
             lock_holds,
             ops_omitted,
+            compactions: std::sync::OnceLock::new(),
         }
     }
 }
