@@ -84,6 +84,45 @@ pub fn memory_text(m: RunMemory, trace_limit: u64, checkpoint_budget: u64) -> St
     )
 }
 
+/// A job in the worker: its label, a progress bar at `now` of `max` and Cancel.
+fn progress_strip(
+    shell: Shell,
+    label: String,
+    aria_label: &'static str,
+    (now, max): (u64, u64),
+    text: String,
+    cancel_title: &'static str,
+) -> AnyView {
+    let width = format!("width: {}%", percent(now, max));
+    view! {
+        <div class="run-status" data-testid="run-status" aria-live="polite">
+            <span class="run-status-label">{label}</span>
+            <div
+                class="run-progress"
+                role="progressbar"
+                data-testid="run-progress"
+                aria-label=aria_label
+                aria-valuemin="0"
+                aria-valuemax=max.to_string()
+                aria-valuenow=now.to_string()
+                aria-valuetext=text.clone()
+            >
+                <div class="run-progress-fill" style=width></div>
+            </div>
+            <span class="run-progress-text" data-testid="run-progress-text">{text}</span>
+            <button
+                type="button"
+                data-testid="run-cancel"
+                title=cancel_title
+                on:click=move |_| shell.dispatch(Command::Cancel)
+            >
+                "Cancel"
+            </button>
+        </div>
+    }
+    .into_any()
+}
+
 #[component]
 pub fn RunStatusBar() -> impl IntoView {
     let shell = Shell::get();
@@ -91,69 +130,25 @@ pub fn RunStatusBar() -> impl IntoView {
     move || {
         match status.get() {
         RunStatus::Idle => ().into_any(),
-        RunStatus::Running { name, done, total } => {
-            let text = progress_text(done, total);
-            let width = format!("width: {}%", percent(done, total));
-            view! {
-                <div class="run-status" data-testid="run-status" aria-live="polite">
-                    <span class="run-status-label">"Running "{name}" in the background: "</span>
-                    <div
-                        class="run-progress"
-                        role="progressbar"
-                        data-testid="run-progress"
-                        aria-label="Run progress (ops)"
-                        aria-valuemin="0"
-                        aria-valuemax=total.to_string()
-                        aria-valuenow=done.min(total).to_string()
-                        aria-valuetext=text.clone()
-                    >
-                        <div class="run-progress-fill" style=width></div>
-                    </div>
-                    <span class="run-progress-text" data-testid="run-progress-text">{text}</span>
-                    <button
-                        type="button"
-                        data-testid="run-cancel"
-                        title="Stop this run; the current run stays"
-                        on:click=move |_| shell.dispatch(Command::Cancel)
-                    >
-                        "Cancel"
-                    </button>
-                </div>
-            }
-            .into_any()
-        }
+        RunStatus::Running { name, done, total } => progress_strip(
+            shell,
+            format!("Running {name} in the background: "),
+            "Run progress (ops)",
+            (done.min(total), total),
+            progress_text(done, total),
+            "Stop this run; the current run stays",
+        ),
         RunStatus::Replaying { name, pass, bytes, total, lines, events } => {
-            let text = replay_progress_text(pass, bytes, total, lines, events);
             // Two passes over the file: the bar covers both.
             let (done, all) = (u64::from(pass.saturating_sub(1)) * total + bytes.min(total), 2 * total);
-            let width = format!("width: {}%", percent(done, all));
-            view! {
-                <div class="run-status" data-testid="run-status" aria-live="polite">
-                    <span class="run-status-label">"Replaying "{name}" in the background: "</span>
-                    <div
-                        class="run-progress"
-                        role="progressbar"
-                        data-testid="run-progress"
-                        aria-label="Replay progress (bytes of the trace file read, two passes)"
-                        aria-valuemin="0"
-                        aria-valuemax=all.to_string()
-                        aria-valuenow=done.to_string()
-                        aria-valuetext=text.clone()
-                    >
-                        <div class="run-progress-fill" style=width></div>
-                    </div>
-                    <span class="run-progress-text" data-testid="run-progress-text">{text}</span>
-                    <button
-                        type="button"
-                        data-testid="run-cancel"
-                        title="Stop this replay; the current run stays"
-                        on:click=move |_| shell.dispatch(Command::Cancel)
-                    >
-                        "Cancel"
-                    </button>
-                </div>
-            }
-            .into_any()
+            progress_strip(
+                shell,
+                format!("Replaying {name} in the background: "),
+                "Replay progress (bytes of the trace file read, two passes)",
+                (done, all),
+                replay_progress_text(pass, bytes, total, lines, events),
+                "Stop this replay; the current run stays",
+            )
         }
         RunStatus::Receiving { name, bytes, done, total } => view! {
             <div class="run-status" role="status" data-testid="run-receiving">
