@@ -14,6 +14,16 @@ import unittest
 import capture
 import check
 
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
 LAB = os.path.dirname(os.path.abspath(__file__))
 
 TRACE = """# tracer: nop
@@ -183,28 +193,28 @@ class CaptureHost(unittest.TestCase):
         for ev in ["mm_page_alloc", "mm_page_free", "mm_page_free_batched",
                    "mm_page_alloc_zone_locked", "mm_page_pcpu_drain"]:
             os.makedirs(os.path.join(t, "events/kmem", ev))
-            open(os.path.join(t, "events/kmem", ev, "enable"), "w").write("0\n")
+            write(os.path.join(t, "events/kmem", ev, "enable"), "0\n")
         os.makedirs(os.path.join(t, "events/compaction/mm_compaction_begin"))
-        open(os.path.join(t, "events/compaction/mm_compaction_begin/enable"), "w").write("0\n")
+        write(os.path.join(t, "events/compaction/mm_compaction_begin/enable"), "0\n")
         for f, v in [("trace_marker", ""), ("tracing_on", "0\n"), ("buffer_size_kb", "1408\n"),
                      ("events/enable", "0\n"), ("trace_clock", "[local] global\n")]:
-            open(os.path.join(t, f), "w").write(v)
-        open(os.path.join(t, "trace"), "w").write("# stale\n")
+            write(os.path.join(t, f), v)
+        write(os.path.join(t, "trace"), "# stale\n")
         for cpu in (0, 1):
             os.makedirs(os.path.join(t, f"per_cpu/cpu{cpu}"))
-            open(os.path.join(t, f"per_cpu/cpu{cpu}/stats"), "w").write(STATS)
+            write(os.path.join(t, f"per_cpu/cpu{cpu}/stats"), STATS)
         p = self.proc = os.path.join(self.tmp, "proc")
         os.makedirs(p)
         for f, v in [("buddyinfo", BUDDYINFO), ("pagetypeinfo", PAGETYPEINFO),
                      ("zoneinfo", "Node 0, zone DMA\n"), ("vmstat", "nr_free_pages 3\n"),
                      ("meminfo", "MemFree: 12 kB\n"), ("cmdline", "BOOT_IMAGE=/vmlinuz ro\n")]:
-            open(os.path.join(p, f), "w").write(v)
+            write(os.path.join(p, f), v)
         # a drgn that prints a node snapshot equal to the fake /proc
         self.drgn = os.path.join(self.tmp, "fake-drgn")
         with open(self.drgn, "w") as f:
             f.write("#!/bin/sh\ncat %s\n" % os.path.join(self.tmp, "snap.json"))
         os.chmod(self.drgn, 0o755)
-        json.dump(snap(), open(os.path.join(self.tmp, "snap.json"), "w"))
+        write(os.path.join(self.tmp, "snap.json"), json.dumps(snap()))
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
@@ -224,14 +234,14 @@ class CaptureHost(unittest.TestCase):
     def test_capture_folder(self):
         # capture-host.sh clears the trace when it enables the events: the workload "runs" it
         src = os.path.join(self.tmp, "trace.src")
-        open(src, "w").write(TRACE)
+        write(src, TRACE)
         out = self.run_capture("sh", "-c", f"cat {src} > {self.tracefs}/trace; echo workload ran")
         for f in ["uname.txt", "cmdline.txt", "events.txt", "trace.txt", "stats/cpu0",
                   "stats/cpu1", "before/pagetypeinfo", "after/buddyinfo", "before/zoneinfo",
                   "after/vmstat", "snapshot-before.json", "snapshot-after.json",
                   "capture.json", "check.txt", "workload.log"]:
             self.assertTrue(os.path.exists(os.path.join(out, f)), f)
-        c = json.load(open(os.path.join(out, "capture.json")))
+        c = json.loads(read(os.path.join(out, "capture.json")))
         self.assertEqual(c["source"], "host")
         self.assertTrue(c["workload"].startswith("sh -c cat "))
         self.assertEqual(c["cmdline"], "BOOT_IMAGE=/vmlinuz ro")
@@ -240,25 +250,25 @@ class CaptureHost(unittest.TestCase):
         self.assertIn("kmem:mm_page_alloc", c["events_enabled"])
         self.assertNotIn("kmem:mm_page_alloc_extfrag", c["events_enabled"])  # not in this kernel
         self.assertIn("compaction:mm_compaction_begin", c["events_enabled"])
-        self.assertIn("workload ran", open(os.path.join(out, "workload.log")).read())
-        self.assertEqual(open(os.path.join(self.tracefs, "trace_marker")).read(),
+        self.assertIn("workload ran", read(os.path.join(out, "workload.log")))
+        self.assertEqual(read(os.path.join(self.tracefs, "trace_marker")),
                          "buddyscope: resumed after\n")  # a file here: the last write
-        markers = open(os.path.join(out, "markers.txt")).read().splitlines()
+        markers = read(os.path.join(out, "markers.txt")).splitlines()
         self.assertEqual(markers, ["buddyscope: proc before", "buddyscope: snapshot before",
                                    "buddyscope: resumed before", "buddyscope: proc after",
                                    "buddyscope: snapshot after", "buddyscope: resumed after"])
-        self.assertTrue(open(os.path.join(out, "check.txt")).read().startswith("before: equal"))
+        self.assertTrue(read(os.path.join(out, "check.txt")).startswith("before: equal"))
         # the machine's tracing is left as it was
         t = self.tracefs
-        self.assertEqual(open(os.path.join(t, "events/kmem/mm_page_alloc/enable")).read().strip(), "1")
-        self.assertEqual(open(os.path.join(t, "events/enable")).read().strip(), "0")
-        self.assertEqual(open(os.path.join(t, "buffer_size_kb")).read().strip(), "1408")
-        self.assertEqual(open(os.path.join(t, "tracing_on")).read().strip(), "0")
+        self.assertEqual(read(os.path.join(t, "events/kmem/mm_page_alloc/enable")).strip(), "1")
+        self.assertEqual(read(os.path.join(t, "events/enable")).strip(), "0")
+        self.assertEqual(read(os.path.join(t, "buffer_size_kb")).strip(), "1408")
+        self.assertEqual(read(os.path.join(t, "tracing_on")).strip(), "0")
 
     def test_without_drgn(self):
         out = self.run_capture("true", drgn=False)
         self.assertFalse(os.path.exists(os.path.join(out, "snapshot-before.json")))
-        self.assertEqual(json.load(open(os.path.join(out, "capture.json")))["snapshots"], [])
+        self.assertEqual(json.loads(read(os.path.join(out, "capture.json")))["snapshots"], [])
 
 
 class Scripts(unittest.TestCase):
