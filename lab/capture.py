@@ -12,6 +12,12 @@
         replays each capture from its before snapshot, cut at the snapshot markers, with
         --expect snapshot-after.json --predict under each profile, and prints the
         workload x profile prediction table with the misses grouped by cause
+    python3 lab/capture.py window CAPTURE DEST --lines N-M [--bin PATH]
+        a stretch of a long capture as a capture of its own (for the app's "real kernel"
+        list and the fixtures): DEST/trace.txt.gz is the trace's header and its lines N..M
+        as the kernel wrote them; DEST/snapshot-before.json.gz is the model's state at line N
+        (the capture replayed from its before snapshot up to line N, `--format snapshot`),
+        so there is no after snapshot and no marker; capture.json says where the window is
     python3 lab/capture.py figures CAPTURE... [--bin PATH] [--json OUT]
         the same replay with the capture's own profile under /usr/bin/time: a line per capture
         with events, lost events, divergences by kind, prediction rates, differences from the
@@ -185,7 +191,7 @@ def fixture(a):
 
 
 def index(a):
-    rows = []
+    rows, windows = [], []
     for version in sorted(os.listdir(a.dir)):
         vd = os.path.join(a.dir, version)
         if not os.path.isdir(vd):
@@ -198,6 +204,12 @@ def index(a):
                 c = json.load(f)
             size = sum(os.path.getsize(os.path.join(r, x))
                        for r, _, fs in os.walk(os.path.join(vd, workload)) for x in fs)
+            if "window" in c:
+                w = c["window"]
+                windows.append(f"| `{version}/{workload}` | {c['kernel']} | `{w['capture']}` "
+                               f"lines {w['first_line']}-{w['last_line']} | "
+                               f"{c['total_events']} | {size // 1024} KiB |")
+                continue
             check = read(os.path.join(vd, workload, "check.txt")).splitlines()
             check = "; ".join(x for x in check if not x.startswith("  "))
             rows.append(f"| `{version}/{workload}` | {c['kernel']} | `{c['cmdline']}` | "
@@ -213,6 +225,12 @@ def index(a):
                 "| capture | kernel | command line | events | lost | events in the snapshot windows | size | check.py |\n"
                 "|---|---|---|---|---|---|---|---|\n")
         f.write("\n".join(rows) + "\n")
+        if windows:
+            f.write("\nWindows of long captures (`python3 lab/capture.py window`): the kernel's "
+                    "lines N to M, replayed whole from the model's state at line N "
+                    "(`snapshot-before.json`); no markers, no after snapshot.\n\n"
+                    "| window | kernel | of | events | size |\n|---|---|---|---|---|\n")
+            f.write("\n".join(windows) + "\n")
 
 
 # The engine's profiles (engine/src/mm/types.rs `Kernel`), oldest first.
@@ -464,6 +482,77 @@ def figures(a):
             f.write("\n")
 
 
+def window_lines(spec):
+    """`N-M` (1-based, inclusive, as the replay names lines): (N, M)."""
+    m = re.fullmatch(r"(\d+)-(\d+)", spec.replace(",", "").replace("_", ""))
+    if not m or not 0 < int(m.group(1)) <= int(m.group(2)):
+        raise SystemExit(f"capture.py window: --lines {spec}: expected N-M with 0 < N <= M "
+                         "(the trace's line numbers, as the replay names them)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def window(a):
+    first, last = window_lines(a.lines)
+    if not os.access(a.bin, os.X_OK):
+        raise SystemExit(f"capture.py: --bin {a.bin}: not an executable; build it with "
+                         "`cargo build --release -p buddyscope-engine --bin buddyscope`")
+    src = a.capture.rstrip("/")
+    with open(os.path.join(src, "capture.json")) as f:
+        cj = json.load(f)
+    name = "/".join(src.split("/")[-2:])
+    os.makedirs(a.dest, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = capture_file(src, "trace.txt", tmp)
+        before = capture_file(src, "snapshot-before.json", tmp)
+        header, upto, lines = [], os.path.join(tmp, "upto.txt"), []
+        with open(trace, errors="replace") as fi, open(upto, "w") as fo:
+            for n, line in enumerate(fi, 1):
+                if n < first:
+                    fo.write(line)
+                    if line.startswith("#") and not lines:
+                        header.append(line)
+                elif n <= last:
+                    lines.append(line)
+                else:
+                    break
+        if len(lines) != last - first + 1:
+            raise SystemExit(f"capture.py window: {name}: the trace ends before line {last}")
+        if any(BEFORE_MARKER in l or AFTER_MARKER in l for l in lines):
+            raise SystemExit(f"capture.py window: {name}: lines {first}-{last} hold a snapshot "
+                             "marker: a window lies between the before and after snapshots")
+        cmd = [a.bin, "replay", upto, "--scenario", before, "--from-marker", BEFORE_MARKER,
+               "--format", "snapshot"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit(f"capture.py window: {' '.join(cmd)}: exit {p.returncode}: "
+                             f"{p.stderr.strip()[-2000:]}")
+        with gzip.open(os.path.join(a.dest, "snapshot-before.json.gz"), "wt") as fo:
+            fo.write(p.stdout)
+    text = "".join(header + lines)
+    with gzip.open(os.path.join(a.dest, "trace.txt.gz"), "wt") as fo:
+        fo.write(text)
+    summary = parse_trace(text.splitlines())
+    doc = {k: cj[k] for k in ("kernel", "version", "uname", "cmdline", "workload", "source",
+                              "events_enabled") if k in cj}
+    doc.update({
+        "window": {"capture": name, "first_line": first, "last_line": last,
+                   "start": "the model's state at line %d: the capture replayed from its "
+                            "before snapshot up to there (buddyscope replay --format snapshot)"
+                            % first},
+        "events": summary["events"],
+        "total_events": summary["total"],
+        "events_per_cpu": summary["per_cpu"],
+        "lost_events": cj.get("lost_events", 0),
+        "markers": [],
+        "snapshots": ["snapshot-before.json"],
+    })
+    with open(os.path.join(a.dest, "capture.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(f"capture.py: {a.dest}: lines {first}-{last} of {name}, "
+          f"{summary['total']:,} events", file=sys.stderr)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -485,13 +574,18 @@ def main(argv):
         os.environ.get("CARGO_TARGET_DIR", "target"), "release", "buddyscope"))
     t.add_argument("--kernel", help="profiles, comma-separated (default: all)")
     t.add_argument("--json", help="also write the figures to this file")
+    w = sub.add_parser("window")
+    w.add_argument("capture")
+    w.add_argument("dest")
+    w.add_argument("--lines", required=True, help="N-M: the trace's lines N to M")
+    w.add_argument("--bin", default=t.get_default("bin"))
     g = sub.add_parser("figures")
     g.add_argument("captures", nargs="+", metavar="CAPTURE")
     g.add_argument("--bin", default=t.get_default("bin"))
     g.add_argument("--json", help="also write the figures to this file")
     a = ap.parse_args(argv)
     {"finalize": finalize, "fixture": fixture, "index": index,
-     "predict-table": predict, "figures": figures}[a.cmd](a)
+     "predict-table": predict, "figures": figures, "window": window}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -184,6 +184,16 @@ class Figures(unittest.TestCase):
                       "99.91 % | 0 | 1.4 s | 170 MiB |", t)
 
 
+class Window(unittest.TestCase):
+    def test_window_lines(self):
+        self.assertEqual(capture.window_lines("3520000-3540000"), (3520000, 3540000))
+        self.assertEqual(capture.window_lines("3,520,000-3,540,000"), (3520000, 3540000))
+        for bad in ("0-5", "9-3", "12", "a-b"):
+            with self.assertRaises(SystemExit) as e:
+                capture.window_lines(bad)
+            self.assertIn("expected N-M", str(e.exception))
+
+
 class CaptureHost(unittest.TestCase):
     """capture-host.sh on a fake tracefs root, a fake /proc and a fake drgn."""
 

@@ -95,6 +95,15 @@ for dir in engine/tests/fixtures/lab/*/*/; do
     mkdir -p "$t"
     capture_file "$dir" trace.txt "$t/trace.txt"
     capture_file "$dir" snapshot-before.json "$t/before.json"
+    if grep -q '"window"' "$dir/capture.json"; then
+        # A stretch of a long capture (lab/capture.py window): no markers, no after snapshot.
+        snap=(--scenario "$t/before.json")
+        for fmt in summary json fallback_matrix mixed_pageblocks polluters snapshot; do
+            out "$id.window.$fmt" replay "$t/trace.txt" "${snap[@]}" --format "$fmt"
+        done
+        out "$id.predict.json" replay "$t/trace.txt" "${snap[@]}" --predict --format json
+        continue
+    fi
     capture_file "$dir" snapshot-after.json "$t/after.json"
     snap=(--scenario "$t/before.json" --from-marker "buddyscope: snapshot before"
         --to-marker "buddyscope: snapshot after")

@@ -58,9 +58,26 @@ impl Capture {
         } else {
             format!(", booted with {}", options.join(" "))
         };
-        Ok(format!(
-            "the lab's {workload} capture (Linux {kernel}{booted})"
-        ))
+        Ok(match Self::window(&v) {
+            Some((first, last)) => format!(
+                "the lab's {workload} capture, trace lines {}–{} from the model's state at the first (Linux {kernel}{booted})",
+                crate::panels::runstatus::group(first),
+                crate::panels::runstatus::group(last)
+            ),
+            None => format!("the lab's {workload} capture (Linux {kernel}{booted})"),
+        })
+    }
+
+    /// Whether the capture is a stretch of a longer one (`lab/capture.py window`): its trace
+    /// has no snapshot markers and is replayed whole, from the model's state at its first line.
+    pub fn is_window(capture_json: &str) -> bool {
+        serde_json::from_str::<serde_json::Value>(capture_json)
+            .is_ok_and(|v| Self::window(&v).is_some())
+    }
+
+    fn window(v: &serde_json::Value) -> Option<(u64, u64)> {
+        let w = v.get("window")?;
+        Some((w["first_line"].as_u64()?, w["last_line"].as_u64()?))
     }
 }
 
@@ -99,5 +116,17 @@ mod tests {
             "captures/7.3.4/gigantic-cma/trace.txt"
         );
         assert!(cma.title("{}").unwrap_err().contains("no \"kernel\""));
+        assert!(!Capture::is_window(json));
+        let w = list
+            .iter()
+            .find(|c| c.dir == "7.3.4/fragment-fallbacks")
+            .unwrap();
+        let json =
+            include_str!("../../engine/tests/fixtures/lab/7.3.4/fragment-fallbacks/capture.json");
+        assert!(Capture::is_window(json));
+        assert_eq!(
+            w.title(json).unwrap(),
+            "the lab's fragment capture, trace lines 3,520,000–3,540,000 from the model's state at the first (Linux 7.3.4+deb13-amd64)"
+        );
     }
 }

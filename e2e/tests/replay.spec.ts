@@ -253,6 +253,35 @@ test('a real kernel from the list: the lab\'s capture replays from its snapshot,
   await expect(page.getByTestId('predict-rates')).toHaveText(rates);
 });
 
+test('a window of a long capture from the list: the fragment workload\'s fallbacks replay from the model\'s state at its first line, as the CLI does', async ({ page }) => {
+  test.setTimeout(120_000);
+  const dir = labDir('7.3.4', 'fragment-fallbacks');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'buddyscope-window-'));
+  for (const f of ['trace.txt', 'snapshot-before.json']) {
+    fs.writeFileSync(path.join(tmp, f), zlib.gunzipSync(fs.readFileSync(path.join(REPO_ROOT, dir, `${f}.gz`))));
+  }
+  // No markers: the window is replayed whole.
+  const args = ['replay', path.join(tmp, 'trace.txt'), '--scenario', path.join(tmp, 'snapshot-before.json'), '--predict'];
+  const cli = JSON.parse(runCli([...args, '--format', 'json']));
+  const rates = /^predict: (.*)$/m.exec(runCli(args))![1];
+  const matrix = runCli(['replay', path.join(tmp, 'trace.txt'), '--scenario', path.join(tmp, 'snapshot-before.json'), '--format', 'fallback_matrix']);
+  const claims = /Movable +(\d+)\/0/.exec(matrix.split('\n').find((l) => l.startsWith('Movable'))!)![1];
+
+  await openApp(page);
+  const listed = fs.readFileSync(path.join(REPO_ROOT, 'www', 'captures.txt'), 'utf8')
+    .split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')[0]);
+  await page.getByTestId('trace-capture').selectOption(String(listed.indexOf('7.3.4/fragment-fallbacks')));
+  await page.getByTestId('trace-capture-replay').click();
+  await expect(page.getByTestId('scenario-name')).toHaveText(
+    "Replay of the lab's fragment capture, trace lines 3,520,000–3,540,000 from the model's state at the first (Linux 7.3.4+deb13-amd64)",
+  );
+  await expect(page.getByTestId('replay-profile')).toHaveText('Profile v7.3 — the snapshot says 7.3.4+deb13-amd64');
+  await expect(page.getByTestId('replay-events')).toHaveText(String(cli.replay.trace_events));
+  await expect(page.getByTestId('replay-divergence-count')).toHaveText('0');
+  await expect(page.getByTestId('predict-rates')).toHaveText(rates);
+  await expect(page.getByTestId('replay-fallbacks')).toContainText(`Movable → Unmovable claim: ${claims}`);
+});
+
 /** A generated kmem trace of `pairs` order-0 allocations and frees on a boot zone (the engine
  * trace's format: no task or CPU columns), in a temporary file. */
 function generatedTrace(pairs: number): string {

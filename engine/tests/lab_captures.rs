@@ -443,23 +443,8 @@ fn lab_captures_replay_from_node_snapshots_with_their_figures() {
             expect_differences: 0,
         },
     ];
-    // Every committed capture is pinned.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lab");
-    let mut dirs = Vec::new();
-    for v in std::fs::read_dir(&root).unwrap() {
-        let v = v.unwrap().path();
-        if v.is_dir() {
-            for w in std::fs::read_dir(&v).unwrap() {
-                let w = w.unwrap().path();
-                dirs.push(format!(
-                    "{}/{}",
-                    v.file_name().unwrap().to_str().unwrap(),
-                    w.file_name().unwrap().to_str().unwrap()
-                ));
-            }
-        }
-    }
-    dirs.sort();
+    // Every committed capture is pinned (the windows by their own test).
+    let dirs = committed_captures(false);
     let mut pinned: Vec<String> = want
         .iter()
         .map(|p| format!("{}/{}", p.version, p.workload))
@@ -510,4 +495,150 @@ fn the_compaction_capture_counts_what_the_kernel_isolated_and_scanned() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["totals"]["compact_isolated"], 30_952);
     assert_eq!(v["totals"]["compact_free_scanned"], 25_490);
+}
+
+/// The committed capture folders, `<version>/<workload>`, sorted: the lab's own captures, or
+/// (`windows`) the stretches of long captures `lab/capture.py window` cut out (a `window` in
+/// their capture.json).
+fn committed_captures(windows: bool) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lab");
+    let mut dirs = Vec::new();
+    for v in std::fs::read_dir(&root).unwrap() {
+        let v = v.unwrap().path();
+        if v.is_dir() {
+            for w in std::fs::read_dir(&v).unwrap() {
+                let w = w.unwrap().path();
+                let cj: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(w.join("capture.json")).unwrap())
+                        .unwrap();
+                if cj.get("window").is_some() == windows {
+                    dirs.push(format!(
+                        "{}/{}",
+                        v.file_name().unwrap().to_str().unwrap(),
+                        w.file_name().unwrap().to_str().unwrap()
+                    ));
+                }
+            }
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+/// `--format snapshot` writes the model's state where a replay stopped, in the format of the
+/// snapshot it started from, and a replay from it goes on as if never cut: the 7.3.4
+/// gigantic-cma capture cut at line 3,000 (inside the 1 GiB page's `cma_alloc`) ends, from
+/// the snapshot of its first part, on the kernel's after snapshot.
+#[test]
+fn a_replay_cut_at_a_line_goes_on_from_the_snapshot_of_its_first_part() {
+    let trace = std::fs::read_to_string(file_of("7.3.4", "gigantic-cma", "trace.txt")).unwrap();
+    let before = file_of("7.3.4", "gigantic-cma", "snapshot-before.json");
+    let after = file_of("7.3.4", "gigantic-cma", "snapshot-after.json");
+    let lines: Vec<&str> = trace.lines().collect();
+    let header: Vec<&str> = lines
+        .iter()
+        .take_while(|l| l.starts_with('#'))
+        .copied()
+        .collect();
+    let tmp = std::env::temp_dir().join(format!("buddyscope-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (first, second, mid) = (
+        tmp.join("first.txt"),
+        tmp.join("second.txt"),
+        tmp.join("mid.json"),
+    );
+    std::fs::write(&first, lines[..3000].join("\n") + "\n").unwrap();
+    std::fs::write(
+        &second,
+        [&header[..], &lines[3000..]].concat().join("\n") + "\n",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_buddyscope");
+    let out = Command::new(bin)
+        .args(["replay", first.to_str().unwrap(), "--scenario", &before])
+        .args(["--from-marker", BEFORE, "--format", "snapshot"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(&mid, &out.stdout).unwrap();
+    let out = Command::new(bin)
+        .args([
+            "replay",
+            second.to_str().unwrap(),
+            "--scenario",
+            mid.to_str().unwrap(),
+        ])
+        .args([
+            "--to-marker",
+            AFTER,
+            "--expect",
+            &after,
+            "--format",
+            "summary",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.contains("the final state equals"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("divergences: 0"));
+    // The snapshot of a state that is not a node snapshot's cannot be written.
+    let out = Command::new(bin)
+        .args(["replay", second.to_str().unwrap(), "--format", "snapshot"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--scenario SNAPSHOT.json"));
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// The windows `lab/capture.py window` cut out of the machine-local fragment captures (the
+/// fallbacks of the app's "real kernel" list): the kernel's own lines, replayed from the
+/// model's state at the window's first line, every figure pinned.
+#[test]
+fn lab_windows_replay_from_the_models_state_with_their_figures() {
+    assert_eq!(committed_captures(true), ["7.3.4/fragment-fallbacks"]);
+    let trace = file_of("7.3.4", "fragment-fallbacks", "trace.txt");
+    let before = file_of("7.3.4", "fragment-fallbacks", "snapshot-before.json");
+    let run = |format: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_buddyscope"))
+            .args(["replay", &trace, "--scenario", &before, "--predict"])
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(v["kernel"], "v7.3");
+    assert_eq!(v["replay"]["trace_events"], 19_995);
+    assert_eq!(v["replay"]["divergence_count"], 0);
+    let p = &v["predict"];
+    assert_eq!(
+        (&p["allocations"], &p["exact"], &p["same_order_and_list"]),
+        (&7849.into(), &7849.into(), &7849.into())
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_buddyscope"))
+        .args([
+            "replay",
+            &trace,
+            "--scenario",
+            &before,
+            "--format",
+            "fallback_matrix",
+        ])
+        .output()
+        .unwrap();
+    let matrix = String::from_utf8(out.stdout).unwrap();
+    assert!(matrix.contains("42 claims, 0 steals"), "{matrix}");
 }

@@ -82,14 +82,19 @@ pub fn open_capture(shell: Shell, capture: crate::captures::Capture) {
     });
 }
 
-/// The capture's title, its before snapshot as a start state, and its trace cut at the markers.
+/// The capture's title, its before snapshot as a start state, and its trace cut at the markers
+/// (a window of a longer capture has none: its trace is replayed whole).
 async fn fetch_capture(
     c: crate::captures::Capture,
 ) -> Result<(String, buddyscope::scenario::Scenario, String), String> {
-    let title = c.title(&fetch_text(&c.url("capture.json")).await?)?;
+    let capture_json = fetch_text(&c.url("capture.json")).await?;
+    let title = c.title(&capture_json)?;
     let snapshot = fetch_text(&c.url("snapshot-before.json")).await?;
     let start = buddyscope::scenario::parse_start_state(&snapshot, "snapshot-before.json")?;
     let trace = fetch_text(&c.url("trace.txt")).await?;
+    if crate::captures::Capture::is_window(&capture_json) {
+        return Ok((title, start, trace));
+    }
     let cut = buddyscope::replay::cut_at_markers(
         &trace,
         Some(crate::captures::BEFORE),

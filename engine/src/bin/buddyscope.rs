@@ -291,6 +291,9 @@ enum Format {
     Trace,
     Json,
     Summary,
+    /// The final state as a version-2 node snapshot, in the format of the one the replay started
+    /// from (`--scenario SNAPSHOT`): another replay can start where this one stopped.
+    Snapshot,
 }
 
 impl Format {
@@ -386,6 +389,13 @@ fn main() -> ExitCode {
                 }
             };
             import_notes(&s);
+            let template = match (&s.init, format) {
+                (scenario::Init::NodeSnapshot(t), Format::Snapshot) => Some(t.clone()),
+                (_, Format::Snapshot) => {
+                    return fail(&format!("--format snapshot: {file} {NOT_A_NODE_SNAPSHOT}"))
+                }
+                _ => None,
+            };
             let opts = RunOptions {
                 record: format.needs_trace(),
                 checkpoint_budget: 0,
@@ -433,6 +443,11 @@ fn main() -> ExitCode {
                 Format::Trace => buddyscope::trace_text(&r),
                 Format::Json => report::json(&r),
                 Format::Summary => report::summary(&r),
+                Format::Snapshot => {
+                    let t = template.expect("checked before the run");
+                    let snap = buddyscope::scenario::node_snapshot_of(&r.final_node, &t);
+                    serde_json::to_string(&snap).expect("serializable") + "\n"
+                }
             };
             print!("{out}");
             ExitCode::SUCCESS
@@ -455,6 +470,11 @@ fn main() -> ExitCode {
             }
             if compare_model && !matches!(format, Format::Summary | Format::Json) {
                 return fail("--compare-model prints --format summary or json");
+            }
+            if matches!(format, Format::Snapshot) && start.scenario.is_none() {
+                return fail(
+                    "--format snapshot writes the final state in the format of the node snapshot the replay starts from: give it with --scenario SNAPSHOT.json (tools/drgn/snapshot.py --node)",
+                );
             }
             let expect = match expect
                 .map(|f| read_node_snapshot(&f).map(|s| (f, s)))
@@ -591,6 +611,10 @@ fn main() -> ExitCode {
                 Format::Trace => buddyscope::trace_text(&r.run),
                 Format::Json => buddyscope::explain::replay_report::json(&r),
                 Format::Summary => buddyscope::explain::replay_report::summary(&r),
+                Format::Snapshot => match snapshot_out(&s.init, &r.run.final_node) {
+                    Ok(t) => t,
+                    Err(e) => return fail(&format!("--format snapshot: --scenario {e}")),
+                },
             };
             print!("{out}");
             if let Some((file, snap)) = expect {
@@ -915,6 +939,20 @@ fn scenario_or_snapshot(f: &str) -> Result<scenario::Scenario, String> {
     // A node snapshot that says its release (`uname -r`) is replayed with that release's profile
     // unless --kernel says otherwise; the summary's "snapshot kernel" line says which was used.
     scenario::parse_start_state(&read(f)?, f)
+}
+
+const NOT_A_NODE_SNAPSHOT: &str = "does not start from a version-2 node snapshot (tools/drgn/snapshot.py --node): the final state is written in that snapshot's format";
+
+/// `--format snapshot`: the final state in the format of the node snapshot the run started from.
+fn snapshot_out(init: &scenario::Init, node: &buddyscope::Node) -> Result<String, String> {
+    match init {
+        scenario::Init::NodeSnapshot(template) => Ok(serde_json::to_string(
+            &buddyscope::scenario::node_snapshot_of(node, template),
+        )
+        .expect("serializable")
+            + "\n"),
+        _ => Err(NOT_A_NODE_SNAPSHOT.to_string()),
+    }
 }
 
 /// A version-2 node snapshot file (bare, or a scenario's `init.snapshot`), for `--expect`.

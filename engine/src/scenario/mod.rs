@@ -37,8 +37,8 @@ pub(crate) use json::parse_json;
 pub(crate) use layout::{ImportedZone, Layout};
 pub(crate) use node_snapshot::apply_zone as apply_node_snapshot_zone;
 pub use node_snapshot::{
-    differences as node_snapshot_differences, NodeSnapshot, PcpState, SnapPageblock, SnapZone,
-    Watermarks,
+    differences as node_snapshot_differences, of_node as node_snapshot_of, NodeSnapshot, PcpState,
+    SnapPageblock, SnapZone, Watermarks,
 };
 pub use pair::{ratio, ComparePair, Side};
 pub use program::{summarize, OpDef, OpId, Program, Visit, Walk};

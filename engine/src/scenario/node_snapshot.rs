@@ -818,6 +818,115 @@ pub fn apply_zone(engine: &mut Engine, z: &SnapZone) {
     engine.recording = recording;
 }
 
+/// The model's node as a version-2 node snapshot in the format of `template` (the snapshot the
+/// run started from): the zones' geometry, `lowmem_reserve` and the kernel's name come from the
+/// template; the free lists in list order, the pageblock types (the template's `"Absent"` ones
+/// kept), `nr_free`, the pcp lists and every CPU's scalars, the watermarks, boost and
+/// `nr_reserved_highatomic` from the model. Another replay can start from it: a long trace cut
+/// at a line continues where this one stopped.
+pub fn of_node(node: &Node, template: &NodeSnapshot) -> NodeSnapshot {
+    let zones = template
+        .zones
+        .iter()
+        .map(|t| {
+            let Some(mz) = node.zones().iter().find(|m| m.cfg().name == t.zone) else {
+                return t.clone();
+            };
+            let mut free_area = Vec::new();
+            for o in 0..NR_PAGE_ORDERS as u8 {
+                for mt in MigrateType::ALL {
+                    let pfns: Vec<u64> = mz
+                        .free_list_pfns(o, mt)
+                        .into_iter()
+                        .map(|p| mz.abs_pfn(p))
+                        .collect();
+                    if !pfns.is_empty() {
+                        free_area.push(SnapFreeList {
+                            order: o,
+                            migratetype: mt,
+                            pfns,
+                        });
+                    }
+                }
+            }
+            let mut pcp = Vec::new();
+            for cpu in 0..mz.pcp.len() {
+                for pi in 0..NR_PCP_LISTS {
+                    let pfns: Vec<u64> = mz
+                        .pcp_list_pfns(cpu, pi)
+                        .into_iter()
+                        .map(|p| mz.abs_pfn(p))
+                        .collect();
+                    if !pfns.is_empty() {
+                        pcp.push(SnapPcpList {
+                            cpu: cpu as u32,
+                            pindex: pi as u8,
+                            pfns,
+                        });
+                    }
+                }
+            }
+            let pb_start = t.pb_start();
+            let pageblocks = t
+                .pageblocks
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let pfn = pb_start + ((i as u64) << PAGEBLOCK_ORDER);
+                    match (b, pfn.checked_sub(mz.abs_pfn(0))) {
+                        (SnapPageblock::Type(_), Some(off)) => {
+                            SnapPageblock::Type(mz.pb_mt((off >> PAGEBLOCK_ORDER) as u32))
+                        }
+                        _ => *b,
+                    }
+                })
+                .collect();
+            let pcp_state = t
+                .pcp_state
+                .iter()
+                .map(|s| {
+                    let p = &mz.pcp[s.cpu as usize];
+                    // Only the fields the dumped kernel has (the template's), from the model.
+                    PcpState {
+                        cpu: s.cpu,
+                        count: i64::from(p.count),
+                        high: i64::from(p.high),
+                        high_min: s.high_min.map(|_| i64::from(p.high_min)),
+                        high_max: s.high_max.map(|_| i64::from(p.high_max)),
+                        batch: i64::from(p.batch),
+                        free_count: s.free_count.map(|_| i64::from(p.free_count)),
+                        flags: s.flags.map(|_| {
+                            u64::from(p.prev_free_high_order) | (u64::from(p.free_high_batch) << 1)
+                        }),
+                        alloc_factor: s.alloc_factor.map(|_| i64::from(p.alloc_factor)),
+                    }
+                })
+                .collect();
+            SnapZone {
+                pageblocks,
+                free_area,
+                nr_free: mz.nr_free().to_vec(),
+                pcp,
+                pcp_state,
+                watermark: Watermarks {
+                    min: mz.watermark[WMARK_MIN],
+                    low: mz.watermark[WMARK_LOW],
+                    high: mz.watermark[WMARK_HIGH],
+                },
+                watermark_boost: mz.watermark_boost.max(0) as u64,
+                nr_reserved_highatomic: mz.nr_reserved_highatomic.max(0) as u64,
+                // The kernel's counters are not the model's: left out rather than copied stale.
+                vm_stat: BTreeMap::new(),
+                ..t.clone()
+            }
+        })
+        .collect();
+    NodeSnapshot {
+        zones,
+        ..template.clone()
+    }
+}
+
 /// The differences between the model's node and a node snapshot (every free list in list
 /// order, every present pageblock's type, every pcp list in list order), one line each; empty
 /// when they are equal. Pageblocks the snapshot has Absent, and pages outside its zones, are
