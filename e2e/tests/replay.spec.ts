@@ -280,6 +280,11 @@ test('a window of a long capture from the list: the fragment workload\'s fallbac
   await expect(page.getByTestId('replay-divergence-count')).toHaveText('0');
   await expect(page.getByTestId('predict-rates')).toHaveText(rates);
   await expect(page.getByTestId('replay-fallbacks')).toContainText(`Movable → Unmovable claim: ${claims}`);
+  // The start select names the window's snapshot file and still fits its panel.
+  await expect(page.getByTestId('trace-start')).toContainText('the file 7.3.4/fragment-fallbacks snapshot-before.json');
+  const start = (await page.getByTestId('trace-start').boundingBox())!;
+  const drop = (await page.getByTestId('trace-drop').boundingBox())!;
+  expect(start.x + start.width).toBeLessThanOrEqual(drop.x + drop.width + 1);
 });
 
 /** A generated kmem trace of `pairs` order-0 allocations and frees on a boot zone (the engine
