@@ -131,11 +131,12 @@ set +m
 # One browser (E2E_WORKERS=2 runs two): on 2 cores the suite is CPU-bound, and two browsers made
 # each test about twice as slow. No Playwright trace: recording one snapshots the DOM and
 # screencasts every frame of every test (a third of the suite's time), and CI keeps no files;
-# `bash scripts/e2e.sh` alone keeps a failed test's trace.
+# `bash scripts/e2e.sh` alone keeps a failed test's trace. No saveScreenshot files either
+# (E2E_SCREENSHOTS=off): a full-page one costs ~0.4 s of CPU, and nothing keeps them.
 # A failed e2e suite still waits for the checks, so that one run reports both.
 # Its output is kept too: a failed run ends with the names of the failed tests (failure_summary).
 E2E_LOG="$BUDDYSCOPE_RUN_TMP/e2e.log"
-e2e_suite() { env E2E_TRACE=off bash scripts/e2e.sh 2>&1 | tee "$E2E_LOG"; }
+e2e_suite() { env E2E_TRACE=off E2E_SCREENSHOTS=off bash scripts/e2e.sh 2>&1 | tee "$E2E_LOG"; }
 e2e_rc=0
 run_step e2e e2e_suite || e2e_rc=$?
 checks_rc=0
