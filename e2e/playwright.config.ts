@@ -48,6 +48,18 @@ export default defineConfig({
     // the trace is off; `bash scripts/e2e.sh` alone keeps a failed test's trace.
     trace: (process.env.E2E_TRACE as 'off' | 'retain-on-failure' | undefined) ?? (process.env.CI ? 'off' : 'retain-on-failure'),
     screenshot: 'only-on-failure',
+    // One browser context per worker, reset between tests (Playwright clears cookies, cache,
+    // local storage and IndexedDB, closes extra pages, removes routes, bindings and init scripts,
+    // and re-applies viewport and emulation) instead of a new one per test: a new context and
+    // its renderer cost ~0.5 s of CPU, and the page's renderer, kept across tests, keeps V8's
+    // compiled wasm, so a test's app start costs about half. A test.use of another context
+    // option (deviceScaleFactor, hasTouch, serviceWorkers, ...) gets a fresh context. Not reset:
+    // permissions granted, setOffline/setGeolocation, the tab's history, window.name.
+    // E2E_REUSE_CONTEXT=0 gives every test a new context (to rule a leak out).
+    reuseContext: process.env.E2E_REUSE_CONTEXT !== '0',
+    // The offline service worker (www/sw.js) re-fetches and caches the whole shell on every
+    // first visit, beside the test: only tests/offline.spec.ts, which tests it, allows it.
+    serviceWorkers: 'block',
   },
   projects: [
     {

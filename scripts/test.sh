@@ -131,17 +131,51 @@ set +m
 # One browser (E2E_WORKERS=2 runs two): on 2 cores the suite is CPU-bound, and two browsers made
 # each test about twice as slow. No Playwright trace: recording one snapshots the DOM and
 # screencasts every frame of every test (a third of the suite's time), and CI keeps no files;
-# `bash scripts/e2e.sh` alone keeps a failed test's trace.
+# `bash scripts/e2e.sh` alone keeps a failed test's trace. No saveScreenshot files either
+# (E2E_SCREENSHOTS=off): a full-page one costs ~0.4 s of CPU, and nothing keeps them.
 # A failed e2e suite still waits for the checks, so that one run reports both.
+# Its output is kept too: a failed run ends with the names of the failed tests (failure_summary).
+E2E_LOG="$BUDDYSCOPE_RUN_TMP/e2e.log"
+e2e_suite() { env E2E_TRACE=off E2E_SCREENSHOTS=off bash scripts/e2e.sh 2>&1 | tee "$E2E_LOG"; }
 e2e_rc=0
-run_step e2e env E2E_TRACE=off bash scripts/e2e.sh || e2e_rc=$?
+run_step e2e e2e_suite || e2e_rc=$?
 checks_rc=0
 run_step checks checks_wait || checks_rc=$?
+# CI shows only the end of a run's output: what failed, short, after the checks' log. Of the
+# e2e suite, Playwright's own summary (the "N failed" block that names each failed test) and the
+# first lines of each failure's error; of a failed check, the end of its output.
+failure_summary() {
+    step "failures"
+    if [ "$e2e_rc" -ne 0 ]; then
+        # The list reporter's colours, if any, out; each failure's header "  1) [chromium] › …"
+        # and up to 8 lines of its error (not the source excerpt or the stack), then the summary.
+        sed 's/\x1b\[[0-9;]*m//g' "$E2E_LOG" | awk '
+            /^  [0-9]+\) \[/ { print; left = 8; next }
+            left > 0 && /^ *(> *)?[0-9]+ \||^ +at / { left = 0 }
+            left > 0 { if ($0 !~ /^ *$/) { print; left-- } next }
+            /^  [0-9]+ (failed|flaky|interrupted|did not run)$/ { tail = 1 }
+            tail { print }' >"$BUDDYSCOPE_RUN_TMP/e2e.summary"
+        if [ -s "$BUDDYSCOPE_RUN_TMP/e2e.summary" ]; then
+            info "e2e: the failed tests"
+            cat "$BUDDYSCOPE_RUN_TMP/e2e.summary"
+        else
+            info "e2e: exit $e2e_rc before any test failed; the end of its output:"
+            tail -n 15 "$E2E_LOG"
+        fi
+    fi
+    if [ "$checks_rc" -ne 0 ]; then
+        # The checks stop at the first that fails: its output is the end of the log.
+        info "check $current failed; the end of its output:"
+        tail -n 20 "$CHECKS_LOG"
+    fi
+}
+
 failed=()
 [ "$e2e_rc" -eq 0 ] || failed+=(e2e)
 # checks_wait names the check that failed.
 [ "$checks_rc" -eq 0 ] || failed+=("$current")
 if [ "${#failed[@]}" -gt 0 ]; then
+    failure_summary
     current="${failed[*]}"
     exit 1
 fi

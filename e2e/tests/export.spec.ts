@@ -4,6 +4,10 @@ import { test, expect, openApp, saveScreenshot, runCli, type Page, clickMapPage 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+// Downloads get a fresh browser context per test (playwright.config.ts reuses one): once, in
+// the reused context, Chromium canceled a download mid-test ("download.path: canceled").
+test.use({ reuseContext: false });
+
 const file = (id: string) => path.join('engine', 'scenarios', `${id}.json`);
 
 async function openScenario(page: Page, id: string) {

@@ -3,6 +3,9 @@
 // the service worker keeps it working with the network off.
 import { test, expect, SUBPATH, subpathOrigin, saveScreenshot } from '../fixtures';
 
+// The suite blocks service workers (playwright.config.ts): this file tests the app's.
+test.use({ serviceWorkers: 'allow' });
+
 test('the app loads under a sub-path and again offline', async ({ page, context }) => {
   const requests: string[] = [];
   page.on('request', (r) => requests.push(new URL(r.url()).pathname));

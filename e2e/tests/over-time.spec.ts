@@ -8,6 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+// Downloads get a fresh browser context per test (playwright.config.ts reuses one): once, in
+// the reused context, Chromium canceled a download mid-test ("download.path: canceled").
+test.use({ reuseContext: false });
+
 const ID = 'fallback-steal';
 const SCENARIO = path.join('engine', 'scenarios', `${ID}.json`);
 const SERIES = ['free_pages', 'unusable_index', 'extfrag_index', 'mixed_pageblocks', 'fallbacks'];

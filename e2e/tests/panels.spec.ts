@@ -6,6 +6,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+// Downloads get a fresh browser context per test (playwright.config.ts reuses one): once, in
+// the reused context, Chromium canceled a download mid-test ("download.path: canceled").
+test.use({ reuseContext: false });
+
 const SCENARIOS = path.join(REPO_ROOT, 'engine', 'scenarios');
 const DEFAULT_FILE = path.join(SCENARIOS, 'free-contig-range-thp.json');
 

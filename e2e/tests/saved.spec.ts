@@ -5,6 +5,10 @@
 import * as fs from 'node:fs';
 import { test, expect, openApp, saveScreenshot, frameSnapshot, type Page } from '../fixtures';
 
+// Downloads get a fresh browser context per test (playwright.config.ts reuses one): once, in
+// the reused context, Chromium canceled a download mid-test ("download.path: canceled").
+test.use({ reuseContext: false });
+
 const PREFIX = 'buddyscope.saved.';
 const QUARANTINE = 'buddyscope.quarantine.';
 
