@@ -38,7 +38,9 @@ export default defineConfig({
   // asserts no timings; the benchmark harnesses, bench/playwright.config.ts, always run one).
   workers: Number(process.env.E2E_WORKERS ?? 1),
   forbidOnly: !!process.env.CI,
-  retries: 0,
+  // scripts/test.sh retries a failed test once (E2E_RETRIES=1): a test that fails twice fails the
+  // run, one that passes on its retry is reported as flaky, by name, at the end of the output.
+  retries: Number(process.env.E2E_RETRIES ?? 0),
   reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
