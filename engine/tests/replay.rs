@@ -449,6 +449,32 @@ fn a_sleepable_run_of_order0_frees_is_one_contig_range_on_v7_2() {
     );
 }
 
+/// A folio batch committed on another CPU while the run goes on (its `mm_page_free_batched`
+/// line, which the importer skips, between two of the run's lines) leaves the run whole: the
+/// lab's 7.3.4 fragment capture has a kworker's vfree of a 4-page area (0x13ec4c) cut so by
+/// `rm`'s batch on CPU 0, which the kernel freed as one order-2 chunk (v7.3.4
+/// mm/page_alloc.c `__free_contig_range_common` :7070: one loop per run, tracing nothing but each
+/// page's `mm_page_free`). The same line on the run's own CPU ends the run there, as any line
+/// of that CPU between does (row 28): 0x100-0x102 as an order-1 and an order-0 chunk, 0x103
+/// alone.
+#[test]
+fn another_cpus_folio_batch_does_not_cut_a_contig_range_run() {
+    let s = small_zone_of("v7.3");
+    for (batch_cpu, want) in [
+        (0, vec![(2, vec![0x100])]),
+        (1, vec![(0, vec![0x103, 0x102]), (1, vec![0x100])]),
+    ] {
+        let t = four_page_free(".....", false, true).replace(
+            "40.000202: mm_page_free: page=0 pfn=0x102 order=0\n",
+            &format!(
+                "40.000202: mm_page_free: page=0 pfn=0x102 order=0\n              rm-300     [{batch_cpu:03}] ...2.    40.000202: mm_page_free_batched: page=0 pfn=0x400 order=0\n"
+            ),
+        );
+        assert!(t.contains("mm_page_free_batched"));
+        assert_eq!(movable_pcp(&s, &t), want, "batch on CPU {batch_cpu}");
+    }
+}
+
 /// The same four lines where free_pages_bulk cannot be: under a lock (preempt depth 1: a
 /// page-table free at exit) or in softirq, in a folio batch (`free_unref_folios` commits each
 /// page with `mm_page_free_batched`), pages allocated one by one (pipe buffers freed in a row),

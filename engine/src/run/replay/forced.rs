@@ -28,7 +28,9 @@
 //! Lines without a `[cpu]` column (the engine's own trace) replay on CPU 0.
 
 use super::order::{Window, REORDER_WINDOW};
-use super::parse::{CompactionLine, TraceEvent, TraceLine, TraceParseError, TraceReader};
+use super::parse::{
+    CompactionLine, TraceEvent, TraceLine, TraceParseError, TraceReader, SKIPPED_UNREAD,
+};
 use super::predict::{PredictReport, Predictor, Request};
 use super::tally::Tally;
 use crate::mm::Step;
@@ -1627,8 +1629,14 @@ impl Replayer {
         // large-order block vm_area_alloc_pages split) tells the loop went on.
         let mut continues = false;
         let mut other_tasks = false;
+        // The lines from this one to the one peeked, skipped ones included: only other CPUs'
+        // `mm_page_free_batched` lines (a folio batch freed meanwhile) may be among the skipped.
+        let mut lines_between = tl.line;
+        let mut skipped_here = false;
         for k in 0..FOLIO_BATCH_LOOKAHEAD {
             let Some(l) = ahead.peek(k) else { break };
+            lines_between += 1 + u64::from(l.skipped_before);
+            skipped_here |= l.skipped_cpus & (SKIPPED_UNREAD | 1 << cpu.min(62)) != 0;
             let other_cpu = l.cpu.is_some() && l.cpu.map(|c| c as usize) != Some(cpu);
             // An interrupt's line names the task it interrupted: another pid (ksoftirqd, the
             // idle task) means this task was switched out.
@@ -1643,7 +1651,7 @@ impl Replayer {
             continues = matches!(
                 l,
                 TraceLine { event: TraceEvent::Free { pfn: next, order: 0 }, cpu: Some(_), ts_ns: Some(_), preemptible: Some(true), line, .. }
-                    if *next == run.end && *line == tl.line + 1 + k as u64
+                    if *next == run.end && *line == lines_between && !skipped_here
             );
             break;
         }
