@@ -449,6 +449,32 @@ fn a_sleepable_run_of_order0_frees_is_one_contig_range_on_v7_2() {
     );
 }
 
+/// A folio batch committed on another CPU while the run goes on (its `mm_page_free_batched`
+/// line, which the importer skips, between two of the run's lines) leaves the run whole: the
+/// lab's 7.3.4 fragment capture has a kworker's vfree of a 4-page area (0x13ec4c) cut so by
+/// `rm`'s batch on CPU 0, which the kernel freed as one order-2 chunk (v7.3.4
+/// mm/page_alloc.c `__free_contig_range_common` :7070: one loop per run, tracing nothing but each
+/// page's `mm_page_free`). The same line on the run's own CPU ends the run there, as any line
+/// of that CPU between does (row 28): 0x100-0x102 as an order-1 and an order-0 chunk, 0x103
+/// alone.
+#[test]
+fn another_cpus_folio_batch_does_not_cut_a_contig_range_run() {
+    let s = small_zone_of("v7.3");
+    for (batch_cpu, want) in [
+        (0, vec![(2, vec![0x100])]),
+        (1, vec![(0, vec![0x103, 0x102]), (1, vec![0x100])]),
+    ] {
+        let t = four_page_free(".....", false, true).replace(
+            "40.000202: mm_page_free: page=0 pfn=0x102 order=0\n",
+            &format!(
+                "40.000202: mm_page_free: page=0 pfn=0x102 order=0\n              rm-300     [{batch_cpu:03}] ...2.    40.000202: mm_page_free_batched: page=0 pfn=0x400 order=0\n"
+            ),
+        );
+        assert!(t.contains("mm_page_free_batched"));
+        assert_eq!(movable_pcp(&s, &t), want, "batch on CPU {batch_cpu}");
+    }
+}
+
 /// The same four lines where free_pages_bulk cannot be: under a lock (preempt depth 1: a
 /// page-table free at exit) or in softirq, in a folio batch (`free_unref_folios` commits each
 /// page with `mm_page_free_batched`), pages allocated one by one (pipe buffers freed in a row),
@@ -835,14 +861,17 @@ fn a_free_interrupting_a_refill_goes_straight_to_the_buddy() {
 /// rm-200 drains CPU 0's pcp (`free_pcppages_bulk`, under the pcp lock: its
 /// `mm_page_pcpu_drain` lines); a softirq on that CPU, in rm-200's context, frees page 0x200
 /// between two of its drain lines: `pcp_spin_trylock` fails and the page goes to the buddy
-/// (v7.2.13 mm/page_alloc.c `__free_frozen_pages` :2977-2985, `free_pcppages_bulk` :1459).
-/// After rm-200's last drain line it has dropped the lock: a softirq free then, of 0x201,
-/// goes to the pcp. In `free_unref_folios`' commit loop (its `mm_page_free_batched` lines
-/// first), `free_frozen_page_commit` drops and retakes the lock between batches
-/// (:2886-2900), and the trace does not say when: the page goes to the pcp, as before.
+/// (v7.2.13 mm/page_alloc.c `__free_frozen_pages` :2977-2985; v6.12.117 `free_unref_page`
+/// :2757-2764). So does 0x201, freed after the last drain line: the interrupt pending while
+/// the zone lock kept irqs off comes in at its `spin_unlock_irqrestore`, inside
+/// `free_pcppages_bulk` (v6.12.117 :1268; v7.2.13 :1475, a guard), and every caller drops the
+/// pcp lock only after it returns (v6.12.117 `free_unref_page_commit` :2711-2712 then
+/// `free_unref_page`'s `pcp_spin_unlock`; v7.2.13 `free_frozen_page_commit` :2886-2894, which
+/// unlocks between batches only after `free_pcppages_bulk`). The same in `free_unref_folios`'
+/// commit loop (its `mm_page_free_batched` lines first). After the task's next line a softirq
+/// free reaches the pcp.
 #[test]
 fn a_free_interrupting_a_drain_goes_straight_to_the_buddy() {
-    let s = small_zone_of("v7.2");
     let drain = |pfn: u32| {
         format!("mm_page_pcpu_drain: page=ffffea0000000000 pfn={pfn:#x} order=0 migratetype=1")
     };
@@ -867,23 +896,84 @@ fn a_free_interrupting_a_drain_goes_straight_to_the_buddy() {
         t += &kline("rm-200", 0, "d..3.", 10, &drain(0x301));
         t += &kline("rm-200", 0, "..s3.", 11, &free0(0x200));
         t += &kline("rm-200", 0, "d..3.", 12, &drain(0x300));
-        t += &kline("rm-200", 0, "..s1.", 13, &free0(0x201));
+        // After the drain's last line: `free_pcppages_bulk` has not returned yet (the pending
+        // interrupt came in at the zone lock's `spin_unlock_irqrestore`), the pcp lock is held.
+        t += &kline("rm-200", 0, "..s3.", 13, &free0(0x201));
         t += &kline("rm-200", 0, ".....", 14, &alloc0(0x10));
+        // The task's next line ended its hold: a later interrupt's free reaches the pcp.
+        t += &kline("rm-200", 0, "..s1.", 15, &free0(0x10));
         t
     };
-    let rep = replay_text(&s, &trace(false), &ReplayOptions::default()).unwrap();
+    for kernel in ["v6.12", "v7.2", "v7.3"] {
+        let s = small_zone_of(kernel);
+        for folio_batch in [false, true] {
+            let rep = replay_text(&s, &trace(folio_batch), &ReplayOptions::default()).unwrap();
+            assert_eq!(rep.divergence_count, 0, "{kernel}: {:#?}", rep.divergences);
+            assert_eq!(
+                rep.tally.freed_straight_to_buddy, 2,
+                "{kernel} {folio_batch}"
+            );
+            let z = rep.run.final_node.active();
+            for p in [0x200, 0x201] {
+                assert!(
+                    matches!(z.block_containing(p), Some((_, _, false))),
+                    "{kernel} {folio_batch}: {p:#x}"
+                );
+            }
+            assert_eq!(
+                z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0)),
+                if folio_batch {
+                    vec![0x10, 0x400]
+                } else {
+                    vec![0x10]
+                },
+                "{kernel} {folio_batch}"
+            );
+        }
+    }
+}
+
+/// The pcp lock a drain holds is its zone's (`pcp_spin_trylock(zone->per_cpu_pageset)`, the
+/// zone of the page freed): an interrupt's free of a page of another zone takes that zone's
+/// pcp lock and reaches its pcp list. On the lab's fragment captures every such free whose
+/// fate later lines show reached the pcp (88 on 7.2.13, 50 on 7.3.4), every free of the
+/// drained zone the buddy.
+#[test]
+fn a_drain_holds_only_its_own_zones_pcp_lock() {
+    let s = scenario::parse(
+        r#"{"version": 1, "kernel": "v6.12",
+  "zones": [{"name": "DMA32", "start_pfn": 4096, "pages": 4096, "cpus": 2},
+            {"name": "Normal", "start_pfn": 1048576, "pages": 4096, "cpus": 2}]}"#,
+    )
+    .unwrap();
+    let (low, high) = (0x1200u32, 0x100200u32);
+    let drain = |pfn: u32| {
+        format!("mm_page_pcpu_drain: page=ffffea0000000000 pfn={pfn:#x} order=0 migratetype=1")
+    };
+    let mut t = String::from("# tracer: nop\n");
+    for (us, pfn) in [(1, 0x100300), (2, high), (3, low)] {
+        t += &kline("init-1", 0, ".....", us, &alloc0(pfn));
+    }
+    t += &kline("init-1", 0, "...1.", 4, &free0(0x100300));
+    t += &kline("rm-200", 0, "d..3.", 5, &drain(0x100300));
+    t += &kline("rm-200", 0, "..s3.", 6, &free0(low));
+    t += &kline("rm-200", 0, "..s3.", 7, &free0(high));
+    t += &kline("rm-200", 0, ".....", 8, &alloc0(0x100010));
+    let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
     assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
     assert_eq!(rep.tally.freed_straight_to_buddy, 1);
-    let z = rep.run.final_node.active();
-    assert!(matches!(z.block_containing(0x200), Some((_, _, false))));
-    assert!(z
-        .pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0))
-        .contains(&0x201));
-    let rep = replay_text(&s, &trace(true), &ReplayOptions::default()).unwrap();
-    assert_eq!(rep.divergence_count, 0, "{:#?}", rep.divergences);
-    assert_eq!(rep.tally.freed_straight_to_buddy, 0);
-    let z = rep.run.final_node.active();
-    assert!(z
-        .pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0))
-        .contains(&0x200));
+    let pindex = order_to_pindex(MigrateType::Movable, 0);
+    let zones = rep.run.final_node.zones();
+    let (dma32, normal) = (&zones[0], &zones[1]);
+    assert_eq!(
+        dma32
+            .pcp_list_pfns(0, pindex)
+            .into_iter()
+            .map(|p| dma32.abs_pfn(p))
+            .collect::<Vec<_>>(),
+        vec![u64::from(low)]
+    );
+    assert!(normal.pcp_list_pfns(0, pindex).is_empty());
+    let p = (u64::from(high) - 0x100000) as u32;
+    assert!(matches!(normal.block_containing(p), Some((_, _, false))));
 }

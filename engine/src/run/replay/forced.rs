@@ -28,7 +28,9 @@
 //! Lines without a `[cpu]` column (the engine's own trace) replay on CPU 0.
 
 use super::order::{Window, REORDER_WINDOW};
-use super::parse::{CompactionLine, TraceEvent, TraceLine, TraceParseError, TraceReader};
+use super::parse::{
+    CompactionLine, TraceEvent, TraceLine, TraceParseError, TraceReader, SKIPPED_UNREAD,
+};
 use super::predict::{PredictReport, Predictor, Request};
 use super::tally::Tally;
 use crate::mm::Step;
@@ -588,15 +590,12 @@ struct TracedCompactControl {
 /// lines (`free_unref_folios` commits one folio batch: a few dozen folios).
 const FOLIO_BATCH_LOOKAHEAD: usize = 64;
 
-/// The task that holds a CPU's pcp lock, as its lines show.
+/// The task that holds a CPU's pcp lock of one zone, as its lines show.
 #[derive(Clone, Copy)]
 struct PcpHolder {
     pid: u32,
-    /// Inside `free_pcppages_bulk` (its `mm_page_pcpu_drain` lines), not `rmqueue_bulk`.
-    draining: bool,
-    /// That drain is `free_unref_folios`' commit loop (its `mm_page_free_batched` lines came
-    /// first), where the lock may be dropped and retaken between batches.
-    folio_batch: bool,
+    /// The zone (index in the node) whose pcp it holds.
+    zone: usize,
 }
 
 /// A run of order-0 `mm_page_free` lines of ascending contiguous pfns on one CPU (absolute
@@ -826,7 +825,7 @@ impl Replayer {
             TraceEvent::Free { pfn, order } => {
                 let single = self.traced_single_page(pfn);
                 let owner = self.owner_of(pfn);
-                let to_buddy = self.pcp_held_by_interrupted_task(tl, cpu, ahead);
+                let to_buddy = self.pcp_held_by_interrupted_task(tl, pfn, cpu, ahead);
                 let what = self.free(pfn, order, cpu, to_buddy);
                 self.contig_run(tl, &what, single, owner, cpu, ahead);
                 what
@@ -1447,32 +1446,39 @@ impl Replayer {
     }
 
     /// An `mm_page_free` in irq context on a CPU whose interrupted task holds that CPU's pcp
-    /// lock: `pcp_spin_trylock` fails and the block goes straight to the buddy (`free_one_page`;
-    /// v7.2.13 mm/page_alloc.c `__free_frozen_pages` :2977-2985, v6.12.117 `free_unref_page`
-    /// :2758-2764). The trace shows the lock held between a task's `rmqueue_bulk` lines
-    /// (`mm_page_alloc_zone_locked` with `percpu_refill=1`: `__rmqueue_pcplist` refills under
-    /// the pcp lock, which `rmqueue_pcplist` or `alloc_pages_bulk` drops after the take) and
-    /// its next line: the interrupt that was pending while the zone lock kept irqs off comes in
-    /// at `rmqueue_bulk`'s `spin_unlock_irqrestore`, with the pcp lock still held. The same
-    /// holds between two of a task's `mm_page_pcpu_drain` lines (`free_pcppages_bulk` runs
-    /// under the pcp lock, its interrupts come in at the zone lock's `spin_unlock_irqrestore`),
-    /// but not after its last one (the task drops the lock right after). (Inside
-    /// `free_unref_folios`' commit loop the lock is held too, but `free_frozen_page_commit` may
-    /// drop and retake it between two folios on 7.x: its `mm_page_free_batched` lines do not
-    /// tell.) The interrupt's own lines tell when the lock was free after all: an
-    /// `mm_page_pcpu_drain` among them is `free_pcppages_bulk` under that CPU's pcp lock (its
-    /// frees reached the pcp, which then went over `high`): the task had dropped the lock
-    /// before the interrupt came.
+    /// lock of the page's zone: `pcp_spin_trylock(zone->per_cpu_pageset)` fails and the block
+    /// goes straight to the buddy (`free_one_page`; v7.2.13 mm/page_alloc.c
+    /// `__free_frozen_pages` :2977-2985, v6.12.117 `free_unref_page` :2757-2764). The trace
+    /// shows the lock held from a task's `rmqueue_bulk` lines (`mm_page_alloc_zone_locked` with
+    /// `percpu_refill=1`: `__rmqueue_pcplist` refills under the pcp lock, which
+    /// `rmqueue_pcplist` or `alloc_pages_bulk` drops after the take) or `free_pcppages_bulk`
+    /// lines (`mm_page_pcpu_drain`: every caller holds the pcp lock around it) to its next
+    /// line: the interrupt that was pending while the zone lock kept irqs off comes in at the
+    /// zone lock's `spin_unlock_irqrestore`, before `rmqueue_bulk` or `free_pcppages_bulk`
+    /// returns, with the pcp lock still held (v6.12.117 `free_pcppages_bulk` :1235-1268,
+    /// `free_unref_page_commit` :2711-2712; v7.2.13 `free_pcppages_bulk` :1475 (the zone lock
+    /// a guard released at its return), `free_frozen_page_commit` :2886-2894, where the lock
+    /// is dropped only after that). That is after a drain's last line too, and in
+    /// `free_unref_folios`' commit. The lock is the page's zone's: an interrupt's free of a page
+    /// of another zone takes the other zone's pcp lock (the fragment captures: of the frees in
+    /// softirq after a task's drain lines whose fate later lines show, every one of the
+    /// drained zone went to the buddy, 91 on 6.12.117, 180 on 7.2.13, 152 on 7.3.4, and every
+    /// one of the other zone to the pcp, 88 on 7.2.13, 50 on 7.3.4). The interrupt's own lines
+    /// tell when the lock was free after all: an `mm_page_pcpu_drain` of that zone among them
+    /// is `free_pcppages_bulk` under that CPU's pcp lock (its frees reached the pcp, which then
+    /// went over `high`): the task had dropped the lock before the interrupt came.
     fn pcp_held_by_interrupted_task<R: BufRead>(
         &mut self,
         tl: &TraceLine,
+        pfn: u64,
         cpu: usize,
         ahead: &mut Lookahead<'_, R>,
     ) -> bool {
         let Some(holder) = self.pcp_holder.get(cpu).copied().flatten() else {
             return false;
         };
-        if tl.in_irq != Some(true) || tl.pid != Some(holder.pid) || holder.folio_batch {
+        let zone = self.e.node().zone_index_of(pfn);
+        if tl.in_irq != Some(true) || tl.pid != Some(holder.pid) || zone != Some(holder.zone) {
             return false;
         }
         for k in 0..FOLIO_BATCH_LOOKAHEAD {
@@ -1481,21 +1487,20 @@ impl Replayer {
                 continue;
             }
             if l.in_irq != Some(true) || l.pid != tl.pid {
-                // A drain holds the lock only while the task's drain goes on after the
-                // interrupt: after its last line the task drops the lock.
-                return !holder.draining
-                    || (l.pid == tl.pid && matches!(l.event, TraceEvent::PcpuDrain { .. }));
+                return true;
             }
-            if matches!(l.event, TraceEvent::PcpuDrain { .. }) {
-                self.pcp_holder[cpu] = None;
-                return false;
+            if let TraceEvent::PcpuDrain { pfn: d, .. } = l.event {
+                if self.e.node().zone_index_of(d) == zone {
+                    self.pcp_holder[cpu] = None;
+                    return false;
+                }
             }
         }
-        !holder.draining
+        true
     }
 
-    /// After a line in task context on `cpu`: the task holds the CPU's pcp lock from its
-    /// `rmqueue_bulk` lines on, until its next line.
+    /// After a line in task context on `cpu`: the task holds the CPU's pcp lock of the line's
+    /// zone from its `rmqueue_bulk` or `free_pcppages_bulk` lines on, until its next line.
     fn note_pcp_holder(&mut self, tl: &TraceLine, cpu: usize) {
         if tl.in_irq == Some(true) {
             return;
@@ -1503,25 +1508,22 @@ impl Replayer {
         if self.pcp_holder.len() <= cpu {
             self.pcp_holder.resize(cpu + 1, None);
         }
-        let draining = match tl.event {
+        let pfn = match tl.event {
             TraceEvent::ZoneLocked {
+                pfn,
                 percpu_refill: true,
                 ..
-            } => false,
-            TraceEvent::PcpuDrain { .. } => true,
+            }
+            | TraceEvent::PcpuDrain { pfn, .. } => pfn,
             _ => {
                 self.pcp_holder[cpu] = None;
                 return;
             }
         };
-        let prev = self.pcp_holder[cpu];
-        self.pcp_holder[cpu] = tl.pid.map(|pid| PcpHolder {
-            pid,
-            draining,
-            folio_batch: draining
-                && (tl.after_batched
-                    || prev.is_some_and(|h| h.pid == pid && h.draining && h.folio_batch)),
-        });
+        self.pcp_holder[cpu] = match (tl.pid, self.e.node().zone_index_of(pfn)) {
+            (Some(pid), Some(zone)) => Some(PcpHolder { pid, zone }),
+            _ => None,
+        };
     }
 
     fn free(&mut self, pfn: u64, order: u8, cpu: usize, to_buddy: bool) -> String {
@@ -1627,8 +1629,14 @@ impl Replayer {
         // large-order block vm_area_alloc_pages split) tells the loop went on.
         let mut continues = false;
         let mut other_tasks = false;
+        // The lines from this one to the one peeked, skipped ones included: only other CPUs'
+        // `mm_page_free_batched` lines (a folio batch freed meanwhile) may be among the skipped.
+        let mut lines_between = tl.line;
+        let mut skipped_here = false;
         for k in 0..FOLIO_BATCH_LOOKAHEAD {
             let Some(l) = ahead.peek(k) else { break };
+            lines_between += 1 + u64::from(l.skipped_before);
+            skipped_here |= l.skipped_cpus & (SKIPPED_UNREAD | 1 << cpu.min(62)) != 0;
             let other_cpu = l.cpu.is_some() && l.cpu.map(|c| c as usize) != Some(cpu);
             // An interrupt's line names the task it interrupted: another pid (ksoftirqd, the
             // idle task) means this task was switched out.
@@ -1643,7 +1651,7 @@ impl Replayer {
             continues = matches!(
                 l,
                 TraceLine { event: TraceEvent::Free { pfn: next, order: 0 }, cpu: Some(_), ts_ns: Some(_), preemptible: Some(true), line, .. }
-                    if *next == run.end && *line == tl.line + 1 + k as u64
+                    if *next == run.end && *line == lines_between && !skipped_here
             );
             break;
         }

@@ -116,6 +116,8 @@ mod tests {
                 order: 0,
             },
             after_batched: false,
+            skipped_before: 0,
+            skipped_cpus: 0,
             preemptible: None,
             in_irq: None,
             pid: None,

@@ -249,6 +249,11 @@ pub struct TraceLine {
     pub after_batched: bool,
     /// The pid of the task of the last of those `mm_page_free_batched` lines, when it has one.
     pub batched_by: Option<u32>,
+    /// Lines the reader skipped between the previous event line and this one.
+    pub skipped_before: u32,
+    /// The CPUs of those lines, a bit each ([`SKIPPED_UNREAD`]: a line whose CPU the reader
+    /// did not read, or that is not an `mm_page_free_batched` line).
+    pub skipped_cpus: u64,
     /// From the irq-info flags column (`d..1.`), when the line has one: irqs on, no hard or
     /// soft irq, preempt depth 0, i.e. a context that may sleep.
     pub preemptible: Option<bool>,
@@ -303,6 +308,10 @@ const EVENTS: &[&str] = &[
     "mm_compaction_defer_reset",
 ];
 
+/// [`TraceLine::skipped_cpus`]' bit for a skipped line of no known CPU, or other than an
+/// `mm_page_free_batched` line.
+pub const SKIPPED_UNREAD: u64 = 1 << 63;
+
 /// Streams [`TraceLine`]s out of a `BufRead`, one line at a time.
 pub struct TraceReader<R> {
     input: R,
@@ -318,6 +327,9 @@ pub struct TraceReader<R> {
     /// An `mm_page_free_batched` line was skipped since the last event line, and its task.
     batched: bool,
     batched_by: Option<u32>,
+    /// Lines skipped since the last event line, and their CPUs (see [`TraceLine`]).
+    skipped_before: u32,
+    skipped_cpus: u64,
 }
 
 impl<R: BufRead> TraceReader<R> {
@@ -331,6 +343,8 @@ impl<R: BufRead> TraceReader<R> {
             hint_cpu: None,
             batched: false,
             batched_by: None,
+            skipped_before: 0,
+            skipped_cpus: 0,
         }
     }
 
@@ -361,6 +375,8 @@ impl<R: BufRead> Iterator for TraceReader<R> {
             if let Some(c) = cpu_hint(&self.buf) {
                 self.hint_cpu = Some(c);
                 self.skipped += 1;
+                self.skipped_before += 1;
+                self.skipped_cpus |= SKIPPED_UNREAD;
                 continue;
             }
             match parse_line(self.line, &self.buf) {
@@ -370,14 +386,20 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                     }
                     l.after_batched = std::mem::take(&mut self.batched);
                     l.batched_by = self.batched_by.take();
+                    l.skipped_before = std::mem::take(&mut self.skipped_before);
+                    l.skipped_cpus = std::mem::take(&mut self.skipped_cpus);
                     return Some(Ok(l));
                 }
                 Ok(None) => {
                     self.skipped += 1;
+                    self.skipped_before += 1;
+                    let mut cpu = None;
                     if self.buf.contains("mm_page_free_batched:") {
                         self.batched = true;
                         self.batched_by = task_pid(&self.buf);
+                        cpu = cpu_column(&self.buf).filter(|&c| c < 63);
                     }
+                    self.skipped_cpus |= cpu.map_or(SKIPPED_UNREAD, |c| 1 << c);
                 }
                 Err(e) => return Some(Err(e)),
             }
@@ -397,6 +419,8 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
             task: None,
             event,
             after_batched: false,
+            skipped_before: 0,
+            skipped_cpus: 0,
             preemptible: None,
             in_irq: None,
             pid: None,
@@ -465,6 +489,8 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         event,
         after_batched: false,
         batched_by: None,
+        skipped_before: 0,
+        skipped_cpus: 0,
         preemptible: preemptible(prefix),
         in_irq: irq_flags(prefix).map(|f| f[2] != b'.'),
         pid: task_pid(prefix),
