@@ -189,3 +189,32 @@ test('compact_memory: a migration step draws its move, with the pfns the CLI tra
   await page.keyboard.press('ArrowRight');
   await expect(migration).toHaveCount(0);
 });
+
+test('kcompactd: stepping back from the end, the narration shows its wake and sleep lines as the CLI trace prints them', async ({ page }) => {
+  test.setTimeout(180_000);
+  const id = 'kcompactd-proactive';
+  const lines = runCli(['run', path.join('engine', 'scenarios', `${id}.json`), '--format', 'trace'])
+    .split('\n')
+    .map((l) => l.trimEnd());
+  const last = lines.findLastIndex((l) => l.startsWith('# op ') && l.includes(': kcompactd order 9'));
+  expect(last).toBeGreaterThan(0);
+  const op = lines.slice(last);
+  const wake = op.find((l) => l.startsWith('mm_compaction_kcompactd_wake: '))!;
+  const sleep = op.find((l) => l.startsWith('mm_compaction_kcompactd_sleep: '))!;
+  expect(wake).toBe('mm_compaction_kcompactd_wake: nid=0 order=9 classzone_idx=Normal');
+  expect(sleep).toBe('mm_compaction_kcompactd_sleep: nid=0');
+  // The zone already has its order-9 block: kswapd's wakeup is not traced.
+  expect(op.some((l) => l.startsWith('mm_compaction_wakeup_kcompactd'))).toBe(false);
+
+  await openApp(page, `?scenario=${id}`);
+  await page.keyboard.press('End');
+  await expect(page.getByTestId('op-info')).toContainText('kcompactd');
+  const seen: string[] = [];
+  for (let i = 0; i < 40 && !seen.includes(wake); i++) {
+    seen.push(await narration(page));
+    await page.keyboard.press('ArrowLeft');
+  }
+  expect(seen).toContain(sleep);
+  expect(seen).toContain(wake);
+  expect(seen.indexOf(sleep)).toBeLessThan(seen.indexOf(wake));
+});

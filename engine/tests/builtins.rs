@@ -395,3 +395,65 @@ fn direct_compaction_builtins_capture_their_block() {
         }
     }
 }
+
+/// `kcompactd-proactive`, on both sides of its pair (6.12 and 7.3 run the same kcompactd):
+/// the timeout's proactive compaction runs (score 99 above the high watermark 90) down to the
+/// low one (80), its scans counted as the daemon's, no `compact_daemon_wake`; after the drain
+/// the zone has order-9 and order-10 blocks, so kswapd's order-9 `wakeup_kcompactd` is not
+/// traced and `kcompactd_do_work` (one `compact_daemon_wake`) moves nothing.
+#[test]
+fn kcompactd_builtin_compacts_proactively_then_is_not_woken() {
+    use buddyscope::mm::fragmentation_score_node;
+    use buddyscope::run::Outcome;
+    let s = buddyscope::scenario::parse(builtin::get("kcompactd-proactive").unwrap().json).unwrap();
+    let cmp = s.compare.clone().unwrap();
+    let mut traces = Vec::new();
+    for side in [&cmp.a, &cmp.b] {
+        let r = ValidScenario::new(side.apply(&s))
+            .and_then(|v| Runner::new(v).run())
+            .unwrap();
+        let n = r.ops.len();
+        let Outcome::Kcompactd {
+            do_work: false,
+            proactive: true,
+            score_before: 99,
+            score_after,
+            migrated,
+            ..
+        } = r.ops[n - 3].outcome.clone()
+        else {
+            panic!("{}: {:?}", side.label, r.ops[n - 3].outcome)
+        };
+        assert!(score_after <= 80 && migrated > 0, "{}", side.label);
+        let Outcome::Kcompactd {
+            do_work: true,
+            migrated: 0,
+            ..
+        } = r.ops[n - 1].outcome.clone()
+        else {
+            panic!("{}: {:?}", side.label, r.ops[n - 1].outcome)
+        };
+        assert!(r.final_node.active().nr_free()[9..].iter().all(|&n| n >= 1));
+        assert!(fragmentation_score_node(&r.final_node) < 80);
+        let vm = buddyscope::scenario::procfs::vmstat_compaction(&r.final_node, &r.stats);
+        assert!(vm.contains("compact_daemon_wake 1\n"), "{vm}");
+        assert!(vm.contains("compact_stall 0\n"), "{vm}");
+        let trace = buddyscope::explain::trace_text(&r);
+        assert!(!trace.contains("mm_compaction_wakeup_kcompactd"));
+        assert_eq!(trace.matches("mm_compaction_kcompactd_wake: ").count(), 1);
+        assert_eq!(
+            trace
+                .matches("mm_compaction_kcompactd_sleep: nid=0")
+                .count(),
+            2
+        );
+        traces.push(
+            trace
+                .lines()
+                .filter(|l| l.starts_with("mm_"))
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(traces[0], traces[1], "the same kcompactd on 6.12 and 7.3");
+}

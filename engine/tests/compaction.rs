@@ -628,6 +628,116 @@ fn kcompactd_do_work_compacts_for_the_order_asked() {
     assert!(r.final_node.active().nr_free()[9..].iter().sum::<u64>() >= 1);
 }
 
+/// kcompactd's own lines (include/trace/events/compaction.h: `kcompactd_wake_template`
+/// "nid=%d order=%d classzone_idx=%-8s", `mm_compaction_kcompactd_sleep` "nid=%d"), worked
+/// from v7.3.4 mm/compaction.c on the fragmented zone (one Normal zone, no free order-9 block,
+/// 2096 free pages, fragmentation index 998):
+/// * kswapd's `wakeup_kcompactd(pgdat, 9, ZONE_NORMAL)` (:3164): kcompactd sleeps, so
+///   `kcompactd_node_suitable` (:3058) asks `compaction_suit_allocation_order` at
+///   `ALLOC_WMARK_MIN`: the order-9 watermark check fails, `compaction_suitable` says
+///   `continue` (its `mm_compaction_suitable` line), and the wakeup is traced (:3185);
+/// * `kcompactd_do_work` (:3084) traces `mm_compaction_kcompactd_wake` with `cc.order` 9 and
+///   `cc.highest_zoneidx` Normal (:3103) and counts `KCOMPACTD_WAKE`; not deferred; its own
+///   `compaction_suit_allocation_order` (:3117), then `compact_zone`'s (`suitable` twice more),
+///   `COMPACT_SUCCESS`, `compaction_defer_reset`;
+/// * back in `kcompactd`'s loop: `mm_compaction_kcompactd_sleep: nid=0` (:3215).
+///
+/// A zone with a free order-9 block: `compaction_suit_allocation_order` says `COMPACT_SUCCESS`
+/// (no `suitable` line), `kcompactd_node_suitable` is false and `wakeup_kcompactd` returns
+/// before its line; `kcompactd_do_work` still runs (the order stays requested:
+/// `kcompactd_work_requested` at the next timeout, :3052) and compacts nothing. The timeout
+/// wakeup writes no wake line, only the sleep. The replay reads the lines back: the same
+/// lines, `compact_daemon_wake` from the wake line, the daemon's scans from the compactions
+/// between it and the sleep.
+#[test]
+fn kcompactd_writes_its_wake_and_sleep_lines() {
+    let kcompactd_lines = |r: &Run| -> Vec<String> {
+        trace_text(r)
+            .lines()
+            .skip_while(|l| !(l.starts_with("# op ") && l.contains(": kcompactd")))
+            .filter(|l| {
+                l.contains("kcompactd")
+                    || l.starts_with("mm_compaction_suitable")
+                    || l.starts_with("mm_compaction_begin")
+                    || l.starts_with("mm_compaction_end")
+                    || l.starts_with("mm_compaction_defer")
+            })
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| {
+                // The zone's ends and the scanners' stops are the other tests'.
+                l.split(": zone_start").next().unwrap().to_string()
+            })
+            .collect()
+    };
+    let r = fragmented("", r#", {"op": "kcompactd", "order": 9}"#);
+    assert_eq!(
+        kcompactd_lines(&r),
+        [
+            "mm_compaction_suitable: node=0 zone=Normal   order=9 ret=continue",
+            "mm_compaction_wakeup_kcompactd: nid=0 order=9 classzone_idx=Normal  ",
+            "mm_compaction_kcompactd_wake: nid=0 order=9 classzone_idx=Normal  ",
+            "mm_compaction_suitable: node=0 zone=Normal   order=9 ret=continue",
+            "mm_compaction_suitable: node=0 zone=Normal   order=9 ret=continue",
+            "mm_compaction_begin",
+            "mm_compaction_end",
+            "mm_compaction_defer_reset: node=0 zone=Normal   order=9 order_failed=10 consider=1 limit=1",
+            "mm_compaction_kcompactd_sleep: nid=0",
+        ]
+    );
+    // The same zone after compact_memory has free order-9 blocks: no wakeup line.
+    let done = fragmented(
+        "",
+        r#", {"op": "compact_memory"}, {"op": "drain", "cpu": "all"}, {"op": "kcompactd", "order": 9}"#,
+    );
+    assert!(done.final_node.active().nr_free()[9..].iter().sum::<u64>() > 0);
+    assert_eq!(
+        kcompactd_lines(&done),
+        [
+            "mm_compaction_kcompactd_wake: nid=0 order=9 classzone_idx=Normal  ",
+            "mm_compaction_kcompactd_sleep: nid=0",
+        ]
+    );
+    let timeout = fragmented("", r#", {"op": "kcompactd"}"#);
+    let lines = kcompactd_lines(&timeout);
+    assert!(!lines.iter().any(|l| l.contains("wake")), "{lines:?}");
+    assert_eq!(
+        lines.last().unwrap(),
+        "mm_compaction_kcompactd_sleep: nid=0"
+    );
+
+    // The replay reads them: the same lines, and the daemon's counters.
+    use buddyscope::run::replay::{replay_text, ReplayOptions};
+    for r in [&r, &done, &timeout] {
+        let trace = trace_text(r);
+        let rep = replay_text(&r.scenario, &trace, &ReplayOptions::default()).unwrap();
+        assert_eq!(rep.divergence_count, 0);
+        let mm = |t: &str| {
+            t.lines()
+                .filter(|l| l.starts_with("mm_compaction"))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(mm(&trace_text(&rep.run)), mm(&trace));
+        let got = vmstat(&rep.run);
+        let want = vmstat(r);
+        let line = |v: &str, k: &str| v.lines().find(|l| l.starts_with(k)).unwrap().to_string();
+        assert_eq!(
+            line(&got, "compact_daemon_wake"),
+            line(&want, "compact_daemon_wake")
+        );
+        if std::ptr::eq(r, &timeout) {
+            // Proactive compaction has no line of its own in a trace without task columns:
+            // its scans are not told from compact_memory's.
+            assert_eq!(
+                line(&got, "compact_daemon_migrate_scanned"),
+                "compact_daemon_migrate_scanned 0"
+            );
+        } else {
+            assert_eq!(got, want);
+        }
+    }
+}
+
 /// The timeout wakeup (`{"op": "kcompactd"}`): with the default proactiveness 20 the node's
 /// score 99 is above the high watermark 90, so `compact_node(pgdat, true)` compacts until the
 /// zone's score is at most 80 (`__compact_finished`'s proactive check: `COMPACT_SUCCESS`); no

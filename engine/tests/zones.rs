@@ -200,7 +200,8 @@ fn one_entry_in_zones_is_the_one_zone_model() {
 }
 
 mod prop {
-    //! Random two- and three-zone machines (vmalloc and vfree included): the invariants hold in
+    //! Random two- and three-zone machines (vmalloc, vfree and compaction included): the
+    //! invariants hold in
     //! every zone after every op, a
     //! timeline seek anywhere equals a replay, and the whole run rewinds to the initial state.
 
@@ -215,7 +216,7 @@ mod prop {
         let vms: Vec<String> = all.iter().filter(|n| n.starts_with('v')).cloned().collect();
         let names = &names;
         let mt = ["unmovable", "movable", "reclaimable"][(a % 3) as usize];
-        match kind % 10 {
+        match kind % 12 {
             0..=2 => {
                 let name = format!("a{}", all.len());
                 all.push(name.clone());
@@ -252,6 +253,21 @@ mod prop {
                 let method = ["per_page", "chunked"][(b & 1) as usize];
                 json!({"op": "vfree", "ref": vms[(a as usize) % vms.len()], "method": method})
             }
+            // Compaction on a node: compact_memory walks every zone; compact one zone at one
+            // order; a kcompactd wakeup for an order or its timeout (proactive compaction).
+            10 => json!({"op": "compact_memory"}),
+            11 => match b % 3 {
+                0 => {
+                    let z = zones[(a as usize) % zones.len()].0;
+                    let order = [2, 4, 9, 10][(a % 4) as usize];
+                    json!({"op": "compact", "order": order, "zone": z, "priority": b & 1})
+                }
+                1 => {
+                    let order = [1, 3, 9][(a % 3) as usize];
+                    json!({"op": "kcompactd", "order": order})
+                }
+                _ => json!({"op": "kcompactd"}),
+            },
             _ => json!({"op": "drain", "cpu": if a & 1 == 0 { json!("all") } else { json!(0) }}),
         }
     }

@@ -147,6 +147,17 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
             crate::mm::ZoneType::ALL[zone_type as usize].name(),
             ret.as_str()
         ),
+        // kcompactd_wake_template: "nid=%d order=%d classzone_idx=%-8s" (highest_zoneidx,
+        // __print_symbolic ZONE_TYPE).
+        Tracepoint::MmCompactionKcompactdWake { point, order, zone_type } => format!(
+            "{}: nid=0 order={order} classzone_idx={:<8}",
+            point.tracepoint(),
+            crate::mm::ZoneType::ALL[zone_type as usize].name()
+        ),
+        // "nid=%d".
+        Tracepoint::MmCompactionKcompactdSleep { nid } => {
+            format!("mm_compaction_kcompactd_sleep: nid={nid}")
+        }
         // mm_compaction_defer_template: "node=%d zone=%-8s order=%d order_failed=%d
         // consider=%u limit=%lu".
         Tracepoint::MmCompactionDefer { point, zone_type, order, state } => format!(

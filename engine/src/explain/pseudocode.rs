@@ -61,6 +61,12 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "    count_compact_events(KCOMPACTD_MIGRATE_SCANNED, total_migrate_scanned), (KCOMPACTD_FREE_SCANNED, total_free_scanned)",
             "kcompactd_max_order = 0; kcompactd_highest_zoneidx = nr_zones - 1   // done until woken again",
         ],
+        wakeup_kcompactd => &[
+            "called by kswapd for the order it reclaimed for (kswapd_try_to_sleep, mm/vmscan.c; kswapd is not modelled: the kcompactd op's order stands for it); order 0: return",
+            "kcompactd_max_order = max(kcompactd_max_order, order); kcompactd_highest_zoneidx = min(.., highest_zoneidx); kcompactd not asleep on kcompactd_wait: return",
+            "kcompactd_node_suitable: a populated zone up to highest_zoneidx whose compaction_suit_allocation_order(zone, kcompactd_max_order, highest_zoneidx, ALLOC_WMARK_MIN) is COMPACT_CONTINUE; none: return (kcompactd still does the work at its next timeout)",
+            "trace mm_compaction_wakeup_kcompactd(nid, order, highest_zoneidx); wake_up_interruptible(&pgdat->kcompactd_wait)",
+        ],
         try_to_compact_pages => &[
             "trace mm_compaction_try_to_compact_pages(order, gfp, prio)",
             "for each zone of the zonelist: prio > SYNC_FULL and compaction_deferred: rc = max(rc, DEFERRED), next; capc->zone = zone; status = compact_zone_order(zone, order, prio: ASYNC → MIGRATE_ASYNC, else SYNC_LIGHT; SYNC_FULL: whole zone, skip hints and block suitability ignored); captured: SUCCESS; rc = max(rc, status); SUCCESS: compaction_defer_reset(zone, order, false), stop; not ASYNC and COMPLETE/PARTIAL_SKIPPED: defer_compaction",

@@ -117,6 +117,28 @@ coded_enum! {
     }
 }
 
+coded_enum! {
+    /// Which of `kcompactd_wake_template`'s events (include/trace/events/compaction.h).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum KcompactdWakePoint {
+        /// `wakeup_kcompactd` woke the sleeping thread (kswapd, or the
+        /// `compaction_proactiveness` sysctl with order -1).
+        WakeupKcompactd,
+        /// `kcompactd_do_work` starts.
+        KcompactdWake,
+    }
+}
+
+impl KcompactdWakePoint {
+    /// The tracepoint's name.
+    pub fn tracepoint(self) -> &'static str {
+        match self {
+            KcompactdWakePoint::WakeupKcompactd => "mm_compaction_wakeup_kcompactd",
+            KcompactdWakePoint::KcompactdWake => "mm_compaction_kcompactd_wake",
+        }
+    }
+}
+
 impl DeferPoint {
     /// The tracepoint's name.
     pub fn tracepoint(self) -> &'static str {
@@ -686,6 +708,21 @@ event_kinds! {
             /// `enum compact_priority` (0 `SYNC_FULL`, 1 `SYNC_LIGHT`, 2 `ASYNC`).
             prio: u8,
         },
+        /// `mm_compaction_wakeup_kcompactd` / `mm_compaction_kcompactd_wake`
+        /// (`kcompactd_wake_template`, node 0).
+        MmCompactionKcompactdWake {
+            /// Which of the two.
+            point: KcompactdWakePoint,
+            /// The order (-1: the `compaction_proactiveness` sysctl's wakeup).
+            order: i8,
+            /// `highest_zoneidx`, printed as `classzone_idx`.
+            zone_type: u8,
+        },
+        /// `mm_compaction_kcompactd_sleep`: kcompactd goes back to sleep.
+        MmCompactionKcompactdSleep {
+            /// `nid`.
+            nid: u8,
+        },
     }
 }
 
@@ -805,7 +842,9 @@ impl EventKind {
                     | Tracepoint::MmCompactionSuitable { .. }
                     | Tracepoint::MmCompactionTryToCompactPages { .. }
                     | Tracepoint::MmCompactionFinished { .. }
-                    | Tracepoint::MmCompactionDefer { .. } => None,
+                    | Tracepoint::MmCompactionDefer { .. }
+                    | Tracepoint::MmCompactionKcompactdWake { .. }
+                    | Tracepoint::MmCompactionKcompactdSleep { .. } => None,
                 },
                 _ => None,
             },
@@ -906,6 +945,8 @@ impl Event {
                         | Tracepoint::MmCompactionTryToCompactPages { .. }
                         | Tracepoint::MmCompactionFinished { .. }
                         | Tracepoint::MmCompactionDefer { .. }
+                        | Tracepoint::MmCompactionKcompactdWake { .. }
+                        | Tracepoint::MmCompactionKcompactdSleep { .. }
                 ),
                 _ => true,
             },
@@ -1094,6 +1135,13 @@ mod tests {
                 prio: 2,
             })
             .into(),
+            Annotation::Trace(Tracepoint::MmCompactionKcompactdWake {
+                point: KcompactdWakePoint::WakeupKcompactd,
+                order: -1,
+                zone_type: 3,
+            })
+            .into(),
+            Annotation::Trace(Tracepoint::MmCompactionKcompactdSleep { nid: 0 }).into(),
             Annotation::Trace(Tracepoint::MmCompactionDefer {
                 point: DeferPoint::DeferReset,
                 zone_type: 0,

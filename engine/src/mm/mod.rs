@@ -30,7 +30,7 @@ pub use cma::{CmaAllocOutcome, CmaArea, EBUSY};
 pub(crate) use events::NIL;
 pub use events::{
     Annotation, CompactDefer, CompactResult, CounterId, DeferPoint, End, Event, EventKind,
-    MsgLevel, Mutation, Tracepoint,
+    KcompactdWakePoint, MsgLevel, Mutation, Tracepoint,
 };
 pub use locks::{HoldHistogram, LockHolds, HOLD_BUCKETS};
 pub use metrics::{

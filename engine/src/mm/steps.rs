@@ -96,6 +96,7 @@ kernel_fns! {
     kcompactd => "mm/compaction.c",
     kcompactd_do_work => "mm/compaction.c",
     fast_isolate_freepages => "mm/compaction.c",
+    wakeup_kcompactd => "mm/compaction.c",
 }
 
 impl KernelFn {
@@ -346,4 +347,7 @@ steps! {
     FastIsolateMiss => fast_isolate_freepages: 4,
     FastIsolateAround => fast_isolate_freepages: 5,
     FastFindMigrateReorder => isolate_migratepages: 7,
+    // kswapd's wakeup of kcompactd (page_alloc/compaction.rs).
+    WakeupKcompactdSuitable => wakeup_kcompactd: 2,
+    WakeupKcompactdTrace => wakeup_kcompactd: 3,
 }

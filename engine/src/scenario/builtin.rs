@@ -89,6 +89,10 @@ pub const ALL: &[Builtin] = &[
         "compaction-unmovable-request",
         "Order-9 unmovable request: ASYNC compaction's source blocks, 6.12 vs 7.3"
     ),
+    builtin!(
+        "kcompactd-proactive",
+        "kcompactd: proactive compaction, then a wakeup for an order"
+    ),
 ];
 
 /// The built-in scenario with this id.

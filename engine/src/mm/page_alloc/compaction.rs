@@ -295,8 +295,10 @@ impl Engine {
     /// woken by `wakeup_kcompactd` for `order` (`Some`), `kcompactd_do_work`; woken by its
     /// `HPAGE_FRAG_CHECK_INTERVAL_MSEC` timeout (`None`), the proactive check
     /// `should_proactive_compact_node` and `compact_node(pgdat, true)`. `proactiveness` is
-    /// `sysctl_compaction_proactiveness`. The trace's `mm_compaction_kcompactd_wake` and
-    /// `_sleep` lines are not written (a note says where they would be).
+    /// `sysctl_compaction_proactiveness`. For an order, kswapd's `wakeup_kcompactd` comes
+    /// first (`mm_compaction_wakeup_kcompactd` when `kcompactd_node_suitable`); the wakeup
+    /// ends with `mm_compaction_kcompactd_sleep` as the thread's loop goes back to wait
+    /// (:3215; the sleep before this wakeup is the previous op's, or before the trace).
     pub fn kcompactd(
         &mut self,
         order: Option<u8>,
@@ -311,6 +313,7 @@ impl Engine {
         };
         match order {
             Some(o) if o > 0 => {
+                self.wakeup_kcompactd(o);
                 out.do_work = true;
                 self.kcompactd_do_work(o, cpu, &mut out.compacted);
             }
@@ -327,7 +330,7 @@ impl Engine {
                         if go {
                             "compact_node(pgdat, proactive)"
                         } else if proactiveness == 0 {
-                            "proactive compaction is off (compaction_proactiveness 0)"
+                            "proactive compaction is off (compaction_proactiveness 0: kcompactd sleeps without a timeout, MAX_SCHEDULE_TIMEOUT)"
                         } else {
                             "back to sleep"
                         }
@@ -342,6 +345,14 @@ impl Engine {
         }
         self.select_zone(Step::KcompactdSleep, home);
         out.score.1 = fragmentation_score_node(&self.node);
+        // With compaction_proactiveness 0 the thread sleeps without a timeout
+        // (MAX_SCHEDULE_TIMEOUT, :3213-3214): no timeout wakeup, so no sleep line after one.
+        if order.is_some() || proactiveness > 0 {
+            self.trace(
+                Step::KcompactdSleep,
+                Tracepoint::MmCompactionKcompactdSleep { nid: 0 },
+            );
+        }
         self.message(
             Step::KcompactdSleep,
             MsgLevel::Info,
@@ -354,25 +365,88 @@ impl Engine {
         out
     }
 
+    /// `wakeup_kcompactd(pgdat, order, highest_zoneidx)` as kswapd calls it before it sleeps
+    /// (mm/vmscan.c `kswapd_try_to_sleep`; kswapd is not modelled, the op's order stands for
+    /// its request, `highest_zoneidx` the node's highest zone). The thread is asleep between
+    /// wakeups (`wq_has_sleeper`); `kcompactd_node_suitable` (v7.3.4 mm/compaction.c:3058-3082)
+    /// asks each populated zone `compaction_suit_allocation_order` at `ALLOC_WMARK_MIN` with
+    /// the node's `highest_zoneidx` (its `mm_compaction_suitable` lines are kswapd's) until one
+    /// says `COMPACT_CONTINUE`; only then is `mm_compaction_wakeup_kcompactd` written
+    /// (:3164-3187). Unsuitable, kcompactd is not woken, but `kcompactd_max_order` stays set and
+    /// its next timeout finds the work requested (`kcompactd_work_requested`): the op runs
+    /// `kcompactd_do_work` either way.
+    fn wakeup_kcompactd(&mut self, order: u8) {
+        self.enter(KernelFn::wakeup_kcompactd);
+        let home = self.node.active_index();
+        let saved_zoneidx = self.highest_zoneidx;
+        let highest = self.node.zone(self.node.nr_zones() - 1).zone_type();
+        let mut suitable = false;
+        for z in 0..self.node.nr_zones() {
+            self.select_zone(Step::WakeupKcompactdSuitable, z);
+            if self.zone().pages() == 0 {
+                continue;
+            }
+            self.highest_zoneidx = highest;
+            if self.compaction_suit_allocation_order(order, ALLOC_WMARK_MIN, false)
+                == CompactResult::Continue
+            {
+                suitable = true;
+                break;
+            }
+        }
+        self.highest_zoneidx = saved_zoneidx;
+        self.select_zone(Step::WakeupKcompactdSuitable, home);
+        if suitable {
+            self.trace(
+                Step::WakeupKcompactdTrace,
+                Tracepoint::MmCompactionKcompactdWake {
+                    point: KcompactdWakePoint::WakeupKcompactd,
+                    order: order as i8,
+                    zone_type: highest.idx() as u8,
+                },
+            );
+        } else {
+            self.message(
+                Step::WakeupKcompactdSuitable,
+                MsgLevel::Info,
+                format!("kcompactd_node_suitable: no zone needs compaction for order {order}: kcompactd is not woken; it finds the order requested at its next timeout"),
+            );
+        }
+        self.exit(KernelFn::wakeup_kcompactd);
+    }
+
     /// `kcompactd_do_work` for `order` (`kcompactd_max_order`), every populated zone up to the
     /// node's highest (`kcompactd_highest_zoneidx` as `kcompactd` resets it).
     fn kcompactd_do_work(&mut self, order: u8, cpu: usize, out: &mut CompactOutcome) {
         self.enter(KernelFn::kcompactd_do_work);
-        self.counter(Step::KcompactdWake, CounterId::compact_daemon_wake, 0, 1);
         let saved_zoneidx = self.highest_zoneidx;
         let highest = self.node.zone(self.node.nr_zones() - 1).zone_type();
+        // trace_mm_compaction_kcompactd_wake(nid, cc.order, cc.highest_zoneidx);
+        // count_compact_event(KCOMPACTD_WAKE) (v7.3.4 mm/compaction.c:3103-3105).
+        self.trace(
+            Step::KcompactdWake,
+            Tracepoint::MmCompactionKcompactdWake {
+                point: KcompactdWakePoint::KcompactdWake,
+                order: order as i8,
+                zone_type: highest.idx() as u8,
+            },
+        );
+        self.counter(Step::KcompactdWake, CounterId::compact_daemon_wake, 0, 1);
         for z in 0..self.node.nr_zones() {
             self.select_zone(Step::KcompactdZone, z);
             if self.zone().pages() == 0 {
                 continue;
             }
-            self.highest_zoneidx = highest;
             if self.compaction_deferred(order) {
                 continue;
             }
-            if self.compaction_suit_allocation_order(order, ALLOC_WMARK_MIN, false)
-                != CompactResult::Continue
-            {
+            // compaction_suit_allocation_order(zone, cc.order, zoneid, ...): the zone's own
+            // index, no lowmem reserve (v7.3.4 mm/compaction.c:3117-3119; v6.12.117 the same
+            // `zoneid`); compact_zone then checks with cc.highest_zoneidx, the node's highest.
+            self.highest_zoneidx = self.zone().zone_type();
+            let ret = self.compaction_suit_allocation_order(order, ALLOC_WMARK_MIN, false);
+            self.highest_zoneidx = highest;
+            if ret != CompactResult::Continue {
                 continue;
             }
             let before = *self.stats();
@@ -1730,6 +1804,30 @@ impl Engine {
             },
         );
         suitable
+    }
+
+    /// For the trace replay: `count_compact_event(KCOMPACTD_WAKE)` of an
+    /// `mm_compaction_kcompactd_wake` line (v7.3.4 mm/compaction.c:3105).
+    pub fn replay_kcompactd_wake(&mut self) {
+        self.counter(Step::KcompactdWake, CounterId::compact_daemon_wake, 0, 1);
+    }
+
+    /// For the trace replay: `KCOMPACTD_MIGRATE_SCANNED` and `KCOMPACTD_FREE_SCANNED` of the
+    /// pages kcompactd's compactions scanned (`kcompactd_do_work` :3147-3150, `compact_node`
+    /// for proactive compaction :2946-2951).
+    pub fn replay_kcompactd_scanned(&mut self, migrate: u64, free: u64) {
+        self.counter(
+            Step::KcompactdScanned,
+            CounterId::compact_daemon_migrate_scanned,
+            0,
+            migrate as i64,
+        );
+        self.counter(
+            Step::KcompactdScanned,
+            CounterId::compact_daemon_free_scanned,
+            0,
+            free as i64,
+        );
     }
 
     /// For the trace replay: the zone's deferral state an `mm_compaction_*defer*` line prints.

@@ -424,6 +424,9 @@ pub fn replay<R: BufRead>(
         pcp_holder: Vec::new(),
         compacting: HashSet::new(),
         compact_cc: HashMap::new(),
+        kcompactd: HashSet::new(),
+        daemon_scanned: HashMap::new(),
+        kcompactd_do_work: false,
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -560,6 +563,15 @@ struct Replayer {
     compacting: HashSet<Option<u32>>,
     /// Per task: what its lines show of its `compact_control`, for `fast_isolate_freepages`.
     compact_cc: HashMap<Option<u32>, TracedCompactControl>,
+    /// The tasks that wrote `mm_compaction_kcompactd_wake` or `_sleep`: kcompactd threads
+    /// (only kcompactd writes them), whose compactions count `compact_daemon_*_scanned`.
+    kcompactd: HashSet<u32>,
+    /// Per task: the pages its compactions' scanners scanned (migrate, free) that are not
+    /// counted as kcompactd's yet (a kcompactd thread may compact before its first own line).
+    daemon_scanned: HashMap<Option<u32>, (u64, u64)>,
+    /// The engine's own trace (no task column): between an `mm_compaction_kcompactd_wake` and
+    /// the `mm_compaction_kcompactd_sleep` after it, the compactions are `kcompactd_do_work`'s.
+    kcompactd_do_work: bool,
 }
 
 /// The fields of a compaction's `compact_control` that `fast_isolate_freepages` reads, as far
@@ -2168,6 +2180,16 @@ impl Replayer {
                     return outside(self, format!("mm_compaction_end of zone {zone_start:#x} ~ {zone_end:#x} is not a zone of the node"));
                 };
                 self.compacting.remove(&pid);
+                let daemon = match pid {
+                    Some(p) => self.kcompactd.contains(&p),
+                    None => self.kcompactd_do_work,
+                };
+                if daemon || pid.is_none() {
+                    let (m, f) = self.daemon_scanned.remove(&pid).unwrap_or_default();
+                    if daemon {
+                        self.e.replay_kcompactd_scanned(m, f);
+                    }
+                }
                 self.trace(
                     Step::CompactEnd,
                     Tracepoint::MmCompactionEnd {
@@ -2189,6 +2211,7 @@ impl Replayer {
                     return outside(self, format!("mm_compaction_isolate_migratepages range {start:#x} ~ {end:#x} is outside the zone"));
                 };
                 self.fast_find_migrateblock(pid, start);
+                self.daemon_scan(pid, nr_scanned, 0);
                 if let Some(cc) = self.compact_cc.get_mut(&pid) {
                     cc.migrate_pfn = end;
                     cc.nr_migratepages = nr_taken;
@@ -2240,6 +2263,7 @@ impl Replayer {
                 if let Some(cc) = self.compact_cc.get_mut(&pid) {
                     cc.free_pfn = end;
                 }
+                self.daemon_scan(pid, 0, nr_scanned);
                 self.trace(Step::IsolateFreeTrace, tp);
                 if taken != nr_taken {
                     self.diverge(
@@ -2254,7 +2278,10 @@ impl Replayer {
                 free_pfn,
                 nr_scanned,
                 nr_taken,
-            } => self.fast_isolate_freepages(pid, min_pfn, free_pfn, nr_scanned, nr_taken),
+            } => {
+                self.daemon_scan(pid, 0, nr_scanned);
+                self.fast_isolate_freepages(pid, min_pfn, free_pfn, nr_scanned, nr_taken)
+            }
             CompactionLine::Migratepages {
                 nr_migrated,
                 nr_failed,
@@ -2309,6 +2336,34 @@ impl Replayer {
                 );
                 format!("compact_finished: {}", ret.as_str())
             }
+            CompactionLine::KcompactdWake { point, order, zone } => {
+                let tp = Tracepoint::MmCompactionKcompactdWake {
+                    point,
+                    order,
+                    zone_type: zone,
+                };
+                if point == KcompactdWakePoint::WakeupKcompactd {
+                    // kswapd's (or the proactiveness sysctl's) wakeup: no page state.
+                    self.trace(Step::WakeupKcompactdTrace, tp);
+                    return format!("wakeup_kcompactd: kcompactd woken for order {order}");
+                }
+                self.trace(Step::KcompactdWake, tp);
+                self.e.replay_kcompactd_wake();
+                self.kcompactd_thread(pid);
+                if pid.is_none() {
+                    self.kcompactd_do_work = true;
+                }
+                format!("kcompactd_do_work for order {order} (compact_daemon_wake)")
+            }
+            CompactionLine::KcompactdSleep { nid } => {
+                self.trace(
+                    Step::KcompactdSleep,
+                    Tracepoint::MmCompactionKcompactdSleep { nid },
+                );
+                self.kcompactd_thread(pid);
+                self.kcompactd_do_work = false;
+                "kcompactd goes back to sleep".to_string()
+            }
             CompactionLine::Defer {
                 point,
                 zone,
@@ -2335,6 +2390,27 @@ impl Replayer {
                     },
                 );
                 format!("{}: order {order}", point.tracepoint())
+            }
+        }
+    }
+
+    /// Pages a compaction's scanner line says it scanned (`nr_scanned`), kept for the task
+    /// until it is known whether it is kcompactd (`compact_daemon_*_scanned`).
+    fn daemon_scan(&mut self, pid: Option<u32>, migrate: u64, free: u64) {
+        if self.compacting.contains(&pid) {
+            let d = self.daemon_scanned.entry(pid).or_default();
+            d.0 += migrate;
+            d.1 += free;
+        }
+    }
+
+    /// The task of a `mm_compaction_kcompactd_wake` or `_sleep` line is a kcompactd thread:
+    /// the compactions it ran before are counted as the daemon's now.
+    fn kcompactd_thread(&mut self, pid: Option<u32>) {
+        let Some(p) = pid else { return };
+        if self.kcompactd.insert(p) && !self.compacting.contains(&pid) {
+            if let Some((m, f)) = self.daemon_scanned.remove(&pid) {
+                self.e.replay_kcompactd_scanned(m, f);
             }
         }
     }

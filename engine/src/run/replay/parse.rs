@@ -15,7 +15,9 @@
 //! (`pfn=` not hex, an order above `MAX_PAGE_ORDER`, a migratetype outside 0..=5, an unknown
 //! `gfp_flags` name, a `0`/`1` flag that is something else).
 
-use crate::mm::{gfp, CompactDefer, CompactResult, DeferPoint, ZoneType, MAX_PAGE_ORDER};
+use crate::mm::{
+    gfp, CompactDefer, CompactResult, DeferPoint, KcompactdWakePoint, ZoneType, MAX_PAGE_ORDER,
+};
 
 /// The order of x86_64's gigantic hugetlb folio (PUD_ORDER: 1 GiB of 4 KiB pages), the only
 /// order above MAX_PAGE_ORDER an `mm_page_free` line can carry there.
@@ -214,6 +216,20 @@ pub enum CompactionLine {
         /// `ret`.
         ret: CompactResult,
     },
+    /// `mm_compaction_wakeup_kcompactd`, `mm_compaction_kcompactd_wake`.
+    KcompactdWake {
+        /// Which of the two.
+        point: KcompactdWakePoint,
+        /// `order` (-1: the `compaction_proactiveness` sysctl's wakeup).
+        order: i8,
+        /// `zone_idx` of `classzone_idx=` (`highest_zoneidx`).
+        zone: u8,
+    },
+    /// `mm_compaction_kcompactd_sleep`.
+    KcompactdSleep {
+        /// `nid`.
+        nid: u8,
+    },
     /// `mm_compaction_deferred`, `_defer_compaction`, `_defer_reset`.
     Defer {
         /// Which of the three.
@@ -306,6 +322,9 @@ const EVENTS: &[&str] = &[
     "mm_compaction_deferred",
     "mm_compaction_defer_compaction",
     "mm_compaction_defer_reset",
+    "mm_compaction_wakeup_kcompactd",
+    "mm_compaction_kcompactd_wake",
+    "mm_compaction_kcompactd_sleep",
 ];
 
 /// [`TraceLine::skipped_cpus`]' bit for a skipped line of no known CPU, or other than an
@@ -572,6 +591,31 @@ fn compaction_line(name: &str, f: &Fields<'_>) -> Result<CompactionLine, TracePa
             order: f.order("order")?,
             ret: f.compact_result("ret")?,
         },
+        "mm_compaction_wakeup_kcompactd" | "mm_compaction_kcompactd_wake" => {
+            let (o, order) = f.int("order")?;
+            if !(-1..=MAX_PAGE_ORDER as i64).contains(&order) {
+                return Err(f.err(
+                    o,
+                    format!("`order={order}`: expected -1..={MAX_PAGE_ORDER}"),
+                ));
+            }
+            CompactionLine::KcompactdWake {
+                point: if name == "mm_compaction_kcompactd_wake" {
+                    KcompactdWakePoint::KcompactdWake
+                } else {
+                    KcompactdWakePoint::WakeupKcompactd
+                },
+                order: order as i8,
+                zone: f.zone_named("classzone_idx")?,
+            }
+        }
+        "mm_compaction_kcompactd_sleep" => {
+            let (o, nid) = f.int("nid")?;
+            if !(0..=u8::MAX as i64).contains(&nid) {
+                return Err(f.err(o, format!("`nid={nid}`: not a node id")));
+            }
+            CompactionLine::KcompactdSleep { nid: nid as u8 }
+        }
         "mm_compaction_finished" => {
             let (o, order) = f.int("order")?;
             if !(-1..=MAX_PAGE_ORDER as i64).contains(&order) {
@@ -866,7 +910,12 @@ impl<'a> Fields<'a> {
 
     /// `zone=%-8s`: the zone's `zone_idx`.
     fn zone(&self) -> Result<u8, TraceParseError> {
-        let (o, v) = self.get("zone")?;
+        self.zone_named("zone")
+    }
+
+    /// The `zone_idx` a zone name (`ZONE_TYPE`'s symbols) at `key` stands for.
+    fn zone_named(&self, key: &str) -> Result<u8, TraceParseError> {
+        let (o, v) = self.get(key)?;
         ZoneType::from_name(v)
             .map(|t| t.idx() as u8)
             .ok_or_else(|| self.err(o, format!("`zone={v}`: not a zone name")))
@@ -1063,7 +1112,28 @@ mod tests {
                 prio: 2
             }
         );
+        // kcompactd's lines: the 7.3.4 compaction capture's sleep line; the wake lines in
+        // kcompactd_wake_template's "nid=%d order=%d classzone_idx=%-8s".
+        assert_eq!(
+            ev("kcompactd0-40 [001] ..... 66.162416: mm_compaction_kcompactd_sleep: nid=0"),
+            CompactionLine::KcompactdSleep { nid: 0 }
+        );
+        assert_eq!(
+            ev("kswapd0-39 [000] ..... 70.1: mm_compaction_wakeup_kcompactd: nid=0 order=9 classzone_idx=Normal  "),
+            CompactionLine::KcompactdWake { point: KcompactdWakePoint::WakeupKcompactd, order: 9, zone: 2 }
+        );
+        assert_eq!(
+            ev("kcompactd0-40 [001] ..... 70.2: mm_compaction_kcompactd_wake: nid=0 order=9 classzone_idx=DMA32   "),
+            CompactionLine::KcompactdWake { point: KcompactdWakePoint::KcompactdWake, order: 9, zone: 1 }
+        );
+        assert_eq!(
+            ev("sysctl-1 [000] ..... 70.3: mm_compaction_wakeup_kcompactd: nid=0 order=-1 classzone_idx=Movable "),
+            CompactionLine::KcompactdWake { point: KcompactdWakePoint::WakeupKcompactd, order: -1, zone: 3 }
+        );
         for bad in [
+            "mm_compaction_kcompactd_wake: nid=0 order=11 classzone_idx=Normal  ",
+            "mm_compaction_kcompactd_wake: nid=0 order=9 classzone_idx=Highmem ",
+            "mm_compaction_kcompactd_sleep: nid=x",
             "mm_compaction_isolate_freepages: range=(0xe00 - 0xe40) nr_scanned=64 nr_taken=64",
             "mm_compaction_finished: node=0 zone=Highmem order=-1 ret=continue",
             "mm_compaction_end: zone_start=0x1 migrate_pfn=0x1 free_pfn=0x1 zone_end=0x2, mode=sync status=done",
