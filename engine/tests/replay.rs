@@ -475,6 +475,55 @@ fn another_cpus_folio_batch_does_not_cut_a_contig_range_run() {
     }
 }
 
+/// `free_unref_folios` traces each folio's free in its first loop (`__free_pages_prepare`, no
+/// lock held: the task may migrate), then in its second loop takes `pcp_spin_trylock` of the
+/// CPU it runs on then and traces `mm_page_free_batched` under that lock just before
+/// `free_frozen_page_commit` puts the folio at the head of that CPU's pcp list; a commit that
+/// drains may drop the lock (`free_frozen_page_commit` returns false) and the next folio takes
+/// the lock of whichever CPU the task then runs on (v7.3.4 mm/page_alloc.c :3020-3110, :2907-2933; v7.2.13
+/// the same function; v6.12.117 :2771-2864 traces the batch line under the lock too). rm frees
+/// four pages on CPU 1, commits the first two there and, migrated, the last two on CPU 0
+/// (another task's line on CPU 0 between): each page is on the pcp list of its batch line's
+/// CPU. With every batch line on CPU 1 all four stay there.
+#[test]
+fn a_folio_batch_commits_each_folio_on_its_batch_lines_cpu() {
+    for kernel in ["v6.12", "v7.2", "v7.3"] {
+        let s = small_zone_of(kernel);
+        for (late_cpu, want) in [
+            (0, [vec![0x103, 0x102], vec![0x101, 0x100]]),
+            (1, [vec![], vec![0x103, 0x102, 0x101, 0x100]]),
+        ] {
+            let mut t = String::from("# tracer: nop\n");
+            for (i, pfn) in (0x100..0x104).enumerate() {
+                t += &format!(
+                    "          insmod-125     [001] .....    40.{:06}: mm_page_alloc: page=0 pfn={pfn:#x} order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n",
+                    100 + i
+                );
+            }
+            for (i, pfn) in (0x100..0x104).enumerate() {
+                t += &format!(
+                    "              rm-300     [001] .....    40.{:06}: mm_page_free: page=0 pfn={pfn:#x} order=0\n",
+                    200 + i
+                );
+            }
+            t += "              sh-301     [000] .....    40.000250: mm_page_alloc: page=0 pfn=0x800 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n";
+            for (i, pfn) in (0x100..0x104).enumerate() {
+                let cpu = if pfn < 0x102 { 1 } else { late_cpu };
+                t += &format!(
+                    "              rm-300     [{cpu:03}] ...2.    40.{:06}: mm_page_free_batched: page=0 pfn={pfn:#x} order=0\n",
+                    300 + i
+                );
+            }
+            t += "              rm-300     [000] .....    40.000400: mm_page_alloc: page=0 pfn=0x900 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n";
+            let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
+            assert_eq!(rep.divergence_count, 0, "{kernel}: {:#?}", rep.divergences);
+            let z = rep.run.final_node.active();
+            let got = [0, 1].map(|c| z.pcp_list_pfns(c, order_to_pindex(MigrateType::Movable, 0)));
+            assert_eq!(got, want, "{kernel}, last two committed on CPU {late_cpu}");
+        }
+    }
+}
+
 /// The same four lines where free_pages_bulk cannot be: under a lock (preempt depth 1: a
 /// page-table free at exit) or in softirq, in a folio batch (`free_unref_folios` commits each
 /// page with `mm_page_free_batched`), pages allocated one by one (pipe buffers freed in a row),

@@ -602,6 +602,12 @@ struct TracedCompactControl {
 /// lines (`free_unref_folios` commits one folio batch: a few dozen folios).
 const FOLIO_BATCH_LOOKAHEAD: usize = 64;
 
+/// How far past a free the replay looks for its folio's `mm_page_free_batched` line: the
+/// commit loop of a batch of 31 folios, with the drains of `free_frozen_page_commit` and the
+/// other CPUs' lines between (rm's batch of 0x19fe7a on the 7.3.4 fragment capture: 275
+/// lines).
+const FOLIO_BATCH_COMMIT_LOOKAHEAD: usize = 1024;
+
 /// The task that holds a CPU's pcp lock of one zone, as its lines show.
 #[derive(Clone, Copy)]
 struct PcpHolder {
@@ -837,8 +843,11 @@ impl Replayer {
             TraceEvent::Free { pfn, order } => {
                 let single = self.traced_single_page(pfn);
                 let owner = self.owner_of(pfn);
-                let to_buddy = self.pcp_held_by_interrupted_task(tl, pfn, cpu, ahead);
-                let what = self.free(pfn, order, cpu, to_buddy);
+                let (commit_cpu, to_buddy) = match self.batch_commit_cpu(tl, pfn, ahead) {
+                    Some(c) => (c, false),
+                    None => (cpu, self.pcp_held_by_interrupted_task(tl, pfn, cpu, ahead)),
+                };
+                let what = self.free(pfn, order, commit_cpu, to_buddy);
                 self.contig_run(tl, &what, single, owner, cpu, ahead);
                 what
             }
@@ -1509,6 +1518,46 @@ impl Replayer {
             }
         }
         true
+    }
+
+    /// The CPU a folio batch's free was committed on, when it was not the CPU of its
+    /// `mm_page_free` line. `free_unref_folios` traces every folio's free in its first loop
+    /// (`__free_pages_prepare`, preemptible: no lock held), then in its second loop takes
+    /// `pcp_spin_trylock` of the CPU it runs on then (`pcpu_task_pin` + `this_cpu_ptr`) and
+    /// traces `mm_page_free_batched` under that lock just before `free_frozen_page_commit`:
+    /// a task that migrated between the loops frees on one CPU and commits on the other. The
+    /// batch line of the same pfn, task and context that follows the free (before the task's
+    /// next line that is neither a free nor a drain, and before that pfn's next free) names
+    /// the CPU. No batch
+    /// line: not a folio batch, or its folio went to the buddy (`free_one_page`), as before.
+    fn batch_commit_cpu<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        pfn: u64,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> Option<usize> {
+        let pid = tl.pid?;
+        let ncpu = self.e.zone().pcp.len();
+        let cpu = tl.cpu?;
+        for k in 0..FOLIO_BATCH_COMMIT_LOOKAHEAD {
+            let l = ahead.peek(k)?;
+            if let Some(b) = l
+                .batched
+                .iter()
+                .find(|b| b.pfn == pfn && b.pid == Some(pid) && b.in_irq == tl.in_irq)
+            {
+                let c = b.cpu?;
+                return (c != cpu && (c as usize) < ncpu).then_some(c as usize);
+            }
+            match l.event {
+                TraceEvent::Free { pfn: f, .. } if f == pfn => return None,
+                // free_frozen_page_commit's drains come between the batch lines.
+                TraceEvent::Free { .. } | TraceEvent::PcpuDrain { .. } => {}
+                _ if l.pid == Some(pid) && l.in_irq == tl.in_irq => return None,
+                _ => {}
+            }
+        }
+        None
     }
 
     /// After a line in task context on `cpu`: the task holds the CPU's pcp lock of the line's

@@ -122,6 +122,7 @@ mod tests {
             in_irq: None,
             pid: None,
             batched_by: None,
+            batched: Vec::new(),
         })
     }
 

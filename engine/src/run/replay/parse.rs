@@ -9,7 +9,8 @@
 //! prints it), `#` comment lines, blank lines, lines of other events (`kmalloc`, `sched_*`, …)
 //! and `trace-cmd report` header lines (skipped and counted), fields in any order, unknown extra
 //! fields, `page=` in any form (it is ignored: the pfn is authoritative), `mm_page_free_batched`
-//! (skipped: the same folios also produced `mm_page_free` with their real order).
+//! (not an event: the same folios also produced `mm_page_free` with their real order; its pfn,
+//! CPU, task and context are kept on the next event line, [`TraceLine::batched`]).
 //!
 //! What is rejected, with the line and column: a §9 event line with a missing or malformed field
 //! (`pfn=` not hex, an order above `MAX_PAGE_ORDER`, a migratetype outside 0..=5, an unknown
@@ -265,6 +266,9 @@ pub struct TraceLine {
     pub after_batched: bool,
     /// The pid of the task of the last of those `mm_page_free_batched` lines, when it has one.
     pub batched_by: Option<u32>,
+    /// Those `mm_page_free_batched` lines themselves, in file order: the CPU each folio was
+    /// committed on (`free_unref_folios` traces it under that CPU's pcp lock).
+    pub batched: Vec<BatchedLine>,
     /// Lines the reader skipped between the previous event line and this one.
     pub skipped_before: u32,
     /// The CPUs of those lines, a bit each ([`SKIPPED_UNREAD`]: a line whose CPU the reader
@@ -278,6 +282,20 @@ pub struct TraceLine {
     pub in_irq: Option<bool>,
     /// The pid of the task column (`comm-pid`), when the line has one.
     pub pid: Option<u32>,
+}
+
+/// An `mm_page_free_batched` line: `free_unref_folios`' second loop is committing the folio
+/// at `pfn` to the pcp list of the CPU it runs on (the line's CPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchedLine {
+    /// The folio's (head) pfn.
+    pub pfn: u64,
+    /// The `[NNN]` CPU column.
+    pub cpu: Option<u32>,
+    /// The pid of the task column.
+    pub pid: Option<u32>,
+    /// The irq-info column's hard or soft irq.
+    pub in_irq: Option<bool>,
 }
 
 /// A line the importer rejects, or a read error.
@@ -346,6 +364,7 @@ pub struct TraceReader<R> {
     /// An `mm_page_free_batched` line was skipped since the last event line, and its task.
     batched: bool,
     batched_by: Option<u32>,
+    batched_lines: Vec<BatchedLine>,
     /// Lines skipped since the last event line, and their CPUs (see [`TraceLine`]).
     skipped_before: u32,
     skipped_cpus: u64,
@@ -362,6 +381,7 @@ impl<R: BufRead> TraceReader<R> {
             hint_cpu: None,
             batched: false,
             batched_by: None,
+            batched_lines: Vec::new(),
             skipped_before: 0,
             skipped_cpus: 0,
         }
@@ -405,6 +425,7 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                     }
                     l.after_batched = std::mem::take(&mut self.batched);
                     l.batched_by = self.batched_by.take();
+                    l.batched = std::mem::take(&mut self.batched_lines);
                     l.skipped_before = std::mem::take(&mut self.skipped_before);
                     l.skipped_cpus = std::mem::take(&mut self.skipped_cpus);
                     return Some(Ok(l));
@@ -417,6 +438,9 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                         self.batched = true;
                         self.batched_by = task_pid(&self.buf);
                         cpu = cpu_column(&self.buf).filter(|&c| c < 63);
+                        if let Some(b) = batched_line(&self.buf) {
+                            self.batched_lines.push(b);
+                        }
                     }
                     self.skipped_cpus |= cpu.map_or(SKIPPED_UNREAD, |c| 1 << c);
                 }
@@ -444,6 +468,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
             in_irq: None,
             pid: None,
             batched_by: None,
+            batched: Vec::new(),
         }));
     }
     if trimmed.is_empty() {
@@ -508,12 +533,29 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         event,
         after_batched: false,
         batched_by: None,
+        batched: Vec::new(),
         skipped_before: 0,
         skipped_cpus: 0,
         preemptible: preemptible(prefix),
         in_irq: irq_flags(prefix).map(|f| f[2] != b'.'),
         pid: task_pid(prefix),
     }))
+}
+
+/// The fields of an `mm_page_free_batched` line (`None`: not one, or no readable `pfn=`).
+fn batched_line(raw: &str) -> Option<BatchedLine> {
+    let line = raw.trim_end_matches(['\n', '\r']);
+    let (name, fields_at, prefix) = find_event(line)?;
+    if name != "mm_page_free_batched" {
+        return None;
+    }
+    let pfn = Fields::new(0, line, fields_at).hex("pfn").ok()?;
+    Some(BatchedLine {
+        pfn,
+        cpu: cpu_column(prefix),
+        pid: task_pid(prefix),
+        in_irq: irq_flags(prefix).map(|f| f[2] != b'.'),
+    })
 }
 
 /// The fields of an `mm_compaction_*` line, in include/trace/events/compaction.h's formats.
