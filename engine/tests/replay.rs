@@ -524,6 +524,41 @@ fn a_folio_batch_commits_each_folio_on_its_batch_lines_cpu() {
     }
 }
 
+/// `rmqueue_pcplist` pins the task to its CPU only from `pcp_spin_trylock` to
+/// `pcp_spin_unlock`; `trace_mm_page_alloc` runs after `get_page_from_freelist` returns,
+/// preemptible (v7.3.4 mm/page_alloc.c :3381-3408, :5482; v7.2.13 :3361, :5382; v6.12.117
+/// :3101, :4878). dd refills CPU 1's Movable order-0 list with 0x200 and 0x201 and takes 0x200
+/// there; its next line, after a migration, traces 0x201 on CPU 0: the take ran on CPU 1 (the
+/// task's previous line's CPU), no divergence, CPU 1's list empty. Another task tracing 0x201
+/// on CPU 0 with no line on CPU 1 before is still `pcp_other_cpu`.
+#[test]
+fn an_allocation_traced_after_a_migration_took_its_page_on_the_tasks_previous_cpu() {
+    for kernel in ["v6.12", "v7.2", "v7.3"] {
+        let s = small_zone_of(kernel);
+        for (task, divergences) in [("dd-400", 0), ("sh-401", 1)] {
+            let mut t = String::from("# tracer: nop\n");
+            t += &kline("dd-400", 1, "d..3.", 1, &refill(0x200));
+            t += &kline("dd-400", 1, "d..3.", 2, &refill(0x201));
+            t += &kline("dd-400", 1, ".....", 3, &alloc0(0x200));
+            t += &kline(task, 0, ".....", 90, &alloc0(0x201));
+            let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
+            assert_eq!(
+                rep.divergence_count, divergences,
+                "{kernel} {task}: {:#?}",
+                rep.divergences
+            );
+            let z = rep.run.final_node.active();
+            for c in [0, 1] {
+                assert!(
+                    z.pcp_list_pfns(c, order_to_pindex(MigrateType::Movable, 0))
+                        .is_empty(),
+                    "{kernel} {task}: CPU {c}"
+                );
+            }
+        }
+    }
+}
+
 /// The same four lines where free_pages_bulk cannot be: under a lock (preempt depth 1: a
 /// page-table free at exit) or in softirq, in a folio batch (`free_unref_folios` commits each
 /// page with `mm_page_free_batched`), pages allocated one by one (pipe buffers freed in a row),

@@ -422,6 +422,7 @@ pub fn replay<R: BufRead>(
         chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
         free_runs: HashMap::new(),
         pcp_holder: Vec::new(),
+        task_cpu: HashMap::new(),
         compacting: HashSet::new(),
         compact_cc: HashMap::new(),
         kcompactd: HashSet::new(),
@@ -557,6 +558,9 @@ struct Replayer {
     /// Per CPU: the task (pid) the trace shows holding that CPU's pcp lock
     /// ([`Replayer::pcp_held_by_interrupted_task`]).
     pcp_holder: Vec<Option<PcpHolder>>,
+    /// Per task (pid, not the idle tasks' 0): the CPU of its last line (an interrupt's line
+    /// names the task it interrupted, which runs on that CPU).
+    task_cpu: HashMap<u32, usize>,
     /// The tasks (pid; `None` in the engine's own trace) between an `mm_compaction_begin` and
     /// its `mm_compaction_end`: their `mm_compaction_isolate_freepages` lines are the free
     /// scanner's.
@@ -790,6 +794,9 @@ impl Replayer {
             .filter(|&c| (c as usize) < self.e.zone().pcp.len())
             .unwrap_or(0) as usize;
         self.note_pcp_holder(&tl, cpu);
+        if let (Some(pid), Some(c)) = (tl.pid.filter(|&p| p != 0), tl.cpu) {
+            self.task_cpu.insert(pid, c as usize);
+        }
         // The owners this line created: an applied mm_page_alloc's (def 0) is who allocated.
         for o in owners_before..self.rec.owners.len() {
             if self.rec.owners[o].def == 0 {
@@ -839,7 +846,10 @@ impl Replayer {
                 order,
                 mt,
                 gfp,
-            } => self.alloc(pfn, order, self.mt(mt), gfp, cpu, cpu_known),
+            } => {
+                let cpu = self.alloc_take_cpu(tl).unwrap_or(cpu);
+                self.alloc(pfn, order, self.mt(mt), gfp, cpu, cpu_known)
+            }
             TraceEvent::Free { pfn, order } => {
                 let single = self.traced_single_page(pfn);
                 let owner = self.owner_of(pfn);
@@ -989,10 +999,13 @@ impl Replayer {
         else {
             unreachable!("an mm_page_alloc")
         };
-        let cpu = a
-            .cpu
-            .filter(|&c| (c as usize) < self.e.zone().pcp.len())
-            .unwrap_or(0) as usize;
+        let cpu = match (a.line == tl.line).then(|| self.alloc_take_cpu(&a)) {
+            Some(Some(c)) => c,
+            _ => a
+                .cpu
+                .filter(|&c| (c as usize) < self.e.zone().pcp.len())
+                .unwrap_or(0) as usize,
+        };
         let req = Request {
             line: a.line,
             cpu,
@@ -1518,6 +1531,37 @@ impl Replayer {
             }
         }
         true
+    }
+
+    /// The CPU an allocation took its page on, when it was not the CPU of its `mm_page_alloc`
+    /// line: `rmqueue_pcplist` pins the task to its CPU only from `pcp_spin_trylock` to
+    /// `pcp_spin_unlock`, and `trace_mm_page_alloc` runs after `get_page_from_freelist`
+    /// returns, preemptible, so a task that migrated between the two took the page from the
+    /// pcp list of the CPU it ran on and traced it on the other. Read so when the page is on a
+    /// pcp list of another CPU than the line's and the task's previous line ran on that CPU.
+    fn alloc_take_cpu(&self, tl: &TraceLine) -> Option<usize> {
+        let TraceEvent::Alloc {
+            pfn: Some(pfn),
+            order,
+            ..
+        } = tl.event
+        else {
+            return None;
+        };
+        let prev = *self.task_cpu.get(&tl.pid.filter(|&p| p != 0)?)?;
+        let line_cpu = tl.cpu? as usize;
+        if prev == line_cpu || prev >= self.e.zone().pcp.len() {
+            return None;
+        }
+        // Read in the page's zone without entering it (the prediction runs in the home zone).
+        let z = &self.e.node().zones()[self.e.node().zone_index_of(pfn)?];
+        let start = z.cfg.start_pfn;
+        if pfn < start || pfn >= start + z.pages() as u64 {
+            return None;
+        }
+        let page = &z.mem_map[(pfn - start) as usize];
+        (page.kind == PageKind::Pcp && page.order == order && page.owner as usize == prev)
+            .then_some(prev)
     }
 
     /// The CPU a folio batch's free was committed on, when it was not the CPU of its
