@@ -1,14 +1,20 @@
 // Exercises: predict, then reveal. Every expected answer comes from the engine's
 // own answer key (`buddyscope check-exercises FILE`), never from this test: a right and a wrong
-// answer to each question kind (choice, number, click a page on the map, click a free list), the
-// score, the reveal playing to the end of the next op, a set from a file and from a URL, an
-// invalid set's error at its field, and progress surviving a reload.
+// answer to each question kind (choice, number, click a page on the map, click a free list; the
+// compaction set's scanners, capture, counters and deferral too), the position each question is
+// asked at (the key's event, also inside an op and after an op that ran no events), the score,
+// the reveal playing to the end of the next op, a set from a file and from a URL, an invalid
+// set's error at its field, and progress surviving a reload.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test, expect, openApp, saveScreenshot, runCli, REPO_ROOT, type Page, clickMapPage, mapGeometry } from '../fixtures';
 
 type Kind = 'choice' | 'number' | 'page' | 'list';
-type Key = { op: number; ask: string; answer: string; code: string };
+/**
+ * One question of the key: asked after `op` ops (and `within` events of the next), at absolute
+ * event `event`, with the op the position readout names there (`shownOp`, 0: before op 1).
+ */
+type Key = { op: number; within: number; event: number; shownOp: number; ask: string; answer: string; code: string };
 
 const KIND: Record<string, Kind> = {
   merged_order: 'number',
@@ -22,6 +28,12 @@ const KIND: Record<string, Kind> = {
   vmalloc_orders: 'choice',
   watermark_ok: 'choice',
   free_pages_after: 'number',
+  compact_result: 'choice',
+  scanners_met: 'page',
+  skipped_pageblock: 'page',
+  // A number, or a choice of values when the set gives them.
+  compact_stall_after: 'number',
+  compact_success_after: 'number',
 };
 
 function setFile(id: string): string {
@@ -35,8 +47,20 @@ function answerKey(file: string): Key[] {
   expect(lines[lines.length - 1]).toMatch(/^\d+ questions$/);
   const keys: Key[] = [];
   for (const line of lines) {
-    const q = /^\s+\d+\. \[op (\d+): [^;]*; (\w+)\]/.exec(line);
-    if (q) keys.push({ op: Number(q[1]), ask: q[2], answer: '', code: '' });
+    // "[op K (event E): …", "[op K, event e (event E): …" inside op K+1, and "[op K (event E,
+    // where op J ended): …" when the ops after J ran no events (the position is J's end).
+    const q =
+      /^\s+\d+\. \[op (\d+)(?:, event (\d+))? \(event (\d+)(?:, where op (\d+) ended|, (before any event))?\): [^;]*; (\w+)\]/.exec(
+        line,
+      );
+    if (q) {
+      const op = Number(q[1]);
+      const within = Number(q[2] ?? 0);
+      // The readout names the op whose events end at or after the position: op K at its end,
+      // op K+1 inside it, op J where the key says so.
+      const shownOp = q[5] ? 0 : q[4] ? Number(q[4]) : within > 0 ? op + 1 : op;
+      keys.push({ op, within, event: Number(q[3]), shownOp, ask: q[6], answer: '', code: '' });
+    }
     const a = /^\s+answer: (.*)$/.exec(line);
     if (a) keys[keys.length - 1].answer = a[1];
     const c = /^\s+code: (.*)$/.exec(line);
@@ -53,7 +77,8 @@ async function clickPfn(page: Page, pfn: number): Promise<void> {
 
 /** Gives the right (or a wrong) answer to the question on screen and submits it. */
 async function answer(page: Page, key: Key, right: boolean): Promise<void> {
-  const kind = KIND[key.ask];
+  let kind = KIND[key.ask];
+  if (kind === 'number' && (await page.getByTestId('exercise-answer').count()) === 0) kind = 'choice';
   if (kind === 'number') {
     const n = Number(/(\d+)/.exec(key.answer)![1]);
     await page.getByTestId('exercise-answer').fill(String(right ? n : n + 1));
@@ -61,7 +86,18 @@ async function answer(page: Page, key: Key, right: boolean): Promise<void> {
     const labels = await page.locator('[data-testid^="exercise-choice-"]').evaluateAll((els) =>
       els.map((e) => (e.closest('label')?.textContent ?? '').trim()),
     );
-    const good = labels.findIndex((l) => l.toLowerCase().startsWith(key.answer.toLowerCase()));
+    const a = key.answer.toLowerCase();
+    let good = labels.findIndex((l) => l.toLowerCase().startsWith(a));
+    // A counter's answer ("compact_stall 1") is the choice of its value; an answer that says
+    // more than its choice ("Deferred: defer_compaction set the limit to 2 …") starts with the
+    // longest label it starts with.
+    const counter = /^compact_\w+ (\d+)$/.exec(key.answer);
+    if (good < 0 && counter) good = labels.indexOf(counter[1]);
+    if (good < 0) {
+      labels.forEach((l, i) => {
+        if (l && a.startsWith(l.toLowerCase()) && (good < 0 || l.length > labels[good].length)) good = i;
+      });
+    }
     expect(good, `a choice reads "${key.answer}": ${labels.join(' | ')}`).toBeGreaterThanOrEqual(0);
     const n = right ? good : (good + 1) % labels.length;
     await page.getByTestId(`exercise-choice-${n}`).check();
@@ -87,6 +123,12 @@ function atOps(k: number): RegExp {
   return k === 0 ? /before op 1 \// : new RegExp(`· op ${k} / `);
 }
 
+/** The whole position readout's start where the key asks a question: its event, then its op. */
+function askedAt(key: Key): RegExp {
+  const op = key.shownOp === 0 ? 'before op 1 /' : `op ${key.shownOp} / `;
+  return new RegExp(`^event ${key.event} / \\d+ · ${op}`);
+}
+
 /**
  * Walks a whole set: each kind's first, third, … question is answered right, its second,
  * fourth, … wrong. Checks the position before and after the reveal, the verdict, the engine's
@@ -101,7 +143,7 @@ async function walkSet(page: Page, keys: Key[]): Promise<Record<Kind, [number, n
     expect(kind, key.ask).toBeDefined();
     await expect(page.getByTestId('exercise-counter')).toHaveText(`Question ${i + 1} / ${keys.length}`);
     await expect(page.getByTestId('exercise-question')).not.toBeEmpty();
-    await expect(page.getByTestId('position')).toContainText(atOps(key.op));
+    await expect(page.getByTestId('position')).toHaveText(askedAt(key));
     const right = (seen[kind][0] + seen[kind][1]) % 2 === 0;
     seen[kind][right ? 0 : 1]++;
     await answer(page, key, right);
@@ -132,6 +174,44 @@ test.describe('with reduced motion', () => {
       expect(seen[k][1], `${k} wrong`).toBeGreaterThan(0);
     }
     await saveScreenshot(page, 'exercise-split-and-merge');
+  });
+
+  test('questions inside an op (a set from a file): the position is the key\'s event, 0-based like the app\'s', async ({ page }) => {
+    // split-and-merge with two questions moved a few events into their op: the key's absolute
+    // event must be the readout's "event N / " both there and at the op ends around them.
+    const set = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, setFile('split-and-merge')), 'utf8'));
+    set.id = 'split-and-merge-inside';
+    set.exercises[0].questions[1].event = 3;
+    set.exercises[1].questions[1].event = 5;
+    const file = test.info().outputPath('split-and-merge-inside.json');
+    fs.writeFileSync(file, JSON.stringify(set));
+    const keys = answerKey(file);
+    expect(keys.filter((k) => k.within > 0).map((k) => [k.within, k.shownOp])).toEqual([
+      [3, keys[1].op + 1],
+      [5, keys[4].op + 1],
+    ]);
+    expect(keys[1].event).toBe(keys[0].event + 3);
+    await openApp(page);
+    await page.getByTestId('exercise-file').setInputFiles(file);
+    await expect(page.getByTestId('exercise-counter')).toHaveText(`Question 1 / ${keys.length}`);
+    await walkSet(page, keys);
+  });
+
+  test('compaction (?exercises=compaction): the scanners, the capture, the counters and deferral, right and wrong', async ({ page }) => {
+    test.setTimeout(300_000);
+    const keys = answerKey(setFile('compaction'));
+    expect(keys.length).toBeGreaterThanOrEqual(8);
+    // Exercise 3 asks after a `drain all` that runs no events on 6.12: the readout names the op
+    // before it, as the key says.
+    expect(keys.filter((k) => k.shownOp === k.op - 1).length).toBeGreaterThan(0);
+    await openApp(page, '?exercises=compaction');
+    await expect(page.getByTestId('exercise-set')).toHaveValue('compaction');
+    const seen = await walkSet(page, keys);
+    for (const k of ['choice', 'number', 'page'] as Kind[]) {
+      expect(seen[k][0], `${k} right`).toBeGreaterThan(0);
+      expect(seen[k][1], `${k} wrong`).toBeGreaterThan(0);
+    }
+    await saveScreenshot(page, 'exercise-compaction');
   });
 
   test('claim-or-steal (from the picker): choices, pages and lists, right and wrong', async ({ page }) => {

@@ -25,4 +25,4 @@ pub use runner::{
     OwnerInfo, Progress, Rebuilt, Run, RunOptions, Runner, COUNTERS_ONLY_KEPT_OPS, PROGRESS_EVERY,
 };
 pub use setup::{build, Start};
-pub use timeline::Timeline;
+pub use timeline::{op_at, Timeline};

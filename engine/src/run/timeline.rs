@@ -21,6 +21,17 @@ const STEP_LIMIT: u32 = 4096;
 /// (BENCHMARKS.md "Frames"); at 1 GiB (16,384 events' worth) far jumps still restore.
 const COPY_BYTES_PER_EVENT: u64 = 256;
 
+/// The op the position readout names with `pos` events applied: the first op ending at or after
+/// the last applied event (or op 1 before any event), so an op that ran no events is never named
+/// at its end, the op whose last event it is is. `None` without ops.
+pub fn op_at(ops: &[OpRecord], pos: u32) -> Option<usize> {
+    if ops.is_empty() {
+        return None;
+    }
+    let i = ops.partition_point(|o| o.end < pos.max(1));
+    Some(i.min(ops.len() - 1))
+}
+
 /// A cursor over a run.
 #[derive(Clone, Debug)]
 pub struct Timeline {
@@ -170,12 +181,7 @@ impl Timeline {
 
     /// The op containing the last applied event, or the op about to start.
     pub fn op_index(&self) -> Option<usize> {
-        let ops = &self.run.ops;
-        if ops.is_empty() {
-            return None;
-        }
-        let i = ops.partition_point(|o| o.end < self.pos.max(1));
-        Some(i.min(ops.len() - 1))
+        op_at(&self.run.ops, self.pos)
     }
 
     /// To the end of the current op, or of the next one if already at an op end.

@@ -32,11 +32,22 @@ pub fn answer_key(set: &ExerciseSet, resolved: &[ResolvedExercise]) -> String {
 }
 
 fn write_question(out: &mut String, j: usize, q: &ResolvedQuestion) {
-    let at = if q.event > 0 {
-        format!("op {}, event {}", q.op, q.event)
+    // The absolute event is the app's "event N / T" at the question. At an op's end where the
+    // ops before ran no events, the position is where an earlier op ended: say which.
+    let mut at = if q.event > 0 {
+        format!("op {}, event {} (event {}", q.op, q.event, q.asked_at)
     } else {
-        format!("op {}", q.op)
+        format!("op {} (event {}", q.op, q.asked_at)
     };
+    if q.event == 0 && q.asked_in_op != q.op {
+        match q.asked_in_op {
+            0 => at.push_str(", before any event"),
+            j => {
+                let _ = write!(at, ", where op {j} ended");
+            }
+        }
+    }
+    at.push(')');
     let _ = writeln!(
         out,
         "  {}. [{at}: before op {} `{}`; {}] {}",

@@ -15,7 +15,7 @@ use crate::mm::{to_abs_pfn, NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES};
 use crate::mm::{
     Annotation, CompactResult, CounterId, DeferPoint, Event, EventKind, Mutation, Tracepoint,
 };
-use crate::run::{Run, RunOptions, Runner};
+use crate::run::{op_at, Run, RunOptions, Runner};
 use crate::scenario::{self, Op, Scenario, ScenarioError, ValidScenario};
 
 type Res<T> = Result<T, ScenarioError>;
@@ -176,6 +176,15 @@ fn window(q: &Question, path: &str, j: usize, run: &Run) -> Res<Window> {
     })
 }
 
+/// The op the app's position readout names at event index `pos`, 1-based ([`op_at`]); 0 at the
+/// start, before any event.
+fn asked_in_op(run: &Run, pos: u32) -> u32 {
+    match op_at(&run.ops, pos) {
+        Some(i) if pos > 0 => i as u32 + 1,
+        _ => 0,
+    }
+}
+
 /// What an ask found: the answer, its words, a sentence, and the revealing events.
 struct Found {
     expected: Expected,
@@ -223,6 +232,7 @@ fn resolve_question(q: &Question, path: &str, j: usize, run: &Run) -> Res<Resolv
             .clone()
             .unwrap_or_else(|| q.ask.default_prompt().to_string()),
         asked_at: w.asked_at,
+        asked_in_op: asked_in_op(run, w.asked_at),
         reveal_to: w.reveal_to,
         next_op,
         expected,

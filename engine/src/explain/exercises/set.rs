@@ -349,6 +349,10 @@ pub struct ResolvedQuestion {
     pub prompt: String,
     /// The event index (timeline cursor) where the question is asked.
     pub asked_at: u32,
+    /// The op the timeline's position names at `asked_at` (`Timeline::op_index` + 1; 0: before
+    /// op 1): `op` at an op's end, `op + 1` inside it, and an earlier op when the ops up to `op`
+    /// ran no events (a `drain all` with empty pcp lists ends where the op before it ended).
+    pub asked_in_op: u32,
     /// The event index the reveal plays to: the end of op `op + 1`.
     pub reveal_to: u32,
     /// The summary of the op the question is about (op `op + 1`), e.g. `free a`.

@@ -526,6 +526,46 @@ fn the_answer_key_ends_with_the_question_count() {
     assert!(key.contains("answer: order 10"), "{key}");
 }
 
+/// The key names each question's event, what the app's position shows: after an op, inside one
+/// (`op K, event E`), and after a `drain all` that ran no events (6.12, empty pcp lists), where
+/// the position is the end of the op before.
+#[test]
+fn the_answer_key_names_the_event_of_each_question() {
+    let text = r#"{"id": "t", "title": "T", "exercises": [{"title": "E",
+        "scenario": {"version": 1, "kernel": "v6.12",
+            "zone": {"pages": 4096, "cpus": 1, "pcp": {"batch": 1, "high_min": 0, "high_max": 0}},
+            "ops": [{"op": "alloc", "order": 4, "mt": "movable", "as": "a"},
+                {"op": "alloc", "order": 4, "mt": "movable", "as": "b"},
+                {"op": "drain", "cpu": "all"}, {"op": "free", "ref": "a"}, {"op": "free", "ref": "b"}]},
+        "questions": [{"op": 1, "ask": "alloc_page"}, {"op": 1, "event": 3, "ask": "alloc_page"},
+            {"op": 3, "ask": "merged_order"}, {"op": 4, "ask": "merged_order"}]}]}"#;
+    let set = parse_exercise_set(text).unwrap();
+    let r = resolve(&set).unwrap();
+    let q = &r[0].questions;
+    let valid =
+        crate::scenario::ValidScenario::new(resolve::exercise_scenario(&set.exercises[0])).unwrap();
+    let run = crate::run::Runner::new(valid).run().unwrap();
+    let end = |k: usize| run.ops[k - 1].end;
+    assert_eq!(end(3), end(2), "the drain runs no events");
+    let at: Vec<(u32, u32)> = q.iter().map(|q| (q.asked_at, q.asked_in_op)).collect();
+    assert_eq!(at, [(end(1), 1), (end(1) + 3, 2), (end(2), 2), (end(4), 4)]);
+    let key = answer_key(&set, &r);
+    let lines: Vec<&str> = key.lines().filter(|l| l.contains(". [op ")).collect();
+    let want = [
+        format!("  1. [op 1 (event {}): before op 2 `", end(1)),
+        format!("  2. [op 1, event 3 (event {}): before op 2 `", end(1) + 3),
+        format!(
+            "  3. [op 3 (event {}, where op 2 ended): before op 4 `free a`",
+            end(2)
+        ),
+        format!("  4. [op 4 (event {}): before op 5 `free b`", end(4)),
+    ];
+    assert_eq!(lines.len(), want.len(), "{key}");
+    for (l, w) in lines.iter().zip(&want) {
+        assert!(l.starts_with(w.as_str()), "{l:?} does not start with {w:?}");
+    }
+}
+
 /// A CMA release of 16384 pages from pfn 32768 is 16 order-10 chunks (§5.4); the explanation
 /// names the first seven and the last, and counts the rest.
 #[test]
