@@ -87,11 +87,7 @@ fn zone_lists(z: &Zone) -> Vec<FreeListOut> {
     let mut v = Vec::new();
     for o in 0..=MAX_PAGE_ORDER {
         for mt in MigrateType::ALL {
-            let pfns: Vec<u64> = z
-                .free_list_pfns(o, mt)
-                .into_iter()
-                .map(|p| z.abs_pfn(p))
-                .collect();
+            let pfns: Vec<u64> = z.free_list_abs_pfns(o, mt);
             if !pfns.is_empty() {
                 v.push(FreeListOut {
                     order: o,
@@ -148,11 +144,7 @@ pub fn json(run: &Run) -> String {
                         pindex: i,
                         order: crate::mm::pindex_to_order(i),
                         migratetype: crate::mm::pindex_to_mt(i).kernel_name(),
-                        pfns: z
-                            .pcp_list_pfns(cpu, i)
-                            .into_iter()
-                            .map(|p| z.abs_pfn(p))
-                            .collect(),
+                        pfns: z.pcp_list_abs_pfns(cpu, i),
                     })
                     .collect(),
             })

@@ -540,6 +540,20 @@ impl Zone {
         self.list_iter(&self.pcp[cpu].lists[pindex]).collect()
     }
 
+    /// [`Zone::free_list_pfns`] as absolute pfns, as the kernel's tools and snapshots print them.
+    pub fn free_list_abs_pfns(&self, order: u8, mt: MigrateType) -> Vec<Pfn> {
+        self.list_iter(self.free_list(order, mt))
+            .map(|p| self.abs_pfn(p))
+            .collect()
+    }
+
+    /// [`Zone::pcp_list_pfns`] as absolute pfns.
+    pub fn pcp_list_abs_pfns(&self, cpu: usize, pindex: usize) -> Vec<Pfn> {
+        self.list_iter(&self.pcp[cpu].lists[pindex])
+            .map(|p| self.abs_pfn(p))
+            .collect()
+    }
+
     /// `wmark_pages()`: the watermark plus the boost.
     pub fn wmark_pages(&self, w: usize) -> u64 {
         self.watermark[w] + self.watermark_boost as u64

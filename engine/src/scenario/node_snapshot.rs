@@ -835,11 +835,7 @@ pub fn of_node(node: &Node, template: &NodeSnapshot) -> NodeSnapshot {
             let mut free_area = Vec::new();
             for o in 0..NR_PAGE_ORDERS as u8 {
                 for mt in MigrateType::ALL {
-                    let pfns: Vec<u64> = mz
-                        .free_list_pfns(o, mt)
-                        .into_iter()
-                        .map(|p| mz.abs_pfn(p))
-                        .collect();
+                    let pfns: Vec<u64> = mz.free_list_abs_pfns(o, mt);
                     if !pfns.is_empty() {
                         free_area.push(SnapFreeList {
                             order: o,
@@ -852,11 +848,7 @@ pub fn of_node(node: &Node, template: &NodeSnapshot) -> NodeSnapshot {
             let mut pcp = Vec::new();
             for cpu in 0..mz.pcp.len() {
                 for pi in 0..NR_PCP_LISTS {
-                    let pfns: Vec<u64> = mz
-                        .pcp_list_pfns(cpu, pi)
-                        .into_iter()
-                        .map(|p| mz.abs_pfn(p))
-                        .collect();
+                    let pfns: Vec<u64> = mz.pcp_list_abs_pfns(cpu, pi);
                     if !pfns.is_empty() {
                         pcp.push(SnapPcpList {
                             cpu: cpu as u32,
@@ -950,11 +942,7 @@ pub fn differences(node: &Node, snap: &NodeSnapshot, max: usize) -> Vec<String> 
                     .iter()
                     .find(|l| l.order == o && l.migratetype == mt)
                     .map_or_else(Vec::new, |l| l.pfns.clone());
-                let got: Vec<u64> = mz
-                    .free_list_pfns(o, mt)
-                    .into_iter()
-                    .map(|p| mz.abs_pfn(p))
-                    .collect();
+                let got: Vec<u64> = mz.free_list_abs_pfns(o, mt);
                 if want != got {
                     push(list_difference(
                         &format!("zone {} order-{o} {} free list", z.zone, mt.kernel_name()),
@@ -985,11 +973,7 @@ pub fn differences(node: &Node, snap: &NodeSnapshot, max: usize) -> Vec<String> 
                     .iter()
                     .find(|l| l.cpu as usize == cpu && l.pindex as usize == pi)
                     .map_or_else(Vec::new, |l| l.pfns.clone());
-                let got: Vec<u64> = mz
-                    .pcp_list_pfns(cpu, pi)
-                    .into_iter()
-                    .map(|p| mz.abs_pfn(p))
-                    .collect();
+                let got: Vec<u64> = mz.pcp_list_abs_pfns(cpu, pi);
                 if want != got {
                     push(list_difference(
                         &format!(
