@@ -1017,6 +1017,49 @@ fn a_free_interrupting_a_drain_goes_straight_to_the_buddy() {
     }
 }
 
+/// `free_unref_folios`' commit loop holds the pcp lock of a zone from the trylock before its
+/// first folio of that zone to the `pcp_spin_unlock` after the last: from one folio's
+/// `trace_mm_page_free_batched` and `free_frozen_page_commit` (`free_unref_page_commit` on
+/// 6.12) it goes to the next folio's without dropping it while the zone stays the same and the
+/// commit does not drain (v7.3.4 mm/page_alloc.c :3060-3108; v7.2.13 :3041-3089; v6.12.117
+/// :2812-2860). A softirq in rm-200's context frees 0x200 between its batch lines of 0x400 and
+/// 0x401: `pcp_spin_trylock` fails, the page goes to the buddy. A softirq free after the
+/// batch's last line, before the task's next line (the last commit may be followed by the
+/// unlock), reaches the pcp, as before.
+#[test]
+fn a_free_interrupting_a_folio_batch_goes_straight_to_the_buddy() {
+    let batched =
+        |pfn: u32| format!("mm_page_free_batched: page=ffffea0000000000 pfn={pfn:#x} order=0");
+    let mut t = String::from("# tracer: nop\n");
+    for (us, pfn) in [(1, 0x200), (2, 0x201), (3, 0x401), (4, 0x400)] {
+        t += &kline("init-1", 0, ".....", us, &alloc0(pfn));
+    }
+    // Descending, so not one contiguous range.
+    t += &kline("rm-200", 0, ".....", 5, &free0(0x401));
+    t += &kline("rm-200", 0, ".....", 6, &free0(0x400));
+    t += &kline("rm-200", 0, "...2.", 7, &batched(0x401));
+    t += &kline("rm-200", 0, "..s4.", 8, &free0(0x200));
+    t += &kline("rm-200", 0, "...2.", 9, &batched(0x400));
+    t += &kline("rm-200", 0, "..s2.", 10, &free0(0x201));
+    t += &kline("rm-200", 0, ".....", 11, &alloc0(0x10));
+    for kernel in ["v6.12", "v7.2", "v7.3"] {
+        let s = small_zone_of(kernel);
+        let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
+        assert_eq!(rep.divergence_count, 0, "{kernel}: {:#?}", rep.divergences);
+        assert_eq!(rep.tally.freed_straight_to_buddy, 1, "{kernel}");
+        let z = rep.run.final_node.active();
+        assert!(
+            matches!(z.block_containing(0x200), Some((_, _, false))),
+            "{kernel}"
+        );
+        assert_eq!(
+            z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0)),
+            vec![0x201, 0x400, 0x401],
+            "{kernel}"
+        );
+    }
+}
+
 /// The pcp lock a drain holds is its zone's (`pcp_spin_trylock(zone->per_cpu_pageset)`, the
 /// zone of the page freed): an interrupt's free of a page of another zone takes that zone's
 /// pcp lock and reaches its pcp list. On the lab's fragment captures every such free whose

@@ -618,6 +618,9 @@ struct PcpHolder {
     pid: u32,
     /// The zone (index in the node) whose pcp it holds.
     zone: usize,
+    /// Shown by an `mm_page_free_batched` line: `free_unref_folios`' commit loop, which holds
+    /// the lock only while the task's next line on that CPU is another batch line of the zone.
+    batch: bool,
 }
 
 /// A run of order-0 `mm_page_free` lines of ascending contiguous pfns on one CPU (absolute
@@ -788,6 +791,7 @@ impl Replayer {
         let def = def_of(&tl.event);
         self.tally.count(&tl.event);
         let owners_before = self.rec.owners.len();
+        self.note_batch_holders(&tl);
         let outcome = self.apply(&tl, ahead);
         let cpu = tl
             .cpu
@@ -1515,6 +1519,9 @@ impl Replayer {
         if tl.in_irq != Some(true) || tl.pid != Some(holder.pid) || zone != Some(holder.zone) {
             return false;
         }
+        if holder.batch {
+            return self.folio_batch_goes_on(tl, cpu, holder.zone, ahead);
+        }
         for k in 0..FOLIO_BATCH_LOOKAHEAD {
             let Some(l) = ahead.peek(k) else { break };
             if l.cpu.map(|c| c as usize) != Some(cpu) {
@@ -1531,6 +1538,51 @@ impl Replayer {
             }
         }
         true
+    }
+
+    /// An interrupt's free on `cpu` after an `mm_page_free_batched` line of the task it
+    /// interrupted, in the zone `zone`: is the task still in `free_unref_folios`' commit loop
+    /// with that zone's pcp lock held? It is when the task's next line on that CPU, after the
+    /// interrupt's own lines, is another batch line of the zone (the loop goes from one
+    /// folio's `trace_mm_page_free_batched` and `free_frozen_page_commit` to the next folio's
+    /// without dropping the lock while the zone stays the same) or a drain line of the zone
+    /// (the commit's `free_pcppages_bulk`, under the lock). Any other line of the task ends
+    /// the batch (the last commit may have been followed by `pcp_spin_unlock`): not held. The
+    /// interrupt's own batch line or drain line of that zone says its trylock succeeded.
+    fn folio_batch_goes_on<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        cpu: usize,
+        zone: usize,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> bool {
+        let node = self.e.node();
+        for k in 0..FOLIO_BATCH_COMMIT_LOOKAHEAD {
+            let Some(l) = ahead.peek(k) else { break };
+            if let Some(b) = l
+                .batched
+                .iter()
+                .find(|b| b.cpu.map(|c| c as usize) == Some(cpu))
+            {
+                return b.pid == tl.pid
+                    && b.in_irq == Some(false)
+                    && node.zone_index_of(b.pfn) == Some(zone);
+            }
+            if l.cpu.map(|c| c as usize) != Some(cpu) {
+                continue;
+            }
+            let drain_of_zone = matches!(l.event, TraceEvent::PcpuDrain { pfn, .. }
+                if node.zone_index_of(pfn) == Some(zone));
+            if l.in_irq == Some(true) && l.pid == tl.pid {
+                if drain_of_zone {
+                    self.pcp_holder[cpu] = None;
+                    return false;
+                }
+                continue;
+            }
+            return l.pid == tl.pid && l.in_irq == Some(false) && drain_of_zone;
+        }
+        false
     }
 
     /// The CPU an allocation took its page on, when it was not the CPU of its `mm_page_alloc`
@@ -1604,6 +1656,30 @@ impl Replayer {
         None
     }
 
+    /// Before a line: the `mm_page_free_batched` lines in task context that came before it
+    /// (`free_unref_folios` traces each under the pcp lock of the folio's zone, on the CPU
+    /// whose lock it holds) make their task that CPU's holder, for
+    /// [`Replayer::folio_batch_goes_on`] to confirm.
+    fn note_batch_holders(&mut self, tl: &TraceLine) {
+        for b in &tl.batched {
+            let (Some(pid), Some(cpu), Some(false)) = (b.pid, b.cpu, b.in_irq) else {
+                continue;
+            };
+            let cpu = cpu as usize;
+            if cpu >= self.e.zone().pcp.len() {
+                continue;
+            }
+            if self.pcp_holder.len() <= cpu {
+                self.pcp_holder.resize(cpu + 1, None);
+            }
+            self.pcp_holder[cpu] = self.e.node().zone_index_of(b.pfn).map(|zone| PcpHolder {
+                pid,
+                zone,
+                batch: true,
+            });
+        }
+    }
+
     /// After a line in task context on `cpu`: the task holds the CPU's pcp lock of the line's
     /// zone from its `rmqueue_bulk` or `free_pcppages_bulk` lines on, until its next line.
     fn note_pcp_holder(&mut self, tl: &TraceLine, cpu: usize) {
@@ -1626,7 +1702,11 @@ impl Replayer {
             }
         };
         self.pcp_holder[cpu] = match (tl.pid, self.e.node().zone_index_of(pfn)) {
-            (Some(pid), Some(zone)) => Some(PcpHolder { pid, zone }),
+            (Some(pid), Some(zone)) => Some(PcpHolder {
+                pid,
+                zone,
+                batch: false,
+            }),
             _ => None,
         };
     }
