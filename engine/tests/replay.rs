@@ -1017,6 +1017,63 @@ fn a_free_interrupting_a_drain_goes_straight_to_the_buddy() {
     }
 }
 
+/// rm-200 frees a folio batch of three pages (`free_unref_folios`: every page's
+/// `mm_page_free` in the first loop, then each folio's `mm_page_free_batched` under CPU 0's pcp
+/// lock). A softirq on that CPU, in rm-200's context, frees 0x200 between two of its batch lines:
+/// on 6.12 and 6.18 the commit loop holds the zone's pcp lock from the first folio to the last
+/// (`free_unref_page_commit` / `free_frozen_page_commit` return with it held; it is dropped
+/// only for a folio of another zone or an isolated pageblock, v6.12.117 mm/page_alloc.c
+/// :2812-2861, :2711-2712), so the interrupt's `pcp_spin_trylock` fails and 0x200 goes to the
+/// buddy (`free_unref_page` :2757-2764). 0x201, freed after the last batch line, may have come
+/// after `pcp_spin_unlock`: it reaches the pcp, as before. 6.19+ may drop the lock between
+/// two folios (`free_frozen_page_commit`'s batched drains): nothing is inferred there.
+#[test]
+fn a_free_interrupting_a_folio_batch_commit_goes_straight_to_the_buddy() {
+    let batched =
+        |pfn: u32| format!("mm_page_free_batched: page=ffffea0000000000 pfn={pfn:#x} order=0");
+    let mut t = String::from("# tracer: nop\n");
+    for (us, pfn) in [(1, 0x400), (2, 0x402), (3, 0x404), (4, 0x200), (5, 0x201)] {
+        t += &kline("init-1", 0, ".....", us, &alloc0(pfn));
+    }
+    for (us, pfn) in [(6, 0x400), (7, 0x402), (8, 0x404)] {
+        t += &kline("rm-200", 0, ".....", us, &free0(pfn));
+    }
+    t += &kline("rm-200", 0, "...2.", 9, &batched(0x400));
+    t += &kline("rm-200", 0, "...2.", 10, &batched(0x402));
+    t += &kline("rm-200", 0, "..s4.", 11, &free0(0x200));
+    t += &kline("rm-200", 0, "...2.", 12, &batched(0x404));
+    t += &kline("rm-200", 0, "..s2.", 13, &free0(0x201));
+    t += &kline("rm-200", 0, ".....", 14, &alloc0(0x10));
+    for (kernel, held) in [
+        ("v6.12", true),
+        ("v6.18", true),
+        ("v7.2", false),
+        ("v7.3", false),
+    ] {
+        let s = small_zone_of(kernel);
+        let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
+        assert_eq!(rep.divergence_count, 0, "{kernel}: {:#?}", rep.divergences);
+        assert_eq!(
+            rep.tally.freed_straight_to_buddy,
+            u64::from(held),
+            "{kernel}"
+        );
+        let z = rep.run.final_node.active();
+        assert_eq!(
+            matches!(z.block_containing(0x200), Some((_, _, false))),
+            held,
+            "{kernel}"
+        );
+        let mut pcp = z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0));
+        pcp.sort_unstable();
+        let mut want = vec![0x200, 0x201, 0x400, 0x402, 0x404];
+        if held {
+            want.retain(|&p| p != 0x200);
+        }
+        assert_eq!(pcp, want, "{kernel}");
+    }
+}
+
 /// The pcp lock a drain holds is its zone's (`pcp_spin_trylock(zone->per_cpu_pageset)`, the
 /// zone of the page freed): an interrupt's free of a page of another zone takes that zone's
 /// pcp lock and reaches its pcp list. On the lab's fragment captures every such free whose

@@ -254,6 +254,15 @@ impl Kernel {
     pub fn pcp_free_in_batches(self) -> bool {
         !self.is_pre_6_19()
     }
+    /// `free_unref_folios` holds the pcp lock of one zone through its whole commit loop:
+    /// `free_unref_page_commit` (6.12) / `free_frozen_page_commit` (6.18) calls
+    /// `free_pcppages_bulk` once and returns with the lock held, so the lock is dropped only
+    /// when the next folio is of another zone or an isolated pageblock (v6.12.117
+    /// mm/page_alloc.c :2812-2861, :2711-2712). 6.19+ drop and retake it between the
+    /// `batch`-sized drains of one commit.
+    pub fn folio_commit_holds_pcp_lock(self) -> bool {
+        self.is_pre_6_19()
+    }
     /// `decay_pcp_high` drains its excess in `batch`-sized chunks, each under its own pcp
     /// lock: 6.19+, and 6.12.117 (a stable backport; v6.12.117 mm/page_alloc.c:2493-2500).
     /// 6.18.2 drains it in one `free_pcppages_bulk` call.

@@ -422,6 +422,8 @@ pub fn replay<R: BufRead>(
         chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
         free_runs: HashMap::new(),
         pcp_holder: Vec::new(),
+        folio_commit_holds_pcp: s.kernel.folio_commit_holds_pcp_lock(),
+        batch_holder: Vec::new(),
         task_cpu: HashMap::new(),
         compacting: HashSet::new(),
         compact_cc: HashMap::new(),
@@ -558,6 +560,13 @@ struct Replayer {
     /// Per CPU: the task (pid) the trace shows holding that CPU's pcp lock
     /// ([`Replayer::pcp_held_by_interrupted_task`]).
     pcp_holder: Vec<Option<PcpHolder>>,
+    /// The profile's `free_unref_folios` holds one zone's pcp lock through its commit loop
+    /// ([`Kernel::folio_commit_holds_pcp_lock`]).
+    folio_commit_holds_pcp: bool,
+    /// Per CPU: the task whose last line there is an `mm_page_free_batched` line in task
+    /// context, with the zone of its folio: from one batch line to the task's next, the commit
+    /// loop holds that zone's pcp lock ([`Replayer::pcp_held_in_folio_commit`]).
+    batch_holder: Vec<Option<PcpHolder>>,
     /// Per task (pid, not the idle tasks' 0): the CPU of its last line (an interrupt's line
     /// names the task it interrupted, which runs on that CPU).
     task_cpu: HashMap<u32, usize>,
@@ -788,6 +797,7 @@ impl Replayer {
         let def = def_of(&tl.event);
         self.tally.count(&tl.event);
         let owners_before = self.rec.owners.len();
+        self.note_batch_holder(&tl);
         let outcome = self.apply(&tl, ahead);
         let cpu = tl
             .cpu
@@ -855,7 +865,11 @@ impl Replayer {
                 let owner = self.owner_of(pfn);
                 let (commit_cpu, to_buddy) = match self.batch_commit_cpu(tl, pfn, ahead) {
                     Some(c) => (c, false),
-                    None => (cpu, self.pcp_held_by_interrupted_task(tl, pfn, cpu, ahead)),
+                    None => (
+                        cpu,
+                        self.pcp_held_by_interrupted_task(tl, pfn, cpu, ahead)
+                            || self.pcp_held_in_folio_commit(tl, pfn, cpu, ahead),
+                    ),
                 };
                 let what = self.free(pfn, order, commit_cpu, to_buddy);
                 self.contig_run(tl, &what, single, owner, cpu, ahead);
@@ -1604,11 +1618,96 @@ impl Replayer {
         None
     }
 
+    /// An interrupt's free on `cpu` between two `mm_page_free_batched` lines of the task it
+    /// interrupted, of its page's zone, on a profile whose commit loop never drops the pcp
+    /// lock between two folios of one zone (6.12, 6.18): `free_unref_folios` took that zone's
+    /// pcp lock before the first of them (`pcp_spin_trylock`, then the batch line) and keeps it
+    /// until a folio of another zone or an isolated pageblock, so the interrupt's
+    /// `pcp_spin_trylock` failed and its block went to the buddy (`free_one_page`). The task's
+    /// next line (its interrupts' lines and other CPUs' lines may come between) must be a batch
+    /// line of the same CPU and zone; the zone must have no isolated pageblock (an isolated
+    /// folio between the two drops the lock, untraced); an `mm_page_pcpu_drain` of that zone
+    /// among the interrupt's lines says the lock was free after all. After the task's last
+    /// batch line the commit may have returned: nothing is inferred there.
+    fn pcp_held_in_folio_commit<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        pfn: u64,
+        cpu: usize,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> bool {
+        if !self.folio_commit_holds_pcp || tl.in_irq != Some(true) {
+            return false;
+        }
+        let Some(holder) = self.batch_holder.get(cpu).copied().flatten() else {
+            return false;
+        };
+        let zone = self.e.node().zone_index_of(pfn);
+        if tl.pid != Some(holder.pid) || zone != Some(holder.zone) {
+            return false;
+        }
+        let z = &self.e.node().zones()[holder.zone];
+        let blocks = z.pages() >> PAGEBLOCK_ORDER;
+        if (0..blocks).any(|b| z.pageblock_mt(b << PAGEBLOCK_ORDER) == MigrateType::Isolate) {
+            return false;
+        }
+        for k in 0..FOLIO_BATCH_LOOKAHEAD {
+            let Some(l) = ahead.peek(k) else { break };
+            if let Some(b) = l
+                .batched
+                .iter()
+                .find(|b| b.pid == tl.pid && b.in_irq == Some(false))
+            {
+                return b.cpu.map(|c| c as usize) == Some(cpu)
+                    && self.e.node().zone_index_of(b.pfn) == zone;
+            }
+            if l.cpu.map(|c| c as usize) != Some(cpu) {
+                continue;
+            }
+            if l.in_irq != Some(true) || l.pid != tl.pid {
+                return false;
+            }
+            if let TraceEvent::PcpuDrain { pfn: d, .. } = l.event {
+                if self.e.node().zone_index_of(d) == zone {
+                    return false;
+                }
+            }
+        }
+        false
+    }
+
+    /// Before a line: its `mm_page_free_batched` lines (they came before it) in task context
+    /// make their task the holder of their CPU's pcp lock of their folio's zone, as far as
+    /// [`Replayer::pcp_held_in_folio_commit`] reads it; the line itself, in task context, ends
+    /// that (after it is applied: [`Replayer::note_pcp_holder`]).
+    fn note_batch_holder(&mut self, tl: &TraceLine) {
+        if !self.folio_commit_holds_pcp {
+            return;
+        }
+        for b in &tl.batched {
+            let (Some(c), Some(pid), Some(false)) = (b.cpu, b.pid, b.in_irq) else {
+                continue;
+            };
+            let c = c as usize;
+            if self.batch_holder.len() <= c {
+                self.batch_holder.resize(c + 1, None);
+            }
+            self.batch_holder[c] = self
+                .e
+                .node()
+                .zone_index_of(b.pfn)
+                .map(|zone| PcpHolder { pid, zone });
+        }
+    }
+
     /// After a line in task context on `cpu`: the task holds the CPU's pcp lock of the line's
     /// zone from its `rmqueue_bulk` or `free_pcppages_bulk` lines on, until its next line.
     fn note_pcp_holder(&mut self, tl: &TraceLine, cpu: usize) {
         if tl.in_irq == Some(true) {
             return;
+        }
+        if let Some(h) = self.batch_holder.get_mut(cpu) {
+            *h = None;
         }
         if self.pcp_holder.len() <= cpu {
             self.pcp_holder.resize(cpu + 1, None);
