@@ -314,12 +314,23 @@ class Probes(unittest.TestCase):
         self.assertEqual(read(os.path.join(t, "events/buddyscope/free_one_page/enable")), "1\n")
         self.assertEqual(read(os.path.join(cap, "events.txt")).split(),
                          ["kmem:mm_page_free", "buddyscope:free_one_page"])
+        self.assertEqual(read(os.path.join(cap, "probes.txt")), "free_one_page on\n")
+        self.assertEqual(capture.probes(cap), {"free_one_page": "on"})
 
     def test_no_probe_on_an_inlined_free_one_page(self):
         r, t, cap = self.run_probe("ffffffff813aad50 t __free_one_page\n")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("no out-of-line free_one_page", r.stderr)
         self.assertEqual(read(os.path.join(t, "kprobe_events")), "")
+        self.assertEqual(read(os.path.join(cap, "events.txt")).split(), ["kmem:mm_page_free"])
+        # capture.json says why the capture went on without it
+        self.assertEqual(capture.probes(cap),
+                         {"free_one_page": "refused: no out-of-line free_one_page in kallsyms"})
+
+    def test_no_probes_file_is_no_probe(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        self.assertEqual(capture.probes(tmp), {})
 
 
 class Scripts(unittest.TestCase):
