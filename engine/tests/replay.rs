@@ -1145,6 +1145,65 @@ fn a_free_one_page_probe_line_says_which_frees_went_to_the_buddy() {
     }
 }
 
+/// `ReplayOptions::free_one_page_probed` (set by `buddyscope replay` when the trace file has a
+/// probe line anywhere): the probe lines decide from the first line on, so frees before the
+/// first probe line are not inferred either. The trace of the test above without its probe
+/// lines, replayed as probed: no free went to the buddy, 0x200, 0x201 and 0x202 are on the pcp.
+#[test]
+fn a_probed_trace_is_read_as_one_from_its_first_line() {
+    let drain = |pfn: u32| {
+        format!("mm_page_pcpu_drain: page=ffffea0000000000 pfn={pfn:#x} order=0 migratetype=1")
+    };
+    let batched =
+        |pfn: u32| format!("mm_page_free_batched: page=ffffea0000000000 pfn={pfn:#x} order=0");
+    let mut t = String::from("# tracer: nop\n");
+    for (us, pfn) in [
+        (1, 0x300),
+        (2, 0x200),
+        (3, 0x201),
+        (4, 0x202),
+        (5, 0x502),
+        (6, 0x500),
+    ] {
+        t += &kline("init-1", 0, ".....", us, &alloc0(pfn));
+    }
+    t += &kline("init-1", 0, "...1.", 7, &free0(0x300));
+    t += &kline("rm-200", 0, "d..3.", 8, &drain(0x300));
+    t += &kline("rm-200", 0, "..s3.", 9, &free0(0x201));
+    t += &kline("rm-200", 0, ".....", 10, &alloc0(0x10));
+    t += &kline("rm-400", 0, ".....", 11, &free0(0x502));
+    t += &kline("rm-400", 0, ".....", 12, &free0(0x500));
+    t += &kline("rm-400", 0, "...2.", 13, &batched(0x502));
+    t += &kline("rm-400", 0, "..s4.", 14, &free0(0x202));
+    t += &kline("rm-400", 0, "...2.", 15, &batched(0x500));
+    t += &kline("rm-400", 0, ".....", 16, &alloc0(0x11));
+    for kernel in ["v6.12", "v7.3"] {
+        let s = small_zone_of(kernel);
+        for probed in [false, true] {
+            let opts = ReplayOptions {
+                free_one_page_probed: probed,
+                ..ReplayOptions::default()
+            };
+            let rep = replay_text(&s, &t, &opts).unwrap();
+            assert_eq!(rep.divergence_count, 0, "{kernel} {probed}");
+            assert_eq!(
+                rep.tally.freed_straight_to_buddy,
+                if probed { 0 } else { 2 },
+                "{kernel} {probed}"
+            );
+            let z = rep.run.final_node.active();
+            let mut list = z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0));
+            list.sort_unstable();
+            let want = if probed {
+                vec![0x201, 0x202, 0x500, 0x502]
+            } else {
+                vec![0x500, 0x502]
+            };
+            assert_eq!(list, want, "{kernel} {probed}");
+        }
+    }
+}
+
 /// The pcp lock a drain holds is its zone's (`pcp_spin_trylock(zone->per_cpu_pageset)`, the
 /// zone of the page freed): an interrupt's free of a page of another zone takes that zone's
 /// pcp lock and reaches its pcp list. On the lab's fragment captures every such free whose

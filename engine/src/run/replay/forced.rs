@@ -58,6 +58,13 @@ pub struct ReplayOptions {
     pub max_listed: usize,
     /// Predict every `mm_page_alloc` before applying it ([`super::predict`]).
     pub predict: bool,
+    /// The trace has the lab's `free_one_page` kprobe lines (docs/model-decisions.md row 38):
+    /// they decide every free from the first line on. Without it the replay learns it at the
+    /// first probe line it sees ahead of a free, and the frees before are inferred: on a
+    /// probed 7.2.13 capture the first probe line came 61,000 lines in, after softirq frees
+    /// that the inferences sent to the buddy and the kernel had put on the pcp.
+    /// `buddyscope replay` sets it when the trace file has such a line.
+    pub free_one_page_probed: bool,
 }
 
 impl Default for ReplayOptions {
@@ -67,6 +74,7 @@ impl Default for ReplayOptions {
             checkpoint_budget: 256 << 20,
             max_listed: 10_000,
             predict: false,
+            free_one_page_probed: false,
         }
     }
 }
@@ -422,7 +430,7 @@ pub fn replay<R: BufRead>(
         chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
         free_runs: HashMap::new(),
         pcp_holder: Vec::new(),
-        probed: false,
+        probed: opts.free_one_page_probed,
         task_cpu: HashMap::new(),
         compacting: HashSet::new(),
         compact_cc: HashMap::new(),
