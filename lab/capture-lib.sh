@@ -60,6 +60,44 @@ cap_enable_events() {
 	: >"$TRACEFS/trace"
 }
 
+# Kprobe events (lab/run.sh takes free_one_page unless --no-probe), after cap_enable_events
+# (which turns every event off and clears the buffer); events.txt lists them as buddyscope:NAME,
+# probes.txt says of each "NAME on" or "NAME refused: WHY" (capture.json's "probes"). A refused
+# probe is left out, the others still go on; the return status says whether any was refused.
+#   free_one_page: a kprobe on mm/page_alloc.c's free_one_page, the only way a pcp-order free
+#   reaches the buddy without the pcp (an isolated pageblock, a failed pcp_spin_trylock; and
+#   every free above the pcp orders). No kmem tracepoint fires there, so the trace alone
+#   cannot say whether an interrupt's free met the pcp lock held. x86-64 only: the pfn and
+#   order are the third and fourth arguments (rdx, ecx), read at the function's entry; the
+#   probe needs an out-of-line free_one_page (a static function: checked in kallsyms), every
+#   caller calling it (checked on the 6.12.117, 7.2.13 and 7.3.4 vmlinux: lab/README.md).
+cap_enable_probes() { # NAME...
+	refused=0
+	for probe in "$@"; do
+		why=$(cap_enable_probe "$probe") && echo "$probe on" >>"$CAP/probes.txt" || {
+			cap_log "probe $probe refused: $why; going on without it"
+			echo "$probe refused: $why" >>"$CAP/probes.txt"
+			refused=1
+		}
+	done
+	return $refused
+}
+
+cap_enable_probe() { # NAME; prints why it was refused
+	case "$1" in
+	free_one_page)
+		[ "$(uname -m)" = x86_64 ] || { echo "x86-64 only"; return 1; }
+		grep -q ' free_one_page$' "$CAP_PROC/kallsyms" ||
+			{ echo "no out-of-line free_one_page in kallsyms"; return 1; }
+		echo 'p:buddyscope/free_one_page free_one_page pfn=%dx:x64 order=%cx:u32' \
+			>>"$TRACEFS/kprobe_events" 2>/dev/null || { echo "kprobe_events refused it"; return 1; }
+		echo 1 >"$TRACEFS/events/buddyscope/free_one_page/enable"
+		echo "buddyscope:free_one_page" >>"$CAP/events.txt"
+		;;
+	*) echo "unknown probe"; return 1 ;;
+	esac
+}
+
 # Per-CPU ring buffer size: the largest of the sizes given (KiB) that the kernel accepts.
 cap_buffer_size() {
 	for kb in "$@"; do
@@ -119,4 +157,7 @@ cap_trace_out() {
 # Leave the machine's tracing as a real machine had it before: events off.
 cap_events_off() {
 	echo 0 >"$TRACEFS/events/enable"
+	if grep -q '^p:buddyscope/' "$TRACEFS/kprobe_events" 2>/dev/null; then
+		echo '-:buddyscope/free_one_page' >>"$TRACEFS/kprobe_events"
+	fi
 }

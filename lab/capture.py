@@ -79,6 +79,14 @@ def parse_trace(lines):
             "events_while_reading_proc": proc_windows}
 
 
+def probes(d):
+    """probes.txt (capture-lib.sh cap_enable_probes): {"free_one_page": "on" or "refused: …"}."""
+    p = os.path.join(d, "probes.txt")
+    if not os.path.exists(p):
+        return {}
+    return dict(line.split(" ", 1) for line in read(p).splitlines() if " " in line)
+
+
 def parse_stats(text):
     """A per_cpu/cpuN/stats file: {"entries": .., "overrun": .., "dropped events": ..}."""
     out = {}
@@ -134,6 +142,7 @@ def finalize(a):
         "workload": a.workload,
         "source": a.source,
         "events_enabled": read(os.path.join(d, "events.txt")).split(),
+        "probes": probes(d),
         "buffer_size_kb": read(os.path.join(d, "buffer_size_kb.txt")).strip(),
         "events": trace["events"],
         "total_events": trace["total"],

@@ -4,7 +4,7 @@
 # and a memory dump (the host stops the VM) before and after the workload, then write the
 # capture folder as a tar stream to the second virtio disk and power off.
 # The workload's name and options come from the kernel command line:
-#   buddyscope.workload=NAME  buddyscope.bufkb=KIB
+#   buddyscope.workload=NAME  buddyscope.bufkb=KIB  [buddyscope.probes=NAME,NAME]
 export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -16,10 +16,12 @@ echo "buddyscope-init: $(uname -r) up $(cut -d' ' -f1 /proc/uptime) s"
 
 WORKLOAD=idle
 BUFKB=131072
+PROBES=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	buddyscope.workload=*) WORKLOAD=${arg#*=} ;;
 	buddyscope.bufkb=*) BUFKB=${arg#*=} ;;
+	buddyscope.probes=*) PROBES=$(echo "${arg#*=}" | tr , ' ') ;;
 	esac
 done
 
@@ -69,6 +71,8 @@ cap_find_tracefs || fail "no tracefs"
 cap_meta
 echo "$WORKLOAD" >"$CAP/workload.txt"
 cap_enable_events
+# shellcheck disable=SC2086 # a list of names
+cap_enable_probes $PROBES || true # a refused probe is noted in probes.txt; the capture goes on
 cap_buffer_size "$BUFKB" $((BUFKB / 2)) $((BUFKB / 4)) 16384
 wl_prepare "$WORKLOAD" >>"$CAP/workload.log" 2>&1 || fail "prepare $WORKLOAD"
 sync

@@ -1,11 +1,11 @@
 #!/bin/bash
 # Boot a fetched kernel in qemu (TCG, 2 vCPUs, 6 GiB), run a workload, write the capture folder:
-#   lab/run.sh 7.2.13 hugetlb-2m [--out DIR] [--keep-dumps]
+#   lab/run.sh 7.2.13 hugetlb-2m [--out DIR] [--keep-dumps] [--no-probe]
 # Workloads: idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp compaction
 # (lab/workloads.sh).
 # Default DIR: lab/out/VERSION/WORKLOAD (BUDDYSCOPE_LAB_OUT changes lab/out).
 set -euo pipefail
-usage() { echo "usage: lab/run.sh VERSION WORKLOAD [--out DIR] [--keep-dumps]" >&2; exit 2; }
+usage() { echo "usage: lab/run.sh VERSION WORKLOAD [--out DIR] [--keep-dumps] [--no-probe]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 VERSION=$1 WORKLOAD=$2; shift 2
 LAB=$(cd "$(dirname "$0")" && pwd)
@@ -13,10 +13,16 @@ ROOTDIR=$(dirname "$LAB")
 CACHE=${BUDDYSCOPE_LAB_CACHE:-$LAB/.cache}
 OUT=${BUDDYSCOPE_LAB_OUT:-$LAB/out}/$VERSION/$WORKLOAD
 KEEP_DUMPS=
+# The kprobe on free_one_page (lab/README.md): which frees went to the buddy without the pcp.
+PROBES=free_one_page
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) OUT=${2:?--out DIR}; shift 2 ;;
     --keep-dumps) KEEP_DUMPS=1; shift ;;
+    --probe) # the default; kept for the commands written before it was
+      [[ ${2:-} == free_one_page ]] || { echo "run.sh: unknown probe ${2:-} (free_one_page)" >&2; exit 2; }
+      PROBES=free_one_page; shift 2 ;;
+    --no-probe) PROBES=; shift ;;
     *) usage ;;
   esac
 done
@@ -46,6 +52,7 @@ case "$WORKLOAD" in
   compaction) MEM=1G BUFKB=32768 ;;
 esac
 CMDLINE="$CMDLINE buddyscope.bufkb=$BUFKB"
+[[ -z $PROBES ]] || CMDLINE="$CMDLINE buddyscope.probes=$PROBES"
 
 WORK=$CACHE/run/$VERSION-$WORKLOAD
 rm -rf "$WORK" "$OUT"

@@ -281,6 +281,58 @@ class CaptureHost(unittest.TestCase):
         self.assertEqual(json.loads(read(os.path.join(out, "capture.json")))["snapshots"], [])
 
 
+class Probes(unittest.TestCase):
+    """capture-lib.sh's cap_enable_probes (lab/run.sh --probe) on a fake tracefs and /proc."""
+
+    def run_probe(self, kallsyms):
+        if os.uname().machine != "x86_64":
+            self.skipTest("the free_one_page probe reads x86-64 registers")
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        t = os.path.join(tmp, "tracing")
+        os.makedirs(os.path.join(t, "events/buddyscope/free_one_page"))
+        write(os.path.join(t, "kprobe_events"), "")
+        write(os.path.join(t, "events/buddyscope/free_one_page/enable"), "0\n")
+        p = os.path.join(tmp, "proc")
+        os.makedirs(p)
+        write(os.path.join(p, "kallsyms"), kallsyms)
+        cap = os.path.join(tmp, "cap")
+        os.makedirs(cap)
+        write(os.path.join(cap, "events.txt"), "kmem:mm_page_free\n")
+        script = (f". {LAB}/capture-lib.sh; TRACEFS={t}; CAP={cap}; "
+                  "cap_enable_probes free_one_page")
+        r = subprocess.run(["sh", "-c", script], env=dict(os.environ, BUDDYSCOPE_PROC=p),
+                           capture_output=True, text=True)
+        return r, t, cap
+
+    def test_free_one_page_probe(self):
+        r, t, cap = self.run_probe("ffffffff813aad50 t __free_one_page\n"
+                                   "ffffffff813ab3c0 t free_one_page\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(read(os.path.join(t, "kprobe_events")),
+                         "p:buddyscope/free_one_page free_one_page pfn=%dx:x64 order=%cx:u32\n")
+        self.assertEqual(read(os.path.join(t, "events/buddyscope/free_one_page/enable")), "1\n")
+        self.assertEqual(read(os.path.join(cap, "events.txt")).split(),
+                         ["kmem:mm_page_free", "buddyscope:free_one_page"])
+        self.assertEqual(read(os.path.join(cap, "probes.txt")), "free_one_page on\n")
+        self.assertEqual(capture.probes(cap), {"free_one_page": "on"})
+
+    def test_no_probe_on_an_inlined_free_one_page(self):
+        r, t, cap = self.run_probe("ffffffff813aad50 t __free_one_page\n")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no out-of-line free_one_page", r.stderr)
+        self.assertEqual(read(os.path.join(t, "kprobe_events")), "")
+        self.assertEqual(read(os.path.join(cap, "events.txt")).split(), ["kmem:mm_page_free"])
+        # capture.json says why the capture went on without it
+        self.assertEqual(capture.probes(cap),
+                         {"free_one_page": "refused: no out-of-line free_one_page in kallsyms"})
+
+    def test_no_probes_file_is_no_probe(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        self.assertEqual(capture.probes(tmp), {})
+
+
 class Scripts(unittest.TestCase):
     def test_bash_n(self):
         for f in sorted(os.listdir(LAB)):

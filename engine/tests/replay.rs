@@ -1042,7 +1042,7 @@ fn a_free_interrupting_a_folio_batch_goes_straight_to_the_buddy() {
     t += &kline("rm-200", 0, "...2.", 9, &batched(0x400));
     t += &kline("rm-200", 0, "..s2.", 10, &free0(0x201));
     t += &kline("rm-200", 0, ".....", 11, &alloc0(0x10));
-    for kernel in ["v6.12", "v7.2", "v7.3"] {
+    for kernel in ["v6.12", "v6.18", "v7.2", "v7.3"] {
         let s = small_zone_of(kernel);
         let rep = replay_text(&s, &t, &ReplayOptions::default()).unwrap();
         assert_eq!(rep.divergence_count, 0, "{kernel}: {:#?}", rep.divergences);
@@ -1057,6 +1057,150 @@ fn a_free_interrupting_a_folio_batch_goes_straight_to_the_buddy() {
             vec![0x201, 0x400, 0x401],
             "{kernel}"
         );
+    }
+}
+
+/// The lab's kprobe on `free_one_page` (lab/run.sh `--probe free_one_page`) writes a line for
+/// every free that bypasses the pcp: the one path to the buddy of a pcp-order free that is not
+/// an isolated pageblock is a failed `pcp_spin_trylock` (v6.12.117 mm/page_alloc.c
+/// `free_unref_page` :2757-2764, `free_unref_folios` :2837-2842). On a probed trace the line
+/// decides, not the inferences: dd-300's softirq free of 0x200 between two of its own frees
+/// (the trylock window is untraced) went to the buddy, its probe line says so; rm-200's
+/// softirq free of 0x201 after its drain line (row 32 would send it to the buddy) has no
+/// probe line: it reached the pcp; so did the softirq free of 0x202 between two of rm-400's
+/// `mm_page_free_batched` lines (row 37 would send it to the buddy). Without the probe lines
+/// the same trace replays as before: 0x200 to the pcp, 0x201 and 0x202 to the buddy.
+#[test]
+fn a_free_one_page_probe_line_says_which_frees_went_to_the_buddy() {
+    let probe = |pfn: u32| format!("free_one_page: (free_one_page+0x0/0x80) pfn={pfn:#x} order=0");
+    let drain = |pfn: u32| {
+        format!("mm_page_pcpu_drain: page=ffffea0000000000 pfn={pfn:#x} order=0 migratetype=1")
+    };
+    let batched =
+        |pfn: u32| format!("mm_page_free_batched: page=ffffea0000000000 pfn={pfn:#x} order=0");
+    let trace = |probed: bool| {
+        let mut t = String::from("# tracer: nop\n");
+        for (us, pfn) in [
+            (1, 0x300),
+            (2, 0x400),
+            (3, 0x402),
+            (4, 0x200),
+            (5, 0x201),
+            (6, 0x202),
+            (7, 0x502),
+            (8, 0x500),
+        ] {
+            t += &kline("init-1", 0, ".....", us, &alloc0(pfn));
+        }
+        t += &kline("init-1", 0, "...1.", 6, &free0(0x300));
+        t += &kline("dd-300", 0, ".....", 7, &free0(0x400));
+        t += &kline("dd-300", 0, "..s2.", 8, &free0(0x200));
+        if probed {
+            t += &kline("dd-300", 0, "..s2.", 9, &probe(0x200));
+        }
+        t += &kline("dd-300", 0, ".....", 10, &free0(0x402));
+        t += &kline("rm-200", 0, "d..3.", 11, &drain(0x300));
+        t += &kline("rm-200", 0, "..s3.", 12, &free0(0x201));
+        t += &kline("rm-200", 0, ".....", 13, &alloc0(0x10));
+        t += &kline("rm-400", 0, ".....", 14, &free0(0x502));
+        t += &kline("rm-400", 0, ".....", 15, &free0(0x500));
+        t += &kline("rm-400", 0, "...2.", 16, &batched(0x502));
+        t += &kline("rm-400", 0, "..s4.", 17, &free0(0x202));
+        t += &kline("rm-400", 0, "...2.", 18, &batched(0x500));
+        t += &kline("rm-400", 0, ".....", 19, &alloc0(0x11));
+        t
+    };
+    for kernel in ["v6.12", "v7.2", "v7.3"] {
+        let s = small_zone_of(kernel);
+        for probed in [true, false] {
+            let rep = replay_text(&s, &trace(probed), &ReplayOptions::default()).unwrap();
+            assert_eq!(
+                rep.divergence_count, 0,
+                "{kernel} {probed}: {:#?}",
+                rep.divergences
+            );
+            let (buddy, pcp) = if probed {
+                (vec![0x200], vec![0x201, 0x202])
+            } else {
+                (vec![0x201, 0x202], vec![0x200])
+            };
+            assert_eq!(
+                rep.tally.freed_straight_to_buddy,
+                buddy.len() as u64,
+                "{kernel} {probed}"
+            );
+            let z = rep.run.final_node.active();
+            for &b in &buddy {
+                assert!(
+                    matches!(z.block_containing(b), Some((_, _, false))),
+                    "{kernel} {probed}: {b:#x}"
+                );
+            }
+            let mut list = z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0));
+            list.sort_unstable();
+            let mut want = [pcp, vec![0x400, 0x402, 0x500, 0x502]].concat();
+            want.sort_unstable();
+            assert_eq!(list, want, "{kernel} {probed}");
+        }
+    }
+}
+
+/// `ReplayOptions::free_one_page_probed` (set by `buddyscope replay` when the trace file has a
+/// probe line anywhere): the probe lines decide from the first line on, so frees before the
+/// first probe line are not inferred either. The trace of the test above without its probe
+/// lines, replayed as probed: no free went to the buddy, 0x200, 0x201 and 0x202 are on the pcp.
+#[test]
+fn a_probed_trace_is_read_as_one_from_its_first_line() {
+    let drain = |pfn: u32| {
+        format!("mm_page_pcpu_drain: page=ffffea0000000000 pfn={pfn:#x} order=0 migratetype=1")
+    };
+    let batched =
+        |pfn: u32| format!("mm_page_free_batched: page=ffffea0000000000 pfn={pfn:#x} order=0");
+    let mut t = String::from("# tracer: nop\n");
+    for (us, pfn) in [
+        (1, 0x300),
+        (2, 0x200),
+        (3, 0x201),
+        (4, 0x202),
+        (5, 0x502),
+        (6, 0x500),
+    ] {
+        t += &kline("init-1", 0, ".....", us, &alloc0(pfn));
+    }
+    t += &kline("init-1", 0, "...1.", 7, &free0(0x300));
+    t += &kline("rm-200", 0, "d..3.", 8, &drain(0x300));
+    t += &kline("rm-200", 0, "..s3.", 9, &free0(0x201));
+    t += &kline("rm-200", 0, ".....", 10, &alloc0(0x10));
+    t += &kline("rm-400", 0, ".....", 11, &free0(0x502));
+    t += &kline("rm-400", 0, ".....", 12, &free0(0x500));
+    t += &kline("rm-400", 0, "...2.", 13, &batched(0x502));
+    t += &kline("rm-400", 0, "..s4.", 14, &free0(0x202));
+    t += &kline("rm-400", 0, "...2.", 15, &batched(0x500));
+    t += &kline("rm-400", 0, ".....", 16, &alloc0(0x11));
+    for kernel in ["v6.12", "v7.3"] {
+        let s = small_zone_of(kernel);
+        for probed in [false, true] {
+            let opts = ReplayOptions {
+                free_one_page_probed: probed,
+                ..ReplayOptions::default()
+            };
+            let rep = replay_text(&s, &t, &opts).unwrap();
+            assert_eq!(rep.divergence_count, 0, "{kernel} {probed}");
+            assert_eq!(
+                rep.tally.freed_straight_to_buddy,
+                if probed { 0 } else { 2 },
+                "{kernel} {probed}"
+            );
+            let z = rep.run.final_node.active();
+            let mut list = z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0));
+            list.sort_unstable();
+            let want = if probed {
+                vec![0x201, 0x202, 0x500, 0x502]
+            } else {
+                vec![0x500, 0x502]
+            };
+            assert_eq!(list, want, "{kernel} {probed}");
+        }
     }
 }
 

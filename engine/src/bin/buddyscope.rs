@@ -515,7 +515,7 @@ fn main() -> ExitCode {
                 Err(e) => return fail(&e),
             };
             import_notes(&s);
-            let opts = buddyscope::replay::ReplayOptions {
+            let mut opts = buddyscope::replay::ReplayOptions {
                 record: !no_trace && (format.needs_trace() || matches!(format, Format::Json)),
                 checkpoint_budget: 0,
                 predict,
@@ -537,6 +537,15 @@ fn main() -> ExitCode {
                 Some(t)
             } else {
                 None
+            };
+            // A probed trace is read as one from its first line (a streamed standard input
+            // learns it at its first probe line).
+            opts.free_one_page_probed = match &stdin_text {
+                Some(t) => has_free_one_page_probe(std::io::Cursor::new(t.as_bytes())),
+                None if trace == "-" => false,
+                None => std::fs::File::open(&trace)
+                    .map(|f| has_free_one_page_probe(std::io::BufReader::new(f)))
+                    .unwrap_or(false),
             };
             let r = if let Some(t) = &stdin_text {
                 buddyscope::replay::replay(&s, t.as_bytes(), &opts, &mut report)
@@ -1108,4 +1117,22 @@ fn cpu_seconds() -> f64 {
 fn fail(msg: &str) -> ExitCode {
     eprintln!("buddyscope: {msg}");
     ExitCode::FAILURE
+}
+
+/// Whether a trace has a line of the lab's `free_one_page` kprobe event (lab/run.sh).
+fn has_free_one_page_probe(mut r: impl std::io::BufRead) -> bool {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match r.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return false,
+            Ok(_) => {
+                if std::str::from_utf8(&line)
+                    .is_ok_and(|l| l.contains(": free_one_page: (free_one_page+"))
+                {
+                    return true;
+                }
+            }
+        }
+    }
 }

@@ -58,6 +58,13 @@ pub struct ReplayOptions {
     pub max_listed: usize,
     /// Predict every `mm_page_alloc` before applying it ([`super::predict`]).
     pub predict: bool,
+    /// The trace has the lab's `free_one_page` kprobe lines (docs/model-decisions.md row 38):
+    /// they decide every free from the first line on. Without it the replay learns it at the
+    /// first probe line it sees ahead of a free, and the frees before are inferred: on a
+    /// probed 7.2.13 capture the first probe line came 61,000 lines in, after softirq frees
+    /// that the inferences sent to the buddy and the kernel had put on the pcp.
+    /// `buddyscope replay` sets it when the trace file has such a line.
+    pub free_one_page_probed: bool,
 }
 
 impl Default for ReplayOptions {
@@ -67,6 +74,7 @@ impl Default for ReplayOptions {
             checkpoint_budget: 256 << 20,
             max_listed: 10_000,
             predict: false,
+            free_one_page_probed: false,
         }
     }
 }
@@ -422,6 +430,7 @@ pub fn replay<R: BufRead>(
         chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
         free_runs: HashMap::new(),
         pcp_holder: Vec::new(),
+        probed: opts.free_one_page_probed,
         task_cpu: HashMap::new(),
         compacting: HashSet::new(),
         compact_cc: HashMap::new(),
@@ -558,6 +567,9 @@ struct Replayer {
     /// Per CPU: the task (pid) the trace shows holding that CPU's pcp lock
     /// ([`Replayer::pcp_held_by_interrupted_task`]).
     pcp_holder: Vec<Option<PcpHolder>>,
+    /// The trace has the lab's `free_one_page` kprobe lines (one was read): every free that
+    /// reached the buddy without the pcp says so ([`Replayer::probed_free_one_page`]).
+    probed: bool,
     /// Per task (pid, not the idle tasks' 0): the CPU of its last line (an interrupt's line
     /// names the task it interrupted, which runs on that CPU).
     task_cpu: HashMap<u32, usize>,
@@ -791,6 +803,7 @@ impl Replayer {
         let def = def_of(&tl.event);
         self.tally.count(&tl.event);
         let owners_before = self.rec.owners.len();
+        self.probed |= !tl.free_one_page.is_empty();
         self.note_batch_holders(&tl);
         let outcome = self.apply(&tl, ahead);
         let cpu = tl
@@ -857,8 +870,12 @@ impl Replayer {
             TraceEvent::Free { pfn, order } => {
                 let single = self.traced_single_page(pfn);
                 let owner = self.owner_of(pfn);
+                let probed = self.probed_free_one_page(tl, pfn, order, ahead);
                 let (commit_cpu, to_buddy) = match self.batch_commit_cpu(tl, pfn, ahead) {
+                    _ if probed == Some(true) => (cpu, true),
                     Some(c) => (c, false),
+                    // A probed trace says every free that went to the buddy.
+                    None if probed.is_some() => (cpu, false),
                     None => (cpu, self.pcp_held_by_interrupted_task(tl, pfn, cpu, ahead)),
                 };
                 let what = self.free(pfn, order, commit_cpu, to_buddy);
@@ -1678,6 +1695,48 @@ impl Replayer {
                 batch: true,
             });
         }
+    }
+
+    /// On a trace with the lab's `free_one_page` kprobe: whether the free `tl` of the block at
+    /// `pfn` went through `free_one_page` (`Some(true)`: its probe line follows, from the same
+    /// task and context, before that pfn's next free and before the task's next line other
+    /// than a free or a drain; `free_unref_folios` sends an isolated or trylock-failed folio
+    /// there from its commit loop, after other folios' lines), or reached a pcp list
+    /// (`Some(false)`: no such line). `None`: no probe line read yet, the trace is not probed
+    /// and the inferences of [`Replayer::pcp_held_by_interrupted_task`] (its refill, drain
+    /// and folio-batch windows) decide. The probe fires at `free_one_page`'s entry, which
+    /// every free that bypasses the pcp calls: v6.12.117 mm/page_alloc.c :1295 (callers
+    /// `free_unref_page` :2750, :2763, `free_unref_folios` :2791, :2827, :2840,
+    /// `__free_pages_ok` :1315); v7.2.13 :1542 (`__free_pages_ok` :1585,
+    /// `__free_frozen_pages` :2964, :2984, `free_unref_folios` :3020, :3055, :3066); v7.3.4
+    /// :1557 (:1600, :2986, :3003, :3039, :3074, :3085).
+    fn probed_free_one_page<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        pfn: u64,
+        order: u8,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> Option<bool> {
+        let pid = tl.pid;
+        for k in 0..FOLIO_BATCH_COMMIT_LOOKAHEAD {
+            let Some(l) = ahead.peek(k) else { break };
+            if !l.free_one_page.is_empty() {
+                self.probed = true;
+            }
+            if l.free_one_page
+                .iter()
+                .any(|f| f.pfn == pfn && f.order == order && f.pid == pid && f.in_irq == tl.in_irq)
+            {
+                return Some(true);
+            }
+            match l.event {
+                TraceEvent::Free { pfn: f, .. } if f == pfn => break,
+                TraceEvent::Free { .. } | TraceEvent::PcpuDrain { .. } => {}
+                _ if l.pid == pid && l.in_irq == tl.in_irq => break,
+                _ => {}
+            }
+        }
+        self.probed.then_some(false)
     }
 
     /// After a line in task context on `cpu`: the task holds the CPU's pcp lock of the line's

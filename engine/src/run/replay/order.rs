@@ -123,6 +123,7 @@ mod tests {
             pid: None,
             batched_by: None,
             batched: Vec::new(),
+            free_one_page: Vec::new(),
         })
     }
 

@@ -10,7 +10,9 @@
 //! and `trace-cmd report` header lines (skipped and counted), fields in any order, unknown extra
 //! fields, `page=` in any form (it is ignored: the pfn is authoritative), `mm_page_free_batched`
 //! (not an event: the same folios also produced `mm_page_free` with their real order; its pfn,
-//! CPU, task and context are kept on the next event line, [`TraceLine::batched`]).
+//! CPU, task and context are kept on the next event line, [`TraceLine::batched`]), the lab's
+//! `free_one_page` kprobe event (`lab/run.sh --probe free_one_page`: not an event either, a fact
+//! about the free before it, kept on the next event line, [`TraceLine::free_one_page`]).
 //!
 //! What is rejected, with the line and column: a §9 event line with a missing or malformed field
 //! (`pfn=` not hex, an order above `MAX_PAGE_ORDER`, a migratetype outside 0..=5, an unknown
@@ -269,6 +271,10 @@ pub struct TraceLine {
     /// Those `mm_page_free_batched` lines themselves, in file order: the CPU each folio was
     /// committed on (`free_unref_folios` traces it under that CPU's pcp lock).
     pub batched: Vec<BatchedLine>,
+    /// The `free_one_page` kprobe lines (the lab's `--probe free_one_page`) between the previous
+    /// event line and this one, in file order: a free that reached the buddy through
+    /// `free_one_page`, not a pcp list.
+    pub free_one_page: Vec<FreeOnePageLine>,
     /// Lines the reader skipped between the previous event line and this one.
     pub skipped_before: u32,
     /// The CPUs of those lines, a bit each ([`SKIPPED_UNREAD`]: a line whose CPU the reader
@@ -318,6 +324,24 @@ impl fmt::Display for TraceParseError {
     }
 }
 
+/// A line of the lab's kprobe event on `free_one_page` (mm/page_alloc.c), which prints
+/// `free_one_page: (free_one_page+0x0/0x90) pfn=0x… order=N`: the block freed before it (by the
+/// same task, in the same context) went to the buddy without the pcp (an isolated pageblock, a
+/// failed `pcp_spin_trylock`, an order above the pcp's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FreeOnePageLine {
+    /// The block's pfn (`free_one_page`'s `pfn` argument).
+    pub pfn: u64,
+    /// Its order (`free_one_page`'s `order` argument).
+    pub order: u8,
+    /// The `[NNN]` CPU column.
+    pub cpu: Option<u32>,
+    /// The pid of the task column.
+    pub pid: Option<u32>,
+    /// The irq-info column's hard or soft irq.
+    pub in_irq: Option<bool>,
+}
+
 impl std::error::Error for TraceParseError {}
 
 /// The events the importer understands, by tracepoint name.
@@ -325,6 +349,7 @@ const EVENTS: &[&str] = &[
     "mm_page_alloc",
     "mm_page_free",
     "mm_page_free_batched",
+    FREE_ONE_PAGE,
     "mm_page_alloc_zone_locked",
     "mm_page_pcpu_drain",
     "mm_page_alloc_extfrag",
@@ -344,6 +369,9 @@ const EVENTS: &[&str] = &[
     "mm_compaction_kcompactd_wake",
     "mm_compaction_kcompactd_sleep",
 ];
+
+/// The lab's kprobe event on `free_one_page` (lab/capture-lib.sh `cap_enable_probes`).
+const FREE_ONE_PAGE: &str = "free_one_page";
 
 /// [`TraceLine::skipped_cpus`]' bit for a skipped line of no known CPU, or other than an
 /// `mm_page_free_batched` line.
@@ -365,6 +393,7 @@ pub struct TraceReader<R> {
     batched: bool,
     batched_by: Option<u32>,
     batched_lines: Vec<BatchedLine>,
+    free_one_page_lines: Vec<FreeOnePageLine>,
     /// Lines skipped since the last event line, and their CPUs (see [`TraceLine`]).
     skipped_before: u32,
     skipped_cpus: u64,
@@ -382,6 +411,7 @@ impl<R: BufRead> TraceReader<R> {
             batched: false,
             batched_by: None,
             batched_lines: Vec::new(),
+            free_one_page_lines: Vec::new(),
             skipped_before: 0,
             skipped_cpus: 0,
         }
@@ -426,6 +456,7 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                     l.after_batched = std::mem::take(&mut self.batched);
                     l.batched_by = self.batched_by.take();
                     l.batched = std::mem::take(&mut self.batched_lines);
+                    l.free_one_page = std::mem::take(&mut self.free_one_page_lines);
                     l.skipped_before = std::mem::take(&mut self.skipped_before);
                     l.skipped_cpus = std::mem::take(&mut self.skipped_cpus);
                     return Some(Ok(l));
@@ -441,6 +472,9 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                         if let Some(b) = batched_line(&self.buf) {
                             self.batched_lines.push(b);
                         }
+                    } else if let Some(b) = free_one_page_line(&self.buf) {
+                        cpu = b.cpu.filter(|&c| c < 63);
+                        self.free_one_page_lines.push(b);
                     }
                     self.skipped_cpus |= cpu.map_or(SKIPPED_UNREAD, |c| 1 << c);
                 }
@@ -469,6 +503,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
             pid: None,
             batched_by: None,
             batched: Vec::new(),
+            free_one_page: Vec::new(),
         }));
     }
     if trimmed.is_empty() {
@@ -477,7 +512,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
     let Some((name, fields_at, prefix)) = find_event(line) else {
         return Ok(None);
     };
-    if name == "mm_page_free_batched" {
+    if name == "mm_page_free_batched" || name == FREE_ONE_PAGE {
         return Ok(None);
     }
     let cpu = cpu_column(prefix);
@@ -534,6 +569,7 @@ pub fn parse_line(line_no: u64, raw: &str) -> Result<Option<TraceLine>, TracePar
         after_batched: false,
         batched_by: None,
         batched: Vec::new(),
+        free_one_page: Vec::new(),
         skipped_before: 0,
         skipped_cpus: 0,
         preemptible: preemptible(prefix),
@@ -552,6 +588,24 @@ fn batched_line(raw: &str) -> Option<BatchedLine> {
     let pfn = Fields::new(0, line, fields_at).hex("pfn").ok()?;
     Some(BatchedLine {
         pfn,
+        cpu: cpu_column(prefix),
+        pid: task_pid(prefix),
+        in_irq: irq_flags(prefix).map(|f| f[2] != b'.'),
+    })
+}
+
+/// The fields of a `free_one_page` kprobe line (`None`: not one, or no readable `pfn=` and
+/// `order=`).
+fn free_one_page_line(raw: &str) -> Option<FreeOnePageLine> {
+    let line = raw.trim_end_matches(['\n', '\r']);
+    let (name, fields_at, prefix) = find_event(line)?;
+    if name != FREE_ONE_PAGE {
+        return None;
+    }
+    let f = Fields::new(0, line, fields_at);
+    Some(FreeOnePageLine {
+        pfn: f.hex("pfn").ok()?,
+        order: f.free_order("order").ok()?,
         cpu: cpu_column(prefix),
         pid: task_pid(prefix),
         in_irq: irq_flags(prefix).map(|f| f[2] != b'.'),
@@ -1198,6 +1252,34 @@ mod tests {
         ] {
             assert_eq!(parse_line(1, l).unwrap(), None, "{l}");
         }
+    }
+
+    /// The lab's kprobe line (lab/capture-lib.sh `cap_enable_probes`) as 6.12.117 prints it:
+    /// not an event, kept on the next event line with its pfn, order, CPU, task and context.
+    #[test]
+    fn free_one_page_probe_lines_are_kept_on_the_next_event_line() {
+        let text = "\
+              rm-979     [001] ..s3.   109.561162: mm_page_free: page=00000000d2dc3621 pfn=0x10076a order=1
+              rm-979     [001] ..s3.   109.561163: free_one_page: (free_one_page+0x0/0x80) pfn=0x10076a order=1
+              rm-979     [001] .....   109.561170: mm_page_free: page=00000000d2dc3622 pfn=0x100770 order=0
+";
+        let lines: Vec<TraceLine> = TraceReader::new(text.as_bytes())
+            .map(|l| l.unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].free_one_page.is_empty());
+        assert_eq!(
+            lines[1].free_one_page,
+            vec![FreeOnePageLine {
+                pfn: 0x10076a,
+                order: 1,
+                cpu: Some(1),
+                pid: Some(979),
+                in_irq: Some(true),
+            }]
+        );
+        assert_eq!(lines[1].skipped_before, 1);
+        assert_eq!(lines[1].skipped_cpus, 1 << 1);
     }
 
     #[test]
