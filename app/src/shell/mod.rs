@@ -15,6 +15,7 @@ pub mod effects;
 pub mod keys;
 pub mod player;
 pub mod replay;
+pub mod runner;
 pub mod storage;
 pub mod view;
 
@@ -143,6 +144,8 @@ pub struct Shell {
     pub prefs: Prefs,
     /// The page under the pointer in the memory map (zone-relative index): the tooltip.
     pub hover: RwSignal<Option<u32>>,
+    /// Commands dispatched before the runner's module arrived ([`runner`]), in order.
+    waiting: StoredValue<Vec<Command>, LocalStorage>,
 }
 
 impl Shell {
@@ -160,9 +163,26 @@ impl Shell {
             ui_write,
             prefs,
             hover: RwSignal::new(None),
+            waiting: StoredValue::new_local(Vec::new()),
         };
         provide_context(shell);
+        // The runner's module is asked for at once; it arrives while the first frame paints.
+        #[cfg(target_arch = "wasm32")]
+        leptos::task::spawn_local(shell.runner_ready());
         shell
+    }
+
+    /// Resolves once the runner is in ([`runner::load`]) and the commands that waited for it
+    /// have run.
+    pub async fn runner_ready(self) {
+        runner::load().await;
+        let waiting = self
+            .waiting
+            .try_update_value(std::mem::take)
+            .unwrap_or_default();
+        for cmd in waiting {
+            self.dispatch(cmd);
+        }
     }
 
     /// The shell from context (panics outside the app root: a programming error).
@@ -173,6 +193,12 @@ impl Shell {
     /// Applies `cmd`, tells the views what changed, then performs the effects (which may
     /// dispatch more commands).
     pub fn dispatch(self, cmd: Command) {
+        // Until the runner's module is in, commands wait (any of them may run a scenario),
+        // in order: the first frame needs none of them (`Shell::runner_ready`).
+        if !crate::late::installed() {
+            self.waiting.update_value(|w| w.push(cmd));
+            return;
+        }
         let Some(effects) = self.model.try_update_value(|m| update(m, cmd)) else {
             // Only a dispatch from inside a read of the model gets here: a bug.
             leptos::logging::error!(

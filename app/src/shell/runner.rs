@@ -1,0 +1,39 @@
+//! The wasm module `runner`: what the first frame does not need ([`crate::late`]: the runner,
+//! the share link's reader) arrives after the first download. The page asks for it as soon as
+//! it starts (before mounting when its address opens more than the default scenario: `main`),
+//! the run worker before its first run.
+
+use buddyscope::run::{Progress, Run};
+use buddyscope::scenario::{ScenarioError, ValidScenario};
+
+use crate::late;
+use crate::share::{ShareError, SharePayload};
+
+type RunFn = fn(ValidScenario, Progress<'_>) -> Result<Run, ScenarioError>;
+type DecodeFn = fn(&str) -> Result<SharePayload, ShareError>;
+
+// The split points: each hands over one function (a pointer: one word through the split's
+// call), so its code, and everything only it calls, is in the module `runner`.
+
+#[leptos::wasm_split::wasm_split(runner, wasm_split_path = ::leptos::wasm_split)]
+fn run_fn() -> RunFn {
+    crate::model::session::execute_bounded
+}
+
+#[leptos::wasm_split::wasm_split(runner, wasm_split_path = ::leptos::wasm_split)]
+fn decode_fn() -> DecodeFn {
+    crate::share::decode_now
+}
+
+/// Fetches the module `runner` (once) and installs its functions.
+pub async fn load() {
+    if late::installed() {
+        return;
+    }
+    let run = run_fn().await;
+    let decode_share = decode_fn().await;
+    #[cfg(target_arch = "wasm32")]
+    late::install(late::Late { run, decode_share });
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (run, decode_share);
+}
