@@ -58,7 +58,8 @@ pub fn App() -> impl IntoView {
     // Saved work is read (and damaged entries set aside) before anything else opens; an
     // embedded view (`?embed=1`, a slide deck's frame) leaves the user's store alone.
     if route.embed.is_none() {
-        storage::load(shell, None);
+        // Its reader is in the module `runner`: with the commands that wait for it, first.
+        shell.after_runner(move || storage::load(shell, None));
     }
     let link = route.link.is_some();
     let embed = route.embed.clone();

@@ -1,5 +1,6 @@
 //! Code the first frame does not need, reached through pointers: the runner (the engine's every
-//! op path) and the share link's reader are in the wasm module `runner`
+//! op path), the share link's reader, the scenario's JSON writer and the saved work's reader
+//! are in the wasm module `runner`
 //! ([`crate::shell::runner`]), fetched while the first frame paints, not with the first
 //! download.
 //!
@@ -11,16 +12,25 @@
 //! tests) they are plain calls.
 
 use buddyscope::run::{Progress, Run};
-use buddyscope::scenario::{ScenarioError, ValidScenario};
+use buddyscope::scenario::{Scenario, ScenarioError, ValidScenario};
 
 use crate::share::{ShareError, SharePayload};
 
+/// The runner: [`crate::model::session::execute_bounded`].
+pub type RunFn = fn(ValidScenario, Progress<'_>) -> Result<Run, ScenarioError>;
+/// The share link's reader: [`crate::share::decode_now`].
+pub type DecodeFn = fn(&str) -> Result<SharePayload, ShareError>;
+/// The scenario's JSON writer: [`Scenario::to_json_pretty`].
+pub type JsonFn = fn(&Scenario) -> String;
+/// The saved work's reader: [`crate::saved::read_all_items`].
+pub type ReadSavedFn = fn(Vec<(String, String)>, &dyn Fn(&str) -> bool) -> crate::saved::Listing;
+
 /// The functions the module `runner` hands over (`crate::shell::runner`).
 pub struct Late {
-    /// [`crate::model::session::execute_bounded`].
-    pub run: fn(ValidScenario, Progress<'_>) -> Result<Run, ScenarioError>,
-    /// [`crate::share::decode_now`].
-    pub decode_share: fn(&str) -> Result<SharePayload, ShareError>,
+    pub run: RunFn,
+    pub decode_share: DecodeFn,
+    pub scenario_json: JsonFn,
+    pub read_saved: ReadSavedFn,
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -50,5 +60,12 @@ pub fn get() -> &'static Late {
     &Late {
         run: crate::model::session::execute_bounded,
         decode_share: crate::share::decode_now,
+        scenario_json: Scenario::to_json_pretty,
+        read_saved: crate::saved::read_all_items,
     }
+}
+
+/// `scenario` as pretty JSON ([`Scenario::to_json_pretty`], through [`Late::scenario_json`]).
+pub fn scenario_json(scenario: &Scenario) -> String {
+    (get().scenario_json)(scenario)
 }

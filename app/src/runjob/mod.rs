@@ -400,7 +400,7 @@ pub fn start_replay(
     let msg = [
         ("kind", JsValue::from("replay")),
         ("file", file.into()),
-        ("start", valid.to_json_pretty().into()),
+        ("start", crate::late::scenario_json(&valid).into()),
         ("profile", profile.into()),
     ];
     if let Err(e) = spawn(shell, job, &msg, Pending::Replay { valid }) {

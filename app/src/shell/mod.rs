@@ -144,8 +144,9 @@ pub struct Shell {
     pub prefs: Prefs,
     /// The page under the pointer in the memory map (zone-relative index): the tooltip.
     pub hover: RwSignal<Option<u32>>,
-    /// Commands dispatched before the runner's module arrived ([`runner`]), in order.
-    waiting: StoredValue<Vec<Command>, LocalStorage>,
+    /// What was asked before the runner's module arrived ([`runner`]): commands dispatched
+    /// and [`Shell::after_runner`]'s calls, in order.
+    waiting: StoredValue<Vec<Box<dyn FnOnce()>>, LocalStorage>,
 }
 
 impl Shell {
@@ -172,16 +173,25 @@ impl Shell {
         shell
     }
 
-    /// Resolves once the runner is in ([`runner::load`]) and the commands that waited for it
-    /// have run.
+    /// Resolves once the runner is in ([`runner::load`]) and what waited for it has run.
     pub async fn runner_ready(self) {
         runner::load().await;
         let waiting = self
             .waiting
             .try_update_value(std::mem::take)
             .unwrap_or_default();
-        for cmd in waiting {
-            self.dispatch(cmd);
+        for f in waiting {
+            f();
+        }
+    }
+
+    /// Calls `f` now if the runner's module is in ([`runner`], [`crate::late`]), else once it
+    /// is, in order with the commands that wait for it.
+    pub fn after_runner(self, f: impl FnOnce() + 'static) {
+        if crate::late::installed() {
+            f();
+        } else {
+            self.waiting.update_value(|w| w.push(Box::new(f)));
         }
     }
 
@@ -196,7 +206,8 @@ impl Shell {
         // Until the runner's module is in, commands wait (any of them may run a scenario),
         // in order: the first frame needs none of them (`Shell::runner_ready`).
         if !crate::late::installed() {
-            self.waiting.update_value(|w| w.push(cmd));
+            self.waiting
+                .update_value(|w| w.push(Box::new(move || self.dispatch(cmd))));
             return;
         }
         let Some(effects) = self.model.try_update_value(|m| update(m, cmd)) else {
