@@ -71,8 +71,8 @@ impl Deferred {
             request_animation_frame(move || {
                 set_timeout(
                     move || {
-                        // The runner's module was asked for before the first frame; the run
-                        // waits for it (on a fast connection it is in by now).
+                        // The runner's module is asked for only now, so that fetching and
+                        // compiling it takes nothing from the first frame; the run waits for it.
                         leptos::task::spawn_local(async move {
                             shell.runner_ready().await;
                             shell.dispatch(Command::FinishFirstRun);

@@ -167,9 +167,6 @@ impl Shell {
             waiting: StoredValue::new_local(Vec::new()),
         };
         provide_context(shell);
-        // The runner's module is asked for at once; it arrives while the first frame paints.
-        #[cfg(target_arch = "wasm32")]
-        leptos::task::spawn_local(shell.runner_ready());
         shell
     }
 

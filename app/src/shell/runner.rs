@@ -1,7 +1,8 @@
 //! The wasm module `runner`: what the first frame does not need ([`crate::late`]: the runner,
 //! the share link's reader, the scenario's JSON writer, the saved work's reader) arrives after
-//! the first download. The page asks for it as soon as it starts (before mounting when its
-//! address opens more than the default scenario: `main`), the run worker before its first run.
+//! the first download. The page asks for it after the first paint (`panels::deferred`), or before
+//! mounting when its address opens more than the default scenario (`main`); the run worker
+//! before its first run.
 
 use buddyscope::scenario::Scenario;
 
