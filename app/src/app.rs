@@ -32,6 +32,22 @@ fn address() -> (String, String) {
     (get(web_sys::Location::search), get(web_sys::Location::hash))
 }
 
+/// True when the address opens the default scenario and nothing else: no share link, no
+/// parameter the route reads, no saved position to reopen.
+pub fn opens_the_default() -> bool {
+    let (search, hash) = address();
+    // The link is not read here: its reader is in the module `runner` too.
+    if crate::share::fragment_value(&hash).is_some()
+        || Route::parse(&search, "") != Route::default()
+    {
+        return false;
+    }
+    let last = web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(crate::saved::LAST_KEY).ok().flatten());
+    last.is_none()
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let prefs = Prefs::provide();
@@ -42,7 +58,8 @@ pub fn App() -> impl IntoView {
     // Saved work is read (and damaged entries set aside) before anything else opens; an
     // embedded view (`?embed=1`, a slide deck's frame) leaves the user's store alone.
     if route.embed.is_none() {
-        storage::load(shell, None);
+        // Its reader is in the module `runner`: with the commands that wait for it, first.
+        shell.after_runner(move || storage::load(shell, None));
     }
     let link = route.link.is_some();
     let embed = route.embed.clone();

@@ -100,7 +100,10 @@ fn exercise_text(ex: &ResolvedExercise) -> (String, String) {
     {
         return (b.json.to_string(), b.id.to_string());
     }
-    (ex.scenario.to_json_pretty(), "custom".to_string())
+    (
+        crate::late::scenario_json(&ex.scenario),
+        "custom".to_string(),
+    )
 }
 
 /// Judges `answer` to question `q` with the engine and words it for the saved progress.

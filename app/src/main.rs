@@ -11,6 +11,7 @@ mod browser;
 mod captures;
 mod embed;
 mod exercise;
+mod late;
 mod model;
 mod panels;
 mod panic_banner;
@@ -33,6 +34,17 @@ fn main() {
     panic_banner::install();
     #[cfg(feature = "bench")]
     bench::install();
-    leptos::mount::mount_to_body(app::App);
-    panic_banner::maybe_debug_panic();
+    // The default scenario's first frame needs no run; any other start (a share link, a
+    // built-in, compare mode, an exercise set, the embedded view, saved work to reopen) runs a
+    // scenario before its first frame, so the runner's module comes first.
+    if app::opens_the_default() {
+        leptos::mount::mount_to_body(app::App);
+        panic_banner::maybe_debug_panic();
+    } else {
+        wasm_bindgen_futures::spawn_local(async {
+            shell::runner::load().await;
+            leptos::mount::mount_to_body(app::App);
+            panic_banner::maybe_debug_panic();
+        });
+    }
 }

@@ -270,6 +270,11 @@ pub fn quarantine_key(key: &str, taken: impl Fn(&str) -> bool) -> String {
 
 /// Reads every `(key, raw)` pair (keys outside [`PREFIX`] are ignored). `taken` says which
 /// quarantine keys are in use already.
+/// [`read_all`] with plain arguments: what the module `runner` hands over ([`crate::late`]).
+pub fn read_all_items(items: Vec<(String, String)>, taken: &dyn Fn(&str) -> bool) -> Listing {
+    read_all(items, taken)
+}
+
 pub fn read_all(
     items: impl IntoIterator<Item = (String, String)>,
     taken: impl Fn(&str) -> bool,

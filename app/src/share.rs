@@ -130,8 +130,14 @@ pub fn encode(p: &SharePayload) -> String {
     format!("{LINK_VERSION}.{}", URL_SAFE_NO_PAD.encode(z))
 }
 
-/// Decodes a fragment value written by [`encode`] (of this or an older version).
+/// Decodes a fragment value written by [`encode`] (of this or an older version). Its code is
+/// in the wasm module `runner` ([`crate::late`]): only a share link needs it.
 pub fn decode(value: &str) -> Result<SharePayload, ShareError> {
+    (crate::late::get().decode_share)(value)
+}
+
+/// [`decode`]'s work.
+pub fn decode_now(value: &str) -> Result<SharePayload, ShareError> {
     let value = value.trim();
     if value.len() > MAX_LINK_CHARS {
         return Err(ShareError::TooLong { chars: value.len() });

@@ -8,7 +8,7 @@ use buddyscope::run::replay::{
 };
 use buddyscope::run::Timeline;
 use buddyscope::run::{self, Cost, Limits};
-use buddyscope::run::{Run, RunOptions};
+use buddyscope::run::{CheckpointRebuild, Run, RunOptions};
 use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
 
 /// Checkpoints for long scrubber jumps; keep the browser's memory modest.
@@ -175,6 +175,23 @@ impl RunMemory {
     }
 }
 
+/// The run of a scenario without ops: its start state (`run::build`) as a run of no events,
+/// assembled by the engine's recorder as a run with no ops is ([`CheckpointRebuild::into_run`]),
+/// but without the runner, which the first frame does not need (its code is fetched later).
+fn start_run(valid: ValidScenario) -> Run {
+    debug_assert!(valid.ops.is_empty());
+    let run::Start { scenario, engine } = run::build(valid);
+    let initial = engine.node().clone();
+    CheckpointRebuild::new(&initial, CHECKPOINT_BUDGET).into_run(
+        scenario,
+        initial,
+        engine.log,
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    )
+}
+
 impl Session {
     /// Parses, validates and runs `text` (tests; the app loads through the model's commands).
     #[cfg(test)]
@@ -190,7 +207,7 @@ impl Session {
         let mut start = Scenario::clone(&valid);
         start.ops.clear();
         start.tour.clear();
-        let first = Session::run(text, ValidScenario::new(start)?)?;
+        let first = Session::from_run(text, start_run(ValidScenario::new(start)?));
         Ok((first, valid))
     }
 
@@ -410,7 +427,18 @@ pub fn plan_cost(cost: &Cost, limits: &Limits) -> Plan {
 
 /// Runs `valid` with the app's options and limits: the scenario's cost is checked first and a
 /// recording run stops at the event cap (`progress` as in [`buddyscope::run::Runner::progress`]).
+///
+/// In the browser the runner (the engine's every op path) is not in the first download: it is
+/// in the wasm module `runner`, called through [`crate::late`].
 pub fn run_bounded(
+    valid: ValidScenario,
+    progress: buddyscope::run::Progress<'_>,
+) -> Result<Run, ScenarioError> {
+    (crate::late::get().run)(valid, progress)
+}
+
+/// [`run_bounded`]'s work: the engine's runner with the app's options and limits.
+pub fn execute_bounded(
     valid: ValidScenario,
     progress: buddyscope::run::Progress<'_>,
 ) -> Result<Run, ScenarioError> {
@@ -437,6 +465,25 @@ pub(crate) mod tests_support {
 mod tests {
     use super::tests_support::nested;
     use super::*;
+
+    /// The first frame's run of a scenario without ops, made without the runner, is the run
+    /// the runner makes of it: every field, for every built-in's start state (booted, a node of
+    /// zones, `/proc` imports, snapshots).
+    #[test]
+    fn the_start_run_is_the_runners_run_of_no_ops() {
+        for b in buddyscope::scenario::builtin::ALL {
+            let mut start = parse_valid(b.json).unwrap().into_scenario();
+            start.ops.clear();
+            start.tour.clear();
+            let valid = ValidScenario::new(start).unwrap();
+            let want = execute_bounded(valid.clone(), &mut |_, _| {
+                std::ops::ControlFlow::Continue(())
+            })
+            .unwrap();
+            let got = start_run(valid);
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{}", b.id);
+        }
+    }
 
     /// Every built-in runs on the page: no worker, no refusal.
     #[test]

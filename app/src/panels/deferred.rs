@@ -1,10 +1,11 @@
 //! The default scenario's run and the panels below the fold come after the first paint, and
 //! the panels' code arrives then.
 //!
-//! The first frame shows the default scenario's zone after `init` (event 0 of its run): the
-//! run itself (`Session::run`, the largest piece of the start) follows in the task after the
-//! frame that shows the map ([`crate::model::Command::FinishFirstRun`]; anything that reads or
-//! moves the run before then runs it first). The root carries `data-run="initial"` until the run is in
+//! The first frame shows the default scenario's zone after `init` (event 0 of its run, made
+//! without the runner): the run itself (`Session::run`, the largest piece of the start) follows
+//! in the task after the frame that shows the map, once the runner's wasm module is in
+//! ([`crate::late`]; [`crate::model::Command::FinishFirstRun`]; anything that reads or moves
+//! the run before then runs it first). The root carries `data-run="initial"` until the run is in
 //! (or another run replaced it) and `"done"` after.
 //!
 //! Why: building every panel's DOM before the first frame was a third of the work between
@@ -70,19 +71,24 @@ impl Deferred {
             request_animation_frame(move || {
                 set_timeout(
                     move || {
-                        shell.dispatch(Command::FinishFirstRun);
-                        set_timeout(
-                            move || {
-                                set_ready.try_set(true);
-                                set_timeout(
-                                    move || {
-                                        set_settled.try_set(true);
-                                    },
-                                    Duration::ZERO,
-                                );
-                            },
-                            Duration::ZERO,
-                        )
+                        // The runner's module is asked for only now, so that fetching and
+                        // compiling it takes nothing from the first frame; the run waits for it.
+                        leptos::task::spawn_local(async move {
+                            shell.runner_ready().await;
+                            shell.dispatch(Command::FinishFirstRun);
+                            set_timeout(
+                                move || {
+                                    set_ready.try_set(true);
+                                    set_timeout(
+                                        move || {
+                                            set_settled.try_set(true);
+                                        },
+                                        Duration::ZERO,
+                                    );
+                                },
+                                Duration::ZERO,
+                            )
+                        })
                     },
                     Duration::ZERO,
                 )

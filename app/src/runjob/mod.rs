@@ -41,6 +41,7 @@ pub async fn buddyscope_worker_run(
     }
     let valid =
         buddyscope::scenario::parse_valid(&text).map_err(|e| JsError::new(&e.to_string()))?;
+    crate::shell::runner::load().await;
     #[cfg(feature = "bench")]
     let t0 = js_sys::Date::now();
     let run = run_bounded(valid, &mut |done, total| {
@@ -399,7 +400,7 @@ pub fn start_replay(
     let msg = [
         ("kind", JsValue::from("replay")),
         ("file", file.into()),
-        ("start", valid.to_json_pretty().into()),
+        ("start", crate::late::scenario_json(&valid).into()),
         ("profile", profile.into()),
     ];
     if let Err(e) = spawn(shell, job, &msg, Pending::Replay { valid }) {

@@ -15,6 +15,7 @@ pub mod effects;
 pub mod keys;
 pub mod player;
 pub mod replay;
+pub mod runner;
 pub mod storage;
 pub mod view;
 
@@ -143,6 +144,9 @@ pub struct Shell {
     pub prefs: Prefs,
     /// The page under the pointer in the memory map (zone-relative index): the tooltip.
     pub hover: RwSignal<Option<u32>>,
+    /// What was asked before the runner's module arrived ([`runner`]): commands dispatched
+    /// and [`Shell::after_runner`]'s calls, in order.
+    waiting: StoredValue<Vec<Box<dyn FnOnce()>>, LocalStorage>,
 }
 
 impl Shell {
@@ -160,9 +164,32 @@ impl Shell {
             ui_write,
             prefs,
             hover: RwSignal::new(None),
+            waiting: StoredValue::new_local(Vec::new()),
         };
         provide_context(shell);
         shell
+    }
+
+    /// Resolves once the runner is in ([`runner::load`]) and what waited for it has run.
+    pub async fn runner_ready(self) {
+        runner::load().await;
+        let waiting = self
+            .waiting
+            .try_update_value(std::mem::take)
+            .unwrap_or_default();
+        for f in waiting {
+            f();
+        }
+    }
+
+    /// Calls `f` now if the runner's module is in ([`runner`], [`crate::late`]), else once it
+    /// is, in order with the commands that wait for it.
+    pub fn after_runner(self, f: impl FnOnce() + 'static) {
+        if crate::late::installed() {
+            f();
+        } else {
+            self.waiting.update_value(|w| w.push(Box::new(f)));
+        }
     }
 
     /// The shell from context (panics outside the app root: a programming error).
@@ -173,6 +200,13 @@ impl Shell {
     /// Applies `cmd`, tells the views what changed, then performs the effects (which may
     /// dispatch more commands).
     pub fn dispatch(self, cmd: Command) {
+        // Until the runner's module is in, commands wait (any of them may run a scenario),
+        // in order: the first frame needs none of them (`Shell::runner_ready`).
+        if !crate::late::installed() {
+            self.waiting
+                .update_value(|w| w.push(Box::new(move || self.dispatch(cmd))));
+            return;
+        }
         let Some(effects) = self.model.try_update_value(|m| update(m, cmd)) else {
             // Only a dispatch from inside a read of the model gets here: a bug.
             leptos::logging::error!(

@@ -47,7 +47,8 @@ pub fn load(shell: Shell, status: Option<String>) {
         return;
     };
     let items = stored_items(&s);
-    let listing = saved::read_all(items.clone(), |k| s.get_item(k).ok().flatten().is_some());
+    let listing =
+        (crate::late::get().read_saved)(items.clone(), &|k| s.get_item(k).ok().flatten().is_some());
     let mut errors = Vec::new();
     for p in &listing.problems {
         let raw = items
