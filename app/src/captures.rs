@@ -1,7 +1,9 @@
 //! Real kernels on stage: the lab captures the trace panel replays as they come
 //! (`www/captures.txt`, staged into the build by `scripts/stage-captures.sh`): the kernel's own
 //! trace from its drgn snapshot, cut at the lab's snapshot markers, as `buddyscope replay
-//! trace.txt --scenario snapshot-before.json --from-marker … --to-marker …` replays it.
+//! trace.txt --scenario snapshot-before.json --from-marker … --to-marker …` replays it. A
+//! window of a long capture (`lab/capture.py window`) has no markers: it is replayed whole,
+//! from the model's state at its first line.
 
 /// The marker the lab writes where it took the before snapshot.
 pub const BEFORE: &str = "buddyscope: snapshot before";
