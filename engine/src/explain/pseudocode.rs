@@ -340,7 +340,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "// echo 1 > /proc/sys/vm/compact_memory: compact_nodes → lru_add_drain_all, compact_node(each node)",
         ],
         compact_zone => &[
-            "migrate_pfn = zone_start; free_pfn = pageblock_start(zone_end - 1)   // whole_zone",
+            "whole_zone: migrate_pfn = zone_start; free_pfn = pageblock_start(zone_end - 1); else the cached restart points",
             "trace mm_compaction_begin",
             "while compact_finished() == COMPACT_CONTINUE:   // scanners met: COMPLETE; order -1 never stops early; else a free block of order..10 on the MOVABLE/CMA list or a claimable fallback at a pageblock boundary: SUCCESS; trace mm_compaction_finished",
             "    isolate_migratepages(): ISOLATE_NONE → next round",
@@ -351,10 +351,12 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "// order >= 0: compaction_suit_allocation_order: order meets the min watermark → SUCCESS; compaction_suitable: min + compact_gap (2 << order, + low - min above order 3) fails → SKIPPED; order > 3 and 0 <= fragmentation_index <= extfrag_threshold (500) → NOT_SUITABLE_ZONE; trace mm_compaction_suitable",
             "// COMPACT_SUCCESS: compaction_defer_reset(zone, order, false): compact_order_failed = order + 1; trace mm_compaction_defer_reset",
             "// COMPACT_COMPLETE / PARTIAL_SKIPPED: defer_compaction: compact_considered = 0, compact_defer_shift++ (max 6), compact_order_failed = min(it, order); trace mm_compaction_defer_compaction",
-            "compaction_restarting (deferred 64 times at order >= order_failed) and compact_blockskip_flush (a direct compaction's scanners met): __reset_isolation_suitable clears the skip bits of blocks with an LRU page (from the start) or a free page (from the end)",
+            "compaction_restarting (deferred 64 times at order >= order_failed) and compact_blockskip_flush (a direct compaction's scanners met): __reset_isolation_suitable clears the skip bits of blocks with an LRU page (from the start) or a free page (from the end); the first of each sets compact_init_* and compact_cached_* (none: no distance left)",
             "// a direct compaction (capture_control): a block of cc->order freed in this zone goes to the allocation (compaction_capture in __free_one_page): stop, COMPACT_SUCCESS",
             "// MIGRATE_ASYNC / SYNC_LIGHT: -ENOMEM inside a pageblock → rescan the rest of it (finish_pageblock) so it gets its skip bit",
             "// kcompactd's proactive compact_node (order -1, MIGRATE_SYNC_LIGHT): after the scanners-met check, COMPACT_SUCCESS once fragmentation_score_zone <= fragmentation_score_wmark(low), else CONTINUE",
+            "not whole_zone (a direct compaction above SYNC_FULL, kcompactd_do_work): migrate_pfn = compact_cached_migrate_pfn[sync], free_pfn = compact_cached_free_pfn (outside the zone: its ends, written back); migrate_pfn <= compact_init_migrate_pfn: whole_zone",
+            "scanners met: reset_cached_positions (migrate: zone start, free: its last pageblock); whole_zone: COMPLETE, else PARTIAL_SKIPPED; the free pages left: compact_cached_free_pfn = max(it, their highest pageblock)",
         ],
         isolate_migratepages => &[
             "for each pageblock from migrate_pfn while block_end <= free_pfn:",
@@ -364,7 +366,8 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "    32 pages (COMPACT_CLUSTER_MAX) taken and not finishing the block: stop; trace mm_compaction_isolate_migratepages",
             "// a direct compaction at MIGRATE_ASYNC takes only suitable_migration_source blocks: 7.2+ MOVABLE/CMA for a movable or pageblock-order request, else the request's own type; 6.12-7.1 the request's type (MOVABLE and CMA for a movable one); compact_memory and kcompactd take every type",
             "// MIGRATE_ASYNC (skip_on_failure): a page that cannot be taken gives up its cc->order-aligned block: what was taken there goes back, the scan goes on at the next block",
-            "// fast_find_migrateblock (order > 3, skip bits honoured; read by the replay from where the lines jump): the MOVABLE lists below the order from their heads, a free block low in the zone picks the pageblock; move_freelist_tail",
+            "fast_find_migrateblock (order > 3, skip bits honoured, at a pageblock start, not finishing one): the MOVABLE lists below the order from their heads, limit 32 >> fast_search_fail + 1: a free block below high_pfn (first half of the space, an eighth once started) in a pageblock not marked skip picks the pageblock; move_freelist_tail; none: fast_search_fail++, restart at the lowest block found before (reinit_migrate_pfn)",
+            "block scanned through (nothing taken, or finishing it), or not a suitable source: update_cached_migrate: compact_cached_migrate_pfn[0] (and [1] unless ASYNC) = max(it, the block's end)",
         ],
         isolate_freepages => &[
             "for each pageblock from free_pfn down while block_start >= pageblock_end(migrate_pfn):",
@@ -374,6 +377,7 @@ pub fn lines(f: KernelFn) -> &'static [&'static str] {
             "        order >= pageblock_order - 1: its pageblocks become MOVABLE (move_freepages_block)",
             "        free pages cover the folios to move: stop; whole block scanned: set_pageblock_skip",
             "    trace mm_compaction_isolate_freepages; nothing isolated: stride doubles (up to 32)",
+            "whole block scanned: update_pageblock_skip: compact_cached_free_pfn = min(it, the pageblock below)",
         ],
         fast_isolate_freepages => &[
             "cc->order <= 0: return; limit = max(1, freelist_scan_limit >> 1), 256 when the scan starts (free_pfn >= compact_init_free_pfn)",

@@ -2626,48 +2626,45 @@ impl Replayer {
     /// Before an `mm_compaction_isolate_migratepages` line at `start`: `isolate_migratepages`
     /// first ran `fast_find_migrateblock` (v7.3.4 mm/compaction.c:1969-2083), which has no line
     /// of its own but turns the free lists it looks at (`move_freelist_tail`), so a later fast
-    /// search finds them as the kernel did. It runs when the task's compaction is at an order
-    /// above `PAGE_ALLOC_COSTLY_ORDER`, honours skip bits (not `COMPACT_PRIO_SYNC_FULL`), is not
-    /// a direct compaction for a non-movable request below pageblock order, and the migrate
-    /// scanner stands at the zone start or a pageblock start (:1980-2013; `finish_pageblock`,
-    /// which no line shows, is taken as clear). Its walk is the kernel's with `limit` from
-    /// `fast_search_fail` and `high_pfn` from the scanners (:2021-2024); the skip bits it reads
-    /// are not in the replayed model, so they are read from where the line starts: a block of
-    /// the pageblock the line scans is the one found, a block elsewhere below `high_pfn` was
-    /// passed over as skipped.
-    /// The engine's own traces (no task column) come from a model that does not run
-    /// `fast_find_migrateblock` (docs/model-decisions.md row 24): nothing is inferred there.
+    /// search finds them as the kernel did. Whether it searches, its `limit` and `high_pfn` are
+    /// the engine's ([`fast_find_migrateblock_runs`], [`fast_find_migrateblock_window`]) with
+    /// the task's `compact_control` as its lines show it: `finish_pageblock`, which no line
+    /// shows, is set only in the zone's first pageblock (`last_migrated_pfn` is 0 there or in
+    /// that pageblock) or inside a pageblock, where the search does not run anyway. Its walk is
+    /// the engine's; the skip bits it reads are not in the replayed model, so they are read
+    /// from where the line starts: a block of the pageblock the line scans is the one found, a
+    /// block elsewhere below `high_pfn` was passed over as skipped (a start inside a pageblock
+    /// is `reinit_migrate_pfn`'s restart: nothing was found).
     fn fast_find_migrateblock(&mut self, pid: Option<u32>, start: u64) {
-        if pid.is_none() {
-            return;
-        }
         let Some(cc) = self.compact_cc.get(&pid).copied() else {
             return;
         };
-        let Some(order) = cc.order.filter(|&o| o > 3) else {
+        let Some(order) = cc.order else {
             return;
         };
         let pb = PAGEBLOCK_NR_PAGES as u64;
         let zone_start = self.e.zone().cfg.start_pfn;
         let migrate = cc.migrate_pfn;
-        if let Some((prio, movable)) = cc.direct {
-            if prio == 0 || (!movable && u32::from(order) < PAGEBLOCK_ORDER as u32) {
-                return;
-            }
-        }
-        if migrate != zone_start && migrate % pb != 0 {
+        // COMPACT_PRIO_SYNC_FULL ignores the skip hints.
+        let sync_full = matches!(cc.direct, Some((0, _)));
+        let direct_not_movable = matches!(cc.direct, Some((_, false)));
+        let kernel = self.e.zone().cfg.kernel;
+        if !fast_find_migrateblock_runs(
+            kernel,
+            order,
+            sync_full || migrate < pb,
+            migrate,
+            zone_start,
+            direct_not_movable,
+        ) {
             return;
         }
-        let limit = 32u32.checked_shr(cc.fast_search_fail).unwrap_or(0) + 1;
-        let mut distance = cc.free_pfn.wrapping_sub(migrate) >> 1;
-        if migrate != zone_start {
-            distance >>= 2;
-        }
-        let high_pfn = migrate.wrapping_add(distance) & !(pb - 1);
+        let (limit, high_pfn) =
+            fast_find_migrateblock_window(cc.fast_search_fail, migrate, cc.free_pfn, zone_start);
         // A block found puts the scanner at its pageblock's start (:2062-2064); a start inside
         // a pageblock is reinit_migrate_pfn's restart at the lowest block found before
         // (`fast_start_pfn`, :1953-1962, :2079-2082): nothing was found then.
-        let target = (start == zone_start || start.is_multiple_of(pb)).then_some(start);
+        let target = (start == zone_start || start.is_multiple_of(pb)).then_some(start & !(pb - 1));
         let skipped = move |z: &Zone, p: ZonePfn| Some(z.abs_pfn(p) & !(pb - 1)) != target;
         let found = self
             .e
