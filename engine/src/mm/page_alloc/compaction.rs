@@ -2054,6 +2054,18 @@ impl Engine {
         self.counter(Step::KcompactdWake, CounterId::compact_daemon_wake, 0, 1);
     }
 
+    /// For the trace replay: the vm events of one `__alloc_pages_direct_compact` that did not
+    /// give up: `COMPACTSTALL`, then `COMPACTSUCCESS` or `COMPACTFAIL` (v7.3.4
+    /// mm/page_alloc.c:4218-4241).
+    pub fn replay_direct_compact_counted(&mut self, success: bool) {
+        self.counter(Step::DirectCompactStall, CounterId::compact_stall, 0, 1);
+        if success {
+            self.counter(Step::DirectCompactSuccess, CounterId::compact_success, 0, 1);
+        } else {
+            self.counter(Step::DirectCompactFail, CounterId::compact_fail, 0, 1);
+        }
+    }
+
     /// For the trace replay: `KCOMPACTD_MIGRATE_SCANNED` and `KCOMPACTD_FREE_SCANNED` of the
     /// pages kcompactd's compactions scanned (`kcompactd_do_work` :3147-3150, `compact_node`
     /// for proactive compaction :2946-2951).
