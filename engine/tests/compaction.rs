@@ -1088,3 +1088,173 @@ fn a_compaction_starts_where_the_last_one_stopped_and_anew_after_the_scanners_me
     );
     assert_eq!(cached(&at_zero), [0, 0, 0xe00, 0, 0]);
 }
+
+/// A 4096-page zone at pfn 0 on `kernel` with pcp high 0, every other page of the zone
+/// allocated as `fill` (2048 order-1 blocks split, their upper pages freed): 2048 free order-0
+/// pages, no two of them buddies, then an order-3 request of type `mt`.
+fn every_other_page(kernel: &str, fill: &str, mt: &str) -> Run {
+    run(&format!(
+        r#"{{"version": 1, "name": "retry", "kernel": "{kernel}",
+ "zone": {{"pages": 4096, "cpus": 1, "pcp": {{"batch": 1, "high_min": 0, "high_max": 0}}}},
+ "ops": [
+  {{"op": "repeat", "times": 2048, "ops": [
+     {{"op": "alloc", "order": 1, "mt": "{fill}", "as": "pair"}},
+     {{"op": "split", "ref": "pair"}},
+     {{"op": "free", "ref": "pair", "page": 1}}]}},
+  {{"op": "drain", "cpu": "all"}},
+  {{"op": "alloc", "order": 3, "mt": "{mt}", "as": "req"}}
+ ]}}"#
+    ))
+}
+
+/// The slow path's passes as the trace and the narration show them: each
+/// `mm_compaction_try_to_compact_pages` line, each `mm_compaction_end`, the retry decisions and
+/// the failure.
+fn slowpath_passes(r: &Run) -> Vec<String> {
+    trace_text(r)
+        .lines()
+        .filter(|l| {
+            l.starts_with("mm_compaction_try_to_compact_pages")
+                || l.starts_with("mm_compaction_end")
+                || l.contains("should_compact_retry")
+                || l.contains("allocation failed after")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// `should_compact_retry` raises the priority to `COMPACT_PRIO_SYNC_FULL` (v7.3.4
+/// mm/page_alloc.c:4249-4318, v6.12.117 :3809-3873, the same for a non-costly order): an
+/// order-3 GFP_HIGHUSER_MOVABLE request is neither costly nor unmovable, so no compaction runs
+/// before reclaim (7.3 `compact_first` false; 6.12 the early ASYNC one needs the same
+/// condition) and the first is at `DEF_COMPACT_PRIORITY` (SYNC_LIGHT).
+///
+/// * Pass 1: `get_page_from_freelist` fails (no free block above order 0), direct reclaim
+///   (not modelled) fails, `try_to_compact_pages` priority=1. The zone's cached pfns are
+///   still 0 (`struct zone` zeroed), inside a zone at pfn 0: `compact_zone` (v7.3.4
+///   mm/compaction.c:2611-2629) starts both scanners at 0, `whole_zone` because 0 is at
+///   `compact_init_migrate_pfn`; they have met: `COMPACT_COMPLETE` at once.
+/// * Not `__GFP_NORETRY`, not costly; `should_reclaim_retry`: reclaim made progress below the
+///   costly order (`no_progress_loops` 0), but no zone's min watermark holds at order 3 (no
+///   free block of order ≥ 3; reclaimable pages are not modelled): no reclaim retry, and no
+///   highatomic block to unreserve.
+/// * `should_compact_retry(COMPACT_COMPLETE)`: not skipped, not success; `min_priority` =
+///   `MIN_COMPACT_PRIORITY` (SYNC_FULL) for order 3 ≤ `PAGE_ALLOC_COSTLY_ORDER`; SYNC_LIGHT >
+///   SYNC_FULL: priority 0, `compaction_retries` 0, `goto retry`.
+/// * Pass 2: priority=0, `whole_zone` and `ignore_skip_hint`: the migration scanner starts at
+///   the zone start (`reset_cached_positions` put the free scanner at 0xe00), empties
+///   pageblock 0 and the order-3 block freed there is captured: `COMPACT_SUCCESS`.
+#[test]
+fn should_compact_retry_raises_the_priority_to_sync_full() {
+    for kernel in ["v6.12", "v7.3"] {
+        let r = every_other_page(kernel, "movable", "movable");
+        let passes = slowpath_passes(&r);
+        assert_eq!(
+            passes[..4],
+            [
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_HIGHUSER_MOVABLE priority=1",
+                "mm_compaction_end: zone_start=0x0 migrate_pfn=0x0 free_pfn=0x0 zone_end=0x1000, mode=sync status=complete",
+                "# info: should_compact_retry: order=3 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=complete retries=0 max_retries=16: retry at COMPACT_PRIO_SYNC_FULL",
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_HIGHUSER_MOVABLE priority=0",
+            ],
+            "{kernel}"
+        );
+        assert_eq!(passes.len(), 5, "{kernel}: {passes:#?}");
+        assert!(
+            passes[4].starts_with("mm_compaction_end: zone_start=0x0 migrate_pfn=0x")
+                && passes[4].ends_with("mode=sync status=success"),
+            "{kernel}: {}",
+            passes[4]
+        );
+        let z = r.final_node.active();
+        let req = (0..4096).find(|&p| z.page_owner(p) == owner_of(&r, "req"));
+        assert!(
+            req.is_some_and(|p| p % 8 == 0 && p < 0x200),
+            "{kernel}: {req:?}"
+        );
+        assert!(
+            vmstat(&r).contains("compact_stall 2\ncompact_fail 1\ncompact_success 1\n"),
+            "{kernel}: {}",
+            vmstat(&r)
+        );
+    }
+}
+
+/// The escalation runs out: every other page is Unmovable (not LRU: no compaction can move
+/// it), so every priority's compaction scans the zone and isolates nothing. An order-3
+/// GFP_KERNEL request is not movable, so its first compaction is `INIT_COMPACT_PRIORITY`
+/// (ASYNC) before reclaim: 7.3's `compact_first` (v7.3.4 mm/page_alloc.c:4836-4840), 6.12's
+/// compaction after the first attempt (v6.12.117 :4389-4420).
+///
+/// * ASYNC: the cached pfns 0 lie in the zone: met at once, `COMPACT_COMPLETE`. 7.3: not
+///   `__GFP_NORETRY`: priority back to `DEF_COMPACT_PRIORITY`, `goto retry`; 6.12: not costly,
+///   the loop's priority is still `DEF_COMPACT_PRIORITY`.
+/// * Reclaim, SYNC_LIGHT from the zone's ends (`reset_cached_positions`): the scanners meet
+///   at 0xe00 with nothing isolated, `COMPACT_COMPLETE`; `should_reclaim_retry` no (no order-3
+///   block); `should_compact_retry`: SYNC_LIGHT > SYNC_FULL → SYNC_FULL, retry.
+/// * Reclaim, SYNC_FULL (whole zone, skip hints ignored): the same, `COMPACT_COMPLETE`;
+///   `should_compact_retry`: priority already `MIN_COMPACT_PRIORITY`, no retry: the kernel's
+///   next step is the OOM killer, which the model does not run: the request fails after three
+///   `get_page_from_freelist` attempts, three stalls, three fails.
+#[test]
+fn should_compact_retry_gives_up_at_min_compact_priority() {
+    for kernel in ["v6.12", "v7.3"] {
+        let r = every_other_page(kernel, "unmovable", "unmovable");
+        let passes = slowpath_passes(&r);
+        assert_eq!(
+            passes,
+            [
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_KERNEL priority=2",
+                "mm_compaction_end: zone_start=0x0 migrate_pfn=0x0 free_pfn=0x0 zone_end=0x1000, mode=async status=complete",
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_KERNEL priority=1",
+                "mm_compaction_end: zone_start=0x0 migrate_pfn=0xe00 free_pfn=0xe00 zone_end=0x1000, mode=sync status=complete",
+                "# info: should_compact_retry: order=3 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=complete retries=0 max_retries=16: retry at COMPACT_PRIO_SYNC_FULL",
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_KERNEL priority=0",
+                "mm_compaction_end: zone_start=0x0 migrate_pfn=0xe00 free_pfn=0xe00 zone_end=0x1000, mode=sync status=complete",
+                "# info: should_compact_retry: order=3 priority=COMPACT_PRIO_SYNC_FULL compaction_result=complete retries=0 max_retries=16: no retry",
+                "# failure: order-3 Unmovable allocation failed after 3 slow-path attempt(s): reclaim and compaction gave up; the kernel would now invoke the OOM killer (not modelled)",
+            ],
+            "{kernel}"
+        );
+        assert!(
+            vmstat(&r).contains("compact_stall 3\ncompact_fail 3\ncompact_success 0\n"),
+            "{kernel}: {}",
+            vmstat(&r)
+        );
+    }
+}
+
+/// A costly request retries only with `__GFP_RETRY_MAYFAIL` (v7.3.4 mm/page_alloc.c:5004-5006;
+/// v6.12.117 :4504-4506), and its priority stops at `MIN_COMPACT_COSTLY_PRIORITY` (SYNC_LIGHT):
+/// an order-9 request in the unmovable-filled zone gets one ASYNC and one SYNC_LIGHT
+/// compaction either way. With the flag, `should_compact_retry(COMPACT_COMPLETE)` at
+/// SYNC_LIGHT is at the costly floor: no retry. Without it, the loop stops before asking.
+#[test]
+fn a_costly_request_never_compacts_at_sync_full() {
+    use buddyscope::mm::{boot_engine, gfp::*, Kernel, Step, ZoneParams};
+    for kernel in [Kernel::V6_12, Kernel::V7_3] {
+        for gfp in [GFP_KERNEL, GFP_KERNEL | __GFP_RETRY_MAYFAIL] {
+            let mut p = ZoneParams::new(4096);
+            p.kernel = kernel;
+            p.high_max = Some(0);
+            let mut e = boot_engine(&p);
+            let pages: Vec<u32> = (0..4096u32)
+                .map_while(|i| e.alloc_pages(GFP_KERNEL, 0, 0, i + 1, false))
+                .collect();
+            for &pfn in pages.iter().filter(|&&pfn| pfn % 2 == 1) {
+                e.free_pages(pfn, 0, 0);
+            }
+            e.drain_all_pages();
+            e.log.events.clear();
+            assert!(e.alloc_pages(gfp, 9, 0, 9999, false).is_none());
+            let count = |s: Step| e.log.events.iter().filter(|ev| ev.step == s).count();
+            assert_eq!(count(Step::TryToCompactPages), 2, "{kernel:?} {gfp:#x}");
+            let asked = usize::from(gfp & __GFP_RETRY_MAYFAIL != 0);
+            assert_eq!(
+                count(Step::ShouldCompactRetry),
+                asked,
+                "{kernel:?} {gfp:#x}"
+            );
+        }
+    }
+}

@@ -355,4 +355,7 @@ steps! {
     ResetCachedPositions => compact_zone: 16,
     UpdateCachedMigrate => isolate_migratepages: 8,
     UpdateCachedFree => isolate_freepages: 7,
+    // The slow path's retry loop (page_alloc/alloc.rs).
+    ShouldReclaimRetry => __alloc_pages_slowpath: 7,
+    ShouldCompactRetry => __alloc_pages_slowpath: 8,
 }

@@ -236,8 +236,9 @@ pub const EXTFRAG_THRESHOLD: i64 = 500;
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 const PAGE_ALLOC_COSTLY_ORDER: u8 = 3;
 
-/// `enum compact_priority`: the sync priorities the `compact` op takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `enum compact_priority`: the sync priorities the `compact` op takes. Ordered as the C's
+/// values: a lower one is a stronger compaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CompactPriority {
     /// `COMPACT_PRIO_SYNC_FULL` = `MIN_COMPACT_PRIORITY`: the whole zone, skip hints and
     /// block suitability ignored, never deferred.
@@ -249,6 +250,17 @@ pub enum CompactPriority {
     /// taken gives up its `cc->order` block (`skip_on_failure`), only pageblocks of the
     /// request's type are sources.
     Async = 2,
+}
+
+impl CompactPriority {
+    /// The `COMPACTION_PRIORITY` name (include/trace/events/mmflags.h).
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            CompactPriority::SyncFull => "COMPACT_PRIO_SYNC_FULL",
+            CompactPriority::SyncLight => "COMPACT_PRIO_SYNC_LIGHT",
+            CompactPriority::Async => "COMPACT_PRIO_ASYNC",
+        }
+    }
 }
 
 /// What `compact_node` did in the zones it compacted: the folios moved (for the runner's names)
@@ -2012,6 +2024,24 @@ impl Engine {
             return CompactResult::Skipped;
         }
         CompactResult::Continue
+    }
+
+    /// `compaction_zonelist_suitable` (v7.3.4 mm/compaction.c:2479-2509; v6.12.117 :2454,
+    /// the same test): a zone of the zonelist that would pass `__compaction_suitable` at the
+    /// min watermark with its free pages and a `1/order` share of its reclaimable ones (none:
+    /// the LRU is not modelled). No tracepoint: `__compaction_suitable` has none.
+    pub(crate) fn compaction_zonelist_suitable(&mut self, order: u8) -> bool {
+        for zone in self.zonelist() {
+            self.select_zone(Step::ZonelistNext, zone);
+            let mut mark = self.zone().watermark[WMARK_MIN] + (2u64 << order);
+            if order > PAGE_ALLOC_COSTLY_ORDER {
+                mark += self.zone().watermark[WMARK_LOW] - self.zone().watermark[WMARK_MIN];
+            }
+            if self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone().nr_free_pages) {
+                return true;
+            }
+        }
+        false
     }
 
     /// `compaction_suitable` (v7.2.13 mm/compaction.c:2436): the order-0 watermark plus
