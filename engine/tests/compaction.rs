@@ -470,32 +470,39 @@ fn compact_for_order9_stops_at_the_first_free_order9_block() {
     assert!(r.final_node.active().nr_free()[9..].iter().sum::<u64>() >= 1);
 }
 
-/// A 4096-page v7.2 zone: a, b, c (order-10 movable) split and every other page freed, d and e
-/// (order-9 unmovable) hold the last order-10 block; after the drain 1536 order-0 pages are
-/// free and no block above order 0. A movable order-9 request fails the fast path; the slow
-/// path's `compact_first` (v7.2.13 mm/page_alloc.c:4833, costly order) runs
+/// A 4096-page v7.2 zone at pfn 0x1000: a, b, c (order-10 movable) split and every other page
+/// freed, d and e (order-9 unmovable) hold the last order-10 block; after the drain 1536 order-0
+/// pages are free and no block above order 0. A movable order-9 request fails the fast path; the
+/// slow path's `compact_first` (v7.2.13 mm/page_alloc.c:4833, costly order) runs
 /// `__alloc_pages_direct_compact` at `COMPACT_PRIO_ASYNC` (2) before any reclaim:
-/// `compaction_deferred` lets it run, `compaction_suitable` says continue, `compact_zone` in
-/// `MIGRATE_ASYNC` from the zone's ends. The migration scanner takes pageblock 0's 256 pages;
-/// the first target asked for runs `fast_isolate_freepages` (v7.3.4 mm/compaction.c:1553-1719,
-/// the same in 7.2.13): free_pfn 0xe00, migrate_pfn 0x200, distance 0xc00, so `low_pfn`
-/// `pageblock_start_pfn(0xe00 - 0x300)` = 0xa00 and `min_pfn` `pageblock_start_pfn(0xe00 -
-/// 0x600)` = 0x800 (:1580-1582); free_pfn is `compact_init_free_pfn`, so the search is the
-/// starting one, `limit` 256 (:1572-1575); orders 8..1 have no free block (:1603), the order-0
-/// MOVABLE list walked from its tail holds a's pages (below 0x400) first: 256 entries, none at
-/// or above `min_pfn`, nothing taken (:1610-1636). `highest` (0x200) is below `min_pfn`, so a
-/// direct compaction takes the min mark: free_pfn = 0x800 (:1693-1702); the ASYNC direct
-/// compaction does not search around it (:1518). The linear free scanner then runs from 0x800
-/// down, the scanners meet in pageblock 1 and the compaction is `COMPACT_COMPLETE` without a
-/// free order-9 block: no capture, `compact_fail` (mm/page_alloc.c:4236-4243); the allocation
-/// is made after reclaim's drain.
+/// `compaction_deferred` lets it run, `compaction_suitable` says continue. `compact_zone` is
+/// not `whole_zone` (v7.3.4 mm/compaction.c:2614-2629): the zone's cached pfns are still 0,
+/// below the zone, so the scanners start at its ends (0x1000, 0x1e00) and 0x1000 is above
+/// `compact_init_migrate_pfn` (0). `fast_find_migrateblock` (:1969) searches (order 9 > 3,
+/// movable, at the zone start, `finish_pageblock` clear: `last_migrated_pfn` 0 is another
+/// pageblock): the MOVABLE lists of orders 8..3 are empty, nothing found, `fast_search_fail`
+/// 1, no `fast_start_pfn`: the linear scan from 0x1000, which takes 32 pages
+/// (`COMPACT_CLUSTER_MAX`) of a's, every other page, and stops at 0x1040. The first target
+/// asked for runs `fast_isolate_freepages` (:1553-1719): free_pfn 0x1e00, migrate_pfn 0x1040,
+/// distance 0xdc0, so `low_pfn` `pageblock_start_pfn(0x1e00 - 0x370)` = 0x1a00 and `min_pfn`
+/// `pageblock_start_pfn(0x1e00 - 0x6e0)` = 0x1600 (:1580-1582); free_pfn is at or above
+/// `compact_init_free_pfn` (0), so the search is the starting one, `limit` 256 (:1572-1575);
+/// orders 8..1 have no free block (:1603), the order-0 MOVABLE list walked from its tail holds
+/// a's pages first: 256 entries, none at or above `min_pfn`, nothing taken (:1610-1636).
+/// `highest` is below `min_pfn`, so a direct compaction takes the min mark: free_pfn = 0x1600
+/// (:1693-1702); the ASYNC direct compaction does not search around it (:1518). The linear
+/// free scanner then runs from 0x1600 down (stride 32). The migration scanner goes on in
+/// batches of 32 through pageblock 0 (a's 256 pages); once it has left that order-9 block
+/// (0x1220), `check_drain` drains the pcp of the freed sources (:2750-2766), they merge, and
+/// `compaction_capture` hands the order-9 block at 0x1000 to the allocation: `COMPACT_SUCCESS`,
+/// `compact_stall` and `compact_success` (mm/page_alloc.c:4218-4233).
 #[test]
 fn a_thp_direct_compaction_starts_its_free_scanner_at_the_fast_search_min_mark() {
     let mut ops = thp_capture::fragmented_before_thp();
     let before = ops.len();
     ops.push(r#"{"op": "alloc", "order": 9, "mt": "movable", "as": "thp"}"#.into());
     let text = format!(
-        r#"{{"version": 1, "name": "thp", "kernel": "v7.2", "zone": {{"pages": 4096, "cpus": 1}}, "ops": [{}]}}"#,
+        r#"{{"version": 1, "name": "thp", "kernel": "v7.2", "zone": {{"pages": 4096, "start_pfn": 4096, "cpus": 1}}, "ops": [{}]}}"#,
         ops.join(",\n")
     );
     let r = run(&text);
@@ -520,22 +527,25 @@ fn a_thp_direct_compaction_starts_its_free_scanner_at_the_fast_search_min_mark()
     assert_eq!(
         scanners,
         [
-            "mm_compaction_begin: zone_start=0x0 migrate_pfn=0x0 free_pfn=0xe00 zone_end=0x1000, mode=async",
-            "mm_compaction_isolate_migratepages: range=(0x0 ~ 0x200) nr_scanned=512 nr_taken=256",
-            "mm_compaction_fast_isolate_freepages: range=(0x800 ~ 0xe00) nr_scanned=256 nr_taken=0",
-            // Stride 32 (ASYNC): every 32nd pfn of pageblock 4, its 16 free ones among them.
-            "mm_compaction_isolate_freepages: range=(0x800 ~ 0xa00) nr_scanned=16 nr_taken=16",
+            "mm_compaction_begin: zone_start=0x1000 migrate_pfn=0x1000 free_pfn=0x1e00 zone_end=0x2000, mode=async",
+            "mm_compaction_isolate_migratepages: range=(0x1000 ~ 0x1040) nr_scanned=64 nr_taken=32",
+            "mm_compaction_fast_isolate_freepages: range=(0x1600 ~ 0x1e00) nr_scanned=256 nr_taken=0",
+            // Stride 32 (ASYNC): every 32nd pfn of pageblock 3, its 16 free ones among them.
+            "mm_compaction_isolate_freepages: range=(0x1600 ~ 0x1800) nr_scanned=16 nr_taken=16",
         ]
     );
-    assert!(!lines[first..]
+    assert!(lines[first..].iter().any(|l| l.starts_with(
+        "mm_compaction_end: zone_start=0x1000 migrate_pfn=0x1220 free_pfn=0x141f zone_end=0x2000, mode=async status=success"
+    )));
+    assert!(lines[first..]
         .iter()
-        .any(|l| l.contains("compaction_capture")));
+        .any(|l| l.contains("compaction_capture: the order-9 block at 0x1000")));
     let z = r.final_node.active();
     assert_eq!(z.page_kind(0), PageKind::Other);
     assert_eq!(z.page_owner(0), owner_of(&r, "thp"));
     let vm = buddyscope::scenario::procfs::vmstat_compaction(&r.final_node, &r.stats);
     assert!(
-        vm.contains("compact_stall 1\ncompact_fail 1\ncompact_success 0\n"),
+        vm.contains("compact_stall 1\ncompact_fail 0\ncompact_success 1\n"),
         "{vm}"
     );
     assert_eq!(r.op_defs.len(), before + 1);
@@ -598,14 +608,17 @@ fn fragmentation_score_and_its_watermarks() {
 /// `compact_daemon_*_scanned` equal `compact_*_scanned`; no direct compaction: no stall.
 #[test]
 fn kcompactd_do_work_compacts_for_the_order_asked() {
-    let r = fragmented("", r#", {"op": "kcompactd", "order": 9}"#);
+    let r = fragmented(
+        r#", "start_pfn": 4096"#,
+        r#", {"op": "kcompactd", "order": 9}"#,
+    );
     let trace = trace_text(&r);
     let ends: Vec<&str> = trace
         .lines()
         .filter(|l| l.starts_with("mm_compaction_begin") || l.starts_with("mm_compaction_end"))
         .collect();
     assert_eq!(ends.len(), 2, "{ends:?}");
-    assert!(ends[0].ends_with("migrate_pfn=0x0 free_pfn=0xe00 zone_end=0x1000, mode=sync"));
+    assert!(ends[0].ends_with("migrate_pfn=0x1000 free_pfn=0x1e00 zone_end=0x2000, mode=sync"));
     assert!(ends[1].ends_with("status=success"), "{}", ends[1]);
     assert!(trace.contains("mm_compaction_defer_reset: node=0 zone=Normal   order=9"));
     let vm = vmstat(&r);
@@ -669,7 +682,10 @@ fn kcompactd_writes_its_wake_and_sleep_lines() {
             })
             .collect()
     };
-    let r = fragmented("", r#", {"op": "kcompactd", "order": 9}"#);
+    let r = fragmented(
+        r#", "start_pfn": 4096"#,
+        r#", {"op": "kcompactd", "order": 9}"#,
+    );
     assert_eq!(
         kcompactd_lines(&r),
         [
@@ -948,4 +964,297 @@ fn fast_isolate_freepages_takes_the_top_quarters_blocks_then_falls_back_to_the_m
     let fast: u64 = 64 + 32 + 256;
     let linear: u64 = 384 + 448;
     assert!(r.stats.compact_free_scanned >= fast + linear);
+}
+
+/// The fragmented zone of `compact-memory-fragmented` (pcp high 0) at `start_pfn`, a kernel
+/// v7.3, then `extra` ops.
+fn fragmented_at(start_pfn: u64, extra: &str) -> Run {
+    run(&format!(
+        r#"{{"version": 1, "name": "cached", "kernel": "v7.3",
+ "zone": {{"pages": 4096, "start_pfn": {start_pfn}, "cpus": 1, "pcp": {{"batch": 1, "high_min": 0, "high_max": 0}}}},
+ "ops": [
+  {{"op": "repeat", "times": 2000, "ops": [
+     {{"op": "alloc", "order": 1, "mt": "movable", "as": "pair"}},
+     {{"op": "split", "ref": "pair"}},
+     {{"op": "free", "ref": "pair", "page": 1}}]}},
+  {{"op": "drain", "cpu": "all"}}{extra}
+ ]}}"#
+    ))
+}
+
+/// The `mm_compaction_begin` and `mm_compaction_end` lines of a run, in order.
+fn begin_end(r: &Run) -> Vec<String> {
+    trace_text(r)
+        .lines()
+        .filter(|l| l.starts_with("mm_compaction_begin") || l.starts_with("mm_compaction_end"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The zone's compaction restart points as its JSON has them: `[migrate async, migrate sync,
+/// free, init migrate, init free]`.
+fn cached(r: &Run) -> [u64; 5] {
+    let z = serde_json::to_value(r.final_node.active()).unwrap();
+    let c = &z["compact_cached"];
+    let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+    [
+        n(&c["migrate"][0]),
+        n(&c["migrate"][1]),
+        n(&c["free"]),
+        n(&c["init_migrate"]),
+        n(&c["init_free"]),
+    ]
+}
+
+/// The cached scanner positions, worked from v7.3.4 mm/compaction.c (the same in v6.12.117), on
+/// the fragmented zone at pfn 0x1000 (every other page free; the free blocks above order 0
+/// are an order-5 at 0x1fa0 and an order-6 at 0x1fc0):
+///
+/// * `compact` at order 9, `COMPACT_PRIO_SYNC_LIGHT`: `compact_zone_order` is not `whole_zone`
+///   (:2815), so `compact_zone` reads `compact_cached_migrate_pfn[1]` and
+///   `compact_cached_free_pfn` (:2615-2616): still 0, below the zone, so the free scanner starts
+///   at `pageblock_start_pfn(0x1fff)` = 0x1e00 and the migration scanner at 0x1000, both written
+///   back (:2617-2625); 0x1000 is above `compact_init_migrate_pfn` (0): not `whole_zone`
+///   (:2627). `fast_find_migrateblock` finds nothing below `high_pfn` 0x1600 (the order-5 and
+///   -6 blocks are above it), so the linear scan takes 32 pages of pageblock 0, migrates them,
+///   then (`finish_pageblock`: the same pageblock as `last_migrated_pfn`) the other 224 to the
+///   pageblock's end: `update_cached_migrate(0x1200)` (:1306-1312) sets both cached migrate
+///   pfns to `pageblock_end_pfn(0x1200)` = 0x1400 (:435-451). The first fast search took the
+///   order-6 block, in pageblock 0x1e00 = `compact_cached_free_pfn`, so the cached free pfn
+///   becomes 0x1e00 - 0x200 = 0x1c00 (:1708-1711). Pageblock 0 freed whole: `COMPACT_SUCCESS`.
+/// * The order-9 block is allocated; the next `compact` starts where the first stopped:
+///   migrate 0x1400, free 0x1c00.
+///
+/// With a pinned page in every pageblock no order-9 block can form: the first compaction's
+/// scanners meet (0x1800); `__compact_finished` calls `reset_cached_positions` (:2289:
+/// migrate pfns 0x1000, free pfn 0x1e00) and, not `whole_zone`, says `COMPACT_PARTIAL_SKIPPED`
+/// (:2300-2303), which defers (`defer_compaction`); the second is deferred, the third begins
+/// at the zone's ends again.
+///
+/// A zone at pfn 0: the zeroed cached pfns are inside it, so the first compaction that is not
+/// `whole_zone` starts with both scanners at pfn 0, `whole_zone` because 0 is at
+/// `compact_init_migrate_pfn` (0): met at once, `COMPACT_COMPLETE`, and the positions reset.
+#[test]
+fn a_compaction_starts_where_the_last_one_stopped_and_anew_after_the_scanners_met() {
+    let compact = r#", {"op": "compact", "order": 9, "priority": 1}"#;
+    let alloc = r#", {"op": "alloc", "order": 9, "mt": "unmovable"}"#;
+    let first = fragmented_at(4096, compact);
+    assert_eq!(
+        begin_end(&first),
+        [
+            "mm_compaction_begin: zone_start=0x1000 migrate_pfn=0x1000 free_pfn=0x1e00 zone_end=0x2000, mode=sync",
+            "mm_compaction_end: zone_start=0x1000 migrate_pfn=0x1200 free_pfn=0x1e00 zone_end=0x2000, mode=sync status=success",
+        ]
+    );
+    // compact_init_* are set by __reset_isolation_suitable only.
+    assert_eq!(cached(&first), [0x1400, 0x1400, 0x1c00, 0, 0]);
+    let second = fragmented_at(4096, &format!("{compact}{alloc}{compact}"));
+    assert_eq!(
+        begin_end(&second)[2],
+        "mm_compaction_begin: zone_start=0x1000 migrate_pfn=0x1400 free_pfn=0x1c00 zone_end=0x2000, mode=sync"
+    );
+
+    let pins: String = (0..8)
+        .map(|k| {
+            format!(
+                r#", {{"op": "alloc_contig_range", "pfn": {}, "nr_pages": 1}}"#,
+                0x1000 + 0x200 * k + 5
+            )
+        })
+        .collect();
+    let met = fragmented_at(4096, &format!("{pins}{compact}"));
+    assert_eq!(
+        begin_end(&met)[1],
+        "mm_compaction_end: zone_start=0x1000 migrate_pfn=0x1800 free_pfn=0x1800 zone_end=0x2000, mode=sync status=partial_skipped"
+    );
+    assert_eq!(cached(&met), [0x1000, 0x1000, 0x1e00, 0, 0]);
+    let again = fragmented_at(4096, &format!("{pins}{compact}{compact}{compact}"));
+    let trace = trace_text(&again);
+    assert!(trace.contains(
+        "mm_compaction_deferred: node=0 zone=Normal   order=9 order_failed=0 consider=1 limit=2"
+    ));
+    assert_eq!(
+        begin_end(&again)[2],
+        "mm_compaction_begin: zone_start=0x1000 migrate_pfn=0x1000 free_pfn=0x1e00 zone_end=0x2000, mode=sync"
+    );
+
+    let at_zero = fragmented_at(0, compact);
+    assert_eq!(
+        begin_end(&at_zero),
+        [
+            "mm_compaction_begin: zone_start=0x0 migrate_pfn=0x0 free_pfn=0x0 zone_end=0x1000, mode=sync",
+            "mm_compaction_end: zone_start=0x0 migrate_pfn=0x0 free_pfn=0x0 zone_end=0x1000, mode=sync status=complete",
+        ]
+    );
+    assert_eq!(cached(&at_zero), [0, 0, 0xe00, 0, 0]);
+}
+
+/// A 4096-page zone at pfn 0 on `kernel` with pcp high 0, every other page of the zone
+/// allocated as `fill` (2048 order-1 blocks split, their upper pages freed): 2048 free order-0
+/// pages, no two of them buddies, then an order-3 request of type `mt`.
+fn every_other_page(kernel: &str, fill: &str, mt: &str) -> Run {
+    run(&format!(
+        r#"{{"version": 1, "name": "retry", "kernel": "{kernel}",
+ "zone": {{"pages": 4096, "cpus": 1, "pcp": {{"batch": 1, "high_min": 0, "high_max": 0}}}},
+ "ops": [
+  {{"op": "repeat", "times": 2048, "ops": [
+     {{"op": "alloc", "order": 1, "mt": "{fill}", "as": "pair"}},
+     {{"op": "split", "ref": "pair"}},
+     {{"op": "free", "ref": "pair", "page": 1}}]}},
+  {{"op": "drain", "cpu": "all"}},
+  {{"op": "alloc", "order": 3, "mt": "{mt}", "as": "req"}}
+ ]}}"#
+    ))
+}
+
+/// The slow path's passes as the trace and the narration show them: each
+/// `mm_compaction_try_to_compact_pages` line, each `mm_compaction_end`, the retry decisions and
+/// the failure.
+fn slowpath_passes(r: &Run) -> Vec<String> {
+    trace_text(r)
+        .lines()
+        .filter(|l| {
+            l.starts_with("mm_compaction_try_to_compact_pages")
+                || l.starts_with("mm_compaction_end")
+                || l.contains("should_compact_retry")
+                || l.contains("allocation failed after")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// `should_compact_retry` raises the priority to `COMPACT_PRIO_SYNC_FULL` (v7.3.4
+/// mm/page_alloc.c:4249-4318, v6.12.117 :3809-3873, the same for a non-costly order): an
+/// order-3 GFP_HIGHUSER_MOVABLE request is neither costly nor unmovable, so no compaction runs
+/// before reclaim (7.3 `compact_first` false; 6.12 the early ASYNC one needs the same
+/// condition) and the first is at `DEF_COMPACT_PRIORITY` (SYNC_LIGHT).
+///
+/// * Pass 1: `get_page_from_freelist` fails (no free block above order 0), direct reclaim
+///   (not modelled) fails, `try_to_compact_pages` priority=1. The zone's cached pfns are
+///   still 0 (`struct zone` zeroed), inside a zone at pfn 0: `compact_zone` (v7.3.4
+///   mm/compaction.c:2611-2629) starts both scanners at 0, `whole_zone` because 0 is at
+///   `compact_init_migrate_pfn`; they have met: `COMPACT_COMPLETE` at once.
+/// * Not `__GFP_NORETRY`, not costly; `should_reclaim_retry`: reclaim made progress below the
+///   costly order (`no_progress_loops` 0), but no zone's min watermark holds at order 3 (no
+///   free block of order ≥ 3; reclaimable pages are not modelled): no reclaim retry, and no
+///   highatomic block to unreserve.
+/// * `should_compact_retry(COMPACT_COMPLETE)`: not skipped, not success; `min_priority` =
+///   `MIN_COMPACT_PRIORITY` (SYNC_FULL) for order 3 ≤ `PAGE_ALLOC_COSTLY_ORDER`; SYNC_LIGHT >
+///   SYNC_FULL: priority 0, `compaction_retries` 0, `goto retry`.
+/// * Pass 2: priority=0, `whole_zone` and `ignore_skip_hint`: the migration scanner starts at
+///   the zone start (`reset_cached_positions` put the free scanner at 0xe00), empties
+///   pageblock 0 and the order-3 block freed there is captured: `COMPACT_SUCCESS`.
+#[test]
+fn should_compact_retry_raises_the_priority_to_sync_full() {
+    for kernel in ["v6.12", "v7.3"] {
+        let r = every_other_page(kernel, "movable", "movable");
+        let passes = slowpath_passes(&r);
+        assert_eq!(
+            passes[..4],
+            [
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_HIGHUSER_MOVABLE priority=1",
+                "mm_compaction_end: zone_start=0x0 migrate_pfn=0x0 free_pfn=0x0 zone_end=0x1000, mode=sync status=complete",
+                "# info: should_compact_retry: order=3 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=complete retries=0 max_retries=16: retry at COMPACT_PRIO_SYNC_FULL",
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_HIGHUSER_MOVABLE priority=0",
+            ],
+            "{kernel}"
+        );
+        assert_eq!(passes.len(), 5, "{kernel}: {passes:#?}");
+        assert!(
+            passes[4].starts_with("mm_compaction_end: zone_start=0x0 migrate_pfn=0x")
+                && passes[4].ends_with("mode=sync status=success"),
+            "{kernel}: {}",
+            passes[4]
+        );
+        let z = r.final_node.active();
+        let req = (0..4096).find(|&p| z.page_owner(p) == owner_of(&r, "req"));
+        assert!(
+            req.is_some_and(|p| p % 8 == 0 && p < 0x200),
+            "{kernel}: {req:?}"
+        );
+        assert!(
+            vmstat(&r).contains("compact_stall 2\ncompact_fail 1\ncompact_success 1\n"),
+            "{kernel}: {}",
+            vmstat(&r)
+        );
+    }
+}
+
+/// The escalation runs out: every other page is Unmovable (not LRU: no compaction can move
+/// it), so every priority's compaction scans the zone and isolates nothing. An order-3
+/// GFP_KERNEL request is not movable, so its first compaction is `INIT_COMPACT_PRIORITY`
+/// (ASYNC) before reclaim: 7.3's `compact_first` (v7.3.4 mm/page_alloc.c:4836-4840), 6.12's
+/// compaction after the first attempt (v6.12.117 :4389-4420).
+///
+/// * ASYNC: the cached pfns 0 lie in the zone: met at once, `COMPACT_COMPLETE`. 7.3: not
+///   `__GFP_NORETRY`: priority back to `DEF_COMPACT_PRIORITY`, `goto retry`; 6.12: not costly,
+///   the loop's priority is still `DEF_COMPACT_PRIORITY`.
+/// * Reclaim, SYNC_LIGHT from the zone's ends (`reset_cached_positions`): the scanners meet
+///   at 0xe00 with nothing isolated, `COMPACT_COMPLETE`; `should_reclaim_retry` no (no order-3
+///   block); `should_compact_retry`: SYNC_LIGHT > SYNC_FULL → SYNC_FULL, retry.
+/// * Reclaim, SYNC_FULL (whole zone, skip hints ignored): the same, `COMPACT_COMPLETE`;
+///   `should_compact_retry`: priority already `MIN_COMPACT_PRIORITY`, no retry: the kernel's
+///   next step is the OOM killer, which the model does not run: the request fails after three
+///   `get_page_from_freelist` attempts, three stalls, three fails.
+#[test]
+fn should_compact_retry_gives_up_at_min_compact_priority() {
+    for kernel in ["v6.12", "v7.3"] {
+        let r = every_other_page(kernel, "unmovable", "unmovable");
+        let passes = slowpath_passes(&r);
+        assert_eq!(
+            passes,
+            [
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_KERNEL priority=2",
+                "mm_compaction_end: zone_start=0x0 migrate_pfn=0x0 free_pfn=0x0 zone_end=0x1000, mode=async status=complete",
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_KERNEL priority=1",
+                "mm_compaction_end: zone_start=0x0 migrate_pfn=0xe00 free_pfn=0xe00 zone_end=0x1000, mode=sync status=complete",
+                "# info: should_compact_retry: order=3 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=complete retries=0 max_retries=16: retry at COMPACT_PRIO_SYNC_FULL",
+                "mm_compaction_try_to_compact_pages: order=3 gfp_mask=GFP_KERNEL priority=0",
+                "mm_compaction_end: zone_start=0x0 migrate_pfn=0xe00 free_pfn=0xe00 zone_end=0x1000, mode=sync status=complete",
+                "# info: should_compact_retry: order=3 priority=COMPACT_PRIO_SYNC_FULL compaction_result=complete retries=0 max_retries=16: no retry",
+                "# failure: order-3 Unmovable allocation failed after 3 slow-path attempt(s): reclaim and compaction gave up; the kernel would now invoke the OOM killer (not modelled)",
+            ],
+            "{kernel}"
+        );
+        assert!(
+            vmstat(&r).contains("compact_stall 3\ncompact_fail 3\ncompact_success 0\n"),
+            "{kernel}: {}",
+            vmstat(&r)
+        );
+    }
+}
+
+/// A costly request retries only with `__GFP_RETRY_MAYFAIL` (v7.3.4 mm/page_alloc.c:5004-5006;
+/// v6.12.117 :4504-4506), and its priority stops at `MIN_COMPACT_COSTLY_PRIORITY` (SYNC_LIGHT):
+/// an order-9 request in the unmovable-filled zone gets one ASYNC and one SYNC_LIGHT
+/// compaction either way. With the flag, `should_compact_retry(COMPACT_COMPLETE)` at
+/// SYNC_LIGHT is at the costly floor: no retry. Without it, the loop stops before asking.
+#[test]
+fn a_costly_request_never_compacts_at_sync_full() {
+    use buddyscope::mm::{boot_engine, gfp::*, Kernel, Step, ZoneParams};
+    for kernel in [Kernel::V6_12, Kernel::V7_3] {
+        for gfp in [GFP_KERNEL, GFP_KERNEL | __GFP_RETRY_MAYFAIL] {
+            let mut p = ZoneParams::new(4096);
+            p.kernel = kernel;
+            p.high_max = Some(0);
+            let mut e = boot_engine(&p);
+            let pages: Vec<u32> = (0..4096u32)
+                .map_while(|i| e.alloc_pages(GFP_KERNEL, 0, 0, i + 1, false))
+                .collect();
+            for &pfn in pages.iter().filter(|&&pfn| pfn % 2 == 1) {
+                e.free_pages(pfn, 0, 0);
+            }
+            e.drain_all_pages();
+            e.log.events.clear();
+            assert!(e.alloc_pages(gfp, 9, 0, 9999, false).is_none());
+            let count = |s: Step| e.log.events.iter().filter(|ev| ev.step == s).count();
+            assert_eq!(count(Step::TryToCompactPages), 2, "{kernel:?} {gfp:#x}");
+            let asked = usize::from(gfp & __GFP_RETRY_MAYFAIL != 0);
+            assert_eq!(
+                count(Step::ShouldCompactRetry),
+                asked,
+                "{kernel:?} {gfp:#x}"
+            );
+        }
+    }
 }

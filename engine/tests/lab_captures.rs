@@ -488,7 +488,9 @@ fn the_own_profile_predicts_better_than_another_kernels() {
 
 /// The 7.3.4 compaction capture's `compact_isolated` and `compact_free_scanned` are the
 /// kernel's (its `stats` after the run): the `mm_compaction_fast_isolate_freepages` line's
-/// counts are read (before: 30,824 and 25,355, short of that line's 128 and 135).
+/// counts are read (before: 30,824 and 25,355, short of that line's 128 and 135). Its
+/// `compact_stall`, `compact_fail` and `compact_success` are the kernel's (before: 0, 0, 0
+/// against 1, 0, 1).
 #[test]
 fn the_compaction_capture_counts_what_the_kernel_isolated_and_scanned() {
     let trace = file_of("7.3.4", "compaction", "trace.txt");
@@ -522,14 +524,24 @@ fn the_compaction_capture_counts_what_the_kernel_isolated_and_scanned() {
             .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.parse().ok())
             .unwrap_or_else(|| panic!("{key} in {text}"))
     };
+    // The THP's direct compaction (labload's try_to_compact_pages, its zone's end line with
+    // status=success, try_to_compact_pages' compaction_defer_reset, then the allocation's)
+    // counts a stall and a success as __alloc_pages_direct_compact does.
     for key in [
         "compact_daemon_wake",
         "compact_daemon_migrate_scanned",
         "compact_daemon_free_scanned",
+        "compact_stall",
+        "compact_fail",
+        "compact_success",
     ] {
         assert_eq!(get(&replayed, key), get(&is, key) - get(&was, key), "{key}");
     }
     assert_eq!(get(&replayed, "compact_daemon_migrate_scanned"), 145_580);
+    assert_eq!(
+        ["compact_stall", "compact_fail", "compact_success"].map(|k| get(&replayed, k)),
+        [1, 0, 1]
+    );
 }
 
 /// The committed capture folders, `<version>/<workload>`, sorted: the lab's own captures, or

@@ -269,6 +269,22 @@ fn narrate_mutation(f: &str, x: &dyn Fn(ZonePfn) -> String, m: Mutation) -> Stri
             pb_name(old),
             pb_name(new)
         ),
+        Mutation::Counter { id, delta, .. }
+            if matches!(
+                id,
+                CounterId::compact_cached_migrate_pfn_async
+                    | CounterId::compact_cached_migrate_pfn_sync
+                    | CounterId::compact_cached_free_pfn
+                    | CounterId::compact_init_migrate_pfn
+                    | CounterId::compact_init_free_pfn
+            ) =>
+        {
+            let sign = if delta < 0 { '-' } else { '+' };
+            format!(
+                "{f}: zone->{id:?} moves by {sign}{:#x} pages (where a later compaction's scanner starts)",
+                delta.unsigned_abs()
+            )
+        }
         Mutation::Counter { id, cpu, delta } => format!("{f}: {id:?} {delta:+} (cpu {cpu})"),
         Mutation::PrepNewPage { pfn, order, .. } => {
             format!("{f}: order-{order} block at pfn {} is handed out", x(pfn))

@@ -58,6 +58,18 @@ coded_enum! {
         compact_daemon_migrate_scanned,
         /// The `KCOMPACTD_FREE_SCANNED` event count (`compact_daemon_free_scanned`).
         compact_daemon_free_scanned,
+        /// `zone->compact_cached_migrate_pfn[0]` (absolute pfn): where an `ASYNC` compaction's
+        /// migration scanner restarts.
+        compact_cached_migrate_pfn_async,
+        /// `zone->compact_cached_migrate_pfn[1]`: where a sync one's restarts.
+        compact_cached_migrate_pfn_sync,
+        /// `zone->compact_cached_free_pfn`: where the free scanner restarts.
+        compact_cached_free_pfn,
+        /// `zone->compact_init_migrate_pfn`: the migration scanner's start that makes a
+        /// compaction `whole_zone` (`__reset_isolation_suitable` sets it).
+        compact_init_migrate_pfn,
+        /// `zone->compact_init_free_pfn`: a free scanner at or above it is starting its scan.
+        compact_init_free_pfn,
     }
 }
 

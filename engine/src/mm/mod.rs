@@ -38,7 +38,9 @@ pub use metrics::{
     unusable_free_index_of, Metrics,
 };
 pub use node::Node;
-pub(crate) use page_alloc::compaction::FastSearch;
+pub(crate) use page_alloc::compaction::{
+    fast_find_migrateblock_runs, fast_find_migrateblock_window, FastSearch,
+};
 pub use page_alloc::compaction::{
     fragmentation_score_node, fragmentation_score_wmark, fragmentation_score_zone, CompactOutcome,
     CompactPriority, KcompactdOutcome, COMPACTION_PROACTIVENESS,

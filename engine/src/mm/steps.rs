@@ -350,4 +350,12 @@ steps! {
     // kswapd's wakeup of kcompactd (page_alloc/compaction.rs).
     WakeupKcompactdSuitable => wakeup_kcompactd: 2,
     WakeupKcompactdTrace => wakeup_kcompactd: 3,
+    // The compaction scanners' restart points (page_alloc/compaction.rs).
+    CompactCachedStart => compact_zone: 15,
+    ResetCachedPositions => compact_zone: 16,
+    UpdateCachedMigrate => isolate_migratepages: 8,
+    UpdateCachedFree => isolate_freepages: 7,
+    // The slow path's retry loop (page_alloc/alloc.rs).
+    ShouldReclaimRetry => __alloc_pages_slowpath: 7,
+    ShouldCompactRetry => __alloc_pages_slowpath: 8,
 }

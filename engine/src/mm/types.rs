@@ -317,6 +317,12 @@ impl Kernel {
     pub fn compaction_source_cma_rule(self) -> bool {
         matches!(self, Kernel::V7_2 | Kernel::V7_3)
     }
+    /// `fast_find_migrateblock` searches for a direct compaction of a request that is not
+    /// movable when its order is pageblock order or more (whole-block production; v7.2.13
+    /// mm/compaction.c:2013); 6.12 … 7.1 never do for such a request (v6.12.117 :2001).
+    pub fn fast_find_migrateblock_whole_block_exempt(self) -> bool {
+        matches!(self, Kernel::V7_2 | Kernel::V7_3)
+    }
     /// The 7.x profiles (v7.1, v7.2, v7.3).
     fn is_7x(self) -> bool {
         matches!(self, Kernel::V7_1 | Kernel::V7_2 | Kernel::V7_3)

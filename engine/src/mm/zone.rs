@@ -243,6 +243,23 @@ pub struct Zone {
     /// `zone->compact_blockskip_flush`: a direct compaction's scanners met, so the next
     /// `__reset_isolation_suitable` clears the skip bits.
     pub(crate) compact_blockskip_flush: bool,
+    /// The compaction scanners' restart points (`compact_cached_migrate_pfn[2]`,
+    /// `compact_cached_free_pfn`, `compact_init_migrate_pfn`, `compact_init_free_pfn`),
+    /// absolute pfns, 0 in a zone no compaction touched yet (the kernel's zeroed `struct zone`).
+    pub(crate) compact_cached: CompactCached,
+}
+
+/// `struct zone`'s compaction restart points (include/linux/mmzone.h), absolute pfns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CompactCached {
+    /// `compact_cached_migrate_pfn[0]` (`ASYNC`) and `[1]` (sync).
+    pub(crate) migrate: [Pfn; 2],
+    /// `compact_cached_free_pfn`.
+    pub(crate) free: Pfn,
+    /// `compact_init_migrate_pfn`.
+    pub(crate) init_migrate: Pfn,
+    /// `compact_init_free_pfn`.
+    pub(crate) init_free: Pfn,
 }
 
 /// Owner id of the pages `init` from `/proc` leaves allocated in a pageblock of type `mt`
@@ -371,6 +388,7 @@ impl Zone {
             compact_events: [0; 3],
             daemon_events: [0; 3],
             compact_blockskip_flush: false,
+            compact_cached: CompactCached::default(),
             cfg,
         }
     }
@@ -724,6 +742,25 @@ impl Zone {
             CounterId::compact_daemon_wake => self.daemon_events[0] += delta,
             CounterId::compact_daemon_migrate_scanned => self.daemon_events[1] += delta,
             CounterId::compact_daemon_free_scanned => self.daemon_events[2] += delta,
+            CounterId::compact_cached_migrate_pfn_async => {
+                self.compact_cached.migrate[0] =
+                    self.compact_cached.migrate[0].wrapping_add_signed(delta)
+            }
+            CounterId::compact_cached_migrate_pfn_sync => {
+                self.compact_cached.migrate[1] =
+                    self.compact_cached.migrate[1].wrapping_add_signed(delta)
+            }
+            CounterId::compact_cached_free_pfn => {
+                self.compact_cached.free = self.compact_cached.free.wrapping_add_signed(delta)
+            }
+            CounterId::compact_init_migrate_pfn => {
+                self.compact_cached.init_migrate =
+                    self.compact_cached.init_migrate.wrapping_add_signed(delta)
+            }
+            CounterId::compact_init_free_pfn => {
+                self.compact_cached.init_free =
+                    self.compact_cached.init_free.wrapping_add_signed(delta)
+            }
         }
     }
 
@@ -1064,6 +1101,12 @@ mod serde_form {
         daemon_events: &'a [i64; 3],
         #[serde(skip_serializing_if = "is_false")]
         compact_blockskip_flush: bool,
+        #[serde(skip_serializing_if = "is_default_cached")]
+        compact_cached: &'a CompactCached,
+    }
+
+    fn is_default_cached(c: &&CompactCached) -> bool {
+        **c == CompactCached::default()
     }
 
     fn is_zero_events(e: &&[i64; 3]) -> bool {
@@ -1119,6 +1162,7 @@ mod serde_form {
                 compact_events: &self.compact_events,
                 daemon_events: &self.daemon_events,
                 compact_blockskip_flush: self.compact_blockskip_flush,
+                compact_cached: &self.compact_cached,
             }
             .serialize(s)
         }
@@ -1161,6 +1205,8 @@ mod serde_form {
         daemon_events: [i64; 3],
         #[serde(default)]
         compact_blockskip_flush: bool,
+        #[serde(default)]
+        compact_cached: CompactCached,
     }
 
     impl<'de> Deserialize<'de> for Zone {
@@ -1222,6 +1268,7 @@ mod serde_form {
                 compact_events: z.compact_events,
                 daemon_events: z.daemon_events,
                 compact_blockskip_flush: z.compact_blockskip_flush,
+                compact_cached: z.compact_cached,
             })
         }
     }

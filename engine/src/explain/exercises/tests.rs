@@ -630,10 +630,13 @@ fn compaction_asks_on_the_worked_example() {
     assert!(e.message.contains("runs no direct compaction"), "{e}");
 }
 
-/// The shipped compaction set's direct compaction answers: a THP's ASYNC compaction captures
-/// its block (compact_stall 1, compact_success 1); on 6.12 an unmovable order-9 request's
-/// ASYNC pass may empty no Movable pageblock (v6.12.117 mm/compaction.c:1408-1411: COMPACT_COMPLETE),
-/// the SYNC_LIGHT one after reclaim succeeds (compact_stall 2, compact_success 1).
+/// The shipped compaction set's direct compaction answers: a THP's ASYNC compaction in a zone
+/// at pfn 0 starts at the zeroed cached pfns, inside the zone, and ends at once; the SYNC_LIGHT
+/// one after reclaim captures the block (compact_stall 2, compact_success 1). On 6.12 an
+/// unmovable order-9 request's ASYNC pass (the zone at pfn 0x1000: the scanners start at its
+/// ends) may empty no Movable pageblock (v6.12.117 mm/compaction.c:1408-1411) and meets the
+/// free scanner (COMPACT_PARTIAL_SKIPPED: not whole_zone, v7.3.4 :2300-2303), the SYNC_LIGHT one
+/// after reclaim succeeds (compact_stall 2, compact_success 1).
 #[test]
 fn compaction_set_counts_stalls_and_successes() {
     let b = builtin_sets()
@@ -645,7 +648,7 @@ fn compaction_set_counts_stalls_and_successes() {
     assert_eq!(
         (n(1, 2), n(1, 3)),
         (
-            Expected::Number(1),
+            Expected::Number(2),
             Expected::Choice {
                 labels: vec!["0".into(), "1".into(), "2".into()],
                 correct: 1
@@ -658,7 +661,7 @@ fn compaction_set_counts_stalls_and_successes() {
     );
     match n(2, 0) {
         Expected::Choice { labels, correct } => {
-            assert!(labels[correct].starts_with("Complete"), "{labels:?}")
+            assert!(labels[correct].starts_with("Partial"), "{labels:?}")
         }
         e => panic!("{e:?}"),
     }

@@ -12,6 +12,22 @@ use crate::mm::types::gfp::*;
 use crate::mm::types::*;
 use crate::mm::zone::*;
 
+/// `MAX_RECLAIM_RETRIES` (mm/internal.h).
+const MAX_RECLAIM_RETRIES: u32 = 16;
+/// `MAX_COMPACT_RETRIES` (mm/page_alloc.c).
+const MAX_COMPACT_RETRIES: u32 = 16;
+
+/// The slow path's retry state, set at `restart:`.
+struct SlowpathRetry {
+    compaction_retries: u32,
+    no_progress_loops: u32,
+    compact_result: CompactResult,
+    prio: CompactPriority,
+    did_some_progress: bool,
+    /// The model's bound on `should_reclaim_retry`'s retries (reclaim frees nothing here).
+    passes: u32,
+}
+
 impl Engine {
     /// `gfp_migratetype`.
     pub fn gfp_migratetype(&self, gfp: u32) -> MigrateType {
@@ -195,67 +211,29 @@ impl Engine {
         let compaction_allowed = gfp & __GFP_IO != 0;
         let noretry = gfp & __GFP_NORETRY != 0;
         let thisnode = gfp & __GFP_THISNODE != 0;
+        let retry_mayfail = gfp & __GFP_RETRY_MAYFAIL != 0;
+        let can_compact = can_direct_reclaim && compaction_allowed;
+        let compact_early = can_compact && (costly || (order > 0 && mt != MigrateType::Movable));
+        let v7 = self.zone().cfg.kernel.slowpath_7x();
+        // restart: compaction_retries = 0, no_progress_loops = 0, compact_result =
+        // COMPACT_SKIPPED, compact_priority = DEF_COMPACT_PRIORITY (SYNC_LIGHT).
+        let mut retry = SlowpathRetry {
+            compaction_retries: 0,
+            no_progress_loops: 0,
+            compact_result: CompactResult::Skipped,
+            prio: CompactPriority::SyncLight,
+            did_some_progress: false,
+            passes: 0,
+        };
         let mut attempts = 0u32;
-        let mut reclaims = false;
-        let mut page: Option<ZonePfn>;
-        if self.zone().cfg.kernel.slowpath_7x() {
-            // v7.3.4 mm/page_alloc.c:4836-4840, :4903-4993.
-            let can_compact = can_direct_reclaim && compaction_allowed;
-            let mut compact_first =
-                can_compact && (costly || (order > 0 && mt != MigrateType::Movable));
-            let mut prio = if compact_first {
-                CompactPriority::Async
-            } else {
-                CompactPriority::SyncLight
-            };
-            // The first adjustment of ALLOC_CPUSET retries at once (can_retry_reserves).
-            let mut can_retry_reserves = flags & ALLOC_CPUSET == 0;
-            loop {
-                attempts += 1;
-                page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
-                if page.is_some() {
-                    break;
-                }
-                if can_retry_reserves {
-                    can_retry_reserves = false;
-                    continue;
-                }
-                if !can_direct_reclaim {
-                    break;
-                }
-                if !compact_first {
-                    reclaims = true;
-                    page = self.__alloc_pages_direct_reclaim(gfp, order, flags, mt, cpu);
-                    if page.is_some() {
-                        break;
-                    }
-                }
-                page = self
-                    .__alloc_pages_direct_compact(gfp, order, flags, mt, cpu, prio)
-                    .0;
-                if page.is_some() || !compact_first {
-                    break;
-                }
-                // THP faults that may only compact on this node give up here.
-                if noretry && thisnode {
-                    break;
-                }
-                if !noretry {
-                    prio = CompactPriority::SyncLight;
-                }
-                compact_first = false;
-            }
-        } else {
-            // v6.12.117 mm/page_alloc.c:4373-4493.
+        let mut page: Option<ZonePfn> = None;
+        let mut nopage = false;
+        if !v7 {
+            // v6.12.117 mm/page_alloc.c:4373-4420: one attempt, then (costly, or order > 0 not
+            // movable) an ASYNC compaction before any reclaim.
             attempts += 1;
             page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
-            let mut prio = CompactPriority::SyncLight;
-            let mut nopage = false;
-            if page.is_none()
-                && can_direct_reclaim
-                && compaction_allowed
-                && (costly || (order > 0 && mt != MigrateType::Movable))
-            {
+            if page.is_none() && compact_early {
                 let (p, result) = self.__alloc_pages_direct_compact(
                     gfp,
                     order,
@@ -265,43 +243,238 @@ impl Engine {
                     CompactPriority::Async,
                 );
                 page = p;
+                retry.compact_result = result;
                 if page.is_none() && costly && noretry {
+                    // Costly __GFP_NORETRY (THP): SKIPPED/DEFERRED or __GFP_THISNODE give
+                    // up; otherwise the one later compaction stays ASYNC.
                     nopage = matches!(result, CompactResult::Skipped | CompactResult::Deferred)
                         || thisnode;
-                    prio = CompactPriority::Async;
-                }
-            }
-            if page.is_none() && !nopage {
-                attempts += 1;
-                page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
-                if page.is_none() && can_direct_reclaim {
-                    reclaims = true;
-                    page = self.__alloc_pages_direct_reclaim(gfp, order, flags, mt, cpu);
-                    if page.is_none() {
-                        page = self
-                            .__alloc_pages_direct_compact(gfp, order, flags, mt, cpu, prio)
-                            .0;
-                    }
+                    retry.prio = CompactPriority::Async;
                 }
             }
         }
+        // v7.3.4 mm/page_alloc.c:4836-4840: compact_first starts at INIT_COMPACT_PRIORITY.
+        let mut compact_first = v7 && compact_early;
+        if compact_first {
+            retry.prio = CompactPriority::Async;
+        }
+        // The first adjustment of ALLOC_CPUSET retries at once (7.x can_retry_reserves).
+        let mut can_retry_reserves = v7 && flags & ALLOC_CPUSET == 0;
+        let mut why = "this request may not reclaim";
+        while page.is_none() && !nopage {
+            // retry:
+            attempts += 1;
+            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+            if page.is_some() {
+                break;
+            }
+            if can_retry_reserves {
+                can_retry_reserves = false;
+                continue;
+            }
+            if !can_direct_reclaim {
+                break;
+            }
+            if !compact_first {
+                page = self.__alloc_pages_direct_reclaim(gfp, order, flags, mt, cpu);
+                // Reclaim is not modelled: it is taken to have made progress.
+                retry.did_some_progress = true;
+                if page.is_some() {
+                    break;
+                }
+            }
+            let (p, result) =
+                self.__alloc_pages_direct_compact(gfp, order, flags, mt, cpu, retry.prio);
+            page = p;
+            retry.compact_result = result;
+            if page.is_some() {
+                break;
+            }
+            if compact_first {
+                // THP faults that may only compact on this node give up here.
+                if noretry && thisnode {
+                    why = "__GFP_NORETRY | __GFP_THISNODE: no reclaim after the first compaction";
+                    break;
+                }
+                if !noretry {
+                    retry.prio = CompactPriority::SyncLight;
+                }
+                compact_first = false;
+                continue;
+            }
+            if noretry {
+                why = "__GFP_NORETRY: no retry";
+                break;
+            }
+            if costly && (!can_compact || !retry_mayfail) {
+                why = "a costly order retries only with __GFP_RETRY_MAYFAIL";
+                break;
+            }
+            if self.should_reclaim_retry(order, flags, mt, &mut retry) {
+                continue;
+            }
+            if retry.did_some_progress
+                && can_compact
+                && self.should_compact_retry(order, &mut retry)
+            {
+                continue;
+            }
+            why = "reclaim and compaction gave up; the kernel would now invoke the OOM killer (not modelled)";
+            break;
+        }
         if page.is_none() {
-            let then = if reclaims {
-                "after direct reclaim's pcp drain; the kernel would now retry reclaim and compaction, then OOM (not modelled)"
-            } else {
-                "the kernel would now give up (this request may not reclaim)"
-            };
+            if nopage {
+                why = "a costly __GFP_NORETRY request whose compaction was skipped or deferred, or __GFP_THISNODE, gives up";
+            }
             self.message(
                 Step::SlowpathFail,
                 MsgLevel::Failure,
                 format!(
-                    "order-{order} {} allocation failed after {attempts} slow-path attempt(s) {then}",
+                    "order-{order} {} allocation failed after {attempts} slow-path attempt(s): {why}",
                     mt.kernel_name()
                 ),
             );
         }
         self.exit(KernelFn::__alloc_pages_slowpath);
         page
+    }
+
+    /// `should_reclaim_retry` (v7.3.4 mm/page_alloc.c:4639-4705; v6.12.117 the same test):
+    /// reclaim's progress resets `no_progress_loops` below the costly order (a costly request
+    /// always counts a loop), more than `MAX_RECLAIM_RETRIES` loops give up, else a zone whose
+    /// min watermark at the order would hold with its reclaimable pages added retries. The
+    /// model has no LRU: a zone's reclaimable pages are 0, so only its free pages count. No zone:
+    /// `unreserve_highatomic_pageblock(ac, true)` before OOM, a retry if it gave a block back.
+    /// The kernel loops as long as reclaim makes progress; the model, whose reclaim frees nothing,
+    /// stops after `MAX_RECLAIM_RETRIES` such retries.
+    fn should_reclaim_retry(
+        &mut self,
+        order: u8,
+        flags: u32,
+        mt: MigrateType,
+        retry: &mut SlowpathRetry,
+    ) -> bool {
+        if retry.did_some_progress && order <= PAGE_ALLOC_COSTLY_ORDER {
+            retry.no_progress_loops = 0;
+        } else {
+            retry.no_progress_loops += 1;
+        }
+        let mut ret = false;
+        if retry.no_progress_loops <= MAX_RECLAIM_RETRIES {
+            for zone in self.zonelist() {
+                self.select_zone(Step::ZonelistNext, zone);
+                let min = self.zone().watermark[WMARK_MIN];
+                let available = self.zone().nr_free_pages;
+                if self.zone_watermark_ok(order, min, flags, available) {
+                    ret = true;
+                    break;
+                }
+            }
+            if ret {
+                retry.passes += 1;
+                if retry.passes > MAX_RECLAIM_RETRIES {
+                    ret = false;
+                }
+            }
+        }
+        let text = if ret {
+            format!(
+                "should_reclaim_retry: no_progress_loops {}, a zone's min watermark holds at order {order}: retry",
+                retry.no_progress_loops
+            )
+        } else if retry.no_progress_loops > MAX_RECLAIM_RETRIES {
+            format!(
+                "should_reclaim_retry: no_progress_loops {} > MAX_RECLAIM_RETRIES ({MAX_RECLAIM_RETRIES}): no reclaim retry",
+                retry.no_progress_loops
+            )
+        } else if retry.passes > MAX_RECLAIM_RETRIES {
+            format!(
+                "should_reclaim_retry: the kernel would keep retrying while reclaim makes progress; reclaim is not modelled, the model stops after {MAX_RECLAIM_RETRIES} retries"
+            )
+        } else {
+            format!(
+                "should_reclaim_retry: no_progress_loops {}, no zone's min watermark would hold at order {order} (reclaimable pages not modelled: free pages only)",
+                retry.no_progress_loops
+            )
+        };
+        self.message(Step::ShouldReclaimRetry, MsgLevel::Info, text);
+        if ret {
+            return true;
+        }
+        // Before OOM, exhaust the highatomic reserve.
+        for zone in self.zonelist() {
+            self.select_zone(Step::ZonelistNext, zone);
+            if self.unreserve_highatomic_pageblock(mt, true) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `should_compact_retry` (v7.3.4 mm/page_alloc.c:4249-4318; v6.12.117 :3809-3873, which
+    /// tests `order` where 7.x tests `ac->reclaim_compact_order`, the same without
+    /// `defrag_mode`): `COMPACT_SKIPPED` retries while `compaction_zonelist_suitable` (reclaim
+    /// could make room for it); `COMPACT_SUCCESS` whose allocation failed retries up to
+    /// `MAX_COMPACT_RETRIES` (a quarter above the costly order); anything else (and a success
+    /// past its retries) raises the priority one step, down to `MIN_COMPACT_PRIORITY`
+    /// (SYNC_FULL; `MIN_COMPACT_COSTLY_PRIORITY`, SYNC_LIGHT, above the costly order), with
+    /// `compaction_retries` back to 0; at the floor, no retry.
+    fn should_compact_retry(&mut self, order: u8, retry: &mut SlowpathRetry) -> bool {
+        if order == 0 {
+            return false;
+        }
+        let prio = retry.prio;
+        let retries = retry.compaction_retries;
+        let mut max_retries = MAX_COMPACT_RETRIES;
+        let result = retry.compact_result;
+        let mut ret = false;
+        if result == CompactResult::Skipped {
+            ret = self.compaction_zonelist_suitable(order);
+        } else {
+            let mut done = false;
+            if result == CompactResult::Success {
+                if order > PAGE_ALLOC_COSTLY_ORDER {
+                    max_retries /= 4;
+                }
+                retry.compaction_retries += 1;
+                if retry.compaction_retries <= max_retries {
+                    ret = true;
+                    done = true;
+                }
+            }
+            if !done {
+                let min_priority = if order > PAGE_ALLOC_COSTLY_ORDER {
+                    CompactPriority::SyncLight
+                } else {
+                    CompactPriority::SyncFull
+                };
+                if retry.prio > min_priority {
+                    retry.prio = match retry.prio {
+                        CompactPriority::Async => CompactPriority::SyncLight,
+                        _ => CompactPriority::SyncFull,
+                    };
+                    retry.compaction_retries = 0;
+                    ret = true;
+                }
+            }
+        }
+        let then = if !ret {
+            "no retry".to_string()
+        } else if retry.prio != prio {
+            format!("retry at {}", retry.prio.kernel_name())
+        } else {
+            format!("retry at {}", prio.kernel_name())
+        };
+        self.message(
+            Step::ShouldCompactRetry,
+            MsgLevel::Info,
+            format!(
+                "should_compact_retry: order={order} priority={} compaction_result={} retries={retries} max_retries={max_retries}: {then}",
+                prio.kernel_name(),
+                result.as_str()
+            ),
+        );
+        ret
     }
 
     /// `__alloc_pages_direct_reclaim`: page reclaim itself is not modelled (no page is reclaimed;
@@ -329,7 +502,7 @@ impl Engine {
             for zone in self.zonelist() {
                 self.select_zone(Step::ZonelistNext, zone);
                 let before = self.zone().nr_reserved_highatomic;
-                self.unreserve_highatomic_pageblock(mt);
+                self.unreserve_highatomic_pageblock(mt, false);
                 if self.zone().nr_reserved_highatomic != before {
                     break;
                 }
@@ -343,13 +516,17 @@ impl Engine {
         page
     }
 
-    /// `unreserve_highatomic_pageblock(ac, force = false)`: give one highatomic pageblock back
-    /// to the requester's migratetype, keeping at least one reserved.
-    fn unreserve_highatomic_pageblock(&mut self, ac_mt: MigrateType) {
+    /// `unreserve_highatomic_pageblock(ac, force)`: give one highatomic pageblock back to the
+    /// requester's migratetype, keeping at least one reserved unless `force` (before OOM).
+    /// True when a block was given back.
+    fn unreserve_highatomic_pageblock(&mut self, ac_mt: MigrateType, force: bool) -> bool {
         let pb = PAGEBLOCK_NR_PAGES as i64;
-        if self.zone().nr_reserved_highatomic <= pb {
-            return;
+        if (!force && self.zone().nr_reserved_highatomic <= pb)
+            || self.zone().nr_reserved_highatomic == 0
+        {
+            return false;
         }
+        let mut given = false;
         self.enter(KernelFn::unreserve_highatomic_pageblock);
         self.lock_zone(Step::UnreserveHighatomicLock);
         for order in 0..=MAX_PAGE_ORDER {
@@ -395,10 +572,12 @@ impl Engine {
                 self.handled(1 << order);
                 self.change_pageblock_range(Step::UnreserveHighatomicRange, pfn, order, ac_mt);
             }
+            given = true;
             break;
         }
         self.unlock_zone();
         self.exit(KernelFn::unreserve_highatomic_pageblock);
+        given
     }
 
     /// `rmqueue` (§2.3).

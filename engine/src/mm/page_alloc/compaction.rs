@@ -11,13 +11,16 @@
 //! `migrate_pages` moves each folio into one of them (`compaction_alloc`, the owner and its
 //! name follow the page) and frees the source through the ordinary free path. What is left of
 //! the free pages goes back at the end (`release_free_list`). The scanners meeting ends the
-//! zone (`COMPACT_COMPLETE`).
+//! zone (`COMPACT_COMPLETE`, or `COMPACT_PARTIAL_SKIPPED` for a compaction that did not start
+//! at the zone's ends).
 //!
-//! For a compaction at an order, `fast_isolate_freepages` searches the free lists before the
-//! linear free scanner runs. Not modelled here: `fast_find_migrateblock` (it returns at once
-//! for `ignore_skip_hint`), the cached scanner positions
-//! (`compact_cached_*_pfn`: only a compaction that is not `whole_zone` reads them), the
-//! `MIGRATE_ASYNC` paths, hugetlb and non-LRU movable (`movable_ops`) pages.
+//! A compaction that is not `whole_zone` starts its scanners at the zone's cached restart
+//! points (`compact_cached_migrate_pfn[2]`, `compact_cached_free_pfn`), which the scanners move
+//! as they go and `reset_cached_positions` puts back at the zone's ends when they meet. For a
+//! compaction at an order, `fast_find_migrateblock` searches the free lists for a source
+//! pageblock before the linear migration scanner and `fast_isolate_freepages` for targets
+//! before the linear free scanner. Not modelled here: `too_many_isolated`, hugetlb and non-LRU
+//! movable (`movable_ops`) pages.
 
 use std::collections::VecDeque;
 
@@ -72,6 +75,12 @@ struct CompactControl {
     fast_search_fail: u32,
     /// `zone->compact_init_free_pfn`: a free scanner at or above it is starting its scan.
     init_free_pfn: Pfn,
+    /// `cc->whole_zone`: the scanners started at the zone's ends, so meeting is
+    /// `COMPACT_COMPLETE` (else `COMPACT_PARTIAL_SKIPPED`).
+    whole_zone: bool,
+    /// `cc->fast_start_pfn`: the lowest free block `fast_find_migrateblock` found (0: none
+    /// yet; `Pfn::MAX`: used by `reinit_migrate_pfn`).
+    fast_start_pfn: Pfn,
 }
 
 /// What `fast_isolate_freepages` is asked with: the fields of `compact_control` its search
@@ -227,8 +236,9 @@ pub const EXTFRAG_THRESHOLD: i64 = 500;
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 const PAGE_ALLOC_COSTLY_ORDER: u8 = 3;
 
-/// `enum compact_priority`: the sync priorities the `compact` op takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `enum compact_priority`: the sync priorities the `compact` op takes. Ordered as the C's
+/// values: a lower one is a stronger compaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CompactPriority {
     /// `COMPACT_PRIO_SYNC_FULL` = `MIN_COMPACT_PRIORITY`: the whole zone, skip hints and
     /// block suitability ignored, never deferred.
@@ -240,6 +250,17 @@ pub enum CompactPriority {
     /// taken gives up its `cc->order` block (`skip_on_failure`), only pageblocks of the
     /// request's type are sources.
     Async = 2,
+}
+
+impl CompactPriority {
+    /// The `COMPACTION_PRIORITY` name (include/trace/events/mmflags.h).
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            CompactPriority::SyncFull => "COMPACT_PRIO_SYNC_FULL",
+            CompactPriority::SyncLight => "COMPACT_PRIO_SYNC_LIGHT",
+            CompactPriority::Async => "COMPACT_PRIO_ASYNC",
+        }
+    }
 }
 
 /// What `compact_node` did in the zones it compacted: the folios moved (for the runner's names)
@@ -261,6 +282,47 @@ fn pageblock_end(pfn: Pfn) -> Pfn {
 
 fn pageblock_aligned(pfn: Pfn) -> bool {
     pfn.is_multiple_of(PAGEBLOCK_NR_PAGES as Pfn)
+}
+
+/// Whether `fast_find_migrateblock` searches at all (v7.3.4 mm/compaction.c:1980-2013): not
+/// when skip hints are ignored or the pageblock must be finished, not in the middle of a
+/// pageblock (a restart after `COMPACT_CLUSTER_MAX`), not at or below
+/// `PAGE_ALLOC_COSTLY_ORDER`, and not for a direct compaction of a request that is not
+/// movable (7.2+: below pageblock order only; v6.12.117 :2001, v7.2.13 :2013).
+pub(crate) fn fast_find_migrateblock_runs(
+    kernel: Kernel,
+    order: u8,
+    ignore_skip_or_finish: bool,
+    migrate_pfn: Pfn,
+    zone_start: Pfn,
+    direct_not_movable: bool,
+) -> bool {
+    !ignore_skip_or_finish
+        && (migrate_pfn == zone_start || pageblock_aligned(migrate_pfn))
+        && order > PAGE_ALLOC_COSTLY_ORDER
+        && !(direct_not_movable
+            && (!kernel.fast_find_migrateblock_whole_block_exempt() || order < PAGEBLOCK_ORDER))
+}
+
+/// `fast_find_migrateblock`'s `limit` (`freelist_scan_limit`: `(COMPACT_CLUSTER_MAX >>
+/// min(fast_search_fail, BITS_PER_LONG - 1)) + 1`) and `high_pfn`: the first half of the
+/// space between the scanners when the migration scanner is at the zone start, else the first
+/// eighth (v7.3.4 mm/compaction.c:1456-1462, :2021-2024).
+pub(crate) fn fast_find_migrateblock_window(
+    fast_search_fail: u32,
+    migrate_pfn: Pfn,
+    free_pfn: Pfn,
+    zone_start: Pfn,
+) -> (u32, Pfn) {
+    let limit = COMPACT_CLUSTER_MAX
+        .checked_shr(fast_search_fail)
+        .unwrap_or(0)
+        + 1;
+    let mut distance = free_pfn.wrapping_sub(migrate_pfn) >> 1;
+    if migrate_pfn != zone_start {
+        distance >>= 2;
+    }
+    (limit, pageblock_start(migrate_pfn.wrapping_add(distance)))
 }
 
 impl CompactControl {
@@ -607,10 +669,22 @@ impl Engine {
             // (v7.3.4 mm/compaction.c:2807, :3094).
             search_order: order.map_or(0, i32::from),
             fast_search_fail: 0,
-            // reset_cached_positions: the free scanner starts where compact_init_free_pfn is.
-            init_free_pfn: pageblock_start(zone_end - 1),
+            init_free_pfn: self.zone().compact_cached.init_free,
+            // compact_node and MIN_COMPACT_PRIORITY (compact_zone_order) compact the whole
+            // zone; kcompactd_do_work and the other priorities start at the cached positions.
+            whole_zone: order.is_none() || prio == CompactPriority::SyncFull,
+            fast_start_pfn: 0,
         };
         let sync = cc.mode != MigrateMode::Async;
+        if !cc.whole_zone {
+            self.compact_cached_start(&mut cc, sync);
+        }
+        // Keep the two cached migrate pfns together while an ASYNC compaction finds no
+        // candidate (v7.3.4 mm/compaction.c:2641-2642).
+        let mut update_cached = !sync && {
+            let c = self.zone().compact_cached;
+            c.migrate[0] == c.migrate[1]
+        };
         let rel = |p: Pfn| (p - zone_start) as ZonePfn;
         self.trace(
             Step::CompactBegin,
@@ -633,9 +707,18 @@ impl Engine {
             loop {
                 if !self.isolate_migratepages(&mut cc) {
                     // ISOLATE_NONE: goto check_drain.
+                    if update_cached {
+                        let m = self.zone().compact_cached.migrate[0];
+                        self.set_compact_cached(
+                            Step::UpdateCachedMigrate,
+                            CounterId::compact_cached_migrate_pfn_sync,
+                            m,
+                        );
+                    }
                     self.compact_check_drain(&cc, cpu, &mut last_migrated_pfn);
                     continue 'compact;
                 }
+                update_cached = false;
                 last_migrated_pfn = cc.zone_start.max(pageblock_start(cc.migrate_pfn - 1));
                 let nr_migratepages = cc.nr_migratepages;
                 let (nr_succeeded, nomem) =
@@ -677,7 +760,16 @@ impl Engine {
             self.compact_check_drain(&cc, cpu, &mut last_migrated_pfn);
         };
         if cc.nr_freepages > 0 {
-            self.release_free_list(&mut cc, cpu);
+            // Only go back, not forward: the cached pfn may have been reset to the zone end
+            // (v7.3.4 mm/compaction.c:2775-2788).
+            let free_pfn = pageblock_start(self.release_free_list(&mut cc, cpu));
+            if free_pfn > self.zone().compact_cached.free {
+                self.set_compact_cached(
+                    Step::ResetCachedPositions,
+                    CounterId::compact_cached_free_pfn,
+                    free_pfn,
+                );
+            }
         }
         self.trace(
             Step::CompactEnd,
@@ -691,6 +783,142 @@ impl Engine {
         self.highest_zoneidx = saved_zoneidx;
         self.exit(KernelFn::compact_zone);
         ret
+    }
+
+    /// Sets one of the zone's compaction restart points (absolute pfn), undoably.
+    fn set_compact_cached(&mut self, step: Step, id: CounterId, new: Pfn) {
+        let c = self.zone().compact_cached;
+        let old = match id {
+            CounterId::compact_cached_migrate_pfn_async => c.migrate[0],
+            CounterId::compact_cached_migrate_pfn_sync => c.migrate[1],
+            CounterId::compact_cached_free_pfn => c.free,
+            CounterId::compact_init_migrate_pfn => c.init_migrate,
+            CounterId::compact_init_free_pfn => c.init_free,
+            _ => unreachable!("not a compaction restart point: {id:?}"),
+        };
+        self.counter(step, id, 0, new.wrapping_sub(old) as i64);
+    }
+
+    /// `compact_zone`'s start when not `whole_zone` (v7.3.4 mm/compaction.c:2614-2629; v6.12.117
+    /// the same): the scanners start at the cached pfns; one outside the zone (the zeroed
+    /// fields of a zone no compaction touched, unless it starts at pfn 0) is set to its end
+    /// of the zone and written back; a migration scanner at or below
+    /// `compact_init_migrate_pfn` makes the compaction `whole_zone`.
+    fn compact_cached_start(&mut self, cc: &mut CompactControl, sync: bool) {
+        let step = Step::CompactCachedStart;
+        let c = self.zone().compact_cached;
+        cc.migrate_pfn = c.migrate[sync as usize];
+        cc.free_pfn = c.free;
+        let (start, end) = (cc.zone_start, cc.zone_end);
+        if cc.free_pfn < start || cc.free_pfn >= end {
+            cc.free_pfn = pageblock_start(end - 1);
+            self.set_compact_cached(step, CounterId::compact_cached_free_pfn, cc.free_pfn);
+        }
+        if cc.migrate_pfn < start || cc.migrate_pfn >= end {
+            cc.migrate_pfn = start;
+            self.set_compact_cached(step, CounterId::compact_cached_migrate_pfn_async, start);
+            self.set_compact_cached(step, CounterId::compact_cached_migrate_pfn_sync, start);
+        }
+        if cc.migrate_pfn <= self.zone().compact_cached.init_migrate {
+            cc.whole_zone = true;
+        }
+    }
+
+    /// `reset_cached_positions` (v7.3.4 mm/compaction.c:198): the migration scanner back to
+    /// the zone start, the free scanner to the zone's last pageblock.
+    fn reset_cached_positions(&mut self) {
+        let step = Step::ResetCachedPositions;
+        let start = self.zone().cfg.start_pfn;
+        let last = pageblock_start(start + self.zone().pages() as Pfn - 1);
+        self.set_compact_cached(step, CounterId::compact_cached_migrate_pfn_async, start);
+        self.set_compact_cached(step, CounterId::compact_cached_migrate_pfn_sync, start);
+        self.set_compact_cached(step, CounterId::compact_cached_free_pfn, last);
+    }
+
+    /// `update_cached_migrate` (v7.3.4 mm/compaction.c:435): the restart point of an `ASYNC`
+    /// compaction, and of a sync one unless this one is `ASYNC`, moves up to the end of the
+    /// pageblock holding `pfn`.
+    fn update_cached_migrate(&mut self, cc: &CompactControl, pfn: Pfn) {
+        let pfn = pageblock_end(pfn);
+        let c = self.zone().compact_cached;
+        if pfn > c.migrate[0] {
+            self.set_compact_cached(
+                Step::UpdateCachedMigrate,
+                CounterId::compact_cached_migrate_pfn_async,
+                pfn,
+            );
+        }
+        if cc.mode != MigrateMode::Async && pfn > c.migrate[1] {
+            self.set_compact_cached(
+                Step::UpdateCachedMigrate,
+                CounterId::compact_cached_migrate_pfn_sync,
+                pfn,
+            );
+        }
+    }
+
+    /// `update_pageblock_skip(cc, page, pfn)` (v7.3.4 mm/compaction.c:457): the skip bit of
+    /// `page`'s pageblock, and the free scanner's restart point down to `pfn`.
+    fn update_pageblock_skip(&mut self, page: Pfn, pfn: Pfn) {
+        self.set_pageblock_skip(Step::IsolateFreeSkip, page);
+        if pfn < self.zone().compact_cached.free {
+            self.set_compact_cached(
+                Step::UpdateCachedFree,
+                CounterId::compact_cached_free_pfn,
+                pfn,
+            );
+        }
+    }
+
+    /// `fast_find_migrateblock` (v7.3.4 mm/compaction.c:1969-2083; v6.12.117 :1958, the same
+    /// but that a direct compaction for a request that is not movable never searches, where
+    /// 7.2+ lets a pageblock-order one): a short search of the MOVABLE free lists below the
+    /// order for a free block low in the zone, whose pageblock the migration scanner takes
+    /// next. The walk is [`Engine::fast_find_migrateblock_walk`], which the replay runs too.
+    fn fast_find_migrateblock(&mut self, cc: &mut CompactControl) -> Pfn {
+        let pfn = cc.migrate_pfn;
+        let Some(order) = cc.order else {
+            return pfn;
+        };
+        let kernel = self.zone().cfg.kernel;
+        if !fast_find_migrateblock_runs(
+            kernel,
+            order,
+            cc.ignore_skip_hint || cc.finish_pageblock,
+            pfn,
+            cc.zone_start,
+            cc.direct && cc.migratetype != MigrateType::Movable,
+        ) {
+            return pfn;
+        }
+        let (limit, high_pfn) =
+            fast_find_migrateblock_window(cc.fast_search_fail, pfn, cc.free_pfn, cc.zone_start);
+        let skip =
+            |z: &Zone, p: ZonePfn| z.pageblock[(p >> PAGEBLOCK_ORDER) as usize] & PB_SKIP != 0;
+        match self.fast_find_migrateblock_walk(order, limit, high_pfn, &skip) {
+            Some(free_pfn) => {
+                // update_fast_start_pfn.
+                if cc.fast_start_pfn != Pfn::MAX {
+                    cc.fast_start_pfn = if cc.fast_start_pfn == 0 {
+                        free_pfn
+                    } else {
+                        cc.fast_start_pfn.min(free_pfn)
+                    };
+                }
+                cc.fast_search_fail = 0;
+                pageblock_start(free_pfn).max(cc.zone_start)
+            }
+            None => {
+                cc.fast_search_fail += 1;
+                // reinit_migrate_pfn: restart the linear scan at the lowest block found.
+                if cc.fast_start_pfn == 0 || cc.fast_start_pfn == Pfn::MAX {
+                    return cc.migrate_pfn;
+                }
+                cc.migrate_pfn = cc.fast_start_pfn;
+                cc.fast_start_pfn = Pfn::MAX;
+                cc.migrate_pfn
+            }
+        }
     }
 
     /// `set_pageblock_skip`.
@@ -724,22 +952,29 @@ impl Engine {
     /// free scanner, scanned by `isolate_migratepages_block`. True for `ISOLATE_SUCCESS`.
     fn isolate_migratepages(&mut self, cc: &mut CompactControl) -> bool {
         self.enter(KernelFn::isolate_migratepages);
-        // fast_find_migrateblock returns cc->migrate_pfn for ignore_skip_hint.
-        let mut low_pfn = cc.migrate_pfn;
+        let mut low_pfn = self.fast_find_migrateblock(cc);
+        // fast_find_migrateblock checked the skip bit of the block it found (v7.3.4
+        // mm/compaction.c:2117).
+        let mut fast_find_block = low_pfn != cc.migrate_pfn && cc.fast_search_fail == 0;
         let mut block_end = pageblock_end(low_pfn);
         while block_end <= cc.free_pfn {
             let block_start = pageblock_start(low_pfn).max(cc.zone_start);
-            // isolation_suitable is true for ignore_skip_hint; suitable_migration_source
-            // allows every block type for a compaction that is not direct, but a THP's.
             // isolation_suitable: a pageblock marked skip is passed over unless the hint is
-            // ignored.
+            // ignored (checked once per block, at its start).
             let skipped = !cc.ignore_skip_hint
                 && (pageblock_aligned(low_pfn) || low_pfn == cc.zone_start)
+                && !fast_find_block
                 && self.pageblock_skip(block_start);
-            if !skipped && self.suitable_migration_source(cc, block_start) {
-                self.isolate_migratepages_block(cc, low_pfn, block_end);
-                break;
+            if !skipped {
+                // suitable_migration_source allows every block type for a compaction that is
+                // not direct; an unsuitable block still moves the cached pfn (:2171-2173).
+                if self.suitable_migration_source(cc, block_start) {
+                    self.isolate_migratepages_block(cc, low_pfn, block_end);
+                    break;
+                }
+                self.update_cached_migrate(cc, block_end);
             }
+            fast_find_block = false;
             cc.migrate_pfn = block_end;
             low_pfn = block_end;
             block_end += PAGEBLOCK_NR_PAGES as Pfn;
@@ -902,6 +1137,7 @@ impl Engine {
             if let (Some(v), false) = (valid_page, skip_updated) {
                 self.set_pageblock_skip(Step::IsolateMigrateSkip, v);
             }
+            self.update_cached_migrate(cc, low_pfn);
         }
         let rel = |p: Pfn| (p - cc.zone_start) as ZonePfn;
         self.trace(
@@ -962,9 +1198,13 @@ impl Engine {
             {
                 let nr_isolated =
                     self.isolate_freepages_block(cc, &mut isolate_start_pfn, block_end, stride);
-                // The whole pageblock scanned: update_pageblock_skip.
+                // The whole pageblock scanned: update_pageblock_skip(cc, page,
+                // block_start_pfn - pageblock_nr_pages) (v7.3.4 mm/compaction.c:1801-1803).
                 if isolate_start_pfn == block_end {
-                    self.set_pageblock_skip(Step::IsolateFreeSkip, block_start);
+                    self.update_pageblock_skip(
+                        block_start,
+                        block_start.wrapping_sub(PAGEBLOCK_NR_PAGES as Pfn),
+                    );
                 }
                 if cc.nr_freepages >= cc.nr_migratepages {
                     if isolate_start_pfn >= block_end {
@@ -1056,8 +1296,14 @@ impl Engine {
                 );
             }
         }
-        // The cached free pfn (`compact_cached_free_pfn`) is not modelled: both scanners start
-        // at the zone's ends.
+        // The next linear scan starts below the highest block seen (:1708-1711).
+        if found.highest != 0 && found.highest >= self.zone().compact_cached.free {
+            self.set_compact_cached(
+                Step::UpdateCachedFree,
+                CounterId::compact_cached_free_pfn,
+                found.highest - PAGEBLOCK_NR_PAGES as Pfn,
+            );
+        }
         if let Some(pfn) = page {
             self.fast_isolate_around(cc, pfn);
         }
@@ -1624,10 +1870,12 @@ impl Engine {
 
     /// `release_free_list`: every isolated free block left, order by order, becomes an
     /// allocated page again (`mark_allocated`) and is freed with `__free_pages`.
-    fn release_free_list(&mut self, cc: &mut CompactControl, cpu: usize) {
+    fn release_free_list(&mut self, cc: &mut CompactControl, cpu: usize) -> Pfn {
         self.enter(KernelFn::release_free_list);
+        let mut high_pfn: Pfn = 0;
         for order in 0..NR_PAGE_ORDERS {
             while let Some(pfn) = cc.freepages[order].pop_front() {
+                high_pfn = high_pfn.max(pfn);
                 let p = self.zone().zone_pfn(pfn);
                 self.emit(
                     Step::ReleaseFreeList,
@@ -1643,6 +1891,7 @@ impl Engine {
         }
         cc.nr_freepages = 0;
         self.exit(KernelFn::release_free_list);
+        high_pfn
     }
 
     /// `compact_finished` → `__compact_finished` (v7.2.13 mm/compaction.c:2282), traced as
@@ -1665,8 +1914,9 @@ impl Engine {
     }
 
     fn __compact_finished(&mut self, cc: &mut CompactControl) -> CompactResult {
-        // The scanners meeting: whole_zone always here (cached positions not modelled).
         if cc.scanners_met() {
+            // Let the next compaction start anew.
+            self.reset_cached_positions();
             // A direct compaction asks for the skip bits to be cleared
             // (compact_blockskip_flush, read by __reset_isolation_suitable).
             if cc.direct && !self.zone().compact_blockskip_flush {
@@ -1678,7 +1928,11 @@ impl Engine {
                     true,
                 );
             }
-            return CompactResult::Complete;
+            return if cc.whole_zone {
+                CompactResult::Complete
+            } else {
+                CompactResult::PartialSkipped
+            };
         }
         // Proactive compaction (v7.3.4 mm/compaction.c:2305-2323, `goto out`): the zone's
         // fragmentation score at or below the low watermark is a success (kswapd is not
@@ -1772,6 +2026,24 @@ impl Engine {
         CompactResult::Continue
     }
 
+    /// `compaction_zonelist_suitable` (v7.3.4 mm/compaction.c:2479-2509; v6.12.117 :2454,
+    /// the same test): a zone of the zonelist that would pass `__compaction_suitable` at the
+    /// min watermark with its free pages and a `1/order` share of its reclaimable ones (none:
+    /// the LRU is not modelled). No tracepoint: `__compaction_suitable` has none.
+    pub(crate) fn compaction_zonelist_suitable(&mut self, order: u8) -> bool {
+        for zone in self.zonelist() {
+            self.select_zone(Step::ZonelistNext, zone);
+            let mut mark = self.zone().watermark[WMARK_MIN] + (2u64 << order);
+            if order > PAGE_ALLOC_COSTLY_ORDER {
+                mark += self.zone().watermark[WMARK_LOW] - self.zone().watermark[WMARK_MIN];
+            }
+            if self.zone_watermark_ok(0, mark, ALLOC_CMA, self.zone().nr_free_pages) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// `compaction_suitable` (v7.2.13 mm/compaction.c:2436): the order-0 watermark plus
     /// `compact_gap(order)` (and low − min above the costly order) must hold, and above
     /// `PAGE_ALLOC_COSTLY_ORDER` a fragmentation index in `0..=extfrag_threshold` means the
@@ -1810,6 +2082,18 @@ impl Engine {
     /// `mm_compaction_kcompactd_wake` line (v7.3.4 mm/compaction.c:3105).
     pub fn replay_kcompactd_wake(&mut self) {
         self.counter(Step::KcompactdWake, CounterId::compact_daemon_wake, 0, 1);
+    }
+
+    /// For the trace replay: the vm events of one `__alloc_pages_direct_compact` that did not
+    /// give up: `COMPACTSTALL`, then `COMPACTSUCCESS` or `COMPACTFAIL` (v7.3.4
+    /// mm/page_alloc.c:4218-4241).
+    pub fn replay_direct_compact_counted(&mut self, success: bool) {
+        self.counter(Step::DirectCompactStall, CounterId::compact_stall, 0, 1);
+        if success {
+            self.counter(Step::DirectCompactSuccess, CounterId::compact_success, 0, 1);
+        } else {
+            self.counter(Step::DirectCompactFail, CounterId::compact_fail, 0, 1);
+        }
     }
 
     /// For the trace replay: `KCOMPACTD_MIGRATE_SCANNED` and `KCOMPACTD_FREE_SCANNED` of the
@@ -2016,12 +2300,13 @@ impl Engine {
             && d.considered as u32 >= 1u32 << d.defer_shift
     }
 
-    /// `__reset_isolation_suitable`: after a direct compaction's scanners met
-    /// (`compact_blockskip_flush`), both ends of the zone are walked a pageblock at a time and a
-    /// block's skip bit is cleared where a sample of its pages (every 8th) holds an LRU page
-    /// (from the start) or a free one (from the end, MOVABLE blocks only once the target
-    /// scanner's start is found). The restart points it also sets (`compact_init_*_pfn`,
-    /// `compact_cached_*_pfn`) are not modelled (the scanners start at the zone's ends).
+    /// `__reset_isolation_suitable` (v7.3.4 mm/compaction.c:350-401; v6.12.117 :382, the same):
+    /// after a direct compaction's scanners met (`compact_blockskip_flush`), both ends of the
+    /// zone are walked a pageblock at a time and a block's skip bit is cleared where a sample
+    /// of its pages (every 8th) holds an LRU page (from the start) or a free one (from the
+    /// end, MOVABLE blocks only once the target scanner's start is found). The first block
+    /// found from each end is where the scanners restart (`compact_init_*_pfn` and
+    /// `compact_cached_*_pfn`); none found, the cached pfns are left with no distance.
     fn __reset_isolation_suitable(&mut self) {
         if !self.zone().compact_blockskip_flush {
             return;
@@ -2037,21 +2322,57 @@ impl Engine {
         if pages == 0 {
             return;
         }
-        let mut migrate_pfn: ZonePfn = 0;
-        let mut free_pfn: ZonePfn = pages - 1;
+        let start = self.zone().cfg.start_pfn;
+        let step = Step::ResetIsolationSuitable;
+        // Absolute pfns, as the C (the walk ends where the two meet).
+        let mut migrate_pfn: Pfn = start;
+        let mut free_pfn: Pfn = start + pages as Pfn - 1;
+        let (mut reset_migrate, mut reset_free) = (free_pfn, migrate_pfn);
         let (mut source_set, mut free_set) = (false, false);
         while migrate_pfn < free_pfn {
-            if self.__reset_isolation_pfn(migrate_pfn, true, source_set) {
+            let m = (migrate_pfn - start) as ZonePfn;
+            if self.__reset_isolation_pfn(m, true, source_set) && migrate_pfn < reset_migrate {
                 source_set = true;
+                reset_migrate = migrate_pfn;
+                self.set_compact_cached(step, CounterId::compact_init_migrate_pfn, reset_migrate);
+                self.set_compact_cached(
+                    step,
+                    CounterId::compact_cached_migrate_pfn_async,
+                    reset_migrate,
+                );
+                self.set_compact_cached(
+                    step,
+                    CounterId::compact_cached_migrate_pfn_sync,
+                    reset_migrate,
+                );
             }
-            if self.__reset_isolation_pfn(free_pfn, free_set, true) {
+            let f = (free_pfn - start) as ZonePfn;
+            if self.__reset_isolation_pfn(f, free_set, true) && free_pfn > reset_free {
                 free_set = true;
+                reset_free = free_pfn;
+                self.set_compact_cached(step, CounterId::compact_init_free_pfn, reset_free);
+                self.set_compact_cached(step, CounterId::compact_cached_free_pfn, reset_free);
             }
-            migrate_pfn += PAGEBLOCK_NR_PAGES;
-            free_pfn = match free_pfn.checked_sub(PAGEBLOCK_NR_PAGES) {
-                Some(f) => f,
-                None => break,
+            migrate_pfn += PAGEBLOCK_NR_PAGES as Pfn;
+            // Below the zone start (a zone under two pageblocks) the walk ends.
+            free_pfn = match free_pfn.checked_sub(PAGEBLOCK_NR_PAGES as Pfn) {
+                Some(f) if f >= start => f,
+                _ => break,
             };
+        }
+        // Leave no distance if no suitable block was reset.
+        if reset_migrate >= reset_free {
+            self.set_compact_cached(
+                step,
+                CounterId::compact_cached_migrate_pfn_async,
+                migrate_pfn,
+            );
+            self.set_compact_cached(
+                step,
+                CounterId::compact_cached_migrate_pfn_sync,
+                migrate_pfn,
+            );
+            self.set_compact_cached(step, CounterId::compact_cached_free_pfn, free_pfn);
         }
     }
 

@@ -437,6 +437,7 @@ pub fn replay<R: BufRead>(
         kcompactd: HashSet::new(),
         daemon_scanned: HashMap::new(),
         kcompactd_do_work: false,
+        direct_compact: HashMap::new(),
     };
     r.index_initial_pcp();
     let mut reader = TraceReader::new(trace);
@@ -453,6 +454,9 @@ pub fn replay<R: BufRead>(
         }
         (it.reordered, it.late)
     };
+    for pid in r.direct_compact.keys().copied().collect::<Vec<_>>() {
+        r.end_direct_compact(pid);
+    }
     progress(count);
     Ok(Replay {
         run: r.rec.finish(
@@ -588,6 +592,25 @@ struct Replayer {
     /// The engine's own trace (no task column): between an `mm_compaction_kcompactd_wake` and
     /// the `mm_compaction_kcompactd_sleep` after it, the compactions are `kcompactd_do_work`'s.
     kcompactd_do_work: bool,
+    /// Per task: the direct compaction its last `mm_compaction_try_to_compact_pages` began,
+    /// until its next allocation line or direct compaction says how it ended.
+    direct_compact: HashMap<Option<u32>, DirectCompact>,
+}
+
+/// What a task's lines show of one `__alloc_pages_direct_compact`: `try_to_compact_pages`'
+/// result over its zones and the `compaction_defer_reset` lines after it.
+#[derive(Clone, Copy, Debug)]
+struct DirectCompact {
+    /// `rc`: the max of the zones' results (`COMPACT_SKIPPED` to start).
+    rc: CompactResult,
+    /// The task's last line of it: `try_to_compact_pages` or a zone's end line with
+    /// `COMPACT_SUCCESS` (then a `compaction_defer_reset` is `try_to_compact_pages`' own, for
+    /// the zone that succeeded); otherwise a reset is the allocation's.
+    reset_follows_zone_success: bool,
+    /// `compaction_defer_reset(zone, order, false)`: a zone succeeded, the loop stopped.
+    zone_reset: bool,
+    /// `compaction_defer_reset(zone, order, true)`: the page was captured or allocated.
+    page_reset: bool,
 }
 
 /// The fields of a compaction's `compact_control` that `fast_isolate_freepages` reads, as far
@@ -864,6 +887,8 @@ impl Replayer {
                 mt,
                 gfp,
             } => {
+                // The allocation that ran a direct compaction returns: it ended before.
+                self.end_direct_compact(tl.pid);
                 let cpu = self.alloc_take_cpu(tl).unwrap_or(cpu);
                 self.alloc(pfn, order, self.mt(mt), gfp, cpu, cpu_known)
             }
@@ -2412,6 +2437,10 @@ impl Replayer {
                     return outside(self, format!("mm_compaction_end of zone {zone_start:#x} ~ {zone_end:#x} is not a zone of the node"));
                 };
                 self.compacting.remove(&pid);
+                if let Some(d) = self.direct_compact.get_mut(&pid) {
+                    d.rc = d.rc.max(status);
+                    d.reset_follows_zone_success = status == CompactResult::Success;
+                }
                 let daemon = match pid {
                     Some(p) => self.kcompactd.contains(&p),
                     None => self.kcompactd_do_work,
@@ -2528,6 +2557,16 @@ impl Replayer {
                 format!("{nr_migrated} pages migrated, {nr_failed} failed")
             }
             CompactionLine::TryToCompactPages { order, gfp, prio } => {
+                self.end_direct_compact(pid);
+                self.direct_compact.insert(
+                    pid,
+                    DirectCompact {
+                        rc: CompactResult::Skipped,
+                        reset_follows_zone_success: true,
+                        zone_reset: false,
+                        page_reset: false,
+                    },
+                );
                 let movable = self.e.gfp_migratetype(gfp) == MigrateType::Movable;
                 let cc = self.compact_cc.entry(pid).or_default();
                 cc.order = Some(order);
@@ -2541,6 +2580,11 @@ impl Replayer {
             CompactionLine::Suitable { zone, order, ret } => {
                 if let Err(skipped) = by_name(self, zone, "mm_compaction_suitable") {
                     return skipped;
+                }
+                if let Some(d) = self.direct_compact.get_mut(&pid) {
+                    // A zone compaction_suitable skips (or one that goes on to its lines).
+                    d.rc = d.rc.max(CompactResult::Skipped);
+                    d.reset_follows_zone_success = false;
                 }
                 self.trace(
                     Step::CompactSuitable,
@@ -2610,6 +2654,23 @@ impl Replayer {
                     DeferPoint::DeferCompaction => Step::DeferCompaction,
                     DeferPoint::DeferReset => Step::CompactDeferReset,
                 };
+                if let Some(d) = self.direct_compact.get_mut(&pid) {
+                    match point {
+                        DeferPoint::Deferred => {
+                            d.rc = d.rc.max(CompactResult::Deferred);
+                            d.reset_follows_zone_success = false;
+                        }
+                        DeferPoint::DeferReset
+                            if !d.zone_reset && !d.page_reset && d.reset_follows_zone_success =>
+                        {
+                            d.zone_reset = true;
+                            d.rc = CompactResult::Success;
+                            d.reset_follows_zone_success = false;
+                        }
+                        DeferPoint::DeferReset => d.page_reset = true,
+                        DeferPoint::DeferCompaction => {}
+                    }
+                }
                 // The zone's deferral state is what the line prints.
                 self.e.replay_set_compact_defer(step, state);
                 self.trace(
@@ -2623,6 +2684,34 @@ impl Replayer {
                 );
                 format!("{}: order {order}", point.tracepoint())
             }
+        }
+    }
+
+    /// The end of a task's `__alloc_pages_direct_compact` (v7.3.4 mm/page_alloc.c:4155-4245;
+    /// v6.12.117 :3750-3803), counted as the kernel does: nothing when `try_to_compact_pages`
+    /// was skipped in every zone (7.2+: or deferred), else `COMPACTSTALL`, then
+    /// `COMPACTSUCCESS` when the page was captured or allocated (its
+    /// `compaction_defer_reset(zone, order, true)` line), `COMPACTFAIL` otherwise. The lines say
+    /// the result: a zone's `mm_compaction_end` status, `mm_compaction_deferred`, a
+    /// `mm_compaction_suitable` that skipped it; a `compaction_defer_reset` right after
+    /// `try_to_compact_pages` or after a zone's `success` end is the zone's (`COMPACT_SUCCESS`,
+    /// the loop stops), any other is the allocation's. (One ambiguity is read as the likelier:
+    /// a later zone whose watermark already held, with no line but that reset, and the
+    /// allocation failing after it, would be read as an allocation that succeeded.)
+    fn end_direct_compact(&mut self, pid: Option<u32>) {
+        let Some(d) = self.direct_compact.remove(&pid) else {
+            return;
+        };
+        let gives_up = d.rc == CompactResult::Skipped
+            || (d.rc == CompactResult::Deferred
+                && self
+                    .e
+                    .zone()
+                    .cfg
+                    .kernel
+                    .direct_compact_deferred_is_skipped());
+        if !gives_up {
+            self.e.replay_direct_compact_counted(d.page_reset);
         }
     }
 
@@ -2765,48 +2854,45 @@ impl Replayer {
     /// Before an `mm_compaction_isolate_migratepages` line at `start`: `isolate_migratepages`
     /// first ran `fast_find_migrateblock` (v7.3.4 mm/compaction.c:1969-2083), which has no line
     /// of its own but turns the free lists it looks at (`move_freelist_tail`), so a later fast
-    /// search finds them as the kernel did. It runs when the task's compaction is at an order
-    /// above `PAGE_ALLOC_COSTLY_ORDER`, honours skip bits (not `COMPACT_PRIO_SYNC_FULL`), is not
-    /// a direct compaction for a non-movable request below pageblock order, and the migrate
-    /// scanner stands at the zone start or a pageblock start (:1980-2013; `finish_pageblock`,
-    /// which no line shows, is taken as clear). Its walk is the kernel's with `limit` from
-    /// `fast_search_fail` and `high_pfn` from the scanners (:2021-2024); the skip bits it reads
-    /// are not in the replayed model, so they are read from where the line starts: a block of
-    /// the pageblock the line scans is the one found, a block elsewhere below `high_pfn` was
-    /// passed over as skipped.
-    /// The engine's own traces (no task column) come from a model that does not run
-    /// `fast_find_migrateblock` (docs/model-decisions.md row 24): nothing is inferred there.
+    /// search finds them as the kernel did. Whether it searches, its `limit` and `high_pfn` are
+    /// the engine's ([`fast_find_migrateblock_runs`], [`fast_find_migrateblock_window`]) with
+    /// the task's `compact_control` as its lines show it: `finish_pageblock`, which no line
+    /// shows, is set only in the zone's first pageblock (`last_migrated_pfn` is 0 there or in
+    /// that pageblock) or inside a pageblock, where the search does not run anyway. Its walk is
+    /// the engine's; the skip bits it reads are not in the replayed model, so they are read
+    /// from where the line starts: a block of the pageblock the line scans is the one found, a
+    /// block elsewhere below `high_pfn` was passed over as skipped (a start inside a pageblock
+    /// is `reinit_migrate_pfn`'s restart: nothing was found).
     fn fast_find_migrateblock(&mut self, pid: Option<u32>, start: u64) {
-        if pid.is_none() {
-            return;
-        }
         let Some(cc) = self.compact_cc.get(&pid).copied() else {
             return;
         };
-        let Some(order) = cc.order.filter(|&o| o > 3) else {
+        let Some(order) = cc.order else {
             return;
         };
         let pb = PAGEBLOCK_NR_PAGES as u64;
         let zone_start = self.e.zone().cfg.start_pfn;
         let migrate = cc.migrate_pfn;
-        if let Some((prio, movable)) = cc.direct {
-            if prio == 0 || (!movable && u32::from(order) < PAGEBLOCK_ORDER as u32) {
-                return;
-            }
-        }
-        if migrate != zone_start && migrate % pb != 0 {
+        // COMPACT_PRIO_SYNC_FULL ignores the skip hints.
+        let sync_full = matches!(cc.direct, Some((0, _)));
+        let direct_not_movable = matches!(cc.direct, Some((_, false)));
+        let kernel = self.e.zone().cfg.kernel;
+        if !fast_find_migrateblock_runs(
+            kernel,
+            order,
+            sync_full || migrate < pb,
+            migrate,
+            zone_start,
+            direct_not_movable,
+        ) {
             return;
         }
-        let limit = 32u32.checked_shr(cc.fast_search_fail).unwrap_or(0) + 1;
-        let mut distance = cc.free_pfn.wrapping_sub(migrate) >> 1;
-        if migrate != zone_start {
-            distance >>= 2;
-        }
-        let high_pfn = migrate.wrapping_add(distance) & !(pb - 1);
+        let (limit, high_pfn) =
+            fast_find_migrateblock_window(cc.fast_search_fail, migrate, cc.free_pfn, zone_start);
         // A block found puts the scanner at its pageblock's start (:2062-2064); a start inside
         // a pageblock is reinit_migrate_pfn's restart at the lowest block found before
         // (`fast_start_pfn`, :1953-1962, :2079-2082): nothing was found then.
-        let target = (start == zone_start || start.is_multiple_of(pb)).then_some(start);
+        let target = (start == zone_start || start.is_multiple_of(pb)).then_some(start & !(pb - 1));
         let skipped = move |z: &Zone, p: ZonePfn| Some(z.abs_pfn(p) & !(pb - 1)) != target;
         let found = self
             .e
