@@ -9,10 +9,27 @@ test.use({ serviceWorkers: 'allow' });
 test('the app loads under a sub-path and again offline', async ({ page, context }) => {
   const requests: string[] = [];
   page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  // The modules split off the main wasm load after the first paint, one after another (the
+  // runner, then the deferred panels and their chunks): a reload while one is in flight aborts
+  // it, which is the test leaving early, not a failed load. So every reload waits for the
+  // panels they hold (the page history), for the network to be quiet and for every wasm
+  // request to end.
+  const wasmInFlight = new Set<unknown>();
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname.endsWith('.wasm')) wasmInFlight.add(r);
+  });
+  page.on('requestfinished', (r) => wasmInFlight.delete(r));
+  page.on('requestfailed', (r) => wasmInFlight.delete(r));
+  const settled = async () => {
+    await expect(page.getByTestId('page-history')).toBeAttached();
+    await page.waitForLoadState('networkidle');
+    await expect.poll(() => wasmInFlight.size).toBe(0);
+  };
   const base = `${subpathOrigin()}${SUBPATH}`;
   await page.goto(`${base}?scenario=fallback-claim`);
   await expect(page.getByRole('heading', { level: 1, name: 'buddyscope' })).toBeVisible();
   await expect(page.getByTestId('memory-map')).toBeVisible();
+  await settled();
   // Nothing was asked for outside the sub-path (the static server would 404 it).
   expect(requests.filter((p) => !p.startsWith(SUBPATH))).toEqual([]);
   expect(requests.some((p) => p.endsWith('_bg.wasm'))).toBe(true);
@@ -23,6 +40,7 @@ test('the app loads under a sub-path and again offline', async ({ page, context 
   await page.reload();
   await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
   await expect(page.getByTestId('memory-map')).toBeVisible();
+  await settled();
 
   await context.setOffline(true);
   try {
@@ -32,6 +50,7 @@ test('the app loads under a sub-path and again offline', async ({ page, context 
     await expect(page.getByTestId('position')).toContainText('op 1 /');
     await expect(page.getByTestId('error-banner')).toHaveCount(0);
     await saveScreenshot(page, 'offline-subpath');
+    await settled();
     // The example deck, too (it was cached with the shell).
     await page.goto(`${base}embed-example.html`);
     await page.keyboard.press('ArrowRight');
