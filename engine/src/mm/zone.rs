@@ -200,6 +200,65 @@ impl Page {
     }
 }
 
+/// `list_add`: `pfn` becomes the first block of `list`; returns its page.
+#[inline(always)]
+fn link_head<'a>(list: &mut List, mm: &'a mut [Page], pfn: ZonePfn) -> &'a mut Page {
+    let old = list.head;
+    list.head = pfn;
+    if old == NIL {
+        list.tail = pfn;
+    }
+    list.len += 1;
+    if old != NIL {
+        mm[old as usize].prev = pfn;
+    }
+    let page = &mut mm[pfn as usize];
+    page.prev = NIL;
+    page.next = old;
+    page
+}
+
+/// `list_add_tail`: `pfn` becomes the last block of `list`; returns its page.
+#[inline(always)]
+fn link_tail<'a>(list: &mut List, mm: &'a mut [Page], pfn: ZonePfn) -> &'a mut Page {
+    let old = list.tail;
+    list.tail = pfn;
+    if old == NIL {
+        list.head = pfn;
+    }
+    list.len += 1;
+    if old != NIL {
+        mm[old as usize].next = pfn;
+    }
+    let page = &mut mm[pfn as usize];
+    page.next = NIL;
+    page.prev = old;
+    page
+}
+
+/// `list_del`: unlinks `pfn` from `list`; returns its predecessor and its page.
+#[inline(always)]
+fn unlink<'a>(list: &mut List, mm: &'a mut [Page], pfn: ZonePfn) -> (ZonePfn, &'a mut Page) {
+    let page = &mut mm[pfn as usize];
+    let (p, n) = (page.prev, page.next);
+    page.next = NIL;
+    page.prev = NIL;
+    if p != NIL {
+        mm[p as usize].next = n;
+    }
+    if n != NIL {
+        mm[n as usize].prev = p;
+    }
+    if list.head == pfn {
+        list.head = n;
+    }
+    if list.tail == pfn {
+        list.tail = p;
+    }
+    list.len -= 1;
+    (p, &mut mm[pfn as usize])
+}
+
 /// One zone.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Zone {
@@ -605,35 +664,13 @@ impl Zone {
     #[inline(always)]
     fn link_head(&mut self, l: ListId, pfn: ZonePfn) {
         let (list, mm) = self.lists_and_pages(l);
-        let old = list.head;
-        list.head = pfn;
-        if old == NIL {
-            list.tail = pfn;
-        }
-        list.len += 1;
-        let page = &mut mm[pfn as usize];
-        page.prev = NIL;
-        page.next = old;
-        if old != NIL {
-            mm[old as usize].prev = pfn;
-        }
+        link_head(list, mm, pfn);
     }
 
     #[inline(always)]
     fn link_tail(&mut self, l: ListId, pfn: ZonePfn) {
         let (list, mm) = self.lists_and_pages(l);
-        let old = list.tail;
-        list.tail = pfn;
-        if old == NIL {
-            list.head = pfn;
-        }
-        list.len += 1;
-        let page = &mut mm[pfn as usize];
-        page.next = NIL;
-        page.prev = old;
-        if old != NIL {
-            mm[old as usize].next = pfn;
-        }
+        link_tail(list, mm, pfn);
     }
 
     /// Inserts after `after` (NIL: at the head). Used to undo an unlink.
@@ -658,24 +695,7 @@ impl Zone {
     #[inline(always)]
     fn unlink(&mut self, l: ListId, pfn: ZonePfn) -> ZonePfn {
         let (list, mm) = self.lists_and_pages(l);
-        let page = &mut mm[pfn as usize];
-        let (p, n) = (page.prev, page.next);
-        page.next = NIL;
-        page.prev = NIL;
-        if p != NIL {
-            mm[p as usize].next = n;
-        }
-        if n != NIL {
-            mm[n as usize].prev = p;
-        }
-        if list.head == pfn {
-            list.head = n;
-        }
-        if list.tail == pfn {
-            list.tail = p;
-        }
-        list.len -= 1;
-        p
+        unlink(list, mm, pfn).0
     }
 
     /// Makes `pfn` (on the list) its first block, keeping the ring's order: what stood before
@@ -860,34 +880,36 @@ impl Zone {
                 order, mt, head, ..
             } => self.rotate_to(ListId::Buddy { order, mt }, head),
             Mutation::Account { mt, delta } => self.account(mt, delta as i64),
+            // The pcp and the page are each borrowed once for the link, the page's fields and
+            // the count (every allocation and free of the fast path does one of these two).
             Mutation::PcpAdd {
                 cpu,
                 pindex,
                 pfn,
                 end,
             } => {
-                let l = ListId::Pcp { cpu, pindex };
-                match end {
-                    End::Head => self.link_head(l, pfn),
-                    End::Tail => self.link_tail(l, pfn),
-                }
                 let order = pindex_to_order(pindex as usize);
-                let page = &mut self.mem_map[pfn as usize];
+                let pcp = &mut self.pcp[cpu as usize];
+                let list = &mut pcp.lists[pindex as usize];
+                let page = match end {
+                    End::Head => link_head(list, &mut self.mem_map, pfn),
+                    End::Tail => link_tail(list, &mut self.mem_map, pfn),
+                };
                 page.kind = PageKind::Pcp;
                 page.order = order;
                 page.owner = cpu as u32;
-                self.pcp[cpu as usize].count += 1 << order;
+                pcp.count += 1 << order;
             }
             Mutation::PcpDel {
                 cpu, pindex, pfn, ..
             } => {
-                self.unlink(ListId::Pcp { cpu, pindex }, pfn);
                 let order = pindex_to_order(pindex as usize);
-                let page = &mut self.mem_map[pfn as usize];
+                let pcp = &mut self.pcp[cpu as usize];
+                let (_, page) = unlink(&mut pcp.lists[pindex as usize], &mut self.mem_map, pfn);
                 page.kind = PageKind::Other;
                 page.order = 0;
                 page.owner = NO_OWNER;
-                self.pcp[cpu as usize].count -= 1 << order;
+                pcp.count -= 1 << order;
             }
             Mutation::SetPageblock { pb, new, .. } => self.pageblock[pb as usize] = new,
             Mutation::Counter { id, cpu, delta } => self.counter(id, cpu, delta as i64),

@@ -9,6 +9,36 @@ use crate::mm::steps::Step;
 use crate::mm::types::*;
 use crate::mm::zone::*;
 
+/// The scalars of a `struct per_cpu_pages` (no lists) that `free_frozen_page_commit` reads,
+/// copied once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PcpScalars {
+    count: i32,
+    high: i32,
+    high_min: i32,
+    high_max: i32,
+    batch: i32,
+    free_count: i32,
+    prev_free_high_order: bool,
+    free_high_batch: bool,
+}
+
+impl PcpScalars {
+    #[inline(always)]
+    fn of(p: &PerCpuPages) -> PcpScalars {
+        PcpScalars {
+            count: p.count,
+            high: p.high,
+            high_min: p.high_min,
+            high_max: p.high_max,
+            batch: p.batch,
+            free_count: p.free_count,
+            prev_free_high_order: p.prev_free_high_order,
+            free_high_batch: p.free_high_batch,
+        }
+    }
+}
+
 impl Engine {
     /// `__free_pages(page, order)` of a block `owner` holds with refcount 1 (§3.1): the
     /// refcount drops to zero, so the whole block is freed.
@@ -267,13 +297,18 @@ impl Engine {
                 end: End::Head,
             },
         );
-        let p = &self.zone().pcp[cpu];
+        // The pcp's scalars, read once after the add: the events below change only the counter
+        // each names, and `p` follows them (read back through the zone after each event, every
+        // read was the zone's index, the pcp vector's bounds and a reload).
+        let zone = self.zone();
+        let half_high_min = zone.cfg.kernel.free_high_needs_half_high_min();
+        let mut p = PcpScalars::of(&zone.pcp[cpu]);
         let batch = p.batch;
         let mut free_high = false;
         let prev_high = p.prev_free_high_order;
         if (1..=PAGE_ALLOC_COSTLY_ORDER).contains(&order) {
             // 6.12.117 free_unref_page_commit: `free_count >= batch` (:2696).
-            let need = if self.zone().cfg.kernel.free_high_needs_half_high_min() {
+            let need = if half_high_min {
                 batch + p.high_min / 2
             } else {
                 batch
@@ -287,6 +322,7 @@ impl Engine {
                 prev_high,
                 true,
             );
+            p.prev_free_high_order = true;
         } else {
             self.set_flag(
                 Step::CommitFreeHigh,
@@ -295,17 +331,20 @@ impl Engine {
                 prev_high,
                 false,
             );
+            p.prev_free_high_order = false;
         }
-        if self.zone().pcp[cpu].free_count < (batch << PCP_BATCH_SCALE_MAX) {
+        if p.free_count < (batch << PCP_BATCH_SCALE_MAX) {
             self.counter(
                 Step::CommitFreeCount,
                 CounterId::pcp_free_count,
                 cpu,
                 1 << order,
             );
+            p.free_count += 1 << order;
         }
-        let high = self.nr_pcp_high(cpu, batch, free_high);
-        if self.zone().pcp[cpu].count >= high {
+        let high = self.nr_pcp_high(cpu, &mut p, free_high);
+        debug_assert_eq!(p, PcpScalars::of(&self.zone().pcp[cpu]));
+        if p.count >= high {
             let mut to_free = self.nr_pcp_free(cpu, batch, high, free_high);
             if self.zone().cfg.kernel.pcp_free_in_batches() {
                 while to_free > 0 && self.zone().pcp[cpu].count > 0 {
@@ -339,19 +378,20 @@ impl Engine {
         self.exit(KernelFn::free_frozen_page_commit);
     }
 
-    /// `nr_pcp_high` (§4.5): the limit for this free; may move `pcp.high`.
-    fn nr_pcp_high(&mut self, cpu: usize, batch: i32, free_high: bool) -> i32 {
-        let p = &self.zone().pcp[cpu];
-        let (high_min, high_max) = (p.high_min, p.high_max);
+    /// `nr_pcp_high` (§4.5): the limit for this free; may move `pcp.high` (in the zone and in
+    /// `p`, the pcp's scalars as the caller read them).
+    #[inline(always)]
+    fn nr_pcp_high(&mut self, cpu: usize, p: &mut PcpScalars, free_high: bool) -> i32 {
+        let (high_min, high_max, batch) = (p.high_min, p.high_max, p.batch);
         let high = Self::kclamp(p.high, high_min, high_max);
-        self.set_pcp_high(Step::NrPcpHigh, cpu, high);
+        self.move_pcp_high(cpu, p, high);
         if high == 0 {
             return 0;
         }
         if free_high {
-            self.set_pcp_high(
-                Step::NrPcpHigh,
+            self.move_pcp_high(
                 cpu,
+                p,
                 (high - (batch << PCP_BATCH_SCALE_MAX)).max(high_min),
             );
             return 0;
@@ -359,23 +399,30 @@ impl Engine {
         if high_min == high_max {
             return high;
         }
-        let p = &self.zone().pcp[cpu];
         let (count, free_count) = (p.count, p.free_count);
         if self.zone().below_high {
-            self.set_pcp_high(
-                Step::NrPcpHigh,
-                cpu,
-                (high - free_count.max(batch)).max(high_min),
-            );
+            self.move_pcp_high(cpu, p, (high - free_count.max(batch)).max(high_min));
             return count.max(high_min);
         }
         if count >= high {
             let need = free_count + batch;
-            if self.zone().pcp[cpu].high < need {
-                self.set_pcp_high(Step::NrPcpHigh, cpu, Self::kclamp(need, high_min, high_max));
+            if p.high < need {
+                self.move_pcp_high(cpu, p, Self::kclamp(need, high_min, high_max));
             }
         }
         high
+    }
+
+    /// `pcp->high = new` in `nr_pcp_high`, from the value in `p`.
+    #[inline(always)]
+    fn move_pcp_high(&mut self, cpu: usize, p: &mut PcpScalars, new: i32) {
+        self.counter(
+            Step::NrPcpHigh,
+            CounterId::pcp_high,
+            cpu,
+            new as i64 - p.high as i64,
+        );
+        p.high = new;
     }
 
     /// `nr_pcp_free`.

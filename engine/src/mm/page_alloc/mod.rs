@@ -475,6 +475,14 @@ impl Engine {
 
     /// `__zone_watermark_ok` (§7.1). Looks only at the buddy lists: pcp pages do not count.
     pub fn zone_watermark_ok(&self, order: u8, mark: u64, flags: u32, free: i64) -> bool {
+        self.__zone_watermark_ok(order, mark, flags, free)
+    }
+
+    /// [`Engine::zone_watermark_ok`], inlined into `zone_watermark_fast`'s first check: every
+    /// allocation above order 0 makes it, and the call saved and restored registers around a
+    /// check of a few compares.
+    #[inline(always)]
+    fn __zone_watermark_ok(&self, order: u8, mark: u64, flags: u32, free: i64) -> bool {
         let free = free - self.unusable_free(order, flags);
         let mut min = mark as i64;
         if flags & ALLOC_RESERVES != 0 {
@@ -529,7 +537,7 @@ impl Engine {
             ok = usable > mark as i64 + self.lowmem_reserve_now();
         }
         if !ok {
-            ok = self.zone_watermark_ok(order, mark, flags, free);
+            ok = self.__zone_watermark_ok(order, mark, flags, free);
         }
         if !ok
             && order == 0
