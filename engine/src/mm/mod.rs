@@ -37,7 +37,7 @@ pub use metrics::{
     check_invariants, fragmentation_index, fragmentation_index_of, metrics, mixed_pageblocks,
     unusable_free_index_of, Metrics,
 };
-pub use node::Node;
+pub use node::{Node, Zones, ZonesIter};
 pub(crate) use page_alloc::compaction::{
     fast_find_migrateblock_runs, fast_find_migrateblock_window, FastSearch,
 };

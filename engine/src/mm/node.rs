@@ -15,17 +15,21 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// A node: `node_zones` and the zone being worked on.
 ///
 /// As the kernel's `pgdat->node_zones[MAX_NR_ZONES]`, the zones are an array of `MAX_NR_ZONES`
-/// in the node itself: the populated ones first, in pfn order, then empty zones of no pages.
-/// The engine reaches the zone being worked on at every step of every allocation and free; in
-/// an array in the node that costs no pointer to follow and no bounds to check.
-#[derive(Clone, Debug)]
+/// in the node itself (the slots no zone fills hold empty zones of no pages). The engine reaches
+/// the zone being worked on at every step of every allocation and free, so that zone is kept in
+/// slot 0: its fields are at fixed offsets from the node, with no index to read, scale and
+/// bound after every store. A zone switch swaps two slots; `slot` keeps each zone's slot, and
+/// everything outside this file sees the zones in pfn order ([`Node::zones`]).
+#[derive(Clone)]
 pub struct Node {
-    /// `zones[..nr]` are the node's zones, in pfn order (ascending zone type).
-    zones: [Zone; MAX_NR_ZONES],
+    /// The zones by slot; `slots[0]` is the zone being worked on.
+    slots: [Zone; MAX_NR_ZONES],
+    /// `slot[i]`: the slot of zone `i` (pfn order, ascending zone type), for `i < nr`.
+    slot: [u8; MAX_NR_ZONES],
     /// Populated zones: at least one.
     nr: u8,
-    /// The index in `zones` of the zone being worked on: the one the allocation and free code
-    /// operate on and the events' pfns are in. Below `nr`.
+    /// The index (pfn order) of the zone being worked on: the one the allocation and free code
+    /// operate on and the events' pfns are in. Below `nr`; `slot[active]` is 0.
     active: u8,
 }
 
@@ -61,6 +65,25 @@ impl PartialEq for Node {
 
 impl Eq for Node {}
 
+impl std::fmt::Debug for Node {
+    /// The zones in pfn order (the empty slots after them), whatever slot each is in.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let nr = self.nr as usize;
+        let empty = (0..MAX_NR_ZONES).filter(|s| !self.slot[..nr].contains(&(*s as u8)));
+        let order: Vec<&Zone> = self.slot[..nr]
+            .iter()
+            .map(|&s| s as usize)
+            .chain(empty)
+            .map(|s| &self.slots[s])
+            .collect();
+        f.debug_struct("Node")
+            .field("zones", &order)
+            .field("nr", &self.nr)
+            .field("active", &self.active)
+            .finish()
+    }
+}
+
 impl Node {
     /// A node of `zones` (pfn order, at least one, at most `MAX_NR_ZONES`), working on the
     /// highest: the preferred zone of `GFP_KERNEL` on a node without a Movable zone.
@@ -71,27 +94,38 @@ impl Node {
             "a node has 1 to {MAX_NR_ZONES} zones, not {nr}"
         );
         let mut it = zones.into_iter();
-        Node {
-            zones: std::array::from_fn(|_| it.next().unwrap_or_else(empty_zone)),
+        let mut node = Node {
+            slots: std::array::from_fn(|_| it.next().unwrap_or_else(empty_zone)),
+            slot: std::array::from_fn(|i| i as u8),
             nr: nr as u8,
-            active: (nr - 1) as u8,
-        }
+            active: 0,
+        };
+        node.set_active((nr - 1) as u8);
+        node
     }
 
     /// The zones, in pfn order.
     pub fn into_zones(self) -> Vec<Zone> {
         let nr = self.nr as usize;
-        self.zones.into_iter().take(nr).collect()
+        let slot = self.slot;
+        let mut slots = self.slots.map(Some);
+        slot[..nr]
+            .iter()
+            .map(|&s| slots[s as usize].take().expect("each zone in its own slot"))
+            .collect()
     }
 
     /// Every zone, in pfn order (the kernel's order in `/proc`).
-    pub fn zones(&self) -> &[Zone] {
-        &self.zones[..self.nr as usize]
+    pub fn zones(&self) -> Zones<'_> {
+        Zones {
+            slots: &self.slots,
+            slot: &self.slot[..self.nr as usize],
+        }
     }
 
     /// Zone `i`, in pfn order.
     pub fn zone(&self, i: usize) -> &Zone {
-        &self.zones()[i]
+        self.zones().get(i).expect("a zone of the node")
     }
 
     /// Zones in the node (1 for a machine of one zone).
@@ -112,22 +146,26 @@ impl Node {
     /// The zone being worked on.
     #[inline(always)]
     pub fn active(&self) -> &Zone {
-        // `active < nr <= MAX_NR_ZONES`: the mask changes nothing but lets the compiler see
-        // the index is in the array.
-        &self.zones[self.active as usize % MAX_NR_ZONES]
+        &self.slots[0]
     }
 
     /// The zone being worked on, to change in setup (boot, the `/proc` import, a snapshot):
     /// after setup a zone changes only through [`Node::apply`].
     #[inline(always)]
     pub(crate) fn active_mut(&mut self) -> &mut Zone {
-        &mut self.zones[self.active as usize % MAX_NR_ZONES]
+        &mut self.slots[0]
     }
 
-    /// Works on zone `i` from now on.
-    #[inline(always)]
+    /// Works on zone `i` from now on: it moves to slot 0, the zone there to its slot.
     fn set_active(&mut self, i: u8) {
         assert!(i < self.nr, "zone {i} of a node of {}", self.nr);
+        if i == self.active {
+            return;
+        }
+        let s = self.slot[i as usize];
+        self.slots.swap(0, s as usize);
+        self.slot[self.active as usize] = s;
+        self.slot[i as usize] = 0;
         self.active = i;
     }
 
@@ -201,10 +239,125 @@ impl Node {
     }
 }
 
-/// A node's serialized form: its zones and the index of the one being worked on.
+/// A node's zones in pfn order ([`Node::zones`]): iterated, indexed and compared like the
+/// slice of them it stands for.
+#[derive(Clone, Copy)]
+pub struct Zones<'a> {
+    slots: &'a [Zone; MAX_NR_ZONES],
+    /// The slot of each zone, in pfn order.
+    slot: &'a [u8],
+}
+
+impl<'a> Zones<'a> {
+    /// The number of zones.
+    pub fn len(&self) -> usize {
+        self.slot.len()
+    }
+
+    /// No zones (never, for a node's).
+    pub fn is_empty(&self) -> bool {
+        self.slot.is_empty()
+    }
+
+    /// The zones in pfn order.
+    pub fn iter(&self) -> ZonesIter<'a> {
+        ZonesIter {
+            slots: self.slots,
+            slot: self.slot.iter(),
+        }
+    }
+
+    /// Zone `i` (pfn order), if there is one.
+    pub fn get(&self, i: usize) -> Option<&'a Zone> {
+        self.slot.get(i).map(|&s| &self.slots[s as usize])
+    }
+
+    /// The first zone (the lowest).
+    pub fn first(&self) -> Option<&'a Zone> {
+        self.iter().next()
+    }
+
+    /// The last zone (the highest).
+    pub fn last(&self) -> Option<&'a Zone> {
+        self.iter().next_back()
+    }
+
+    /// The zones, as a vector of references.
+    pub fn to_vec(&self) -> Vec<&'a Zone> {
+        self.iter().collect()
+    }
+}
+
+impl<'a> std::ops::Index<usize> for Zones<'a> {
+    type Output = Zone;
+    fn index(&self, i: usize) -> &Zone {
+        &self.slots[self.slot[i] as usize]
+    }
+}
+
+impl PartialEq for Zones<'_> {
+    fn eq(&self, other: &Zones<'_>) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for Zones<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Zones<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'a> IntoIterator for Zones<'a> {
+    type Item = &'a Zone;
+    type IntoIter = ZonesIter<'a>;
+    fn into_iter(self) -> ZonesIter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &Zones<'a> {
+    type Item = &'a Zone;
+    type IntoIter = ZonesIter<'a>;
+    fn into_iter(self) -> ZonesIter<'a> {
+        self.iter()
+    }
+}
+
+/// The iterator of [`Zones`].
+#[derive(Clone)]
+pub struct ZonesIter<'a> {
+    slots: &'a [Zone; MAX_NR_ZONES],
+    slot: std::slice::Iter<'a, u8>,
+}
+
+impl<'a> Iterator for ZonesIter<'a> {
+    type Item = &'a Zone;
+    fn next(&mut self) -> Option<&'a Zone> {
+        self.slot.next().map(|&s| &self.slots[s as usize])
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.slot.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for ZonesIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.slot.next_back().map(|&s| &self.slots[s as usize])
+    }
+}
+
+impl ExactSizeIterator for ZonesIter<'_> {}
+
+/// A node's serialized form: its zones (pfn order) and the index of the one being worked on.
 #[derive(Serialize)]
 struct NodeOut<'a> {
-    zones: &'a [Zone],
+    zones: Zones<'a>,
     active: u8,
 }
 
@@ -235,7 +388,7 @@ impl<'de> Deserialize<'de> for Node {
             )));
         }
         let mut node = Node::new(n.zones);
-        node.active = n.active;
+        node.set_active(n.active);
         Ok(node)
     }
 }
