@@ -71,6 +71,11 @@ cap_enable_events() {
 #   order are the third and fourth arguments (rdx, ecx), read at the function's entry; the
 #   probe needs an out-of-line free_one_page (a static function: checked in kallsyms), every
 #   caller calling it (checked on the 6.12.117, 7.2.13 and 7.3.4 vmlinux: lab/README.md).
+#   free_frozen_page_commit (free_unref_page_commit on 6.12): a kprobe at the entry of the
+#   function that puts a pcp-order page on its pcp list, called with the pcp lock held, so its
+#   lines come in the order of the list_add calls. The page pointer (rdx, the third argument)
+#   and order (r8d, the fifth); the replay maps the pointer to a pfn from the mm_page_free
+#   lines, which print both. The same checks (lab/README.md).
 cap_enable_probes() { # NAME...
 	refused=0
 	for probe in "$@"; do
@@ -93,6 +98,19 @@ cap_enable_probe() { # NAME; prints why it was refused
 			>>"$TRACEFS/kprobe_events" 2>/dev/null || { echo "kprobe_events refused it"; return 1; }
 		echo 1 >"$TRACEFS/events/buddyscope/free_one_page/enable"
 		echo "buddyscope:free_one_page" >>"$CAP/events.txt"
+		;;
+	free_frozen_page_commit)
+		# 6.12's name of the same function: free_unref_page_commit
+		[ "$(uname -m)" = x86_64 ] || { echo "x86-64 only"; return 1; }
+		sym=
+		for s in free_frozen_page_commit free_unref_page_commit; do
+			grep -q " $s\$" "$CAP_PROC/kallsyms" && { sym=$s; break; }
+		done
+		[ -n "$sym" ] || { echo "no out-of-line free_frozen_page_commit or free_unref_page_commit in kallsyms"; return 1; }
+		echo "p:buddyscope/$sym $sym page=%dx:x64 order=%r8:u32" \
+			>>"$TRACEFS/kprobe_events" 2>/dev/null || { echo "kprobe_events refused it"; return 1; }
+		echo 1 >"$TRACEFS/events/buddyscope/$sym/enable"
+		echo "buddyscope:$sym" >>"$CAP/events.txt"
 		;;
 	*) echo "unknown probe"; return 1 ;;
 	esac
@@ -157,7 +175,7 @@ cap_trace_out() {
 # Leave the machine's tracing as a real machine had it before: events off.
 cap_events_off() {
 	echo 0 >"$TRACEFS/events/enable"
-	if grep -q '^p:buddyscope/' "$TRACEFS/kprobe_events" 2>/dev/null; then
-		echo '-:buddyscope/free_one_page' >>"$TRACEFS/kprobe_events"
-	fi
+	for ev in $(sed -n 's|^p:buddyscope/\([^ ]*\) .*|\1|p' "$TRACEFS/kprobe_events" 2>/dev/null); do
+		echo "-:buddyscope/$ev" >>"$TRACEFS/kprobe_events"
+	done
 }

@@ -13,15 +13,16 @@ ROOTDIR=$(dirname "$LAB")
 CACHE=${BUDDYSCOPE_LAB_CACHE:-$LAB/.cache}
 OUT=${BUDDYSCOPE_LAB_OUT:-$LAB/out}/$VERSION/$WORKLOAD
 KEEP_DUMPS=
-# The kprobe on free_one_page (lab/README.md): which frees went to the buddy without the pcp.
-PROBES=free_one_page
+# The kprobes (lab/README.md): on free_one_page, which frees went to the buddy without the pcp;
+# on free_frozen_page_commit, the order in which pages were put on the pcp lists.
+PROBES=free_one_page,free_frozen_page_commit
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) OUT=${2:?--out DIR}; shift 2 ;;
     --keep-dumps) KEEP_DUMPS=1; shift ;;
     --probe) # the default; kept for the commands written before it was
       [[ ${2:-} == free_one_page ]] || { echo "run.sh: unknown probe ${2:-} (free_one_page)" >&2; exit 2; }
-      PROBES=free_one_page; shift 2 ;;
+      PROBES=free_one_page,free_frozen_page_commit; shift 2 ;;
     --no-probe) PROBES=; shift ;;
     *) usage ;;
   esac

@@ -284,15 +284,16 @@ class CaptureHost(unittest.TestCase):
 class Probes(unittest.TestCase):
     """capture-lib.sh's cap_enable_probes (lab/run.sh --probe) on a fake tracefs and /proc."""
 
-    def run_probe(self, kallsyms):
+    def run_probe(self, kallsyms, probes="free_one_page"):
         if os.uname().machine != "x86_64":
             self.skipTest("the free_one_page probe reads x86-64 registers")
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
         t = os.path.join(tmp, "tracing")
-        os.makedirs(os.path.join(t, "events/buddyscope/free_one_page"))
+        for ev in ("free_one_page", "free_frozen_page_commit", "free_unref_page_commit"):
+            os.makedirs(os.path.join(t, "events/buddyscope", ev))
+            write(os.path.join(t, "events/buddyscope", ev, "enable"), "0\n")
         write(os.path.join(t, "kprobe_events"), "")
-        write(os.path.join(t, "events/buddyscope/free_one_page/enable"), "0\n")
         p = os.path.join(tmp, "proc")
         os.makedirs(p)
         write(os.path.join(p, "kallsyms"), kallsyms)
@@ -300,7 +301,7 @@ class Probes(unittest.TestCase):
         os.makedirs(cap)
         write(os.path.join(cap, "events.txt"), "kmem:mm_page_free\n")
         script = (f". {LAB}/capture-lib.sh; TRACEFS={t}; CAP={cap}; "
-                  "cap_enable_probes free_one_page")
+                  f"cap_enable_probes {probes}")
         r = subprocess.run(["sh", "-c", script], env=dict(os.environ, BUDDYSCOPE_PROC=p),
                            capture_output=True, text=True)
         return r, t, cap
@@ -326,6 +327,33 @@ class Probes(unittest.TestCase):
         # capture.json says why the capture went on without it
         self.assertEqual(capture.probes(cap),
                          {"free_one_page": "refused: no out-of-line free_one_page in kallsyms"})
+
+    def test_pcp_commit_probe(self):
+        # 7.x: free_frozen_page_commit; 6.12: the same function as free_unref_page_commit
+        for sym in ("free_frozen_page_commit", "free_unref_page_commit"):
+            r, t, cap = self.run_probe("ffffffff813ab3c0 t free_one_page\n"
+                                       f"ffffffff81757700 t {sym}\n"
+                                       f"ffffffff8122a999 t {sym}.cold\n",
+                                       "free_one_page free_frozen_page_commit")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(read(os.path.join(t, "kprobe_events")),
+                             "p:buddyscope/free_one_page free_one_page pfn=%dx:x64 order=%cx:u32\n"
+                             f"p:buddyscope/{sym} {sym} page=%dx:x64 order=%r8:u32\n")
+            self.assertEqual(read(os.path.join(t, "events/buddyscope", sym, "enable")), "1\n")
+            self.assertEqual(read(os.path.join(cap, "events.txt")).split(),
+                             ["kmem:mm_page_free", "buddyscope:free_one_page", f"buddyscope:{sym}"])
+            self.assertEqual(capture.probes(cap),
+                             {"free_one_page": "on", "free_frozen_page_commit": "on"})
+
+    def test_no_pcp_commit_probe_when_inlined(self):
+        r, t, cap = self.run_probe("ffffffff813ab3c0 t free_one_page\n",
+                                   "free_one_page free_frozen_page_commit")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(read(os.path.join(t, "kprobe_events")),
+                         "p:buddyscope/free_one_page free_one_page pfn=%dx:x64 order=%cx:u32\n")
+        self.assertEqual(capture.probes(cap)["free_frozen_page_commit"],
+                         "refused: no out-of-line free_frozen_page_commit or free_unref_page_commit"
+                         " in kallsyms")
 
     def test_no_probes_file_is_no_probe(self):
         tmp = tempfile.mkdtemp()

@@ -1145,6 +1145,90 @@ fn a_free_one_page_probe_line_says_which_frees_went_to_the_buddy() {
     }
 }
 
+/// The lab's pcp commit probe (`free_frozen_page_commit`, 6.12's `free_unref_page_commit`):
+/// its lines come in the order the kernel put the pages on the pcp list. A task traces its
+/// free (`__free_pages_prepare`) before it takes the pcp lock; a softirq that comes in
+/// between frees two pages and commits them first, then the task commits its own, which lands
+/// above them. The commit lines print the page pointer: the replay learns the `struct page`
+/// array from the commits that follow their own free (here base 0xffffea0000100000, 64 bytes a
+/// page; eight such pairs). Without the commit lines the list is in the order of the `mm_page_free` lines.
+#[test]
+fn a_pcp_commit_probe_line_puts_the_page_where_the_kernel_added_it() {
+    let base = 0xffff_ea00_0010_0000u64;
+    let commit = |name: &str, pfn: u64| {
+        format!(
+            "{name}: ({name}+0x0/0x4a6) page={:#x} order=0",
+            base + pfn * 64
+        )
+    };
+    let trace = |name: Option<&str>| {
+        let mut t = String::from("# tracer: nop\n");
+        let learn = [0x300, 0x301, 0x302, 0x303, 0x304, 0x305, 0x306, 0x308];
+        let pfns = [&learn[..], &[0x400, 0x200, 0x201, 0x500]].concat();
+        for (us, &pfn) in pfns.iter().enumerate() {
+            t += &kline("init-1", 0, ".....", us as u32 + 1, &alloc0(pfn as u32));
+        }
+        let mut us = 10;
+        let mut line = |t: &mut String, task: &str, cpu: u32, flags: &str, ev: String| {
+            *t += &kline(task, cpu, flags, us, &ev);
+            us += 1;
+        };
+        // eight frees, each right before its commit: the page array
+        for pfn in learn {
+            line(&mut t, "dd-300", 0, ".....", free0(pfn as u32));
+            if let Some(n) = name {
+                line(&mut t, "dd-300", 0, "...1.", commit(n, pfn));
+            }
+        }
+        line(&mut t, "dd-300", 0, ".....", free0(0x400));
+        for pfn in [0x200, 0x201] {
+            line(&mut t, "dd-300", 0, "..s2.", free0(pfn as u32));
+            if let Some(n) = name {
+                line(&mut t, "dd-300", 0, "..s3.", commit(n, pfn));
+            }
+        }
+        if let Some(n) = name {
+            line(&mut t, "dd-300", 0, "...1.", commit(n, 0x400));
+        }
+        // the next event line, which the commit lines before it are read with
+        line(&mut t, "rm-400", 1, ".....", free0(0x500));
+        t
+    };
+    for (kernel, name) in [
+        ("v6.12", "free_unref_page_commit"),
+        ("v7.2", "free_frozen_page_commit"),
+        ("v7.3", "free_frozen_page_commit"),
+    ] {
+        let s = small_zone_of(kernel);
+        for probed in [true, false] {
+            let rep = replay_text(
+                &s,
+                &trace(probed.then_some(name)),
+                &ReplayOptions::default(),
+            )
+            .unwrap();
+            assert_eq!(
+                rep.divergence_count, 0,
+                "{kernel} {probed}: {:#?}",
+                rep.divergences
+            );
+            let z = rep.run.final_node.active();
+            let list = z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0));
+            let want: Vec<u32> = if probed {
+                vec![0x400, 0x201, 0x200, 0x308, 0x306]
+            } else {
+                vec![0x201, 0x200, 0x400, 0x308, 0x306]
+            };
+            assert_eq!(&list[..want.len()], &want[..], "{kernel} {probed}");
+            assert_eq!(
+                z.pcp_list_pfns(1, order_to_pindex(MigrateType::Movable, 0))[0],
+                0x500,
+                "{kernel} {probed}"
+            );
+        }
+    }
+}
+
 /// `ReplayOptions::free_one_page_probed` (set by `buddyscope replay` when the trace file has a
 /// probe line anywhere): the probe lines decide from the first line on, so frees before the
 /// first probe line are not inferred either. The trace of the test above without its probe

@@ -29,7 +29,8 @@
 
 use super::order::{Window, REORDER_WINDOW};
 use super::parse::{
-    CompactionLine, TraceEvent, TraceLine, TraceParseError, TraceReader, SKIPPED_UNREAD,
+    CompactionLine, PcpCommitLine, TraceEvent, TraceLine, TraceParseError, TraceReader,
+    SKIPPED_UNREAD,
 };
 use super::predict::{PredictReport, Predictor, Request};
 use super::tally::Tally;
@@ -827,6 +828,9 @@ impl Replayer {
         self.tally.count(&tl.event);
         let owners_before = self.rec.owners.len();
         self.probed |= !tl.free_one_page.is_empty();
+        for c in &tl.pcp_commit {
+            self.pcp_commit(c);
+        }
         self.note_batch_holders(&tl);
         let outcome = self.apply(&tl, ahead);
         let cpu = tl
@@ -1793,6 +1797,53 @@ impl Replayer {
             }),
             _ => None,
         };
+    }
+
+    /// A line of the lab's pcp commit probe: the page was put at the head of its CPU's pcp
+    /// list then. `free_frozen_page_commit` (6.12: `free_unref_page_commit`) runs with the pcp
+    /// lock held, after the free's `trace_mm_page_free` (`__free_pages_prepare`, unlocked): an
+    /// interrupt that comes between the two puts its own pages on the list first, so the
+    /// free's page lands above them, against the trace's order of the `mm_page_free` lines
+    /// (v7.2.13 mm/page_alloc.c `__free_pages_prepare` :1326, `__free_frozen_pages` :2977-2979,
+    /// `free_frozen_page_commit` :2832, its `list_add` :2851; v7.3.4 :2998, :2854;
+    /// v6.12.117 `free_unref_page` :2756-2760, `free_unref_page_commit` :2673). The replay put
+    /// the page on the list at its `mm_page_free` line; the commit line moves it to the head
+    /// of the list of the line's CPU, where the kernel's `list_add` put it. A page the model
+    /// does not have on a pcp list as a traced free (a divergence, or a free the replay sent to
+    /// the buddy) is left alone.
+    fn pcp_commit(&mut self, c: &PcpCommitLine) {
+        let Some(pfn) = c.pfn else { return };
+        if !pcp_allowed_order(c.order) {
+            return;
+        }
+        self.enter_zone_of(pfn);
+        let z = self.e.zone();
+        let start = z.cfg.start_pfn;
+        if pfn < start || pfn + (1u64 << c.order) > start + z.pages() as u64 {
+            return;
+        }
+        let p = (pfn - start) as u32;
+        if !self.on_pcp(p, c.order) || self.zs_ref().origin[p as usize] != ORIGIN_FREED {
+            return;
+        }
+        let Some(cpu) = c.cpu.map(|c| c as usize).filter(|&c| c < z.pcp.len()) else {
+            return;
+        };
+        let pi = self.zs_ref().pindex[p as usize] as usize;
+        let owner = z.mem_map[p as usize].owner as usize;
+        if owner == cpu && z.pcp[cpu].lists[pi].head == p {
+            return;
+        }
+        self.pcp_del(Step::CommitAddHead, p);
+        self.pcp_add(
+            Step::CommitAddHead,
+            cpu,
+            p,
+            c.order,
+            pindex_to_mt(pi),
+            End::Head,
+        );
+        self.zs().origin[p as usize] = ORIGIN_FREED;
     }
 
     fn free(&mut self, pfn: u64, order: u8, cpu: usize, to_buddy: bool) -> String {
