@@ -4,8 +4,8 @@
 #
 # Layout written under $CAP (lab/README.md, "The capture folder"):
 #   uname.txt  cmdline.txt  events.txt  buffer_size_kb.txt  workload.log
-#   before/{pagetypeinfo,zoneinfo,buddyinfo,vmstat,meminfo}  after/...
-#   trace.txt  stats/cpuN  markers.txt
+#   before/{pagetypeinfo,zoneinfo,buddyinfo,vmstat,meminfo[,kprobe_profile]}  after/...
+#   trace.txt  stats/cpuN  markers.txt  [probes.txt  kprobe_profile]
 #
 # Inputs: CAP (output folder), and for tests BUDDYSCOPE_PROC (default /proc) and
 # BUDDYSCOPE_TRACEFS (default: the first of /sys/kernel/tracing, /sys/kernel/debug/tracing
@@ -142,6 +142,11 @@ cap_proc() { # DIR (created by cap_meta)
 	for f in buddyinfo pagetypeinfo zoneinfo vmstat meminfo; do
 		cap_copy "$CAP_PROC/$f" "$CAP/$1/$f"
 	done
+	# the probes' hits and misses so far: the difference between the two points is the
+	# traced window's (the probes also fire before tracing starts and while the trace is read)
+	if [ -s "$CAP/probes.txt" ] && [ -e "$TRACEFS/kprobe_profile" ]; then
+		cap_copy "$TRACEFS/kprobe_profile" "$CAP/$1/kprobe_profile"
+	fi
 }
 
 cap_marker() { # TEXT
@@ -162,9 +167,16 @@ cap_point() { # NAME
 	cap_marker "resumed $1"
 }
 
-# The trace as text, and each CPU's ring buffer statistics (overrun = lost events).
+# The trace as text, each CPU's ring buffer statistics (overrun = lost events), and with
+# kprobes, kprobe_profile: each probe's hits and misses. A kprobe that fires while another
+# kprobe's handler runs on the same CPU (an interrupt inside the handler) is not traced, only
+# counted missed (kernel/kprobes.c, arch/x86/kernel/kprobes/ftrace.c: kprobe_running() ->
+# kprobes_inc_nmissed_count), so a probe's silence proves nothing when it missed hits.
 cap_trace_out() {
 	cat "$TRACEFS/trace" >"$CAP/trace.txt"
+	if [ -s "$CAP/probes.txt" ] && [ -e "$TRACEFS/kprobe_profile" ]; then
+		cat "$TRACEFS/kprobe_profile" >"$CAP/kprobe_profile"
+	fi
 	mkdir -p "$CAP/stats"
 	for d in "$TRACEFS"/per_cpu/cpu*; do
 		[ -e "$d/stats" ] || continue

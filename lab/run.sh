@@ -1,12 +1,12 @@
 #!/bin/bash
 # Boot a fetched kernel in qemu (TCG, 2 vCPUs, 6 GiB), run a workload, write the capture folder:
 #   lab/run.sh 7.2.13 hugetlb-2m [--out DIR] [--keep-dumps] [--no-probe]
-#     [--probe free_frozen_page_commit]
+#     [--probe free_frozen_page_commit] [--probes LIST]
 # Workloads: idle hugetlb-2m gigantic gigantic-cma vmalloc fragment thp compaction
 # (lab/workloads.sh).
 # Default DIR: lab/out/VERSION/WORKLOAD (BUDDYSCOPE_LAB_OUT changes lab/out).
 set -euo pipefail
-usage() { echo "usage: lab/run.sh VERSION WORKLOAD [--out DIR] [--keep-dumps] [--no-probe] [--probe free_frozen_page_commit]" >&2; exit 2; }
+usage() { echo "usage: lab/run.sh VERSION WORKLOAD [--out DIR] [--keep-dumps] [--no-probe] [--probe free_frozen_page_commit] [--probes LIST]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 VERSION=$1 WORKLOAD=$2; shift 2
 LAB=$(cd "$(dirname "$0")" && pwd)
@@ -29,6 +29,15 @@ while [[ $# -gt 0 ]]; do
         free_frozen_page_commit) PROBES=${PROBES:+$PROBES,}free_frozen_page_commit ;;
         *) echo "run.sh: unknown probe ${2:-} (free_one_page, free_frozen_page_commit)" >&2; exit 2 ;;
       esac
+      shift 2 ;;
+    --probes) # exactly these (comma-separated; '' none), e.g. --probes free_frozen_page_commit
+      PROBES=${2?--probes LIST}
+      for p in ${PROBES//,/ }; do
+        case $p in
+          free_one_page | free_frozen_page_commit) ;;
+          *) echo "run.sh: unknown probe $p (free_one_page, free_frozen_page_commit)" >&2; exit 2 ;;
+        esac
+      done
       shift 2 ;;
     --no-probe) PROBES=; shift ;;
     *) usage ;;
