@@ -66,6 +66,11 @@ pub struct ReplayOptions {
     /// that the inferences sent to the buddy and the kernel had put on the pcp.
     /// `buddyscope replay` sets it when the trace file has such a line.
     pub free_one_page_probed: bool,
+    /// The trace has the lab's pcp commit kprobe lines (`free_frozen_page_commit`, 6.12's
+    /// `free_unref_page_commit`; docs/model-decisions.md row 42): they decide every free from
+    /// the first line on, once the reader knows the `struct page` array. `buddyscope replay`
+    /// sets it when the trace file has such a line.
+    pub pcp_commit_probed: bool,
 }
 
 impl Default for ReplayOptions {
@@ -76,6 +81,7 @@ impl Default for ReplayOptions {
             max_listed: 10_000,
             predict: false,
             free_one_page_probed: false,
+            pcp_commit_probed: false,
         }
     }
 }
@@ -432,6 +438,7 @@ pub fn replay<R: BufRead>(
         free_runs: HashMap::new(),
         pcp_holder: Vec::new(),
         probed: opts.free_one_page_probed,
+        commit_probed: opts.pcp_commit_probed,
         task_cpu: HashMap::new(),
         compacting: HashSet::new(),
         compact_cc: HashMap::new(),
@@ -575,6 +582,9 @@ struct Replayer {
     /// The trace has the lab's `free_one_page` kprobe lines (one was read): every free that
     /// reached the buddy without the pcp says so ([`Replayer::probed_free_one_page`]).
     probed: bool,
+    /// The trace has the lab's pcp commit kprobe lines: every free that reached a pcp list
+    /// says so ([`Replayer::probed_pcp_commit`]).
+    commit_probed: bool,
     /// Per task (pid, not the idle tasks' 0): the CPU of its last line (an interrupt's line
     /// names the task it interrupted, which runs on that CPU).
     task_cpu: HashMap<u32, usize>,
@@ -828,6 +838,7 @@ impl Replayer {
         self.tally.count(&tl.event);
         let owners_before = self.rec.owners.len();
         self.probed |= !tl.free_one_page.is_empty();
+        self.commit_probed |= tl.pcp_commit.iter().any(|c| c.pfn.is_some());
         for c in &tl.pcp_commit {
             self.pcp_commit(c);
         }
@@ -900,9 +911,17 @@ impl Replayer {
                 let single = self.traced_single_page(pfn);
                 let owner = self.owner_of(pfn);
                 let probed = self.probed_free_one_page(tl, pfn, order, ahead);
+                let committed = self.probed_pcp_commit(tl, pfn, order, ahead);
                 let (commit_cpu, to_buddy) = match self.batch_commit_cpu(tl, pfn, ahead) {
                     _ if probed == Some(true) => (cpu, true),
                     Some(c) => (c, false),
+                    // A trace with the commit probe says every free that reached a pcp list;
+                    // but a page of a vfree's contiguous range is committed as part of its
+                    // chunk, after the range's last free ([`Replayer::contig_run`] decides).
+                    None if committed == Some(false) && !self.contig_range_candidate(tl, order) => {
+                        (cpu, true)
+                    }
+                    None if committed.is_some() => (cpu, false),
                     // A probed trace says every free that went to the buddy.
                     None if probed.is_some() => (cpu, false),
                     None => (cpu, self.pcp_held_by_interrupted_task(tl, pfn, cpu, ahead)),
@@ -1766,6 +1785,63 @@ impl Replayer {
             }
         }
         self.probed.then_some(false)
+    }
+
+    /// On a trace with the lab's pcp commit kprobe: whether the free `tl` of the block at `pfn`
+    /// reached a pcp list (`Some(true)`: its commit line follows, from the same task and
+    /// context, before that pfn's next free and before the task's next line other than a free
+    /// or a drain: `free_unref_folios` commits each folio after every folio's `mm_page_free`)
+    /// or not (`Some(false)`: the buddy, through `free_one_page`). `None`: no commit line
+    /// read yet, or one in the window whose page the reader cannot map to a pfn yet (the
+    /// `struct page` array is learned from the first commit lines); then the other evidence
+    /// and the inferences decide. Every path that puts a freed page on a pcp list calls the
+    /// probed function under the pcp lock: v7.2.13 mm/page_alloc.c `free_frozen_page_commit`
+    /// :2832 (callers `__free_frozen_pages` :2979, `free_unref_folios` :3081), v7.3.4 :2854
+    /// (:2998, :3100), v6.12.117 `free_unref_page_commit` :2673 (`free_unref_page` :2760,
+    /// `free_unref_folios` :2855); the other pcp `list_add` is `rmqueue_bulk`'s refill, traced
+    /// by `mm_page_alloc_zone_locked`.
+    fn probed_pcp_commit<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        pfn: u64,
+        order: u8,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> Option<bool> {
+        let pid = tl.pid;
+        for k in 0..FOLIO_BATCH_COMMIT_LOOKAHEAD {
+            let Some(l) = ahead.peek(k) else { break };
+            for c in &l.pcp_commit {
+                if c.pid != pid || c.in_irq != tl.in_irq || c.order != order {
+                    continue;
+                }
+                match c.pfn {
+                    Some(f) if f == pfn => return Some(true),
+                    Some(_) => self.commit_probed = true,
+                    None => return None,
+                }
+            }
+            match l.event {
+                TraceEvent::Free { pfn: f, .. } if f == pfn => break,
+                TraceEvent::Free { .. } | TraceEvent::PcpuDrain { .. } => {}
+                _ if l.pid == pid && l.in_irq == tl.in_irq => break,
+                _ => {}
+            }
+        }
+        self.commit_probed.then_some(false)
+    }
+
+    /// Can the free `tl` be a page of a vfree's contiguous range (`free_pages_bulk` →
+    /// `__free_contig_range_common`, 7.2+): an order-0 free in preemptible task context on a
+    /// profile with chunked frees. Its own pfn and order have no commit line: the range is
+    /// freed in chunks (`free_prepared_contig_range` → `__free_frozen_pages(FPI_PREPARED)`,
+    /// v7.2.13 mm/page_alloc.c :6902-6925), each committed as one block after the range's
+    /// last `mm_page_free`.
+    fn contig_range_candidate(&self, tl: &TraceLine, order: u8) -> bool {
+        self.chunked_frees
+            && order == 0
+            && tl.in_irq != Some(true)
+            && tl.preemptible == Some(true)
+            && tl.ts_ns.is_some()
     }
 
     /// After a line in task context on `cpu`: the task holds the CPU's pcp lock of the line's
