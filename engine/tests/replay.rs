@@ -1341,6 +1341,97 @@ fn a_pcp_commit_probe_alone_says_which_frees_reached_the_pcp() {
     }
 }
 
+/// Kprobes do not nest: a hit while another kprobe's handler runs on the CPU is counted
+/// missed, not traced (`kprobe_ftrace_handler`, arch/x86/kernel/kprobes/ftrace.c:
+/// `kprobe_running()` → `kprobes_inc_nmissed_count`). A softirq that comes while rm-200 runs
+/// the commit probe's handler for a DMA32 page finds DMA32's pcp lock held (the commit runs
+/// under it, v7.2.13 mm/page_alloc.c `free_unref_folios` :3079-3081, `__free_frozen_pages`
+/// :2977-2979): its free of a DMA32 page fails `pcp_spin_trylock` and goes to `free_one_page`
+/// (0x1200), its frees of Normal pages take Normal's lock and commit, their hits missed
+/// (0x100200, 0x100202 after the task's commit line; 0x100204 before it, the line written
+/// after the interrupt). With the commit probe they are read by the zone of the interrupted
+/// task's commit line next to them: Normal's pages reached the pcp, DMA32's the buddy.
+#[test]
+fn an_interrupt_inside_the_commit_probes_handler_is_a_missed_commit_in_another_zone() {
+    let base = 0xffff_ea00_0000_0000u64;
+    let commit = |name: &str, pfn: u32| {
+        format!(
+            "{name}: ({name}+0x0/0x4a6) page={:#x} order=0",
+            base + u64::from(pfn) * 64
+        )
+    };
+    let batched =
+        |pfn: u32| format!("mm_page_free_batched: page=ffffea0000000000 pfn={pfn:#x} order=0");
+    for (kernel, name) in [
+        ("v6.12", "free_unref_page_commit"),
+        ("v7.2", "free_frozen_page_commit"),
+        ("v7.3", "free_frozen_page_commit"),
+    ] {
+        let s = scenario::parse(&format!(
+            r#"{{"version": 1, "kernel": "{kernel}",
+  "zones": [{{"name": "DMA32", "start_pfn": 4096, "pages": 4096, "cpus": 2}},
+            {{"name": "Normal", "start_pfn": 1048576, "pages": 4096, "cpus": 2}}]}}"#
+        ))
+        .unwrap();
+        let learn = [
+            0x1300, 0x1301, 0x1302, 0x1303, 0x1304, 0x1305, 0x1306, 0x1308,
+        ];
+        let mut t = String::from("# tracer: nop\n");
+        let mut us = 1;
+        let mut line = |t: &mut String, task: &str, flags: &str, ev: String| {
+            *t += &kline(task, 0, flags, us, &ev);
+            us += 1;
+        };
+        for pfn in learn
+            .into_iter()
+            .chain([0x1500, 0x1402, 0x1400, 0x1200, 0x100200, 0x100202, 0x100204])
+        {
+            line(&mut t, "init-1", ".....", alloc0(pfn));
+        }
+        // eight frees, each right before its commit: the page array
+        for pfn in learn {
+            line(&mut t, "rm-200", ".....", free0(pfn));
+            line(&mut t, "rm-200", "...1.", commit(name, pfn));
+        }
+        line(&mut t, "rm-200", ".....", free0(0x1500));
+        line(&mut t, "rm-200", "..s3.", free0(0x100204));
+        line(&mut t, "rm-200", "...1.", commit(name, 0x1500));
+        // a folio batch: both frees traced, then each folio's batch line and commit
+        line(&mut t, "rm-200", ".....", free0(0x1402));
+        line(&mut t, "rm-200", ".....", free0(0x1400));
+        line(&mut t, "rm-200", "...2.", batched(0x1402));
+        line(&mut t, "rm-200", "...2.", commit(name, 0x1402));
+        line(&mut t, "rm-200", "..s4.", free0(0x100200));
+        line(&mut t, "rm-200", "..s4.", free0(0x1200));
+        line(&mut t, "rm-200", "..s4.", free0(0x100202));
+        line(&mut t, "rm-200", "...2.", batched(0x1400));
+        line(&mut t, "rm-200", "...2.", commit(name, 0x1400));
+        line(&mut t, "rm-200", ".....", alloc0(0x100010));
+        let opts = ReplayOptions {
+            pcp_commit_probed: true,
+            ..ReplayOptions::default()
+        };
+        let rep = replay_text(&s, &t, &opts).unwrap();
+        assert_eq!(rep.divergence_count, 0, "{kernel}: {:#?}", rep.divergences);
+        assert_eq!(rep.tally.freed_straight_to_buddy, 1, "{kernel}");
+        let pindex = order_to_pindex(MigrateType::Movable, 0);
+        let zones = rep.run.final_node.zones();
+        let (dma32, normal) = (&zones[0], &zones[1]);
+        let list = |z: &buddyscope::mm::Zone| -> Vec<u64> {
+            z.pcp_list_pfns(0, pindex)
+                .into_iter()
+                .map(|p| z.abs_pfn(p))
+                .collect()
+        };
+        assert_eq!(list(normal), vec![0x100202, 0x100200, 0x100204], "{kernel}");
+        assert_eq!(list(dma32)[..3], [0x1400, 0x1402, 0x1500], "{kernel}");
+        assert!(
+            matches!(dma32.block_containing(0x200), Some((_, _, false))),
+            "{kernel}: 0x1200 in the buddy"
+        );
+    }
+}
+
 /// `ReplayOptions::free_one_page_probed` (set by `buddyscope replay` when the trace file has a
 /// probe line anywhere): the probe lines decide from the first line on, so frees before the
 /// first probe line are not inferred either. The trace of the test above without its probe

@@ -440,6 +440,7 @@ pub fn replay<R: BufRead>(
         probed: opts.free_one_page_probed,
         commit_probed: opts.pcp_commit_probed,
         task_cpu: HashMap::new(),
+        task_commit: Vec::new(),
         compacting: HashSet::new(),
         compact_cc: HashMap::new(),
         kcompactd: HashSet::new(),
@@ -588,6 +589,10 @@ struct Replayer {
     /// Per task (pid, not the idle tasks' 0): the CPU of its last line (an interrupt's line
     /// names the task it interrupted, which runs on that CPU).
     task_cpu: HashMap<u32, usize>,
+    /// Per CPU: the task (pid) whose commit probe line was that CPU's last task-context line,
+    /// and the zone of its page: the task was then inside `free_frozen_page_commit` with that
+    /// zone's pcp lock held ([`Replayer::commit_missed`]).
+    task_commit: Vec<Option<(u32, usize)>>,
     /// The tasks (pid; `None` in the engine's own trace) between an `mm_compaction_begin` and
     /// its `mm_compaction_end`: their `mm_compaction_isolate_freepages` lines are the free
     /// scanner's.
@@ -841,6 +846,7 @@ impl Replayer {
         self.commit_probed |= tl.pcp_commit.iter().any(|c| c.pfn.is_some());
         for c in &tl.pcp_commit {
             self.pcp_commit(c);
+            self.note_task_commit(c);
         }
         self.note_batch_holders(&tl);
         let outcome = self.apply(&tl, ahead);
@@ -849,6 +855,11 @@ impl Replayer {
             .filter(|&c| (c as usize) < self.e.zone().pcp.len())
             .unwrap_or(0) as usize;
         self.note_pcp_holder(&tl, cpu);
+        if tl.in_irq != Some(true) {
+            if let Some(t) = self.task_commit.get_mut(cpu) {
+                *t = None;
+            }
+        }
         if let (Some(pid), Some(c)) = (tl.pid.filter(|&p| p != 0), tl.cpu) {
             self.task_cpu.insert(pid, c as usize);
         }
@@ -919,7 +930,7 @@ impl Replayer {
                     // but a page of a vfree's contiguous range is committed as part of its
                     // chunk, after the range's last free ([`Replayer::contig_run`] decides).
                     None if committed == Some(false) && !self.contig_range_candidate(tl, order) => {
-                        (cpu, true)
+                        (cpu, !self.commit_missed(tl, pfn, cpu, ahead))
                     }
                     None if committed.is_some() => (cpu, false),
                     // A probed trace says every free that went to the buddy.
@@ -1828,6 +1839,77 @@ impl Replayer {
             }
         }
         self.commit_probed.then_some(false)
+    }
+
+    /// A commit probe line in task context: its task is inside the commit function, with the
+    /// pcp lock of its page's zone held, until its next task-context line on that CPU.
+    fn note_task_commit(&mut self, c: &PcpCommitLine) {
+        let (Some(pfn), Some(cpu), Some(pid), Some(false)) = (c.pfn, c.cpu, c.pid, c.in_irq) else {
+            return;
+        };
+        let Some(zone) = self.e.node().zone_index_of(pfn) else {
+            return;
+        };
+        let cpu = cpu as usize;
+        if self.task_commit.len() <= cpu {
+            self.task_commit.resize(cpu + 1, None);
+        }
+        self.task_commit[cpu] = Some((pid, zone));
+    }
+
+    /// An interrupt's pcp-order free with no commit line, on a trace with the commit probe:
+    /// was its commit missed rather than its trylock failed? Kprobes do not nest: a kprobe hit
+    /// while another kprobe's handler runs on the CPU is counted missed, not traced
+    /// (`kprobe_ftrace_handler`, arch/x86/kernel/kprobes/ftrace.c: `kprobe_running()` →
+    /// `kprobes_inc_nmissed_count`). An interrupt that comes while the task it interrupted runs
+    /// the commit probe's handler finds that task holding the pcp lock of one zone (the commit
+    /// runs under it): a free of that zone fails its `pcp_spin_trylock` and goes to the buddy,
+    /// a free of another zone takes that zone's lock and commits, unseen. So: the interrupted
+    /// task's commit line is next to the interrupt's lines on that CPU (its last task-context
+    /// line before them, or its first after them), and names a page of another zone. Seen on
+    /// the 7.2.13 fragment capture with the commit probe alone: softirq frees of Normal pages
+    /// inside rm-1130's DMA32 folio commits, 90 misses in `kprobe_profile`, each page later
+    /// allocated from the pcp.
+    fn commit_missed<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        pfn: u64,
+        cpu: usize,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> bool {
+        let (Some(true), Some(pid)) = (tl.in_irq, tl.pid) else {
+            return false;
+        };
+        let Some(zone) = self.e.node().zone_index_of(pfn) else {
+            return false;
+        };
+        let mut task_zone = match self.task_commit.get(cpu).copied().flatten() {
+            Some((p, z)) if p == pid => Some(z),
+            _ => None,
+        };
+        if task_zone.is_none() {
+            // the task's commit line right after the interrupt's lines
+            for k in 0..FOLIO_BATCH_LOOKAHEAD {
+                let Some(l) = ahead.peek(k) else { break };
+                if l.cpu.map(|c| c as usize) != Some(cpu) {
+                    continue;
+                }
+                let commit = l
+                    .pcp_commit
+                    .iter()
+                    .find(|c| c.in_irq == Some(false) && c.cpu.map(|c| c as usize) == Some(cpu));
+                if let Some(c) = commit {
+                    if c.pid == Some(pid) {
+                        task_zone = c.pfn.and_then(|f| self.e.node().zone_index_of(f));
+                    }
+                    break;
+                }
+                if l.in_irq != Some(true) || l.pid != Some(pid) {
+                    break;
+                }
+            }
+        }
+        task_zone.is_some_and(|z| z != zone)
     }
 
     /// Can the free `tl` be a page of a vfree's contiguous range (`free_pages_bulk` →
