@@ -1833,9 +1833,17 @@ impl Replayer {
             }
             match l.event {
                 TraceEvent::Free { pfn: f, .. } if f == pfn => break,
+                // An interrupt commits its free before it returns: a task line on its CPU ends it.
+                _ if tl.in_irq == Some(true) && l.cpu == tl.cpu && l.in_irq != Some(true) => break,
                 TraceEvent::Free { .. } | TraceEvent::PcpuDrain { .. } => {}
                 _ if l.pid == pid && l.in_irq == tl.in_irq => break,
                 _ => {}
+            }
+            if k + 1 == FOLIO_BATCH_COMMIT_LOOKAHEAD {
+                // Not seen to the end: a folio batch's commit loop can come later than this
+                // (6.12.117 fragment: rm-973's batch line and commit of 0x116363 1,881 lines
+                // after its free, other CPUs' lines between).
+                return None;
             }
         }
         self.commit_probed.then_some(false)
