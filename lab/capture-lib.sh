@@ -4,8 +4,8 @@
 #
 # Layout written under $CAP (lab/README.md, "The capture folder"):
 #   uname.txt  cmdline.txt  events.txt  buffer_size_kb.txt  workload.log
-#   before/{pagetypeinfo,zoneinfo,buddyinfo,vmstat,meminfo}  after/...
-#   trace.txt  stats/cpuN  markers.txt
+#   before/{pagetypeinfo,zoneinfo,buddyinfo,vmstat,meminfo[,kprobe_profile]}  after/...
+#   trace.txt  stats/cpuN  markers.txt  [probes.txt  kprobe_profile]
 #
 # Inputs: CAP (output folder), and for tests BUDDYSCOPE_PROC (default /proc) and
 # BUDDYSCOPE_TRACEFS (default: the first of /sys/kernel/tracing, /sys/kernel/debug/tracing
@@ -71,6 +71,11 @@ cap_enable_events() {
 #   order are the third and fourth arguments (rdx, ecx), read at the function's entry; the
 #   probe needs an out-of-line free_one_page (a static function: checked in kallsyms), every
 #   caller calling it (checked on the 6.12.117, 7.2.13 and 7.3.4 vmlinux: lab/README.md).
+#   free_frozen_page_commit (free_unref_page_commit on 6.12): a kprobe at the entry of the
+#   function that puts a pcp-order page on its pcp list, called with the pcp lock held, so its
+#   lines come in the order of the list_add calls. The page pointer (rdx, the third argument)
+#   and order (r8d, the fifth); the replay maps the pointer to a pfn from the mm_page_free
+#   lines, which print both. The same checks (lab/README.md).
 cap_enable_probes() { # NAME...
 	refused=0
 	for probe in "$@"; do
@@ -93,6 +98,19 @@ cap_enable_probe() { # NAME; prints why it was refused
 			>>"$TRACEFS/kprobe_events" 2>/dev/null || { echo "kprobe_events refused it"; return 1; }
 		echo 1 >"$TRACEFS/events/buddyscope/free_one_page/enable"
 		echo "buddyscope:free_one_page" >>"$CAP/events.txt"
+		;;
+	free_frozen_page_commit)
+		# 6.12's name of the same function: free_unref_page_commit
+		[ "$(uname -m)" = x86_64 ] || { echo "x86-64 only"; return 1; }
+		sym=
+		for s in free_frozen_page_commit free_unref_page_commit; do
+			grep -q " $s\$" "$CAP_PROC/kallsyms" && { sym=$s; break; }
+		done
+		[ -n "$sym" ] || { echo "no out-of-line free_frozen_page_commit or free_unref_page_commit in kallsyms"; return 1; }
+		echo "p:buddyscope/$sym $sym page=%dx:x64 order=%r8:u32" \
+			>>"$TRACEFS/kprobe_events" 2>/dev/null || { echo "kprobe_events refused it"; return 1; }
+		echo 1 >"$TRACEFS/events/buddyscope/$sym/enable"
+		echo "buddyscope:$sym" >>"$CAP/events.txt"
 		;;
 	*) echo "unknown probe"; return 1 ;;
 	esac
@@ -124,6 +142,11 @@ cap_proc() { # DIR (created by cap_meta)
 	for f in buddyinfo pagetypeinfo zoneinfo vmstat meminfo; do
 		cap_copy "$CAP_PROC/$f" "$CAP/$1/$f"
 	done
+	# the probes' hits and misses so far: the difference between the two points is the
+	# traced window's (the probes also fire before tracing starts and while the trace is read)
+	if [ -s "$CAP/probes.txt" ] && [ -e "$TRACEFS/kprobe_profile" ]; then
+		cap_copy "$TRACEFS/kprobe_profile" "$CAP/$1/kprobe_profile"
+	fi
 }
 
 cap_marker() { # TEXT
@@ -144,9 +167,16 @@ cap_point() { # NAME
 	cap_marker "resumed $1"
 }
 
-# The trace as text, and each CPU's ring buffer statistics (overrun = lost events).
+# The trace as text, each CPU's ring buffer statistics (overrun = lost events), and with
+# kprobes, kprobe_profile: each probe's hits and misses. A kprobe that fires while another
+# kprobe's handler runs on the same CPU (an interrupt inside the handler) is not traced, only
+# counted missed (kernel/kprobes.c, arch/x86/kernel/kprobes/ftrace.c: kprobe_running() ->
+# kprobes_inc_nmissed_count), so a probe's silence proves nothing when it missed hits.
 cap_trace_out() {
 	cat "$TRACEFS/trace" >"$CAP/trace.txt"
+	if [ -s "$CAP/probes.txt" ] && [ -e "$TRACEFS/kprobe_profile" ]; then
+		cat "$TRACEFS/kprobe_profile" >"$CAP/kprobe_profile"
+	fi
 	mkdir -p "$CAP/stats"
 	for d in "$TRACEFS"/per_cpu/cpu*; do
 		[ -e "$d/stats" ] || continue
@@ -157,7 +187,7 @@ cap_trace_out() {
 # Leave the machine's tracing as a real machine had it before: events off.
 cap_events_off() {
 	echo 0 >"$TRACEFS/events/enable"
-	if grep -q '^p:buddyscope/' "$TRACEFS/kprobe_events" 2>/dev/null; then
-		echo '-:buddyscope/free_one_page' >>"$TRACEFS/kprobe_events"
-	fi
+	for ev in $(sed -n 's|^p:buddyscope/\([^ ]*\) .*|\1|p' "$TRACEFS/kprobe_events" 2>/dev/null); do
+		echo "-:buddyscope/$ev" >>"$TRACEFS/kprobe_events"
+	done
 }

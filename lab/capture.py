@@ -87,6 +87,47 @@ def probes(d):
     return dict(line.split(" ", 1) for line in read(p).splitlines() if " " in line)
 
 
+def parse_kprobe_profile(text):
+    """tracefs kprobe_profile (kernel/trace/trace_kprobe.c probes_profile_seq_show: the event's
+    name, its hits, its misses): {"free_one_page": {"hits": N, "misses": M}}. A miss is a hit
+    while another kprobe's handler ran on that CPU (kprobe_running(): an interrupt inside the
+    handler), counted and not traced."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1].isdigit() and f[2].isdigit():
+            out[f[0].rsplit("/", 1)[-1]] = {"hits": int(f[1]), "misses": int(f[2])}
+    return out
+
+
+def kprobe_profile(d):
+    """The probes' hits and misses between the two dump points (capture-lib.sh copies
+    kprobe_profile at each point, into POINT/kprobe_profile): the replayed window's, since the
+    probes also fire before tracing starts and while the trace is read. A capture made before
+    the points had it: the whole run's (capture-lib.sh cap_trace_out's copy); {} without one."""
+    before = parse_kprobe_profile(read(os.path.join(d, "before", "kprobe_profile")))
+    after = parse_kprobe_profile(read(os.path.join(d, "after", "kprobe_profile")))
+    if before and after:
+        return {name: {k: p[k] - before.get(name, {}).get(k, 0) for k in ("hits", "misses")}
+                for name, p in after.items()}
+    return parse_kprobe_profile(read(os.path.join(d, "kprobe_profile")))
+
+
+def kprobe_profile_span(d):
+    """What capture.kprobe_profile(d) counts."""
+    if all(os.path.exists(os.path.join(d, p, "kprobe_profile")) for p in ("before", "after")):
+        return "between the dump points"
+    return "the whole run: no kprobe_profile at the dump points"
+
+
+def probe_misses(profile):
+    """A sentence per probe that missed hits: its silence is then no evidence."""
+    return [f"probe {name} missed {p['misses']:,} of {p['hits'] + p['misses']:,} hits: a free "
+            f"without its {name} line is not proof (a kprobe hit inside another kprobe's "
+            "handler is counted, not traced)"
+            for name, p in sorted(profile.items()) if p["misses"]]
+
+
 def parse_stats(text):
     """A per_cpu/cpuN/stats file: {"entries": .., "overrun": .., "dropped events": ..}."""
     out = {}
@@ -143,6 +184,8 @@ def finalize(a):
         "source": a.source,
         "events_enabled": read(os.path.join(d, "events.txt")).split(),
         "probes": probes(d),
+        "kprobe_profile": kprobe_profile(d),
+        "kprobe_profile_whole_run": parse_kprobe_profile(read(os.path.join(d, "kprobe_profile"))),
         "buffer_size_kb": read(os.path.join(d, "buffer_size_kb.txt")).strip(),
         "events": trace["events"],
         "total_events": trace["total"],
@@ -176,6 +219,11 @@ def finalize(a):
         f.write("\n")
     print(f"capture.py: {d}: {doc['total_events']} events, {doc['lost_events']} lost, "
           f"window {doc['events_in_snapshot_window']}, {times}")
+    for name, p in sorted(doc["kprobe_profile"].items()):
+        print(f"capture.py: probe {name}: {p['hits']:,} hits, {p['misses']:,} missed (between "
+              "the dump points, when the capture has them; else the whole run)")
+    for line in probe_misses(doc["kprobe_profile"]):
+        print(f"capture.py: WARNING: {line}")
 
 
 def fixture(a):
@@ -454,6 +502,14 @@ def figures_table(rows):
             f"{f['exact']:,}/{f['allocations']:,} {pct(f['exact'], f['allocations']):.2f} % | "
             f"{pct(f['same_order_and_list'], f['allocations']):.2f} % | {diffs} | "
             f"{c['seconds']:.1f} s | {c['rss_kib'] / 1024:,.0f} MiB |")
+    probed = [c for c in rows if c.get("kprobe_profile")]
+    if probed:
+        out.append("")
+    for c in probed:
+        prof = c["kprobe_profile"]
+        out.append(f"`{c['capture']}` probes: " + ", ".join(
+            f"{name} {p['hits']:,} hits, {p['misses']:,} missed" for name, p in sorted(prof.items())))
+        out += [f"  WARNING: {line}" for line in probe_misses(prof)]
     return "\n".join(out)
 
 
@@ -481,6 +537,7 @@ def figures(a):
                                  f"{p.stderr.strip()[-2000:]}")
             seconds, rss = parse_time(read(timing))
         rows.append({"capture": name, "release": cj["kernel"], "lost": cj.get("lost_events", 0),
+                     "kprobe_profile": cj.get("kprobe_profile") or kprobe_profile(d),
                      "seconds": seconds, "rss_kib": rss,
                      "figures": replay_row(doc, p.stderr, p.returncode)})
         print(f"capture.py: {name}: done", file=sys.stderr)

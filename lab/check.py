@@ -8,13 +8,17 @@ For each point (before, after): every zone's free-list lengths by order and migr
 and the pageblock counts by migratetype against pagetypeinfo's "Number of blocks type".
 /proc is read just before the point's trace marker and the snapshot just after it, so a
 difference can only come from the events in the snapshot window (capture.json says how many).
-Writes DIR/check.txt and exits 1 when anything differs.
+Then each kprobe's hits and misses (kprobe_profile, when the capture took probes): a probe
+that missed hits is a warning. Writes DIR/check.txt and exits 1 when anything differs or a
+probe missed hits.
 """
 
 import json
 import os
 import re
 import sys
+
+import capture
 
 
 def parse_buddyinfo(text):
@@ -145,6 +149,17 @@ def main(argv):
             lines.append(f"{point}: equal: {compared} counts (free lists by zone, type and order; "
                          f"nr_free; pageblocks) of zones {zones}; {free} free pages in the buddy, "
                          f"{pcp} on pcp lists")
+    # The probes' hits and misses (capture-lib.sh saves kprobe_profile): a probe that missed
+    # hits leaves frees without their line, so its silence proves nothing.
+    prof = capture.kprobe_profile(d)
+    for name, p in sorted(prof.items()):
+        lines.append(f"probe {name}: {p['hits']} hits, {p['misses']} missed "
+                     f"({capture.kprobe_profile_span(d)})")
+    for line in capture.probe_misses(prof):
+        bad = True
+        lines.append(f"WARNING: {line}")
+    if os.path.exists(os.path.join(d, "probes.txt")) and not prof:
+        lines.append("probes: no kprobe_profile saved: their misses are unknown")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(d, "check.txt"), "w") as f:
         f.write(text)

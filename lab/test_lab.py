@@ -70,6 +70,12 @@ Node 0, zone    DMA32            1            2            0            0       
 """
 
 
+# tracefs kprobe_profile: the event, its hits, its misses (trace_kprobe.c)
+KPROBE_PROFILE = """  free_one_page                                            595               0
+  free_frozen_page_commit                               691327              12
+"""
+
+
 def snap():
     def zone(name, start, blocks, free_area, nr_free):
         return {"zone": name, "start_pfn": start, "pageblocks": blocks,
@@ -284,15 +290,16 @@ class CaptureHost(unittest.TestCase):
 class Probes(unittest.TestCase):
     """capture-lib.sh's cap_enable_probes (lab/run.sh --probe) on a fake tracefs and /proc."""
 
-    def run_probe(self, kallsyms):
+    def run_probe(self, kallsyms, probes="free_one_page"):
         if os.uname().machine != "x86_64":
             self.skipTest("the free_one_page probe reads x86-64 registers")
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
         t = os.path.join(tmp, "tracing")
-        os.makedirs(os.path.join(t, "events/buddyscope/free_one_page"))
+        for ev in ("free_one_page", "free_frozen_page_commit", "free_unref_page_commit"):
+            os.makedirs(os.path.join(t, "events/buddyscope", ev))
+            write(os.path.join(t, "events/buddyscope", ev, "enable"), "0\n")
         write(os.path.join(t, "kprobe_events"), "")
-        write(os.path.join(t, "events/buddyscope/free_one_page/enable"), "0\n")
         p = os.path.join(tmp, "proc")
         os.makedirs(p)
         write(os.path.join(p, "kallsyms"), kallsyms)
@@ -300,7 +307,7 @@ class Probes(unittest.TestCase):
         os.makedirs(cap)
         write(os.path.join(cap, "events.txt"), "kmem:mm_page_free\n")
         script = (f". {LAB}/capture-lib.sh; TRACEFS={t}; CAP={cap}; "
-                  "cap_enable_probes free_one_page")
+                  f"cap_enable_probes {probes}")
         r = subprocess.run(["sh", "-c", script], env=dict(os.environ, BUDDYSCOPE_PROC=p),
                            capture_output=True, text=True)
         return r, t, cap
@@ -326,6 +333,111 @@ class Probes(unittest.TestCase):
         # capture.json says why the capture went on without it
         self.assertEqual(capture.probes(cap),
                          {"free_one_page": "refused: no out-of-line free_one_page in kallsyms"})
+
+    def test_pcp_commit_probe(self):
+        # 7.x: free_frozen_page_commit; 6.12: the same function as free_unref_page_commit
+        for sym in ("free_frozen_page_commit", "free_unref_page_commit"):
+            r, t, cap = self.run_probe("ffffffff813ab3c0 t free_one_page\n"
+                                       f"ffffffff81757700 t {sym}\n"
+                                       f"ffffffff8122a999 t {sym}.cold\n",
+                                       "free_one_page free_frozen_page_commit")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(read(os.path.join(t, "kprobe_events")),
+                             "p:buddyscope/free_one_page free_one_page pfn=%dx:x64 order=%cx:u32\n"
+                             f"p:buddyscope/{sym} {sym} page=%dx:x64 order=%r8:u32\n")
+            self.assertEqual(read(os.path.join(t, "events/buddyscope", sym, "enable")), "1\n")
+            self.assertEqual(read(os.path.join(cap, "events.txt")).split(),
+                             ["kmem:mm_page_free", "buddyscope:free_one_page", f"buddyscope:{sym}"])
+            self.assertEqual(capture.probes(cap),
+                             {"free_one_page": "on", "free_frozen_page_commit": "on"})
+
+    def test_no_pcp_commit_probe_when_inlined(self):
+        r, t, cap = self.run_probe("ffffffff813ab3c0 t free_one_page\n",
+                                   "free_one_page free_frozen_page_commit")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(read(os.path.join(t, "kprobe_events")),
+                         "p:buddyscope/free_one_page free_one_page pfn=%dx:x64 order=%cx:u32\n")
+        self.assertEqual(capture.probes(cap)["free_frozen_page_commit"],
+                         "refused: no out-of-line free_frozen_page_commit or free_unref_page_commit"
+                         " in kallsyms")
+
+    def test_kprobe_profile_is_saved_with_the_trace(self):
+        # cap_trace_out copies kprobe_profile (hits, misses) when the capture took probes
+        r, t, cap = self.run_probe("ffffffff81757700 t free_frozen_page_commit\n",
+                                   "free_frozen_page_commit")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        write(os.path.join(t, "trace"), "# tracer: nop\n")
+        write(os.path.join(t, "kprobe_profile"), KPROBE_PROFILE)
+        r = subprocess.run(["sh", "-c", f". {LAB}/capture-lib.sh; TRACEFS={t}; CAP={cap}; "
+                            "cap_trace_out"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(read(os.path.join(cap, "kprobe_profile")), KPROBE_PROFILE)
+        self.assertEqual(capture.kprobe_profile(cap),
+                         {"free_one_page": {"hits": 595, "misses": 0},
+                          "free_frozen_page_commit": {"hits": 691327, "misses": 12}})
+
+    def test_kprobe_profile_at_the_dump_points(self):
+        # cap_proc copies kprobe_profile at each point: the window's counts are the difference
+        r, t, cap = self.run_probe("ffffffff81757700 t free_frozen_page_commit\n",
+                                   "free_frozen_page_commit")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        proc = os.path.join(os.path.dirname(cap), "proc")
+        for f in ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmstat", "meminfo"):
+            write(os.path.join(proc, f), "x\n")
+        for point, profile in (("before", "  free_frozen_page_commit     1000     4\n"),
+                               ("after", "  free_frozen_page_commit   700000    10\n")):
+            os.makedirs(os.path.join(cap, point))
+            write(os.path.join(t, "kprobe_profile"), profile)
+            subprocess.run(["sh", "-c", f". {LAB}/capture-lib.sh; TRACEFS={t}; CAP={cap}; "
+                            f"cap_proc {point}"], env=dict(os.environ, BUDDYSCOPE_PROC=proc),
+                           check=True)
+            self.assertEqual(read(os.path.join(cap, point, "kprobe_profile")), profile)
+        write(os.path.join(cap, "kprobe_profile"), "  free_frozen_page_commit  3700000  30\n")
+        self.assertEqual(capture.kprobe_profile(cap),
+                         {"free_frozen_page_commit": {"hits": 699000, "misses": 6}})
+        self.assertEqual(capture.kprobe_profile_span(cap), "between the dump points")
+
+    def test_no_kprobe_profile_without_probes(self):
+        r, t, cap = self.run_probe("", "")
+        write(os.path.join(t, "trace"), "# tracer: nop\n")
+        write(os.path.join(t, "kprobe_profile"), "")
+        subprocess.run(["sh", "-c", f". {LAB}/capture-lib.sh; TRACEFS={t}; CAP={cap}; "
+                        "cap_trace_out"], check=True)
+        self.assertFalse(os.path.exists(os.path.join(cap, "kprobe_profile")))
+        self.assertEqual(capture.kprobe_profile(cap), {})
+
+    def test_misses_are_said_plainly(self):
+        prof = capture.parse_kprobe_profile(KPROBE_PROFILE)
+        self.assertEqual(capture.probe_misses(prof),
+                         ["probe free_frozen_page_commit missed 12 of 691,339 hits: a free without"
+                          " its free_frozen_page_commit line is not proof (a kprobe hit inside "
+                          "another kprobe's handler is counted, not traced)"])
+        self.assertEqual(capture.probe_misses({"free_one_page": {"hits": 5, "misses": 0}}), [])
+        # check.py names every probe's counts and fails on a miss
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        for point in ("before", "after"):
+            os.makedirs(os.path.join(tmp, point))
+            write(os.path.join(tmp, point, "buddyinfo"), BUDDYINFO)
+            write(os.path.join(tmp, point, "pagetypeinfo"), PAGETYPEINFO)
+            write(os.path.join(tmp, f"snapshot-{point}.json"), json.dumps(snap()))
+        write(os.path.join(tmp, "probes.txt"), "free_one_page on\n")
+        self.assertEqual(check.main([tmp]), 0)
+        self.assertIn("probes: no kprobe_profile saved", read(os.path.join(tmp, "check.txt")))
+        write(os.path.join(tmp, "kprobe_profile"), KPROBE_PROFILE)
+        self.assertEqual(check.main([tmp]), 1)
+        text = read(os.path.join(tmp, "check.txt"))
+        self.assertIn("probe free_one_page: 595 hits, 0 missed (the whole run: no kprobe_profile"
+                      " at the dump points)\n", text)
+        self.assertIn("WARNING: probe free_frozen_page_commit missed 12 of 691,339 hits", text)
+        # and so do the figures
+        row = {"capture": "7.2.13/fragment", "lost": 0, "seconds": 1.0, "rss_kib": 1024,
+               "kprobe_profile": prof,
+               "figures": capture.replay_row(replay_json(5, 5), "", 0)}
+        t = capture.figures_table([row])
+        self.assertIn("`7.2.13/fragment` probes: free_frozen_page_commit 691,327 hits, 12 missed, "
+                      "free_one_page 595 hits, 0 missed", t)
+        self.assertIn("  WARNING: probe free_frozen_page_commit missed 12", t)
 
     def test_no_probes_file_is_no_probe(self):
         tmp = tempfile.mkdtemp()

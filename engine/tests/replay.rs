@@ -1145,6 +1145,293 @@ fn a_free_one_page_probe_line_says_which_frees_went_to_the_buddy() {
     }
 }
 
+/// The lab's pcp commit probe (`free_frozen_page_commit`, 6.12's `free_unref_page_commit`):
+/// its lines come in the order the kernel put the pages on the pcp list. A task traces its
+/// free (`__free_pages_prepare`) before it takes the pcp lock; a softirq that comes in
+/// between frees two pages and commits them first, then the task commits its own, which lands
+/// above them. The commit lines print the page pointer: the replay learns the `struct page`
+/// array from the commits that follow their own free (here base 0xffffea0000100000, 64 bytes a
+/// page; eight such pairs). Without the commit lines the list is in the order of the `mm_page_free` lines.
+#[test]
+fn a_pcp_commit_probe_line_puts_the_page_where_the_kernel_added_it() {
+    let base = 0xffff_ea00_0010_0000u64;
+    let commit = |name: &str, pfn: u64| {
+        format!(
+            "{name}: ({name}+0x0/0x4a6) page={:#x} order=0",
+            base + pfn * 64
+        )
+    };
+    let trace = |name: Option<&str>| {
+        let mut t = String::from("# tracer: nop\n");
+        let learn = [0x300, 0x301, 0x302, 0x303, 0x304, 0x305, 0x306, 0x308];
+        let pfns = [&learn[..], &[0x400, 0x200, 0x201, 0x500]].concat();
+        for (us, &pfn) in pfns.iter().enumerate() {
+            t += &kline("init-1", 0, ".....", us as u32 + 1, &alloc0(pfn as u32));
+        }
+        let mut us = 10;
+        let mut line = |t: &mut String, task: &str, cpu: u32, flags: &str, ev: String| {
+            *t += &kline(task, cpu, flags, us, &ev);
+            us += 1;
+        };
+        // eight frees, each right before its commit: the page array
+        for pfn in learn {
+            line(&mut t, "dd-300", 0, ".....", free0(pfn as u32));
+            if let Some(n) = name {
+                line(&mut t, "dd-300", 0, "...1.", commit(n, pfn));
+            }
+        }
+        line(&mut t, "dd-300", 0, ".....", free0(0x400));
+        for pfn in [0x200, 0x201] {
+            line(&mut t, "dd-300", 0, "..s2.", free0(pfn as u32));
+            if let Some(n) = name {
+                line(&mut t, "dd-300", 0, "..s3.", commit(n, pfn));
+            }
+        }
+        if let Some(n) = name {
+            line(&mut t, "dd-300", 0, "...1.", commit(n, 0x400));
+        }
+        line(&mut t, "rm-400", 1, ".....", free0(0x500));
+        if let Some(n) = name {
+            line(&mut t, "rm-400", 1, "...1.", commit(n, 0x500));
+        }
+        // the next event line, which the commit lines before it are read with
+        line(&mut t, "init-1", 1, ".....", alloc0(0x600));
+        t
+    };
+    for (kernel, name) in [
+        ("v6.12", "free_unref_page_commit"),
+        ("v7.2", "free_frozen_page_commit"),
+        ("v7.3", "free_frozen_page_commit"),
+    ] {
+        let s = small_zone_of(kernel);
+        for probed in [true, false] {
+            let rep = replay_text(
+                &s,
+                &trace(probed.then_some(name)),
+                &ReplayOptions::default(),
+            )
+            .unwrap();
+            assert_eq!(
+                rep.divergence_count, 0,
+                "{kernel} {probed}: {:#?}",
+                rep.divergences
+            );
+            let z = rep.run.final_node.active();
+            let list = z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0));
+            let want: Vec<u32> = if probed {
+                vec![0x400, 0x201, 0x200, 0x308, 0x306]
+            } else {
+                vec![0x201, 0x200, 0x400, 0x308, 0x306]
+            };
+            assert_eq!(&list[..want.len()], &want[..], "{kernel} {probed}");
+            assert_eq!(
+                z.pcp_list_pfns(1, order_to_pindex(MigrateType::Movable, 0))[0],
+                0x500,
+                "{kernel} {probed}"
+            );
+        }
+    }
+}
+
+/// The lab's pcp commit probe alone (`lab/run.sh … --probes free_frozen_page_commit`): every
+/// path that puts a freed page on a pcp list calls the probed function with the pcp lock held
+/// (v7.2.13 mm/page_alloc.c `free_frozen_page_commit` :2832, called from `__free_frozen_pages`
+/// :2979 and `free_unref_folios` :3081; v7.3.4 :2854 from :2998, :3100; v6.12.117
+/// `free_unref_page_commit` :2673 from `free_unref_page` :2760 and `free_unref_folios` :2855),
+/// so a pcp-order free with a commit line reached the pcp, at the head, in commit-line order,
+/// and one without went to the buddy (`free_one_page` after `pcp_spin_trylock` failed).
+/// dd-300 frees A (0x400; `trace_mm_page_free` in `__free_pages_prepare`, v7.2.13 :1326, no
+/// lock held); a softirq comes in before its `pcp_spin_trylock` (:2977), frees C (0x200),
+/// takes the lock and commits C; the task takes the lock and commits A, above C; a softirq
+/// while the task holds the lock (inside the commit) frees B (0x202): its trylock fails, no
+/// commit line, the buddy; then the task frees and commits D (0x402). Without the commit
+/// lines nothing shows the task held the lock when B came (no refill, drain or batch line),
+/// so B is put on the list, and the list follows the `mm_page_free` lines.
+#[test]
+fn a_pcp_commit_probe_alone_says_which_frees_reached_the_pcp() {
+    let base = 0xffff_ea00_0010_0000u64;
+    let commit = |name: &str, pfn: u64| {
+        format!(
+            "{name}: ({name}+0x0/0x4a6) page={:#x} order=0",
+            base + pfn * 64
+        )
+    };
+    let trace = |name: Option<&str>| {
+        let mut t = String::from("# tracer: nop\n");
+        let learn = [0x300, 0x301, 0x302, 0x303, 0x304, 0x305, 0x306, 0x308];
+        let pfns = [&learn[..], &[0x400, 0x200, 0x202, 0x402, 0x500]].concat();
+        for (us, &pfn) in pfns.iter().enumerate() {
+            t += &kline("init-1", 0, ".....", us as u32 + 1, &alloc0(pfn as u32));
+        }
+        let mut us = 20;
+        let mut line = |t: &mut String, task: &str, cpu: u32, flags: &str, ev: String| {
+            *t += &kline(task, cpu, flags, us, &ev);
+            us += 1;
+        };
+        let mut free = |t: &mut String, cpu: u32, task: &str, flags: &str, fl: &str, pfn: u64| {
+            line(t, task, cpu, flags, free0(pfn as u32));
+            if let Some(n) = name {
+                line(t, task, cpu, fl, commit(n, pfn));
+            }
+        };
+        // eight frees, each right before its commit: the page array
+        for pfn in learn {
+            free(&mut t, 0, "dd-300", ".....", "...1.", pfn);
+        }
+        line(&mut t, "dd-300", 0, ".....", free0(0x400));
+        line(&mut t, "dd-300", 0, "..s2.", free0(0x200));
+        if let Some(n) = name {
+            line(&mut t, "dd-300", 0, "..s3.", commit(n, 0x200));
+            line(&mut t, "dd-300", 0, "...1.", commit(n, 0x400));
+        }
+        line(&mut t, "dd-300", 0, "..s3.", free0(0x202));
+        line(&mut t, "dd-300", 0, ".....", free0(0x402));
+        if let Some(n) = name {
+            line(&mut t, "dd-300", 0, "...1.", commit(n, 0x402));
+        }
+        line(&mut t, "rm-400", 1, ".....", free0(0x500));
+        if let Some(n) = name {
+            line(&mut t, "rm-400", 1, "...1.", commit(n, 0x500));
+        }
+        // the next event line, which the commit lines before it are read with
+        line(&mut t, "init-1", 1, ".....", alloc0(0x600));
+        t
+    };
+    for (kernel, name) in [
+        ("v6.12", "free_unref_page_commit"),
+        ("v7.2", "free_frozen_page_commit"),
+        ("v7.3", "free_frozen_page_commit"),
+    ] {
+        let s = small_zone_of(kernel);
+        for probed in [true, false] {
+            let opts = ReplayOptions {
+                pcp_commit_probed: probed,
+                ..ReplayOptions::default()
+            };
+            let rep = replay_text(&s, &trace(probed.then_some(name)), &opts).unwrap();
+            assert_eq!(
+                rep.divergence_count, 0,
+                "{kernel} {probed}: {:#?}",
+                rep.divergences
+            );
+            let z = rep.run.final_node.active();
+            let list = z.pcp_list_pfns(0, order_to_pindex(MigrateType::Movable, 0));
+            let want: Vec<u32> = if probed {
+                vec![0x402, 0x400, 0x200, 0x308, 0x306]
+            } else {
+                vec![0x402, 0x202, 0x200, 0x400, 0x308]
+            };
+            assert_eq!(&list[..want.len()], &want[..], "{kernel} {probed}");
+            assert_eq!(
+                matches!(z.block_containing(0x202), Some((_, _, false))),
+                probed,
+                "{kernel} {probed}: 0x202 in the buddy"
+            );
+            assert_eq!(
+                rep.tally.freed_straight_to_buddy,
+                u64::from(probed),
+                "{kernel} {probed}"
+            );
+            assert_eq!(
+                z.pcp_list_pfns(1, order_to_pindex(MigrateType::Movable, 0))[0],
+                0x500,
+                "{kernel} {probed}"
+            );
+        }
+    }
+}
+
+/// Kprobes do not nest: a hit while another kprobe's handler runs on the CPU is counted
+/// missed, not traced (`kprobe_ftrace_handler`, arch/x86/kernel/kprobes/ftrace.c:
+/// `kprobe_running()` → `kprobes_inc_nmissed_count`). A softirq that comes while rm-200 runs
+/// the commit probe's handler for a DMA32 page finds DMA32's pcp lock held (the commit runs
+/// under it, v7.2.13 mm/page_alloc.c `free_unref_folios` :3079-3081, `__free_frozen_pages`
+/// :2977-2979): its free of a DMA32 page fails `pcp_spin_trylock` and goes to `free_one_page`
+/// (0x1200), its frees of Normal pages take Normal's lock and commit, their hits missed
+/// (0x100200, 0x100202 after the task's commit line; 0x100204 before it, the line written
+/// after the interrupt). With the commit probe they are read by the zone of the interrupted
+/// task's commit line next to them: Normal's pages reached the pcp, DMA32's the buddy.
+#[test]
+fn an_interrupt_inside_the_commit_probes_handler_is_a_missed_commit_in_another_zone() {
+    let base = 0xffff_ea00_0000_0000u64;
+    let commit = |name: &str, pfn: u32| {
+        format!(
+            "{name}: ({name}+0x0/0x4a6) page={:#x} order=0",
+            base + u64::from(pfn) * 64
+        )
+    };
+    let batched =
+        |pfn: u32| format!("mm_page_free_batched: page=ffffea0000000000 pfn={pfn:#x} order=0");
+    for (kernel, name) in [
+        ("v6.12", "free_unref_page_commit"),
+        ("v7.2", "free_frozen_page_commit"),
+        ("v7.3", "free_frozen_page_commit"),
+    ] {
+        let s = scenario::parse(&format!(
+            r#"{{"version": 1, "kernel": "{kernel}",
+  "zones": [{{"name": "DMA32", "start_pfn": 4096, "pages": 4096, "cpus": 2}},
+            {{"name": "Normal", "start_pfn": 1048576, "pages": 4096, "cpus": 2}}]}}"#
+        ))
+        .unwrap();
+        let learn = [
+            0x1300, 0x1301, 0x1302, 0x1303, 0x1304, 0x1305, 0x1306, 0x1308,
+        ];
+        let mut t = String::from("# tracer: nop\n");
+        let mut us = 1;
+        let mut line = |t: &mut String, task: &str, flags: &str, ev: String| {
+            *t += &kline(task, 0, flags, us, &ev);
+            us += 1;
+        };
+        for pfn in learn
+            .into_iter()
+            .chain([0x1500, 0x1402, 0x1400, 0x1200, 0x100200, 0x100202, 0x100204])
+        {
+            line(&mut t, "init-1", ".....", alloc0(pfn));
+        }
+        // eight frees, each right before its commit: the page array
+        for pfn in learn {
+            line(&mut t, "rm-200", ".....", free0(pfn));
+            line(&mut t, "rm-200", "...1.", commit(name, pfn));
+        }
+        line(&mut t, "rm-200", ".....", free0(0x1500));
+        line(&mut t, "rm-200", "..s3.", free0(0x100204));
+        line(&mut t, "rm-200", "...1.", commit(name, 0x1500));
+        // a folio batch: both frees traced, then each folio's batch line and commit
+        line(&mut t, "rm-200", ".....", free0(0x1402));
+        line(&mut t, "rm-200", ".....", free0(0x1400));
+        line(&mut t, "rm-200", "...2.", batched(0x1402));
+        line(&mut t, "rm-200", "...2.", commit(name, 0x1402));
+        line(&mut t, "rm-200", "..s4.", free0(0x100200));
+        line(&mut t, "rm-200", "..s4.", free0(0x1200));
+        line(&mut t, "rm-200", "..s4.", free0(0x100202));
+        line(&mut t, "rm-200", "...2.", batched(0x1400));
+        line(&mut t, "rm-200", "...2.", commit(name, 0x1400));
+        line(&mut t, "rm-200", ".....", alloc0(0x100010));
+        let opts = ReplayOptions {
+            pcp_commit_probed: true,
+            ..ReplayOptions::default()
+        };
+        let rep = replay_text(&s, &t, &opts).unwrap();
+        assert_eq!(rep.divergence_count, 0, "{kernel}: {:#?}", rep.divergences);
+        assert_eq!(rep.tally.freed_straight_to_buddy, 1, "{kernel}");
+        let pindex = order_to_pindex(MigrateType::Movable, 0);
+        let zones = rep.run.final_node.zones();
+        let (dma32, normal) = (&zones[0], &zones[1]);
+        let list = |z: &buddyscope::mm::Zone| -> Vec<u64> {
+            z.pcp_list_pfns(0, pindex)
+                .into_iter()
+                .map(|p| z.abs_pfn(p))
+                .collect()
+        };
+        assert_eq!(list(normal), vec![0x100202, 0x100200, 0x100204], "{kernel}");
+        assert_eq!(list(dma32)[..3], [0x1400, 0x1402, 0x1500], "{kernel}");
+        assert!(
+            matches!(dma32.block_containing(0x200), Some((_, _, false))),
+            "{kernel}: 0x1200 in the buddy"
+        );
+    }
+}
+
 /// `ReplayOptions::free_one_page_probed` (set by `buddyscope replay` when the trace file has a
 /// probe line anywhere): the probe lines decide from the first line on, so frees before the
 /// first probe line are not inferred either. The trace of the test above without its probe

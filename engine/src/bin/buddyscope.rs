@@ -540,13 +540,15 @@ fn main() -> ExitCode {
             };
             // A probed trace is read as one from its first line (a streamed standard input
             // learns it at its first probe line).
-            opts.free_one_page_probed = match &stdin_text {
-                Some(t) => has_free_one_page_probe(std::io::Cursor::new(t.as_bytes())),
-                None if trace == "-" => false,
+            let probes = match &stdin_text {
+                Some(t) => kprobe_lines(std::io::Cursor::new(t.as_bytes())),
+                None if trace == "-" => KprobeLines::default(),
                 None => std::fs::File::open(&trace)
-                    .map(|f| has_free_one_page_probe(std::io::BufReader::new(f)))
-                    .unwrap_or(false),
+                    .map(|f| kprobe_lines(std::io::BufReader::new(f)))
+                    .unwrap_or_default(),
             };
+            opts.free_one_page_probed = probes.free_one_page;
+            opts.pcp_commit_probed = probes.pcp_commit;
             let r = if let Some(t) = &stdin_text {
                 buddyscope::replay::replay(&s, t.as_bytes(), &opts, &mut report)
             } else if trace == "-" {
@@ -1119,18 +1121,30 @@ fn fail(msg: &str) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// Whether a trace has a line of the lab's `free_one_page` kprobe event (lab/run.sh).
-fn has_free_one_page_probe(mut r: impl std::io::BufRead) -> bool {
+/// Which of the lab's kprobe events the trace has lines of (lab/capture-lib.sh).
+#[derive(Clone, Copy, Default)]
+struct KprobeLines {
+    free_one_page: bool,
+    pcp_commit: bool,
+}
+
+fn kprobe_lines(mut r: impl std::io::BufRead) -> KprobeLines {
+    let mut found = KprobeLines::default();
     let mut line = Vec::new();
     loop {
         line.clear();
         match r.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return false,
+            Ok(0) | Err(_) => return found,
             Ok(_) => {
-                if std::str::from_utf8(&line)
-                    .is_ok_and(|l| l.contains(": free_one_page: (free_one_page+"))
-                {
-                    return true;
+                let Ok(l) = std::str::from_utf8(&line) else {
+                    continue;
+                };
+                found.free_one_page |= l.contains(": free_one_page: (free_one_page+");
+                found.pcp_commit |= l
+                    .contains(": free_frozen_page_commit: (free_frozen_page_commit+")
+                    || l.contains(": free_unref_page_commit: (free_unref_page_commit+");
+                if found.free_one_page && found.pcp_commit {
+                    return found;
                 }
             }
         }

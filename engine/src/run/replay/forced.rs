@@ -29,7 +29,8 @@
 
 use super::order::{Window, REORDER_WINDOW};
 use super::parse::{
-    CompactionLine, TraceEvent, TraceLine, TraceParseError, TraceReader, SKIPPED_UNREAD,
+    CompactionLine, PcpCommitLine, TraceEvent, TraceLine, TraceParseError, TraceReader,
+    SKIPPED_UNREAD,
 };
 use super::predict::{PredictReport, Predictor, Request};
 use super::tally::Tally;
@@ -65,6 +66,11 @@ pub struct ReplayOptions {
     /// that the inferences sent to the buddy and the kernel had put on the pcp.
     /// `buddyscope replay` sets it when the trace file has such a line.
     pub free_one_page_probed: bool,
+    /// The trace has the lab's pcp commit kprobe lines (`free_frozen_page_commit`, 6.12's
+    /// `free_unref_page_commit`; docs/model-decisions.md row 42): they decide every free from
+    /// the first line on, once the reader knows the `struct page` array. `buddyscope replay`
+    /// sets it when the trace file has such a line.
+    pub pcp_commit_probed: bool,
 }
 
 impl Default for ReplayOptions {
@@ -75,6 +81,7 @@ impl Default for ReplayOptions {
             max_listed: 10_000,
             predict: false,
             free_one_page_probed: false,
+            pcp_commit_probed: false,
         }
     }
 }
@@ -431,7 +438,9 @@ pub fn replay<R: BufRead>(
         free_runs: HashMap::new(),
         pcp_holder: Vec::new(),
         probed: opts.free_one_page_probed,
+        commit_probed: opts.pcp_commit_probed,
         task_cpu: HashMap::new(),
+        task_commit: Vec::new(),
         compacting: HashSet::new(),
         compact_cc: HashMap::new(),
         kcompactd: HashSet::new(),
@@ -574,9 +583,16 @@ struct Replayer {
     /// The trace has the lab's `free_one_page` kprobe lines (one was read): every free that
     /// reached the buddy without the pcp says so ([`Replayer::probed_free_one_page`]).
     probed: bool,
+    /// The trace has the lab's pcp commit kprobe lines: every free that reached a pcp list
+    /// says so ([`Replayer::probed_pcp_commit`]).
+    commit_probed: bool,
     /// Per task (pid, not the idle tasks' 0): the CPU of its last line (an interrupt's line
     /// names the task it interrupted, which runs on that CPU).
     task_cpu: HashMap<u32, usize>,
+    /// Per CPU: the task (pid) whose commit probe line was that CPU's last task-context line,
+    /// and the zone of its page: the task was then inside `free_frozen_page_commit` with that
+    /// zone's pcp lock held ([`Replayer::commit_missed`]).
+    task_commit: Vec<Option<(u32, usize)>>,
     /// The tasks (pid; `None` in the engine's own trace) between an `mm_compaction_begin` and
     /// its `mm_compaction_end`: their `mm_compaction_isolate_freepages` lines are the free
     /// scanner's.
@@ -827,6 +843,11 @@ impl Replayer {
         self.tally.count(&tl.event);
         let owners_before = self.rec.owners.len();
         self.probed |= !tl.free_one_page.is_empty();
+        self.commit_probed |= tl.pcp_commit.iter().any(|c| c.pfn.is_some());
+        for c in &tl.pcp_commit {
+            self.pcp_commit(c);
+            self.note_task_commit(c);
+        }
         self.note_batch_holders(&tl);
         let outcome = self.apply(&tl, ahead);
         let cpu = tl
@@ -834,6 +855,11 @@ impl Replayer {
             .filter(|&c| (c as usize) < self.e.zone().pcp.len())
             .unwrap_or(0) as usize;
         self.note_pcp_holder(&tl, cpu);
+        if tl.in_irq != Some(true) {
+            if let Some(t) = self.task_commit.get_mut(cpu) {
+                *t = None;
+            }
+        }
         if let (Some(pid), Some(c)) = (tl.pid.filter(|&p| p != 0), tl.cpu) {
             self.task_cpu.insert(pid, c as usize);
         }
@@ -896,9 +922,17 @@ impl Replayer {
                 let single = self.traced_single_page(pfn);
                 let owner = self.owner_of(pfn);
                 let probed = self.probed_free_one_page(tl, pfn, order, ahead);
+                let committed = self.probed_pcp_commit(tl, pfn, order, ahead);
                 let (commit_cpu, to_buddy) = match self.batch_commit_cpu(tl, pfn, ahead) {
                     _ if probed == Some(true) => (cpu, true),
                     Some(c) => (c, false),
+                    // A trace with the commit probe says every free that reached a pcp list;
+                    // but a page of a vfree's contiguous range is committed as part of its
+                    // chunk, after the range's last free ([`Replayer::contig_run`] decides).
+                    None if committed == Some(false) && !self.contig_range_candidate(tl, order) => {
+                        (cpu, !self.commit_missed(tl, pfn, cpu, ahead))
+                    }
+                    None if committed.is_some() => (cpu, false),
                     // A probed trace says every free that went to the buddy.
                     None if probed.is_some() => (cpu, false),
                     None => (cpu, self.pcp_held_by_interrupted_task(tl, pfn, cpu, ahead)),
@@ -1764,6 +1798,142 @@ impl Replayer {
         self.probed.then_some(false)
     }
 
+    /// On a trace with the lab's pcp commit kprobe: whether the free `tl` of the block at `pfn`
+    /// reached a pcp list (`Some(true)`: its commit line follows, from the same task and
+    /// context, before that pfn's next free and before the task's next line other than a free
+    /// or a drain: `free_unref_folios` commits each folio after every folio's `mm_page_free`)
+    /// or not (`Some(false)`: the buddy, through `free_one_page`). `None`: no commit line
+    /// read yet, or one in the window whose page the reader cannot map to a pfn yet (the
+    /// `struct page` array is learned from the first commit lines); then the other evidence
+    /// and the inferences decide. Every path that puts a freed page on a pcp list calls the
+    /// probed function under the pcp lock: v7.2.13 mm/page_alloc.c `free_frozen_page_commit`
+    /// :2832 (callers `__free_frozen_pages` :2979, `free_unref_folios` :3081), v7.3.4 :2854
+    /// (:2998, :3100), v6.12.117 `free_unref_page_commit` :2673 (`free_unref_page` :2760,
+    /// `free_unref_folios` :2855); the other pcp `list_add` is `rmqueue_bulk`'s refill, traced
+    /// by `mm_page_alloc_zone_locked`.
+    fn probed_pcp_commit<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        pfn: u64,
+        order: u8,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> Option<bool> {
+        let pid = tl.pid;
+        for k in 0..FOLIO_BATCH_COMMIT_LOOKAHEAD {
+            let Some(l) = ahead.peek(k) else { break };
+            for c in &l.pcp_commit {
+                if c.pid != pid || c.in_irq != tl.in_irq || c.order != order {
+                    continue;
+                }
+                match c.pfn {
+                    Some(f) if f == pfn => return Some(true),
+                    Some(_) => self.commit_probed = true,
+                    None => return None,
+                }
+            }
+            match l.event {
+                TraceEvent::Free { pfn: f, .. } if f == pfn => break,
+                // An interrupt commits its free before it returns: a task line on its CPU ends it.
+                _ if tl.in_irq == Some(true) && l.cpu == tl.cpu && l.in_irq != Some(true) => break,
+                TraceEvent::Free { .. } | TraceEvent::PcpuDrain { .. } => {}
+                _ if l.pid == pid && l.in_irq == tl.in_irq => break,
+                _ => {}
+            }
+            if k + 1 == FOLIO_BATCH_COMMIT_LOOKAHEAD {
+                // Not seen to the end: a folio batch's commit loop can come later than this
+                // (6.12.117 fragment: rm-973's batch line and commit of 0x116363 1,881 lines
+                // after its free, other CPUs' lines between).
+                return None;
+            }
+        }
+        self.commit_probed.then_some(false)
+    }
+
+    /// A commit probe line in task context: its task is inside the commit function, with the
+    /// pcp lock of its page's zone held, until its next task-context line on that CPU.
+    fn note_task_commit(&mut self, c: &PcpCommitLine) {
+        let (Some(pfn), Some(cpu), Some(pid), Some(false)) = (c.pfn, c.cpu, c.pid, c.in_irq) else {
+            return;
+        };
+        let Some(zone) = self.e.node().zone_index_of(pfn) else {
+            return;
+        };
+        let cpu = cpu as usize;
+        if self.task_commit.len() <= cpu {
+            self.task_commit.resize(cpu + 1, None);
+        }
+        self.task_commit[cpu] = Some((pid, zone));
+    }
+
+    /// An interrupt's pcp-order free with no commit line, on a trace with the commit probe:
+    /// was its commit missed rather than its trylock failed? Kprobes do not nest: a kprobe hit
+    /// while another kprobe's handler runs on the CPU is counted missed, not traced
+    /// (`kprobe_ftrace_handler`, arch/x86/kernel/kprobes/ftrace.c: `kprobe_running()` →
+    /// `kprobes_inc_nmissed_count`). An interrupt that comes while the task it interrupted runs
+    /// the commit probe's handler finds that task holding the pcp lock of one zone (the commit
+    /// runs under it): a free of that zone fails its `pcp_spin_trylock` and goes to the buddy,
+    /// a free of another zone takes that zone's lock and commits, unseen. So: the interrupted
+    /// task's commit line is next to the interrupt's lines on that CPU (its last task-context
+    /// line before them, or its first after them), and names a page of another zone. Seen on
+    /// the 7.2.13 fragment capture with the commit probe alone: softirq frees of Normal pages
+    /// inside rm-1130's DMA32 folio commits, 90 misses in `kprobe_profile`, each page later
+    /// allocated from the pcp.
+    fn commit_missed<R: BufRead>(
+        &mut self,
+        tl: &TraceLine,
+        pfn: u64,
+        cpu: usize,
+        ahead: &mut Lookahead<'_, R>,
+    ) -> bool {
+        let (Some(true), Some(pid)) = (tl.in_irq, tl.pid) else {
+            return false;
+        };
+        let Some(zone) = self.e.node().zone_index_of(pfn) else {
+            return false;
+        };
+        let mut task_zone = match self.task_commit.get(cpu).copied().flatten() {
+            Some((p, z)) if p == pid => Some(z),
+            _ => None,
+        };
+        if task_zone.is_none() {
+            // the task's commit line right after the interrupt's lines
+            for k in 0..FOLIO_BATCH_LOOKAHEAD {
+                let Some(l) = ahead.peek(k) else { break };
+                if l.cpu.map(|c| c as usize) != Some(cpu) {
+                    continue;
+                }
+                let commit = l
+                    .pcp_commit
+                    .iter()
+                    .find(|c| c.in_irq == Some(false) && c.cpu.map(|c| c as usize) == Some(cpu));
+                if let Some(c) = commit {
+                    if c.pid == Some(pid) {
+                        task_zone = c.pfn.and_then(|f| self.e.node().zone_index_of(f));
+                    }
+                    break;
+                }
+                if l.in_irq != Some(true) || l.pid != Some(pid) {
+                    break;
+                }
+            }
+        }
+        task_zone.is_some_and(|z| z != zone)
+    }
+
+    /// Can the free `tl` be a page of a vfree's contiguous range (`free_pages_bulk` →
+    /// `__free_contig_range_common`, 7.2+): an order-0 free in preemptible task context on a
+    /// profile with chunked frees. Its own pfn and order have no commit line: the range is
+    /// freed in chunks (`free_prepared_contig_range` → `__free_frozen_pages(FPI_PREPARED)`,
+    /// v7.2.13 mm/page_alloc.c :6902-6925), each committed as one block after the range's
+    /// last `mm_page_free`.
+    fn contig_range_candidate(&self, tl: &TraceLine, order: u8) -> bool {
+        self.chunked_frees
+            && order == 0
+            && tl.in_irq != Some(true)
+            && tl.preemptible == Some(true)
+            && tl.ts_ns.is_some()
+    }
+
     /// After a line in task context on `cpu`: the task holds the CPU's pcp lock of the line's
     /// zone from its `rmqueue_bulk` or `free_pcppages_bulk` lines on, until its next line.
     fn note_pcp_holder(&mut self, tl: &TraceLine, cpu: usize) {
@@ -1793,6 +1963,53 @@ impl Replayer {
             }),
             _ => None,
         };
+    }
+
+    /// A line of the lab's pcp commit probe: the page was put at the head of its CPU's pcp
+    /// list then. `free_frozen_page_commit` (6.12: `free_unref_page_commit`) runs with the pcp
+    /// lock held, after the free's `trace_mm_page_free` (`__free_pages_prepare`, unlocked): an
+    /// interrupt that comes between the two puts its own pages on the list first, so the
+    /// free's page lands above them, against the trace's order of the `mm_page_free` lines
+    /// (v7.2.13 mm/page_alloc.c `__free_pages_prepare` :1326, `__free_frozen_pages` :2977-2979,
+    /// `free_frozen_page_commit` :2832, its `list_add` :2851; v7.3.4 :2998, :2854;
+    /// v6.12.117 `free_unref_page` :2756-2760, `free_unref_page_commit` :2673). The replay put
+    /// the page on the list at its `mm_page_free` line; the commit line moves it to the head
+    /// of the list of the line's CPU, where the kernel's `list_add` put it. A page the model
+    /// does not have on a pcp list as a traced free (a divergence, or a free the replay sent to
+    /// the buddy) is left alone.
+    fn pcp_commit(&mut self, c: &PcpCommitLine) {
+        let Some(pfn) = c.pfn else { return };
+        if !pcp_allowed_order(c.order) {
+            return;
+        }
+        self.enter_zone_of(pfn);
+        let z = self.e.zone();
+        let start = z.cfg.start_pfn;
+        if pfn < start || pfn + (1u64 << c.order) > start + z.pages() as u64 {
+            return;
+        }
+        let p = (pfn - start) as u32;
+        if !self.on_pcp(p, c.order) || self.zs_ref().origin[p as usize] != ORIGIN_FREED {
+            return;
+        }
+        let Some(cpu) = c.cpu.map(|c| c as usize).filter(|&c| c < z.pcp.len()) else {
+            return;
+        };
+        let pi = self.zs_ref().pindex[p as usize] as usize;
+        let owner = z.mem_map[p as usize].owner as usize;
+        if owner == cpu && z.pcp[cpu].lists[pi].head == p {
+            return;
+        }
+        self.pcp_del(Step::CommitAddHead, p);
+        self.pcp_add(
+            Step::CommitAddHead,
+            cpu,
+            p,
+            c.order,
+            pindex_to_mt(pi),
+            End::Head,
+        );
+        self.zs().origin[p as usize] = ORIGIN_FREED;
     }
 
     fn free(&mut self, pfn: u64, order: u8, cpu: usize, to_buddy: bool) -> String {

@@ -124,6 +124,7 @@ mod tests {
             batched_by: None,
             batched: Vec::new(),
             free_one_page: Vec::new(),
+            pcp_commit: Vec::new(),
         })
     }
 
