@@ -5,8 +5,9 @@
 //! pageblock's migratetype colour (thicker for the rarer types). A cell's colour says what the
 //! engine reports for the page: free in the buddy allocator (lighter for bigger blocks), on a
 //! pcp list (yellow, hatched), allocated (a tone per op definition, dotted if the allocation's
-//! type differs from its pageblock's) or reserved; pages the current event touched are
-//! vermilion. While a `compact_zone` is under way, the page each of its scanners looks at next
+//! type differs from its pageblock's), taken out of the buddy by compaction's free scanner
+//! (`cc->freepages`, green, hatched the other way in the free scanner's colour) or reserved;
+//! pages the current event touched are vermilion. While a `compact_zone` is under way, the page each of its scanners looks at next
 //! is ringed (the migration scanner's and the free scanner's colours, named in the legend with
 //! their pfns); at a `migrate_pages` step the folio's source and target are ringed and joined
 //! by an arrow, and the legend names both pfns. Zoomed out below a pixel per page (the pageblock level, which "Fit" picks for
