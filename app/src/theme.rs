@@ -148,6 +148,10 @@ pub struct Palette {
     pub accent: Rgba,
     /// Pages that are neither free nor held by a recorded allocation (never freed at boot).
     pub reserved: Rgba,
+    /// Pages compaction's free scanner took out of the buddy (`cc->freepages`), and their
+    /// hatching (the other way from a pcp block's).
+    pub isolated: Rgba,
+    pub isolated_hatch: Rgba,
     /// Free buddy pages by block order: lighter (closer to the background) for bigger blocks.
     pub free: [Rgba; 11],
     /// The darker line around free blocks at higher zoom.
@@ -177,6 +181,8 @@ pub const LIGHT: Palette = Palette {
     border: rgb(0xd4d9e2),
     accent: rgb(0x2456b8),
     reserved: rgb(0xb8b8b8),
+    isolated: rgb(0xa8dca0),
+    isolated_hatch: rgb(0x111111),
     free: [
         rgb(0x8fbbe0),
         rgb(0x9bc3e4),
@@ -227,6 +233,8 @@ pub const DARK: Palette = Palette {
     border: rgb(0x363b46),
     accent: rgb(0x7aa7ff),
     reserved: rgb(0x4a4e57),
+    isolated: rgb(0x2f7a3c),
+    isolated_hatch: rgb(0xffffff),
     free: [
         rgb(0x3f6a94),
         rgb(0x3b6389),

@@ -1,8 +1,9 @@
 // Compaction on the map: while compact_zone runs, the map rings its two scanners and the legend
 // names them with their pfns, which are where the CLI's mm_compaction_* trace lines put them; after
 // the run the free lists are the CLI's buddyinfo.
-import { test, expect, openApp, runCli, saveScreenshot, ARTIFACTS_DIR, type Page } from '../fixtures';
+import { test, expect, openApp, runCli, saveScreenshot, hoverMapPage, ARTIFACTS_DIR, type Page } from '../fixtures';
 import { scanScreen, blocking } from './support/axe';
+import { scannersFromTrace, isolatedFromTrace } from './support/compaction';
 import * as path from 'node:path';
 
 const ID = 'compact-memory-fragmented';
@@ -10,67 +11,58 @@ const FILE = path.join('engine', 'scenarios', `${ID}.json`);
 
 test.use({ viewport: { width: 1280, height: 720 } });
 
-/** The scanners after trace line `at` of `lines` (the compact_zone in progress there), by the
- * rules of v7.3.4 mm/compaction.c isolate_freepages (explain::compaction_scanners): from
- * mm_compaction_begin's migrate_pfn and free_pfn, the migration scanner at the end of each
- * mm_compaction_isolate_migratepages range; the free scanner, after an
- * mm_compaction_isolate_freepages line of the linear scan, at the range's end when the scan
- * stopped inside its pageblock and one pageblock below the pageblock when it reached its end
- * (:1801-1838). The first isolate_freepages line after an mm_compaction_fast_isolate_freepages
- * that took a block is fast_isolate_around's look and moves nothing; after one that took
- * nothing, a first line not starting at the search's free_pfn is the look around the
- * free_pfn the search set, which is its start. */
-function scannersFromTrace(lines: string[], at: number): { migrate: string; free: string } {
-  let b = at;
-  while (b >= 0 && !lines[b].startsWith('mm_compaction_begin:')) {
-    if (lines[b].startsWith('mm_compaction_end:')) throw new Error(`no compaction in progress at line ${at}`);
-    b--;
-  }
-  if (b < 0) throw new Error(`no mm_compaction_begin before line ${at}`);
-  const begin = /zone_start=(0x[0-9a-f]+) migrate_pfn=(0x[0-9a-f]+) free_pfn=(0x[0-9a-f]+) zone_end=(0x[0-9a-f]+)/.exec(
-    lines[b],
-  )!;
-  const zoneStart = Number(begin[1]);
-  const zoneEnd = Number(begin[4]);
-  const PAGEBLOCK = 512;
-  let migrate = Number(begin[2]);
-  let free = Number(begin[3]);
-  // After a fast search: 'took' if it took a block, else the free_pfn it printed.
-  let fast: 'took' | number | undefined;
-  for (let i = b + 1; i <= at; i++) {
-    const l = lines[i];
-    const range = /range=\((0x[0-9a-f]+) ~ (0x[0-9a-f]+)\)/.exec(l);
-    if (l.startsWith('mm_compaction_isolate_migratepages:')) {
-      migrate = Number(range![2]);
-      fast = undefined;
-    } else if (l.startsWith('mm_compaction_migratepages:')) {
-      fast = undefined;
-    } else if (l.startsWith('mm_compaction_fast_isolate_freepages:')) {
-      fast = / nr_taken=0\b/.test(l) ? Number(range![2]) : 'took';
-    } else if (l.startsWith('mm_compaction_isolate_freepages:')) {
-      const start = Number(range![1]);
-      const end = Number(range![2]);
-      const f = fast;
-      fast = undefined;
-      if (f === 'took') continue;
-      if (typeof f === 'number' && start !== f) {
-        free = start;
-        continue;
-      }
-      const blockStart = Math.floor(start / PAGEBLOCK) * PAGEBLOCK;
-      const blockEnd = Math.min(blockStart + PAGEBLOCK, zoneEnd);
-      free = end >= blockEnd ? Math.max(blockStart - PAGEBLOCK, zoneStart) : end;
-    }
-  }
-  const hex = (n: number) => `0x${n.toString(16)}`;
-  return { migrate: hex(migrate), free: hex(free) };
-}
-
 async function narration(page: Page): Promise<string> {
   return ((await page.getByTestId('narration').textContent()) ?? '').trim();
 }
 
+/** The zone pages (absolute pfns) whose cells on the map canvas hold colour `css` (an
+ * `rgb(r, g, b)`), read off the canvas's pixels through its data-* geometry, and the pages near
+ * the scanners' rings at `marks` (absolute pfns), whose cells the rings may cover. */
+async function isolatedCells(page: Page, css: string, marks: number[]): Promise<{ cells: number[]; near: number[] }> {
+  return page.getByTestId('memory-map').evaluate(
+    (c: HTMLCanvasElement, [css, marks]) => {
+      const n = (k: string) => Number(c.getAttribute(k));
+      if (c.getAttribute('data-lod') !== 'pages') throw new Error('the map is drawn by pageblocks');
+      const [vx, vy] = c.getAttribute('data-view')!.split(',').map(Number);
+      const dpr = n('data-dpr');
+      const start = n('data-start-pfn');
+      const rgb = css.match(/\d+/g)!.map(Number);
+      const img = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+      const cell = n('data-cell');
+      const cells: number[] = [];
+      const near: number[] = [];
+      const label = c.getAttribute('aria-label') ?? '';
+      const total = Number(/: (\d+) pages in /.exec(label)![1]);
+      for (let idx = 0; idx < total; idx++) {
+        const pb = Math.floor(idx / 512);
+        const local = idx % 512;
+        const x0 = (pb % n('data-per-row')) * n('data-tile-w') + n('data-pad') + (local % 32) * cell - vx;
+        const y0 = Math.floor(pb / n('data-per-row')) * n('data-tile-h') + n('data-pad') + Math.floor(local / 32) * cell - vy;
+        if ((marks as number[]).some((m) => {
+          const q = m - start;
+          return Math.floor(q / 512) === pb && Math.abs((q % 512) % 32 - local % 32) <= 3 && Math.abs(Math.floor((q % 512) / 32) - Math.floor(local / 32)) <= 3;
+        })) {
+          near.push(start + idx);
+          continue;
+        }
+        let hit = false;
+        for (let y = Math.round(y0 * dpr); y < Math.round((y0 + cell) * dpr) && !hit; y++) {
+          for (let x = Math.round(x0 * dpr); x < Math.round((x0 + cell) * dpr) && !hit; x++) {
+            if (x < 0 || y < 0 || x >= img.width || y >= img.height) continue;
+            const p = (y * img.width + x) * 4;
+            hit = img.data[p] === rgb[0] && img.data[p + 1] === rgb[1] && img.data[p + 2] === rgb[2];
+          }
+        }
+        if (hit) cells.push(start + idx);
+      }
+      return { cells, near };
+    },
+    [css, marks] as [string, number[]],
+  );
+}
+
 test('compact_memory: the map shows the scanners where the trace puts them; the end is the CLI buddyinfo', async ({ page }) => {
+  test.setTimeout(120_000);
   const lines = runCli(['run', FILE, '--format', 'trace']).split('\n');
   const opStart = lines.findIndex((l) => l.startsWith('# op ') && l.endsWith(': compact_memory'));
   expect(opStart).toBeGreaterThan(0);
@@ -113,8 +105,45 @@ test('compact_memory: the map shows the scanners where the trace puts them; the 
   const results = await scanScreen(page, 'map with the compaction scanners');
   expect(blocking(results)).toEqual([]);
 
+  // The free scanner's pages: at compaction_alloc's first hand-out (the current event touches
+  // only the page handed out), the cells in the isolated colour are exactly the pfns the trace
+  // says are on cc->freepages, the tooltip names one in the kernel's terms and the map's text
+  // summary counts them.
+  for (let i = 0; i < 50 && !text.startsWith('migrate_pages: '); i++) {
+    await page.keyboard.press('ArrowRight');
+    text = await narration(page);
+  }
+  expect(text).toMatch(/^migrate_pages: order-\d+ block at pfn 0x[0-9a-f]+ is handed out$/);
+  const handedAt = lines.indexOf(`# ${text}`, at);
+  expect(handedAt).toBeGreaterThan(at);
+  const isolated = isolatedFromTrace(lines, handedAt);
+  expect(isolated.length).toBeGreaterThan(1);
+  const legendIsolated = page.getByTestId('map-legend-isolated');
+  await expect(legendIsolated).toHaveText("isolated by the free scanner (cc->freepages)");
+  const colour = await legendIsolated.locator('.swatch').evaluate((e) => getComputedStyle(e).backgroundColor);
+  const marks = await scanners.evaluate((e) => [e.getAttribute('data-migrate-pfn'), e.getAttribute('data-free-pfn')].map(Number));
+  const drawn = await isolatedCells(page, colour, marks);
+  // Pages ringed by a scanner marker (the ring covers the cells around it) are not read.
+  const readable = isolated.filter((p) => !drawn.near.includes(p));
+  expect(readable.length).toBeGreaterThan(isolated.length - 50);
+  expect(drawn.cells).toEqual(readable);
+  await expect(page.getByTestId('memory-map')).toHaveAttribute(
+    'aria-label',
+    new RegExp(`, ${isolated.length} isolated by compaction's free scanner \\(cc->freepages\\), `),
+  );
+  const start = Number(await page.getByTestId('memory-map').getAttribute('data-start-pfn'));
+  const last = isolated[isolated.length - 1];
+  await hoverMapPage(page, last - start);
+  const tip = page.getByTestId('map-tooltip');
+  await expect(tip).toContainText(`pfn 0x${last.toString(16)}`);
+  await expect(tip).toContainText(/isolated by compaction's free scanner: order-\d+ block at 0x[0-9a-f]+ on cc->freepages/);
+  await expect(tip).not.toContainText('reserved');
+  await page.mouse.move(0, 0);
+  await saveScreenshot(page, 'compaction-isolated-map', page.getByTestId('memory-map'));
+
   // After the run: no compaction in progress, and the free lists are the CLI's.
   await page.keyboard.press('End');
+  await expect(legendIsolated).toHaveCount(0);
   await expect(scanners).toHaveCount(0);
   const cli = runCli(['run', FILE, '--format', 'buddyinfo']).trim().split(/\s+/).slice(-11).map(Number);
   const app = await page.evaluate(() =>

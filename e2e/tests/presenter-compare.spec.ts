@@ -34,15 +34,21 @@ type Op = { pageblocks_touched: number; lock_holds: Record<'zone' | 'pcp', { max
 type RunJson = { totals: Record<string, number>; nr_free_pages: number; watermark_boost: number; ops: Op[] };
 
 /** The compare table's counters of one side after K ops, from the CLI, keyed as the table's
- *  `compare-a-{name}` cells: the run's totals, then the current op's pageblocks and worst lock
+ *  `compare-a-{name}` cells: the run's totals, /proc/vmstat's direct-compaction counts, then the current op's pageblocks and worst lock
  *  holds (none before op 1), NR_FREE_PAGES and watermark_boost. */
 function cliCounters(id: string, side: 'a' | 'b', ops: number): Record<string, number> {
   const j = JSON.parse(
     runCli(['run', `engine/scenarios/${id}.json`, '--side', side, '--format', 'json', '--ops', String(ops)]),
   ) as RunJson;
   const cur = ops > 0 ? j.ops[j.ops.length - 1] : undefined;
+  // Direct compaction's counts, as /proc/vmstat prints them.
+  const vmstat = runCli(['run', `engine/scenarios/${id}.json`, '--side', side, '--format', 'vmstat', '--ops', String(ops)]);
+  const vm = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(vmstat)![1]);
   return {
     ...j.totals,
+    compact_stall: vm('compact_stall'),
+    compact_fail: vm('compact_fail'),
+    compact_success: vm('compact_success'),
     pageblocks_touched: cur?.pageblocks_touched ?? 0,
     nr_free_pages: j.nr_free_pages,
     watermark_boost: j.watermark_boost,

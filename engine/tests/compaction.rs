@@ -833,6 +833,55 @@ fn the_scanners_follow_the_compaction_lines() {
     assert_eq!(at(r.log.events.len() as u32), None);
 }
 
+/// `explain::compaction_freepages` on the same worked example: `cc->freepages` is empty until
+/// `isolate_freepages_block(0xe00, 0x1000)` takes 0xe01 (order 0) and 0xe02 (order 1);
+/// `compaction_alloc` hands 0xe01 to c, then splits 0xe02 for a (a gets 0xe02, 0xe03 goes back
+/// on the list, v7.2.13 :1868-1875); `release_free_list` frees 0xe03 before `mm_compaction_end`.
+/// Outside the compaction there is no list at all.
+#[test]
+fn the_free_scanners_pages_follow_compaction_alloc_and_release_free_list() {
+    use buddyscope::explain::compaction_freepages;
+    use buddyscope::mm::{Annotation, EventKind, Mutation, Step, Tracepoint};
+    let r = run(&three_pages(
+        r#",
+  {"op": "alloc_contig_range", "pfn": 3584, "nr_pages": 1, "as": "top"}"#,
+    ));
+    let n = r.log.events.len();
+    let all = |f: &dyn Fn(usize) -> bool| -> Vec<u32> {
+        (0..n).filter(|&i| f(i)).map(|i| i as u32).collect()
+    };
+    let tp = |i: usize, f: &dyn Fn(&Tracepoint) -> bool| matches!(r.log.events[i].kind(), EventKind::Annotation(Annotation::Trace(t)) if f(&t));
+    let prep = |i: usize, step: Step| {
+        r.log.events[i].step == step
+            && matches!(
+                r.log.events[i].kind(),
+                EventKind::Mutation(Mutation::PrepNewPage { .. })
+            )
+    };
+    let begin = all(&|i| tp(i, &|t| matches!(t, Tracepoint::MmCompactionBegin { .. })))[0];
+    let end = all(&|i| tp(i, &|t| matches!(t, Tracepoint::MmCompactionEnd { .. })))[0];
+    let free = all(&|i| {
+        tp(i, &|t| {
+            matches!(t, Tracepoint::MmCompactionIsolateFreepages { .. })
+        })
+    })[0];
+    let targets = all(&|i| prep(i, Step::CompactionAllocTarget));
+    let release = all(&|i| prep(i, Step::ReleaseFreeList));
+    assert_eq!((targets.len(), release.len()), (2, 1));
+    assert!(begin < free && free < targets[0] && targets[1] < release[0] && release[0] < end);
+    let at = |i: u32| compaction_freepages(&r, i);
+    assert_eq!(at(begin), None);
+    assert_eq!(at(begin + 1), Some(vec![]));
+    assert_eq!(at(free), Some(vec![(0xe01, 0), (0xe02, 1)]));
+    assert_eq!(at(targets[0]), Some(vec![(0xe01, 0), (0xe02, 1)]));
+    assert_eq!(at(targets[0] + 1), Some(vec![(0xe02, 1)]));
+    assert_eq!(at(targets[1] + 1), Some(vec![(0xe03, 0)]));
+    assert_eq!(at(release[0]), Some(vec![(0xe03, 0)]));
+    assert_eq!(at(release[0] + 1), Some(vec![]));
+    assert_eq!(at(end + 1), None);
+    assert_eq!(at(n as u32), None);
+}
+
 /// The free scanner by v7.3.4 mm/compaction.c `isolate_freepages`, on the two runs whose lines
 /// are worked out elsewhere in this file and in the built-in `compact-memory-fragmented`.
 ///

@@ -79,9 +79,42 @@ pub fn view_model(t: &Timeline) -> CountersModel {
         help: "Pages added to the watermarks after a fallback, so kswapd reclaims early and fragmentation is limited.",
         value: z.watermark_boost(),
     });
+    rows.extend(direct_compaction_rows(t));
     let holds = current.map(|o| o.lock_holds).unwrap_or_default();
     rows.extend(lock_hold_rows(&holds));
     CountersModel { rows }
+}
+
+/// Direct compaction's outcomes as `/proc/vmstat` counts them (`__alloc_pages_direct_compact`:
+/// `COMPACTSTALL`, then `COMPACTFAIL` or `COMPACTSUCCESS`), summed over the node's zones: the
+/// engine's own lines (`procfs::vmstat_compaction`, what `--format vmstat` prints).
+fn direct_compaction_rows(t: &Timeline) -> Vec<CounterRow> {
+    const ROWS: [(&str, &str); 3] = [
+        (
+            "compact_stall",
+            "compact_stall (/proc/vmstat, COMPACTSTALL): direct compactions an allocation ran in its slow path (__alloc_pages_direct_compact).",
+        ),
+        (
+            "compact_fail",
+            "compact_fail (/proc/vmstat, COMPACTFAIL): direct compactions after which the allocation still had no page.",
+        ),
+        (
+            "compact_success",
+            "compact_success (/proc/vmstat, COMPACTSUCCESS): direct compactions that gave the allocation its page (captured, or found free after compaction).",
+        ),
+    ];
+    let text = buddyscope::scenario::procfs::vmstat_compaction(t.node(), t.stats());
+    ROWS.iter()
+        .map(|&(name, help)| CounterRow {
+            name,
+            label: name,
+            help,
+            value: text
+                .lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+                .unwrap_or(0),
+        })
+        .collect()
 }
 
 /// The current op's worst lock holds, as the CLI's `ops[i].lock_holds` (`max`, `max_steps`).
@@ -212,6 +245,69 @@ mod tests {
     use super::*;
     use crate::testutil::timeline;
     use buddyscope::mm::Stats;
+
+    /// Direct compaction's counts as `--format vmstat` prints them for the final node, and in
+    /// step with the cursor: each `__alloc_pages_direct_compact` is one
+    /// `mm_compaction_try_to_compact_pages` line and, once the compaction returns, one
+    /// `compact_stall` and a fail or a success.
+    #[test]
+    fn direct_compaction_counts_follow_the_run() {
+        use buddyscope::mm::{Annotation, EventKind, Tracepoint};
+        for id in ["thp-direct-compaction", "compaction-unmovable-request"] {
+            let mut t = timeline(id);
+            let get = |m: &CountersModel, name: &str| {
+                m.rows.iter().find(|r| r.name == name).unwrap().value
+            };
+            let start = view_model(&t);
+            for name in ["compact_stall", "compact_fail", "compact_success"] {
+                assert_eq!(get(&start, name), 0, "{id}: {name}");
+            }
+            let n = t.len();
+            t.seek(n);
+            let end = view_model(&t);
+            let vm =
+                buddyscope::scenario::procfs::vmstat_compaction(&t.run.final_node, &t.run.stats);
+            for name in ["compact_stall", "compact_fail", "compact_success"] {
+                assert!(
+                    vm.contains(&format!("{name} {}\n", get(&end, name))),
+                    "{id}: {name}: {vm}"
+                );
+            }
+            // The try_to_compact_pages lines, in event order.
+            let tries: Vec<usize> = (0..n as usize)
+                .filter(|&i| {
+                    matches!(
+                        t.run.log.events[i].kind(),
+                        EventKind::Annotation(Annotation::Trace(
+                            Tracepoint::MmCompactionTryToCompactPages { .. }
+                        ))
+                    )
+                })
+                .collect();
+            assert!(get(&end, "compact_stall") > 0, "{id}");
+            assert_eq!(get(&end, "compact_stall"), tries.len() as i64, "{id}");
+            assert_eq!(
+                get(&end, "compact_stall"),
+                get(&end, "compact_fail") + get(&end, "compact_success"),
+                "{id}"
+            );
+            // COMPACTSTALL is counted once try_to_compact_pages returns (v7.3.4
+            // mm/page_alloc.c:4218-4241): none while the first compaction runs; by the next
+            // try, the first stall and its fail or success.
+            let at = |t: &mut Timeline, pos: usize| {
+                t.seek(pos as u32);
+                let m = view_model(t);
+                (
+                    get(&m, "compact_stall"),
+                    get(&m, "compact_fail") + get(&m, "compact_success"),
+                )
+            };
+            assert_eq!(at(&mut t, tries[0] + 1), (0, 0), "{id}");
+            if let Some(&next) = tries.get(1) {
+                assert_eq!(at(&mut t, next), (1, 1), "{id}");
+            }
+        }
+    }
 
     #[test]
     fn values_are_the_engine_stats_and_every_row_explains_itself() {

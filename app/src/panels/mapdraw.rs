@@ -40,6 +40,8 @@ pub const PAGE_FIT_HEIGHT: u32 = 640;
 /// and filler codes carry "foreign" (the allocation's type differs from its pageblock's) in bit 0.
 pub const CODE_PCP: u8 = 11;
 pub const CODE_RESERVED: u8 = 12;
+/// Taken out of the buddy by compaction's free scanner, on `cc->freepages`.
+pub const CODE_ISOLATED: u8 = 13;
 pub const CODE_FILLER: u8 = 14;
 pub const CODE_ALLOC: u8 = 16;
 /// No page (past the end of a zone that ends inside a pageblock).
@@ -51,6 +53,7 @@ pub fn code(c: CellKind, tones: usize) -> u8 {
         CellKind::Free { order, .. } => order,
         CellKind::Pcp { .. } => CODE_PCP,
         CellKind::Reserved => CODE_RESERVED,
+        CellKind::Isolated { .. } => CODE_ISOLATED,
         CellKind::Filler { foreign } => CODE_FILLER + u8::from(foreign),
         CellKind::Allocated { def, foreign } => {
             CODE_ALLOC + 2 * (def as usize % tones) as u8 + u8::from(foreign)
@@ -68,6 +71,7 @@ pub fn colour(code: u8, pal: &Palette) -> Rgba {
         0..=10 => pal.free[code as usize],
         CODE_PCP => pal.pcp,
         CODE_RESERVED => pal.reserved,
+        CODE_ISOLATED => pal.isolated,
         CODE_NONE => pal.bg,
         c if c >= CODE_ALLOC => pal.alloc[((c - CODE_ALLOC) / 2) as usize % pal.alloc.len()],
         _ => pal.filler,
@@ -394,14 +398,57 @@ pub enum CellKind {
     Filler { foreign: bool },
     /// Neither free nor held by a recorded allocation.
     Reserved,
+    /// Taken out of the buddy by compaction's free scanner (`__isolate_free_page`), on
+    /// `cc->freepages` in the block of `order` at `head`, waiting for a migrated folio.
+    Isolated { order: u8, head: u32 },
 }
 
-/// The cells of pages `[start, end)`.
-pub fn cell_kinds(z: &Zone, run: &Run, start: u32, end: u32) -> Vec<CellKind> {
+/// The free blocks compaction's free scanner holds at the cursor (`cc->freepages`, as
+/// [`compaction_freepages`] reads them off the run): `(head, order)` in zone pages of the zone
+/// shown, in pfn order; empty outside a `compact_zone` or while another zone of the node is on
+/// screen.
+///
+/// [`compaction_freepages`]: buddyscope::explain::compaction_freepages
+pub fn isolated_free(tl: &Timeline) -> Vec<(u32, u8)> {
+    if !std::ptr::eq(tl.zone(), tl.node().active()) {
+        return Vec::new();
+    }
+    buddyscope::explain::compaction_freepages(&tl.run, tl.pos()).unwrap_or_default()
+}
+
+/// The block of `freepages` (sorted, as [`isolated_free`] gives them) that holds page `idx`.
+pub fn isolated_block(freepages: &[(u32, u8)], idx: u32) -> Option<(u32, u8)> {
+    let i = freepages
+        .partition_point(|&(h, _)| h <= idx)
+        .checked_sub(1)?;
+    let (h, o) = freepages[i];
+    (idx - h < 1u32 << o).then_some((h, o))
+}
+
+/// Pages in `freepages`.
+pub fn isolated_pages(freepages: &[(u32, u8)]) -> u32 {
+    freepages.iter().map(|&(_, o)| 1u32 << o).sum()
+}
+
+/// The cells of pages `[start, end)`, with `freepages` the blocks compaction's free scanner
+/// holds ([`isolated_free`]).
+pub fn cell_kinds(
+    z: &Zone,
+    run: &Run,
+    start: u32,
+    end: u32,
+    freepages: &[(u32, u8)],
+) -> Vec<CellKind> {
     blocks_in(z, start, end)
         .into_iter()
         .zip(start..end)
         .map(|(b, idx)| match b.kind {
+            PageKind::Other
+                if !freepages.is_empty() && isolated_block(freepages, idx).is_some() =>
+            {
+                let (head, order) = isolated_block(freepages, idx).expect("checked");
+                CellKind::Isolated { order, head }
+            }
             PageKind::Buddy => CellKind::Free {
                 order: b.order,
                 head: b.head,
@@ -463,10 +510,11 @@ impl MapCache {
             .filter(|d| d.len() as u32 <= nb / 2);
         self.key = Some(key);
         self.pos = pos;
+        let freepages = isolated_free(tl);
         match dirty {
             Some(d) => {
                 for &pb in &d {
-                    self.refresh(z, &tl.run, pb, pb + 1);
+                    self.refresh(z, &tl.run, pb, pb + 1, &freepages);
                 }
                 Some(d)
             }
@@ -479,7 +527,7 @@ impl MapCache {
                 let mut pb = 0;
                 while pb < nb {
                     let end = (pb + 64).min(nb);
-                    self.refresh(z, &tl.run, pb, end);
+                    self.refresh(z, &tl.run, pb, end, &freepages);
                     pb = end;
                 }
                 None
@@ -488,11 +536,14 @@ impl MapCache {
     }
 
     /// Recomputes the codes and the summary of pageblocks `pb0..pb1`.
-    fn refresh(&mut self, z: &Zone, run: &Run, pb0: u32, pb1: u32) {
+    fn refresh(&mut self, z: &Zone, run: &Run, pb0: u32, pb1: u32, freepages: &[(u32, u8)]) {
         let start = pb0 * PAGEBLOCK_NR_PAGES;
         let end = (pb1 * PAGEBLOCK_NR_PAGES).min(z.pages());
         let tones = crate::theme::LIGHT.alloc.len();
-        for (i, c) in cell_kinds(z, run, start, end).into_iter().enumerate() {
+        for (i, c) in cell_kinds(z, run, start, end, freepages)
+            .into_iter()
+            .enumerate()
+        {
             self.codes[start as usize + i] = code(c, tones);
         }
         for pb in pb0..pb1 {
@@ -719,6 +770,8 @@ pub fn paint_tile(out: &mut Vec<u8>, g: &Geom, t: &TileInput, pal: &Palette) {
             colour(code, pal)
         };
         let hatch = code == CODE_PCP;
+        // The free scanner's pages: hatched the other way, in the free scanner's colour.
+        let isolated = code == CODE_ISOLATED;
         let dot = foreign(code);
         let rect = match t.blocks.map(|b| b[i as usize]) {
             Some(b) if b.kind != PageKind::Other && c >= 4 => {
@@ -726,7 +779,7 @@ pub fn paint_tile(out: &mut Vec<u8>, g: &Geom, t: &TileInput, pal: &Palette) {
             }
             _ => None,
         };
-        if !hatch && !dot && rect.is_none() {
+        if !hatch && !isolated && !dot && rect.is_none() {
             if c == 1 {
                 let p = ((y0 * tw + x0) * 4) as usize;
                 out[p..p + 4].copy_from_slice(&base);
@@ -742,6 +795,8 @@ pub fn paint_tile(out: &mut Vec<u8>, g: &Geom, t: &TileInput, pal: &Palette) {
                 let mut colour = base;
                 if hatch && (x + y) % 4 == 0 {
                     colour = pal.pcp_hatch;
+                } else if isolated && (x + 3 * y) % 4 == 0 {
+                    colour = pal.isolated_hatch;
                 } else if dot && is_dot(c, px, py, x, y) {
                     colour = pal.dot;
                 }
@@ -1152,7 +1207,7 @@ mod tests {
         }
         // The codes say what the cells say.
         let z = t.zone();
-        let cells = cell_kinds(z, &t.run, 0, z.pages());
+        let cells = cell_kinds(z, &t.run, 0, z.pages(), &isolated_free(&t));
         for (i, k) in cells.iter().enumerate() {
             assert_eq!(c.codes[i], code(*k, LIGHT.alloc.len()));
         }
@@ -1316,6 +1371,179 @@ mod tests {
 
         t.seek(end as u32 + 1);
         assert_eq!(scanner_marks(&t), None);
+    }
+
+    /// While `compact_memory` runs on compact-memory-fragmented, the pages the free scanner took
+    /// out of the buddy are cells of their own (not "reserved"): exactly the blocks the trace's
+    /// `# isolate_freepages: order-N block at pfn X leaves …` lines name, less those
+    /// `compaction_alloc` has handed out (`# migrate_pages: … is handed out`), as
+    /// `explain::compaction_freepages` reads them; drawn in their own colour and hatching, in
+    /// step with the cursor (an incremental cache equals a rebuild), and gone after
+    /// `release_free_list`.
+    #[test]
+    fn the_free_scanners_pages_are_cells_of_their_own() {
+        use buddyscope::mm::{Annotation, EventKind, Mutation, Step, Tracepoint};
+        let mut t = timeline("compact-memory-fragmented");
+        let n = t.run.log.events.len();
+        let find = |f: &dyn Fn(usize) -> bool| (0..n).find(|&i| f(i)).unwrap();
+        let tp = |i: usize, f: &dyn Fn(&Tracepoint) -> bool| matches!(t.run.log.events[i].kind(), EventKind::Annotation(Annotation::Trace(x)) if f(&x));
+        let begin = find(&|i| tp(i, &|x| matches!(x, Tracepoint::MmCompactionBegin { .. })));
+        let free_line = find(&|i| {
+            tp(i, &|x| {
+                matches!(x, Tracepoint::MmCompactionIsolateFreepages { .. })
+            })
+        });
+        let handed = find(&|i| {
+            t.run.log.events[i].step == Step::CompactionAllocTarget
+                && matches!(
+                    t.run.log.events[i].kind(),
+                    EventKind::Mutation(Mutation::PrepNewPage { .. })
+                )
+        });
+        let end = find(&|i| tp(i, &|x| matches!(x, Tracepoint::MmCompactionEnd { .. })));
+        assert!(begin < free_line && free_line < handed && handed < end);
+
+        // The trace's words for what the free scanner took and compaction_alloc handed out,
+        // up to the cursor (the lines of the events before it).
+        let trace = buddyscope::explain::trace_text(&t.run);
+        let lines: Vec<&str> = trace.lines().collect();
+        let from_trace = |upto_handed: usize| {
+            let b = lines
+                .iter()
+                .position(|l| l.starts_with("mm_compaction_begin:"))
+                .unwrap();
+            let mut pages = std::collections::BTreeSet::new();
+            let mut handed = 0;
+            for l in &lines[b..] {
+                let block = |rest: &str| {
+                    let (o, rest) = rest.split_once(" block at pfn 0x").unwrap();
+                    let pfn = u32::from_str_radix(rest.split(' ').next().unwrap(), 16).unwrap();
+                    (pfn, o.parse::<u32>().unwrap())
+                };
+                if let Some(r) = l.strip_prefix("# isolate_freepages: order-") {
+                    if l.ends_with("leaves the Movable list") {
+                        let (pfn, o) = block(r);
+                        pages.extend(pfn..pfn + (1 << o));
+                    }
+                } else if let Some(r) = l.strip_prefix("# migrate_pages: order-") {
+                    if handed == upto_handed {
+                        break;
+                    }
+                    handed += 1;
+                    let (pfn, o) = block(r);
+                    for p in pfn..pfn + (1 << o) {
+                        assert!(pages.remove(&p), "{l}: not isolated");
+                    }
+                }
+            }
+            pages.into_iter().collect::<Vec<u32>>()
+        };
+        let isolated_cells = |t: &Timeline| {
+            let z = t.zone();
+            cell_kinds(z, &t.run, 0, z.pages(), &isolated_free(t))
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| matches!(c, CellKind::Isolated { .. }))
+                .map(|(i, _)| i as u32)
+                .collect::<Vec<u32>>()
+        };
+
+        let mut c = MapCache::default();
+        t.seek(begin as u32);
+        assert!(isolated_free(&t).is_empty());
+        assert!(isolated_cells(&t).is_empty());
+        c.sync(key(&t), &t);
+        let before = c.codes.clone();
+        t.seek(free_line as u32 + 1);
+        c.sync(key(&t), &t);
+        let want = from_trace(0);
+        assert!(want.len() > 1, "{want:?}");
+        assert_eq!(isolated_cells(&t), want);
+        assert_eq!(isolated_pages(&isolated_free(&t)) as usize, want.len());
+        let z = t.zone();
+        for &p in &want {
+            // Free in the buddy before compact_zone began; isolated now, in the cache too.
+            assert!(before[p as usize] <= 10, "{p:#x}: {}", before[p as usize]);
+            assert_eq!(c.codes[p as usize], CODE_ISOLATED);
+            assert_eq!(z.page_kind(p), PageKind::Other);
+        }
+        assert_eq!(
+            c.codes.iter().filter(|&&x| x == CODE_ISOLATED).count(),
+            want.len()
+        );
+        assert_eq!(colour(CODE_ISOLATED, &LIGHT), LIGHT.isolated);
+        // A new state in every palette: no other cell or marker has its colour.
+        for pal in [&LIGHT, &crate::theme::DARK] {
+            let others = [pal.reserved, pal.pcp, pal.filler, pal.highlight, pal.bg]
+                .into_iter()
+                .chain(pal.free)
+                .chain(pal.alloc)
+                .chain([pal.scan_migrate, pal.scan_free]);
+            for o in others {
+                assert_ne!(o, pal.isolated);
+            }
+            assert_ne!(pal.isolated_hatch, pal.isolated);
+        }
+
+        // Painted in its colour, hatched in the other direction from a pcp block.
+        let g = Geom::new(z.pages(), 8, 1.0, 1184);
+        let sc = Scene {
+            zone: z,
+            cache: &c,
+            hl: None,
+            scanners: None,
+            migration: None,
+            pal: &LIGHT,
+            mix: None,
+        };
+        let p = want[0];
+        let mut out = Vec::new();
+        sc.paint(&mut out, &g, p / PAGEBLOCK_NR_PAGES);
+        let local = p % PAGEBLOCK_NR_PAGES;
+        let (x0, y0) = (
+            g.pad + (local % TILE_COLS) * g.cell,
+            g.pad + (local / TILE_COLS) * g.cell,
+        );
+        let (tx, ty) = g.tile_origin(p / PAGEBLOCK_NR_PAGES);
+        let mut seen = (0, 0);
+        for y in y0..y0 + g.cell {
+            for x in x0..x0 + g.cell {
+                let q = ((y * g.tile_w + x) * 4) as usize;
+                let px: Rgba = out[q..q + 4].try_into().unwrap();
+                if (tx + x + 3 * (ty + y)) % 4 == 0 {
+                    assert_eq!(px, LIGHT.isolated_hatch);
+                    seen.1 += 1;
+                } else {
+                    assert_eq!(px, LIGHT.isolated);
+                    seen.0 += 1;
+                }
+            }
+        }
+        assert!(seen.0 > seen.1 && seen.1 > 0, "{seen:?}");
+
+        // compaction_alloc hands the first block out: that page holds the folio now.
+        t.seek(handed as u32 + 1);
+        c.sync(key(&t), &t);
+        let now = from_trace(1);
+        assert_eq!(now.len(), want.len() - 1);
+        assert_eq!(isolated_cells(&t), now);
+        let gone: Vec<u32> = want.iter().copied().filter(|p| !now.contains(p)).collect();
+        assert!(matches!(
+            cell_kinds(t.zone(), &t.run, gone[0], gone[0] + 1, &isolated_free(&t))[0],
+            CellKind::Allocated { .. }
+        ));
+        // Stepping the cache across the compaction equals a rebuild at every stop.
+        for target in [free_line + 1, handed, end - 1, end + 1, free_line, begin] {
+            t.seek(target as u32);
+            c.sync(key(&t), &t);
+            let mut fresh = MapCache::default();
+            fresh.sync(key(&t), &t);
+            assert_eq!(c.codes, fresh.codes, "codes at {target}");
+            assert_eq!(c.agg, fresh.agg, "summary at {target}");
+        }
+        t.seek(end as u32 + 1);
+        assert!(isolated_free(&t).is_empty());
+        assert!(isolated_cells(&t).is_empty());
     }
 
     /// At a `migrate_pages` step the map knows the move: `migration_at` is the folio's first

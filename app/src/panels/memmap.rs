@@ -5,8 +5,9 @@
 //! pageblock's migratetype colour (thicker for the rarer types). A cell's colour says what the
 //! engine reports for the page: free in the buddy allocator (lighter for bigger blocks), on a
 //! pcp list (yellow, hatched), allocated (a tone per op definition, dotted if the allocation's
-//! type differs from its pageblock's) or reserved; pages the current event touched are
-//! vermilion. While a `compact_zone` is under way, the page each of its scanners looks at next
+//! type differs from its pageblock's), taken out of the buddy by compaction's free scanner
+//! (`cc->freepages`, green, hatched the other way in the free scanner's colour) or reserved;
+//! pages the current event touched are vermilion. While a `compact_zone` is under way, the page each of its scanners looks at next
 //! is ringed (the migration scanner's and the free scanner's colours, named in the legend with
 //! their pfns); at a `migrate_pages` step the folio's source and target are ringed and joined
 //! by an arrow, and the legend names both pfns. Zoomed out below a pixel per page (the pageblock level, which "Fit" picks for
@@ -30,9 +31,10 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use super::follow::{follow_frame, tiles_rect, FollowFrame};
 use super::frame::PanelFrame;
 use super::mapdraw::{
-    mark_pages, migration_at, migration_legend, mix_bars, paint_overview, paint_view,
-    scanner_legend, scanner_marks, tile_visible, Geom, MapCache, MigrationLegend, MigrationMark,
-    RunKey, ScannerLegend, ScannerMarks, Scene, ViewRect, FIT_HEIGHT, PB_LEVEL, ZOOMS,
+    isolated_block, isolated_free, isolated_pages, mark_pages, migration_at, migration_legend,
+    mix_bars, paint_overview, paint_view, scanner_legend, scanner_marks, tile_visible, Geom,
+    MapCache, MigrationLegend, MigrationMark, RunKey, ScannerLegend, ScannerMarks, Scene, ViewRect,
+    FIT_HEIGHT, PB_LEVEL, ZOOMS,
 };
 use super::{pfn_hex, tracked_width};
 use crate::model::{Command, Session};
@@ -365,7 +367,16 @@ pub fn tooltip(tl: &Timeline, idx: u32) -> Vec<String> {
         )),
         None => {
             let owner = z.page_owner(idx);
-            if let Some(fmt) = filler_owner_mt(owner) {
+            if let Some((head, order)) = isolated_block(&isolated_free(tl), idx) {
+                out.push(format!(
+                    "isolated by compaction's free scanner: order-{order} block at {} on cc->freepages",
+                    pfn_hex(z, head)
+                ));
+                out.push(
+                    "__isolate_free_page took it off the buddy lists as a migration target: compaction_alloc hands it to a migrating folio, release_free_list frees it if unused"
+                        .to_string(),
+                );
+            } else if let Some(fmt) = filler_owner_mt(owner) {
                 out.push(format!(
                     "allocated (imported from /proc, {} pageblock filler)",
                     fmt.kernel_name()
@@ -760,7 +771,13 @@ pub fn MemoryMapPanel() -> impl IntoView {
                         node_ref=canvas_ref
                         style:transform=transform
                         role="img"
-                        aria-label=move || view.with(|s| map_summary(s.timeline.zone())).unwrap_or_default()
+                        aria-label=move || {
+                            view.with(|s| {
+                                let n = isolated_pages(&isolated_free(&s.timeline));
+                                map_summary(s.timeline.zone(), n)
+                            })
+                            .unwrap_or_default()
+                        }
                         // In exercise mode a click on a page answers a "click the page" question.
                         class:answering=move || {
                             shell.ui.exercise.with(|x| x.asking) == Some(buddyscope::explain::exercises::AnswerKind::Page)
@@ -808,8 +825,9 @@ fn watch_dpr(sig: RwSignal<f64>) {
 
 /// The map's text alternative (its accessible name): what a screen-reader user would read off
 /// the picture. The zone and its pageblocks per migratetype, the pages free in the buddy (and the
-/// largest free order), on pcp lists, and the rest; the engine's own counters, never a re-count.
-pub fn map_summary(z: &Zone) -> String {
+/// largest free order), on pcp lists, the pages compaction's free scanner holds (`isolated`,
+/// when there are any), and the rest; the engine's own counters, never a re-count.
+pub fn map_summary(z: &Zone, isolated: u32) -> String {
     let mut per_mt = [0u32; MigrateType::ALL.len()];
     for pb in 0..z.nr_pageblocks() {
         per_mt[z.pb_mt(pb).idx()] += 1;
@@ -833,9 +851,14 @@ pub fn map_summary(z: &Zone) -> String {
         .rposition(|&n| n > 0)
         .map(|o| format!(" (largest free block: order {o})"))
         .unwrap_or_default();
-    let rest = (i64::from(z.pages()) - buddy - pcp).max(0);
+    let rest = (i64::from(z.pages()) - buddy - pcp - i64::from(isolated)).max(0);
+    let isolated = if isolated > 0 {
+        format!(", {isolated} isolated by compaction's free scanner (cc->freepages)")
+    } else {
+        String::new()
+    };
     format!(
-        "Memory map of zone {}: {} pages in {} pageblocks ({}). {buddy} pages free in the buddy allocator{largest}, {pcp} on per-CPU lists, {rest} allocated or reserved.",
+        "Memory map of zone {}: {} pages in {} pageblocks ({}). {buddy} pages free in the buddy allocator{largest}, {pcp} on per-CPU lists{isolated}, {rest} allocated or reserved.",
         z.cfg().name,
         z.pages(),
         z.nr_pageblocks(),
@@ -981,6 +1004,23 @@ fn Legend(
     });
     let hl = Signal::derive(move || sw(palette::css(pal().highlight)));
     let reserved = Signal::derive(move || sw(palette::css(pal().reserved)));
+    // The free scanner's pages, hatched as the map hatches them (only while a compaction is
+    // under way: outside one no page is on cc->freepages).
+    let isolated_item = move || {
+        scanners.get()?;
+        let p = pal();
+        let style = format!(
+            "background-color:{};background-image:repeating-linear-gradient(45deg,{} 0 1px,transparent 1px 4px)",
+            palette::css(p.isolated),
+            palette::css(p.isolated_hatch)
+        );
+        Some(view! {
+            <li data-testid="map-legend-isolated">
+                <span class="swatch" style=style></span>
+                "isolated by the free scanner (cc->freepages)"
+            </li>
+        })
+    };
     let frames = move || {
         let p = pal();
         MigrateType::ALL
@@ -1062,6 +1102,7 @@ fn Legend(
                 {item("current event", hl)}
                 {item("foreign type (dot)", foreign)}
                 {item("reserved", reserved)}
+                {isolated_item}
             </ul>
             <ul class="legend-frames" aria-label="Pageblock frames">
                 <li class="legend-title">"pageblock:"</li>
@@ -1112,7 +1153,7 @@ mod tests {
         for target in [0, n / 2, n] {
             t.seek(target);
             let z = t.zone();
-            let cells = cell_kinds(z, &t.run, 0, z.pages());
+            let cells = cell_kinds(z, &t.run, 0, z.pages(), &isolated_free(&t));
             let free = cells
                 .iter()
                 .filter(|c| matches!(c, CellKind::Free { .. }))
@@ -1122,7 +1163,7 @@ mod tests {
                 .filter(|c| matches!(c, CellKind::Pcp { .. }))
                 .count();
             let rest = z.pages() as usize - free - pcp;
-            let s = map_summary(z);
+            let s = map_summary(z, 0);
             assert!(
                 s.contains(&format!("{free} pages free in the buddy allocator")),
                 "{s}"
@@ -1145,6 +1186,63 @@ mod tests {
         }
     }
 
+    /// While the free scanner holds pages (compact-memory-fragmented, after its first
+    /// `mm_compaction_isolate_freepages` line), the tooltip names them in the kernel's terms and
+    /// the text summary counts them apart from the allocated or reserved pages; the counts add
+    /// up to the zone.
+    #[test]
+    fn isolated_pages_have_their_tooltip_and_their_count() {
+        use buddyscope::mm::{Annotation, EventKind, Tracepoint};
+        let mut t = timeline("compact-memory-fragmented");
+        let i = (0..t.run.log.events.len())
+            .find(|&i| {
+                matches!(
+                    t.run.log.events[i].kind(),
+                    EventKind::Annotation(Annotation::Trace(
+                        Tracepoint::MmCompactionIsolateFreepages { .. }
+                    ))
+                )
+            })
+            .unwrap();
+        t.seek(i as u32 + 1);
+        let z = t.zone();
+        let fp = isolated_free(&t);
+        let n = isolated_pages(&fp);
+        assert!(n > 0);
+        let cells = cell_kinds(z, &t.run, 0, z.pages(), &fp);
+        let count = |f: &dyn Fn(&CellKind) -> bool| cells.iter().filter(|c| f(c)).count();
+        let iso = count(&|c| matches!(c, CellKind::Isolated { .. }));
+        let free = count(&|c| matches!(c, CellKind::Free { .. }));
+        let pcp = count(&|c| matches!(c, CellKind::Pcp { .. }));
+        assert_eq!(iso, n as usize);
+        let s = map_summary(z, n);
+        let rest = z.pages() as usize - free - pcp - iso;
+        assert!(
+            s.contains(&format!(
+                "{free} pages free in the buddy allocator (largest free block: order "
+            )),
+            "{s}"
+        );
+        assert!(
+            s.contains(&format!(
+                ", {pcp} on per-CPU lists, {iso} isolated by compaction's free scanner (cc->freepages), {rest} allocated or reserved."
+            )),
+            "{s}"
+        );
+        assert!(!map_summary(z, 0).contains("isolated"));
+        let (head, order) = fp[fp.len() - 1];
+        let tip = tooltip(&t, head + (1 << order) - 1);
+        assert_eq!(
+            tip[2],
+            format!(
+                "isolated by compaction's free scanner: order-{order} block at {} on cc->freepages",
+                pfn_hex(z, head)
+            )
+        );
+        assert!(tip[3].starts_with("__isolate_free_page took it off the buddy lists"));
+        assert!(tip.iter().all(|l| !l.starts_with("reserved")));
+    }
+
     /// The cells agree with the engine's counts: free cells are the buddy's free pages, pcp
     /// cells the pages on the per-CPU lists; the tooltip says the same as the cell.
     #[test]
@@ -1154,7 +1252,7 @@ mod tests {
         for target in [0, n / 3, n / 2, n] {
             t.seek(target);
             let z = t.zone();
-            let cells = cell_kinds(z, &t.run, 0, z.pages());
+            let cells = cell_kinds(z, &t.run, 0, z.pages(), &isolated_free(&t));
             let free = cells
                 .iter()
                 .filter(|c| matches!(c, CellKind::Free { .. }))
@@ -1180,6 +1278,9 @@ mod tests {
                     CellKind::Allocated { .. } => assert!(tip[2].starts_with("allocated by: ")),
                     CellKind::Filler { .. } => assert!(tip[2].starts_with("allocated (imported")),
                     CellKind::Reserved => assert!(tip[2].starts_with("reserved")),
+                    CellKind::Isolated { .. } => {
+                        assert!(tip[2].starts_with("isolated by compaction"))
+                    }
                 }
             }
         }

@@ -20,5 +20,5 @@ pub mod whereis;
 
 pub use narrate::{narrate, trace_text, trace_text_upto, Ctx};
 pub use pseudocode::lines;
-pub use scanners::{compaction_scanners, Scanners};
+pub use scanners::{compaction_freepages, compaction_scanners, Scanners};
 pub use tour::tour_positions;

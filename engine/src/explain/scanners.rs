@@ -5,7 +5,10 @@
 
 use serde::Serialize;
 
-use crate::mm::{Annotation, EventKind, Tracepoint, Zone, ZonePfn, PAGEBLOCK_NR_PAGES};
+use crate::mm::{
+    pindex_to_order, Annotation, EventKind, Mutation, Step, Tracepoint, Zone, ZonePfn,
+    PAGEBLOCK_NR_PAGES,
+};
 use crate::run::Run;
 
 /// The scanners of the `compact_zone` in progress (zone pfns of the zone being compacted).
@@ -114,4 +117,73 @@ pub fn compaction_scanners(run: &Run, zone: &Zone, at: u32) -> Option<Scanners> 
         free_pfn: free,
         begin: span.begin,
     })
+}
+
+/// The free blocks on `cc->freepages` of the `compact_zone` in progress after the first `at`
+/// events of `run`: `(zone pfn of the head, order)`, in pfn order (zone pfns of the zone being
+/// compacted); `None` when no `compact_zone` is in progress there.
+///
+/// These are the pages the free scanner took out of the buddy (`isolate_freepages_block` and
+/// `fast_isolate_freepages` → `__isolate_free_page`: a `FreeListDel` at
+/// [`Step::IsolateFreeTake`] or [`Step::FastIsolateTake`]) as targets for the folios the
+/// migration scanner isolated. A block leaves the list when `compaction_alloc` hands it (or
+/// the part of it a folio needs: the rest stays on the list, split as the buddy splits) to a
+/// migrating folio, or when `release_free_list` gives it back to the buddy at the end
+/// (`PrepNewPage` at [`Step::CompactionAllocTarget`] and [`Step::ReleaseFreeList`]); in a
+/// trace replay, whatever makes the page allocated or free again ends its isolation too.
+/// Nothing is recorded for the blocks beyond the events the run already has.
+pub fn compaction_freepages(run: &Run, at: u32) -> Option<Vec<(ZonePfn, u8)>> {
+    let at = (at as usize).min(run.log.events.len()) as u32;
+    let spans = run.compactions();
+    let i = spans.partition_point(|s| s.begin < at).checked_sub(1)?;
+    let span = spans[i];
+    if span.end.is_some_and(|e| e < at) {
+        return None;
+    }
+    let mut blocks: Vec<(ZonePfn, u8)> = Vec::new();
+    // Takes pages `[pfn, pfn + 2^order)` off the list: a block that holds them is split, as
+    // `compaction_alloc` splits (`expand`), and the halves without them stay.
+    fn take(blocks: &mut Vec<(ZonePfn, u8)>, pfn: ZonePfn, order: u8) {
+        let (lo, hi) = (pfn, pfn + (1u32 << order));
+        let mut out = Vec::with_capacity(blocks.len() + 2);
+        for &(head, o) in blocks.iter() {
+            let mut parts = vec![(head, o)];
+            while let Some((h, o)) = parts.pop() {
+                let end = h + (1u32 << o);
+                if end <= lo || h >= hi {
+                    out.push((h, o));
+                } else if h < lo || end > hi {
+                    // Partly inside: o > 0, since an order-0 page is either in or out.
+                    let half = 1u32 << (o - 1);
+                    parts.push((h, o - 1));
+                    parts.push((h + half, o - 1));
+                }
+            }
+        }
+        *blocks = out;
+    }
+    for e in run.log.events.range(span.begin as usize + 1..at as usize) {
+        let EventKind::Mutation(m) = e.kind() else {
+            continue;
+        };
+        match m {
+            Mutation::FreeListDel { pfn, order, .. }
+                if matches!(e.step, Step::IsolateFreeTake | Step::FastIsolateTake) =>
+            {
+                blocks.push((pfn, order));
+            }
+            // The replay's isolation marks the block allocated to a compaction owner.
+            Mutation::PrepNewPage { .. }
+                if matches!(e.step, Step::IsolateFreeTake | Step::FastIsolateTake) => {}
+            Mutation::PrepNewPage { pfn, order, .. } | Mutation::FreeListAdd { pfn, order, .. } => {
+                take(&mut blocks, pfn, order)
+            }
+            Mutation::PcpAdd { pindex, pfn, .. } => {
+                take(&mut blocks, pfn, pindex_to_order(pindex as usize))
+            }
+            _ => {}
+        }
+    }
+    blocks.sort_unstable();
+    Some(blocks)
 }
