@@ -30,6 +30,17 @@ fn round_trip_every_builtin() {
         let s = scenario::parse(b.json).unwrap();
         let r = run(&s);
         round_trip(b.id, &s, &r, &mut failed);
+        // Both sides of its compare pair.
+        for side in s.compare.iter().flat_map(|c| [&c.a, &c.b]) {
+            let side_s = side.apply(&s);
+            let r = run(&side_s);
+            round_trip(
+                &format!("{} ({})", b.id, side.label),
+                &side_s,
+                &r,
+                &mut failed,
+            );
+        }
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
