@@ -2710,6 +2710,65 @@ impl Replayer {
                 }
                 format!("kcompactd_do_work for order {order} (compact_daemon_wake)")
             }
+            // The slow path's retry decisions (include/trace/events/oom.h): they change no
+            // state; the replay keeps them in its trace.
+            CompactionLine::CompactRetry {
+                order,
+                prio,
+                feedback,
+                retries,
+                max_retries,
+                ret,
+            } => {
+                self.trace(
+                    Step::ShouldCompactRetry,
+                    Tracepoint::CompactRetry {
+                        order,
+                        prio,
+                        feedback,
+                        retries,
+                        max_retries,
+                        ret,
+                    },
+                );
+                format!(
+                    "should_compact_retry for order {order} after a compaction that {}: {}",
+                    match feedback {
+                        CompactFeedback::Failed => "failed",
+                        CompactFeedback::Withdrawn => "withdrew",
+                        CompactFeedback::Progress => "made progress",
+                    },
+                    if ret { "retry" } else { "no retry" }
+                )
+            }
+            CompactionLine::ReclaimRetryZone {
+                zone,
+                reclaimable,
+                available,
+                check,
+            } => {
+                // The line's zone is the event's.
+                if let Err(skipped) = by_name(self, zone, "reclaim_retry_zone") {
+                    return skipped;
+                }
+                self.trace(
+                    Step::ShouldReclaimRetry,
+                    Tracepoint::ReclaimRetryZone {
+                        reclaimable,
+                        available,
+                        check,
+                    },
+                );
+                format!(
+                    "should_reclaim_retry: order-{} watermark with {available} available pages {}",
+                    { check.order },
+                    if check.wmark_check {
+                        "holds: retry"
+                    } else {
+                        "fails"
+                    }
+                )
+            }
             CompactionLine::KcompactdSleep { nid } => {
                 self.trace(
                     Step::KcompactdSleep,
