@@ -1273,6 +1273,52 @@ fn should_compact_retry_gives_up_at_min_compact_priority() {
     }
 }
 
+/// The retry decisions of `should_compact_retry_gives_up_at_min_compact_priority`'s request as
+/// the kernel traces them (include/trace/events/oom.h): `should_reclaim_retry` writes
+/// `reclaim_retry_zone` for each zone it checks (v7.3.4 mm/page_alloc.c:4691, v6.12.117
+/// :4225) and `should_compact_retry` writes `compact_retry` at `out:` (v7.3.4 :4314, v6.12.117
+/// :3870), with the priority and retries from before its decision and the result through
+/// `compact_result_to_feedback` (`COMPACT_COMPLETE` is `failed`).
+///
+/// * After the SYNC_LIGHT pass: reclaim made progress and order 3 is not costly, so
+///   `no_progress_loops` = 0; the zone has no reclaimable pages in the model, `available` is its
+///   2048 free pages, `min_wmark` its min watermark (195 for 4096 pages), and with no free block
+///   of order 3 or more `__zone_watermark_ok` fails: `wmark_check=0`. `should_compact_retry`:
+///   SYNC_LIGHT above `MIN_COMPACT_PRIORITY`, so `should_retry=1` (the priority becomes
+///   SYNC_FULL, printed as it was before: SYNC_LIGHT).
+/// * After the SYNC_FULL pass: the same zone line; at `MIN_COMPACT_PRIORITY`: `should_retry=0`.
+#[test]
+fn the_retry_decisions_are_traced_as_oom_h_prints_them() {
+    for kernel in ["v6.12", "v7.3"] {
+        let r = every_other_page(kernel, "unmovable", "unmovable");
+        let lines: Vec<String> = trace_text(&r)
+            .lines()
+            .filter(|l| l.starts_with("compact_retry:") || l.starts_with("reclaim_retry_zone:"))
+            .map(str::to_string)
+            .collect();
+        let zone = "reclaim_retry_zone: node=0 zone=Normal   order=3 reclaimable=0 available=2048 min_wmark=195 no_progress_loops=0 wmark_check=0";
+        assert_eq!(
+            lines,
+            [
+                zone,
+                "compact_retry: order=3 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=failed retries=0 max_retries=16 should_retry=1",
+                zone,
+                "compact_retry: order=3 priority=COMPACT_PRIO_SYNC_FULL compaction_result=failed retries=0 max_retries=16 should_retry=0",
+            ],
+            "{kernel}"
+        );
+        let z = r.final_node.active();
+        assert_eq!(
+            z.nr_free()
+                .iter()
+                .enumerate()
+                .map(|(o, n)| n << o)
+                .sum::<u64>(),
+            2048
+        );
+    }
+}
+
 /// A costly request retries only with `__GFP_RETRY_MAYFAIL` (v7.3.4 mm/page_alloc.c:5004-5006;
 /// v6.12.117 :4504-4506), and its priority stops at `MIN_COMPACT_COSTLY_PRIORITY` (SYNC_LIGHT):
 /// an order-9 request in the unmovable-filled zone gets one ASYNC and one SYNC_LIGHT
@@ -1280,7 +1326,9 @@ fn should_compact_retry_gives_up_at_min_compact_priority() {
 /// SYNC_LIGHT is at the costly floor: no retry. Without it, the loop stops before asking.
 #[test]
 fn a_costly_request_never_compacts_at_sync_full() {
-    use buddyscope::mm::{boot_engine, gfp::*, Kernel, Step, ZoneParams};
+    use buddyscope::mm::{
+        boot_engine, gfp::*, Annotation, EventKind, Kernel, Step, Tracepoint, ZoneParams,
+    };
     for kernel in [Kernel::V6_12, Kernel::V7_3] {
         for gfp in [GFP_KERNEL, GFP_KERNEL | __GFP_RETRY_MAYFAIL] {
             let mut p = ZoneParams::new(4096);
@@ -1298,12 +1346,20 @@ fn a_costly_request_never_compacts_at_sync_full() {
             assert!(e.alloc_pages(gfp, 9, 0, 9999, false).is_none());
             let count = |s: Step| e.log.events.iter().filter(|ev| ev.step == s).count();
             assert_eq!(count(Step::TryToCompactPages), 2, "{kernel:?} {gfp:#x}");
+            // Each should_compact_retry decision writes one compact_retry line.
             let asked = usize::from(gfp & __GFP_RETRY_MAYFAIL != 0);
-            assert_eq!(
-                count(Step::ShouldCompactRetry),
-                asked,
-                "{kernel:?} {gfp:#x}"
-            );
+            let decisions = e
+                .log
+                .events
+                .iter()
+                .filter(|ev| {
+                    matches!(
+                        ev.kind(),
+                        EventKind::Annotation(Annotation::Trace(Tracepoint::CompactRetry { .. }))
+                    )
+                })
+                .count();
+            assert_eq!(decisions, asked, "{kernel:?} {gfp:#x}");
         }
     }
 }

@@ -37,16 +37,26 @@ fn allocs(trace: &str) -> u64 {
         .count() as u64
 }
 
-/// A trace the model printed itself, predicted from the same scenario: every allocation exact.
+/// A trace the model printed itself, predicted from the same scenario: every allocation exact,
+/// for every built-in and both sides of its compare pair.
 #[test]
 fn every_builtin_predicts_its_own_trace_exactly() {
     let mut failed = Vec::new();
     let mut predicted = 0;
+    let mut runs = Vec::new();
     for b in builtin::ALL {
         let s = scenario::parse(b.json).unwrap();
-        let r = run(&s);
+        if let Some(c) = &s.compare {
+            for side in [&c.a, &c.b] {
+                runs.push((format!("{} ({})", b.id, side.label), side.apply(&s)));
+            }
+        }
+        runs.push((b.id.to_string(), s));
+    }
+    for (id, s) in &runs {
+        let r = run(s);
         let trace = explain::trace_text(&r);
-        let (p, divergences) = predict(&s, &trace);
+        let (p, divergences) = predict(s, &trace);
         predicted += p.allocations;
         if p.allocations != allocs(&trace)
             || p.exact != p.allocations
@@ -55,8 +65,7 @@ fn every_builtin_predicts_its_own_trace_exactly() {
             || divergences != 0
         {
             failed.push(format!(
-                "{}: {} of {} exact, {divergences} divergences, first miss {:?}",
-                b.id,
+                "{id}: {} of {} exact, {divergences} divergences, first miss {:?}",
                 p.exact,
                 p.allocations,
                 p.misses.first()

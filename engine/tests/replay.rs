@@ -30,6 +30,17 @@ fn round_trip_every_builtin() {
         let s = scenario::parse(b.json).unwrap();
         let r = run(&s);
         round_trip(b.id, &s, &r, &mut failed);
+        // Both sides of its compare pair.
+        for side in s.compare.iter().flat_map(|c| [&c.a, &c.b]) {
+            let side_s = side.apply(&s);
+            let r = run(&side_s);
+            round_trip(
+                &format!("{} ({})", b.id, side.label),
+                &side_s,
+                &r,
+                &mut failed,
+            );
+        }
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
@@ -50,7 +61,11 @@ fn round_trip(
     let got = procfs::pagetypeinfo(&rep.run.final_node);
     let tracepoints = |t: &str| {
         t.lines()
-            .filter(|l| l.starts_with("mm_"))
+            .filter(|l| {
+                l.starts_with("mm_")
+                    || l.starts_with("compact_retry:")
+                    || l.starts_with("reclaim_retry_zone:")
+            })
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
@@ -155,17 +170,36 @@ fn compaction_traces_replay_back_with_zero_divergences() {
             ops.join(",\n")
         ),
     ));
+    // The slow path's retries: reclaim_retry_zone and compact_retry lines (oom.h).
+    scenarios.push((
+        "slow path retries",
+        r#"{"version": 1, "kernel": "v7.3", "zone": {"pages": 4096, "cpus": 1,
+              "pcp": {"batch": 1, "high_min": 0, "high_max": 0}}, "ops": [
+          {"op": "repeat", "times": 2048, "ops": [
+             {"op": "alloc", "order": 1, "mt": "unmovable", "as": "pair"},
+             {"op": "split", "ref": "pair"},
+             {"op": "free", "ref": "pair", "page": 1}]},
+          {"op": "drain", "cpu": "all"},
+          {"op": "alloc", "order": 2, "mt": "movable"},
+          {"op": "alloc", "order": 3, "mt": "unmovable"}]}"#
+            .to_string(),
+    ));
     let mut failed = Vec::new();
     for (id, text) in &scenarios {
         let s = scenario::parse(text).unwrap();
         let r = run(&s);
         let trace = explain::trace_text(&r);
-        for tp in [
-            "mm_compaction_begin",
-            "mm_compaction_isolate_freepages",
-            "mm_compaction_migratepages",
-            "mm_compaction_end",
-        ] {
+        let lines: &[&str] = if *id == "slow path retries" {
+            &["mm_compaction_end", "compact_retry:", "reclaim_retry_zone:"]
+        } else {
+            &[
+                "mm_compaction_begin",
+                "mm_compaction_isolate_freepages",
+                "mm_compaction_migratepages",
+                "mm_compaction_end",
+            ]
+        };
+        for tp in lines {
             assert!(trace.contains(tp), "{id}: the trace has {tp}");
         }
         round_trip(id, &s, &r, &mut failed);

@@ -402,6 +402,7 @@ fn compare_sides_and_round_trips_keep_a_node_valid() {
         label: "off".into(),
         kernel: None,
         rmqueue_mode_memory: Some(false),
+        pcp: None,
         profile_methods: true,
     };
     let a = side.apply(&s);

@@ -15,6 +15,8 @@ pub struct Ctx {
     pub cma: bool,
     /// The zone's pages (`zone_end` of the compaction lines).
     pub pages: u32,
+    /// The zone's type (`zone=` of `reclaim_retry_zone`).
+    pub zone_type: crate::mm::ZoneType,
 }
 
 impl Ctx {
@@ -24,6 +26,7 @@ impl Ctx {
             start_pfn: z.cfg.start_pfn,
             cma: z.cfg.cma,
             pages: z.cfg.pages,
+            zone_type: z.zone_type(),
         }
     }
     fn pfn(&self, p: ZonePfn) -> Pfn {
@@ -158,6 +161,24 @@ pub fn trace_line(ctx: &Ctx, t: &Tracepoint) -> String {
         Tracepoint::MmCompactionKcompactdSleep { nid } => {
             format!("mm_compaction_kcompactd_sleep: nid={nid}")
         }
+        // include/trace/events/oom.h: "order=%d priority=%s compaction_result=%s retries=%d
+        // max_retries=%d should_retry=%d" (COMPACTION_PRIORITY, COMPACTION_FEEDBACK).
+        Tracepoint::CompactRetry { order, prio, feedback, retries, max_retries, ret } => format!(
+            "compact_retry: order={order} priority={} compaction_result={} retries={retries} max_retries={max_retries} should_retry={}",
+            crate::mm::CompactPriority::from_kernel(prio).kernel_name(),
+            feedback.as_str(),
+            u8::from(ret)
+        ),
+        // oom.h: "node=%d zone=%-8s order=%d reclaimable=%lu available=%lu min_wmark=%lu
+        // no_progress_loops=%d wmark_check=%d".
+        Tracepoint::ReclaimRetryZone { reclaimable, available, check } => format!(
+            "reclaim_retry_zone: node=0 zone={:<8} order={} reclaimable={reclaimable} available={available} min_wmark={} no_progress_loops={} wmark_check={}",
+            ctx.zone_type.name(),
+            { check.order },
+            { check.min_wmark },
+            { check.no_progress_loops },
+            u8::from(check.wmark_check)
+        ),
         // mm_compaction_defer_template: "node=%d zone=%-8s order=%d order_failed=%d
         // consider=%u limit=%lu".
         Tracepoint::MmCompactionDefer { point, zone_type, order, state } => format!(

@@ -193,6 +193,88 @@ impl Field for CompactDefer {
 }
 
 coded_enum! {
+    /// `compact_result_to_feedback` (include/trace/events/mmflags.h): what `compact_retry`
+    /// prints of the compaction's result.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum CompactFeedback {
+        /// `COMPACTION_FAILED` (1): `COMPACT_COMPLETE`.
+        Failed,
+        /// `COMPACTION_WITHDRAWN` (2): any other result.
+        Withdrawn,
+        /// `COMPACTION_PROGRESS` (3): `COMPACT_SUCCESS`.
+        Progress,
+    }
+}
+
+impl CompactFeedback {
+    /// `compact_result_to_feedback(result)`.
+    pub fn of(result: CompactResult) -> CompactFeedback {
+        match result {
+            CompactResult::Complete => CompactFeedback::Failed,
+            CompactResult::Success => CompactFeedback::Progress,
+            _ => CompactFeedback::Withdrawn,
+        }
+    }
+
+    /// `COMPACTION_FEEDBACK`'s string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactFeedback::Failed => "failed",
+            CompactFeedback::Withdrawn => "withdrawn",
+            CompactFeedback::Progress => "progress",
+        }
+    }
+}
+
+/// One zone of `should_reclaim_retry`'s check as `reclaim_retry_zone` prints it (besides the
+/// zone, which is the event's, and the zone's reclaimable and available pages): stored in 38
+/// bits (order 4, `no_progress_loops` 5, the verdict 1, the min watermark 28) so that the event
+/// fits its 13 bytes, and packed in 7 bytes so that the typed kind stays 20. The kernel prints
+/// `no_progress_loops` only up to `MAX_RECLAIM_RETRIES` (16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(C, packed)]
+pub struct ReclaimRetryCheck {
+    /// The order.
+    pub order: u8,
+    /// `min_wmark_pages(zone)`.
+    pub min_wmark: u32,
+    /// `*no_progress_loops`.
+    pub no_progress_loops: u8,
+    /// `__zone_watermark_ok` at the min watermark with the available pages.
+    pub wmark_check: bool,
+}
+
+impl ReclaimRetryCheck {
+    /// The largest min watermark the event stores (28 bits).
+    pub const MAX_MIN_WMARK: u32 = (1 << 28) - 1;
+    /// The largest `no_progress_loops` it stores (5 bits).
+    pub const MAX_LOOPS: u8 = 31;
+}
+
+impl Field for ReclaimRetryCheck {
+    const BITS: u32 = 38;
+    #[inline(always)]
+    fn put(self, w: W) -> W {
+        w.field(u32::from(self.order), 4)
+            .field(u32::from(self.no_progress_loops), 5)
+            .field(u32::from(self.wmark_check), 1)
+            .field(self.min_wmark, 28)
+    }
+    #[inline(always)]
+    fn get(r: &mut R) -> ReclaimRetryCheck {
+        let order = r.field(4) as u8;
+        let no_progress_loops = r.field(5) as u8;
+        let wmark_check = r.field(1) != 0;
+        ReclaimRetryCheck {
+            order,
+            min_wmark: r.field(28),
+            no_progress_loops,
+            wmark_check,
+        }
+    }
+}
+
+coded_enum! {
     /// Severity of an engine message (`# ...` lines of the trace).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
     pub enum MsgLevel {
@@ -735,6 +817,31 @@ event_kinds! {
             /// `nid`.
             nid: u8,
         },
+        /// `compact_retry` (include/trace/events/oom.h): `should_compact_retry`'s decision.
+        CompactRetry {
+            /// The order.
+            order: u8,
+            /// `enum compact_priority` before the decision (0 `SYNC_FULL` … 2 `ASYNC`).
+            prio: u8,
+            /// `compact_result_to_feedback` of the last compaction's result.
+            feedback: CompactFeedback,
+            /// `*compaction_retries` before the decision.
+            retries: u8,
+            /// `MAX_COMPACT_RETRIES`, a quarter above the costly order.
+            max_retries: u8,
+            /// `should_retry`.
+            ret: bool,
+        },
+        /// `reclaim_retry_zone` (include/trace/events/oom.h): one zone of
+        /// `should_reclaim_retry`'s check (the event's zone), node 0.
+        ReclaimRetryZone {
+            /// `zone_reclaimable_pages(zone)`.
+            reclaimable: u32,
+            /// The reclaimable pages plus `NR_FREE_PAGES`.
+            available: u32,
+            /// The order, watermark, loops and verdict.
+            check: ReclaimRetryCheck,
+        },
     }
 }
 
@@ -856,7 +963,9 @@ impl EventKind {
                     | Tracepoint::MmCompactionFinished { .. }
                     | Tracepoint::MmCompactionDefer { .. }
                     | Tracepoint::MmCompactionKcompactdWake { .. }
-                    | Tracepoint::MmCompactionKcompactdSleep { .. } => None,
+                    | Tracepoint::MmCompactionKcompactdSleep { .. }
+                    | Tracepoint::CompactRetry { .. }
+                    | Tracepoint::ReclaimRetryZone { .. } => None,
                 },
                 _ => None,
             },
@@ -1154,6 +1263,26 @@ mod tests {
             })
             .into(),
             Annotation::Trace(Tracepoint::MmCompactionKcompactdSleep { nid: 0 }).into(),
+            Annotation::Trace(Tracepoint::CompactRetry {
+                order: 9,
+                prio: 1,
+                feedback: CompactFeedback::Progress,
+                retries: 4,
+                max_retries: 4,
+                ret: false,
+            })
+            .into(),
+            Annotation::Trace(Tracepoint::ReclaimRetryZone {
+                reclaimable: u32::MAX,
+                available: 0xfedc_ba98,
+                check: ReclaimRetryCheck {
+                    order: 10,
+                    min_wmark: ReclaimRetryCheck::MAX_MIN_WMARK,
+                    no_progress_loops: 16,
+                    wmark_check: true,
+                },
+            })
+            .into(),
             Annotation::Trace(Tracepoint::MmCompactionDefer {
                 point: DeferPoint::DeferReset,
                 zone_type: 0,

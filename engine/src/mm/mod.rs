@@ -29,8 +29,8 @@ pub(crate) use cma::ENOMEM;
 pub use cma::{CmaAllocOutcome, CmaArea, EBUSY};
 pub(crate) use events::NIL;
 pub use events::{
-    Annotation, CompactDefer, CompactResult, CounterId, DeferPoint, End, Event, EventKind,
-    KcompactdWakePoint, MsgLevel, Mutation, Tracepoint,
+    Annotation, CompactDefer, CompactFeedback, CompactResult, CounterId, DeferPoint, End, Event,
+    EventKind, KcompactdWakePoint, MsgLevel, Mutation, ReclaimRetryCheck, Tracepoint,
 };
 pub use locks::{HoldHistogram, LockHolds, HOLD_BUCKETS};
 pub use metrics::{

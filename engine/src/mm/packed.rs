@@ -66,7 +66,7 @@ impl W {
         }
     }
     #[inline(always)]
-    fn field(self, x: u32, width: u32) -> W {
+    pub(super) fn field(self, x: u32, width: u32) -> W {
         W {
             v: self.v | (x as u128) << self.bits,
             bits: self.bits + width,
@@ -102,7 +102,7 @@ impl R {
         )
     }
     #[inline(always)]
-    fn field(&mut self, width: u32) -> u32 {
+    pub(super) fn field(&mut self, width: u32) -> u32 {
         let x = (self.v & ((1u128 << width) - 1)) as u32;
         self.v >>= width;
         x

@@ -691,6 +691,9 @@ pub struct CompareSide {
     /// `zone.rmqueue_mode_memory`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rmqueue_mode_memory: Option<bool>,
+    /// `zone.pcp`, replacing the scenario's whole (`{}`: the kernel's defaults).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcp: Option<PcpOverride>,
     /// Let the kernel profile pick `free_contig_range` / `vfree` methods and the vmalloc
     /// strategy, ignoring the ops' explicit `method` / `strategy` (default true).
     #[serde(skip_serializing_if = "is_true")]

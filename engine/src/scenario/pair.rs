@@ -25,6 +25,7 @@ impl CompareSide {
             label: k.as_str().to_string(),
             kernel: Some(k),
             rmqueue_mode_memory: None,
+            pcp: None,
             profile_methods: true,
         }
     }
@@ -52,6 +53,14 @@ impl CompareSide {
             // A node of several zones: every zone (`zone` stays unset beside `zones`).
             for z in &mut s.zones {
                 z.rmqueue_mode_memory = m;
+            }
+        }
+        if let Some(pcp) = self.pcp {
+            if s.zones.is_empty() {
+                s.zone.pcp = pcp;
+            }
+            for z in &mut s.zones {
+                z.pcp = pcp;
             }
         }
         if self.profile_methods {
@@ -93,6 +102,7 @@ impl CompareSide {
             label: String::new(),
             kernel,
             rmqueue_mode_memory: mm,
+            pcp: None,
             profile_methods: true,
         };
         side.label = side.auto_label(base);

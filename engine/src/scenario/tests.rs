@@ -900,6 +900,14 @@ fn a_compare_pair_kept_as_json_reads_back_through_the_reader() {
         (r#"{"a":{"label":"x"},"b":{"label":"y"},"c":1}"#, "c"),
         (r#"{"a":{"label":"x"}}"#, "b"),
         (r#"{"a":{"kernel":"v7.1"},"b":{"label":"y"}}"#, "a.label"),
+        (
+            r#"{"a":{"label":"x","pcp":{"high":0}},"b":{"label":"y"}}"#,
+            "a.pcp.high",
+        ),
+        (
+            r#"{"a":{"label":"x"},"b":{"label":"y","pcp":{"batch":0}}}"#,
+            "b.pcp.batch",
+        ),
     ] {
         let e = serde_json::from_str::<ComparePair>(bad).unwrap_err();
         assert!(
@@ -907,6 +915,30 @@ fn a_compare_pair_kept_as_json_reads_back_through_the_reader() {
             "{bad}: {e}"
         );
     }
+}
+
+/// A compare side's `pcp` replaces the zone's whole (`{}`: the kernel's defaults), reads back
+/// as written, and makes the side differ from one without it.
+#[test]
+fn a_compare_side_replaces_the_zones_pcp() {
+    let text = r#"{"version": 1, "zone": {"pages": 4096, "pcp": {"batch": 1, "high_max": 0}},
+        "compare": {"a": {"label": "high 0", "pcp": {"batch": 1, "high_min": 0, "high_max": 0}},
+                    "b": {"label": "defaults", "pcp": {}}},
+        "ops": []}"#;
+    let s = parse(text).unwrap();
+    let c = s.compare.clone().unwrap();
+    let a = c.a.apply(&s);
+    assert_eq!(
+        (a.zone.pcp.batch, a.zone.pcp.high_min, a.zone.pcp.high_max),
+        (Some(1), Some(0), Some(0))
+    );
+    assert!(c.b.apply(&s).zone.pcp.is_empty());
+    assert_eq!(parse(&s.to_json_pretty()).unwrap(), s);
+    let same = text.replace(
+        r#""pcp": {}"#,
+        r#""pcp": {"batch": 1, "high_min": 0, "high_max": 0}"#,
+    );
+    assert_eq!(parse(&same).unwrap_err().path, "compare.b");
 }
 
 #[test]

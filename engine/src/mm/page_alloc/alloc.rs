@@ -365,7 +365,24 @@ impl Engine {
                 self.select_zone(Step::ZonelistNext, zone);
                 let min = self.zone().watermark[WMARK_MIN];
                 let available = self.zone().nr_free_pages;
-                if self.zone_watermark_ok(order, min, flags, available) {
+                let wmark = self.zone_watermark_ok(order, min, flags, available);
+                // trace_reclaim_retry_zone (v7.3.4 mm/page_alloc.c:4691; v6.12.117 :4225):
+                // no reclaimable pages in the model.
+                let check = ReclaimRetryCheck {
+                    order,
+                    min_wmark: min.min(u64::from(ReclaimRetryCheck::MAX_MIN_WMARK)) as u32,
+                    no_progress_loops: retry.no_progress_loops as u8,
+                    wmark_check: wmark,
+                };
+                self.trace(
+                    Step::ShouldReclaimRetry,
+                    Tracepoint::ReclaimRetryZone {
+                        reclaimable: 0,
+                        available: available.clamp(0, i64::from(u32::MAX)) as u32,
+                        check,
+                    },
+                );
+                if wmark {
                     ret = true;
                     break;
                 }
@@ -425,39 +442,33 @@ impl Engine {
         }
         let prio = retry.prio;
         let retries = retry.compaction_retries;
-        let mut max_retries = MAX_COMPACT_RETRIES;
         let result = retry.compact_result;
-        let mut ret = false;
-        if result == CompactResult::Skipped {
-            ret = self.compaction_zonelist_suitable(order);
+        let (ret, max_retries) = if result == CompactResult::Skipped {
+            (
+                self.compaction_zonelist_suitable(order),
+                MAX_COMPACT_RETRIES,
+            )
         } else {
-            let mut done = false;
-            if result == CompactResult::Success {
-                if order > PAGE_ALLOC_COSTLY_ORDER {
-                    max_retries /= 4;
-                }
-                retry.compaction_retries += 1;
-                if retry.compaction_retries <= max_retries {
-                    ret = true;
-                    done = true;
-                }
-            }
-            if !done {
-                let min_priority = if order > PAGE_ALLOC_COSTLY_ORDER {
-                    CompactPriority::SyncLight
-                } else {
-                    CompactPriority::SyncFull
-                };
-                if retry.prio > min_priority {
-                    retry.prio = match retry.prio {
-                        CompactPriority::Async => CompactPriority::SyncLight,
-                        _ => CompactPriority::SyncFull,
-                    };
-                    retry.compaction_retries = 0;
-                    ret = true;
-                }
-            }
-        }
+            compact_retry_decision(
+                order,
+                result,
+                &mut retry.prio,
+                &mut retry.compaction_retries,
+            )
+        };
+        // trace_compact_retry at `out:` (v7.3.4 mm/page_alloc.c:4314; v6.12.117 :3870): the
+        // priority and retries before the decision.
+        self.trace(
+            Step::ShouldCompactRetry,
+            Tracepoint::CompactRetry {
+                order,
+                prio: prio as u8,
+                feedback: CompactFeedback::of(result),
+                retries: retries.min(u32::from(u8::MAX)) as u8,
+                max_retries: max_retries as u8,
+                ret,
+            },
+        );
         let then = if !ret {
             "no retry".to_string()
         } else if retry.prio != prio {
@@ -1248,5 +1259,112 @@ impl Engine {
         }
         self.unlock_zone();
         self.exit(KernelFn::reserve_highatomic_pageblock);
+    }
+}
+
+/// `should_compact_retry`'s decision after a compaction that was not skipped (v7.3.4
+/// mm/page_alloc.c:4281-4312; v6.12.117 :3836-3868, the same): a `COMPACT_SUCCESS` whose
+/// allocation still failed retries while `++compaction_retries` stays within
+/// `MAX_COMPACT_RETRIES` (a quarter above the costly order); otherwise the priority goes one
+/// step stronger down to `MIN_COMPACT_PRIORITY` (`MIN_COMPACT_COSTLY_PRIORITY` above the costly
+/// order), `compaction_retries` back to 0. Returns the decision and `max_retries` as traced.
+fn compact_retry_decision(
+    order: u8,
+    result: CompactResult,
+    prio: &mut CompactPriority,
+    compaction_retries: &mut u32,
+) -> (bool, u32) {
+    let mut max_retries = MAX_COMPACT_RETRIES;
+    if result == CompactResult::Success {
+        if order > PAGE_ALLOC_COSTLY_ORDER {
+            max_retries /= 4;
+        }
+        *compaction_retries += 1;
+        if *compaction_retries <= max_retries {
+            return (true, max_retries);
+        }
+    }
+    let min_priority = if order > PAGE_ALLOC_COSTLY_ORDER {
+        CompactPriority::SyncLight
+    } else {
+        CompactPriority::SyncFull
+    };
+    if *prio > min_priority {
+        *prio = match *prio {
+            CompactPriority::Async => CompactPriority::SyncLight,
+            _ => CompactPriority::SyncFull,
+        };
+        *compaction_retries = 0;
+        return (true, max_retries);
+    }
+    (false, max_retries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `MAX_COMPACT_RETRIES` running out, worked from `should_compact_retry` (v7.3.4
+    /// mm/page_alloc.c:4249-4318; v6.12.117 :3809-3873). A compaction that reports
+    /// `COMPACT_SUCCESS` while its allocation fails is, in the kernel, a race: another CPU or
+    /// an interrupt took the block between `compact_finished` and `get_page_from_freelist`.
+    /// The model runs one op at a time and nothing can come between the two, so no scenario
+    /// reaches it; the decision is checked on its own here.
+    ///
+    /// * Order 9 (costly): `max_retries` = 16 / 4 = 4. From `COMPACT_PRIO_SYNC_LIGHT` (the
+    ///   costly floor) the successes retry with `compaction_retries` 1, 2, 3, 4; the fifth
+    ///   makes it 5 > 4 and falls through to the priority: already `MIN_COMPACT_COSTLY_PRIORITY`,
+    ///   no retry (the allocation fails).
+    /// * Order 2: 16 retries at SYNC_LIGHT, the 17th raises the priority to SYNC_FULL with
+    ///   `compaction_retries` back to 0, 16 more there, then none.
+    /// * A failed or withdrawn compaction does not count a retry: it only raises the priority,
+    ///   and `max_retries` stays 16 (the quarter is taken only on success).
+    #[test]
+    fn max_compact_retries_runs_out() {
+        let success = CompactResult::Success;
+        let (mut prio, mut n) = (CompactPriority::SyncLight, 0);
+        let got: Vec<_> = (0..5)
+            .map(|_| compact_retry_decision(9, success, &mut prio, &mut n))
+            .collect();
+        assert_eq!(
+            got,
+            [(true, 4), (true, 4), (true, 4), (true, 4), (false, 4)]
+        );
+        assert_eq!((prio, n), (CompactPriority::SyncLight, 5));
+
+        let (mut prio, mut n) = (CompactPriority::SyncLight, 0);
+        for k in 1..=16 {
+            assert_eq!(
+                compact_retry_decision(2, success, &mut prio, &mut n),
+                (true, 16)
+            );
+            assert_eq!((prio, n), (CompactPriority::SyncLight, k));
+        }
+        assert_eq!(
+            compact_retry_decision(2, success, &mut prio, &mut n),
+            (true, 16)
+        );
+        assert_eq!((prio, n), (CompactPriority::SyncFull, 0));
+        for _ in 0..16 {
+            assert!(compact_retry_decision(2, success, &mut prio, &mut n).0);
+        }
+        assert_eq!(
+            compact_retry_decision(2, success, &mut prio, &mut n),
+            (false, 16)
+        );
+        assert_eq!((prio, n), (CompactPriority::SyncFull, 17));
+
+        for result in [CompactResult::Complete, CompactResult::PartialSkipped] {
+            let (mut prio, mut n) = (CompactPriority::Async, 3);
+            assert_eq!(
+                compact_retry_decision(9, result, &mut prio, &mut n),
+                (true, 16)
+            );
+            assert_eq!((prio, n), (CompactPriority::SyncLight, 0));
+            assert_eq!(
+                compact_retry_decision(9, result, &mut prio, &mut n),
+                (false, 16)
+            );
+        }
     }
 }

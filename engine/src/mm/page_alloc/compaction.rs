@@ -253,6 +253,15 @@ pub enum CompactPriority {
 }
 
 impl CompactPriority {
+    /// The priority of `enum compact_priority`'s value `v` (0, 1, else `ASYNC`).
+    pub fn from_kernel(v: u8) -> CompactPriority {
+        match v {
+            0 => CompactPriority::SyncFull,
+            1 => CompactPriority::SyncLight,
+            _ => CompactPriority::Async,
+        }
+    }
+
     /// The `COMPACTION_PRIORITY` name (include/trace/events/mmflags.h).
     pub fn kernel_name(self) -> &'static str {
         match self {

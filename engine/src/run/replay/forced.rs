@@ -32,7 +32,7 @@ use super::parse::{
     CompactionLine, PcpCommitLine, TraceEvent, TraceLine, TraceParseError, TraceReader,
     SKIPPED_UNREAD,
 };
-use super::predict::{PredictReport, Predictor, Request};
+use super::predict::{Chosen, PredictReport, Predictor, Request};
 use super::tally::Tally;
 use crate::mm::Step;
 use crate::mm::*;
@@ -432,6 +432,8 @@ pub fn replay<R: BufRead>(
         tally: Tally::default(),
         predictor: opts.predict.then(|| Predictor::new(opts.max_listed)),
         predicted: HashSet::new(),
+        chosen: HashMap::new(),
+        predicted_fell_back: HashSet::new(),
         allocs: TracedAllocs::default(),
         times: OpTimes::default(),
         chunked_frees: s.kernel.default_free_method() == FreeMethod::Chunked,
@@ -570,6 +572,13 @@ struct Replayer {
     /// the first line of their allocation.
     predictor: Option<Predictor>,
     predicted: HashSet<u64>,
+    /// The tasks with a [`Replayer::chosen`] choice whose allocation traced
+    /// `mm_page_alloc_extfrag`.
+    predicted_fell_back: HashSet<Option<u32>>,
+    /// With `--predict`, per task: the model's choice for the allocation whose direct
+    /// compaction began (its first `mm_compaction_try_to_compact_pages` line), scored at the
+    /// task's next `mm_page_alloc`.
+    chosen: HashMap<Option<u32>, Chosen>,
     allocs: TracedAllocs,
     times: OpTimes,
     /// The profile frees contiguous runs in chunks (`FreeMethod::Chunked`): infer them.
@@ -1032,7 +1041,63 @@ impl Replayer {
 
     /// Before the first line of an allocation (its refill or fallback lines, else its
     /// `mm_page_alloc`): predict that allocation from the state the kernel chose from.
+    ///
+    /// An allocation that compacts is predicted at its direct compaction's first line
+    /// (`mm_compaction_try_to_compact_pages`), from the state before any of its compaction
+    /// passes: the model runs the whole slow path (its passes, the pageblock skip bits and
+    /// restart points they leave for the next pass, the capture) from the state the kernel's
+    /// slow path started from. The kernel's own passes are then replayed from their lines,
+    /// and the choice is scored at the task's `mm_page_alloc`.
     fn maybe_predict<R: BufRead>(&mut self, tl: &TraceLine, ahead: &mut Lookahead<'_, R>) {
+        if let TraceEvent::Compaction(CompactionLine::TryToCompactPages { order, gfp, .. }) =
+            tl.event
+        {
+            if !self.chosen.contains_key(&tl.pid) {
+                let req = Request {
+                    line: tl.line,
+                    cpu: self.request_cpu(tl),
+                    order,
+                    mt: self.e.gfp_migratetype(gfp) as u8,
+                    gfp,
+                    pfn: None,
+                    fell_back: false,
+                };
+                let p = self.predictor.as_mut().expect("predicting");
+                let c = p.choose(&mut self.e, &req);
+                self.chosen.insert(tl.pid, c);
+            }
+            return;
+        }
+        if self.chosen.contains_key(&tl.pid) {
+            match tl.event {
+                TraceEvent::Alloc {
+                    pfn,
+                    order,
+                    mt,
+                    gfp,
+                } => {
+                    let c = self.chosen.remove(&tl.pid).expect("checked");
+                    let fell_back = self.predicted_fell_back.remove(&tl.pid);
+                    let req = Request {
+                        line: tl.line,
+                        cpu: self.request_cpu(tl),
+                        order,
+                        mt,
+                        gfp,
+                        pfn,
+                        fell_back,
+                    };
+                    let p = self.predictor.as_mut().expect("predicting");
+                    p.score(&mut self.e, &req, c);
+                }
+                TraceEvent::Extfrag { .. } => {
+                    // compaction_capture traces the extfrag of the block it takes.
+                    self.predicted_fell_back.insert(tl.pid);
+                }
+                _ => {}
+            }
+            return;
+        }
         let mut fell_back = matches!(tl.event, TraceEvent::Extfrag { .. });
         let alloc = match tl.event {
             TraceEvent::Alloc { .. } => Some(tl.clone()),
@@ -1097,6 +1162,20 @@ impl Replayer {
         };
         let p = self.predictor.as_mut().expect("predicting");
         p.predict(&mut self.e, &req);
+    }
+
+    /// The CPU a request is predicted on: an `mm_page_alloc`'s take CPU, else the line's CPU
+    /// (CPU 0 when the zone has no such CPU).
+    fn request_cpu(&self, tl: &TraceLine) -> usize {
+        let take = match tl.event {
+            TraceEvent::Alloc { .. } => self.alloc_take_cpu(tl),
+            _ => None,
+        };
+        take.unwrap_or_else(|| {
+            tl.cpu
+                .filter(|&c| (c as usize) < self.e.zone().pcp.len())
+                .unwrap_or(0) as usize
+        })
     }
 
     // ------------------------------------------------------------------ helpers
@@ -2847,6 +2926,65 @@ impl Replayer {
                     self.kcompactd_do_work = true;
                 }
                 format!("kcompactd_do_work for order {order} (compact_daemon_wake)")
+            }
+            // The slow path's retry decisions (include/trace/events/oom.h): they change no
+            // state; the replay keeps them in its trace.
+            CompactionLine::CompactRetry {
+                order,
+                prio,
+                feedback,
+                retries,
+                max_retries,
+                ret,
+            } => {
+                self.trace(
+                    Step::ShouldCompactRetry,
+                    Tracepoint::CompactRetry {
+                        order,
+                        prio,
+                        feedback,
+                        retries,
+                        max_retries,
+                        ret,
+                    },
+                );
+                format!(
+                    "should_compact_retry for order {order} after a compaction that {}: {}",
+                    match feedback {
+                        CompactFeedback::Failed => "failed",
+                        CompactFeedback::Withdrawn => "withdrew",
+                        CompactFeedback::Progress => "made progress",
+                    },
+                    if ret { "retry" } else { "no retry" }
+                )
+            }
+            CompactionLine::ReclaimRetryZone {
+                zone,
+                reclaimable,
+                available,
+                check,
+            } => {
+                // The line's zone is the event's.
+                if let Err(skipped) = by_name(self, zone, "reclaim_retry_zone") {
+                    return skipped;
+                }
+                self.trace(
+                    Step::ShouldReclaimRetry,
+                    Tracepoint::ReclaimRetryZone {
+                        reclaimable,
+                        available,
+                        check,
+                    },
+                );
+                format!(
+                    "should_reclaim_retry: order-{} watermark with {available} available pages {}",
+                    { check.order },
+                    if check.wmark_check {
+                        "holds: retry"
+                    } else {
+                        "fails"
+                    }
+                )
             }
             CompactionLine::KcompactdSleep { nid } => {
                 self.trace(

@@ -19,7 +19,8 @@
 //! `gfp_flags` name, a `0`/`1` flag that is something else).
 
 use crate::mm::{
-    gfp, CompactDefer, CompactResult, DeferPoint, KcompactdWakePoint, ZoneType, MAX_PAGE_ORDER,
+    gfp, CompactDefer, CompactFeedback, CompactPriority, CompactResult, DeferPoint,
+    KcompactdWakePoint, ReclaimRetryCheck, ZoneType, MAX_PAGE_ORDER,
 };
 
 /// The order of x86_64's gigantic hugetlb folio (PUD_ORDER: 1 GiB of 4 KiB pages), the only
@@ -245,6 +246,32 @@ pub enum CompactionLine {
         /// `limit` = `1 << compact_defer_shift`).
         state: CompactDefer,
     },
+    /// `compact_retry` (include/trace/events/oom.h): `should_compact_retry`'s decision.
+    CompactRetry {
+        /// `order`.
+        order: u8,
+        /// `priority` (`enum compact_priority`: 0 `SYNC_FULL` … 2 `ASYNC`).
+        prio: u8,
+        /// `compaction_result`.
+        feedback: CompactFeedback,
+        /// `retries`.
+        retries: u8,
+        /// `max_retries`.
+        max_retries: u8,
+        /// `should_retry`.
+        ret: bool,
+    },
+    /// `reclaim_retry_zone` (oom.h): one zone of `should_reclaim_retry`'s check.
+    ReclaimRetryZone {
+        /// `zone_idx` of `zone=`.
+        zone: u8,
+        /// `reclaimable`.
+        reclaimable: u32,
+        /// `available`.
+        available: u32,
+        /// `order`, `min_wmark`, `no_progress_loops`, `wmark_check`.
+        check: ReclaimRetryCheck,
+    },
 }
 
 /// A parsed event line.
@@ -397,6 +424,8 @@ const EVENTS: &[&str] = &[
     "mm_compaction_wakeup_kcompactd",
     "mm_compaction_kcompactd_wake",
     "mm_compaction_kcompactd_sleep",
+    "compact_retry",
+    "reclaim_retry_zone",
 ];
 
 /// The lab's kprobe event on `free_one_page` (lab/capture-lib.sh `cap_enable_probes`).
@@ -858,6 +887,54 @@ fn compaction_line(name: &str, f: &Fields<'_>) -> Result<CompactionLine, TracePa
                 zone: f.zone_named("classzone_idx")?,
             }
         }
+        "compact_retry" => {
+            let (o, v) = f.get("priority")?;
+            let prio = [
+                CompactPriority::SyncFull,
+                CompactPriority::SyncLight,
+                CompactPriority::Async,
+            ]
+            .into_iter()
+            .find(|p| p.kernel_name() == v)
+            .ok_or_else(|| f.err(o, format!("`priority={v}`: not a COMPACTION_PRIORITY")))?;
+            let (o, v) = f.get("compaction_result")?;
+            let feedback = CompactFeedback::ALL
+                .into_iter()
+                .find(|r| r.as_str() == v)
+                .ok_or_else(|| {
+                    f.err(
+                        o,
+                        format!("`compaction_result={v}`: expected failed, withdrawn or progress"),
+                    )
+                })?;
+            CompactionLine::CompactRetry {
+                order: f.order("order")?,
+                prio: prio as u8,
+                feedback,
+                retries: f.small("retries", u8::MAX as i64)? as u8,
+                max_retries: f.small("max_retries", u8::MAX as i64)? as u8,
+                ret: f.small("should_retry", 1)? != 0,
+            }
+        }
+        "reclaim_retry_zone" => {
+            let pages = |key: &str| -> Result<u32, TraceParseError> {
+                Ok(f.small(key, i64::from(u32::MAX))? as u32)
+            };
+            CompactionLine::ReclaimRetryZone {
+                zone: f.zone()?,
+                reclaimable: pages("reclaimable")?,
+                available: pages("available")?,
+                check: ReclaimRetryCheck {
+                    order: f.order("order")?,
+                    min_wmark: f.small("min_wmark", i64::from(ReclaimRetryCheck::MAX_MIN_WMARK))?
+                        as u32,
+                    no_progress_loops: f
+                        .small("no_progress_loops", i64::from(ReclaimRetryCheck::MAX_LOOPS))?
+                        as u8,
+                    wmark_check: f.small("wmark_check", 1)? != 0,
+                },
+            }
+        }
         "mm_compaction_kcompactd_sleep" => {
             let (o, nid) = f.int("nid")?;
             if !(0..=u8::MAX as i64).contains(&nid) {
@@ -1179,6 +1256,15 @@ impl<'a> Fields<'a> {
             .ok_or_else(|| self.err(o, format!("`{key}={v}`: not a compaction result")))
     }
 
+    /// An integer field in `0..=max`.
+    fn small(&self, key: &str, max: i64) -> Result<i64, TraceParseError> {
+        let (o, n) = self.int(key)?;
+        if !(0..=max).contains(&n) {
+            return Err(self.err(o, format!("`{key}={n}`: expected 0..={max}")));
+        }
+        Ok(n)
+    }
+
     fn order(&self, key: &str) -> Result<u8, TraceParseError> {
         let (o, n) = self.int(key)?;
         if !(0..=MAX_PAGE_ORDER as i64).contains(&n) {
@@ -1310,6 +1396,50 @@ mod tests {
         match parse_line(1, l).unwrap().unwrap().event {
             TraceEvent::Alloc { pfn, .. } => assert_eq!(pfn, None),
             e => panic!("{e:?}"),
+        }
+    }
+
+    /// include/trace/events/oom.h's `compact_retry` and `reclaim_retry_zone`, as a kernel with
+    /// its `oom` events enabled prints them; a value the event cannot hold is refused.
+    #[test]
+    fn the_retry_lines_as_the_kernel_prints_them() {
+        let ev = |l: &str| match parse_line(1, l).unwrap().unwrap().event {
+            TraceEvent::Compaction(c) => c,
+            e => panic!("{e:?}"),
+        };
+        assert_eq!(
+            ev("stress-812 [002] ..... 301.000101: compact_retry: order=9 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=progress retries=3 max_retries=4 should_retry=1"),
+            CompactionLine::CompactRetry {
+                order: 9,
+                prio: 1,
+                feedback: CompactFeedback::Progress,
+                retries: 3,
+                max_retries: 4,
+                ret: true
+            }
+        );
+        assert_eq!(
+            ev("stress-812 [002] ..... 301.000102: reclaim_retry_zone: node=0 zone=DMA32    order=3 reclaimable=41235 available=52011 min_wmark=5120 no_progress_loops=2 wmark_check=1"),
+            CompactionLine::ReclaimRetryZone {
+                zone: 1,
+                reclaimable: 41235,
+                available: 52011,
+                check: ReclaimRetryCheck {
+                    order: 3,
+                    min_wmark: 5120,
+                    no_progress_loops: 2,
+                    wmark_check: true
+                }
+            }
+        );
+        for bad in [
+            "compact_retry: order=3 priority=COMPACT_PRIO_FAST compaction_result=failed retries=0 max_retries=16 should_retry=0",
+            "compact_retry: order=3 priority=COMPACT_PRIO_ASYNC compaction_result=complete retries=0 max_retries=16 should_retry=0",
+            "compact_retry: order=3 priority=COMPACT_PRIO_ASYNC compaction_result=failed retries=0 max_retries=16 should_retry=2",
+            "reclaim_retry_zone: node=0 zone=Normal   order=3 reclaimable=0 available=4294967296 min_wmark=1 no_progress_loops=0 wmark_check=0",
+            "reclaim_retry_zone: node=0 zone=Normal   order=3 reclaimable=0 available=1 min_wmark=1 no_progress_loops=32 wmark_check=0",
+        ] {
+            assert!(parse_line(1, bad).is_err(), "{bad}");
         }
     }
 

@@ -438,6 +438,13 @@ pub struct Request {
     pub fell_back: bool,
 }
 
+/// The model's choice for one request, made before its outcome is known.
+#[derive(Clone, Copy, Debug)]
+pub struct Chosen {
+    model: Option<ModelChoice>,
+    model_had_free: bool,
+}
+
 /// The prediction state of a replay.
 pub struct Predictor {
     scratch: EventLog,
@@ -458,7 +465,29 @@ impl Predictor {
 
     /// Predicts `r` from the engine's current state and scores it.
     pub fn predict(&mut self, e: &mut Engine, r: &Request) {
+        let chosen = self.choose(e, r);
+        self.score(e, r, chosen);
+    }
+
+    /// The model's choice for `r` from the engine's current state (speculated and undone),
+    /// scored later by [`Predictor::score`]: a direct compaction's allocation is chosen at its
+    /// task's `mm_compaction_try_to_compact_pages` line, before the compaction's lines change
+    /// the state, and scored at its `mm_page_alloc`.
+    pub fn choose(&mut self, e: &mut Engine, r: &Request) -> Chosen {
         let (model, model_had_free) = choose(e, &mut self.scratch, r);
+        Chosen {
+            model,
+            model_had_free,
+        }
+    }
+
+    /// Scores a choice against the kernel's outcome `r` (where the kernel's page is in the
+    /// model is read now).
+    pub fn score(&mut self, e: &mut Engine, r: &Request, chosen: Chosen) {
+        let Chosen {
+            model,
+            model_had_free,
+        } = chosen;
         let kernel = r.pfn.map(|p| (p, locate(e, p, r.order)));
         let mt = e.gfp_migratetype(r.gfp);
         let facts = Facts {
@@ -532,7 +561,17 @@ fn choose(e: &mut Engine, scratch: &mut EventLog, r: &Request) -> (Option<ModelC
     // Read the speculation: the last buddy removal of a block holding the page, in its zone.
     let (mut cur, mut buddy, mut pcp, mut refill, mut fell_back) =
         (start_zone, None, None, false, false);
+    // A block compaction_capture took as it formed (it never reached a free list): the last
+    // capture of the speculation in the page's zone is the page's.
+    let mut captured = None;
     for ev in scratch.events.iter() {
+        if ev.step == Step::FreeOneCapture {
+            if let EventKind::Mutation(Mutation::Account { mt, .. }) = ev.kind() {
+                if cur == zone {
+                    captured = Some(mt);
+                }
+            }
+        }
         match ev.kind() {
             EventKind::Mutation(Mutation::ZoneSwitch { to, .. }) => cur = to as usize,
             EventKind::Mutation(Mutation::FreeListDel { pfn, order, mt, .. })
@@ -550,11 +589,16 @@ fn choose(e: &mut Engine, scratch: &mut EventLog, r: &Request) -> (Option<ModelC
             _ => {}
         }
     }
-    let from = match (buddy, pcp) {
-        (Some((order, mt)), _) => Source::Buddy { order, mt, refill },
-        (None, Some((cpu, pindex))) => Source::Pcp { cpu, pindex },
+    let from = match (captured, buddy, pcp) {
+        (Some(mt), ..) => Source::Buddy {
+            order: r.order,
+            mt,
+            refill: false,
+        },
+        (None, Some((order, mt)), _) => Source::Buddy { order, mt, refill },
+        (None, None, Some((cpu, pindex))) => Source::Pcp { cpu, pindex },
         // Neither: cannot happen for a page alloc_pages returned; say buddy, order unknown.
-        (None, None) => Source::Buddy {
+        (None, None, None) => Source::Buddy {
             order: r.order,
             mt: e.gfp_migratetype(r.gfp),
             refill,
