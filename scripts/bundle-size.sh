@@ -111,6 +111,16 @@ if [ -f "$pre" ] && [ -f "${split_main[0]}" ]; then
     echo "### Code per module of the app and the engine in the first download"
     echo
     python3 tools/bundle/wasm_size.py modules "${split_main[0]}" --top 30
+    echo
+    echo "### Engine code the first frame does not link (none of it in the first download)"
+    echo
+    # The first frame reads only the default scenario's start (scenario::parse_boot_start) and
+    # boots it (run::build_boot): the ops' reader and checks, the /proc and snapshot readers and
+    # the runner come with the module runner (app/src/late.rs).
+    python3 tools/bundle/wasm_size.py paths "${split_main[0]}" "$pre" \
+        buddyscope::scenario::read::op_from_value buddyscope::scenario::validate::Checker \
+        buddyscope::scenario::procfs buddyscope::scenario::zone_snapshot \
+        buddyscope::scenario::node_snapshot buddyscope::run::runner::Exec
     for f in "$pre.split"/split_*.wasm "$pre.split"/chunk_*.wasm; do
         echo
         echo "### Code per crate of $(basename "$f" .wasm) (loaded later)"

@@ -1,6 +1,8 @@
-//! Code the first frame does not need, reached through pointers: the runner (the engine's every
-//! op path), the share link's reader, the scenario's JSON writer and the saved work's reader
-//! are in the wasm module `runner`
+//! Code the first frame does not need, reached through pointers: the scenario's reader and
+//! checks (the first frame reads only the default scenario's start:
+//! [`buddyscope::scenario::parse_boot_start`]), the runner (the engine's every op path), the
+//! share link's reader, the scenario's JSON writer and the saved work's reader are in the wasm
+//! module `runner`
 //! ([`crate::shell::runner`]), fetched while the first frame paints, not with the first
 //! download.
 //!
@@ -16,6 +18,10 @@ use buddyscope::scenario::{Scenario, ScenarioError, ValidScenario};
 
 use crate::share::{ShareError, SharePayload};
 
+/// The scenario's reader and checks: [`buddyscope::scenario::parse_valid`].
+pub type ParseFn = fn(&str) -> Result<ValidScenario, ScenarioError>;
+/// The checks of a scenario built in code: [`ValidScenario::new`].
+pub type ValidateFn = fn(Scenario) -> Result<ValidScenario, ScenarioError>;
 /// The runner: [`crate::model::session::execute_bounded`].
 pub type RunFn = fn(ValidScenario, Progress<'_>) -> Result<Run, ScenarioError>;
 /// The share link's reader: [`crate::share::decode_now`].
@@ -27,6 +33,8 @@ pub type ReadSavedFn = fn(Vec<(String, String)>, &dyn Fn(&str) -> bool) -> crate
 
 /// The functions the module `runner` hands over (`crate::shell::runner`).
 pub struct Late {
+    pub parse_valid: ParseFn,
+    pub validate: ValidateFn,
     pub run: RunFn,
     pub decode_share: DecodeFn,
     pub scenario_json: JsonFn,
@@ -58,11 +66,24 @@ pub fn get() -> &'static Late {
         .expect("the module `runner` is loaded before any command runs (Shell::dispatch)");
     #[cfg(not(target_arch = "wasm32"))]
     &Late {
+        parse_valid: buddyscope::scenario::parse_valid,
+        validate: ValidScenario::new,
         run: crate::model::session::execute_bounded,
         decode_share: crate::share::decode_now,
         scenario_json: Scenario::to_json_pretty,
         read_saved: crate::saved::read_all_items,
     }
+}
+
+/// `text` read and checked ([`buddyscope::scenario::parse_valid`], through
+/// [`Late::parse_valid`]).
+pub fn parse_valid(text: &str) -> Result<ValidScenario, ScenarioError> {
+    (get().parse_valid)(text)
+}
+
+/// `scenario` checked ([`ValidScenario::new`], through [`Late::validate`]).
+pub fn validate(scenario: Scenario) -> Result<ValidScenario, ScenarioError> {
+    (get().validate)(scenario)
 }
 
 /// `scenario` as pretty JSON ([`Scenario::to_json_pretty`], through [`Late::scenario_json`]).

@@ -45,6 +45,21 @@ test('bundle-size.sh reports the first download, the split modules, the totals a
     expect(out, crate).toMatch(new RegExp(`^\\| ${crate} \\| [1-9]\\d* \\| [1-9]\\d* \\|`, 'm'));
   }
   expect(out).toMatch(/^\| \*\*all code\*\* \| [1-9]\d* \| [1-9]\d* \|/m);
+  // The first frame reads only the default scenario's start: the ops' reader and checks, the
+  // /proc and snapshot readers and the runner are in the app but not in the first download.
+  const kept = [...out.matchAll(/^\| (buddyscope::\S+) \| (\d+) \| (\d+) \|$/gm)];
+  expect(kept.map((m) => m[1])).toEqual([
+    'buddyscope::scenario::read::op_from_value',
+    'buddyscope::scenario::validate::Checker',
+    'buddyscope::scenario::procfs',
+    'buddyscope::scenario::zone_snapshot',
+    'buddyscope::scenario::node_snapshot',
+    'buddyscope::run::runner::Exec',
+  ]);
+  for (const [, path, first, whole] of kept) {
+    expect(Number(first), `${path} in the first download`).toBe(0);
+    expect(Number(whole), `${path} in the app`).toBeGreaterThan(0);
+  }
   expect(out).toMatch(/^### Code per crate of split_deferred \(loaded later\)/m);
   expect(out).toMatch(/^\| buddyscope_app::panels::memmap \| [1-9]\d* \| [1-9]\d* \|/m);
 });

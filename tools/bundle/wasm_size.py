@@ -4,6 +4,7 @@
     python3 tools/bundle/wasm_size.py sections FILE.wasm
     python3 tools/bundle/wasm_size.py crates FILE.wasm [--top N]
     python3 tools/bundle/wasm_size.py modules FILE.wasm [--top N]
+    python3 tools/bundle/wasm_size.py paths FILE.wasm WHOLE.wasm PATH...
 
 `crates` needs a wasm with a name section: the rustc output before wasm-bindgen and wasm-opt
 ($CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/buddyscope-app.wasm), the same view
@@ -14,6 +15,8 @@ are called through `FnOnce::call_once` shims. `gzip` is gzip -9 of that crate's 
 alone, a guide to what removing it would save from the compressed bundle (the sum exceeds the
 whole file's gzip: one stream shares its dictionary across crates). `modules` splits the
 workspace's own crates (the engine `buddyscope`, the app `buddyscope_app`) per module.
+`paths` counts the functions whose path starts with each PATH (`buddyscope::run::runner::Exec`)
+in FILE (a split module) and in WHOLE (the rustc output before splitting).
 """
 
 import collections
@@ -253,9 +256,32 @@ def cmd_modules(path, top):
         print(f"| {m} | {len(bodies)} | {sum(map(len, bodies))} | {gz} |")
 
 
+def _paths(path):
+    """The `::`-joined paths of the (legacy-mangled) functions of `path`."""
+    return [
+        "::".join(_legacy_idents(n))
+        for n, _ in functions(open(path, "rb").read())
+        if n.startswith("_ZN")
+    ]
+
+
+def cmd_paths(path, whole, prefixes):
+    """Functions under each path prefix in `path` and in `whole`."""
+    here, all_ = _paths(path), _paths(whole)
+    print("| code | functions in the module | in the whole app |")
+    print("|---|---:|---:|")
+    for p in prefixes:
+        n = sum(1 for f in here if f.startswith(p))
+        m = sum(1 for f in all_ if f.startswith(p))
+        print(f"| {p} | {n} | {m} |")
+
+
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("sections", "crates", "modules"):
+    if len(argv) < 3 or argv[1] not in ("sections", "crates", "modules", "paths"):
         sys.exit(__doc__)
+    if argv[1] == "paths":
+        cmd_paths(argv[2], argv[3], argv[4:])
+        return
     top = int(argv[argv.index("--top") + 1]) if "--top" in argv else 20
     if argv[1] == "sections":
         cmd_sections(argv[2])

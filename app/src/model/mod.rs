@@ -25,8 +25,8 @@ mod tests;
 use buddyscope::mm::{Kernel, MigrateType};
 use buddyscope::run::Timeline;
 use buddyscope::scenario::builtin;
-use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
 use buddyscope::scenario::{ComparePair, Side};
+use buddyscope::scenario::{Scenario, ScenarioError, ValidScenario};
 
 use crate::share::{CompareShare, PresenterState, ShareMode, SharePayload};
 use exercises::{ExerciseCommand, Exercises};
@@ -135,9 +135,10 @@ pub struct Model {
     /// Always `Some` (taken apart only inside [`set_compare`]); read it with [`Model::runs`].
     runs: Option<Runs>,
     next_run: u64,
-    /// The default scenario's ops, run after the first paint ([`Command::FinishFirstRun`]): the
-    /// run is the largest piece of the start, and the first frame needs only the zone.
-    first_run: Option<ValidScenario>,
+    /// The default scenario's ops are still to run, after the first paint
+    /// ([`Command::FinishFirstRun`]): the run is the largest piece of the start, and the first
+    /// frame needs only the zone. They are read then (the ops' reader is the runner's module's).
+    first_run: bool,
     /// False until the first run is in or another run has replaced it.
     pub first_run_done: bool,
     /// The selected built-in scenario id, or `"custom"` after an edit or a file load.
@@ -386,12 +387,11 @@ impl Model {
     /// ([`Command::FinishFirstRun`]).
     pub fn new() -> Model {
         let b = builtin::default();
-        let (session, first_run) =
-            Session::initial(b.json).expect("the default built-in scenario loads");
+        let session = Session::initial(b.json).expect("the default built-in scenario loads");
         let mut m = Model {
             runs: Some(Runs::Single(Box::new(session))),
             next_run: 0,
-            first_run: Some(first_run),
+            first_run: true,
             first_run_done: false,
             scenario_id: b.id.to_string(),
             editor_text: b.json.to_string(),
@@ -815,11 +815,11 @@ fn miss_jump(m: &mut Model, forward: bool) {
 
 /// Runs the default scenario's ops now if they have not run yet.
 pub(crate) fn finish_first_run(m: &mut Model) {
-    let Some(valid) = m.first_run.take() else {
+    if !std::mem::take(&mut m.first_run) {
         return;
-    };
+    }
     let text = m.main().text.clone();
-    match Session::run(&text, valid) {
+    match crate::late::parse_valid(&text).and_then(|valid| Session::run(&text, valid)) {
         Ok(s) => {
             let id = m.new_run_id();
             *m.main_mut() = Session { id, ..s };
@@ -833,7 +833,7 @@ pub(crate) fn finish_first_run(m: &mut Model) {
 
 /// Another run replaces the first one before it ran: it never runs.
 fn skip_first_run(m: &mut Model) {
-    if m.first_run.take().is_some() {
+    if std::mem::take(&mut m.first_run) {
         m.first_run_done = true;
     }
 }
@@ -857,7 +857,7 @@ pub(crate) fn load_text(
     fx: &mut Vec<Effect>,
 ) -> Result<(), ScenarioError> {
     m.editor_text = text.to_string();
-    let valid = match parse_valid(text) {
+    let valid = match crate::late::parse_valid(text) {
         Ok(v) => v,
         Err(e) => {
             m.error = Some(e.clone());
@@ -984,7 +984,7 @@ fn start_replay(m: &mut Model, name: String, bytes: u64, fx: &mut Vec<Effect>) {
         return;
     };
     let (scenario, profile) = session::replay_start(&start, m.trace_profile, &name);
-    let valid = match ValidScenario::new(scenario) {
+    let valid = match crate::late::validate(scenario) {
         Ok(v) => v,
         Err(e) => {
             m.trace_error = Some(format!("{name}: {e}"));

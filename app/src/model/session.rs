@@ -9,7 +9,7 @@ use buddyscope::run::replay::{
 use buddyscope::run::Timeline;
 use buddyscope::run::{self, Cost, Limits};
 use buddyscope::run::{CheckpointRebuild, Run, RunOptions};
-use buddyscope::scenario::{parse_valid, Scenario, ScenarioError, ValidScenario};
+use buddyscope::scenario::{parse_boot_start, Scenario, ScenarioError, ValidScenario};
 
 /// Checkpoints for long scrubber jumps; keep the browser's memory modest.
 pub const CHECKPOINT_BUDGET: usize = 96 << 20;
@@ -178,9 +178,9 @@ impl RunMemory {
 /// The run of a scenario without ops: its start state (`run::build`) as a run of no events,
 /// assembled by the engine's recorder as a run with no ops is ([`CheckpointRebuild::into_run`]),
 /// but without the runner, which the first frame does not need (its code is fetched later).
-fn start_run(valid: ValidScenario) -> Run {
-    debug_assert!(valid.ops.is_empty());
-    let run::Start { scenario, engine } = run::build(valid);
+fn start_run(start: run::Start) -> Run {
+    debug_assert!(start.scenario.ops.is_empty());
+    let run::Start { scenario, engine } = start;
     let initial = engine.node().clone();
     CheckpointRebuild::new(&initial, CHECKPOINT_BUDGET).into_run(
         scenario,
@@ -196,19 +196,18 @@ impl Session {
     /// Parses, validates and runs `text` (tests; the app loads through the model's commands).
     #[cfg(test)]
     pub fn load(text: &str) -> Result<Session, ScenarioError> {
-        Session::run(text, parse_valid(text)?)
+        Session::run(text, buddyscope::scenario::parse_valid(text)?)
     }
 
-    /// `text`'s zone after `init`, its ops not run yet (nor its tour, whose stops are the ops'),
-    /// and the scenario to run: the first frame shows the zone, the run follows
-    /// ([`crate::model::Command::FinishFirstRun`]). Event 0 of the run is this zone.
-    pub fn initial(text: &str) -> Result<(Session, ValidScenario), ScenarioError> {
-        let valid = parse_valid(text)?;
-        let mut start = Scenario::clone(&valid);
-        start.ops.clear();
-        start.tour.clear();
-        let first = Session::from_run(text, start_run(ValidScenario::new(start)?));
-        Ok((first, valid))
+    /// `text`'s zone after `init` (which must be `"boot"`), its ops not run yet (nor its tour,
+    /// whose stops are the ops'): the first frame shows the zone, the run follows
+    /// ([`crate::model::Command::FinishFirstRun`]). Event 0 of the run is this zone. Neither
+    /// the ops nor the tour are read: the engine's [`parse_boot_start`] links none of the
+    /// ops' readers and checks, which arrive with the runner ([`crate::late`]).
+    pub fn initial(text: &str) -> Result<Session, ScenarioError> {
+        let start = parse_boot_start(text)?.expect("the default scenario starts at boot");
+        let start = run::build_boot(start).expect("parse_boot_start reads only init \"boot\"");
+        Ok(Session::from_run(text, start_run(start)))
     }
 
     /// One side of a compare pair: `text`'s scenario with the side's overrides.
@@ -217,8 +216,8 @@ impl Session {
         pair: &buddyscope::scenario::ComparePair,
         side: buddyscope::scenario::Side,
     ) -> Result<Session, ScenarioError> {
-        let base = parse_valid(text)?.into_scenario();
-        let valid = ValidScenario::new(pair.side(side).apply(&base))?;
+        let base = crate::late::parse_valid(text)?.into_scenario();
+        let valid = crate::late::validate(pair.side(side).apply(&base))?;
         // Compare mode runs both sides on the page: a run long enough for the worker is not
         // compared (it would freeze the page twice over).
         match plan(&valid) {
@@ -465,6 +464,7 @@ pub(crate) mod tests_support {
 mod tests {
     use super::tests_support::nested;
     use super::*;
+    use buddyscope::scenario::parse_valid;
 
     /// The first frame's run of a scenario without ops, made without the runner, is the run
     /// the runner makes of it: every field, for every built-in's start state (booted, a node of
@@ -480,8 +480,36 @@ mod tests {
                 std::ops::ControlFlow::Continue(())
             })
             .unwrap();
-            let got = start_run(valid);
+            let got = start_run(run::build(valid));
             assert_eq!(format!("{got:?}"), format!("{want:?}"), "{}", b.id);
+        }
+    }
+
+    /// The first frame's session of every built-in that starts at boot (the default does) is
+    /// its start state as the full reader, the checks and [`run::build`] make it.
+    #[test]
+    fn the_initial_session_is_the_start_state_of_the_full_reader() {
+        let default = buddyscope::scenario::builtin::default();
+        assert!(matches!(
+            parse_valid(default.json).unwrap().init,
+            buddyscope::scenario::Init::Boot
+        ));
+        for b in buddyscope::scenario::builtin::ALL {
+            let mut start = parse_valid(b.json).unwrap().into_scenario();
+            if !matches!(start.init, buddyscope::scenario::Init::Boot) {
+                continue;
+            }
+            start.ops.clear();
+            start.tour.clear();
+            let want = start_run(run::build(ValidScenario::new(start).unwrap()));
+            let got = Session::initial(b.json).unwrap();
+            assert_eq!(got.text, b.json);
+            assert_eq!(
+                format!("{:?}", got.timeline.run),
+                format!("{want:?}"),
+                "{}",
+                b.id
+            );
         }
     }
 

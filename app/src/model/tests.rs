@@ -279,9 +279,10 @@ fn a_long_run_goes_to_the_worker_and_replaces_the_run_when_it_is_read() {
         id,
         "the current run stays until the new one is read"
     );
-    let r = session::run_bounded(parse_valid(&text).unwrap(), &mut |_, _| {
-        std::ops::ControlFlow::Continue(())
-    })
+    let r = session::run_bounded(
+        buddyscope::scenario::parse_valid(&text).unwrap(),
+        &mut |_, _| std::ops::ControlFlow::Continue(()),
+    )
     .unwrap();
     run(
         &mut m,

@@ -39,9 +39,8 @@ pub async fn buddyscope_worker_run(
     if debug_panic {
         panic!("debug panic requested by ?{DEBUG_WORKER_PANIC}");
     }
-    let valid =
-        buddyscope::scenario::parse_valid(&text).map_err(|e| JsError::new(&e.to_string()))?;
     crate::shell::runner::load().await;
+    let valid = crate::late::parse_valid(&text).map_err(|e| JsError::new(&e.to_string()))?;
     #[cfg(feature = "bench")]
     let t0 = js_sys::Date::now();
     let run = run_bounded(valid, &mut |done, total| {

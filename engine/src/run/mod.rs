@@ -24,5 +24,5 @@ pub use runner::{
     alloc_gfp, rebuild_checkpoints, Checkpoint, CheckpointRebuild, CompactionSpan, OpRecord,
     OwnerInfo, Progress, Rebuilt, Run, RunOptions, Runner, COUNTERS_ONLY_KEPT_OPS, PROGRESS_EVERY,
 };
-pub use setup::{build, Start};
+pub use setup::{build, build_boot, Start};
 pub use timeline::{op_at, Timeline};

@@ -112,23 +112,7 @@ pub struct Start {
 /// made by [`ValidScenario::new`].
 pub fn build(scenario: ValidScenario) -> Start {
     let engine = match (&scenario.init, scenario.layout()) {
-        (Init::Boot, _) if !scenario.zones.is_empty() => boot_node(
-            &scenario
-                .zones
-                .iter()
-                .map(|z| {
-                    let pages = z.pages.unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES);
-                    zone_params(scenario.kernel, z, pages)
-                })
-                .collect::<Vec<_>>(),
-        ),
-        (Init::Boot, _) => {
-            let pages = scenario
-                .zone
-                .pages
-                .unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES);
-            boot_engine(&scenario_zone_params(&scenario, pages))
-        }
+        (Init::Boot, _) => boot(&scenario),
         (Init::Proc { .. }, Layout::ProcNode(zones)) => import_node(&scenario, zones),
         (Init::Proc { .. }, Layout::ProcZone { import, start_pfn }) => {
             let mut p = scenario_zone_params(&scenario, import.pages);
@@ -165,6 +149,40 @@ pub fn build(scenario: ValidScenario) -> Start {
         }
     };
     Start { scenario, engine }
+}
+
+/// [`build`] of a scenario whose `init` is `"boot"`: its zone or zones booted; `None` for
+/// another `init`. Apart from [`build`], it links none of the code that lays a zone out from a
+/// `/proc` text or a snapshot (the app's first frame, with
+/// [`crate::scenario::parse_boot_start`]).
+pub fn build_boot(scenario: ValidScenario) -> Option<Start> {
+    if !matches!(scenario.init, Init::Boot) {
+        return None;
+    }
+    let engine = boot(&scenario);
+    Some(Start { scenario, engine })
+}
+
+/// The zone or zones of a scenario whose `init` is `"boot"`, booted.
+fn boot(scenario: &ValidScenario) -> Engine {
+    if !scenario.zones.is_empty() {
+        boot_node(
+            &scenario
+                .zones
+                .iter()
+                .map(|z| {
+                    let pages = z.pages.unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES);
+                    zone_params(scenario.kernel, z, pages)
+                })
+                .collect::<Vec<_>>(),
+        )
+    } else {
+        let pages = scenario
+            .zone
+            .pages
+            .unwrap_or(crate::scenario::DEFAULT_ZONE_PAGES);
+        boot_engine(&scenario_zone_params(scenario, pages))
+    }
 }
 
 /// The start state a replay begins from: the zone `s`'s `init` builds, through the same two

@@ -47,7 +47,7 @@ pub(crate) use read::{
     quoted_choices, read_string, read_u32, read_u64, scenario_from_value, type_err, FieldTable,
     Fields,
 };
-pub use valid::{parse, parse_start_state, parse_valid, validate, ValidScenario};
+pub use valid::{parse, parse_boot_start, parse_start_state, parse_valid, validate, ValidScenario};
 #[cfg(feature = "bench")]
 pub(crate) use workload::SplitMix64;
 pub use workload::{Workload, WorkloadStep};

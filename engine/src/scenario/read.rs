@@ -916,34 +916,61 @@ fn tour_from_value(v: &Value, path: &str) -> Res<Vec<TourStop>> {
 }
 
 pub(crate) fn scenario_from_value(v: &Value) -> Res<Scenario> {
+    let mut s = document_from_value(v, init_from_value, ops_from_value, tour_from_value)?;
+    // A `/proc` text says whether its kernel has CONFIG_CMA: `zone.cma` is read from it, and a
+    // `zone.cma` the text contradicts is an error.
+    if let Init::Proc { pagetypeinfo, .. } = &s.init {
+        let explicit = v
+            .get("zone")
+            .and_then(|z| z.get("cma"))
+            .and_then(Value::as_bool);
+        s.zone.cma = crate::scenario::procfs::resolve_cma(pagetypeinfo, explicit, "zone.cma")?;
+    }
+    node_snapshot_zone(&mut s, v.get("zone"))?;
+    Ok(s)
+}
+
+/// The start of a scenario whose `init` is `"boot"` (or absent), as [`scenario_from_value`]
+/// reads it, but without its `ops` and `tour` (left empty, neither read nor looked at); `None`
+/// for another `init`. Only the readers named here are linked: not the ops', nor the `/proc`
+/// text's, nor the snapshots' (the app's first frame, [`crate::scenario::parse_boot_start`]).
+pub(crate) fn boot_start_from_value(v: &Value) -> Res<Option<Scenario>> {
+    if v.get("init").is_some_and(|i| i.as_str() != Some("boot")) {
+        return Ok(None);
+    }
+    document_from_value(
+        v,
+        |_, _| Ok(Init::Boot),
+        |_, _| Ok(Vec::new()),
+        |_, _| Ok(Vec::new()),
+    )
+    .map(Some)
+}
+
+/// The document's fields in the order their errors are reported, `init`, `ops` and `tour` by
+/// the readers given.
+fn document_from_value(
+    v: &Value,
+    init: Reader<Init>,
+    ops: Reader<Vec<Op>>,
+    tour: Reader<Vec<TourStop>>,
+) -> Res<Scenario> {
     let f = Fields::new(v, "", "document", "the document")?;
     // The version first: a newer document should be told so, not that its new fields are unknown.
     let version = f.req("version", read_version)?;
     f.deny_unknown()?;
-    let mut s = Scenario {
+    Ok(Scenario {
         version,
         name: f.or("name", String::new(), read_string)?,
         description: f.opt("description", read_string)?,
         kernel: f.or("kernel", Kernel::default(), read_kernel)?,
         zone: f.or("zone", ZoneSpec::default(), zone_from_value)?,
         zones: f.or("zones", Vec::new(), zones_from_value)?,
-        init: f.or("init", Init::Boot, init_from_value)?,
-        ops: f.or("ops", Vec::new(), ops_from_value)?,
+        init: f.or("init", Init::Boot, init)?,
+        ops: f.or("ops", Vec::new(), ops)?,
         compare: f.opt("compare", compare_from_value)?,
-        tour: f.or("tour", Vec::new(), tour_from_value)?,
-    };
-    // A `/proc` text says whether its kernel has CONFIG_CMA: `zone.cma` is read from it, and a
-    // `zone.cma` the text contradicts is an error.
-    if let Init::Proc { pagetypeinfo, .. } = &s.init {
-        let explicit = f
-            .map
-            .get("zone")
-            .and_then(|z| z.get("cma"))
-            .and_then(Value::as_bool);
-        s.zone.cma = crate::scenario::procfs::resolve_cma(pagetypeinfo, explicit, "zone.cma")?;
-    }
-    node_snapshot_zone(&mut s, f.map.get("zone"))?;
-    Ok(s)
+        tour: f.or("tour", Vec::new(), tour)?,
+    })
 }
 
 /// A node snapshot gives the CPUs and CONFIG_CMA: `zone.cpus` and `zone.cma` are read from it,

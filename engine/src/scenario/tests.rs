@@ -1259,3 +1259,55 @@ fn a_walk_visits_each_body_once_and_a_run_once_per_iteration() {
     assert_eq!(show(p.walk()), "0 <0.0 1 2 <2.0 3 2> 0> 4");
     assert_eq!(show(p.run_order()), "0 <0.0 1 2 0> <0.1 1 2 0> 4");
 }
+
+/// The start of a scenario that boots, read without its ops and tour, is the full reader's
+/// scenario with its ops and tour cleared, checked again: for every built-in that boots (and
+/// none for the others).
+#[test]
+fn the_boot_start_is_the_full_readers_start() {
+    for b in builtin::ALL {
+        let full = parse_valid(b.json).unwrap();
+        let got = parse_boot_start(b.json).unwrap();
+        if !matches!(full.init, Init::Boot) {
+            assert_eq!(got, None, "{}", b.id);
+            continue;
+        }
+        let mut start = full.into_scenario();
+        start.ops.clear();
+        start.tour.clear();
+        assert_eq!(got, Some(ValidScenario::new(start).unwrap()), "{}", b.id);
+    }
+}
+
+/// What the boot start reads it reports as the full reader does; its ops and tour it does not
+/// look at; any other `init` is left to the full reader.
+#[test]
+fn the_boot_start_reads_and_checks_all_but_the_ops() {
+    let bad = [
+        r#"{"version": 2}"#,
+        r#"{"version": 1, "zone": {"pages": 3}}"#,
+        r#"{"version": 1, "zone": {"cpus": 0}}"#,
+        r#"{"version": 1, "kernel": "v9.9"}"#,
+        r#"{"version": 1, "nme": "x"}"#,
+        r#"{"version": 1, "zone": {"start_pfn": 1000}}"#,
+        r#"{"version": 1, "zones": []}"#,
+        r#"{"version": 1, "compare": {"a": {"label": "x"}}}"#,
+        r#"{"version": 1, "zone": {"name": "two words"}}"#,
+        r#"[1]"#,
+        r#"{"version": 1, "version": 1}"#,
+    ];
+    for text in bad {
+        let full = parse_valid(text).unwrap_err();
+        assert_eq!(parse_boot_start(text).unwrap_err(), full, "{text}");
+    }
+    let ops_and_tour = r#"{"version": 1, "ops": [{"op": "nope"}], "tour": 3}"#;
+    assert!(parse_valid(ops_and_tour).is_err());
+    let start = parse_boot_start(ops_and_tour).unwrap().unwrap();
+    assert!(start.ops.is_empty() && start.tour.is_empty() && start.program().is_empty());
+    let proc = r#"{"version": 1, "init": {"pagetypeinfo": ""}}"#;
+    assert_eq!(parse_boot_start(proc).unwrap(), None);
+    assert_eq!(
+        parse_boot_start(r#"{"version": 1, "init": 5}"#).unwrap(),
+        None
+    );
+}

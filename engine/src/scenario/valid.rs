@@ -24,8 +24,8 @@ use super::format::Scenario;
 use super::json::parse_json;
 use super::layout::Layout;
 use super::program::Program;
-use super::read::scenario_from_value;
-use super::validate::check_scenario;
+use super::read::{boot_start_from_value, scenario_from_value};
+use super::validate::{check_boot_start, check_scenario};
 
 /// A scenario that passed every check, the static ones ([`validate`]) and those of the zones
 /// its `init` lays out, with its ops numbered ([`ValidScenario::program`]): the first stage of a
@@ -98,6 +98,24 @@ impl std::ops::Deref for ValidScenario {
 /// `/proc`, the text is read here and the ops' pfn ranges checked against the zone it gives.
 pub fn parse_valid(text: &str) -> Result<ValidScenario, ScenarioError> {
     ValidScenario::new(read(text)?)
+}
+
+/// The start of a scenario whose `init` is `"boot"` (or absent): the [`ValidScenario`] of its
+/// other fields without its `ops` and `tour`, which are neither read nor checked, read and
+/// checked as [`parse_valid`] reads and checks them (the same errors, the same value as
+/// [`ValidScenario::new`] of the scenario with its ops and tour cleared). `Ok(None)` for another
+/// `init`. It links none of the ops' readers and checks, nor the `/proc` and snapshot readers:
+/// the app's first frame shows this start state before the module with those has arrived.
+pub fn parse_boot_start(text: &str) -> Result<Option<ValidScenario>, ScenarioError> {
+    let Some(scenario) = boot_start_from_value(&parse_json(text)?)? else {
+        return Ok(None);
+    };
+    check_boot_start(&scenario)?;
+    Ok(Some(ValidScenario {
+        scenario,
+        program: Program::default(),
+        layout: Layout::AsWritten,
+    }))
 }
 
 /// Reads a scenario with the static checks ([`validate`]), for a caller that wants the plain

@@ -207,6 +207,59 @@ pub(super) fn check_scenario_in(
     size: Option<(u64, &str)>,
     imported: Option<Vec<(u64, u64, String)>>,
 ) -> Res<Vec<Option<OpId>>> {
+    let (node, import_all) = check_start(s, size)?;
+    let node = match imported {
+        Some(zones) if import_all => zones,
+        _ => node,
+    };
+    let z = &s.zone;
+    let mut checker = Checker {
+        cpus: s.node_zones()[0].cpus,
+        start_pfn: z.start_pfn,
+        end_pfn: size.map(|(p, _)| z.start_pfn + p),
+        scopes: Scopes::new(),
+        zone_names: if import_all {
+            ["DMA", "DMA32", "Normal"].map(String::from).to_vec()
+        } else {
+            s.node_zones().iter().map(|z| z.name.clone()).collect()
+        },
+        node,
+        import_all,
+        ended: HashMap::new(),
+        cma_areas: s
+            .node_zones()
+            .iter()
+            .filter_map(|z| z.cma_pageblocks.map(|a| a.nr_pages))
+            .collect(),
+        targets: vec![None; program.len()],
+    };
+    for visit in program.walk() {
+        match visit {
+            Visit::Op(id, op) => {
+                let path = &program.defs()[id as usize].path;
+                checker.op(id, op, path, program.depth(id))?;
+            }
+            Visit::Enter { .. } => checker.scopes.push(),
+            Visit::Leave { .. } => {
+                if let Some(frame) = checker.scopes.pop() {
+                    for (name, b) in frame {
+                        checker.ended.insert(name, b.at);
+                    }
+                }
+            }
+        }
+    }
+    check_tour(s)?;
+    Ok(checker.targets)
+}
+
+/// The zones of a node as `[start, end)` pfns and a name.
+type ZoneRanges = Vec<(u64, u64, String)>;
+
+/// The checks of everything but the ops and the tour: the version, `compare`, the zone or zones
+/// and `init`; the zones' `[start, end)` pfns and names (`zones::check_node`) and whether
+/// `init.zone` is `"all"`.
+fn check_start(s: &Scenario, size: Option<(u64, &str)>) -> Res<(ZoneRanges, bool)> {
     check_version(u64::from(s.version))?;
     if let Some(c) = &s.compare {
         check_compare(c)?;
@@ -304,48 +357,15 @@ pub(super) fn check_scenario_in(
     )?;
     let node = super::zones::check_node(s)?;
     let import_all = super::zones::check_import_all(s)?;
-    let node = match imported {
-        Some(zones) if import_all => zones,
-        _ => node,
-    };
-    let mut checker = Checker {
-        cpus: s.node_zones()[0].cpus,
-        start_pfn: z.start_pfn,
-        end_pfn: size.map(|(p, _)| z.start_pfn + p),
-        scopes: Scopes::new(),
-        zone_names: if import_all {
-            ["DMA", "DMA32", "Normal"].map(String::from).to_vec()
-        } else {
-            s.node_zones().iter().map(|z| z.name.clone()).collect()
-        },
-        node,
-        import_all,
-        ended: HashMap::new(),
-        cma_areas: s
-            .node_zones()
-            .iter()
-            .filter_map(|z| z.cma_pageblocks.map(|a| a.nr_pages))
-            .collect(),
-        targets: vec![None; program.len()],
-    };
-    for visit in program.walk() {
-        match visit {
-            Visit::Op(id, op) => {
-                let path = &program.defs()[id as usize].path;
-                checker.op(id, op, path, program.depth(id))?;
-            }
-            Visit::Enter { .. } => checker.scopes.push(),
-            Visit::Leave { .. } => {
-                if let Some(frame) = checker.scopes.pop() {
-                    for (name, b) in frame {
-                        checker.ended.insert(name, b.at);
-                    }
-                }
-            }
-        }
-    }
-    check_tour(s)?;
-    Ok(checker.targets)
+    Ok((node, import_all))
+}
+
+/// Every check of a scenario without ops or tour whose `init` is `"boot"` (its zone size is the
+/// one written): what [`check_scenario`] checks of it, without the ops' checks
+/// ([`super::parse_boot_start`]).
+pub(super) fn check_boot_start(s: &Scenario) -> Res<()> {
+    debug_assert!(s.ops.is_empty() && s.tour.is_empty() && matches!(s.init, Init::Boot));
+    check_start(s, s.static_zone_pages().map(|p| (p, "zone.pages"))).map(drop)
 }
 
 impl Checker {
