@@ -1,11 +1,11 @@
 // Direct compaction in the allocator's slow path, on the two built-ins whose request needs it
 // (thp-direct-compaction, compaction-unmovable-request): the app against the CLI. Every expected
-// value comes from the CLI at test time (`run --format json|buddyinfo|vmstat|trace`, `--kernel`
+// value comes from the CLI at test time (`run --format json|buddyinfo|vmstat|trace`, `--side a|b`
 // for each side of the scenario's compare pair, `builtin` for the tour), so the specs follow the
 // scenarios when their zone or their results change. One test per scenario: the single view
 // (the request's end state, the direct-compaction counts, the scanners on the map at a step
 // inside the direct compaction), then compare mode with the tour (every stop opens; at the last,
-// each side's own result as the CLI prints it for that side's kernel).
+// each side's own result as the CLI prints it for that side).
 import { test, expect, openApp, runCli, waitForPanels, type Page, type Locator } from '../fixtures';
 import { scannersFromTrace } from './support/compaction';
 import * as path from 'node:path';
@@ -18,7 +18,6 @@ test.use({ viewport: { width: 1280, height: 720 } });
 type RunJson = { ops: { summary: string; outcome: string }[] };
 type Builtin = {
   tour: { op: number; caption: string }[];
-  compare: { a: { kernel: string }; b: { kernel: string } };
 };
 
 /** `/proc/vmstat`'s direct-compaction counts from `buddyscope run … --format vmstat`. */
@@ -83,7 +82,7 @@ function checkLine(lines: string[], opStart: number): number {
 for (const id of IDS) {
   const file = path.join('engine', 'scenarios', `${id}.json`);
 
-  test(`${id}: the request's result, buddyinfo and compact_stall/fail/success are the CLI's, the scanners inside direct compaction are where its trace puts them; compare + tour: each side is the CLI for its kernel`, async ({
+  test(`${id}: the request's result, buddyinfo and compact_stall/fail/success are the CLI's, the scanners inside direct compaction are where its trace puts them; compare + tour: each side is the CLI's run of that side`, async ({
     page,
   }) => {
     test.setTimeout(180_000);
@@ -132,7 +131,7 @@ for (const id of IDS) {
       await expect(page.getByTestId('map-scanner-free')).toHaveText(`free scanner (isolate_freepages) at pfn ${want.free}`);
     });
 
-    await test.step('compare + tour: every stop opens; at the last each side is the CLI for its kernel', async () => {
+    await test.step('compare + tour: every stop opens; at the last each side is the CLI\'s run of that side (`--side`)', async () => {
       const b = JSON.parse(runCli(['builtin', id])) as Builtin;
       expect(b.tour.length).toBeGreaterThan(0);
       await page.goto(`/?scenario=${id}&compare=1&tour=1`);
@@ -150,7 +149,7 @@ for (const id of IDS) {
       }
       const k = String(b.tour[b.tour.length - 1].op);
       for (const side of ['a', 'b'] as const) {
-        const args = ['run', file, '--kernel', b.compare[side].kernel, '--ops', k];
+        const args = ['run', file, '--side', side, '--ops', k];
         const root = page.getByTestId(`side-${side}`);
         await expect(root.getByTestId('op-outcome'), `side ${side}`).toHaveText(cliOps(args).last.outcome);
         expect(await nrFree(root), `side ${side}: nr_free`).toEqual(cliBuddyinfo(args));
