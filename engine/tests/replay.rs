@@ -643,6 +643,23 @@ fn free0(pfn: u32) -> String {
     format!("mm_page_free: page=ffffea0000000000 pfn={pfn:#x} order=0")
 }
 
+/// Each profile's kernel and the name of its pcp commit function, which the lab's commit probe
+/// takes (6.12: `free_unref_page_commit`; 7.x: `free_frozen_page_commit`).
+const COMMIT_PROBES: [(&str, &str); 3] = [
+    ("v6.12", "free_unref_page_commit"),
+    ("v7.2", "free_frozen_page_commit"),
+    ("v7.3", "free_frozen_page_commit"),
+];
+
+/// The lab's commit probe line for an order-0 page at `pfn`: the probe prints the page pointer,
+/// here in a `struct page` array at `base`, 64 bytes a page.
+fn commit0(name: &str, base: u64, pfn: u64) -> String {
+    format!(
+        "{name}: ({name}+0x0/0x4a6) page={:#x} order=0",
+        base + pfn * 64
+    )
+}
+
 /// `rmqueue_bulk` refills CPU 0's Movable order-0 list with pfns 0, 1, 2 (each to the tail);
 /// the traced allocation takes 0, the head. The next one takes 2: `__rmqueue_pcplist` takes
 /// `list_first_entry`, so 1 had left the head without a line, which only
@@ -1189,12 +1206,7 @@ fn a_free_one_page_probe_line_says_which_frees_went_to_the_buddy() {
 #[test]
 fn a_pcp_commit_probe_line_puts_the_page_where_the_kernel_added_it() {
     let base = 0xffff_ea00_0010_0000u64;
-    let commit = |name: &str, pfn: u64| {
-        format!(
-            "{name}: ({name}+0x0/0x4a6) page={:#x} order=0",
-            base + pfn * 64
-        )
-    };
+    let commit = |name: &str, pfn: u64| commit0(name, base, pfn);
     let trace = |name: Option<&str>| {
         let mut t = String::from("# tracer: nop\n");
         let learn = [0x300, 0x301, 0x302, 0x303, 0x304, 0x305, 0x306, 0x308];
@@ -1232,11 +1244,7 @@ fn a_pcp_commit_probe_line_puts_the_page_where_the_kernel_added_it() {
         line(&mut t, "init-1", 1, ".....", alloc0(0x600));
         t
     };
-    for (kernel, name) in [
-        ("v6.12", "free_unref_page_commit"),
-        ("v7.2", "free_frozen_page_commit"),
-        ("v7.3", "free_frozen_page_commit"),
-    ] {
+    for (kernel, name) in COMMIT_PROBES {
         let s = small_zone_of(kernel);
         for probed in [true, false] {
             let rep = replay_text(
@@ -1284,12 +1292,7 @@ fn a_pcp_commit_probe_line_puts_the_page_where_the_kernel_added_it() {
 #[test]
 fn a_pcp_commit_probe_alone_says_which_frees_reached_the_pcp() {
     let base = 0xffff_ea00_0010_0000u64;
-    let commit = |name: &str, pfn: u64| {
-        format!(
-            "{name}: ({name}+0x0/0x4a6) page={:#x} order=0",
-            base + pfn * 64
-        )
-    };
+    let commit = |name: &str, pfn: u64| commit0(name, base, pfn);
     let trace = |name: Option<&str>| {
         let mut t = String::from("# tracer: nop\n");
         let learn = [0x300, 0x301, 0x302, 0x303, 0x304, 0x305, 0x306, 0x308];
@@ -1331,11 +1334,7 @@ fn a_pcp_commit_probe_alone_says_which_frees_reached_the_pcp() {
         line(&mut t, "init-1", 1, ".....", alloc0(0x600));
         t
     };
-    for (kernel, name) in [
-        ("v6.12", "free_unref_page_commit"),
-        ("v7.2", "free_frozen_page_commit"),
-        ("v7.3", "free_frozen_page_commit"),
-    ] {
+    for (kernel, name) in COMMIT_PROBES {
         let s = small_zone_of(kernel);
         for probed in [true, false] {
             let opts = ReplayOptions {
@@ -1388,19 +1387,10 @@ fn a_pcp_commit_probe_alone_says_which_frees_reached_the_pcp() {
 #[test]
 fn an_interrupt_inside_the_commit_probes_handler_is_a_missed_commit_in_another_zone() {
     let base = 0xffff_ea00_0000_0000u64;
-    let commit = |name: &str, pfn: u32| {
-        format!(
-            "{name}: ({name}+0x0/0x4a6) page={:#x} order=0",
-            base + u64::from(pfn) * 64
-        )
-    };
+    let commit = |name: &str, pfn: u32| commit0(name, base, u64::from(pfn));
     let batched =
         |pfn: u32| format!("mm_page_free_batched: page=ffffea0000000000 pfn={pfn:#x} order=0");
-    for (kernel, name) in [
-        ("v6.12", "free_unref_page_commit"),
-        ("v7.2", "free_frozen_page_commit"),
-        ("v7.3", "free_frozen_page_commit"),
-    ] {
+    for (kernel, name) in COMMIT_PROBES {
         let s = scenario::parse(&format!(
             r#"{{"version": 1, "kernel": "{kernel}",
   "zones": [{{"name": "DMA32", "start_pfn": 4096, "pages": 4096, "cpus": 2}},

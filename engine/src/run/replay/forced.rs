@@ -1800,12 +1800,8 @@ impl Replayer {
                 let c = b.cpu?;
                 return (c != cpu && (c as usize) < ncpu).then_some(c as usize);
             }
-            match l.event {
-                TraceEvent::Free { pfn: f, .. } if f == pfn => return None,
-                // free_frozen_page_commit's drains come between the batch lines.
-                TraceEvent::Free { .. } | TraceEvent::PcpuDrain { .. } => {}
-                _ if l.pid == Some(pid) && l.in_irq == tl.in_irq => return None,
-                _ => {}
+            if ends_free_window(l, tl, pfn) {
+                return None;
             }
         }
         None
@@ -1867,11 +1863,8 @@ impl Replayer {
             {
                 return Some(true);
             }
-            match l.event {
-                TraceEvent::Free { pfn: f, .. } if f == pfn => break,
-                TraceEvent::Free { .. } | TraceEvent::PcpuDrain { .. } => {}
-                _ if l.pid == pid && l.in_irq == tl.in_irq => break,
-                _ => {}
+            if ends_free_window(l, tl, pfn) {
+                break;
             }
         }
         self.probed.then_some(false)
@@ -1910,13 +1903,10 @@ impl Replayer {
                     None => return None,
                 }
             }
-            match l.event {
-                TraceEvent::Free { pfn: f, .. } if f == pfn => break,
-                // An interrupt commits its free before it returns: a task line on its CPU ends it.
-                _ if tl.in_irq == Some(true) && l.cpu == tl.cpu && l.in_irq != Some(true) => break,
-                TraceEvent::Free { .. } | TraceEvent::PcpuDrain { .. } => {}
-                _ if l.pid == pid && l.in_irq == tl.in_irq => break,
-                _ => {}
+            // An interrupt commits its free before it returns: a task line on its CPU ends it.
+            let irq_returned = tl.in_irq == Some(true) && l.cpu == tl.cpu && l.in_irq != Some(true);
+            if irq_returned || ends_free_window(l, tl, pfn) {
+                break;
             }
             if k + 1 == FOLIO_BATCH_COMMIT_LOOKAHEAD {
                 // Not seen to the end: a folio batch's commit loop can come later than this
@@ -3350,4 +3340,17 @@ pub fn by_kind_text(by_kind: &[KindCount]) -> String {
         .map(|k| format!("{} {}", k.kind.as_str(), k.count))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Whether the line `l`, read ahead of the free `tl` of the block at `pfn`, closes the window
+/// in which that free's own later lines (its batch line, its probe lines) come: the pfn's next
+/// free, or the task's next line in the same context that is neither a free nor a drain
+/// (`free_unref_folios` traces every folio's free first, then commits each folio, with
+/// `free_frozen_page_commit`'s drains between the commits).
+fn ends_free_window(l: &TraceLine, tl: &TraceLine, pfn: u64) -> bool {
+    match l.event {
+        TraceEvent::Free { pfn: f, .. } => f == pfn,
+        TraceEvent::PcpuDrain { .. } => false,
+        _ => l.pid == tl.pid && l.in_irq == tl.in_irq,
+    }
 }
