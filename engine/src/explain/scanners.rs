@@ -9,7 +9,7 @@ use crate::mm::{
     pindex_to_order, Annotation, EventKind, Mutation, Step, Tracepoint, Zone, ZonePfn,
     PAGEBLOCK_NR_PAGES,
 };
-use crate::run::Run;
+use crate::run::{CompactionSpan, Run};
 
 /// The scanners of the `compact_zone` in progress (zone pfns of the zone being compacted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -24,6 +24,16 @@ pub struct Scanners {
     pub free_pfn: ZonePfn,
     /// The event of the `mm_compaction_begin`.
     pub begin: u32,
+}
+
+/// The `compact_zone` in progress after the first `at` events of `run` (the last one that began
+/// before `at` and has not traced its `mm_compaction_end` by then), with `at` capped at the
+/// run's length; `None` outside every compaction.
+fn compaction_in_progress(run: &Run, at: u32) -> Option<(CompactionSpan, u32)> {
+    let at = (at as usize).min(run.log.events.len()) as u32;
+    let spans = run.compactions();
+    let span = spans[spans.partition_point(|s| s.begin < at).checked_sub(1)?];
+    span.end.is_none_or(|e| e >= at).then_some((span, at))
 }
 
 /// The scanners after the first `at` events of `run` (a recorded run or replay), with `zone`
@@ -52,14 +62,7 @@ pub struct Scanners {
 /// The pageblocks the linear scan passes over without a line (unsuitable or skipped) are not
 /// seen.
 pub fn compaction_scanners(run: &Run, zone: &Zone, at: u32) -> Option<Scanners> {
-    let at = (at as usize).min(run.log.events.len()) as u32;
-    let spans = run.compactions();
-    // The last compaction that began before `at`.
-    let i = spans.partition_point(|s| s.begin < at).checked_sub(1)?;
-    let span = spans[i];
-    if span.end.is_some_and(|e| e < at) {
-        return None;
-    }
+    let (span, at) = compaction_in_progress(run, at)?;
     let EventKind::Annotation(Annotation::Trace(Tracepoint::MmCompactionBegin {
         migrate_pfn,
         free_pfn,
@@ -133,13 +136,7 @@ pub fn compaction_scanners(run: &Run, zone: &Zone, at: u32) -> Option<Scanners> 
 /// trace replay, whatever makes the page allocated or free again ends its isolation too.
 /// Nothing is recorded for the blocks beyond the events the run already has.
 pub fn compaction_freepages(run: &Run, at: u32) -> Option<Vec<(ZonePfn, u8)>> {
-    let at = (at as usize).min(run.log.events.len()) as u32;
-    let spans = run.compactions();
-    let i = spans.partition_point(|s| s.begin < at).checked_sub(1)?;
-    let span = spans[i];
-    if span.end.is_some_and(|e| e < at) {
-        return None;
-    }
+    let (span, at) = compaction_in_progress(run, at)?;
     let mut blocks: Vec<(ZonePfn, u8)> = Vec::new();
     // Takes pages `[pfn, pfn + 2^order)` off the list: a block that holds them is split, as
     // `compaction_alloc` splits (`expand`), and the halves without them stay.
