@@ -403,6 +403,7 @@ fn compare_sides_and_round_trips_keep_a_node_valid() {
         kernel: None,
         rmqueue_mode_memory: Some(false),
         pcp: None,
+        compaction_proactiveness: None,
         profile_methods: true,
     };
     let a = side.apply(&s);

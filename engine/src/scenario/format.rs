@@ -694,6 +694,10 @@ pub struct CompareSide {
     /// `zone.pcp`, replacing the scenario's whole (`{}`: the kernel's defaults).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pcp: Option<PcpOverride>,
+    /// `zone.compaction_proactiveness` (`vm.compaction_proactiveness`, 0..=100), in every zone
+    /// of a node: the sysctl is one for the machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compaction_proactiveness: Option<u32>,
     /// Let the kernel profile pick `free_contig_range` / `vfree` methods and the vmalloc
     /// strategy, ignoring the ops' explicit `method` / `strategy` (default true).
     #[serde(skip_serializing_if = "is_true")]

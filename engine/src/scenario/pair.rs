@@ -26,6 +26,7 @@ impl CompareSide {
             kernel: Some(k),
             rmqueue_mode_memory: None,
             pcp: None,
+            compaction_proactiveness: None,
             profile_methods: true,
         }
     }
@@ -61,6 +62,14 @@ impl CompareSide {
             }
             for z in &mut s.zones {
                 z.pcp = pcp;
+            }
+        }
+        if let Some(p) = self.compaction_proactiveness {
+            if s.zones.is_empty() {
+                s.zone.compaction_proactiveness = Some(p);
+            }
+            for z in &mut s.zones {
+                z.compaction_proactiveness = Some(p);
             }
         }
         if self.profile_methods {
@@ -103,6 +112,7 @@ impl CompareSide {
             kernel,
             rmqueue_mode_memory: mm,
             pcp: None,
+            compaction_proactiveness: None,
             profile_methods: true,
         };
         side.label = side.auto_label(base);

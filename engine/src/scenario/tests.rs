@@ -941,6 +941,48 @@ fn a_compare_side_replaces_the_zones_pcp() {
     assert_eq!(parse(&same).unwrap_err().path, "compare.b");
 }
 
+/// A compare side's `compaction_proactiveness` sets the sysctl in every zone, reads back as
+/// written, names its JSON path when out of range, and makes the side differ from one without.
+#[test]
+fn a_compare_side_sets_compaction_proactiveness() {
+    let text = r#"{"version": 1, "zone": {"pages": 4096},
+        "compare": {"a": {"label": "off", "compaction_proactiveness": 0},
+                    "b": {"label": "default", "compaction_proactiveness": 20}},
+        "ops": []}"#;
+    let s = parse(text).unwrap();
+    let c = s.compare.clone().unwrap();
+    assert_eq!(c.a.apply(&s).zone.compaction_proactiveness, Some(0));
+    assert_eq!(c.b.apply(&s).zone.compaction_proactiveness, Some(20));
+    assert_eq!(s.zone.compaction_proactiveness, None);
+    assert_eq!(parse(&s.to_json_pretty()).unwrap(), s);
+    for bad in ["101", "-1", "\"20\""] {
+        let t = text.replace(
+            r#""compaction_proactiveness": 20"#,
+            &format!(r#""compaction_proactiveness": {bad}"#),
+        );
+        assert_eq!(
+            parse(&t).unwrap_err().path,
+            "compare.b.compaction_proactiveness",
+            "{bad}"
+        );
+    }
+    let same = text.replace(
+        r#""compaction_proactiveness": 0"#,
+        r#""compaction_proactiveness": 20"#,
+    );
+    assert_eq!(parse(&same).unwrap_err().path, "compare.b");
+    let zones = r#"{"version": 1, "zones": [
+        {"name": "DMA32", "pages": 4096}, {"name": "Normal", "start_pfn": 4096, "pages": 4096}],
+        "compare": {"a": {"label": "off", "compaction_proactiveness": 0}, "b": {"label": "b"}},
+        "ops": []}"#;
+    let s = parse(zones).unwrap();
+    let a = s.compare.as_ref().unwrap().a.apply(&s);
+    assert!(a
+        .zones
+        .iter()
+        .all(|z| z.compaction_proactiveness == Some(0)));
+}
+
 #[test]
 fn validate_checks_scenarios_built_in_code() {
     let mut s = Scenario::default();

@@ -113,13 +113,14 @@ fn check_compare(c: &ScenarioCompare) -> Res<()> {
         x.kernel == y.kernel
             && x.rmqueue_mode_memory == y.rmqueue_mode_memory
             && x.pcp == y.pcp
+            && x.compaction_proactiveness == y.compaction_proactiveness
             && x.profile_methods == y.profile_methods
     };
     if same(&c.a, &c.b) {
         return Err(ScenarioError::new(
             "compare.b",
             "sides a and b have the same overrides: they would run the same thing",
-            "give b another kernel, rmqueue_mode_memory or pcp than a",
+            "give b another kernel, rmqueue_mode_memory, pcp or compaction_proactiveness than a",
         ));
     }
     if let Some(m) = &c.measured {
