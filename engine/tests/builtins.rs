@@ -536,8 +536,9 @@ fn every_builtin_compare_pair_differs() {
             same.push(b.id);
         }
     }
-    // `fallback-claim` (rmqueue_mode_memory off vs on) is the one known exception: its
-    // unmovable refill claims a whole pageblock on both sides, so both end the same. It is
-    // listed so that a fix, or any other pair that stops differing, fails here.
+    // `fallback-claim` (rmqueue_mode_memory off vs on) ends alike on purpose: a successful
+    // `__rmqueue_claim` puts rmqueue_bulk's mode back to RMQUEUE_NORMAL (v7.3.4
+    // mm/page_alloc.c :2520-2526), so the remembered mode changes nothing there, and its tour
+    // says so. Any other pair that stops differing fails here.
     assert_eq!(same, ["fallback-claim"], "pairs whose sides end the same");
 }
