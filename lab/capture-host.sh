@@ -4,23 +4,37 @@
 # info are there, run COMMAND, read /proc and snapshot again, and write the lab's capture
 # folder (the same writer as the qemu guest: lab/capture-lib.sh, lab/capture.py).
 #
-#   sudo lab/capture-host.sh [--out DIR] [--bufkb KIB] [--no-drgn] -- COMMAND [ARG...]
+#   sudo lab/capture-host.sh [--out DIR] [--bufkb KIB] [--no-drgn] [--no-probe | --probes LIST]
+#     -- COMMAND [ARG...]
 #   sudo lab/capture-host.sh -- sh -c 'echo 200 > /proc/sys/vm/nr_hugepages; echo 0 > /proc/sys/vm/nr_hugepages'
 #
 # Default DIR: ./capture-$(uname -r)-YYYYmmdd-HHMMSS. The machine keeps running while drgn
 # walks the lists, so on a busy machine a live snapshot is not one instant (check.py shows
-# how far it is from /proc). Environment (for tests): BUDDYSCOPE_TRACEFS, BUDDYSCOPE_PROC,
+# how far it is from /proc). The pcp commit kprobe goes on as in the qemu lab (lab/run.sh,
+# lab/README.md "The pcp commit probe"), so the replay knows which frees reached a pcp list;
+# --probes takes a comma-separated list (free_one_page, free_frozen_page_commit; '' none), a
+# probe the kernel refuses is noted in probes.txt and the capture goes on. Environment (for tests): BUDDYSCOPE_TRACEFS, BUDDYSCOPE_PROC,
 # BUDDYSCOPE_DRGN (the drgn command).
 set -euo pipefail
 LAB=$(cd "$(dirname "$0")" && pwd)
 ROOTDIR=$(dirname "$LAB")
-usage() { echo "usage: lab/capture-host.sh [--out DIR] [--bufkb KIB] [--no-drgn] -- COMMAND [ARG...]" >&2; exit 2; }
-OUTDIR='' BUFKB=262144 DRGN_ON=1
+usage() { echo "usage: lab/capture-host.sh [--out DIR] [--bufkb KIB] [--no-drgn] [--no-probe | --probes LIST] -- COMMAND [ARG...]" >&2; exit 2; }
+OUTDIR='' BUFKB=262144 DRGN_ON=1 PROBES=free_frozen_page_commit
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) OUTDIR=${2:?}; shift 2 ;;
     --bufkb) BUFKB=${2:?}; shift 2 ;;
     --no-drgn) DRGN_ON=; shift ;;
+    --no-probe) PROBES=; shift ;;
+    --probes)
+      PROBES=${2?--probes LIST}
+      for p in ${PROBES//,/ }; do
+        case "$p" in
+          free_one_page | free_frozen_page_commit) ;;
+          *) echo "capture-host.sh: unknown probe $p (free_one_page, free_frozen_page_commit)" >&2; exit 2 ;;
+        esac
+      done
+      shift 2 ;;
     --) shift; break ;;
     -*) usage ;;
     *) break ;;
@@ -66,6 +80,8 @@ trap restore EXIT
 cap_meta
 echo "$*" >"$CAP/workload.txt"
 cap_enable_events
+# shellcheck disable=SC2086 # one word per probe
+cap_enable_probes ${PROBES//,/ } || true # a refused probe is noted in probes.txt; the capture goes on
 cap_buffer_size "$BUFKB" $((BUFKB / 2)) $((BUFKB / 4)) 16384
 t0=$(date +%s.%N)
 cap_tracing_on

@@ -158,8 +158,12 @@ def main(argv):
     for line in capture.probe_misses(prof):
         bad = True
         lines.append(f"WARNING: {line}")
-    if os.path.exists(os.path.join(d, "probes.txt")) and not prof:
+    probes = capture.probes(d)
+    if "on" in probes.values() and not prof:
         lines.append("probes: no kprobe_profile saved: their misses are unknown")
+    for name, why in sorted(probes.items()):
+        if why != "on":
+            lines.append(f"probe {name} {why}: the capture went on without it")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(d, "check.txt"), "w") as f:
         f.write(text)

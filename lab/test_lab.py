@@ -235,17 +235,72 @@ class CaptureHost(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def run_capture(self, *cmd, drgn=True):
+    def run_capture(self, *cmd, drgn=True, opts=()):
         out = os.path.join(self.tmp, "cap")
         env = dict(os.environ, BUDDYSCOPE_TRACEFS=self.tracefs, BUDDYSCOPE_PROC=self.proc)
         if drgn:
             env["BUDDYSCOPE_DRGN"] = self.drgn
-        args = ["bash", os.path.join(LAB, "capture-host.sh"), "--out", out, "--bufkb", "4096"]
+        args = ["bash", os.path.join(LAB, "capture-host.sh"), "--out", out, "--bufkb", "4096",
+                *opts]
         if not drgn:
             args.append("--no-drgn")
         r = subprocess.run(args + ["--", *cmd], env=env, capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         return out
+
+    def kprobe_tracefs(self, kallsyms):
+        write(os.path.join(self.proc, "kallsyms"), kallsyms)
+        for ev in ("free_one_page", "free_frozen_page_commit", "free_unref_page_commit"):
+            os.makedirs(os.path.join(self.tracefs, "events/buddyscope", ev))
+            write(os.path.join(self.tracefs, "events/buddyscope", ev, "enable"), "0\n")
+        write(os.path.join(self.tracefs, "kprobe_events"), "")
+        write(os.path.join(self.tracefs, "kprobe_profile"),
+              "  free_frozen_page_commit       10       0\n")
+
+    def test_pcp_commit_probe_by_default(self):
+        if os.uname().machine != "x86_64":
+            self.skipTest("the probe reads x86-64 registers")
+        self.kprobe_tracefs("ffffffff81757700 t free_frozen_page_commit\n")
+        out = self.run_capture("true", drgn=False)
+        self.assertEqual(capture.probes(out), {"free_frozen_page_commit": "on"})
+        self.assertIn("buddyscope:free_frozen_page_commit",
+                      read(os.path.join(out, "events.txt")).split())
+        self.assertTrue(os.path.exists(os.path.join(out, "after/kprobe_profile")))
+        # the machine is left without the capture's kprobe
+        self.assertEqual(read(os.path.join(self.tracefs, "kprobe_events")),
+                         "p:buddyscope/free_frozen_page_commit free_frozen_page_commit "
+                         "page=%dx:x64 order=%r8:u32\n-:buddyscope/free_frozen_page_commit\n")
+
+    def test_probes_chosen_or_none(self):
+        if os.uname().machine != "x86_64":
+            self.skipTest("the probe reads x86-64 registers")
+        self.kprobe_tracefs("ffffffff813ab3c0 t free_one_page\n"
+                            "ffffffff81757700 t free_unref_page_commit\n")
+        out = self.run_capture("true", drgn=False, opts=["--probes", "free_one_page"])
+        self.assertEqual(capture.probes(out), {"free_one_page": "on"})
+        shutil.rmtree(out)
+        out = self.run_capture("true", drgn=False, opts=["--no-probe"])
+        self.assertEqual(capture.probes(out), {})
+        self.assertNotIn("buddyscope:", read(os.path.join(out, "events.txt")))
+        r = subprocess.run(["bash", os.path.join(LAB, "capture-host.sh"), "--probes", "kfree",
+                            "--", "true"], capture_output=True, text=True,
+                           env=dict(os.environ, BUDDYSCOPE_TRACEFS=self.tracefs))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown probe kfree (free_one_page, free_frozen_page_commit)", r.stderr)
+
+    def test_a_refused_probe_leaves_the_capture_going(self):
+        # no kallsyms entry: the commit function is inlined in this kernel
+        out = self.run_capture("true", drgn=False)
+        self.assertTrue(capture.probes(out)["free_frozen_page_commit"].startswith("refused: "))
+        self.assertTrue(os.path.exists(os.path.join(out, "capture.json")))
+        # check.py says so, and does not ask for the refused probe's misses
+        write(os.path.join(out, "snapshot-before.json"), json.dumps(snap()))
+        write(os.path.join(out, "snapshot-after.json"), json.dumps(snap()))
+        self.assertEqual(check.main([out]), 0)
+        text = read(os.path.join(out, "check.txt"))
+        self.assertIn("probe free_frozen_page_commit refused: ", text)
+        self.assertIn(": the capture went on without it\n", text)
+        self.assertNotIn("no kprobe_profile saved", text)
 
     def test_capture_folder(self):
         # capture-host.sh clears the trace when it enables the events: the workload "runs" it
