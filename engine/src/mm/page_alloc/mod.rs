@@ -175,14 +175,26 @@ impl Engine {
     }
 
     // ------------------------------------------------------------------ event plumbing
+    //
+    // The allocation and free fast paths are compiled twice, with `REC` (may record) true and
+    // false: `alloc_pages`, `free_pages` and `__free_frozen_pages` pick the copy by
+    // `self.recording` once, and the recording-off copy neither tests it again nor builds an
+    // event for the trace. Elsewhere the primitives without `_if` test it as before
+    // (`REC = true`: recording when `self.recording` says so).
 
     /// Applies an event to the node and the counters and records it.
     #[inline(always)]
     pub fn emit(&mut self, step: Step, kind: impl Into<EventKind>) {
+        self.emit_if::<true>(step, kind)
+    }
+
+    /// [`Engine::emit`], recording only if `REC` and `self.recording`.
+    #[inline(always)]
+    pub(crate) fn emit_if<const REC: bool>(&mut self, step: Step, kind: impl Into<EventKind>) {
         let kind = kind.into();
         self.node.apply_kind(kind);
         self.stats.count(step, kind, false);
-        if self.recording {
+        if REC && self.recording {
             self.log.events.push(Event::new(step, kind));
         }
     }
@@ -199,7 +211,12 @@ impl Engine {
     /// `note` of `Annotation::Enter` at `Step::Enter`, straight into the trace's call stream.
     #[inline(always)]
     pub fn enter(&mut self, f: KernelFn) {
-        if self.recording {
+        self.enter_if::<true>(f)
+    }
+
+    #[inline(always)]
+    pub(crate) fn enter_if<const REC: bool>(&mut self, f: KernelFn) {
+        if REC && self.recording {
             self.log.events.push_call(f, false);
         }
     }
@@ -207,7 +224,12 @@ impl Engine {
     /// `note` of `Annotation::Exit` at `Step::Exit`.
     #[inline(always)]
     pub fn exit(&mut self, f: KernelFn) {
-        if self.recording {
+        self.exit_if::<true>(f)
+    }
+
+    #[inline(always)]
+    pub(crate) fn exit_if<const REC: bool>(&mut self, f: KernelFn) {
+        if REC && self.recording {
             self.log.events.push_call(f, true);
         }
     }
@@ -227,8 +249,13 @@ impl Engine {
     /// away (out of line it was ~8 % of the recording-off instructions).
     #[inline(always)]
     fn counter(&mut self, step: Step, id: CounterId, cpu: usize, delta: i64) {
+        self.counter_if::<true>(step, id, cpu, delta)
+    }
+
+    #[inline(always)]
+    fn counter_if<const REC: bool>(&mut self, step: Step, id: CounterId, cpu: usize, delta: i64) {
         if delta != 0 {
-            self.emit(
+            self.emit_if::<REC>(
                 step,
                 Mutation::Counter {
                     id,
@@ -241,8 +268,20 @@ impl Engine {
 
     #[inline(always)]
     fn set_flag(&mut self, step: Step, id: CounterId, cpu: usize, cur: bool, want: bool) {
+        self.set_flag_if::<true>(step, id, cpu, cur, want)
+    }
+
+    #[inline(always)]
+    fn set_flag_if<const REC: bool>(
+        &mut self,
+        step: Step,
+        id: CounterId,
+        cpu: usize,
+        cur: bool,
+        want: bool,
+    ) {
         if cur != want {
-            self.counter(step, id, cpu, if want { 1 } else { -1 });
+            self.counter_if::<REC>(step, id, cpu, if want { 1 } else { -1 });
         }
     }
 
@@ -250,15 +289,20 @@ impl Engine {
     /// stalled on store forwarding (`perf annotate`: 70 % of `trace` on that load).
     #[inline(always)]
     fn trace(&mut self, step: Step, t: Tracepoint) {
-        self.emit(step, Annotation::Trace(t));
+        self.trace_if::<true>(step, t)
+    }
+
+    #[inline(always)]
+    fn trace_if<const REC: bool>(&mut self, step: Step, t: Tracepoint) {
+        self.emit_if::<REC>(step, Annotation::Trace(t));
     }
 
     /// `emit` of the `Lock` annotation, pushed as the byte the trace keeps it as.
     #[inline(always)]
-    fn emit_lock(&mut self, step: Step, zone: bool, cpu: u8) {
+    fn emit_lock<const REC: bool>(&mut self, step: Step, zone: bool, cpu: u8) {
         self.stats
             .count(step, Annotation::Lock { zone, cpu }.into(), false);
-        if self.recording {
+        if REC && self.recording {
             self.log.events.push_lock(step, zone, cpu);
         }
     }
@@ -266,13 +310,18 @@ impl Engine {
     /// Inlined: each call site names its step, so the lock's code folds to a constant.
     #[inline(always)]
     fn lock_zone(&mut self, step: Step) {
-        self.emit_lock(step, true, 0);
+        self.emit_lock::<true>(step, true, 0);
         self.open_holds.zone = Some(self.open_hold());
     }
 
     #[inline(always)]
     fn lock_pcp(&mut self, step: Step, cpu: usize) {
-        self.emit_lock(step, false, cpu as u8);
+        self.lock_pcp_if::<true>(step, cpu)
+    }
+
+    #[inline(always)]
+    fn lock_pcp_if<const REC: bool>(&mut self, step: Step, cpu: usize) {
+        self.emit_lock::<REC>(step, false, cpu as u8);
         self.relock_pcp();
     }
 
@@ -528,7 +577,13 @@ impl Engine {
     /// Inlined: every allocation checks at least one watermark, and out of line the call's
     /// saving and restoring of registers was a quarter of the check.
     #[inline(always)]
-    fn zone_watermark_fast(&mut self, step: Step, order: u8, mark: u64, flags: u32) -> bool {
+    fn zone_watermark_fast<const REC: bool>(
+        &mut self,
+        step: Step,
+        order: u8,
+        mark: u64,
+        flags: u32,
+    ) -> bool {
         let free = self.zone().nr_free_pages;
         let mut ok = false;
         if order == 0 {
@@ -551,7 +606,7 @@ impl Engine {
         // The event's mark and free are read from the trace only: not recording, the counters
         // need `ok` alone, so the reserve lookup and the clamps are skipped (~3 % of the
         // recording-off instructions, every allocation checks a watermark).
-        let (mark, free) = if self.recording {
+        let (mark, free) = if REC && self.recording {
             (
                 (mark + self.lowmem_reserve_now() as u64).min(u32::MAX as u64) as u32,
                 free.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
@@ -559,7 +614,7 @@ impl Engine {
         } else {
             (0, 0)
         };
-        self.emit(
+        self.emit_if::<REC>(
             step,
             Annotation::Watermark {
                 order,
@@ -604,6 +659,6 @@ impl Engine {
     #[inline(always)]
     fn set_pcp_high(&mut self, step: Step, cpu: usize, new: i32) {
         let old = self.zone().pcp[cpu].high;
-        self.counter(step, CounterId::pcp_high, cpu, new as i64 - old as i64);
+        self.counter_if::<true>(step, CounterId::pcp_high, cpu, new as i64 - old as i64);
     }
 }
