@@ -31,6 +31,10 @@ pub const FPI_TO_TAIL: Fpi = 1 << 1;
 /// [7.2] `free_pages_prepare()` already ran for every page of the block.
 pub const FPI_PREPARED: Fpi = 1 << 3;
 
+/// The largest pcp hold of one list step that [`Engine`] counts apart until read: a block of
+/// `PAGE_ALLOC_COSTLY_ORDER` (the fast paths' largest pcp order but THP's).
+const PCP_FAST_HOLD_PAGES: usize = 1 << PAGE_ALLOC_COSTLY_ORDER;
+
 /// `enum rmqueue_mode` (§2.5): where a `__rmqueue` call starts within one `rmqueue_bulk`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RmqueueMode {
@@ -59,7 +63,13 @@ pub struct Engine {
     /// The holds since the last [`Engine::take_op_holds`] (the runner takes them at the end of
     /// each op). An unlock records into this one only; `holds` gets the sum when it is taken,
     /// one histogram update per unlock instead of two.
-    pub op_holds: crate::mm::locks::LockHolds,
+    op_holds: crate::mm::locks::LockHolds,
+    /// The pcp holds of the fast paths since the last [`Engine::take_op_holds`], not yet in
+    /// `op_holds`: `[n]` counts the holds that handled `n` pages in one list step (a block of
+    /// order 0-3 put on or taken off a pcp list, nothing else). Every allocation and free from a
+    /// pcp list is one; counted here, the histogram's update (sums, maxima, bucket) is made
+    /// once per size when the holds are read, not at every unlock.
+    pcp_fast_holds: [u64; PCP_FAST_HOLD_PAGES + 1],
     open_holds: crate::mm::locks::OpenHolds,
     /// `ac->highest_zoneidx` of the allocation in progress (`gfp_zone`): which
     /// `lowmem_reserve[]` entry the watermark checks add (all 0 in a node of one zone).
@@ -99,6 +109,7 @@ impl Engine {
             recording: true,
             holds: Default::default(),
             op_holds: Default::default(),
+            pcp_fast_holds: [0; PCP_FAST_HOLD_PAGES + 1],
             open_holds: Default::default(),
             highest_zoneidx: ZoneType::Normal,
             unisolate_mt: None,
@@ -151,6 +162,7 @@ impl Engine {
             self.recording,
             self.holds,
             self.op_holds,
+            self.pcp_fast_holds,
             self.open_holds,
             self.highest_zoneidx,
         );
@@ -168,6 +180,7 @@ impl Engine {
             self.recording,
             self.holds,
             self.op_holds,
+            self.pcp_fast_holds,
             self.open_holds,
             self.highest_zoneidx,
         ) = saved;
@@ -366,17 +379,25 @@ impl Engine {
         }
     }
 
-    /// `pcp_spin_unlock`: the pcp hold ends and is recorded.
+    /// `pcp_spin_unlock`: the pcp hold ends and is recorded (a fast path's counted in
+    /// `pcp_fast_holds`).
+    #[inline(always)]
     pub(crate) fn unlock_pcp(&mut self) {
         if let Some(h) = self.open_holds.pcp.take() {
             let steps = self.list_steps() - h.steps_at_lock;
-            self.op_holds.pcp.record(h.pages, steps);
+            if steps == 1 && h.pages <= PCP_FAST_HOLD_PAGES as u64 {
+                self.pcp_fast_holds[h.pages as usize] += 1;
+            } else {
+                self.op_holds.pcp.record(h.pages, steps);
+            }
         }
     }
 
     /// The holds since the last call (an op's), added to the run's `holds`.
     pub fn take_op_holds(&mut self) -> crate::mm::locks::LockHolds {
-        let h = std::mem::take(&mut self.op_holds);
+        let mut h = std::mem::take(&mut self.op_holds);
+        self.add_pcp_fast_holds(&mut h);
+        self.pcp_fast_holds = [0; PCP_FAST_HOLD_PAGES + 1];
         self.holds += h;
         h
     }
@@ -385,7 +406,22 @@ impl Engine {
     pub fn run_holds(&self) -> crate::mm::locks::LockHolds {
         let mut h = self.holds;
         h += self.op_holds;
+        self.add_pcp_fast_holds(&mut h);
         h
+    }
+
+    /// Forgets every hold so far (the runner's, once setup is done: boot's are not the run's).
+    pub fn reset_holds(&mut self) {
+        self.holds = Default::default();
+        self.op_holds = Default::default();
+        self.pcp_fast_holds = [0; PCP_FAST_HOLD_PAGES + 1];
+    }
+
+    /// `pcp_fast_holds` recorded into `h`, as `unlock_pcp` would have one by one.
+    fn add_pcp_fast_holds(&self, h: &mut crate::mm::locks::LockHolds) {
+        for (pages, &n) in self.pcp_fast_holds.iter().enumerate() {
+            h.pcp.record_many(pages as u64, 1, n);
+        }
     }
 
     // ------------------------------------------------------------------ free list primitives
