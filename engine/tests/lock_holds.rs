@@ -23,7 +23,7 @@ fn hist(pages: &[u64], max_steps: u64, buckets: &[(usize, u64)]) -> HoldHistogra
 }
 
 fn fresh(e: &mut Engine) -> LockHolds {
-    std::mem::take(&mut e.op_holds)
+    e.take_op_holds()
 }
 
 /// `rmqueue_bulk` (v6.19 mm/page_alloc.c:2542-2575): one zone lock hold for the whole refill,

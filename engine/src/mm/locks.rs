@@ -62,6 +62,19 @@ impl HoldHistogram {
         self.buckets[Self::bucket(pages)] += 1;
     }
 
+    /// Counts `n` holds of `pages` pages and `steps` list steps each: [`HoldHistogram::record`]
+    /// `n` times.
+    pub(crate) fn record_many(&mut self, pages: u64, steps: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.holds += n;
+        self.pages += n * pages;
+        self.max = self.max.max(pages);
+        self.max_steps = self.max_steps.max(steps);
+        self.buckets[Self::bucket(pages)] += n;
+    }
+
     /// The non-empty buckets as `label:count`, space separated (the CLI's summary).
     pub fn buckets_text(&self) -> String {
         self.buckets

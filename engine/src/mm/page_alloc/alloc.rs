@@ -52,7 +52,25 @@ impl Engine {
         owner: u32,
         lru: bool,
     ) -> Option<ZonePfn> {
-        self.enter(KernelFn::alloc_pages);
+        if self.recording {
+            self.alloc_pages_if::<true>(gfp, order, cpu, owner, lru)
+        } else {
+            self.alloc_pages_if::<false>(gfp, order, cpu, owner, lru)
+        }
+    }
+
+    /// [`Engine::alloc_pages`], recording only if `REC` (the copy without it is the one a run
+    /// that does not record takes: no test of `recording`, no event built).
+    #[inline(always)]
+    fn alloc_pages_if<const REC: bool>(
+        &mut self,
+        gfp: u32,
+        order: u8,
+        cpu: usize,
+        owner: u32,
+        lru: bool,
+    ) -> Option<ZonePfn> {
+        self.enter_if::<REC>(KernelFn::alloc_pages);
         let mt = self.gfp_migratetype(gfp);
         let mut page = None;
         self.highest_zoneidx = super::zones::gfp_zone(gfp);
@@ -82,13 +100,13 @@ impl Engine {
             {
                 flags |= ALLOC_HIGHATOMIC;
             }
-            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+            page = self.get_page_from_freelist::<REC>(gfp, order, flags, mt, cpu);
             if page.is_none() {
                 page = self.alloc_pages_slowpath(gfp, order, mt, cpu);
             }
         }
         if let Some(pfn) = page {
-            self.emit(
+            self.emit_if::<REC>(
                 Step::PrepNewPage,
                 Mutation::PrepNewPage {
                     pfn,
@@ -98,7 +116,7 @@ impl Engine {
                 },
             );
         }
-        self.trace(
+        self.trace_if::<REC>(
             Step::TraceMmPageAlloc,
             Tracepoint::MmPageAlloc {
                 pfn: page,
@@ -107,13 +125,13 @@ impl Engine {
                 gfp,
             },
         );
-        self.exit(KernelFn::alloc_pages);
+        self.exit_if::<REC>(KernelFn::alloc_pages);
         page
     }
 
     /// `get_page_from_freelist` (§2.2): each zone of the zonelist in turn (one in a node of one
     /// zone), then the `ALLOC_NOFRAGMENT` retry over the whole zonelist.
-    pub(super) fn get_page_from_freelist(
+    pub(super) fn get_page_from_freelist<const REC: bool>(
         &mut self,
         _gfp: u32,
         order: u8,
@@ -121,7 +139,7 @@ impl Engine {
         mt: MigrateType,
         cpu: usize,
     ) -> Option<ZonePfn> {
-        self.enter(KernelFn::get_page_from_freelist);
+        self.enter_if::<REC>(KernelFn::get_page_from_freelist);
         let zonelist = self.zonelist();
         let page = 'retry: loop {
             let no_fallback = flags & ALLOC_NOFRAGMENT != 0;
@@ -130,10 +148,10 @@ impl Engine {
                 let mut try_zone = false;
                 if !self.zone().below_high {
                     let high = self.zone().wmark_pages(WMARK_HIGH);
-                    if self.zone_watermark_fast(Step::GpffHighGate, order, high, flags) {
+                    if self.zone_watermark_fast::<REC>(Step::GpffHighGate, order, high, flags) {
                         try_zone = true;
                     } else {
-                        self.set_flag(
+                        self.set_flag_if::<REC>(
                             Step::GpffSetBelowHigh,
                             CounterId::zone_below_high,
                             0,
@@ -145,10 +163,11 @@ impl Engine {
                 if !try_zone {
                     let w = (flags & ALLOC_WMARK_MASK) as usize;
                     let mark = self.zone().wmark_pages(w);
-                    try_zone = self.zone_watermark_fast(Step::GpffWatermark, order, mark, flags);
+                    try_zone =
+                        self.zone_watermark_fast::<REC>(Step::GpffWatermark, order, mark, flags);
                 }
                 if try_zone {
-                    if let Some(p) = self.rmqueue(order, flags, mt, cpu) {
+                    if let Some(p) = self.rmqueue::<REC>(order, flags, mt, cpu) {
                         // ≤ 6.19 reserved highatomic blocks here, after any successful rmqueue.
                         if flags & ALLOC_HIGHATOMIC != 0
                             && !self.zone().cfg.kernel.highatomic_in_rmqueue_buddy()
@@ -170,7 +189,7 @@ impl Engine {
             }
             break None;
         };
-        self.exit(KernelFn::get_page_from_freelist);
+        self.exit_if::<REC>(KernelFn::get_page_from_freelist);
         page
     }
 
@@ -232,7 +251,7 @@ impl Engine {
             // v6.12.117 mm/page_alloc.c:4373-4420: one attempt, then (costly, or order > 0 not
             // movable) an ASYNC compaction before any reclaim.
             attempts += 1;
-            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+            page = self.get_page_from_freelist::<true>(gfp, order, flags, mt, cpu);
             if page.is_none() && compact_early {
                 let (p, result) = self.__alloc_pages_direct_compact(
                     gfp,
@@ -264,7 +283,7 @@ impl Engine {
         while page.is_none() && !nopage {
             // retry:
             attempts += 1;
-            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+            page = self.get_page_from_freelist::<true>(gfp, order, flags, mt, cpu);
             if page.is_some() {
                 break;
             }
@@ -507,7 +526,7 @@ impl Engine {
             MsgLevel::Note,
             "__alloc_pages_direct_reclaim: page reclaim is not modelled (no page reclaimed); retry, then drain the pcp lists and retry".into(),
         );
-        let mut page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+        let mut page = self.get_page_from_freelist::<true>(gfp, order, flags, mt, cpu);
         if page.is_none() {
             // for_each_zone_zonelist_nodemask: the first zone that gives a pageblock back.
             for zone in self.zonelist() {
@@ -521,7 +540,7 @@ impl Engine {
             self.enter(KernelFn::drain_all_pages);
             self.drain_all_pages();
             self.exit(KernelFn::drain_all_pages);
-            page = self.get_page_from_freelist(gfp, order, flags, mt, cpu);
+            page = self.get_page_from_freelist::<true>(gfp, order, flags, mt, cpu);
         }
         self.exit(KernelFn::__alloc_pages_direct_reclaim);
         page
@@ -592,11 +611,17 @@ impl Engine {
     }
 
     /// `rmqueue` (§2.3).
-    fn rmqueue(&mut self, order: u8, flags: u32, mt: MigrateType, cpu: usize) -> Option<ZonePfn> {
-        self.enter(KernelFn::rmqueue);
+    fn rmqueue<const REC: bool>(
+        &mut self,
+        order: u8,
+        flags: u32,
+        mt: MigrateType,
+        cpu: usize,
+    ) -> Option<ZonePfn> {
+        self.enter_if::<REC>(KernelFn::rmqueue);
         let mut page = None;
         if pcp_allowed_order(order) {
-            page = self.rmqueue_pcplist(order, mt, flags, cpu);
+            page = self.rmqueue_pcplist::<REC>(order, mt, flags, cpu);
         }
         if page.is_none() {
             page = self.rmqueue_buddy(order, flags, mt);
@@ -604,7 +629,7 @@ impl Engine {
         if flags & ALLOC_KSWAPD != 0 && self.zone().boosted_watermark {
             // Boost policy (b): kswapd is woken and (not modelled) would reclaim and zero the
             // boost; the simulator zeroes it here.
-            self.set_flag(
+            self.set_flag_if::<REC>(
                 Step::RmqueueBoostReset,
                 CounterId::zone_boosted_watermark,
                 0,
@@ -612,39 +637,39 @@ impl Engine {
                 false,
             );
             let b = self.zone().watermark_boost;
-            self.counter(Step::RmqueueBoostReset, CounterId::watermark_boost, 0, -b);
+            self.counter_if::<REC>(Step::RmqueueBoostReset, CounterId::watermark_boost, 0, -b);
         }
-        self.exit(KernelFn::rmqueue);
+        self.exit_if::<REC>(KernelFn::rmqueue);
         page
     }
 
     /// `rmqueue_pcplist` (§4.4).
-    fn rmqueue_pcplist(
+    fn rmqueue_pcplist<const REC: bool>(
         &mut self,
         order: u8,
         mt: MigrateType,
         flags: u32,
         cpu: usize,
     ) -> Option<ZonePfn> {
-        self.enter(KernelFn::rmqueue_pcplist);
-        self.lock_pcp(Step::PcplistLock, cpu);
+        self.enter_if::<REC>(KernelFn::rmqueue_pcplist);
+        self.lock_pcp_if::<REC>(Step::PcplistLock, cpu);
         let fc = self.zone().pcp[cpu].free_count;
-        self.counter(
+        self.counter_if::<REC>(
             Step::PcplistHalveFreeCount,
             CounterId::pcp_free_count,
             cpu,
             (fc >> 1) as i64 - fc as i64,
         );
-        let page = self.__rmqueue_pcplist(order, mt, flags, cpu);
+        let page = self.__rmqueue_pcplist::<REC>(order, mt, flags, cpu);
         self.unlock_pcp();
-        self.exit(KernelFn::rmqueue_pcplist);
+        self.exit_if::<REC>(KernelFn::rmqueue_pcplist);
         page
     }
 
     /// `__rmqueue_pcplist`: refill an empty list with `rmqueue_bulk`, then take the front.
     /// Inlined into its two callers: most allocations end here, at the front of a pcp list.
     #[inline(always)]
-    fn __rmqueue_pcplist(
+    fn __rmqueue_pcplist<const REC: bool>(
         &mut self,
         order: u8,
         mt: MigrateType,
@@ -659,7 +684,7 @@ impl Engine {
                 return None;
             }
             let got = self.rmqueue_bulk(order, batch as u32, mt, flags, cpu);
-            self.emit(
+            self.emit_if::<REC>(
                 Step::PcplistRefilled,
                 Annotation::PcpRefill {
                     cpu: cpu as u8,
@@ -675,7 +700,7 @@ impl Engine {
         }
         let pfn = self.zone().pcp[cpu].lists[pindex].head;
         self.handled(1 << order);
-        self.emit(
+        self.emit_if::<REC>(
             Step::PcplistTakeFront,
             Mutation::PcpDel {
                 cpu: cpu as u8,
@@ -689,13 +714,13 @@ impl Engine {
 
     /// The zone gate of `alloc_pages_bulk` (order 0).
     pub(crate) fn bulk_gate(&mut self, mark: u64, flags: u32) -> bool {
-        self.zone_watermark_fast(Step::BulkGate, 0, mark, flags)
+        self.zone_watermark_fast::<true>(Step::BulkGate, 0, mark, flags)
     }
 
     /// One page of the `alloc_pages_bulk` loop: `__rmqueue_pcplist` without halving
     /// `free_count` and without `ALLOC_NOFRAGMENT`.
     pub(crate) fn bulk_take(&mut self, mt: MigrateType, flags: u32, cpu: usize) -> Option<ZonePfn> {
-        self.__rmqueue_pcplist(0, mt, flags, cpu)
+        self.__rmqueue_pcplist::<true>(0, mt, flags, cpu)
     }
 
     /// `nr_pcp_alloc` (§4.4): how many blocks a refill asks for; grows `high` and

@@ -2481,7 +2481,7 @@ impl Engine {
                 );
                 Some(p)
             }
-            None => self.get_page_from_freelist(gfp, order, flags, mt, cpu),
+            None => self.get_page_from_freelist::<true>(gfp, order, flags, mt, cpu),
         };
         if page.is_some() {
             if self.zone().compact_blockskip_flush {

@@ -47,14 +47,24 @@ impl Engine {
     /// one) is not freed: `put_page_testzero` drops the owner's reference only, and the
     /// third party's last [`Engine::put_page_and_free`] frees it.
     pub fn free_pages(&mut self, pfn: ZonePfn, order: u8, cpu: usize) {
-        self.enter(KernelFn::__free_pages);
+        if self.recording {
+            self.free_pages_if::<true>(pfn, order, cpu)
+        } else {
+            self.free_pages_if::<false>(pfn, order, cpu)
+        }
+    }
+
+    /// [`Engine::free_pages`], recording only if `REC` (as `alloc_pages_if`).
+    #[inline(always)]
+    fn free_pages_if<const REC: bool>(&mut self, pfn: ZonePfn, order: u8, cpu: usize) {
+        self.enter_if::<REC>(KernelFn::__free_pages);
         if self.zone().mem_map[pfn as usize].refcount > 1 {
             self.drop_ref(Step::FreePagesStillHeld, pfn, true);
         } else {
-            self.put_page(pfn, order);
-            self.__free_frozen_pages(pfn, order, FPI_NONE, cpu);
+            self.put_page_at::<REC>(Step::PutPage, pfn, order);
+            self.__free_frozen_pages_if::<REC>(pfn, order, FPI_NONE, cpu);
         }
-        self.exit(KernelFn::__free_pages);
+        self.exit_if::<REC>(KernelFn::__free_pages);
     }
 
     /// `get_page`: a third party (compaction's pfn scanner, a GUP pin) takes an extra
@@ -72,7 +82,7 @@ impl Engine {
         if self.zone().mem_map[pfn as usize].refcount > 1 {
             self.drop_ref(Step::PutPageDrop, pfn, false);
         } else {
-            self.put_page_at(Step::PutPageLast, pfn, 0);
+            self.put_page_at::<true>(Step::PutPageLast, pfn, 0);
             self.__free_frozen_pages(pfn, 0, FPI_NONE, cpu);
         }
         self.exit(KernelFn::put_page);
@@ -96,17 +106,17 @@ impl Engine {
     /// `put_page_testzero` reaching zero: the owner lets go of the block.
     #[inline(always)]
     pub fn put_page(&mut self, pfn: ZonePfn, order: u8) {
-        self.put_page_at(Step::PutPage, pfn, order);
+        self.put_page_at::<true>(Step::PutPage, pfn, order);
     }
 
     /// [`Engine::put_page`] at a given pseudocode line (the owner's free, or a third party's
     /// last `put_page`). Inlined: every free calls it once, and its work is smaller than the
     /// call.
     #[inline(always)]
-    fn put_page_at(&mut self, step: Step, pfn: ZonePfn, order: u8) {
+    fn put_page_at<const REC: bool>(&mut self, step: Step, pfn: ZonePfn, order: u8) {
         let owner = self.zone().mem_map[pfn as usize].owner;
         let lru = self.zone().mem_map[pfn as usize].lru();
-        self.emit(
+        self.emit_if::<REC>(
             step,
             Mutation::PutPage {
                 pfn,
@@ -118,45 +128,61 @@ impl Engine {
     }
 
     /// `__free_pages_prepare`: emits `mm_page_free` unless the block was prepared already.
-    fn free_pages_prepare(&mut self, pfn: ZonePfn, order: u8, fpi: Fpi) -> bool {
+    #[inline(always)]
+    fn free_pages_prepare<const REC: bool>(&mut self, pfn: ZonePfn, order: u8, fpi: Fpi) -> bool {
         if fpi & FPI_PREPARED != 0 {
             return true;
         }
-        self.trace(Step::TraceMmPageFree, Tracepoint::MmPageFree { pfn, order });
+        self.trace_if::<REC>(Step::TraceMmPageFree, Tracepoint::MmPageFree { pfn, order });
         true
     }
 
     /// Per-page `free_pages_prepare(page, 0)` of the chunked contiguous free (§5.2).
     pub fn prepare_one_page(&mut self, pfn: ZonePfn) {
-        self.free_pages_prepare(pfn, 0, FPI_NONE);
+        self.free_pages_prepare::<true>(pfn, 0, FPI_NONE);
     }
 
     /// `__free_frozen_pages` (§3.2): pcp for orders 0–3 and 9, buddy otherwise.
     pub fn __free_frozen_pages(&mut self, pfn: ZonePfn, order: u8, fpi: Fpi, cpu: usize) {
-        self.enter(KernelFn::__free_frozen_pages);
+        if self.recording {
+            self.__free_frozen_pages_if::<true>(pfn, order, fpi, cpu)
+        } else {
+            self.__free_frozen_pages_if::<false>(pfn, order, fpi, cpu)
+        }
+    }
+
+    /// [`Engine::__free_frozen_pages`], recording only if `REC`.
+    fn __free_frozen_pages_if<const REC: bool>(
+        &mut self,
+        pfn: ZonePfn,
+        order: u8,
+        fpi: Fpi,
+        cpu: usize,
+    ) {
+        self.enter_if::<REC>(KernelFn::__free_frozen_pages);
         if !pcp_allowed_order(order) {
             self.__free_pages_ok(pfn, order, fpi);
-        } else if self.free_pages_prepare(pfn, order, fpi) {
+        } else if self.free_pages_prepare::<REC>(pfn, order, fpi) {
             let mut mt = self.zone().pageblock_mt(pfn);
             if mt.idx() >= MIGRATE_PCPTYPES {
                 if mt == MigrateType::Isolate {
                     self.free_one_page(pfn, order, fpi);
-                    self.exit(KernelFn::__free_frozen_pages);
+                    self.exit_if::<REC>(KernelFn::__free_frozen_pages);
                     return;
                 }
                 // HIGHATOMIC and CMA pages use the MOVABLE pcp list.
                 mt = MigrateType::Movable;
             }
-            self.lock_pcp(Step::FreeFrozenPcpLock, cpu);
-            self.free_frozen_page_commit(cpu, pfn, mt, order);
+            self.lock_pcp_if::<REC>(Step::FreeFrozenPcpLock, cpu);
+            self.free_frozen_page_commit::<REC>(cpu, pfn, mt, order);
             self.unlock_pcp();
         }
-        self.exit(KernelFn::__free_frozen_pages);
+        self.exit_if::<REC>(KernelFn::__free_frozen_pages);
     }
 
     /// `__free_pages_ok`: prepare, then straight to the buddy.
     fn __free_pages_ok(&mut self, pfn: ZonePfn, order: u8, fpi: Fpi) {
-        if self.free_pages_prepare(pfn, order, fpi) {
+        if self.free_pages_prepare::<true>(pfn, order, fpi) {
             self.free_one_page(pfn, order, fpi);
         }
     }
@@ -277,10 +303,16 @@ impl Engine {
     }
 
     /// `free_frozen_page_commit` (§4.5).
-    fn free_frozen_page_commit(&mut self, cpu: usize, pfn: ZonePfn, mt: MigrateType, order: u8) {
-        self.enter(KernelFn::free_frozen_page_commit);
+    fn free_frozen_page_commit<const REC: bool>(
+        &mut self,
+        cpu: usize,
+        pfn: ZonePfn,
+        mt: MigrateType,
+        order: u8,
+    ) {
+        self.enter_if::<REC>(KernelFn::free_frozen_page_commit);
         let af = self.zone().pcp[cpu].alloc_factor;
-        self.counter(
+        self.counter_if::<REC>(
             Step::CommitAllocFactor,
             CounterId::pcp_alloc_factor,
             cpu,
@@ -288,7 +320,7 @@ impl Engine {
         );
         let pindex = order_to_pindex(mt, order);
         self.handled(1 << order);
-        self.emit(
+        self.emit_if::<REC>(
             Step::CommitAddHead,
             Mutation::PcpAdd {
                 cpu: cpu as u8,
@@ -315,7 +347,7 @@ impl Engine {
             };
             free_high =
                 p.free_count >= need && prev_high && (!p.free_high_batch || p.count >= batch);
-            self.set_flag(
+            self.set_flag_if::<REC>(
                 Step::CommitFreeHigh,
                 CounterId::pcp_prev_free_high_order,
                 cpu,
@@ -324,7 +356,7 @@ impl Engine {
             );
             p.prev_free_high_order = true;
         } else {
-            self.set_flag(
+            self.set_flag_if::<REC>(
                 Step::CommitFreeHigh,
                 CounterId::pcp_prev_free_high_order,
                 cpu,
@@ -334,7 +366,7 @@ impl Engine {
             p.prev_free_high_order = false;
         }
         if p.free_count < (batch << PCP_BATCH_SCALE_MAX) {
-            self.counter(
+            self.counter_if::<REC>(
                 Step::CommitFreeCount,
                 CounterId::pcp_free_count,
                 cpu,
@@ -342,7 +374,7 @@ impl Engine {
             );
             p.free_count += 1 << order;
         }
-        let high = self.nr_pcp_high(cpu, &mut p, free_high);
+        let high = self.nr_pcp_high::<REC>(cpu, &mut p, free_high);
         debug_assert_eq!(p, PcpScalars::of(&self.zone().pcp[cpu]));
         if p.count >= high {
             let mut to_free = self.nr_pcp_free(cpu, batch, high, free_high);
@@ -365,7 +397,7 @@ impl Engine {
                 let high_w = self.zone().wmark_pages(WMARK_HIGH);
                 let free = self.zone().nr_free_pages;
                 if self.zone_watermark_ok(0, high_w, 0, free) {
-                    self.set_flag(
+                    self.set_flag_if::<REC>(
                         Step::CommitClearBelowHigh,
                         CounterId::zone_below_high,
                         0,
@@ -375,21 +407,26 @@ impl Engine {
                 }
             }
         }
-        self.exit(KernelFn::free_frozen_page_commit);
+        self.exit_if::<REC>(KernelFn::free_frozen_page_commit);
     }
 
     /// `nr_pcp_high` (§4.5): the limit for this free; may move `pcp.high` (in the zone and in
     /// `p`, the pcp's scalars as the caller read them).
     #[inline(always)]
-    fn nr_pcp_high(&mut self, cpu: usize, p: &mut PcpScalars, free_high: bool) -> i32 {
+    fn nr_pcp_high<const REC: bool>(
+        &mut self,
+        cpu: usize,
+        p: &mut PcpScalars,
+        free_high: bool,
+    ) -> i32 {
         let (high_min, high_max, batch) = (p.high_min, p.high_max, p.batch);
         let high = Self::kclamp(p.high, high_min, high_max);
-        self.move_pcp_high(cpu, p, high);
+        self.move_pcp_high::<REC>(cpu, p, high);
         if high == 0 {
             return 0;
         }
         if free_high {
-            self.move_pcp_high(
+            self.move_pcp_high::<REC>(
                 cpu,
                 p,
                 (high - (batch << PCP_BATCH_SCALE_MAX)).max(high_min),
@@ -401,13 +438,13 @@ impl Engine {
         }
         let (count, free_count) = (p.count, p.free_count);
         if self.zone().below_high {
-            self.move_pcp_high(cpu, p, (high - free_count.max(batch)).max(high_min));
+            self.move_pcp_high::<REC>(cpu, p, (high - free_count.max(batch)).max(high_min));
             return count.max(high_min);
         }
         if count >= high {
             let need = free_count + batch;
             if p.high < need {
-                self.move_pcp_high(cpu, p, Self::kclamp(need, high_min, high_max));
+                self.move_pcp_high::<REC>(cpu, p, Self::kclamp(need, high_min, high_max));
             }
         }
         high
@@ -415,8 +452,8 @@ impl Engine {
 
     /// `pcp->high = new` in `nr_pcp_high`, from the value in `p`.
     #[inline(always)]
-    fn move_pcp_high(&mut self, cpu: usize, p: &mut PcpScalars, new: i32) {
-        self.counter(
+    fn move_pcp_high<const REC: bool>(&mut self, cpu: usize, p: &mut PcpScalars, new: i32) {
+        self.counter_if::<REC>(
             Step::NrPcpHigh,
             CounterId::pcp_high,
             cpu,

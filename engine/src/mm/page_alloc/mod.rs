@@ -31,6 +31,10 @@ pub const FPI_TO_TAIL: Fpi = 1 << 1;
 /// [7.2] `free_pages_prepare()` already ran for every page of the block.
 pub const FPI_PREPARED: Fpi = 1 << 3;
 
+/// The largest pcp hold of one list step that [`Engine`] counts apart until read: a block of
+/// `PAGE_ALLOC_COSTLY_ORDER` (the fast paths' largest pcp order but THP's).
+const PCP_FAST_HOLD_PAGES: usize = 1 << PAGE_ALLOC_COSTLY_ORDER;
+
 /// `enum rmqueue_mode` (§2.5): where a `__rmqueue` call starts within one `rmqueue_bulk`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RmqueueMode {
@@ -59,7 +63,13 @@ pub struct Engine {
     /// The holds since the last [`Engine::take_op_holds`] (the runner takes them at the end of
     /// each op). An unlock records into this one only; `holds` gets the sum when it is taken,
     /// one histogram update per unlock instead of two.
-    pub op_holds: crate::mm::locks::LockHolds,
+    op_holds: crate::mm::locks::LockHolds,
+    /// The pcp holds of the fast paths since the last [`Engine::take_op_holds`], not yet in
+    /// `op_holds`: `[n]` counts the holds that handled `n` pages in one list step (a block of
+    /// order 0-3 put on or taken off a pcp list, nothing else). Every allocation and free from a
+    /// pcp list is one; counted here, the histogram's update (sums, maxima, bucket) is made
+    /// once per size when the holds are read, not at every unlock.
+    pcp_fast_holds: [u64; PCP_FAST_HOLD_PAGES + 1],
     open_holds: crate::mm::locks::OpenHolds,
     /// `ac->highest_zoneidx` of the allocation in progress (`gfp_zone`): which
     /// `lowmem_reserve[]` entry the watermark checks add (all 0 in a node of one zone).
@@ -99,6 +109,7 @@ impl Engine {
             recording: true,
             holds: Default::default(),
             op_holds: Default::default(),
+            pcp_fast_holds: [0; PCP_FAST_HOLD_PAGES + 1],
             open_holds: Default::default(),
             highest_zoneidx: ZoneType::Normal,
             unisolate_mt: None,
@@ -151,6 +162,7 @@ impl Engine {
             self.recording,
             self.holds,
             self.op_holds,
+            self.pcp_fast_holds,
             self.open_holds,
             self.highest_zoneidx,
         );
@@ -168,6 +180,7 @@ impl Engine {
             self.recording,
             self.holds,
             self.op_holds,
+            self.pcp_fast_holds,
             self.open_holds,
             self.highest_zoneidx,
         ) = saved;
@@ -175,14 +188,26 @@ impl Engine {
     }
 
     // ------------------------------------------------------------------ event plumbing
+    //
+    // The allocation and free fast paths are compiled twice, with `REC` (may record) true and
+    // false: `alloc_pages`, `free_pages` and `__free_frozen_pages` pick the copy by
+    // `self.recording` once, and the recording-off copy neither tests it again nor builds an
+    // event for the trace. Elsewhere the primitives without `_if` test it as before
+    // (`REC = true`: recording when `self.recording` says so).
 
     /// Applies an event to the node and the counters and records it.
     #[inline(always)]
     pub fn emit(&mut self, step: Step, kind: impl Into<EventKind>) {
+        self.emit_if::<true>(step, kind)
+    }
+
+    /// [`Engine::emit`], recording only if `REC` and `self.recording`.
+    #[inline(always)]
+    pub(crate) fn emit_if<const REC: bool>(&mut self, step: Step, kind: impl Into<EventKind>) {
         let kind = kind.into();
         self.node.apply_kind(kind);
         self.stats.count(step, kind, false);
-        if self.recording {
+        if REC && self.recording {
             self.log.events.push(Event::new(step, kind));
         }
     }
@@ -199,7 +224,12 @@ impl Engine {
     /// `note` of `Annotation::Enter` at `Step::Enter`, straight into the trace's call stream.
     #[inline(always)]
     pub fn enter(&mut self, f: KernelFn) {
-        if self.recording {
+        self.enter_if::<true>(f)
+    }
+
+    #[inline(always)]
+    pub(crate) fn enter_if<const REC: bool>(&mut self, f: KernelFn) {
+        if REC && self.recording {
             self.log.events.push_call(f, false);
         }
     }
@@ -207,7 +237,12 @@ impl Engine {
     /// `note` of `Annotation::Exit` at `Step::Exit`.
     #[inline(always)]
     pub fn exit(&mut self, f: KernelFn) {
-        if self.recording {
+        self.exit_if::<true>(f)
+    }
+
+    #[inline(always)]
+    pub(crate) fn exit_if<const REC: bool>(&mut self, f: KernelFn) {
+        if REC && self.recording {
             self.log.events.push_call(f, true);
         }
     }
@@ -227,8 +262,13 @@ impl Engine {
     /// away (out of line it was ~8 % of the recording-off instructions).
     #[inline(always)]
     fn counter(&mut self, step: Step, id: CounterId, cpu: usize, delta: i64) {
+        self.counter_if::<true>(step, id, cpu, delta)
+    }
+
+    #[inline(always)]
+    fn counter_if<const REC: bool>(&mut self, step: Step, id: CounterId, cpu: usize, delta: i64) {
         if delta != 0 {
-            self.emit(
+            self.emit_if::<REC>(
                 step,
                 Mutation::Counter {
                     id,
@@ -241,8 +281,20 @@ impl Engine {
 
     #[inline(always)]
     fn set_flag(&mut self, step: Step, id: CounterId, cpu: usize, cur: bool, want: bool) {
+        self.set_flag_if::<true>(step, id, cpu, cur, want)
+    }
+
+    #[inline(always)]
+    fn set_flag_if<const REC: bool>(
+        &mut self,
+        step: Step,
+        id: CounterId,
+        cpu: usize,
+        cur: bool,
+        want: bool,
+    ) {
         if cur != want {
-            self.counter(step, id, cpu, if want { 1 } else { -1 });
+            self.counter_if::<REC>(step, id, cpu, if want { 1 } else { -1 });
         }
     }
 
@@ -250,15 +302,20 @@ impl Engine {
     /// stalled on store forwarding (`perf annotate`: 70 % of `trace` on that load).
     #[inline(always)]
     fn trace(&mut self, step: Step, t: Tracepoint) {
-        self.emit(step, Annotation::Trace(t));
+        self.trace_if::<true>(step, t)
+    }
+
+    #[inline(always)]
+    fn trace_if<const REC: bool>(&mut self, step: Step, t: Tracepoint) {
+        self.emit_if::<REC>(step, Annotation::Trace(t));
     }
 
     /// `emit` of the `Lock` annotation, pushed as the byte the trace keeps it as.
     #[inline(always)]
-    fn emit_lock(&mut self, step: Step, zone: bool, cpu: u8) {
+    fn emit_lock<const REC: bool>(&mut self, step: Step, zone: bool, cpu: u8) {
         self.stats
             .count(step, Annotation::Lock { zone, cpu }.into(), false);
-        if self.recording {
+        if REC && self.recording {
             self.log.events.push_lock(step, zone, cpu);
         }
     }
@@ -266,13 +323,18 @@ impl Engine {
     /// Inlined: each call site names its step, so the lock's code folds to a constant.
     #[inline(always)]
     fn lock_zone(&mut self, step: Step) {
-        self.emit_lock(step, true, 0);
+        self.emit_lock::<true>(step, true, 0);
         self.open_holds.zone = Some(self.open_hold());
     }
 
     #[inline(always)]
     fn lock_pcp(&mut self, step: Step, cpu: usize) {
-        self.emit_lock(step, false, cpu as u8);
+        self.lock_pcp_if::<true>(step, cpu)
+    }
+
+    #[inline(always)]
+    fn lock_pcp_if<const REC: bool>(&mut self, step: Step, cpu: usize) {
+        self.emit_lock::<REC>(step, false, cpu as u8);
         self.relock_pcp();
     }
 
@@ -317,17 +379,25 @@ impl Engine {
         }
     }
 
-    /// `pcp_spin_unlock`: the pcp hold ends and is recorded.
+    /// `pcp_spin_unlock`: the pcp hold ends and is recorded (a fast path's counted in
+    /// `pcp_fast_holds`).
+    #[inline(always)]
     pub(crate) fn unlock_pcp(&mut self) {
         if let Some(h) = self.open_holds.pcp.take() {
             let steps = self.list_steps() - h.steps_at_lock;
-            self.op_holds.pcp.record(h.pages, steps);
+            if steps == 1 && h.pages <= PCP_FAST_HOLD_PAGES as u64 {
+                self.pcp_fast_holds[h.pages as usize] += 1;
+            } else {
+                self.op_holds.pcp.record(h.pages, steps);
+            }
         }
     }
 
     /// The holds since the last call (an op's), added to the run's `holds`.
     pub fn take_op_holds(&mut self) -> crate::mm::locks::LockHolds {
-        let h = std::mem::take(&mut self.op_holds);
+        let mut h = std::mem::take(&mut self.op_holds);
+        self.add_pcp_fast_holds(&mut h);
+        self.pcp_fast_holds = [0; PCP_FAST_HOLD_PAGES + 1];
         self.holds += h;
         h
     }
@@ -336,7 +406,22 @@ impl Engine {
     pub fn run_holds(&self) -> crate::mm::locks::LockHolds {
         let mut h = self.holds;
         h += self.op_holds;
+        self.add_pcp_fast_holds(&mut h);
         h
+    }
+
+    /// Forgets every hold so far (the runner's, once setup is done: boot's are not the run's).
+    pub fn reset_holds(&mut self) {
+        self.holds = Default::default();
+        self.op_holds = Default::default();
+        self.pcp_fast_holds = [0; PCP_FAST_HOLD_PAGES + 1];
+    }
+
+    /// `pcp_fast_holds` recorded into `h`, as `unlock_pcp` would have one by one.
+    fn add_pcp_fast_holds(&self, h: &mut crate::mm::locks::LockHolds) {
+        for (pages, &n) in self.pcp_fast_holds.iter().enumerate() {
+            h.pcp.record_many(pages as u64, 1, n);
+        }
     }
 
     // ------------------------------------------------------------------ free list primitives
@@ -528,7 +613,13 @@ impl Engine {
     /// Inlined: every allocation checks at least one watermark, and out of line the call's
     /// saving and restoring of registers was a quarter of the check.
     #[inline(always)]
-    fn zone_watermark_fast(&mut self, step: Step, order: u8, mark: u64, flags: u32) -> bool {
+    fn zone_watermark_fast<const REC: bool>(
+        &mut self,
+        step: Step,
+        order: u8,
+        mark: u64,
+        flags: u32,
+    ) -> bool {
         let free = self.zone().nr_free_pages;
         let mut ok = false;
         if order == 0 {
@@ -551,7 +642,7 @@ impl Engine {
         // The event's mark and free are read from the trace only: not recording, the counters
         // need `ok` alone, so the reserve lookup and the clamps are skipped (~3 % of the
         // recording-off instructions, every allocation checks a watermark).
-        let (mark, free) = if self.recording {
+        let (mark, free) = if REC && self.recording {
             (
                 (mark + self.lowmem_reserve_now() as u64).min(u32::MAX as u64) as u32,
                 free.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
@@ -559,7 +650,7 @@ impl Engine {
         } else {
             (0, 0)
         };
-        self.emit(
+        self.emit_if::<REC>(
             step,
             Annotation::Watermark {
                 order,
@@ -604,6 +695,6 @@ impl Engine {
     #[inline(always)]
     fn set_pcp_high(&mut self, step: Step, cpu: usize, new: i32) {
         let old = self.zone().pcp[cpu].high;
-        self.counter(step, CounterId::pcp_high, cpu, new as i64 - old as i64);
+        self.counter_if::<true>(step, CounterId::pcp_high, cpu, new as i64 - old as i64);
     }
 }

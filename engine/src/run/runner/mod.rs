@@ -747,8 +747,7 @@ fn execute(
     let program = scenario.program();
     engine.recording = opts.record;
     // Holds of boot and init are not the scenario's.
-    engine.holds = Default::default();
-    engine.op_holds = Default::default();
+    engine.reset_holds();
     debug_assert_eq!(
         *engine.stats(),
         Stats::default(),
