@@ -1266,8 +1266,8 @@ fn a_walk_visits_each_body_once_and_a_run_once_per_iteration() {
 #[test]
 fn the_boot_start_is_the_full_readers_start() {
     for b in builtin::ALL {
-        let full = parse_valid(b.json).unwrap();
-        let got = parse_boot_start(b.json).unwrap();
+        let full = parse_valid(b.json()).unwrap();
+        let got = parse_boot_start(b.json()).unwrap();
         if !matches!(full.init, Init::Boot) {
             assert_eq!(got, None, "{}", b.id);
             continue;
