@@ -80,15 +80,21 @@ for f in "${later[@]}"; do
     echo "| later: $piece | $r | $g |"
 done
 echo "| all wasm + JS | $all_raw | $all_gz |"
+# The texts the wasm does not carry (scripts/wasm-split.sh: the built-ins but the default, the
+# exercise sets, the pseudocode), one data file fetched after the first paint.
+texts=(dist/texts-*.json)
+[ "${#texts[@]}" = 1 ] || die "expected one dist/texts-*.json (scripts/wasm-split.sh), found ${#texts[@]}"
+echo "| later: texts data file | $(raw "${texts[0]}") | $(gz "${texts[0]}") |"
 echo
 echo "The first download (\"wasm + JS\": the main wasm, its glue, the split loader, boot.js) is what"
-echo "the page loads before its first paint; the \"later\" modules arrive when first needed."
+echo "the page loads before its first paint; the \"later\" modules arrive when first needed, the texts"
+echo "data file after the first paint (not counted in \"all wasm + JS\")."
 echo "Budget: wasm + JS ≤ 250 KB (256000 bytes) gzip -9; the first download is"
 echo "$first_gz ($((first_gz * 100 / 256000))% of it); everything $all_gz ($((all_gz * 100 / 256000))%)."
 echo
 echo "| file | raw bytes | gzip -9 bytes |"
 echo "|---|---:|---:|"
-for f in "${wasm[@]}" "$glue" "${loader[@]}" "${boot[@]}" "${later[@]}" dist/sw.js dist/*.css dist/index.html; do
+for f in "${wasm[@]}" "$glue" "${loader[@]}" "${boot[@]}" "${later[@]}" "${texts[@]}" dist/sw.js dist/*.css dist/index.html; do
     [ -f "$f" ] && echo "| ${f#dist/} | $(raw "$f") | $(gz "$f") |"
 done
 echo

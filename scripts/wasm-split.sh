@@ -13,7 +13,13 @@
 #      it would optimize the unsplit module that this replaces);
 #   4. the split files get trunk's content hash in their names (the service worker serves
 #      hashed names cache first), index.html lists them for the service worker's offline shell
-#      and its integrity hashes are updated for the files replaced.
+#      and its integrity hashes are updated for the files replaced;
+#   5. the texts the wasm does not carry (data is never split off a module, so every string
+#      compiled in is in the first download): the built-in scenarios, the exercise sets and the
+#      kernel functions' pseudocode, engine/scenarios/*.json, engine/exercises/*.json and
+#      engine/src/explain/pseudocode.json, as one data file with its content
+#      hash in its name, named in index.html (`<meta name="buddyscope-texts">`), which the app
+#      fetches after the first paint (engine/src/scenario/texts.rs, app/src/shell/runner.rs).
 # Environment from trunk: TRUNK_STAGING_DIR, TRUNK_PROFILE (debug|release), TRUNK_PUBLIC_URL.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -99,15 +105,40 @@ if [ -d "$work/bindgen/snippets" ]; then
     cp -r "$work/bindgen/snippets" "$staging/snippets"
 fi
 
+# 5. The texts' data file.
+texts="$(python3 - "$staging" <<'EOF'
+import glob, hashlib, json, os, sys
+
+def texts(folder):
+    return {
+        os.path.basename(f)[: -len(".json")]: open(f, encoding="utf-8").read()
+        for f in sorted(glob.glob(f"engine/{folder}/*.json"))
+    }
+
+data = json.dumps(
+    {
+        "scenarios": texts("scenarios"),
+        "exercise_sets": texts("exercises"),
+        "pseudocode": json.load(open("engine/src/explain/pseudocode.json", encoding="utf-8")),
+    },
+    ensure_ascii=False,
+    separators=(",", ":"),
+).encode("utf-8")
+name = f"texts-{hashlib.sha256(data).hexdigest()[:16]}.json"
+open(os.path.join(sys.argv[1], name), "wb").write(data)
+print(name)
+EOF
+)"
+
 # index.html: the integrity hashes of the two replaced files, a modulepreload of the loader, and
 # the list of the split files (JSON the page never fetches from; sw.js caches every .js/.wasm URL
 # that index.html names, so the split modules work offline too).
 sri() { printf 'sha384-%s' "$(openssl dgst -sha384 -binary "$1" | openssl base64 -A)"; }
 python3 - "$staging/index.html" "$public_url" "$name" "$(sri "$staging/$name.js")" \
-    "$(sri "$staging/${name}_bg.wasm")" "$loader" "${pieces[@]}" <<'EOF'
+    "$(sri "$staging/${name}_bg.wasm")" "$texts" "$loader" "${pieces[@]}" <<'EOF'
 import json, re, sys
 
-html_path, public_url, name, sri_js, sri_wasm, loader, *pieces = sys.argv[1:]
+html_path, public_url, name, sri_js, sri_wasm, texts, loader, *pieces = sys.argv[1:]
 html = open(html_path, encoding="utf-8").read()
 
 
@@ -134,8 +165,10 @@ listing = (
 preload = (
     f'<link rel="modulepreload" href="{public_url}{loader}" crossorigin="anonymous">'
 )
-html = html.replace("</head>", preload + listing + "\n</head>", 1)
+# The texts' data file (the service worker caches every .json URL index.html names).
+meta = f'<meta name="buddyscope-texts" content="{public_url}{texts}">'
+html = html.replace("</head>", preload + listing + meta + "\n</head>", 1)
 open(html_path, "w", encoding="utf-8").write(html)
 EOF
 
-info "wasm-split: $name + ${#pieces[@]} split module(s): ${pieces[*]:-none}"
+info "wasm-split: $name + ${#pieces[@]} split module(s): ${pieces[*]:-none}; $texts"

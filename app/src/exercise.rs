@@ -98,7 +98,7 @@ fn exercise_text(ex: &ResolvedExercise) -> (String, String) {
         .as_deref()
         .and_then(buddyscope::scenario::builtin::get)
     {
-        return (b.json.to_string(), b.id.to_string());
+        return (b.json().to_string(), b.id.to_string());
     }
     (
         crate::late::scenario_json(&ex.scenario),
@@ -166,7 +166,7 @@ mod tests {
     fn shipped_sets_open_and_the_engine_judges_them() {
         let sets = exercises::builtin_sets();
         for b in sets {
-            let open = OpenSet::open(b.json, b.id).unwrap_or_else(|e| panic!("{}: {e}", b.id));
+            let open = OpenSet::open(b.json(), b.id).unwrap_or_else(|e| panic!("{}: {e}", b.id));
             assert_eq!(open.set.id, b.id);
             assert!(open.len() > 0);
             for i in 0..open.len() {
@@ -205,7 +205,7 @@ mod tests {
         let Some(b) = exercises::builtin_sets().first() else {
             return;
         };
-        let open = OpenSet::open(b.json, b.id).unwrap();
+        let open = OpenSet::open(b.json(), b.id).unwrap();
         let mut p = open.progress(None);
         assert_eq!(p.answers.len(), open.len());
         assert_eq!(p.current, 0);

@@ -194,7 +194,7 @@ mod tests {
     fn payload(id: &str) -> SharePayload {
         let b = buddyscope::scenario::builtin::get(id).expect("built-in");
         SharePayload {
-            text: b.json.to_string(),
+            text: b.json().to_string(),
             id: b.id.to_string(),
             pos: 123,
             mode: ShareMode::Single,

@@ -7,13 +7,15 @@ use buddyscope::scenario::{ComparePair, Side};
 /// The timeline of a built-in scenario, cursor at the start.
 pub fn timeline(id: &str) -> Timeline {
     let b = buddyscope::scenario::builtin::get(id).expect("a built-in");
-    crate::model::Session::load(b.json).expect("runs").timeline
+    crate::model::Session::load(b.json())
+        .expect("runs")
+        .timeline
 }
 
 /// Both sides of a built-in scenario's own compare pair, cursors at the start.
 pub fn compare_sides(id: &str) -> (Timeline, Timeline) {
     let b = buddyscope::scenario::builtin::get(id).unwrap();
-    let s = parse(b.json).unwrap();
+    let s = parse(b.json()).unwrap();
     let pair = ComparePair::default_for(&s);
     let run = |side: Side| {
         let v = ValidScenario::new(pair.side(side).apply(&s)).unwrap();

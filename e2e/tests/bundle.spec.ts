@@ -1,8 +1,11 @@
 // The bundle report (scripts/bundle-size.sh) and the first-paint harness (bench/firstpaint.ts)
-// produce every line with non-zero numbers. Sanity only: no size or time is asserted, so a new
-// feature or a slow machine cannot fail this suite (BENCHMARKS.md "Bundle" says why).
+// produce every line with non-zero numbers; the first download stays within 400 KB gzip, and the
+// texts the first frame does not show stay out of it. No time is asserted, so a slow machine
+// cannot fail this suite (BENCHMARKS.md "Bundle").
 import { test, expect, REPO_ROOT } from '../fixtures';
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { firstPaintLines, measureFirstPaint } from '../bench/firstpaint';
 
 test('bundle-size.sh reports the first download, the split modules, the totals and the code per crate', () => {
@@ -23,6 +26,8 @@ test('bundle-size.sh reports the first download, the split modules, the totals a
   }
   expect(total.raw).toBe(wasm.raw + js.raw);
   expect(total.gzip).toBe(wasm.gzip + js.gzip);
+  // The budget on the way to 250 KB: 400 KB (409,600 B) gzip -9 for the first download.
+  expect(total.gzip).toBeLessThanOrEqual(409_600);
   // The split modules loaded later (scripts/wasm-split.sh): at least the panels below the fold,
   // each non-zero; everything is the first download plus them.
   const later = [...out.matchAll(/^\| later: (\S+) \| (\d+) \| (\d+) \|/gm)].map((m) => ({
@@ -37,6 +42,9 @@ test('bundle-size.sh reports the first download, the split modules, the totals a
     expect(l.raw, l.name).toBeGreaterThan(0);
     expect(l.gzip, l.name).toBeGreaterThan(0);
   }
+  const texts = row('later: texts data file');
+  expect(texts.gzip).toBeGreaterThan(0);
+  expect(texts.gzip).toBeLessThan(texts.raw);
   const all = row('all wasm \\+ JS');
   expect(all.raw).toBe(total.raw + later.reduce((n, l) => n + l.raw, 0));
   expect(all.gzip).toBe(total.gzip + later.reduce((n, l) => n + l.gzip, 0));
@@ -62,6 +70,49 @@ test('bundle-size.sh reports the first download, the split modules, the totals a
   }
   expect(out).toMatch(/^### Code per crate of split_deferred \(loaded later\)/m);
   expect(out).toMatch(/^\| buddyscope_app::panels::memmap \| [1-9]\d* \| [1-9]\d* \|/m);
+});
+
+// Data is never split off a wasm module: a text compiled into the app is in the first download.
+// The built-ins but the default, the exercise sets and the pseudocode come as one data file
+// (scripts/wasm-split.sh, engine/src/scenario/texts.rs); the default scenario's text stays in the
+// wasm, as its first frame reads it before anything is fetched.
+test('the first download leaves the texts the first frame does not show to the data file', () => {
+  const dist = path.join(REPO_ROOT, 'dist');
+  const files = fs.readdirSync(dist);
+  const wasmFile = files.filter((f) => f.endsWith('_bg.wasm'));
+  expect(wasmFile).toHaveLength(1);
+  const wasm = fs.readFileSync(path.join(dist, wasmFile[0]));
+  const textsFile = files.filter((f) => /^texts-[0-9a-f]{16}\.json$/.test(f));
+  expect(textsFile).toHaveLength(1);
+  const texts = JSON.parse(fs.readFileSync(path.join(dist, textsFile[0]), 'utf8'));
+  const html = fs.readFileSync(path.join(dist, 'index.html'), 'utf8');
+  expect(html).toContain(`<meta name="buddyscope-texts" content="/${textsFile[0]}">`);
+  const source = (dir: string) =>
+    fs
+      .readdirSync(path.join(REPO_ROOT, dir))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => [f.replace(/\.json$/, ''), fs.readFileSync(path.join(REPO_ROOT, dir, f), 'utf8')]);
+  const scenarios = source('engine/scenarios');
+  const sets = source('engine/exercises');
+  expect(scenarios.length).toBeGreaterThan(10);
+  expect(sets.length).toBeGreaterThan(3);
+  // The default (the first of scenario/builtin.rs's ALL) is in the wasm.
+  const defaultId = 'free-contig-range-thp';
+  for (const [id, text] of scenarios) {
+    expect(texts.scenarios[id], id).toBe(text);
+    expect(wasm.includes(Buffer.from(text)), `${id} in the first download`).toBe(id === defaultId);
+  }
+  for (const [id, text] of sets) {
+    expect(texts.exercise_sets[id], id).toBe(text);
+    expect(wasm.includes(Buffer.from(text)), `${id} in the first download`).toBe(false);
+  }
+  const pseudocode: Record<string, string[]> = JSON.parse(
+    fs.readFileSync(path.join(REPO_ROOT, 'engine/src/explain/pseudocode.json'), 'utf8'),
+  );
+  expect(texts.pseudocode).toEqual(pseudocode);
+  const long = Object.values(pseudocode).flat().filter((l) => l.length >= 40);
+  expect(long.length).toBeGreaterThan(100);
+  for (const l of long) expect(wasm.includes(Buffer.from(l)), l).toBe(false);
 });
 
 test('first paint of the default scenario is measured (sanity only)', async ({ browser, baseURL }) => {

@@ -1,7 +1,7 @@
 // Static and offline: the release build served under a sub-path loads (every
 // asset, the wasm, the example page and the service worker live under it), and after one visit
 // the service worker keeps it working with the network off.
-import { test, expect, SUBPATH, subpathOrigin, saveScreenshot } from '../fixtures';
+import { test, expect, SUBPATH, subpathOrigin, saveScreenshot, waitForPanels } from '../fixtures';
 
 // The suite blocks service workers (playwright.config.ts): this file tests the app's.
 test.use({ serviceWorkers: 'allow' });
@@ -83,4 +83,73 @@ test('nothing is loaded from another host', async ({ page }) => {
   await page.keyboard.press('ArrowRight');
   await expect(page.getByTestId('host-state')).toHaveAttribute('data-pos', '0');
   expect(foreign).toEqual([]);
+});
+
+// The built-ins other than the default, the exercise sets and the pseudocode are not in the wasm
+// (scripts/wasm-split.sh writes them to one data file, texts-<hash>.json, which the page fetches
+// after its first paint): a built-in picked from the list, one named by a share link and one
+// named by the address load, online and, after one visit, offline.
+test('a built-in other than the default loads from the list, a share link and offline', async ({ page, context }) => {
+  const texts: string[] = [];
+  page.on('request', (r) => {
+    const p = new URL(r.url()).pathname;
+    if (/\/texts-[0-9a-f]{16}\.json$/.test(p)) texts.push(p);
+  });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const base = `${subpathOrigin()}${SUBPATH}`;
+  // Loaded: the run, the panels and the pseudocode of the current step.
+  // A share link also restores its position.
+  const position = page.getByTestId('position');
+  const loaded = async (id: string, at?: string) => {
+    await expect(page.getByRole('heading', { level: 1, name: 'buddyscope' })).toBeVisible();
+    await waitForPanels(page);
+    await expect(page.getByTestId('scenario-select')).toHaveValue(id);
+    if (at) await expect(position).toHaveText(at);
+    const before = await position.textContent();
+    await page.getByTestId('op-forward').click();
+    await expect(position).not.toHaveText(before ?? '');
+    await expect(position).toContainText(' · op ');
+    // The pseudocode's lines come with the data file: step until a function is shown.
+    const lines = page.getByTestId('pseudocode').locator('.code-line');
+    for (let i = 0; i < 40 && (await lines.count()) === 0; i++) {
+      await page.getByTestId('step-forward').click();
+    }
+    await expect(lines.first()).toBeVisible();
+    await expect(page.getByTestId('error-banner')).toHaveCount(0);
+  };
+  await page.goto(base);
+  await expect(page.getByTestId('memory-map')).toBeVisible();
+  await waitForPanels(page);
+  // One data file, under the sub-path.
+  expect(texts).toHaveLength(1);
+  expect(texts[0].startsWith(SUBPATH)).toBe(true);
+
+  await page.getByTestId('scenario-select').selectOption('dma32-machine');
+  await loaded('dma32-machine');
+  await page.getByTestId('share-link').click();
+  await expect(page.getByTestId('share-url')).toHaveValue(/#s=1\./);
+  const link = await page.getByTestId('share-url').inputValue();
+  const linkPosition = (await position.textContent()) ?? '';
+
+  // A share link naming a built-in waits for the data file before it reads the link.
+  await page.goto('about:blank');
+  await page.goto(link);
+  await loaded('dma32-machine', linkPosition);
+  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+  await page.waitForLoadState('networkidle');
+
+  await context.setOffline(true);
+  try {
+    await page.goto(`${base}?scenario=thp-direct-compaction`);
+    await loaded('thp-direct-compaction');
+    await page.getByTestId('scenario-select').selectOption('fallback-steal');
+    await loaded('fallback-steal');
+    await page.goto('about:blank');
+    await page.goto(link);
+    await loaded('dma32-machine', linkPosition);
+  } finally {
+    await context.setOffline(false);
+  }
+  expect(errors).toEqual([]);
 });

@@ -279,7 +279,7 @@ mod tests {
     fn both_sides_run_and_the_table_sets_ratios_side_by_side() {
         let text = crate::scenario::builtin::get("cma-frozen-range")
             .unwrap()
-            .json;
+            .json();
         let mut t = 0.0;
         let mut clock = || {
             t += 1.0;

@@ -9,7 +9,7 @@ use buddyscope::{
 
 fn run(id: &str) -> Run {
     let b = builtin::get(id).unwrap_or_else(|| panic!("no builtin {id}"));
-    buddyscope::parse_valid(b.json)
+    buddyscope::parse_valid(b.json())
         .and_then(|s| buddyscope::Runner::new(s).run())
         .unwrap_or_else(|e| panic!("{id}: {e}"))
 }
@@ -175,7 +175,7 @@ fn held_page_splits_the_chunked_free_and_is_freed_by_put_page() {
     use buddyscope::mm::{Annotation, EventKind, Tracepoint};
     use buddyscope::run::Outcome;
     let b = builtin::get("free-contig-range-held-page").unwrap();
-    let s = buddyscope::scenario::parse(b.json).unwrap();
+    let s = buddyscope::scenario::parse(b.json()).unwrap();
     let cmp = s.compare.clone().unwrap();
     for (side, chunks) in [(&cmp.a, 0), (&cmp.b, 9)] {
         let r = ValidScenario::new(side.apply(&s))
@@ -264,7 +264,7 @@ fn cma_alloc_migrates_and_cma_release_is_chunked_on_7_2() {
     assert_eq!(release.zone_lock, 16);
     assert_eq!(release.pcp_ops, 0);
     assert_eq!(release.pages_prepared, 16384);
-    let v71 = builtin::get("cma-alloc-release").unwrap().json.replace(
+    let v71 = builtin::get("cma-alloc-release").unwrap().json().replace(
         "\"kernel\": \"v7.2\",\n  \"zone\"",
         "\"kernel\": \"v7.1\",\n  \"zone\"",
     );
@@ -287,7 +287,7 @@ fn every_builtin_runs_and_replays_on_every_profile() {
     let mut failed = Vec::new();
     for b in builtin::ALL {
         for kernel in Kernel::ALL {
-            let mut s = buddyscope::scenario::parse(b.json).unwrap();
+            let mut s = buddyscope::scenario::parse(b.json()).unwrap();
             s.kernel = kernel;
             let r = match ValidScenario::new(s.clone()).and_then(|v| Runner::new(v).run()) {
                 Ok(r) => r,
@@ -336,7 +336,7 @@ fn every_builtin_runs_and_replays_on_every_profile() {
 #[test]
 fn compact_memory_rebuilds_order9_blocks_in_the_fragmented_builtin() {
     let b = builtin::get("compact-memory-fragmented").unwrap();
-    let s = buddyscope::scenario::parse(b.json).unwrap();
+    let s = buddyscope::scenario::parse(b.json()).unwrap();
     let cmp = s.compare.clone().unwrap();
     for (side, after_compact) in [(&cmp.a, [1, 1]), (&cmp.b, [1, 0])] {
         let r = ValidScenario::new(side.apply(&s))
@@ -398,7 +398,7 @@ fn direct_compaction_builtins_capture_their_block() {
             (fails, [2, 2, 0]),
         ),
     ] {
-        let s = buddyscope::scenario::parse(builtin::get(id).unwrap().json).unwrap();
+        let s = buddyscope::scenario::parse(builtin::get(id).unwrap().json()).unwrap();
         let cmp = s.compare.clone().unwrap();
         for (side, (pfn, want)) in [(&cmp.a, a), (&cmp.b, b)] {
             let r = ValidScenario::new(side.apply(&s))
@@ -434,7 +434,8 @@ fn direct_compaction_builtins_capture_their_block() {
 fn kcompactd_builtin_compacts_proactively_then_is_not_woken() {
     use buddyscope::mm::fragmentation_score_node;
     use buddyscope::run::Outcome;
-    let s = buddyscope::scenario::parse(builtin::get("kcompactd-proactive").unwrap().json).unwrap();
+    let s =
+        buddyscope::scenario::parse(builtin::get("kcompactd-proactive").unwrap().json()).unwrap();
     let cmp = s.compare.clone().unwrap();
     assert_eq!(
         (

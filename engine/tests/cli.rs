@@ -129,7 +129,7 @@ fn every_builtin_runs_with_the_new_profiles() {
 fn run_side_applies_the_declared_pair() {
     let doc = buddyscope::scenario::builtin::get("cma-frozen-range")
         .unwrap()
-        .json;
+        .json();
     let (code, a, err) = cli(&["run", "-", "--side", "a", "--format", "summary"], doc);
     assert_eq!(code, 0, "{err}");
     assert!(a.contains("kernel v7.1"), "{a}");

@@ -37,7 +37,7 @@ fn counters_only(s: ValidScenario) -> Run {
 #[test]
 fn the_estimate_counts_exactly_the_ops_every_builtin_runs() {
     for b in builtin::ALL {
-        let s = parse_valid(b.json).unwrap();
+        let s = parse_valid(b.json()).unwrap();
         let cost = estimate(&s);
         let run = execute(s);
         assert_eq!(cost.ops, run.ops.len() as u128, "{}", b.id);
@@ -54,7 +54,7 @@ fn the_estimate_counts_exactly_the_ops_every_builtin_runs() {
 #[test]
 fn counters_only_ends_in_the_state_and_counters_of_a_recorded_run() {
     for b in builtin::ALL {
-        let s = parse_valid(b.json).unwrap();
+        let s = parse_valid(b.json()).unwrap();
         let rec = execute(s.clone());
         let fast = counters_only(s);
         assert!(fast.log.events.is_empty(), "{}", b.id);
@@ -224,7 +224,7 @@ fn a_recorded_run_stops_at_the_event_cap() {
 
 #[test]
 fn memory_bytes_counts_the_trace_and_the_checkpoints() {
-    let s = parse_valid(builtin::get("free-contig-range-thp").unwrap().json).unwrap();
+    let s = parse_valid(builtin::get("free-contig-range-thp").unwrap().json()).unwrap();
     let rec = execute(s.clone());
     let fast = counters_only(s);
     // 16 bytes an event, 2 a call or lock (`Trace`), and never more than EVENT_BYTES an event
@@ -335,7 +335,7 @@ fn the_full_size_seed_benchmarks_fit_the_counters_only_limit() {
         assert!(cost.ops >= 2000, "{}: {cost}", path.display());
         assert!(s.compare.as_ref().is_some_and(|c| c.measured.is_some()));
         // Not offered by the app as a built-in.
-        assert!(builtin::ALL.iter().all(|b| b.json != text));
+        assert!(builtin::ALL.iter().all(|b| b.json() != text));
         n += 1;
     }
     assert!(n >= 4);

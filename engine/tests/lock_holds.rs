@@ -190,7 +190,7 @@ fn rmqueue_bulk_seed_worst_hold_before_and_after() {
     use buddyscope::scenario::Side;
     let text = buddyscope::scenario::builtin::get("fallback-steal")
         .unwrap()
-        .json;
+        .json();
     let s = parse_valid(text).unwrap();
     let pair = s.compare.clone().unwrap().pair();
     let burst = |side: Side| {

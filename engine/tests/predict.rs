@@ -45,7 +45,7 @@ fn every_builtin_predicts_its_own_trace_exactly() {
     let mut predicted = 0;
     let mut runs = Vec::new();
     for b in builtin::ALL {
-        let s = scenario::parse(b.json).unwrap();
+        let s = scenario::parse(b.json()).unwrap();
         if let Some(c) = &s.compare {
             for side in [&c.a, &c.b] {
                 runs.push((format!("{} ({})", b.id, side.label), side.apply(&s)));
@@ -102,7 +102,7 @@ fn consistent(p: &PredictReport) {
 /// boots its free lists elsewhere.
 #[test]
 fn another_profile_predicts_worse_with_classified_misses() {
-    let s = scenario::parse(builtin::get("fragmented-sandbox").unwrap().json).unwrap();
+    let s = scenario::parse(builtin::get("fragmented-sandbox").unwrap().json()).unwrap();
     let r = run(&s);
     let trace = explain::trace_text(&r);
     let (own, _) = predict(&s, &trace);
@@ -152,7 +152,7 @@ fn another_profile_predicts_worse_with_classified_misses() {
 /// lines in timestamp order, and each line on its CPU.
 #[test]
 fn lines_out_of_time_order_are_sorted_and_each_cpu_keeps_its_pcp() {
-    let s = scenario::parse(builtin::get("pcp-overflow-2cpu").unwrap().json).unwrap();
+    let s = scenario::parse(builtin::get("pcp-overflow-2cpu").unwrap().json()).unwrap();
     let r = run(&s);
     let own = explain::trace_text(&r);
     // As ftrace prints it: the engine's `# on CPU N` lines become the `[cpu]` column.

@@ -14,7 +14,7 @@ fn rebuilt_checkpoints_equal_the_runs_own() {
                 checkpoint_budget: budget,
                 ..RunOptions::default()
             };
-            let run = buddyscope::parse_valid(b.json)
+            let run = buddyscope::parse_valid(b.json())
                 .and_then(|s| buddyscope::Runner::new(s).options(&opts).run())
                 .unwrap();
             let got = rebuild_checkpoints(&run.initial, &run.log.events, &run.ops, budget);
@@ -48,7 +48,7 @@ fn a_rebuild_in_slices_equals_the_runs_own() {
             checkpoint_budget: budget,
             ..RunOptions::default()
         };
-        let run = buddyscope::parse_valid(b.json)
+        let run = buddyscope::parse_valid(b.json())
             .and_then(|s| buddyscope::Runner::new(s).options(&opts).run())
             .unwrap();
         for n in [1, 3, 64] {
@@ -90,10 +90,10 @@ fn a_run_rebuilt_from_its_records_is_the_run() {
             checkpoint_budget: budget,
             ..RunOptions::default()
         };
-        let run = buddyscope::parse_valid(b.json)
+        let run = buddyscope::parse_valid(b.json())
             .and_then(|s| buddyscope::Runner::new(s).options(&opts).run())
             .unwrap();
-        let start = build(buddyscope::parse_valid(b.json).unwrap());
+        let start = build(buddyscope::parse_valid(b.json()).unwrap());
         let mut r = CheckpointRebuild::new(start.engine.node(), budget);
         r.step(&run.log.events, &run.ops, usize::MAX);
         let back = r.into_run(

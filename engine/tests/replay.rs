@@ -27,7 +27,7 @@ fn run(s: &Scenario) -> Run {
 fn round_trip_every_builtin() {
     let mut failed = Vec::new();
     for b in builtin::ALL {
-        let s = scenario::parse(b.json).unwrap();
+        let s = scenario::parse(b.json()).unwrap();
         let r = run(&s);
         round_trip(b.id, &s, &r, &mut failed);
         // Both sides of its compare pair.
@@ -309,7 +309,7 @@ fn a_rejected_line_names_its_line() {
 #[test]
 fn the_model_agrees_with_its_own_trace() {
     let b = builtin::get("fragmented-sandbox").unwrap();
-    let s = scenario::parse(b.json).unwrap();
+    let s = scenario::parse(b.json()).unwrap();
     let r = run(&s);
     let trace = explain::trace_text(&r);
     let c = buddyscope::run::replay::reissue(&s, trace.as_bytes()).unwrap();
@@ -341,7 +341,7 @@ fn a_replay_undoes_exactly() {
         "vmalloc-large-order",
         "cma-frozen-range",
     ] {
-        let s = scenario::parse(builtin::get(id).unwrap().json).unwrap();
+        let s = scenario::parse(builtin::get(id).unwrap().json()).unwrap();
         let r = run(&s);
         let rep = replay_text(&s, &explain::trace_text(&r), &ReplayOptions::default()).unwrap();
         let mut z = rep.run.final_node.clone();
@@ -364,7 +364,7 @@ fn summary_of_fallback_claim() {
     use buddyscope::mm::fragmentation_index;
     use buddyscope::run::replay::MAX_SAMPLES;
     use buddyscope::run::replay::{reissue, summary};
-    let s = scenario::parse(builtin::get("fallback-claim").unwrap().json).unwrap();
+    let s = scenario::parse(builtin::get("fallback-claim").unwrap().json()).unwrap();
     let r = run(&s);
     let trace = explain::trace_text(&r);
     let rep = replay_text(&s, &trace, &ReplayOptions::default()).unwrap();

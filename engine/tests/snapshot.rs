@@ -137,7 +137,7 @@ fn every_kind_of_scenario_reads_back_from_its_json() {
     let zi = include_str!("fixtures/machine-6.18-zoneinfo.txt");
     let mut docs: Vec<String> = scenario::builtin::ALL
         .iter()
-        .map(|b| b.json.to_string())
+        .map(|b| b.json().to_string())
         .collect();
     docs.push(doc(""));
     docs.push(format!(

@@ -261,7 +261,7 @@ pub(super) fn open_param(m: &mut Model, v: &str, fx: &mut Vec<Effect>) {
 fn open_builtin(m: &mut Model, id: &str, fx: &mut Vec<Effect>) -> bool {
     match builtin_sets().iter().find(|b| b.id == id) {
         Some(b) => {
-            open_text(m, b.json, b.id, fx);
+            open_text(m, b.json(), b.id, fx);
             true
         }
         None => false,

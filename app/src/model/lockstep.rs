@@ -233,7 +233,7 @@ mod tests {
     fn every_tour_stop_of_every_pair_puts_both_sides_at_the_stops_op() {
         let mut stops = 0;
         for b in buddyscope::scenario::builtin::ALL {
-            let s = parse(b.json).unwrap();
+            let s = parse(b.json()).unwrap();
             if s.compare.is_none() || s.tour.is_empty() {
                 continue;
             }

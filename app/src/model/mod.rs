@@ -387,14 +387,14 @@ impl Model {
     /// ([`Command::FinishFirstRun`]).
     pub fn new() -> Model {
         let b = builtin::default();
-        let session = Session::initial(b.json).expect("the default built-in scenario loads");
+        let session = Session::initial(b.json()).expect("the default built-in scenario loads");
         let mut m = Model {
             runs: Some(Runs::Single(Box::new(session))),
             next_run: 0,
             first_run: true,
             first_run_done: false,
             scenario_id: b.id.to_string(),
-            editor_text: b.json.to_string(),
+            editor_text: b.json().to_string(),
             error: None,
             playing: false,
             selected_page: None,
@@ -841,7 +841,7 @@ fn skip_first_run(m: &mut Model) {
 /// The id a scenario text loads under: the built-in's, if the text is still that built-in's.
 pub(crate) fn builtin_id<'a>(id: &'a str, text: &str) -> &'a str {
     match builtin::get(id) {
-        Some(b) if b.json == text => id,
+        Some(b) if b.json() == text => id,
         _ => "custom",
     }
 }
@@ -898,7 +898,7 @@ pub(crate) fn load_builtin(
     fx: &mut Vec<Effect>,
 ) -> Result<(), ScenarioError> {
     match builtin::get(id) {
-        Some(b) => load_text(m, b.json, b.id, fx),
+        Some(b) => load_text(m, b.json(), b.id, fx),
         None => Err(no_builtin(id)),
     }
 }

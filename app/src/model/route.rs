@@ -233,7 +233,7 @@ mod tests {
         // A share link: decoded, or why not.
         let b = buddyscope::scenario::builtin::get("fallback-claim").unwrap();
         let p = SharePayload {
-            text: b.json.to_string(),
+            text: b.json().to_string(),
             id: b.id.to_string(),
             pos: 7,
             mode: Default::default(),

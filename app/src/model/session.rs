@@ -472,7 +472,7 @@ mod tests {
     #[test]
     fn the_start_run_is_the_runners_run_of_no_ops() {
         for b in buddyscope::scenario::builtin::ALL {
-            let mut start = parse_valid(b.json).unwrap().into_scenario();
+            let mut start = parse_valid(b.json()).unwrap().into_scenario();
             start.ops.clear();
             start.tour.clear();
             let valid = ValidScenario::new(start).unwrap();
@@ -491,19 +491,19 @@ mod tests {
     fn the_initial_session_is_the_start_state_of_the_full_reader() {
         let default = buddyscope::scenario::builtin::default();
         assert!(matches!(
-            parse_valid(default.json).unwrap().init,
+            parse_valid(default.json()).unwrap().init,
             buddyscope::scenario::Init::Boot
         ));
         for b in buddyscope::scenario::builtin::ALL {
-            let mut start = parse_valid(b.json).unwrap().into_scenario();
+            let mut start = parse_valid(b.json()).unwrap().into_scenario();
             if !matches!(start.init, buddyscope::scenario::Init::Boot) {
                 continue;
             }
             start.ops.clear();
             start.tour.clear();
             let want = start_run(run::build(ValidScenario::new(start).unwrap()));
-            let got = Session::initial(b.json).unwrap();
-            assert_eq!(got.text, b.json);
+            let got = Session::initial(b.json()).unwrap();
+            assert_eq!(got.text, b.json());
             assert_eq!(
                 format!("{:?}", got.timeline.run),
                 format!("{want:?}"),
@@ -517,7 +517,7 @@ mod tests {
     #[test]
     fn every_builtin_runs_now() {
         for b in buddyscope::scenario::builtin::ALL {
-            let plan = plan(&parse_valid(b.json).unwrap());
+            let plan = plan(&parse_valid(b.json()).unwrap());
             assert!(matches!(plan, Plan::Now), "{}: {plan:?}", b.id);
         }
     }

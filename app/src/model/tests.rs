@@ -38,7 +38,7 @@ fn model() -> Model {
 }
 
 fn builtin(id: &str) -> &'static str {
-    builtin::get(id).expect("a built-in").json
+    builtin::get(id).expect("a built-in").json()
 }
 
 /// A model showing built-in `id`.
@@ -844,7 +844,7 @@ fn clicks_answer_exercise_questions_and_otherwise_pick_a_page() {
 #[test]
 fn a_set_from_a_file_opens_and_a_broken_one_keeps_the_open_set() {
     let mut m = Model::new();
-    let text = buddyscope::explain::exercises::builtin_sets()[0].json;
+    let text = buddyscope::explain::exercises::builtin_sets()[0].json();
     run(
         &mut m,
         Command::Exercise(ExerciseCommand::Fetched {
@@ -1404,14 +1404,14 @@ fn a_plain_address_reopens_the_last_position_and_the_open_set() {
         .unwrap();
     let mut answers = vec![None; 2];
     answers.resize(
-        crate::exercise::OpenSet::open(set.json, set.id)
+        crate::exercise::OpenSet::open(set.json(), set.id)
             .unwrap()
             .len(),
         None,
     );
     let progress = crate::saved::Progress {
         set_id: set.id.into(),
-        set_text: set.json.into(),
+        set_text: set.json().into(),
         answers,
         current: 1,
     };

@@ -847,7 +847,7 @@ mod tests {
 
     #[test]
     fn cost_groups_split_the_seed_into_per_page_drain_and_chunked() {
-        let s = Session::load(buddyscope::scenario::builtin::default().json).unwrap();
+        let s = Session::load(buddyscope::scenario::builtin::default().json()).unwrap();
         let (groups, total) = cost_groups(&s.timeline.run);
         assert_eq!(total, 3);
         let paths: Vec<&str> = groups.iter().map(|g| g.path.as_str()).collect();

@@ -61,8 +61,10 @@ pub fn Controls() -> impl IntoView {
                     aria-label="Playback speed, events per second"
                     prop:value=move || (speed.get() as u32).to_string()
                     on:change=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).parse::<f64>() {
-                            speed.set(v);
+                        // The options are SPEEDS, whole numbers: no float parser (its tables
+                        // would be in the first download).
+                        if let Ok(v) = event_target_value(&ev).parse::<u32>() {
+                            speed.set(f64::from(v));
                         }
                     }
                 >

@@ -96,7 +96,7 @@ fn shipped() -> Vec<(&'static str, String)> {
     builtin_sets()
         .iter()
         .map(|b| {
-            let title = buddyscope::explain::exercises::parse_exercise_set(b.json)
+            let title = buddyscope::explain::exercises::parse_exercise_set(b.json())
                 .map(|s| format!("{} ({} questions)", s.title, s.question_count()))
                 .unwrap_or_else(|_| b.id.to_string());
             (b.id, title)

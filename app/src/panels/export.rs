@@ -779,7 +779,7 @@ mod tests {
             for k in [1, 3, n] {
                 t.seek(t.op(k - 1).end);
                 assert_eq!(position_tag(&t), format!("op{k}"));
-                let cli = Runner::new(parse_valid(b.json).unwrap())
+                let cli = Runner::new(parse_valid(b.json()).unwrap())
                     .options(&RunOptions {
                         record: true,
                         checkpoint_budget: 0,

@@ -35,7 +35,7 @@ pub fn PanelFrame(
     // A compare side's panel is named with its side ("Memory map, side A"): landmarks of the
     // same name would be indistinguishable.
     let side_label =
-        side_run.map(|SideSlot(s)| format!("{title}, side {}", s.as_str().to_uppercase()));
+        side_run.map(|SideSlot(s)| format!("{title}, side {}", s.as_str().to_ascii_uppercase()));
     let heading = format!("{side}{key}-heading");
     let labelledby = heading.clone();
     let body = format!("{side}{key}-body");

@@ -155,7 +155,7 @@ pub fn FreeListsPanel() -> impl IntoView {
                                 class:zero=move || count() == 0
                                 class:hl-add=move || mark() == Some(ListMark::Add)
                                 class:hl-del=move || mark() == Some(ListMark::Del)
-                                title=format!("free_area[{o}].free_list[MIGRATE_{}]", mt.kernel_name().to_uppercase())
+                                title=format!("free_area[{o}].free_list[MIGRATE_{}]", mt.kernel_name().to_ascii_uppercase())
                             >
                                 <span class="fl-count" data-testid=format!("freelist-{o}-{}", mt.slug())>
                                     {count}

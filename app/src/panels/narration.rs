@@ -154,7 +154,7 @@ pub fn NarrationBar() -> impl IntoView {
     let note = Memo::new(move |_| now.with(|n| n.note.clone()));
     // Each compare side has its own bar: name them apart.
     let label = match view.side() {
-        Some(s) => format!("What changed, side {}", s.as_str().to_uppercase()),
+        Some(s) => format!("What changed, side {}", s.as_str().to_ascii_uppercase()),
         None => "What changed".to_string(),
     };
     view! {

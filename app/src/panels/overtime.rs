@@ -685,7 +685,7 @@ mod tests {
     fn a_timed_replay_is_charted_against_the_trace_clock() {
         use buddyscope::run::replay::{replay_text, ReplayOptions};
         let b = buddyscope::scenario::builtin::get("fallback-steal").unwrap();
-        let s = buddyscope::scenario::parse(b.json).unwrap();
+        let s = buddyscope::scenario::parse(b.json()).unwrap();
         let t = timeline("fallback-steal");
         let mut trace = String::new();
         // The engine's trace has no timestamps: give each line one, 1 ms apart.

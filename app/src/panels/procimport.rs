@@ -448,7 +448,7 @@ fn ImportSummaryView(sum: ImportSummary, buddyinfo: Option<Vec<String>>) -> impl
         .iter()
         .map(|(mt, n)| {
             view! {
-                <tr><th scope="row">{mt.clone()}</th><td data-testid=format!("proc-summary-pageblocks-{}", mt.to_lowercase())>{*n}</td></tr>
+                <tr><th scope="row">{mt.clone()}</th><td data-testid=format!("proc-summary-pageblocks-{}", mt.to_ascii_lowercase())>{*n}</td></tr>
             }
         })
         .collect_view();

@@ -182,7 +182,7 @@ mod tests {
 
     #[test]
     fn every_visible_stop_of_the_seed_has_a_function_and_a_current_line() {
-        let mut s = Session::load(buddyscope::scenario::builtin::default().json).unwrap();
+        let mut s = Session::load(buddyscope::scenario::builtin::default().json()).unwrap();
         let t = &mut s.timeline;
         assert_eq!(view_model(t), None);
         let mut seen_prev = false;

@@ -856,7 +856,7 @@ pub(crate) mod tests {
         let s = buddyscope::scenario::parse(
             buddyscope::scenario::builtin::get("fallback-claim")
                 .unwrap()
-                .json,
+                .json(),
         )
         .unwrap();
         let r = Runner::new(ValidScenario::new(s.clone()).unwrap())

@@ -18,7 +18,7 @@ use crate::shell::{Shell, View};
 fn run_text(shell: Shell, text: &str) {
     let id = builtin::ALL
         .iter()
-        .find(|b| b.json == text)
+        .find(|b| b.json() == text)
         .map(|b| b.id)
         .unwrap_or("custom");
     shell.dispatch(Command::Load {

@@ -134,13 +134,13 @@ fn SideHead(side: Side) -> impl IntoView {
     let change = move |change| shell.dispatch(Command::ChangeSide { side, change });
     view! {
         <div class="side-head">
-            <span class="side-letter">{key.to_uppercase()}</span>
+            <span class="side-letter">{key.to_ascii_uppercase()}</span>
             <strong class="side-label" data-testid="side-label">{label}</strong>
             <label class="side-knob">
                 "kernel "
                 <select
                     data-testid=format!("compare-kernel-{key}")
-                    aria-label=format!("Side {} kernel profile", key.to_uppercase())
+                    aria-label=format!("Side {} kernel profile", key.to_ascii_uppercase())
                     prop:value=kernel
                     on:change=move |ev| {
                         if let Some(k) = Kernel::parse(&event_target_value(&ev)) {
@@ -179,7 +179,7 @@ fn SideView(side: Side) -> impl IntoView {
             <section
                 class="compare-side"
                 data-testid=format!("side-{}", side.as_str())
-                aria-label=format!("Side {}", side.as_str().to_uppercase())
+                aria-label=format!("Side {}", side.as_str().to_ascii_uppercase())
             >
                 <SideHead side=side/>
                 <NarrationBar/>

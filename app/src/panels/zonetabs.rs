@@ -91,7 +91,7 @@ mod tests {
     fn two_zones_have_two_tabs_and_a_pick_shows_that_zone() {
         let text = buddyscope::scenario::builtin::get("dma32-machine")
             .expect("built-in")
-            .json;
+            .json();
         let mut t = Timeline::new(
             Runner::new(parse_valid(text).expect("valid"))
                 .run()
@@ -109,7 +109,7 @@ mod tests {
         assert_eq!(t.zone().cfg().start_pfn, 4096);
         let one = buddyscope::scenario::builtin::get("fallback-claim")
             .expect("built-in")
-            .json;
+            .json();
         let t = Timeline::new(
             Runner::new(parse_valid(one).expect("valid"))
                 .run()
@@ -125,7 +125,7 @@ mod tests {
     fn the_zone_an_op_worked_in_survives_the_switch_back() {
         let text = buddyscope::scenario::builtin::get("dma32-machine")
             .expect("built-in")
-            .json;
+            .json();
         let mut t = Timeline::new(
             Runner::new(parse_valid(text).expect("valid"))
                 .run()

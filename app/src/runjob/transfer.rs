@@ -415,7 +415,7 @@ mod tests {
     #[test]
     fn a_run_round_trips() {
         for id in ["fallback-claim", "vmalloc-large-order"] {
-            let json = buddyscope::scenario::builtin::get(id).unwrap().json;
+            let json = buddyscope::scenario::builtin::get(id).unwrap().json();
             let run = Runner::new(parse_valid(json).unwrap())
                 .options(&run_options())
                 .run()
@@ -495,7 +495,7 @@ mod tests {
     #[test]
     fn the_encoding_is_compact() {
         let b = buddyscope::scenario::builtin::get("fallback-claim").unwrap();
-        let run = Runner::new(parse_valid(b.json).unwrap())
+        let run = Runner::new(parse_valid(b.json()).unwrap())
             .options(&run_options())
             .run()
             .unwrap();
@@ -515,7 +515,7 @@ mod tests {
     fn slices_decode_the_same_run() {
         let json = buddyscope::scenario::builtin::get("fallback-claim")
             .unwrap()
-            .json;
+            .json();
         let run = Runner::new(parse_valid(json).unwrap())
             .options(&run_options())
             .run()
@@ -546,7 +546,7 @@ mod tests {
     fn a_truncated_or_padded_buffer_is_an_error() {
         let json = buddyscope::scenario::builtin::get("fallback-claim")
             .unwrap()
-            .json;
+            .json();
         let run = Runner::new(parse_valid(json).unwrap())
             .options(&run_options())
             .run()
@@ -568,7 +568,7 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error_not_a_panic() {
-        let valid = parse_valid(buddyscope::scenario::builtin::default().json).unwrap();
+        let valid = parse_valid(buddyscope::scenario::builtin::default().json()).unwrap();
         let err = decode_run(valid, &[1, 2, 3], 1 << 20, || 0.0).unwrap_err();
         assert!(err.contains("could not be read"), "{err}");
     }

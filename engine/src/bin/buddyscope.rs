@@ -775,7 +775,7 @@ fn main() -> ExitCode {
         }
         Cmd::ExerciseAsks { scenario, from, to } => {
             let text = match buddyscope::builtin::get(&scenario) {
-                Some(b) if !std::path::Path::new(&scenario).exists() => b.json.to_string(),
+                Some(b) if !std::path::Path::new(&scenario).exists() => b.json().to_string(),
                 _ => match read(&scenario) {
                     Ok(t) => t,
                     Err(e) => return fail(&e),
@@ -811,7 +811,7 @@ fn main() -> ExitCode {
             }
             Some(n) => match buddyscope::builtin::get(&n) {
                 Some(b) => {
-                    print!("{}", b.json);
+                    print!("{}", b.json());
                     ExitCode::SUCCESS
                 }
                 None => fail(&format!(
@@ -832,7 +832,7 @@ fn where_cmd(
 ) -> Result<buddyscope::explain::whereis::PageWhere, String> {
     let trace_flags = start.is_set();
     let text = match buddyscope::builtin::get(input) {
-        Some(b) if !trace_flags && !std::path::Path::new(input).exists() => b.json.to_string(),
+        Some(b) if !trace_flags && !std::path::Path::new(input).exists() => b.json().to_string(),
         _ => read(input)?,
     };
     let is_scenario = !trace_flags && text.trim_start().starts_with('{');

@@ -30,7 +30,7 @@ mod tests {
     #[test]
     fn fallback_steal_is_thirty_steals_movable_to_unmovable() {
         let b = crate::scenario::builtin::get("fallback-steal").unwrap();
-        let run = crate::scenario::parse_valid(b.json)
+        let run = crate::scenario::parse_valid(b.json())
             .and_then(|s| crate::run::Runner::new(s).run())
             .unwrap();
         let m = fallback_matrix(&run, MatrixFilter::all(&run));

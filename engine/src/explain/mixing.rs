@@ -745,7 +745,7 @@ mod tests {
 
     fn run_of(id: &str) -> Run {
         let b = crate::scenario::builtin::get(id).unwrap();
-        crate::scenario::parse_valid(b.json)
+        crate::scenario::parse_valid(b.json())
             .and_then(|s| crate::run::Runner::new(s).run())
             .unwrap()
     }

@@ -567,7 +567,7 @@ mod tests {
     #[test]
     fn trace_upto_an_op_end_is_the_trace_of_k_ops() {
         let b = crate::scenario::builtin::get("pcp-overflow-2cpu").expect("a built-in");
-        let full = crate::scenario::parse_valid(b.json)
+        let full = crate::scenario::parse_valid(b.json())
             .and_then(|s| crate::run::Runner::new(s).run())
             .expect("runs");
         assert_eq!(
@@ -575,7 +575,7 @@ mod tests {
             trace_text(&full)
         );
         for k in [1, 2, full.ops.len() / 2, full.ops.len()] {
-            let short = crate::scenario::parse_valid(b.json)
+            let short = crate::scenario::parse_valid(b.json())
                 .and_then(|s| {
                     crate::run::Runner::new(s)
                         .options(&RunOptions {

@@ -277,7 +277,7 @@ mod tests {
 
     fn fallback_steal() -> OverTime {
         let b = crate::scenario::builtin::get("fallback-steal").unwrap();
-        let run = crate::scenario::parse_valid(b.json)
+        let run = crate::scenario::parse_valid(b.json())
             .and_then(|s| crate::run::Runner::new(s).run())
             .unwrap();
         over_time(&run, None)

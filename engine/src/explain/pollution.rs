@@ -323,7 +323,7 @@ mod tests {
     #[test]
     fn fallback_steal_leaves_movable_blocks_holding_unmovable_pages() {
         let b = crate::scenario::builtin::get("fallback-steal").unwrap();
-        let run = crate::scenario::parse_valid(b.json)
+        let run = crate::scenario::parse_valid(b.json())
             .and_then(|s| crate::run::Runner::new(s).run())
             .unwrap();
         let blocks = mixed_pageblocks(&run, &run.final_node);

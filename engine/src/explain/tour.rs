@@ -123,7 +123,7 @@ mod tests {
     #[test]
     fn every_builtin_has_a_tour_inside_its_run() {
         for b in crate::scenario::builtin::ALL {
-            let r = crate::run::Runner::new(parse_valid(b.json).unwrap())
+            let r = crate::run::Runner::new(parse_valid(b.json()).unwrap())
                 .run()
                 .unwrap_or_else(|e| panic!("{}: {e}", b.id));
             let at = tour_positions(&r).unwrap();

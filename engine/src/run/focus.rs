@@ -48,7 +48,7 @@ mod tests {
 
     fn run(id: &str) -> Run {
         let b = builtin::get(id).expect("builtin");
-        crate::run::runner::Runner::new(parse_valid(b.json).unwrap())
+        crate::run::runner::Runner::new(parse_valid(b.json()).unwrap())
             .run()
             .unwrap()
     }

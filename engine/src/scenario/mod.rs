@@ -20,6 +20,7 @@ mod read;
 mod scopes;
 #[cfg(test)]
 mod tests;
+pub mod texts;
 mod valid;
 mod validate;
 mod workload;
@@ -47,6 +48,10 @@ pub(crate) use read::{
     quoted_choices, read_string, read_u32, read_u64, scenario_from_value, type_err, FieldTable,
     Fields,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) use texts::read_pseudocode;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use texts::{exercise_set as exercise_set_text, pseudocode as pseudocode_text};
 pub use valid::{parse, parse_boot_start, parse_start_state, parse_valid, validate, ValidScenario};
 #[cfg(feature = "bench")]
 pub(crate) use workload::SplitMix64;

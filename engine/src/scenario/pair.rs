@@ -420,7 +420,7 @@ mod tests {
         let cma = parse(
             crate::scenario::builtin::get("cma-frozen-range")
                 .unwrap()
-                .json,
+                .json(),
         )
         .unwrap();
         let b = cma.compare.as_ref().unwrap().b.apply(&cma);
@@ -429,7 +429,7 @@ mod tests {
         let thp = parse(
             crate::scenario::builtin::get("free-contig-range-thp")
                 .unwrap()
-                .json,
+                .json(),
         )
         .unwrap();
         let a = thp.compare.as_ref().unwrap().a.apply(&thp);
@@ -511,7 +511,7 @@ mod tests {
             ("vmalloc-large-order", Kernel::V6_18, Kernel::V7_1, 46.31),
         ];
         for (id, a, b, first) in want {
-            let s = parse(crate::scenario::builtin::get(id).unwrap().json).unwrap();
+            let s = parse(crate::scenario::builtin::get(id).unwrap().json()).unwrap();
             let c = s.compare.as_ref().unwrap_or_else(|| panic!("{id}"));
             assert_eq!((c.a.kernel, c.b.kernel), (Some(a), Some(b)), "{id}");
             assert_eq!(c.measured.as_ref().unwrap().rows[0].a, first, "{id}");
@@ -521,7 +521,7 @@ mod tests {
             "fallback-steal",
             "fallback-steal-no-mode-memory",
         ] {
-            let s = parse(crate::scenario::builtin::get(id).unwrap().json).unwrap();
+            let s = parse(crate::scenario::builtin::get(id).unwrap().json()).unwrap();
             let c = s.compare.as_ref().unwrap();
             assert_eq!(
                 (c.a.rmqueue_mode_memory, c.b.rmqueue_mode_memory),

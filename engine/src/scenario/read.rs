@@ -226,15 +226,34 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// The closest candidate, if close enough to be a likely typo.
+/// The closest candidate (the format's names: ASCII), if close enough to be a likely typo.
 pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let lower = word.to_lowercase();
+    let lower = lowercase_against_ascii(word);
     candidates
         .into_iter()
         .map(|c| (distance(&lower, c), c))
         .filter(|(d, c)| *d <= 2 && *d < c.len().max(2))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
+}
+
+/// `word.to_lowercase()` as far as [`distance`] to an ASCII name can tell, without the Unicode
+/// case tables (12 KB, which would be in the app's first download: data is never split off a
+/// wasm module). ASCII letters are lowered; of the other characters, only KELVIN SIGN and LATIN
+/// CAPITAL LETTER I WITH DOT ABOVE lower to something that contains ASCII (`k`, `i` and a
+/// combining dot); every other one lowers to one non-ASCII character, which equals no ASCII
+/// character just as the one it came from does, so it is kept
+/// (`tests::lowercase_against_ascii_is_to_lowercase_for_the_distance` checks every character).
+pub(crate) fn lowercase_against_ascii(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    for c in word.chars() {
+        match c {
+            '\u{212a}' => out.push('k'),
+            '\u{130}' => out.push_str("i\u{307}"),
+            c => out.push(c.to_ascii_lowercase()),
+        }
+    }
+    out
 }
 
 /// `"a", "b" or "c"`.

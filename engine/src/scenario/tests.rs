@@ -1308,8 +1308,8 @@ fn a_walk_visits_each_body_once_and_a_run_once_per_iteration() {
 #[test]
 fn the_boot_start_is_the_full_readers_start() {
     for b in builtin::ALL {
-        let full = parse_valid(b.json).unwrap();
-        let got = parse_boot_start(b.json).unwrap();
+        let full = parse_valid(b.json()).unwrap();
+        let got = parse_boot_start(b.json()).unwrap();
         if !matches!(full.init, Init::Boot) {
             assert_eq!(got, None, "{}", b.id);
             continue;
@@ -1351,5 +1351,33 @@ fn the_boot_start_reads_and_checks_all_but_the_ops() {
     assert_eq!(
         parse_boot_start(r#"{"version": 1, "init": 5}"#).unwrap(),
         None
+    );
+}
+
+/// For every character, `lowercase_against_ascii` gives what `to_lowercase` gives, or one
+/// non-ASCII character where that gives one non-ASCII character: the same distance to any ASCII
+/// name (`suggest`'s candidates).
+#[test]
+fn lowercase_against_ascii_is_to_lowercase_for_the_distance() {
+    for c in (0..=0x10ffff).filter_map(char::from_u32) {
+        let word = c.to_string();
+        let unicode = word.to_lowercase();
+        let ours = super::read::lowercase_against_ascii(&word);
+        let one_non_ascii = |s: &str| s.chars().count() == 1 && !s.is_ascii();
+        assert!(
+            ours == unicode || (one_non_ascii(&ours) && one_non_ascii(&unicode)),
+            "U+{:04X}: {ours:?} against {unicode:?}",
+            c as u32
+        );
+    }
+    // In a word (to_lowercase's one rule of context, a final Σ, gives one non-ASCII character
+    // either way).
+    assert_eq!(
+        super::read::lowercase_against_ascii("Zone.\u{212a}ELVIN.\u{130}"),
+        "zone.kelvin.i\u{307}"
+    );
+    assert_eq!(
+        super::read::lowercase_against_ascii("ΟΔΟΣ").chars().count(),
+        "ΟΔΟΣ".to_lowercase().chars().count()
     );
 }

@@ -35,7 +35,7 @@ pub fn exercise_scenario(ex: &Exercise) -> Scenario {
     match &ex.scenario {
         ScenarioSource::Builtin(id) => {
             let b = crate::scenario::builtin::get(id).expect("parse_exercise_set checked the id");
-            scenario::parse(b.json).expect("every built-in scenario is valid")
+            scenario::parse(b.json()).expect("every built-in scenario is valid")
         }
         ScenarioSource::Inline(s) => (**s).clone(),
     }

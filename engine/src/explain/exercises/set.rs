@@ -405,29 +405,44 @@ pub fn check(q: &ResolvedQuestion, answer: &Answer) -> bool {
 pub struct BuiltinSet {
     /// File stem (equal to the set's `id`).
     pub id: &'static str,
-    /// The set's JSON text.
-    pub json: &'static str,
 }
 
-macro_rules! builtin_set {
-    ($id:literal) => {
-        BuiltinSet {
-            id: $id,
-            json: include_str!(concat!("../../../exercises/", $id, ".json")),
+impl BuiltinSet {
+    /// The set's JSON text. In the browser build it comes from the data file the app installs
+    /// after the first paint ([`crate::scenario::texts`]), before the exercise panel can open.
+    pub fn json(&self) -> &'static str {
+        #[cfg(target_arch = "wasm32")]
+        return crate::scenario::exercise_set_text(self.id);
+        #[cfg(not(target_arch = "wasm32"))]
+        compiled_in(self.id)
+    }
+}
+
+macro_rules! builtin_sets {
+    ($($id:literal,)*) => {
+        /// The shipped exercise sets, in teaching order.
+        pub fn builtin_sets() -> &'static [BuiltinSet] {
+            const SETS: &[BuiltinSet] = &[$(BuiltinSet { id: $id }),*];
+            SETS
+        }
+
+        /// The sets' texts, compiled into the CLI and the native tests.
+        #[cfg(not(target_arch = "wasm32"))]
+        fn compiled_in(id: &str) -> &'static str {
+            match id {
+                $($id => include_str!(concat!("../../../exercises/", $id, ".json")),)*
+                _ => unreachable!("{id} is not a shipped set"),
+            }
         }
     };
 }
 
-/// The shipped exercise sets, in teaching order.
-pub fn builtin_sets() -> &'static [BuiltinSet] {
-    const SETS: &[BuiltinSet] = &[
-        builtin_set!("split-and-merge"),
-        builtin_set!("pcp-refill-and-drain"),
-        builtin_set!("free-contig-range-chunks"),
-        builtin_set!("vmalloc-orders"),
-        builtin_set!("claim-or-steal"),
-        builtin_set!("watermarks"),
-        builtin_set!("compaction"),
-    ];
-    SETS
+builtin_sets! {
+    "split-and-merge",
+    "pcp-refill-and-drain",
+    "free-contig-range-chunks",
+    "vmalloc-orders",
+    "claim-or-steal",
+    "watermarks",
+    "compaction",
 }

@@ -54,7 +54,7 @@ fn every_shipped_set_resolves_with_its_question_count() {
     assert_eq!(builtin_sets().len(), want.len());
     let (mut exercises, mut questions) = (0, 0);
     for (b, (id, n_ex, n_q)) in builtin_sets().iter().zip(want) {
-        let set = parse_exercise_set(b.json).unwrap_or_else(|e| panic!("{}: {e}", b.id));
+        let set = parse_exercise_set(b.json()).unwrap_or_else(|e| panic!("{}: {e}", b.id));
         assert_eq!((b.id, set.id.as_str()), (*id, *id));
         let r = resolve(&set).unwrap_or_else(|e| panic!("{}: {e}", b.id));
         assert_eq!(set.exercises.len(), *n_ex, "{id}");
@@ -519,7 +519,7 @@ fn positions_and_asks_are_checked_against_the_run() {
 
 #[test]
 fn the_answer_key_ends_with_the_question_count() {
-    let set = parse_exercise_set(builtin_sets()[0].json).unwrap();
+    let set = parse_exercise_set(builtin_sets()[0].json()).unwrap();
     let r = resolve(&set).unwrap();
     let key = answer_key(&set, &r);
     assert!(key.ends_with("\n10 questions\n"), "{key}");
@@ -643,7 +643,7 @@ fn compaction_set_counts_stalls_and_successes() {
         .iter()
         .find(|b| b.id == "compaction")
         .unwrap();
-    let r = resolve(&parse_exercise_set(b.json).unwrap()).unwrap();
+    let r = resolve(&parse_exercise_set(b.json()).unwrap()).unwrap();
     let n = |e: usize, q: usize| r[e].questions[q].expected.clone();
     assert_eq!(
         (n(1, 2), n(1, 3)),
