@@ -513,7 +513,7 @@ fn every_builtin_compare_pair_differs() {
     use buddyscope::mm::{MigrateType, NR_PAGE_ORDERS};
     let mut same = Vec::new();
     for b in builtin::ALL {
-        let s = buddyscope::scenario::parse(b.json).unwrap();
+        let s = buddyscope::scenario::parse(b.json()).unwrap();
         let Some(cmp) = s.compare.clone() else {
             continue;
         };
