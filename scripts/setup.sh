@@ -17,6 +17,8 @@ TRUNK_VERSION=0.21.14
 # `wasm-split-cli`.
 WASM_SPLIT_VERSION=0.2.3
 BINARYEN_VERSION=132.0.0
+# The release build's JS minifier (scripts/wasm-split.sh), installed beside wasm-opt.
+TERSER_VERSION=5.51.4
 SETUP_START=$SECONDS
 WHAT="${1:-all}"
 case "$WHAT" in
@@ -109,18 +111,23 @@ if ! command -v npm >/dev/null; then
 fi
 info "node $(node --version), npm $(npm --version)"
 
-step "setup: wasm-opt (npm binaryen@$BINARYEN_VERSION in .tools/)"
+step "setup: wasm-opt and terser (npm binaryen@$BINARYEN_VERSION, terser@$TERSER_VERSION in .tools/)"
 WASM_OPT="$BUDDYSCOPE_ROOT/.tools/node_modules/.bin/wasm-opt"
+TERSER="$BUDDYSCOPE_ROOT/.tools/node_modules/.bin/terser"
 major="${BINARYEN_VERSION%%.*}"
-if "$WASM_OPT" --version 2>/dev/null | grep -q "version $major\b"; then
-    info "wasm-opt version $major: present"
+if "$WASM_OPT" --version 2>/dev/null | grep -q "version $major\b" &&
+    [ "$("$TERSER" --version 2>/dev/null)" = "terser $TERSER_VERSION" ]; then
+    info "wasm-opt version $major and terser $TERSER_VERSION: present"
 else
-    info "installing binaryen@$BINARYEN_VERSION"
+    # One install of both: a later `npm install --no-save` into the same prefix prunes what an
+    # earlier one put there.
+    info "installing binaryen@$BINARYEN_VERSION and terser@$TERSER_VERSION"
     mkdir -p .tools
     npm install --prefix "$BUDDYSCOPE_ROOT/.tools" --no-save --no-audit --no-fund --loglevel=error \
-        "binaryen@$BINARYEN_VERSION"
+        "binaryen@$BINARYEN_VERSION" "terser@$TERSER_VERSION"
 fi
 info "$(command -v wasm-opt): $(wasm-opt --version)"
+info "$(command -v terser): $(terser --version)"
 
 if [ "$WHAT" = serve ]; then
     step "setup (serve): done in $((SECONDS - SETUP_START)) s (TRUNK_OFFLINE=$TRUNK_OFFLINE)"

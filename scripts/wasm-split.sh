@@ -10,7 +10,7 @@
 #   2. wasm-bindgen on the main module, under trunk's own output name (index.html, its preload
 #      links and the run worker keep pointing at the same two files);
 #   3. release only: wasm-opt on every piece (trunk's own wasm-opt is off, data-wasm-opt="0":
-#      it would optimize the unsplit module that this replaces);
+#      it would optimize the unsplit module that this replaces), terser on the glue and loader;
 #   4. the split files get trunk's content hash in their names (the service worker serves
 #      hashed names cache first), index.html lists them for the service worker's offline shell
 #      and its integrity hashes are updated for the files replaced;
@@ -100,6 +100,16 @@ grep -q "__wasm_split.js" "$work/bindgen/$name.js" ||
 # Only the import statements: the imports object keeps the module name the wasm asks for.
 sed -e "/^import /s|\"\\./__wasm_split\\.js\"|\"./$loader\"|" "$work/bindgen/$name.js" >"$staging/$name.js"
 optimize "$work/bindgen/${name}_bg.wasm" "$staging/${name}_bg.wasm"
+# The glue and the loader are in the first download too: minified in release (terser, from
+# scripts/setup.sh). Names of exports and of the wasm's imports are object keys and stay.
+if [ "${TRUNK_PROFILE:-debug}" = release ]; then
+    command -v terser >/dev/null || die "terser not found: run bash scripts/setup.sh"
+    for js in "$staging/$name.js" "$staging/$loader"; do
+        terser "$js" --module --ecma 2020 --compress --mangle -o "$work/min.js" ||
+            die "terser failed on $js"
+        mv "$work/min.js" "$js"
+    done
+fi
 if [ -d "$work/bindgen/snippets" ]; then
     rm -rf "$staging/snippets"
     cp -r "$work/bindgen/snippets" "$staging/snippets"
