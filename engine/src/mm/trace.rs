@@ -173,15 +173,96 @@ fn code_of(ev: &Event) -> Option<u16> {
     }
 }
 
+/// Bytes of a full chunk of a trace's stream.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// A stream that grows by chunks of `N` items rather than by doubling one vector: a grown
+/// vector is copied into a new block and its pages faulted in again (the first chunk alone
+/// grows so, up to `N`). Item `i` is in chunk `i / N`: a full one, or the one being written.
+/// A `clear` keeps the chunks to write again.
+#[derive(Clone, Debug)]
+struct Chunked<T, const N: usize> {
+    full: Vec<Vec<T>>,
+    cur: Vec<T>,
+    spare: Vec<Vec<T>>,
+}
+
+impl<T, const N: usize> Default for Chunked<T, N> {
+    fn default() -> Self {
+        Chunked {
+            full: Vec::new(),
+            cur: Vec::new(),
+            spare: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> Chunked<T, N> {
+    #[inline(always)]
+    fn push(&mut self, v: T) {
+        if self.cur.len() == N {
+            self.next_chunk();
+        }
+        self.cur.push(v);
+    }
+
+    /// Once in `N` items.
+    #[cold]
+    #[inline(never)]
+    fn next_chunk(&mut self) {
+        let next = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(N));
+        self.full.push(std::mem::replace(&mut self.cur, next));
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> T {
+        *self.ref_at(i)
+    }
+
+    #[inline(always)]
+    fn ref_at(&self, i: usize) -> &T {
+        match self.full.get(i / N) {
+            Some(c) => &c[i % N],
+            None => &self.cur[i % N],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.full.len() * N + self.cur.len()
+    }
+
+    fn clear(&mut self) {
+        self.cur.clear();
+        for mut c in self.full.drain(..).rev() {
+            c.clear();
+            self.spare.push(c);
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        let chunks = self.full.iter().chain(&self.spare);
+        self.cur.capacity() + chunks.map(|c| c.capacity()).sum::<usize>()
+    }
+}
+
+/// Equal when the items are (the spare chunks are not items).
+impl<T: PartialEq, const N: usize> PartialEq for Chunked<T, N> {
+    fn eq(&self, o: &Self) -> bool {
+        self.full == o.full && self.cur == o.cur
+    }
+}
+
+impl<T: Eq, const N: usize> Eq for Chunked<T, N> {}
+
 /// The events of a run in order (see the module doc); indexed, iterated and pushed like the
 /// `Vec<Event>` it replaces. Equal when the events are (the stored form of a sequence is
 /// unique).
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Trace {
     /// The events that are not coded, in order.
-    other: Vec<Event>,
+    other: Chunked<Event, { CHUNK_BYTES / 16 }>,
     /// The coded events in order, as their codes (indices into `CODED_EVENTS`).
-    codes: Vec<u16>,
+    codes: Chunked<u16, { CHUNK_BYTES / 2 }>,
     /// Bit `i % 64` of word `i / 64`: event `i` is coded.
     is_coded: Vec<u64>,
     /// Coded events before word `w`.
@@ -271,9 +352,9 @@ impl Trace {
         let before =
             self.coded_before[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize;
         Some(if word >> bit & 1 != 0 {
-            &CODED_EVENTS[self.codes[before] as usize]
+            &CODED_EVENTS[self.codes.get(before) as usize]
         } else {
-            &self.other[i - before]
+            self.other.ref_at(i - before)
         })
     }
 
@@ -521,6 +602,44 @@ mod tests {
         assert_eq!(pushed, t);
         assert!(t.iter().eq(evs.iter()));
         assert_eq!((t.codes.len(), t.other.len()), (4, 6));
+    }
+
+    /// Streams longer than a chunk read back as pushed, and a trace cleared and written again
+    /// equals one written fresh (the kept chunks are no part of it).
+    #[test]
+    fn chunks_hold_the_stream_in_order() {
+        let ev = |i: u32| match i % 9 {
+            0 => Event::new(Step::PrepNewPage, Mutation::GetPage { pfn: i }.into()),
+            _ => Event::new(
+                Step::Enter,
+                Annotation::Enter {
+                    func: KernelFn::ALL[i as usize % KernelFn::ALL.len()],
+                }
+                .into(),
+            ),
+        };
+        let n = 9 * (CHUNK_BYTES / 16) as u32 + 100;
+        let mut t = Trace::new();
+        for i in 0..n {
+            t.push(ev(i));
+        }
+        assert!(!t.other.full.is_empty() && !t.codes.full.is_empty());
+        for i in (0..n).step_by(997).chain(n - 10..n) {
+            assert_eq!(t[i as usize], ev(i), "{i}");
+        }
+        t.clear();
+        let fresh: Trace = (0..1000).map(|i| ev(i + 1)).collect();
+        for i in 0..1000 {
+            t.push(ev(i + 1));
+        }
+        assert_eq!(t, fresh);
+        assert!(t.iter().eq(fresh.iter()));
+        t.clear();
+        for i in 0..n {
+            t.push(ev(i));
+        }
+        assert_eq!(t[n as usize - 1], ev(n - 1));
+        assert_eq!(t.len(), n as usize);
     }
 
     /// The pcp counts' `Counter`s are coded at their steps, CPUs below 32 and deltas in range;
