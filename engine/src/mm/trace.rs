@@ -12,8 +12,12 @@
 //! timeline's positions, op records' ranges, checkpoints and `asks_at` are what they were; a
 //! coded event read back is a reference into a table of every one.
 //!
+//! The pcp list's `Counter`s (1.2 million more: which count, the CPU and a delta of a few
+//! pages) are coded the same way ([`counter_code`]).
+//!
 //! The codes are `Enter` of function `f` at `2 * f` and its `Exit` at `2 * f + 1` (`f` its index
-//! in [`KernelFn::ALL`]), then the `Lock`s: [`CODES`] of the 65,536 a `u16` holds are taken.
+//! in [`KernelFn::ALL`]), then the `Lock`s, then the `Counter`s: [`CODES`] of the 65,536 a `u16`
+//! holds are taken.
 
 use std::sync::LazyLock;
 
@@ -46,11 +50,30 @@ const PCP_LOCK_STEPS: [Step; 4] = [
 /// pcp `Lock` events of CPUs from here on (up to `MAX_CPUS`) are stored whole.
 const LOCK_CPUS: usize = 32;
 
+/// The steps and scalars of the `Counter` events the trace keeps as a code: the pcp's
+/// `free_count` and `PCPF_PREV_FREE_HIGH_ORDER` as `free_frozen_page_commit` frees to it
+/// (v7.1.5 mm/page_alloc.c:2859) and `rmqueue_pcplist` halves `free_count` (:3365), with a CPU
+/// below [`LOCK_CPUS`] and a `delta` in [`COUNTER_DELTAS`].
+const COUNTER_STEPS: [(Step, CounterId); 3] = [
+    (Step::CommitFreeCount, CounterId::pcp_free_count),
+    (Step::CommitFreeHigh, CounterId::pcp_prev_free_high_order),
+    (Step::PcplistHalveFreeCount, CounterId::pcp_free_count),
+];
+
+/// The `delta`s of a coded `Counter`: a free adds its block's pages, and a halving of
+/// `free_count` on an allocation takes a few tens at most in the mixed workload.
+const COUNTER_DELTAS: std::ops::Range<i32> = -64..64;
+
+/// The first code of a `Counter` event, after the `Lock`s.
+const COUNTER_BASE: usize = LOCK_BASE + ZONE_LOCK_STEPS.len() + PCP_LOCK_STEPS.len() * LOCK_CPUS;
+
 /// The first code of a `Lock` event: the calls take `0..2 * KernelFn::ALL.len()`.
 const LOCK_BASE: usize = 2 * KernelFn::ALL.len();
 
-/// Codes in use: calls, then zone-lock steps, then pcp-lock steps × CPUs.
-const CODES: usize = LOCK_BASE + ZONE_LOCK_STEPS.len() + PCP_LOCK_STEPS.len() * LOCK_CPUS;
+/// Codes in use: calls, then zone-lock steps, then pcp-lock steps × CPUs, then counters by
+/// step and scalar × CPUs × deltas.
+const CODES: usize = COUNTER_BASE
+    + COUNTER_STEPS.len() * LOCK_CPUS * (COUNTER_DELTAS.end - COUNTER_DELTAS.start) as usize;
 const _: () = assert!(CODES <= 1 << 16, "the trace's codes are a u16");
 
 /// Every coded event by its code: the table the trace reads them back from.
@@ -65,6 +88,14 @@ fn coded_event(code: usize) -> Event {
         } else {
             Event::new(Step::Exit, Annotation::Exit { func }.into())
         };
+    }
+    if code >= COUNTER_BASE {
+        let deltas = (COUNTER_DELTAS.end - COUNTER_DELTAS.start) as usize;
+        let i = code - COUNTER_BASE;
+        let (step, id) = COUNTER_STEPS[i / (LOCK_CPUS * deltas)];
+        let cpu = (i / deltas % LOCK_CPUS) as u8;
+        let delta = COUNTER_DELTAS.start + (i % deltas) as i32;
+        return Event::new(step, Mutation::Counter { id, cpu, delta }.into());
     }
     let i = code - LOCK_BASE;
     let (step, zone, cpu) = match ZONE_LOCK_STEPS.get(i) {
@@ -97,9 +128,39 @@ fn lock_code(step: Step, zone: bool, cpu: u8) -> Option<u16> {
     Some(code as u16)
 }
 
+/// The code of `Counter { id, cpu, delta }` at `step`, if it has one: 1.2 million of the
+/// events of the 1M-operation mixed workload, 16 MB of its trace stored whole.
+#[inline(always)]
+fn counter_code(step: Step, id: u8, cpu: u8, delta: i32) -> Option<u16> {
+    if cpu as usize >= LOCK_CPUS || !COUNTER_DELTAS.contains(&delta) {
+        return None;
+    }
+    let s = COUNTER_STEPS
+        .iter()
+        .position(|&(s, i)| s == step && i as u8 == id)?;
+    let deltas = (COUNTER_DELTAS.end - COUNTER_DELTAS.start) as usize;
+    let code = COUNTER_BASE
+        + (s * LOCK_CPUS + cpu as usize) * deltas
+        + (delta - COUNTER_DELTAS.start) as usize;
+    Some(code as u16)
+}
+
+/// The [`counter_code`] of a `Counter` event, read off its stored bytes: `id` (its index in
+/// `CounterId::ALL`), `cpu`, then `delta`'s four.
+#[inline(always)]
+fn counter_code_of(ev: &Event) -> Option<u16> {
+    let b: &Packed = &ev.packed;
+    counter_code(
+        ev.step,
+        b[1],
+        b[2],
+        i32::from_le_bytes([b[3], b[4], b[5], b[6]]),
+    )
+}
+
 /// The code of an event the trace keeps as a code: `2 * func + exit` of an `Enter` at
-/// `Step::Enter` or an `Exit` at `Step::Exit` (the engine's `enter`/`exit`), or a
-/// [`lock_code`]. Read off the event's stored bytes: the tag, then the fields in order.
+/// `Step::Enter` or an `Exit` at `Step::Exit` (the engine's `enter`/`exit`), a [`lock_code`] or
+/// a [`counter_code`]. Read off the event's stored bytes: the tag, then the fields in order.
 #[inline(always)]
 fn code_of(ev: &Event) -> Option<u16> {
     let b: &Packed = &ev.packed;
@@ -107,9 +168,91 @@ fn code_of(ev: &Event) -> Option<u16> {
         (annotation_tag::Enter, Step::Enter) => Some(2 * b[1] as u16),
         (annotation_tag::Exit, Step::Exit) => Some(2 * b[1] as u16 + 1),
         (annotation_tag::Lock, step) => lock_code(step, b[1] != 0, b[2]),
+        (mutation_tag::Counter, _) => counter_code_of(ev),
         _ => None,
     }
 }
+
+/// Bytes of a full chunk of a trace's stream.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// A stream that grows by chunks of `N` items rather than by doubling one vector: a grown
+/// vector is copied into a new block and its pages faulted in again (the first chunk alone
+/// grows so, up to `N`). Item `i` is in chunk `i / N`: a full one, or the one being written.
+/// A `clear` keeps the chunks to write again.
+#[derive(Clone, Debug)]
+struct Chunked<T, const N: usize> {
+    full: Vec<Vec<T>>,
+    cur: Vec<T>,
+    spare: Vec<Vec<T>>,
+}
+
+impl<T, const N: usize> Default for Chunked<T, N> {
+    fn default() -> Self {
+        Chunked {
+            full: Vec::new(),
+            cur: Vec::new(),
+            spare: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> Chunked<T, N> {
+    #[inline(always)]
+    fn push(&mut self, v: T) {
+        if self.cur.len() == N {
+            self.next_chunk();
+        }
+        self.cur.push(v);
+    }
+
+    /// Once in `N` items.
+    #[cold]
+    #[inline(never)]
+    fn next_chunk(&mut self) {
+        let next = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(N));
+        self.full.push(std::mem::replace(&mut self.cur, next));
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> T {
+        *self.ref_at(i)
+    }
+
+    #[inline(always)]
+    fn ref_at(&self, i: usize) -> &T {
+        match self.full.get(i / N) {
+            Some(c) => &c[i % N],
+            None => &self.cur[i % N],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.full.len() * N + self.cur.len()
+    }
+
+    fn clear(&mut self) {
+        self.cur.clear();
+        for mut c in self.full.drain(..).rev() {
+            c.clear();
+            self.spare.push(c);
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        let chunks = self.full.iter().chain(&self.spare);
+        self.cur.capacity() + chunks.map(|c| c.capacity()).sum::<usize>()
+    }
+}
+
+/// Equal when the items are (the spare chunks are not items).
+impl<T: PartialEq, const N: usize> PartialEq for Chunked<T, N> {
+    fn eq(&self, o: &Self) -> bool {
+        self.full == o.full && self.cur == o.cur
+    }
+}
+
+impl<T: Eq, const N: usize> Eq for Chunked<T, N> {}
 
 /// The events of a run in order (see the module doc); indexed, iterated and pushed like the
 /// `Vec<Event>` it replaces. Equal when the events are (the stored form of a sequence is
@@ -117,9 +260,9 @@ fn code_of(ev: &Event) -> Option<u16> {
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Trace {
     /// The events that are not coded, in order.
-    other: Vec<Event>,
+    other: Chunked<Event, { CHUNK_BYTES / 16 }>,
     /// The coded events in order, as their codes (indices into `CODED_EVENTS`).
-    codes: Vec<u16>,
+    codes: Chunked<u16, { CHUNK_BYTES / 2 }>,
     /// Bit `i % 64` of word `i / 64`: event `i` is coded.
     is_coded: Vec<u64>,
     /// Coded events before word `w`.
@@ -209,9 +352,9 @@ impl Trace {
         let before =
             self.coded_before[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize;
         Some(if word >> bit & 1 != 0 {
-            &CODED_EVENTS[self.codes[before] as usize]
+            &CODED_EVENTS[self.codes.get(before) as usize]
         } else {
-            &self.other[i - before]
+            self.other.ref_at(i - before)
         })
     }
 
@@ -243,7 +386,8 @@ impl Trace {
         self.len = 0;
     }
 
-    /// How many of the events are coded (`Enter`/`Exit` and most `Lock`s, 2 bytes each).
+    /// How many of the events are coded (`Enter`/`Exit`, most `Lock`s and pcp `Counter`s, 2
+    /// bytes each).
     pub fn coded_count(&self) -> usize {
         self.codes.len()
     }
@@ -458,5 +602,108 @@ mod tests {
         assert_eq!(pushed, t);
         assert!(t.iter().eq(evs.iter()));
         assert_eq!((t.codes.len(), t.other.len()), (4, 6));
+    }
+
+    /// Streams longer than a chunk read back as pushed, and a trace cleared and written again
+    /// equals one written fresh (the kept chunks are no part of it).
+    #[test]
+    fn chunks_hold_the_stream_in_order() {
+        let ev = |i: u32| match i % 9 {
+            0 => Event::new(Step::PrepNewPage, Mutation::GetPage { pfn: i }.into()),
+            _ => Event::new(
+                Step::Enter,
+                Annotation::Enter {
+                    func: KernelFn::ALL[i as usize % KernelFn::ALL.len()],
+                }
+                .into(),
+            ),
+        };
+        let n = 9 * (CHUNK_BYTES / 16) as u32 + 100;
+        let mut t = Trace::new();
+        for i in 0..n {
+            t.push(ev(i));
+        }
+        assert!(!t.other.full.is_empty() && !t.codes.full.is_empty());
+        for i in (0..n).step_by(997).chain(n - 10..n) {
+            assert_eq!(t[i as usize], ev(i), "{i}");
+        }
+        t.clear();
+        let fresh: Trace = (0..1000).map(|i| ev(i + 1)).collect();
+        for i in 0..1000 {
+            t.push(ev(i + 1));
+        }
+        assert_eq!(t, fresh);
+        assert!(t.iter().eq(fresh.iter()));
+        t.clear();
+        for i in 0..n {
+            t.push(ev(i));
+        }
+        assert_eq!(t[n as usize - 1], ev(n - 1));
+        assert_eq!(t.len(), n as usize);
+    }
+
+    /// The pcp counts' `Counter`s are coded at their steps, CPUs below 32 and deltas in range;
+    /// the rest are stored whole, and all read back as pushed.
+    #[test]
+    fn counters_are_coded_where_they_fit() {
+        let counters = [
+            (Step::CommitFreeCount, CounterId::pcp_free_count, 0, 1, true),
+            (
+                Step::CommitFreeCount,
+                CounterId::pcp_free_count,
+                31,
+                -64,
+                true,
+            ),
+            (
+                Step::CommitFreeHigh,
+                CounterId::pcp_prev_free_high_order,
+                3,
+                63,
+                true,
+            ),
+            (
+                Step::PcplistHalveFreeCount,
+                CounterId::pcp_free_count,
+                0,
+                -31,
+                true,
+            ),
+            (
+                Step::CommitFreeCount,
+                CounterId::pcp_free_count,
+                32,
+                1,
+                false,
+            ),
+            (
+                Step::CommitFreeCount,
+                CounterId::pcp_free_count,
+                0,
+                64,
+                false,
+            ),
+            (
+                Step::CommitFreeCount,
+                CounterId::pcp_free_count,
+                0,
+                -65,
+                false,
+            ),
+            (Step::CommitFreeCount, CounterId::pcp_high, 0, 1, false),
+            (Step::NrPcpAllocClamp, CounterId::pcp_high, 0, 7040, false),
+        ];
+        let evs: Vec<Event> = counters
+            .iter()
+            .map(|&(step, id, cpu, delta, _)| {
+                Event::new(step, Mutation::Counter { id, cpu, delta }.into())
+            })
+            .collect();
+        for (ev, c) in evs.iter().zip(&counters) {
+            assert_eq!(code_of(ev).is_some(), c.4, "{ev:?}");
+        }
+        let t: Trace = evs.clone().into();
+        assert!(t.iter().eq(evs.iter()));
+        assert_eq!((t.codes.len(), t.other.len()), (4, 5));
     }
 }
