@@ -31,6 +31,16 @@ export async function scanScreen(page: Page, name: string, exclude: string[] = [
   // page of the context: the same results, ~3 s more a scan here for the extra page.
   let builder = new AxeBuilder({ page }).withTags(TAGS).setLegacyMode();
   for (const sel of exclude) builder = builder.exclude(sel);
+  // Axe reads contrast as painted: a free-list chip fading in (opacity 0 -> 1 over 0.35 s) is
+  // too faint mid-fade. So the scan waits for every finite animation to end.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   const results = await builder.analyze();
   await test.info().attach(`axe-${name.replace(/[^a-z0-9]+/gi, '-')}.json`, {
     body: JSON.stringify(results.violations, null, 2),
