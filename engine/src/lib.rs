@@ -1,5 +1,6 @@
 //! buddyscope engine: a deterministic, steppable model of the Linux buddy page allocator
-//! (`mm/page_alloc.c`, `mm/vmalloc.c`) with Linux 6.18, 7.1 and 7.2 behaviour profiles.
+//! (`mm/page_alloc.c`, `mm/vmalloc.c`, `mm/compaction.c`, `mm/cma.c`) with Linux 6.12, 6.18, 6.19,
+//! 7.1, 7.2 and 7.3 behaviour profiles.
 //!
 //! Pure Rust: no wasm, no UI. The app and the `buddyscope` CLI both drive it.
 //!
